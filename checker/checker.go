@@ -1,0 +1,213 @@
+package checker
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// Send is one send as the checker saw it. Ref is the caller's locator for it
+// (a line number, say); the checker only carries it through to reports.
+type Send struct {
+	At  int64 `json:"at_ns"`
+	Ref int64 `json:"ref"`
+}
+
+// Violation is one send that broke a rule.
+type Violation struct {
+	// Send is the offending send; Index is its 0-based position in the stream.
+	Send  Send  `json:"send"`
+	Index int64 `json:"index"`
+	// WindowStart is the earliest send still in the window that the offending
+	// send overfilled, and Count the sends in that window, the offending one
+	// included. Count is a lower bound when CountSaturated is set.
+	WindowStart    Send  `json:"window_start"`
+	Count          int64 `json:"count"`
+	CountSaturated bool  `json:"count_saturated,omitempty"`
+	// Window lists the Limit sends before the offending one and the
+	// offending send itself; it is filled only for listed violations.
+	Window []Send `json:"window,omitempty"`
+}
+
+// RuleReport is the verdict on one rule.
+type RuleReport struct {
+	Rule       rule.Rule `json:"-"`
+	Violations int64     `json:"violations"`
+	// MaxInWindow is the largest number of sends found in any window, and
+	// MaxWindowStart the earliest send of the first such window.
+	// MaxSaturated marks MaxInWindow as a lower bound: more sends shared a
+	// window than the checker keeps (see Config.MaxTrack).
+	MaxInWindow    int64      `json:"max_in_window"`
+	MaxWindowStart Send       `json:"max_window_start"`
+	MaxSaturated   bool       `json:"max_in_window_saturated,omitempty"`
+	First          *Violation `json:"first_violation"`
+	// Listed holds the first Config.List violations, windows included.
+	Listed []Violation `json:"listed,omitempty"`
+}
+
+// Report is the checker's verdict over the whole stream.
+type Report struct {
+	Sends    int64         `json:"sends"`
+	First    int64         `json:"first_ns"`
+	Last     int64         `json:"last_ns"`
+	Boundary rule.Boundary `json:"-"`
+	Rules    []RuleReport  `json:"rules"`
+}
+
+// Violations returns the total violation count over every rule.
+func (r *Report) Violations() int64 {
+	var n int64
+	for _, rr := range r.Rules {
+		n += rr.Violations
+	}
+	return n
+}
+
+// Config says what to check.
+type Config struct {
+	Rules    []rule.Rule
+	Boundary rule.Boundary
+	// List keeps the first List violations of each rule with their windows.
+	List int
+	// MaxTrack bounds, per rule, how many in-window sends are kept to count
+	// MaxInWindow exactly. Zero means max(2*(Limit+1), 65536). It never
+	// drops below Limit+1, which deciding violations needs.
+	MaxTrack int
+}
+
+// OrderError reports a send earlier than the one before it.
+type OrderError struct {
+	Prev, At Send
+}
+
+func (e *OrderError) Error() string {
+	return fmt.Sprintf("checker: send at %d ns comes after one at %d ns: sends must be in time order", e.At.At, e.Prev.At)
+}
+
+// Checker judges a stream of sends in time order. The zero value is not
+// usable; call New. It is not safe for concurrent use.
+type Checker struct {
+	boundary rule.Boundary
+	list     int
+	rules    []ruleState
+	sends    int64
+	first    int64
+	last     Send
+}
+
+type ruleState struct {
+	report    RuleReport
+	window    time.Duration
+	limit     int64
+	log       ring
+	saturated bool // the ring has dropped sends still in the window
+}
+
+// New returns a checker for cfg.
+func New(cfg Config) *Checker {
+	c := &Checker{boundary: cfg.Boundary, list: cfg.List}
+	for _, r := range cfg.Rules {
+		max := cfg.MaxTrack
+		if max == 0 {
+			max = 2 * (r.Limit + 1)
+			if max < 1<<16 {
+				max = 1 << 16
+			}
+		}
+		if max < r.Limit+1 {
+			max = r.Limit + 1
+		}
+		initial := r.Limit + 1
+		if initial > 1024 {
+			initial = 1024
+		}
+		c.rules = append(c.rules, ruleState{
+			report: RuleReport{Rule: r},
+			window: r.Window,
+			limit:  int64(r.Limit),
+			log:    newRing(initial, max),
+		})
+	}
+	return c
+}
+
+// Observe takes the next send. Sends must come in time order (equal times
+// keep their order); an earlier send is refused with an *OrderError.
+func (c *Checker) Observe(at, ref int64) error {
+	s := Send{At: at, Ref: ref}
+	if c.sends > 0 && at < c.last.At {
+		return &OrderError{Prev: c.last, At: s}
+	}
+	if c.sends == 0 {
+		c.first = at
+	}
+	idx := c.sends
+	c.sends++
+	c.last = s
+	for i := range c.rules {
+		c.rules[i].observe(s, idx, c.boundary, c.list)
+	}
+	return nil
+}
+
+func (st *ruleState) observe(s Send, idx int64, b rule.Boundary, list int) {
+	lg := &st.log
+	for lg.n > 0 && !b.Within(time.Duration(s.At-lg.oldest()), st.window) {
+		lg.pop()
+		st.saturated = false
+	}
+	if lg.push(s.At, s.Ref) {
+		st.saturated = true
+	}
+	count := int64(lg.n)
+	rep := &st.report
+	if count > rep.MaxInWindow || (st.saturated && !rep.MaxSaturated && count == rep.MaxInWindow) {
+		rep.MaxInWindow = count
+		rep.MaxWindowStart = Send{At: lg.oldest(), Ref: lg.ref[lg.head]}
+		rep.MaxSaturated = st.saturated
+	}
+	if count <= st.limit {
+		return
+	}
+	rep.Violations++
+	if rep.First != nil && len(rep.Listed) >= list {
+		return
+	}
+	v := Violation{
+		Send:           s,
+		Index:          idx,
+		WindowStart:    Send{At: lg.oldest(), Ref: lg.ref[lg.head]},
+		Count:          count,
+		CountSaturated: st.saturated,
+	}
+	if len(rep.Listed) < list {
+		v.Window = lg.last(int(st.limit) + 1)
+		rep.Listed = append(rep.Listed, v)
+	}
+	if rep.First == nil {
+		first := v
+		rep.First = &first
+	}
+}
+
+// Report returns the verdict so far; the checker may go on observing.
+func (c *Checker) Report() Report {
+	r := Report{Sends: c.sends, First: c.first, Last: c.last.At, Boundary: c.boundary}
+	for _, st := range c.rules {
+		r.Rules = append(r.Rules, st.report)
+	}
+	return r
+}
+
+// Check runs the checker over times already in memory, in time order; the
+// Ref of each send is its index.
+func Check(times []int64, cfg Config) (Report, error) {
+	c := New(cfg)
+	for i, t := range times {
+		if err := c.Observe(t, int64(i)); err != nil {
+			return Report{}, err
+		}
+	}
+	return c.Report(), nil
+}

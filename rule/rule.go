@@ -1,0 +1,138 @@
+package rule
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Rule is the contract "at most Limit sends in any window of length Window".
+type Rule struct {
+	Limit  int
+	Window time.Duration
+}
+
+// String formats the rule compactly, for example "5/1s", "500/1m" or
+// "10000/24h". Parse reads it back.
+func (r Rule) String() string {
+	return strconv.Itoa(r.Limit) + "/" + FormatWindow(r.Window)
+}
+
+// FormatWindow is time.Duration's String without the trailing zero units
+// ("1m" rather than "1m0s", "24h" rather than "24h0m0s").
+func FormatWindow(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// friendly maps the unit words Parse accepts beyond Go's duration syntax.
+var friendly = map[string]time.Duration{
+	"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
+	"m": time.Minute, "min": time.Minute, "mins": time.Minute, "minute": time.Minute, "minutes": time.Minute,
+	"h": time.Hour, "hr": time.Hour, "hour": time.Hour, "hours": time.Hour,
+	"d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
+}
+
+// Parse reads a rule written "LIMIT/WINDOW". WINDOW is any Go duration
+// ("1s", "1m30s", "24h"), a unit word alone ("s", "sec", "second", "min",
+// "minute", "h", "hour", "d", "day", meaning one of that unit), or a whole
+// number followed by a unit word ("3d", "10min").
+func Parse(s string) (Rule, error) {
+	s = strings.TrimSpace(s)
+	limitText, windowText, ok := strings.Cut(s, "/")
+	if !ok {
+		return Rule{}, fmt.Errorf("rule %q: want LIMIT/WINDOW, for example 5/1s or 10/min", s)
+	}
+	limit, err := strconv.Atoi(strings.TrimSpace(limitText))
+	if err != nil {
+		return Rule{}, fmt.Errorf("rule %q: limit %q is not a whole number", s, limitText)
+	}
+	if limit <= 0 {
+		return Rule{}, fmt.Errorf("rule %q: limit must be positive", s)
+	}
+	window, err := ParseWindow(strings.TrimSpace(windowText))
+	if err != nil {
+		return Rule{}, fmt.Errorf("rule %q: %v", s, err)
+	}
+	return Rule{Limit: limit, Window: window}, nil
+}
+
+// ParseWindow reads the WINDOW part of a rule; see Parse.
+func ParseWindow(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, fmt.Errorf("window is missing")
+	}
+	d, err := parseWindow(s)
+	if err != nil {
+		return 0, err
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("window %q must be positive", s)
+	}
+	return d, nil
+}
+
+func parseWindow(s string) (time.Duration, error) {
+	if unit, ok := friendly[strings.ToLower(s)]; ok {
+		return unit, nil
+	}
+	// A whole number followed by a unit word: "3d", "10min", "2 days".
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(s) {
+		if unit, ok := friendly[strings.ToLower(strings.TrimSpace(s[i:]))]; ok {
+			n, err := strconv.ParseInt(s[:i], 10, 64)
+			if err != nil || n > int64(1<<63-1)/int64(unit) {
+				return 0, fmt.Errorf("window %q is too long", s)
+			}
+			return time.Duration(n) * unit, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("window %q is neither a Go duration (1s, 1m30s, 24h) nor a unit (s, min, h, day)", s)
+	}
+	return d, nil
+}
+
+// ParseList reads a comma-separated list of rules ("10/s,500/min,10000/day").
+func ParseList(s string) ([]Rule, error) {
+	var rules []Rule
+	for _, part := range strings.Split(s, ",") {
+		if strings.TrimSpace(part) == "" {
+			continue
+		}
+		r, err := Parse(part)
+		if err != nil {
+			return nil, err
+		}
+		rules = append(rules, r)
+	}
+	if len(rules) == 0 {
+		return nil, fmt.Errorf("rule list %q names no rule", s)
+	}
+	return rules, nil
+}
+
+// MarshalText implements encoding.TextMarshaler, so rules read and write as
+// "5/1s" in YAML and JSON.
+func (r Rule) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (r *Rule) UnmarshalText(b []byte) error {
+	p, err := Parse(string(b))
+	if err != nil {
+		return err
+	}
+	*r = p
+	return nil
+}
