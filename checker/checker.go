@@ -25,8 +25,9 @@ type Violation struct {
 	WindowStart    Send  `json:"window_start"`
 	Count          int64 `json:"count"`
 	CountSaturated bool  `json:"count_saturated,omitempty"`
-	// Window lists the Limit sends before the offending one and the
-	// offending send itself; it is filled only for listed violations.
+	// Window lists the sends in the overfilled window, oldest first and the
+	// offending send last (at most the newest maxListed); it is filled only
+	// for listed violations.
 	Window []Send `json:"window,omitempty"`
 }
 
@@ -74,7 +75,13 @@ type Config struct {
 	// MaxInWindow exactly. Zero means max(2*(Limit+1), 65536). It never
 	// drops below Limit+1, which deciding violations needs.
 	MaxTrack int
+	// OnViolation, when set, is called for every violation, in stream order,
+	// with the index of the broken rule in Rules. Window is not filled.
+	OnViolation func(rule int, v Violation)
 }
+
+// maxListed bounds the sends kept for each listed violation.
+const maxListed = 1000
 
 // OrderError reports a send earlier than the one before it.
 type OrderError struct {
@@ -90,6 +97,7 @@ func (e *OrderError) Error() string {
 type Checker struct {
 	boundary rule.Boundary
 	list     int
+	onViol   func(int, Violation)
 	rules    []ruleState
 	sends    int64
 	first    int64
@@ -106,7 +114,7 @@ type ruleState struct {
 
 // New returns a checker for cfg.
 func New(cfg Config) *Checker {
-	c := &Checker{boundary: cfg.Boundary, list: cfg.List}
+	c := &Checker{boundary: cfg.Boundary, list: cfg.List, onViol: cfg.OnViolation}
 	for _, r := range cfg.Rules {
 		max := cfg.MaxTrack
 		if max == 0 {
@@ -146,12 +154,16 @@ func (c *Checker) Observe(at, ref int64) error {
 	c.sends++
 	c.last = s
 	for i := range c.rules {
-		c.rules[i].observe(s, idx, c.boundary, c.list)
+		if v, ok := c.rules[i].observe(s, idx, c.boundary, c.list, c.onViol != nil); ok {
+			c.onViol(i, v)
+		}
 	}
 	return nil
 }
 
-func (st *ruleState) observe(s Send, idx int64, b rule.Boundary, list int) {
+// observe takes one send; when it is a violation and want is set, it returns
+// the violation too.
+func (st *ruleState) observe(s Send, idx int64, b rule.Boundary, list int, want bool) (Violation, bool) {
 	lg := &st.log
 	for lg.n > 0 && !b.Within(time.Duration(s.At-lg.oldest()), st.window) {
 		lg.pop()
@@ -168,11 +180,11 @@ func (st *ruleState) observe(s Send, idx int64, b rule.Boundary, list int) {
 		rep.MaxSaturated = st.saturated
 	}
 	if count <= st.limit {
-		return
+		return Violation{}, false
 	}
 	rep.Violations++
-	if rep.First != nil && len(rep.Listed) >= list {
-		return
+	if !want && rep.First != nil && len(rep.Listed) >= list {
+		return Violation{}, false
 	}
 	v := Violation{
 		Send:           s,
@@ -182,13 +194,15 @@ func (st *ruleState) observe(s Send, idx int64, b rule.Boundary, list int) {
 		CountSaturated: st.saturated,
 	}
 	if len(rep.Listed) < list {
-		v.Window = lg.last(int(st.limit) + 1)
+		v.Window = lg.last(maxListed)
 		rep.Listed = append(rep.Listed, v)
 	}
 	if rep.First == nil {
 		first := v
 		rep.First = &first
 	}
+	v.Window = nil
+	return v, want
 }
 
 // Report returns the verdict so far; the checker may go on observing.

@@ -1,0 +1,206 @@
+package checker
+
+import (
+	"bufio"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// bruteForce is the O(n²) reading of the definition: send i violates N/W
+// when N or more earlier sends lie in (t_i-W, t_i] (closed: [t_i-W, t_i]),
+// and a window [t, t+W) holds at most max sends.
+func bruteForce(ts []int64, r rule.Rule, b rule.Boundary) (viol []int, max int) {
+	w := r.Window
+	for i := range ts {
+		earlier := 0
+		for j := 0; j < i; j++ {
+			if b.Within(time.Duration(ts[i]-ts[j]), w) {
+				earlier++
+			}
+		}
+		if earlier >= r.Limit {
+			viol = append(viol, i)
+		}
+		in := 0
+		for j := i; j < len(ts); j++ {
+			if b.Within(time.Duration(ts[j]-ts[i]), w) {
+				in++
+			}
+		}
+		if in > max {
+			max = in
+		}
+	}
+	return viol, max
+}
+
+// randomLog makes sorted times on a coarse grid, so equal times and gaps of
+// exactly one window are common.
+func randomLog(rng *rand.Rand, n int, grid int64) []int64 {
+	ts := make([]int64, n)
+	var t int64
+	for i := range ts {
+		switch rng.IntN(4) {
+		case 0: // same instant as the previous send
+		case 1:
+			t += grid * int64(rng.IntN(3))
+		default:
+			t += int64(rng.IntN(int(grid) * 2))
+		}
+		ts[i] = t
+	}
+	return ts
+}
+
+func TestAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for iter := range 3000 {
+		grid := int64(1 + rng.IntN(5))
+		ts := randomLog(rng, 1+rng.IntN(60), grid)
+		rules := []rule.Rule{
+			{Limit: 1 + rng.IntN(6), Window: time.Duration(grid * int64(1+rng.IntN(4)))},
+			{Limit: 1 + rng.IntN(12), Window: time.Duration(grid * int64(1+rng.IntN(10)))},
+		}
+		for _, b := range []rule.Boundary{rule.HalfOpen, rule.Closed} {
+			var got [2][]int
+			// A small MaxTrack exercises the saturated path too.
+			maxTrack := 0
+			if iter%3 == 0 {
+				maxTrack = 1
+			}
+			rep, err := check(ts, Config{Rules: rules, Boundary: b, MaxTrack: maxTrack, OnViolation: func(r int, v Violation) {
+				got[r] = append(got[r], int(v.Index))
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, r := range rules {
+				want, wantMax := bruteForce(ts, r, b)
+				rr := rep.Rules[k]
+				if !slices.Equal(got[k], want) || rr.Violations != int64(len(want)) {
+					t.Fatalf("%v %v on %v:\nviolations %v (count %d)\nwant       %v", r, b, ts, got[k], rr.Violations, want)
+				}
+				if rr.MaxSaturated {
+					if rr.MaxInWindow > int64(wantMax) || rr.MaxInWindow < int64(r.Limit+1) {
+						t.Fatalf("%v %v on %v: saturated max %d, true max %d", r, b, ts, rr.MaxInWindow, wantMax)
+					}
+				} else if rr.MaxInWindow != int64(wantMax) {
+					t.Fatalf("%v %v on %v: max in window %d, want %d", r, b, ts, rr.MaxInWindow, wantMax)
+				}
+				if (rr.First == nil) != (len(want) == 0) || (rr.First != nil && int(rr.First.Index) != want[0]) {
+					t.Fatalf("%v %v on %v: first violation %+v, want index %v", r, b, ts, rr.First, want)
+				}
+			}
+		}
+	}
+}
+
+func check(ts []int64, cfg Config) (Report, error) { return Check(ts, cfg) }
+
+func TestExactWindowGap(t *testing.T) {
+	// Sends spaced exactly W/N apart keep a half-open rule and break a
+	// closed one.
+	r := rule.Rule{Limit: 5, Window: time.Second}
+	var ts []int64
+	for i := range 20 {
+		ts = append(ts, int64(i)*int64(200*time.Millisecond))
+	}
+	half, _ := Check(ts, Config{Rules: []rule.Rule{r}})
+	closed, _ := Check(ts, Config{Rules: []rule.Rule{r}, Boundary: rule.Closed})
+	if half.Rules[0].Violations != 0 {
+		t.Errorf("half-open: %d violations, want 0", half.Rules[0].Violations)
+	}
+	if closed.Rules[0].Violations != 15 {
+		t.Errorf("closed: %d violations, want 15", closed.Rules[0].Violations)
+	}
+}
+
+func TestFirstViolationWindow(t *testing.T) {
+	ms := int64(time.Millisecond)
+	ts := []int64{0, 100 * ms, 200 * ms, 1100 * ms, 1150 * ms}
+	rep, _ := Check(ts, Config{Rules: []rule.Rule{{Limit: 2, Window: time.Second}}, List: 5})
+	rr := rep.Rules[0]
+	if rr.Violations != 2 {
+		t.Fatalf("violations = %d, want 2", rr.Violations)
+	}
+	f := rr.First
+	if f.Send.At != 200*ms || f.WindowStart.At != 0 || f.Count != 3 {
+		t.Errorf("first = %+v; want the send at 200ms in a window of 3 from 0", f)
+	}
+	second := rr.Listed[1]
+	if second.Send.At != 1150*ms || second.WindowStart.At != 200*ms || second.Count != 3 {
+		t.Errorf("second = %+v; want the send at 1150ms in a window of 3 from 200ms", second)
+	}
+	if got := len(second.Window); got != 3 || second.Window[0].At != 200*ms {
+		t.Errorf("second.Window = %+v; want the 3 sends from 200ms", second.Window)
+	}
+}
+
+func TestOutOfOrder(t *testing.T) {
+	c := New(Config{Rules: []rule.Rule{{Limit: 1, Window: time.Second}}})
+	if err := c.Observe(10, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Observe(10, 2); err != nil {
+		t.Fatalf("an equal time was refused: %v", err)
+	}
+	err := c.Observe(9, 3)
+	if oe, ok := err.(*OrderError); !ok || oe.Prev.Ref != 2 || oe.At.Ref != 3 {
+		t.Fatalf("Observe(9) = %v, want an *OrderError naming refs 2 and 3", err)
+	}
+}
+
+// readFixture reads one of the recorded asyncio logs (decimal seconds).
+func readFixture(t *testing.T, name string) []int64 {
+	t.Helper()
+	f, err := os.Open("../testdata/fixtures/" + name)
+	if err != nil {
+		t.Fatalf("fixture: %v", err)
+	}
+	defer f.Close()
+	var ts []int64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		sec, frac, _ := strings.Cut(strings.TrimSpace(sc.Text()), ".")
+		frac = (frac + "000000000")[:9]
+		s, err1 := strconv.ParseInt(sec, 10, 64)
+		n, err2 := strconv.ParseInt(frac, 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("fixture line %q", sc.Text())
+		}
+		ts = append(ts, s*1e9+n)
+	}
+	return ts
+}
+
+func TestFixtures(t *testing.T) {
+	rules := []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}}
+	for _, tt := range []struct {
+		file string
+		want [2]int64
+	}{
+		{"asyncio-sequential.txt", [2]int64{2, 0}},
+		{"asyncio-combined.txt", [2]int64{0, 0}},
+	} {
+		ts := readFixture(t, tt.file)
+		rep, err := Check(ts, Config{Rules: rules})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Sends != 30 {
+			t.Errorf("%s: %d sends, want 30", tt.file, rep.Sends)
+		}
+		for k := range rules {
+			if got := rep.Rules[k].Violations; got != tt.want[k] {
+				t.Errorf("%s: %v has %d violations, want %d", tt.file, rules[k], got, tt.want[k])
+			}
+		}
+	}
+}

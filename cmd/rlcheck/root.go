@@ -1,0 +1,73 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes: results are 0 (every rule held) or 1 (violations found);
+// anything the user must fix (flags, input files) is 2.
+const (
+	exitOK         = 0
+	exitViolations = 1
+	exitUsage      = 2
+)
+
+// errViolations is returned by a command whose run found violations: the
+// report is already on stdout, so nothing more is printed.
+var errViolations = errors.New("violations found")
+
+// usageError marks errors in flags or arguments.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// streams are the command's standard files, so tests can run whole commands.
+type streams struct {
+	in     io.Reader
+	out    io.Writer
+	errOut io.Writer
+}
+
+// NewRootCmd builds the rlcheck command tree.
+func NewRootCmd(s streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "rlcheck",
+		Short: "Check send logs against several rate limits at once, and simulate the strategies that enforce them",
+		Long: `rlcheck checks whether calls stay within several rate limits at once
+("10 per second, 500 per minute, 10000 per day").
+
+  rlcheck check     prove a send log keeps every window (exit 1 on violations)
+  rlcheck simulate  run limiter strategies on a deterministic virtual clock`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(s.in)
+	root.SetOut(s.out)
+	root.SetErr(s.errOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		newCheckCmd(s),
+	)
+	return root
+}
+
+// Execute runs rlcheck with args and returns the process exit code.
+func Execute(args []string, in io.Reader, out, errOut io.Writer) int {
+	root := NewRootCmd(streams{in: in, out: out, errOut: errOut})
+	root.SetArgs(args)
+	err := root.Execute()
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errViolations):
+		return exitViolations
+	default:
+		fmt.Fprintln(errOut, "rlcheck:", err)
+		return exitUsage
+	}
+}

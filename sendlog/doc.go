@@ -1,0 +1,10 @@
+// Package sendlog reads send logs: plain text with one timestamp a line, CSV
+// with a header, and JSON lines. It yields one Record per send, streaming and
+// without allocating per line, and reports bad input as *InputError, naming
+// the file, the line and the offending text.
+//
+// Timestamps are decimal seconds ("3.001236"), integer epochs in s, ms, µs or
+// ns (the unit is detected from the digit count unless given), or RFC 3339
+// with fractions. Numbers are parsed exactly, digit by digit, never through
+// float64: a float64 cannot hold an epoch in nanoseconds.
+package sendlog

@@ -1,0 +1,39 @@
+package sendlog
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// InputError is bad input at a known place.
+type InputError struct {
+	File string
+	Line int64  // 1-based; 0 when the error concerns the whole file
+	Text string // the offending text, shortened for display
+	Msg  string
+}
+
+func (e *InputError) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc += ":" + strconv.FormatInt(e.Line, 10)
+	}
+	if e.Text == "" {
+		return fmt.Sprintf("%s: %s", loc, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s: %s", loc, e.Msg, quoteShort(e.Text))
+}
+
+// quoteShort quotes text for an error message, cut to a readable length.
+func quoteShort(s string) string {
+	const max = 80
+	if len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return strconv.Quote(s[:cut]) + "…"
+	}
+	return strconv.Quote(s)
+}

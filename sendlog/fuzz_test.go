@@ -1,0 +1,118 @@
+package sendlog
+
+import (
+	"errors"
+	"io"
+	"math/big"
+	"strings"
+	"testing"
+)
+
+// FuzzTimestamp checks parsed numbers against exact rational arithmetic.
+func FuzzTimestamp(f *testing.F) {
+	for _, s := range []string{"3.001236", "0", "1732945844123456789", "1.5e3", "1e-9", "2024-11-30T04:30:00.5Z", "-1", "1.0000000001", "00.10", "9223372036854775807"} {
+		f.Add(s, uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, s string, u uint8) {
+		unit := Unit(u % 5)
+		got, err := newTimeParser(unit).parse([]byte(s))
+		if err != nil {
+			return
+		}
+		if got < 0 {
+			t.Fatalf("parse(%q) = %d: negative", s, got)
+		}
+		if looksLikeDate([]byte(s)) {
+			return
+		}
+		r, ok := new(big.Rat).SetString(strings.TrimPrefix(s, "+"))
+		if !ok {
+			t.Fatalf("parse(%q) = %d, but it is not a number", s, got)
+		}
+		if unit == UnitAuto {
+			n, _ := parseNumber([]byte(s))
+			unit = UnitSeconds
+			if !n.decimal {
+				unit = unitForDigits(n.intDigit)
+			}
+		}
+		scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(unit.exp10())), nil))
+		want := new(big.Rat).Mul(r, scale)
+		if !want.IsInt() || want.Num().Cmp(big.NewInt(got)) != 0 {
+			t.Fatalf("parse(%q, %v) = %d, exact value %s", s, unit, got, want.FloatString(3))
+		}
+	})
+}
+
+// fuzzReader reads a whole input and checks what no input may break: no
+// panic, errors are *InputErrors with a line inside the input, and records
+// have non-negative times and increasing line numbers.
+func fuzzReader(t *testing.T, name, text string, opt Options) {
+	r := NewReader(name, strings.NewReader(text), opt)
+	lines := int64(strings.Count(text, "\n") + 1)
+	var last int64
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("error %v is not an *InputError", err)
+			}
+			if ie.Line < 0 || ie.Line > lines {
+				t.Fatalf("error names line %d of %d", ie.Line, lines)
+			}
+			if ie.File != name {
+				t.Fatalf("error names file %q", ie.File)
+			}
+			return
+		}
+		if rec.At < 0 || rec.Line <= last || rec.Line > lines {
+			t.Fatalf("bad record %+v after line %d", rec, last)
+		}
+		last = rec.Line
+	}
+}
+
+func FuzzPlain(f *testing.F) {
+	for _, s := range []string{"0.5\n1.5\n", "# c\n\n1\n", "1\r\n2", "\x00", "-1\n", strings.Repeat("1", 70000)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fuzzReader(t, "f.txt", s, Options{Format: FormatPlain})
+		fuzzReader(t, "f.txt", s, Options{Format: FormatPlain, SkipInvalid: true})
+	})
+}
+
+func FuzzCSV(f *testing.F) {
+	for _, s := range []string{"ts,key\n1,a\n", "a,b\n\"1\",\"x,y\"\n", "1,2\n3,4\n", "ts\n", "\"unterminated\n1\n", "ts,ts\n1,2\n"} {
+		f.Add(s, "")
+		f.Add(s, "2")
+	}
+	f.Fuzz(func(t *testing.T, s, col string) {
+		fuzzReader(t, "f.csv", s, Options{Format: FormatCSV, TimeCol: col})
+		fuzzReader(t, "f.csv", s, Options{Format: FormatCSV, TimeCol: col, SkipInvalid: true})
+	})
+}
+
+func FuzzJSONL(f *testing.F) {
+	for _, s := range []string{`{"ts":1}` + "\n", `{"time":"2024-01-01T00:00:00Z"}`, `{"a":{"b":1.5}}`, `[1]`, `{"ts":-1}`, `{"ts":1e999}`} {
+		f.Add(s, "")
+		f.Add(s, "a.b")
+	}
+	f.Fuzz(func(t *testing.T, s, field string) {
+		fuzzReader(t, "f.jsonl", s, Options{Format: FormatJSONL, TimeField: field})
+		fuzzReader(t, "f.jsonl", s, Options{Format: FormatJSONL, TimeField: field, SkipInvalid: true})
+	})
+}
+
+func FuzzAuto(f *testing.F) {
+	for _, s := range []string{"1\n2\n", "ts,k\n1,a\n", `{"ts":1}`, "\x1f\x8b\x08garbage"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		fuzzReader(t, "f", s, Options{})
+	})
+}

@@ -1,0 +1,283 @@
+package sendlog
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Unit is the unit of numeric timestamps.
+type Unit int
+
+const (
+	UnitAuto Unit = iota // detect integers from their digit count; decimals are seconds
+	UnitSeconds
+	UnitMillis
+	UnitMicros
+	UnitNanos
+)
+
+var unitNames = [...]string{"auto", "s", "ms", "us", "ns"}
+
+func (u Unit) String() string { return unitNames[u] }
+
+// ParseUnit reads auto, s, ms, us or ns.
+func ParseUnit(s string) (Unit, error) {
+	for i, n := range unitNames {
+		if s == n {
+			return Unit(i), nil
+		}
+	}
+	if s == "µs" {
+		return UnitMicros, nil
+	}
+	return 0, fmt.Errorf("unit %q: want auto, s, ms, us or ns", s)
+}
+
+// exp10 is the power of ten that turns the unit into nanoseconds.
+func (u Unit) exp10() int {
+	switch u {
+	case UnitMillis:
+		return 6
+	case UnitMicros:
+		return 3
+	case UnitNanos:
+		return 0
+	}
+	return 9
+}
+
+// unitForDigits guesses the unit of an integer epoch from its digit count:
+// epoch seconds have 10 digits today, milliseconds 13, microseconds 16 and
+// nanoseconds 19. Shorter integers are taken as seconds.
+func unitForDigits(n int) Unit {
+	switch {
+	case n >= 18:
+		return UnitNanos
+	case n >= 15:
+		return UnitMicros
+	case n >= 12:
+		return UnitMillis
+	}
+	return UnitSeconds
+}
+
+var (
+	errEmpty     = errors.New("missing timestamp")
+	errNegative  = errors.New("negative timestamp")
+	errTooBig    = errors.New("timestamp out of range (beyond year 2262 in nanoseconds)")
+	errTooFine   = errors.New("timestamp finer than a nanosecond")
+	errNotNumber = errors.New("not a timestamp (want decimal seconds, an integer epoch or RFC 3339)")
+)
+
+// number is a parsed decimal: value = digits × 10^exp, exactly.
+type number struct {
+	mant     uint64
+	exp      int
+	intDigit int  // digits before the decimal point, leading zeros included
+	decimal  bool // had a point or an exponent
+}
+
+// parseNumber reads an unsigned decimal with optional fraction and exponent,
+// exactly. It accepts at most 19 significant digits.
+func parseNumber(b []byte) (number, error) {
+	var n number
+	i := 0
+	if len(b) > 0 && b[0] == '+' {
+		i++
+	}
+	digits, sig := 0, 0
+	seenPoint := false
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c == '.' {
+			if seenPoint {
+				return n, errNotNumber
+			}
+			seenPoint, n.decimal = true, true
+			continue
+		}
+		if c < '0' || c > '9' {
+			break
+		}
+		digits++
+		if !seenPoint {
+			n.intDigit++
+		}
+		if c == '0' && sig == 0 {
+			if seenPoint {
+				n.exp--
+			}
+			continue
+		}
+		if sig == 19 {
+			// More significant digits than int64 nanoseconds can need:
+			// keep them only if they are zeros.
+			if c != '0' {
+				if !seenPoint {
+					return n, errTooBig
+				}
+				return n, errTooFine
+			}
+			if !seenPoint {
+				n.exp++
+			}
+			continue
+		}
+		n.mant = n.mant*10 + uint64(c-'0')
+		sig++
+		if seenPoint {
+			n.exp--
+		}
+	}
+	if digits == 0 {
+		return n, errNotNumber
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		n.decimal = true
+		i++
+		neg := false
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			neg = b[i] == '-'
+			i++
+		}
+		e, ed := 0, 0
+		for ; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+			if e < 1000 {
+				e = e*10 + int(b[i]-'0')
+			}
+			ed++
+		}
+		if ed == 0 {
+			return n, errNotNumber
+		}
+		if e > 100 {
+			return n, errTooBig // no timestamp needs such an exponent, even for zero
+		}
+		if neg {
+			e = -e
+		}
+		n.exp += e
+	}
+	if i != len(b) {
+		return n, errNotNumber
+	}
+	return n, nil
+}
+
+// nanos scales the number by 10^shift into int64 nanoseconds, exactly.
+func (n number) nanos(shift int) (int64, error) {
+	v, e := n.mant, n.exp+shift
+	if v == 0 {
+		return 0, nil
+	}
+	for ; e < 0; e++ {
+		if v%10 != 0 {
+			return 0, errTooFine
+		}
+		v /= 10
+	}
+	for ; e > 0; e-- {
+		if v > (1<<63-1)/10 {
+			return 0, errTooBig
+		}
+		v *= 10
+	}
+	if v > 1<<63-1 {
+		return 0, errTooBig
+	}
+	return int64(v), nil
+}
+
+// minTime and maxTime bound what int64 Unix nanoseconds can hold.
+var (
+	minTime = time.Unix(0, 0)
+	maxTime = time.Unix(0, 1<<63-1)
+)
+
+// parseRFC3339 reads "2024-05-01T12:00:00.123456789Z", also with a space
+// for the T.
+func parseRFC3339(s string) (int64, error) {
+	if len(s) > 10 && s[10] == ' ' {
+		s = s[:10] + "T" + s[11:]
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, fmt.Errorf("not an RFC 3339 time: %v", strings.TrimPrefix(err.Error(), "parsing time "))
+	}
+	if t.Before(minTime) {
+		return 0, errNegative
+	}
+	if t.After(maxTime) {
+		return 0, errTooBig
+	}
+	return t.UnixNano(), nil
+}
+
+// looksLikeDate reports whether b starts like an RFC 3339 date (YYYY-).
+func looksLikeDate(b []byte) bool {
+	return len(b) >= 5 && b[4] == '-' && isDigit(b[0]) && isDigit(b[1]) && isDigit(b[2]) && isDigit(b[3])
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// timeParser turns timestamp text into nanoseconds, detecting the unit of
+// integer epochs from the first one it sees and holding later ones to it.
+type timeParser struct {
+	unit     Unit // as given; UnitAuto until detected
+	given    bool
+	detected string // how the unit was chosen, for the report
+}
+
+func newTimeParser(u Unit) *timeParser {
+	return &timeParser{unit: u, given: u != UnitAuto}
+}
+
+// parse returns the timestamp in b in nanoseconds.
+func (p *timeParser) parse(b []byte) (int64, error) {
+	if len(b) == 0 {
+		return 0, errEmpty
+	}
+	if b[0] == '-' {
+		return 0, errNegative
+	}
+	if looksLikeDate(b) {
+		if p.detected == "" {
+			p.detected = "RFC 3339 times"
+		}
+		return parseRFC3339(string(b))
+	}
+	n, err := parseNumber(b)
+	if err != nil {
+		return 0, err
+	}
+	u := p.unit
+	if !p.given {
+		if n.decimal {
+			u = UnitSeconds
+			if p.detected == "" {
+				p.detected = "decimal seconds"
+			}
+		} else {
+			guess := unitForDigits(n.intDigit)
+			if p.unit == UnitAuto {
+				p.unit = guess
+				p.detected = fmt.Sprintf("%s (detected from %d-digit integers; set --unit to override)", guess, n.intDigit)
+			} else if guess != p.unit && n.intDigit > 10 {
+				return 0, fmt.Errorf("a %d-digit integer looks like %s, but earlier integers were taken as %s; set --unit", n.intDigit, guess, p.unit)
+			}
+			u = p.unit
+		}
+	}
+	return n.nanos(u.exp10())
+}
+
+// Detected says how timestamps were read, for reports ("decimal seconds",
+// "ns (detected from 19-digit integers…)", "given: ms").
+func (p *timeParser) Detected() string {
+	if p.given {
+		return "given: " + p.unit.String()
+	}
+	return p.detected
+}
