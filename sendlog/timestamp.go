@@ -166,6 +166,23 @@ func parseNumber(b []byte) (number, error) {
 	return n, nil
 }
 
+// parseDigits is the fast path for the common case, a plain integer of at
+// most 19 digits; ok is false for anything else.
+func parseDigits(b []byte) (number, bool) {
+	if len(b) > 19 {
+		return number{}, false
+	}
+	var v uint64
+	for _, c := range b {
+		d := c - '0'
+		if d > 9 {
+			return number{}, false
+		}
+		v = v*10 + uint64(d)
+	}
+	return number{mant: v, intDigit: len(b)}, true
+}
+
 // nanos scales the number by 10^shift into int64 nanoseconds, exactly.
 func (n number) nanos(shift int) (int64, error) {
 	v, e := n.mant, n.exp+shift
@@ -248,9 +265,12 @@ func (p *timeParser) parse(b []byte) (int64, error) {
 		}
 		return parseRFC3339(string(b))
 	}
-	n, err := parseNumber(b)
-	if err != nil {
-		return 0, err
+	n, ok := parseDigits(b)
+	if !ok {
+		var err error
+		if n, err = parseNumber(b); err != nil {
+			return 0, err
+		}
 	}
 	u := p.unit
 	if !p.given {
