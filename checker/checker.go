@@ -205,6 +205,25 @@ func (st *ruleState) observe(s Send, idx int64, b rule.Boundary, list int, want 
 	return v, want
 }
 
+// Idle reports whether every window has moved past the last send at now,
+// and if so frees the memory the rules keep for their windows; Observe
+// allocates it again. Use it to keep memory in line with the number of
+// active streams when checking many keys.
+func (c *Checker) Idle(now int64) bool {
+	for i := range c.rules {
+		st := &c.rules[i]
+		if st.log.n > 0 && c.boundary.Within(time.Duration(now-c.last.At), st.window) {
+			return false
+		}
+	}
+	for i := range c.rules {
+		st := &c.rules[i]
+		st.log.n, st.saturated = 0, false
+		st.log.release()
+	}
+	return true
+}
+
 // Report returns the verdict so far; the checker may go on observing.
 func (c *Checker) Report() Report {
 	r := Report{Sends: c.sends, First: c.first, Last: c.last.At, Boundary: c.boundary}

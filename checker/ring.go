@@ -20,6 +20,13 @@ func newRing(initial, max int) ring {
 
 func (r *ring) mask() int { return len(r.at) - 1 }
 
+// release frees the ring's memory when it is empty; push grows it again.
+func (r *ring) release() {
+	if r.n == 0 {
+		r.at, r.ref, r.head = nil, nil, 0
+	}
+}
+
 // oldest returns the oldest entry's time; the ring must not be empty.
 func (r *ring) oldest() int64 { return r.at[r.head] }
 
@@ -46,7 +53,7 @@ func (r *ring) push(at, ref int64) (dropped bool) {
 }
 
 func (r *ring) grow() {
-	c := len(r.at) * 2
+	c := max(len(r.at)*2, 8)
 	at, ref := make([]int64, c), make([]int64, c)
 	for k := range r.n {
 		j := (r.head + k) & r.mask()

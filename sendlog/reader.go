@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -15,104 +15,67 @@ import (
 	"github.com/valyala/fastjson"
 )
 
-// Format is a send-log layout.
-type Format int
-
-const (
-	FormatAuto  Format = iota // by file extension, else by the first line
-	FormatPlain               // one timestamp a line; blank and # lines skipped
-	FormatCSV                 // comma-separated, usually with a header
-	FormatJSONL               // one JSON object a line
-)
-
-var formatNames = [...]string{"auto", "plain", "csv", "jsonl"}
-
-func (f Format) String() string { return formatNames[f] }
-
-// ParseFormat reads auto, plain, csv or jsonl.
-func ParseFormat(s string) (Format, error) {
-	for i, n := range formatNames {
-		if s == n {
-			return Format(i), nil
-		}
-	}
-	if s == "ndjson" || s == "json" {
-		return FormatJSONL, nil
-	}
-	return 0, fmt.Errorf("input format %q: want auto, plain, csv or jsonl", s)
-}
-
-// MaxLine is the longest line a reader accepts, in bytes.
-const MaxLine = 1 << 20
-
-// Options says how to read a log.
-type Options struct {
-	Format Format
-	// TimeCol is the CSV time column: a header name, or a 1-based index.
-	// Empty picks a column named ts, time or timestamp, else the first.
-	TimeCol string
-	// TimeField is the JSON time field, dotted for nesting ("req.ts").
-	// Empty picks ts, time or timestamp.
-	TimeField string
-	Unit      Unit
-	// SkipInvalid counts bad lines and goes on instead of failing.
-	SkipInvalid bool
-}
-
-// Record is one send read from a log.
-type Record struct {
-	At   int64 // nanoseconds
-	Line int64 // 1-based line number in its file
-}
-
-// Reader reads one send log. It is not safe for concurrent use.
+// Reader reads one send log. Lines are parsed ahead of the caller by
+// Options.Workers goroutines, in chunks, and handed out in file order. A
+// Reader is not safe for concurrent use; call Close when done early.
 type Reader struct {
 	name    string
 	opt     Options
 	src     io.Reader
 	br      *bufio.Reader
-	tp      *timeParser
-	format  Format
-	line    int64
+	lp      *lineParser
+	started bool
+	headers int64
+
+	pipe    *pipeline
+	cur     *batch
+	idx     int
+	base    int64 // lines before the current batch
+	lines   int64
 	sends   int64
 	skipped int64
-	first   []*InputError // the first few skipped lines, for reports
-	started bool
-	headers int64 // header lines read
-	col     int   // CSV column, 0-based
-	path    []string
-	jp      fastjson.Parser
-	numBuf  []byte
+	first   []*InputError
 	done    bool
+	err     error
 }
 
 // NewReader reads the log in r; name is used in errors. Gzip input is
 // recognised by its magic bytes and decompressed.
 func NewReader(name string, r io.Reader, opt Options) *Reader {
-	return &Reader{name: name, opt: opt, src: r, tp: newTimeParser(opt.Unit), col: -1}
+	lp := &lineParser{tp: *newTimeParser(opt.Unit), durUnit: opt.DurationUnit}
+	for s := range lp.cols {
+		lp.cols[s] = -1
+	}
+	return &Reader{name: name, opt: opt, src: r, lp: lp}
 }
 
+// Name returns the name the reader reports in errors.
+func (r *Reader) Name() string { return r.name }
+
 // Format returns the layout in use, once the first record has been read.
-func (r *Reader) Format() Format { return r.format }
+func (r *Reader) Format() Format { return r.lp.format }
 
 // Detected says how timestamps were read ("decimal seconds", "ns (detected
 // from 19-digit integers…)"), for reports.
-func (r *Reader) Detected() string { return r.tp.Detected() }
+func (r *Reader) Detected() string { return r.lp.tp.Detected() }
 
 // Skipped returns how many lines SkipInvalid passed over, and the first few
 // of them.
 func (r *Reader) Skipped() (int64, []*InputError) { return r.skipped, r.first }
 
 // Lines returns how many lines have been read.
-func (r *Reader) Lines() int64 { return r.line }
+func (r *Reader) Lines() int64 { return r.lines }
+
+// Sends returns how many records have been returned.
+func (r *Reader) Sends() int64 { return r.sends }
 
 // Column describes the time column or field in use, for reports.
 func (r *Reader) Column() string {
-	switch r.format {
+	switch r.lp.format {
 	case FormatCSV:
-		return "column " + strconv.Itoa(r.col+1)
+		return "column " + strconv.Itoa(r.lp.cols[slotTime]+1)
 	case FormatJSONL:
-		return "field " + strings.Join(r.path, ".")
+		return "field " + strings.Join(r.lp.paths[slotTime], ".")
 	}
 	return ""
 }
@@ -125,51 +88,76 @@ func (r *Reader) errorf(line int64, text []byte, format string, args ...any) *In
 // at all is an *InputError, not an empty result.
 func (r *Reader) Next() (Record, error) {
 	if r.done {
-		return Record{}, io.EOF
+		return Record{}, r.err
 	}
 	if !r.started {
+		r.started = true
 		if err := r.start(); err != nil {
-			r.done = true
-			return Record{}, err
+			return Record{}, r.stop(err)
 		}
 	}
 	for {
-		b, err := r.readLine()
-		if err == io.EOF {
-			r.done = true
-			return Record{}, r.finish()
+		if r.cur != nil && r.idx < len(r.cur.recs) {
+			rec := r.cur.recs[r.idx]
+			r.idx++
+			rec.Line += r.base
+			r.sends++
+			return rec, nil
 		}
-		if err != nil {
-			if ie, ok := err.(*InputError); ok && r.opt.SkipInvalid {
-				r.skip(ie)
-				continue
+		if r.cur != nil {
+			if err := r.endBatch(); err != nil {
+				return Record{}, r.stop(err)
 			}
-			r.done = true
-			return Record{}, err
 		}
-		at, err := r.parseLine(b)
-		if err == errSkipLine {
-			continue
+		b, ok := r.pipe.next()
+		if !ok {
+			return Record{}, r.stop(r.finish())
 		}
-		if err != nil {
-			ie := r.errorf(r.line, b, "%v", err)
-			if r.opt.SkipInvalid {
-				r.skip(ie)
-				continue
-			}
-			r.done = true
-			return Record{}, ie
-		}
-		r.sends++
-		return Record{At: at, Line: r.line}, nil
+		r.cur, r.idx = b, 0
 	}
 }
 
-func (r *Reader) skip(e *InputError) {
-	r.skipped++
-	if len(r.first) < 5 {
-		r.first = append(r.first, e)
+// endBatch accounts for the batch just handed out, and returns its error.
+func (r *Reader) endBatch() error {
+	b := r.cur
+	r.cur = nil
+	for _, e := range b.skips {
+		if len(r.first) < 5 {
+			e.File, e.Line = r.name, e.Line+r.base
+			r.first = append(r.first, e)
+		}
 	}
+	r.skipped += b.skipped
+	if b.err != nil {
+		b.err.File = r.name
+		if b.err.Line > 0 {
+			b.err.Line += r.base
+		}
+		return b.err
+	}
+	r.base += b.lines
+	r.lines = r.base
+	if b.readErr != nil {
+		return r.errorf(0, nil, "read error after line %d: %v", r.base, b.readErr)
+	}
+	r.pipe.recycle(b)
+	return nil
+}
+
+func (r *Reader) stop(err error) error {
+	r.done, r.err = true, err
+	if r.pipe != nil {
+		r.pipe.close()
+	}
+	return err
+}
+
+// Close stops the goroutines parsing ahead. It is safe to call more than once.
+func (r *Reader) Close() error {
+	if !r.done {
+		r.stop(io.EOF)
+	}
+	return nil
 }
 
 func (r *Reader) finish() error {
@@ -179,19 +167,17 @@ func (r *Reader) finish() error {
 	switch {
 	case r.skipped > 0:
 		return r.errorf(0, nil, "no valid sends (%d invalid lines skipped; the first at line %d: %s)", r.skipped, r.first[0].Line, r.first[0].Msg)
-	case r.headers > 0:
+	case r.headers > 0 && r.lines <= r.headers:
 		return r.errorf(0, nil, "no sends: only a header line")
-	case r.line > 0:
+	case r.lines > 0:
 		return r.errorf(0, nil, "no sends: only blank or comment lines")
 	}
 	return r.errorf(0, nil, "no sends: the input is empty")
 }
 
-var errSkipLine = errors.New("skip line")
-
-// start detects compression and the format, and reads the header if any.
+// start detects compression and the layout, reads the header if any, fixes
+// the timestamp unit from the first lines, and starts parsing ahead.
 func (r *Reader) start() error {
-	r.started = true
 	br := bufio.NewReaderSize(r.src, 64<<10)
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
@@ -201,19 +187,57 @@ func (r *Reader) start() error {
 		br = bufio.NewReaderSize(zr, 64<<10)
 	}
 	r.br = br
-	r.format = r.opt.Format
-	if r.format == FormatAuto {
-		r.format = r.sniff()
+	lp := r.lp
+	lp.format = r.opt.Format
+	if lp.format == FormatAuto {
+		lp.format = r.sniff()
 	}
-	switch r.format {
+	switch lp.format {
 	case FormatCSV:
-		return r.startCSV()
+		if err := r.startCSV(); err != nil {
+			return err
+		}
 	case FormatJSONL:
-		if r.opt.TimeField != "" {
-			r.path = strings.Split(r.opt.TimeField, ".")
+		r.startJSON()
+	}
+	r.detectUnit()
+	workers := r.opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	r.pipe = startPipeline(r.br, r.base, lp, r.opt.SkipInvalid, workers)
+	return nil
+}
+
+// firstLines returns up to 64 KiB of the lines ahead, without consuming them.
+func (r *Reader) firstLines() [][]byte {
+	peek, _ := r.br.Peek(64 << 10)
+	var lines [][]byte
+	for len(peek) > 0 {
+		i := bytes.IndexByte(peek, '\n')
+		if i < 0 {
+			lines = append(lines, trimEOL(peek))
+			break
+		}
+		lines = append(lines, trimEOL(peek[:i+1]))
+		peek = peek[i+1:]
+	}
+	return lines
+}
+
+// detectUnit fixes the unit of integer timestamps from the first lines, so
+// that every parsing goroutine holds later lines to the same unit.
+func (r *Reader) detectUnit() {
+	if r.lp.tp.given {
+		return
+	}
+	probe := r.lp.clone()
+	for _, line := range r.firstLines() {
+		if _, err := probe.parse(line); err == nil && probe.tp.unit != UnitAuto {
+			break
 		}
 	}
-	return nil
+	r.lp.tp = probe.tp
 }
 
 // sniff picks the format by extension, else by the first non-blank line.
@@ -225,14 +249,7 @@ func (r *Reader) sniff() Format {
 	case ".jsonl", ".ndjson", ".json":
 		return FormatJSONL
 	}
-	peek, _ := r.br.Peek(4096)
-	for len(peek) > 0 {
-		line := peek
-		if i := bytes.IndexByte(peek, '\n'); i >= 0 {
-			line, peek = peek[:i], peek[i+1:]
-		} else {
-			peek = nil
-		}
+	for _, line := range r.firstLines() {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 || line[0] == '#' {
 			continue
@@ -248,57 +265,6 @@ func (r *Reader) sniff() Format {
 	return FormatPlain
 }
 
-// readLine returns the next line without its line ending. Lines longer than
-// MaxLine and lines holding NUL bytes are *InputErrors.
-func (r *Reader) readLine() ([]byte, error) {
-	b, err := r.br.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		return r.readLong(b)
-	}
-	if err != nil {
-		if err != io.EOF {
-			return nil, r.errorf(r.line+1, nil, "read error: %v", err)
-		}
-		if len(b) == 0 {
-			return nil, io.EOF
-		}
-	}
-	r.line++
-	b = trimEOL(b)
-	if bytes.IndexByte(b, 0) >= 0 {
-		return nil, r.errorf(r.line, nil, "binary data (a NUL byte): this does not look like a text send log")
-	}
-	return b, nil
-}
-
-// readLong reads a line longer than the buffer: up to MaxLine it is
-// returned whole; past that it is drained and refused.
-func (r *Reader) readLong(b []byte) ([]byte, error) {
-	long := append([]byte(nil), b...)
-	var err error
-	for {
-		b, err = r.br.ReadSlice('\n')
-		if len(long) <= MaxLine {
-			long = append(long, b...)
-		}
-		if err != bufio.ErrBufferFull {
-			break
-		}
-	}
-	if err != nil && err != io.EOF {
-		return nil, r.errorf(r.line+1, nil, "read error: %v", err)
-	}
-	r.line++
-	if len(long) > MaxLine {
-		return nil, r.errorf(r.line, long[:40], "line longer than %d bytes", MaxLine)
-	}
-	long = trimEOL(long)
-	if bytes.IndexByte(long, 0) >= 0 {
-		return nil, r.errorf(r.line, nil, "binary data (a NUL byte): this does not look like a text send log")
-	}
-	return long, nil
-}
-
 func trimEOL(b []byte) []byte {
 	if n := len(b); n > 0 && b[n-1] == '\n' {
 		b = b[:n-1]
@@ -309,77 +275,28 @@ func trimEOL(b []byte) []byte {
 	return b
 }
 
-// parseLine returns the timestamp on one data line.
-func (r *Reader) parseLine(b []byte) (int64, error) {
-	switch r.format {
-	case FormatCSV:
-		if len(bytes.TrimSpace(b)) == 0 {
-			return 0, errSkipLine
+// consumeLine drops the next line (a header or a blank line before it).
+func (r *Reader) consumeLine() error {
+	for {
+		_, err := r.br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			continue
 		}
-		f, ok := csvField(b, r.col)
-		if !ok {
-			return 0, fmt.Errorf("no column %d", r.col+1)
+		r.base++
+		if err != nil && err != io.EOF {
+			return r.errorf(r.base, nil, "read error: %v", err)
 		}
-		return r.tp.parse(bytes.TrimSpace(f))
-	case FormatJSONL:
-		return r.parseJSON(b)
-	}
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 || b[0] == '#' {
-		return 0, errSkipLine
-	}
-	return r.tp.parse(b)
-}
-
-// csvField returns field col of a CSV line without allocating; a quoted
-// field comes back without its quotes.
-func csvField(b []byte, col int) ([]byte, bool) {
-	for i := 0; ; i++ {
-		var f []byte
-		if len(b) > 0 && b[0] == '"' {
-			end := 1
-			for end < len(b) {
-				if b[end] == '"' {
-					if end+1 < len(b) && b[end+1] == '"' {
-						end += 2
-						continue
-					}
-					break
-				}
-				end++
-			}
-			if end >= len(b) {
-				return b[1:], i == col // unterminated quote: the rest of the line
-			}
-			f, b = b[1:end], b[end+1:]
-			if j := bytes.IndexByte(b, ','); j >= 0 {
-				b = b[j:]
-			} else {
-				b = b[len(b):]
-			}
-		} else if j := bytes.IndexByte(b, ','); j >= 0 {
-			f, b = b[:j], b[j:]
-		} else {
-			f, b = b, b[len(b):]
-		}
-		if i == col {
-			return f, true
-		}
-		if len(b) == 0 {
-			return nil, false
-		}
-		b = b[1:] // the comma
+		return nil
 	}
 }
 
 var defaultTimeNames = []string{"ts", "time", "timestamp"}
 
-// startCSV reads the first line: a header, unless its time field already
-// parses as a timestamp, in which case it is data and is read again.
+// startCSV reads the first non-blank line: a header, unless its time field
+// already parses as a timestamp, in which case it is data and stays.
 func (r *Reader) startCSV() error {
 	for {
-		peek, err := r.br.Peek(1)
-		if len(peek) == 0 || err != nil {
+		if peek, _ := r.br.Peek(1); len(peek) == 0 {
 			return nil // empty: finish reports it
 		}
 		line, err := r.peekLine()
@@ -387,9 +304,9 @@ func (r *Reader) startCSV() error {
 			return err
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
-			return r.chooseColumn(line)
+			return r.chooseColumns(line)
 		}
-		if _, err := r.readLine(); err != nil {
+		if err := r.consumeLine(); err != nil {
 			return err
 		}
 	}
@@ -402,98 +319,97 @@ func (r *Reader) peekLine() ([]byte, error) {
 		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
 			return trimEOL(buf[:i+1]), nil
 		}
-		if err != nil { // EOF, or the buffer is full
+		if err != nil {
 			if err == io.EOF || len(buf) == 0 {
 				return trimEOL(buf), nil
 			}
-			return nil, r.errorf(r.line+1, buf[:40], "first line longer than %d bytes", len(buf))
+			return nil, r.errorf(r.base+1, buf[:min(len(buf), 40)], "first line longer than %d bytes", len(buf))
 		}
 	}
 }
 
-func (r *Reader) chooseColumn(line []byte) error {
+// chooseColumns resolves the CSV columns from the first line.
+func (r *Reader) chooseColumns(line []byte) error {
 	rec, err := csv.NewReader(bytes.NewReader(line)).Read()
 	if err != nil {
-		return r.errorf(r.line+1, line, "bad CSV header: %v", err)
+		return r.errorf(r.base+1, line, "bad CSV header: %v", err)
 	}
-	isData := func(col int) bool {
-		if col >= len(rec) {
-			return false
+	find := func(flag, want string, defaults []string) (int, error) {
+		if want == "" && defaults == nil {
+			return -1, nil
 		}
-		probe := newTimeParser(r.opt.Unit)
-		_, err := probe.parse([]byte(strings.TrimSpace(rec[col])))
-		return err == nil
-	}
-	want := r.opt.TimeCol
-	if n, err := strconv.Atoi(want); err == nil {
-		if n < 1 || n > len(rec) {
-			return r.errorf(r.line+1, line, "--time-col %d: the first line has %d columns", n, len(rec))
-		}
-		r.col = n - 1
-	} else if want != "" {
-		for i, h := range rec {
-			if strings.EqualFold(strings.TrimSpace(h), want) {
-				r.col = i
+		if n, err := strconv.Atoi(want); err == nil {
+			if n < 1 || n > len(rec) {
+				return -1, r.errorf(r.base+1, line, "--%s %d: the first line has %d columns", flag, n, len(rec))
 			}
+			return n - 1, nil
 		}
-		if r.col < 0 {
-			return r.errorf(r.line+1, line, "no column named %q in the header", want)
+		names := defaults
+		if want != "" {
+			names = []string{want}
 		}
-	} else {
-		for _, name := range defaultTimeNames {
+		for _, name := range names {
 			for i, h := range rec {
-				if r.col < 0 && strings.EqualFold(strings.TrimSpace(h), name) {
-					r.col = i
+				if strings.EqualFold(strings.TrimSpace(h), name) {
+					return i, nil
 				}
 			}
 		}
-		if r.col < 0 {
-			r.col = 0
+		if want != "" {
+			return -1, r.errorf(r.base+1, line, "no column named %q in the header", want)
+		}
+		return 0, nil
+	}
+	lp := r.lp
+	var errs [nSlots]error
+	lp.cols[slotTime], errs[slotTime] = find("time-col", r.opt.TimeCol, defaultTimeNames)
+	lp.cols[slotKey], errs[slotKey] = find("key-col", r.opt.KeyCol, nil)
+	lp.cols[slotEnd], errs[slotEnd] = find("end-col", r.opt.EndCol, nil)
+	lp.cols[slotDur], errs[slotDur] = find("duration-col", r.opt.DurationCol, nil)
+	for _, e := range errs {
+		if e != nil {
+			return e
 		}
 	}
-	if isData(r.col) {
-		return nil // no header: the line is read again as data
-	}
-	if _, err := r.readLine(); err != nil {
-		return err
+	probe := newTimeParser(r.opt.Unit)
+	if c := lp.cols[slotTime]; c < len(rec) {
+		if _, err := probe.parse([]byte(strings.TrimSpace(rec[c]))); err == nil {
+			return nil // no header: the line is data
+		}
 	}
 	r.headers++
-	return nil
+	return r.consumeLine()
 }
 
-// parseJSON returns the time field of one JSON-lines record.
-func (r *Reader) parseJSON(b []byte) (int64, error) {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return 0, errSkipLine
+// startJSON fixes the JSON fields, choosing a default time field from the
+// first record that parses.
+func (r *Reader) startJSON() {
+	lp := r.lp
+	split := func(s string) []string {
+		if s == "" {
+			return nil
+		}
+		return strings.Split(s, ".")
 	}
-	v, err := r.jp.ParseBytes(b)
-	if err != nil {
-		return 0, fmt.Errorf("bad JSON: %v", err)
+	lp.paths[slotTime] = split(r.opt.TimeField)
+	lp.paths[slotKey] = split(r.opt.KeyField)
+	lp.paths[slotEnd] = split(r.opt.EndField)
+	lp.paths[slotDur] = split(r.opt.DurationField)
+	if lp.paths[slotTime] != nil {
+		return
 	}
-	if r.path == nil {
+	var p fastjson.Parser
+	for _, line := range r.firstLines() {
+		v, err := p.ParseBytes(line)
+		if err != nil {
+			continue
+		}
 		for _, name := range defaultTimeNames {
 			if v.Exists(name) {
-				r.path = []string{name}
-				break
+				lp.paths[slotTime] = []string{name}
+				return
 			}
 		}
-		if r.path == nil {
-			return 0, fmt.Errorf("no time field (ts, time or timestamp); set --time-field")
-		}
+		return
 	}
-	f := v.Get(r.path...)
-	if f == nil {
-		return 0, fmt.Errorf("no field %q", strings.Join(r.path, "."))
-	}
-	switch f.Type() {
-	case fastjson.TypeNumber:
-		r.numBuf = f.MarshalTo(r.numBuf[:0])
-		return r.tp.parse(r.numBuf)
-	case fastjson.TypeString:
-		s, _ := f.StringBytes()
-		return r.tp.parse(bytes.TrimSpace(s))
-	case fastjson.TypeNull:
-		return 0, errEmpty
-	}
-	return 0, fmt.Errorf("field %q is a JSON %s, not a timestamp", strings.Join(r.path, "."), f.Type())
 }

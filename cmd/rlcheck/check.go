@@ -5,39 +5,48 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/audit"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
 
 // checkOptions holds the flags of rlcheck check.
 type checkOptions struct {
-	rules       []string
-	ruleList    string
-	boundary    string
-	format      string
-	inputFormat string
-	timeCol     string
-	timeField   string
-	unit        string
-	list        int
-	skipInvalid bool
+	rules        []string
+	ruleList     string
+	boundary     string
+	format       string
+	inputFormat  string
+	timeCol      string
+	timeField    string
+	keyCol       string
+	keyField     string
+	endCol       string
+	endField     string
+	durationCol  string
+	durationFld  string
+	durationUnit string
+	unit         string
+	list         int
+	keys         int
+	maxInFlight  int
+	maxDisorder  time.Duration
+	sort         bool
+	perFile      bool
+	skipInvalid  bool
 
-	// Filled by complete.
-	parsedRules []rule.Rule
-	cfg         checker.Config
-	readOpts    sendlog.Options
+	cfg audit.Config // filled by complete
 }
 
 func newCheckCmd(s streams) *cobra.Command {
 	o := &checkOptions{}
 	cmd := &cobra.Command{
-		Use:   "check [flags] FILE",
-		Short: "Check a send log against every rule; exit 1 when any window is overfilled",
+		Use:   "check [flags] FILE...",
+		Short: "Check send logs against every rule; exit 1 when any window is overfilled",
 		Long: `Check reads send timestamps and decides, for every rule, whether any window
 held more sends than the rule allows.
 
@@ -45,19 +54,23 @@ A rule N/W means: for every instant t, at most N sends in [t, t+W). Send i is a
 violation when N or more earlier sends lie in (t_i-W, t_i]; the count is of
 such sends. --boundary closed counts both ends of the window instead.
 
-FILE is plain text (one timestamp a line), CSV with a header, or JSON lines;
-"-" reads standard input. Gzip input is decompressed. Timestamps are decimal
-seconds, integer epochs (s, ms, us or ns; detected from the digit count unless
---unit is given) or RFC 3339 times, and must be in time order.
+Each FILE is plain text (one timestamp a line), CSV with a header, or JSON
+lines; "-" reads standard input, and gzip input is decompressed. Several files
+are merged by time and checked as one stream, since the provider sees the sum
+(--per-file checks each alone). Timestamps are decimal seconds, integer epochs
+(s, ms, us or ns; detected from the digit count unless --unit is given) or
+RFC 3339 times. Lines may arrive out of time order by up to --max-disorder;
+--sort sorts the whole input in memory instead.
 
 Exit status: 0 when every rule holds, 1 when there are violations, 2 for bad
 flags or bad input.`,
 		Example: `  rlcheck check --rules 5/1s,12/3s sends.txt
   rlcheck check --rule 10/s --rule 500/min --rule 10000/day --format json sends.csv
-  rlcheck check --rules 5/1s --time-field req.ts --unit ms events.jsonl`,
+  rlcheck check --rules 10/s --key-col tenant host1.csv.gz host2.csv.gz
+  rlcheck check --rules 10/s --max-in-flight 4 --duration-col took_ms --duration-unit ms calls.csv`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
-				return usageError{fmt.Errorf("check takes one send log (or - for standard input), got %d arguments", len(args))}
+			if len(args) == 0 {
+				return usageError{errors.New("check needs at least one send log (or - for standard input)")}
 			}
 			return nil
 		},
@@ -65,7 +78,7 @@ flags or bad input.`,
 			if err := o.complete(); err != nil {
 				return usageError{err}
 			}
-			return o.run(s, args[0])
+			return o.run(s, args)
 		},
 	}
 	f := cmd.Flags()
@@ -76,39 +89,57 @@ flags or bad input.`,
 	f.StringVar(&o.inputFormat, "input-format", "auto", "input layout: auto, plain, csv or jsonl")
 	f.StringVar(&o.timeCol, "time-col", "", "CSV time column: a header name or a 1-based index (default ts, time or timestamp, else the first)")
 	f.StringVar(&o.timeField, "time-field", "", "JSON-lines time field, dotted for nesting (default ts, time or timestamp)")
+	f.StringVar(&o.keyCol, "key-col", "", "CSV column that splits the rules per key (tenant, API key)")
+	f.StringVar(&o.keyField, "key-field", "", "JSON-lines field that splits the rules per key")
+	f.StringVar(&o.endCol, "end-col", "", "CSV column with each call's end time (for --max-in-flight)")
+	f.StringVar(&o.endField, "end-field", "", "JSON-lines field with each call's end time")
+	f.StringVar(&o.durationCol, "duration-col", "", "CSV column with each call's duration (for --max-in-flight)")
+	f.StringVar(&o.durationFld, "duration-field", "", "JSON-lines field with each call's duration")
+	f.StringVar(&o.durationUnit, "duration-unit", "s", "unit of plain-number durations: s, ms, us or ns (\"150ms\" carries its own)")
 	f.StringVar(&o.unit, "unit", "auto", "unit of numeric timestamps: auto, s, ms, us or ns")
 	f.IntVar(&o.list, "list", 0, "print the first N violations of each rule with the sends that filled the window")
+	f.IntVar(&o.keys, "keys", 20, "with a key column, how many keys the text report shows, worst first (0: all)")
+	f.IntVar(&o.maxInFlight, "max-in-flight", 0, "check at most N calls in flight at once (needs --end-col or --duration-col)")
+	f.DurationVar(&o.maxDisorder, "max-disorder", 5*time.Second, "how far out of time order a line may arrive and still be put in its place")
+	f.BoolVar(&o.sort, "sort", false, "sort the whole input in memory, for logs with no order at all")
+	f.BoolVar(&o.perFile, "per-file", false, "check each file on its own instead of merging them")
 	f.BoolVar(&o.skipInvalid, "skip-invalid", false, "skip and count bad lines instead of failing")
 	return cmd
 }
 
 func (o *checkOptions) complete() error {
+	var rules []rule.Rule
 	for _, r := range o.rules {
 		p, err := rule.Parse(r)
 		if err != nil {
 			return err
 		}
-		o.parsedRules = append(o.parsedRules, p)
+		rules = append(rules, p)
 	}
 	if o.ruleList != "" {
 		ps, err := rule.ParseList(o.ruleList)
 		if err != nil {
 			return err
 		}
-		o.parsedRules = append(o.parsedRules, ps...)
+		rules = append(rules, ps...)
 	}
-	if len(o.parsedRules) == 0 {
+	if len(rules) == 0 && o.maxInFlight == 0 {
 		return errors.New("no rules: give --rule 5/1s (repeatable) or --rules 5/1s,12/3s")
 	}
 	b, err := rule.ParseBoundary(o.boundary)
 	if err != nil {
 		return err
 	}
-	if o.format != "text" && o.format != "json" {
+	switch o.format {
+	case "text", "json":
+	default:
 		return fmt.Errorf("--format %q: want text or json", o.format)
 	}
-	if o.list < 0 {
-		return fmt.Errorf("--list %d: want 0 or more", o.list)
+	if o.list < 0 || o.keys < 0 || o.maxInFlight < 0 {
+		return errors.New("--list, --keys and --max-in-flight take 0 or more")
+	}
+	if o.maxDisorder < 0 {
+		return fmt.Errorf("--max-disorder %v: want 0 or more", o.maxDisorder)
 	}
 	inFmt, err := sendlog.ParseFormat(o.inputFormat)
 	if err != nil {
@@ -118,116 +149,76 @@ func (o *checkOptions) complete() error {
 	if err != nil {
 		return err
 	}
-	o.cfg = checker.Config{Rules: o.parsedRules, Boundary: b, List: o.list}
-	o.readOpts = sendlog.Options{
+	durUnit, err := sendlog.ParseUnit(o.durationUnit)
+	if err != nil || durUnit == sendlog.UnitAuto {
+		return fmt.Errorf("--duration-unit %q: want s, ms, us or ns", o.durationUnit)
+	}
+	read := sendlog.Options{
 		Format: inFmt, TimeCol: o.timeCol, TimeField: o.timeField,
+		KeyCol: o.keyCol, KeyField: o.keyField,
+		EndCol: o.endCol, EndField: o.endField,
+		DurationCol: o.durationCol, DurationField: o.durationFld, DurationUnit: durUnit,
 		Unit: unit, SkipInvalid: o.skipInvalid,
+	}
+	if o.maxInFlight > 0 && !read.HasEnd() {
+		return errors.New("--max-in-flight needs when each call ended: --end-col/--end-field or --duration-col/--duration-field")
+	}
+	o.cfg = audit.Config{
+		Rules: rules, Boundary: b, List: o.list, MaxInFlight: o.maxInFlight,
+		Read: read, MaxDisorder: o.maxDisorder, Sort: o.sort,
 	}
 	return nil
 }
 
-func (o *checkOptions) run(s streams, path string) error {
-	in, name := s.in, "<stdin>"
-	if path != "-" {
-		f, err := os.Open(path)
+func (o *checkOptions) run(s streams, paths []string) error {
+	var inputs []audit.Input
+	for _, p := range paths {
+		if p == "-" {
+			inputs = append(inputs, audit.Input{Name: "<stdin>", R: s.in})
+			continue
+		}
+		f, err := os.Open(p)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		in, name = f, path
+		inputs = append(inputs, audit.Input{Name: p, R: f})
 	}
-	res, err := checkLog(name, in, o.cfg, o.readOpts)
-	if err != nil {
-		return err
+	groups := [][]audit.Input{inputs}
+	if o.perFile {
+		groups = nil
+		for _, in := range inputs {
+			groups = append(groups, []audit.Input{in})
+		}
 	}
+	var results []*audit.Result
+	for _, g := range groups {
+		res, err := audit.Run(g, o.cfg)
+		if err != nil {
+			return err
+		}
+		results = append(results, res)
+	}
+	var err error
 	if o.format == "json" {
-		err = writeCheckJSON(s.out, res)
+		err = writeCheckJSON(s.out, results, o.perFile)
 	} else {
-		err = writeCheckText(s.out, res)
+		for i, res := range results {
+			if i > 0 {
+				io.WriteString(s.out, "\n")
+			}
+			if err = writeCheckText(s.out, res, o.keys); err != nil {
+				break
+			}
+		}
 	}
 	if err != nil {
 		return err
 	}
-	if res.Report.Violations() > 0 {
-		return errViolations
+	for _, res := range results {
+		if res.Violations() > 0 {
+			return errViolations
+		}
 	}
 	return nil
-}
-
-// checkResult is a checked log with what the reader learnt about it.
-type checkResult struct {
-	Name     string
-	Format   sendlog.Format
-	Column   string
-	Detected string
-	Skipped  int64
-	Skips    []*sendlog.InputError
-	Report   checker.Report
-}
-
-// checkLog streams one log through the checker. An out-of-order send is an
-// input error that names both lines.
-func checkLog(name string, in io.Reader, cfg checker.Config, opts sendlog.Options) (checkResult, error) {
-	rd := sendlog.NewReader(name, in, opts)
-	c := checker.New(cfg)
-	for {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return checkResult{}, err
-		}
-		if err := c.Observe(rec.At, rec.Line); err != nil {
-			var oe *checker.OrderError
-			if errors.As(err, &oe) {
-				return checkResult{}, &sendlog.InputError{
-					File: name, Line: rec.Line,
-					Msg: fmt.Sprintf("out of time order: %s is earlier than line %d (%s); sends must be in time order",
-						formatInstant(oe.At.At, oe.At.At), oe.Prev.Ref, formatInstant(oe.Prev.At, oe.Prev.At)),
-				}
-			}
-			return checkResult{}, err
-		}
-	}
-	skipped, skips := rd.Skipped()
-	return checkResult{
-		Name: name, Format: rd.Format(), Column: rd.Column(), Detected: rd.Detected(),
-		Skipped: skipped, Skips: skips, Report: c.Report(),
-	}, nil
-}
-
-// epochFloor: timestamps from 2000-01-01 on are shown as UTC times, earlier
-// ones as seconds (logs that count from their own start).
-const epochFloor = 946684800 * int64(1e9)
-
-// formatInstant shows t as a UTC time when the log holds epoch times (judged
-// by its first send), else as decimal seconds with nanosecond precision.
-func formatInstant(t, first int64) string {
-	if first >= epochFloor {
-		return unixUTC(t)
-	}
-	return seconds(t)
-}
-
-func seconds(ns int64) string {
-	neg := ""
-	if ns < 0 {
-		neg, ns = "-", -ns
-	}
-	return fmt.Sprintf("%s%d.%09d s", neg, ns/1e9, ns%1e9)
-}
-
-func unixUTC(ns int64) string {
-	return timeFromNanos(ns).UTC().Format("2006-01-02T15:04:05.000000000Z")
-}
-
-func ruleNames(rules []checker.RuleReport) string {
-	var parts []string
-	for _, r := range rules {
-		if r.Violations > 0 {
-			parts = append(parts, fmt.Sprintf("%s: %d", r.Rule, r.Violations))
-		}
-	}
-	return strings.Join(parts, ", ")
 }

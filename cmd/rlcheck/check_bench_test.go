@@ -5,10 +5,10 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"time"
 
-	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/audit"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/sendlog"
 )
 
 // benchCSV builds n lines of ts_ns,key like scripts/genlog does.
@@ -36,9 +36,9 @@ func BenchmarkCheckCSV(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := checkLog("bench.csv", bytes.NewReader(data), checker.Config{Rules: rules}, sendlog.Options{})
-		if err != nil || res.Report.Sends != lines {
-			b.Fatal(err, res.Report.Sends)
+		res, err := audit.Run([]audit.Input{{Name: "bench.csv", R: bytes.NewReader(data)}}, audit.Config{Rules: rules, MaxDisorder: 5 * time.Second})
+		if err != nil || res.Sends != lines {
+			b.Fatal(err, res)
 		}
 	}
 	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")

@@ -8,61 +8,171 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rlcheck/rlcheck/audit"
 	"github.com/rlcheck/rlcheck/checker"
 )
 
-func timeFromNanos(ns int64) time.Time { return time.Unix(0, ns) }
+// epochFloor: timestamps from 2000-01-01 on are shown as UTC times, earlier
+// ones as seconds (logs that count from their own start).
+const epochFloor = 946684800 * int64(1e9)
 
-func writeCheckText(w io.Writer, res checkResult) error {
-	rep := res.Report
-	first := rep.First
-	at := func(t int64) string { return formatInstant(t, first) }
+// instantFormatter shows times as UTC when the log holds epoch times (judged
+// by its first send), else as decimal seconds with nanosecond precision.
+func instantFormatter(first int64) func(int64) string {
+	if first >= epochFloor {
+		return func(t int64) string { return time.Unix(0, t).UTC().Format("2006-01-02T15:04:05.000000000Z") }
+	}
+	return seconds
+}
+
+func seconds(ns int64) string {
+	neg := ""
+	if ns < 0 {
+		neg, ns = "-", -ns
+	}
+	return fmt.Sprintf("%s%d.%09d s", neg, ns/1e9, ns%1e9)
+}
+
+// placer names where a send came from: "line 28" for one file,
+// "host1.csv:28" when several were merged.
+func placer(res *audit.Result) func(int64) string {
+	if len(res.Files) == 1 {
+		return func(ref int64) string { return fmt.Sprintf("line %d", audit.Ref(ref).Line()) }
+	}
+	return func(ref int64) string {
+		r := audit.Ref(ref)
+		return fmt.Sprintf("%s:%d", res.Files[r.File()].Name, r.Line())
+	}
+}
+
+func writeCheckText(w io.Writer, res *audit.Result, maxKeys int) error {
+	at := instantFormatter(res.First)
+	where := placer(res)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d sends from %s to %s (%s), %s windows\n",
-		res.Name, rep.Sends, at(rep.First), at(rep.Last),
-		time.Duration(rep.Last-rep.First), rep.Boundary)
-	fmt.Fprintf(&b, "read as %s", res.Format)
-	if res.Column != "" {
-		fmt.Fprintf(&b, ", %s", res.Column)
-	}
-	if res.Detected != "" {
-		fmt.Fprintf(&b, ", timestamps as %s", res.Detected)
-	}
-	b.WriteString("\n")
-	if res.Skipped > 0 {
-		fmt.Fprintf(&b, "skipped %d invalid lines, the first:\n", res.Skipped)
-		for _, e := range res.Skips {
-			fmt.Fprintf(&b, "  %v\n", e)
+	span := fmt.Sprintf("%d sends from %s to %s (%v), %s windows", res.Sends, at(res.First), at(res.Last),
+		time.Duration(res.Last-res.First), res.Boundary)
+	if len(res.Files) == 1 {
+		fmt.Fprintf(&b, "%s: %s\n%s\n", res.Files[0].Name, span, readAs(res.Files[0]))
+	} else {
+		fmt.Fprintf(&b, "%d files merged by time: %s\n", len(res.Files), span)
+		for _, f := range res.Files {
+			fmt.Fprintf(&b, "  %s: %d sends, %s\n", f.Name, f.Sends, readAs(f))
 		}
 	}
-	b.WriteString("\n")
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tVIOLATIONS\tMAX IN WINDOW\tFIRST VIOLATION")
-	for _, r := range rep.Rules {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", r.Rule, r.Violations, maxInWindow(r), firstViolation(r.First, at))
-	}
-	tw.Flush()
-	for _, r := range rep.Rules {
-		for i, v := range r.Listed {
-			fmt.Fprintf(&b, "\n%s violation %d of %d: line %d at %s; %s sends in the window from line %d (%s)\n",
-				r.Rule, i+1, r.Violations, v.Send.Ref, at(v.Send.At), countText(v), v.WindowStart.Ref, at(v.WindowStart.At))
-			for k, s := range v.Window {
-				if n := len(v.Window); n > 20 && k == 10 {
-					fmt.Fprintf(&b, "  … %d more …\n", n-20)
-				}
-				if n := len(v.Window); n <= 20 || k < 10 || k >= n-10 {
-					fmt.Fprintf(&b, "  line %d  %s\n", s.Ref, at(s.At))
-				}
+	for _, f := range res.Files {
+		if f.Skipped > 0 {
+			fmt.Fprintf(&b, "skipped %s of %s, the first:\n", plural(f.Skipped, "invalid line"), f.Name)
+			for _, e := range f.Skips {
+				fmt.Fprintf(&b, "  %v\n", e)
 			}
 		}
 	}
-	if n := rep.Violations(); n > 0 {
-		fmt.Fprintf(&b, "\nFAIL: %d violations (%s)\n", n, ruleNames(rep.Rules))
+	if d := res.Disorder; d.Lines > 0 {
+		fmt.Fprintf(&b, "%s arrived out of time order, by at most %v; each was checked in its place\n", plural(d.Lines, "line"), d.Max)
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	if len(res.Rules) > 0 {
+		if res.PerKey {
+			fmt.Fprintln(tw, "KEY\tRULE\tVIOLATIONS\tMAX IN WINDOW\tFIRST VIOLATION")
+		} else {
+			fmt.Fprintln(tw, "RULE\tVIOLATIONS\tMAX IN WINDOW\tFIRST VIOLATION")
+		}
+	}
+	shown := len(res.Groups)
+	if res.PerKey && maxKeys > 0 {
+		shown = min(shown, maxKeys)
+	}
+	for _, g := range res.Groups[:shown] {
+		for _, r := range g.Report.Rules {
+			if res.PerKey {
+				fmt.Fprintf(tw, "%s\t", g.Key)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", r.Rule, r.Violations, maxInWindow(r), firstViolation(r.First, at, where))
+		}
+	}
+	tw.Flush()
+	if shown < len(res.Groups) {
+		fmt.Fprintf(&b, "(the %d worst of %d keys; --keys 0 shows all)\n", shown, len(res.Groups))
+	}
+	if res.PerKey && len(res.Rules) > 0 {
+		var parts []string
+		for _, t := range res.Totals {
+			parts = append(parts, fmt.Sprintf("%s %d violations in %d of %d keys", t.Rule, t.Violations, t.Groups, len(res.Groups)))
+		}
+		fmt.Fprintf(&b, "\ntotals: %s\n", strings.Join(parts, "; "))
+	}
+	for _, g := range res.Groups[:shown] {
+		for _, r := range g.Report.Rules {
+			for i, v := range r.Listed {
+				key := ""
+				if res.PerKey {
+					key = " for key " + g.Key
+				}
+				fmt.Fprintf(&b, "\n%s violation %d of %d%s: %s at %s; %s sends in the window from %s (%s)\n",
+					r.Rule, i+1, r.Violations, key, where(v.Send.Ref), at(v.Send.At), countText(v), where(v.WindowStart.Ref), at(v.WindowStart.At))
+				listWindow(&b, v.Window, at, where)
+			}
+		}
+	}
+	if f := res.InFlight; f != nil {
+		fmt.Fprintf(&b, "\nin flight: at most %d allowed; peak %d at %s (%s); %d violations", f.Max, f.Peak, where(f.PeakAt.Ref), at(f.PeakAt.At), f.Violations)
+		if f.First != nil {
+			fmt.Fprintf(&b, ", the first at %s (%s)", where(f.First.Ref), at(f.First.At))
+		}
+		b.WriteString("\n")
+	}
+	if n := res.Violations(); n > 0 {
+		fmt.Fprintf(&b, "\nFAIL: %d violations (%s)\n", n, violationSummary(res))
 	} else {
 		fmt.Fprintf(&b, "\nOK: every rule held\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// plural writes "1 line" or "2 lines".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func readAs(f audit.FileInfo) string {
+	s := "read as " + f.Format
+	if f.Column != "" {
+		s += ", " + f.Column
+	}
+	if f.Detected != "" {
+		s += ", timestamps as " + f.Detected
+	}
+	return s
+}
+
+func listWindow(b *strings.Builder, window []checker.Send, at func(int64) string, where func(int64) string) {
+	n := len(window)
+	for k, s := range window {
+		if n > 20 && k == 10 {
+			fmt.Fprintf(b, "  … %d more …\n", n-20)
+		}
+		if n <= 20 || k < 10 || k >= n-10 {
+			fmt.Fprintf(b, "  %s  %s\n", where(s.Ref), at(s.At))
+		}
+	}
+}
+
+func violationSummary(res *audit.Result) string {
+	var parts []string
+	for _, t := range res.Totals {
+		if t.Violations > 0 {
+			parts = append(parts, fmt.Sprintf("%s: %d", t.Rule, t.Violations))
+		}
+	}
+	if res.InFlight != nil && res.InFlight.Violations > 0 {
+		parts = append(parts, fmt.Sprintf("in flight: %d", res.InFlight.Violations))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func maxInWindow(r checker.RuleReport) string {
@@ -79,28 +189,51 @@ func countText(v checker.Violation) string {
 	return fmt.Sprint(v.Count)
 }
 
-func firstViolation(v *checker.Violation, at func(int64) string) string {
+func firstViolation(v *checker.Violation, at func(int64) string, where func(int64) string) string {
 	if v == nil {
 		return "-"
 	}
-	return fmt.Sprintf("line %d at %s: %s sends in the window from line %d (%s)",
-		v.Send.Ref, at(v.Send.At), countText(*v), v.WindowStart.Ref, at(v.WindowStart.At))
+	return fmt.Sprintf("%s at %s: %s sends in the window from %s (%s)",
+		where(v.Send.Ref), at(v.Send.At), countText(*v), where(v.WindowStart.Ref), at(v.WindowStart.At))
 }
 
 // JSON view of a check. Times are integer nanoseconds; "window" is Go's
 // time.Duration string.
 type checkJSON struct {
-	File     string          `json:"file"`
-	Sends    int64           `json:"sends"`
-	FirstNs  int64           `json:"first_ns"`
-	LastNs   int64           `json:"last_ns"`
-	Boundary string          `json:"boundary"`
-	Format   string          `json:"input_format"`
-	Column   string          `json:"time_column,omitempty"`
-	Times    string          `json:"timestamps,omitempty"`
-	Skipped  int64           `json:"skipped_lines"`
-	Rules    []ruleCheckJSON `json:"rules"`
-	Total    int64           `json:"violations"`
+	Files       []fileJSON      `json:"files"`
+	Sends       int64           `json:"sends"`
+	FirstNs     int64           `json:"first_ns"`
+	LastNs      int64           `json:"last_ns"`
+	Boundary    string          `json:"boundary"`
+	Disorder    disorderJSON    `json:"out_of_order"`
+	Rules       []ruleCheckJSON `json:"rules"`
+	InFlight    *inFlightJSON   `json:"in_flight,omitempty"`
+	Keys        []keyJSON       `json:"keys,omitempty"`
+	Total       int64           `json:"violations"`
+	KeysInTotal int             `json:"key_count,omitempty"`
+}
+
+type fileJSON struct {
+	Name    string `json:"name"`
+	Format  string `json:"input_format"`
+	Column  string `json:"time_column,omitempty"`
+	Times   string `json:"timestamps,omitempty"`
+	Lines   int64  `json:"lines"`
+	Sends   int64  `json:"sends"`
+	Skipped int64  `json:"skipped_lines"`
+}
+
+type disorderJSON struct {
+	Lines int64 `json:"lines"`
+	MaxNs int64 `json:"max_ns"`
+}
+
+type keyJSON struct {
+	Key        string          `json:"key"`
+	Violations int64           `json:"violations"`
+	Sends      int64           `json:"sends"`
+	Rules      []ruleCheckJSON `json:"rules"`
+	InFlight   *inFlightJSON   `json:"in_flight,omitempty"`
 }
 
 type ruleCheckJSON struct {
@@ -109,70 +242,148 @@ type ruleCheckJSON struct {
 	Window         string          `json:"window"`
 	WindowNs       int64           `json:"window_ns"`
 	Violations     int64           `json:"violations"`
+	KeysViolating  *int            `json:"keys_with_violations,omitempty"`
 	MaxInWindow    int64           `json:"max_in_window"`
 	MaxSaturated   bool            `json:"max_in_window_is_lower_bound,omitempty"`
-	MaxWindowStart sendJSON        `json:"max_window_start"`
+	MaxWindowStart *placeJSON      `json:"max_window_start,omitempty"`
 	First          *violationJSON  `json:"first_violation"`
 	Listed         []violationJSON `json:"violations_listed,omitempty"`
 }
 
-type sendJSON struct {
-	AtNs int64 `json:"at_ns"`
-	Line int64 `json:"line"`
+type placeJSON struct {
+	AtNs int64  `json:"at_ns"`
+	File string `json:"file,omitempty"`
+	Line int64  `json:"line"`
 }
 
 type violationJSON struct {
-	AtNs           int64      `json:"at_ns"`
-	Line           int64      `json:"line"`
-	Index          int64      `json:"index"`
-	WindowStartNs  int64      `json:"window_start_ns"`
-	WindowStartLn  int64      `json:"window_start_line"`
-	Count          int64      `json:"count"`
-	CountSaturated bool       `json:"count_is_lower_bound,omitempty"`
-	Window         []sendJSON `json:"window,omitempty"`
+	placeJSON
+	Key            string      `json:"key,omitempty"`
+	Index          int64       `json:"index"`
+	WindowStart    placeJSON   `json:"window_start"`
+	Count          int64       `json:"count"`
+	CountSaturated bool        `json:"count_is_lower_bound,omitempty"`
+	Window         []placeJSON `json:"window,omitempty"`
 }
 
-func violationView(v checker.Violation) violationJSON {
+type inFlightJSON struct {
+	Max        int        `json:"max_in_flight"`
+	Violations int64      `json:"violations"`
+	Peak       int64      `json:"peak"`
+	PeakAt     placeJSON  `json:"peak_at"`
+	First      *placeJSON `json:"first_violation"`
+}
+
+// jsonView builds the JSON document for one result.
+type jsonView struct{ res *audit.Result }
+
+func (j jsonView) place(s checker.Send) placeJSON {
+	r := audit.Ref(s.Ref)
+	p := placeJSON{AtNs: s.At, Line: r.Line()}
+	if len(j.res.Files) > 1 {
+		p.File = j.res.Files[r.File()].Name
+	}
+	return p
+}
+
+func (j jsonView) violation(v checker.Violation, key string) violationJSON {
 	out := violationJSON{
-		AtNs: v.Send.At, Line: v.Send.Ref, Index: v.Index,
-		WindowStartNs: v.WindowStart.At, WindowStartLn: v.WindowStart.Ref,
+		placeJSON: j.place(v.Send), Key: key, Index: v.Index, WindowStart: j.place(v.WindowStart),
 		Count: v.Count, CountSaturated: v.CountSaturated,
 	}
 	for _, s := range v.Window {
-		out.Window = append(out.Window, sendJSON{AtNs: s.At, Line: s.Ref})
+		out.Window = append(out.Window, j.place(s))
 	}
 	return out
 }
 
-func ruleView(r checker.RuleReport) ruleCheckJSON {
+func (j jsonView) rule(r checker.RuleReport, key string) ruleCheckJSON {
+	start := j.place(r.MaxWindowStart)
 	out := ruleCheckJSON{
 		Rule: r.Rule.String(), Limit: r.Rule.Limit,
 		Window: r.Rule.Window.String(), WindowNs: int64(r.Rule.Window),
 		Violations: r.Violations, MaxInWindow: r.MaxInWindow, MaxSaturated: r.MaxSaturated,
-		MaxWindowStart: sendJSON{AtNs: r.MaxWindowStart.At, Line: r.MaxWindowStart.Ref},
+		MaxWindowStart: &start,
 	}
 	if r.First != nil {
-		v := violationView(*r.First)
+		v := j.violation(*r.First, key)
 		out.First = &v
 	}
 	for _, v := range r.Listed {
-		out.Listed = append(out.Listed, violationView(v))
+		out.Listed = append(out.Listed, j.violation(v, key))
 	}
 	return out
 }
 
-func writeCheckJSON(w io.Writer, res checkResult) error {
-	rep := res.Report
+func (j jsonView) inFlight(f *checker.InFlightReport) *inFlightJSON {
+	if f == nil {
+		return nil
+	}
+	out := &inFlightJSON{Max: f.Max, Violations: f.Violations, Peak: f.Peak, PeakAt: j.place(f.PeakAt)}
+	if f.First != nil {
+		p := j.place(*f.First)
+		out.First = &p
+	}
+	return out
+}
+
+func (j jsonView) doc() checkJSON {
+	res := j.res
 	out := checkJSON{
-		File: res.Name, Sends: rep.Sends, FirstNs: rep.First, LastNs: rep.Last,
-		Boundary: rep.Boundary.String(), Format: res.Format.String(), Column: res.Column,
-		Times: res.Detected, Skipped: res.Skipped, Total: rep.Violations(),
-		Rules: []ruleCheckJSON{},
+		Sends: res.Sends, FirstNs: res.First, LastNs: res.Last, Boundary: res.Boundary.String(),
+		Disorder: disorderJSON{Lines: res.Disorder.Lines, MaxNs: int64(res.Disorder.Max)},
+		Rules:    []ruleCheckJSON{}, InFlight: j.inFlight(res.InFlight), Total: res.Violations(),
 	}
-	for _, r := range rep.Rules {
-		out.Rules = append(out.Rules, ruleView(r))
+	for _, f := range res.Files {
+		out.Files = append(out.Files, fileJSON{Name: f.Name, Format: f.Format, Column: f.Column,
+			Times: f.Detected, Lines: f.Lines, Sends: f.Sends, Skipped: f.Skipped})
 	}
+	if !res.PerKey {
+		for _, r := range res.Groups[0].Report.Rules {
+			out.Rules = append(out.Rules, j.rule(r, ""))
+		}
+		return out
+	}
+	// Per key: the top-level rules are totals over every key.
+	out.KeysInTotal = len(res.Groups)
+	for i, t := range res.Totals {
+		tot := ruleCheckJSON{Rule: t.Rule.String(), Limit: t.Rule.Limit, Window: t.Rule.Window.String(),
+			WindowNs: int64(t.Rule.Window), Violations: t.Violations}
+		groups := t.Groups
+		tot.KeysViolating = &groups
+		for _, g := range res.Groups {
+			r := g.Report.Rules[i]
+			if r.MaxInWindow > tot.MaxInWindow {
+				tot.MaxInWindow, tot.MaxSaturated = r.MaxInWindow, r.MaxSaturated
+			}
+			if r.First != nil && (tot.First == nil || r.First.Send.At < tot.First.AtNs) {
+				v := j.violation(*r.First, g.Key)
+				tot.First = &v
+			}
+		}
+		out.Rules = append(out.Rules, tot)
+	}
+	for _, g := range res.Groups {
+		k := keyJSON{Key: g.Key, Violations: g.Violations(), Sends: g.Report.Sends, InFlight: j.inFlight(g.InFlight)}
+		for _, r := range g.Report.Rules {
+			k.Rules = append(k.Rules, j.rule(r, ""))
+		}
+		out.Keys = append(out.Keys, k)
+	}
+	return out
+}
+
+func writeCheckJSON(w io.Writer, results []*audit.Result, perFile bool) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	if !perFile {
+		return enc.Encode(jsonView{results[0]}.doc())
+	}
+	var docs []checkJSON
+	for _, r := range results {
+		docs = append(docs, jsonView{r}.doc())
+	}
+	return enc.Encode(struct {
+		PerFile []checkJSON `json:"per_file"`
+	}{docs})
 }

@@ -104,10 +104,10 @@ func TestCheckErrors(t *testing.T) {
 		{"bad rule", []string{"check", "--rules", "5/fortnight", seqLog}, `rule "5/fortnight"`},
 		{"zero limit", []string{"check", "--rule", "0/1s", seqLog}, "limit must be positive"},
 		{"unknown flag", []string{"check", "--rulez", "5/1s", seqLog}, "unknown flag: --rulez"},
-		{"no file", []string{"check", "--rules", "5/1s"}, "check takes one send log"},
+		{"no file", []string{"check", "--rules", "5/1s"}, "check needs at least one send log"},
 		{"missing file", []string{"check", "--rules", "5/1s", filepath.Join(dir, "nope.txt")}, "no such file"},
 		{"bad line", []string{"check", "--rules", "5/1s", bad}, bad + `:3: not a timestamp (want decimal seconds, an integer epoch or RFC 3339): "oops"`},
-		{"out of order", []string{"check", "--rules", "5/1s", unordered}, unordered + ":3: out of time order: 1.500000000 s is earlier than line 2 (2.000000000 s)"},
+		{"out of order", []string{"check", "--rules", "5/1s", "--max-disorder", "0", unordered}, unordered + ":3: 500ms earlier than line 2, beyond the reorder horizon --max-disorder 0s"},
 		{"empty", []string{"check", "--rules", "5/1s", empty}, empty + ": no sends: the input is empty"},
 		{"bad format", []string{"check", "--rules", "5/1s", "--format", "xml", seqLog}, `--format "xml"`},
 		{"bad unit", []string{"check", "--rules", "5/1s", "--unit", "fortnights", seqLog}, `unit "fortnights"`},
@@ -132,7 +132,31 @@ func TestCheckSkipInvalid(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.txt")
 	os.WriteFile(p, []byte("0\n0.1\nbad\n0.2\n"), 0o644)
 	out, _, code := run(t, "", "check", "--rules", "2/1s", "--skip-invalid", p)
-	if code != 1 || !strings.Contains(out, "skipped 1 invalid lines") || !strings.Contains(out, ":3: not a timestamp") {
+	if code != 1 || !strings.Contains(out, "skipped 1 invalid line of") || !strings.Contains(out, ":3: not a timestamp") {
 		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+}
+
+func TestCheckFleetGolden(t *testing.T) {
+	h1, h2 := "testdata/logs/host1.csv", "testdata/logs/host2.csv.gz"
+	tests := []struct {
+		golden string
+		code   int
+		args   []string
+	}{
+		{"fleet-merged.txt", 1, []string{"check", "--rules", "3/1s", h1, h2}},
+		{"fleet-per-file.txt", 1, []string{"check", "--rules", "3/1s", "--per-file", h1, h2}},
+		{"fleet-per-key.txt", 1, []string{"check", "--rules", "2/1s,4/2s", "--key-col", "tenant", h1, h2}},
+		{"fleet-per-key.json", 1, []string{"check", "--rules", "2/1s", "--key-col", "tenant", "--format", "json", h1, h2}},
+		{"fleet-in-flight.txt", 1, []string{"check", "--rules", "10/1s", "--max-in-flight", "2", "--duration-col", "took_ms", "--duration-unit", "ms", h1, h2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.golden, func(t *testing.T) {
+			out, errOut, code := run(t, "", tt.args...)
+			if code != tt.code || errOut != "" {
+				t.Fatalf("exit %d (want %d), stderr %q\n%s", code, tt.code, errOut, out)
+			}
+			golden(t, filepath.Join("check", tt.golden), out)
+		})
 	}
 }

@@ -1,0 +1,88 @@
+package audit
+
+import (
+	"time"
+
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// Ref packs where a send came from into the checker's opaque Ref: the input's
+// index in the top 16 bits and its 1-based line number below.
+type Ref int64
+
+// MakeRef returns the Ref of line in input file.
+func MakeRef(file int, line int64) Ref { return Ref(int64(file)<<48 | line) }
+
+// File is the input index, Line the 1-based line number.
+func (r Ref) File() int   { return int(int64(r) >> 48) }
+func (r Ref) Line() int64 { return int64(r) & (1<<48 - 1) }
+
+// FileInfo is what was learnt about one input while reading it.
+type FileInfo struct {
+	Name     string
+	Format   string // plain, csv, jsonl, nginx, apache
+	Column   string // the time column or field, when there is one
+	Detected string // how timestamps were read
+	Lines    int64
+	Sends    int64
+	Skipped  int64
+	Skips    []error // the first few skipped lines
+	Filtered int64   // access-log lines left out by path, method or status filters
+}
+
+// Disorder says how far out of time order the input arrived.
+type Disorder struct {
+	Lines int64         // sends earlier than one read before them
+	Max   time.Duration // the largest such lateness
+}
+
+// Group is the verdict for one key (Key is "" when the logs are not split
+// per key).
+type Group struct {
+	Key      string
+	Report   checker.Report
+	InFlight *checker.InFlightReport // nil without a cap
+}
+
+// Violations returns the group's rate and in-flight violations.
+func (g *Group) Violations() int64 {
+	n := g.Report.Violations()
+	if g.InFlight != nil {
+		n += g.InFlight.Violations
+	}
+	return n
+}
+
+// RuleTotal sums one rule over every group.
+type RuleTotal struct {
+	Rule       rule.Rule
+	Violations int64
+	Groups     int // groups with at least one violation
+}
+
+// Result is the verdict over a set of inputs checked as one stream.
+type Result struct {
+	Files       []FileInfo
+	Rules       []rule.Rule
+	Boundary    rule.Boundary
+	MaxInFlight int // 0 when no cap was checked
+	Sends       int64
+	First, Last int64
+	Disorder    Disorder
+	// Groups holds one verdict per key, worst first (most violations, then
+	// key order); a single group when the logs are not split per key.
+	Groups   []Group
+	PerKey   bool
+	Totals   []RuleTotal
+	InFlight *checker.InFlightReport // the sum over groups' in-flight violations; nil without a cap
+}
+
+// Violations returns every rate and in-flight violation in the result.
+func (r *Result) Violations() int64 {
+	var n int64
+	for i := range r.Groups {
+		n += r.Groups[i].Violations()
+	}
+	return n
+}

@@ -1,0 +1,83 @@
+package sendlog
+
+import (
+	"fmt"
+	"time"
+)
+
+// Format is a send-log layout.
+type Format int
+
+const (
+	FormatAuto  Format = iota // by file extension, else by the first line
+	FormatPlain               // one timestamp a line; blank and # lines skipped
+	FormatCSV                 // comma-separated, usually with a header
+	FormatJSONL               // one JSON object a line
+)
+
+var formatNames = [...]string{"auto", "plain", "csv", "jsonl"}
+
+func (f Format) String() string { return formatNames[f] }
+
+// ParseFormat reads auto, plain, csv or jsonl.
+func ParseFormat(s string) (Format, error) {
+	for i, n := range formatNames {
+		if s == n {
+			return Format(i), nil
+		}
+	}
+	if s == "ndjson" || s == "json" {
+		return FormatJSONL, nil
+	}
+	return 0, fmt.Errorf("input format %q: want auto, plain, csv or jsonl", s)
+}
+
+// MaxLine is the longest line a reader accepts, in bytes.
+const MaxLine = 1 << 20
+
+// Options says how to read a log.
+type Options struct {
+	Format Format
+	// TimeCol is the CSV time column: a header name, or a 1-based index.
+	// Empty picks a column named ts, time or timestamp, else the first.
+	TimeCol string
+	// TimeField is the JSON time field, dotted for nesting ("req.ts").
+	// Empty picks ts, time or timestamp.
+	TimeField string
+	// KeyCol and KeyField name the column or field that splits the log per
+	// key (a tenant, an API key); empty for none.
+	KeyCol, KeyField string
+	// EndCol/EndField name when each call ended, or DurationCol/DurationField
+	// how long it took; with either, Record.End is set.
+	EndCol, EndField           string
+	DurationCol, DurationField string
+	// DurationUnit is the unit of plain-number durations (default seconds);
+	// durations with a unit ("150ms") are read as Go durations.
+	DurationUnit Unit
+	Unit         Unit
+	// SkipInvalid counts bad lines and goes on instead of failing.
+	SkipInvalid bool
+	// Workers parse ahead of the consumer; 0 means GOMAXPROCS.
+	Workers int
+}
+
+// Record is one send read from a log.
+type Record struct {
+	At   int64 // start, in nanoseconds
+	End  int64 // end, in nanoseconds, when the options name an end or a duration
+	Line int64 // 1-based line number in its file
+	// Key is the record's key when the options name one. It is valid only
+	// until the next call to Next.
+	Key []byte
+}
+
+// HasEnd reports whether records carry an end time.
+func (o *Options) HasEnd() bool {
+	return o.EndCol != "" || o.EndField != "" || o.DurationCol != "" || o.DurationField != ""
+}
+
+// HasKey reports whether records carry a key.
+func (o *Options) HasKey() bool { return o.KeyCol != "" || o.KeyField != "" }
+
+// maxDuration bounds a call's duration, against typos in units.
+const maxDuration = 100 * 365 * 24 * time.Hour

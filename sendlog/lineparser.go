@@ -1,0 +1,242 @@
+package sendlog
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/valyala/fastjson"
+)
+
+// Column slots a line parser extracts.
+const (
+	slotTime = iota
+	slotKey
+	slotEnd
+	slotDur
+	nSlots
+)
+
+var slotNames = [nSlots]string{"time", "key", "end", "duration"}
+
+// lineParser turns one data line into a Record. Its layout (format, columns,
+// fields, unit) is fixed before parsing starts; each parsing goroutine owns
+// a copy.
+type lineParser struct {
+	format  Format
+	cols    [nSlots]int      // CSV column per slot, -1 when unused
+	paths   [nSlots][]string // JSON path per slot, nil when unused
+	tp      timeParser
+	durUnit Unit
+	jp      fastjson.Parser
+	numBuf  []byte
+	fields  [nSlots][]byte
+}
+
+var errSkipLine = errors.New("skip line")
+
+// clone returns a parser with the same layout and its own scratch state.
+func (p *lineParser) clone() *lineParser {
+	return &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit}
+}
+
+// parse returns the record on one line (Line unset), errSkipLine for lines
+// that hold no send, or an error saying what is wrong with the line.
+func (p *lineParser) parse(b []byte) (Record, error) {
+	if bytes.IndexByte(b, 0) >= 0 {
+		return Record{}, errBinary
+	}
+	switch p.format {
+	case FormatCSV:
+		return p.parseCSV(b)
+	case FormatJSONL:
+		return p.parseJSON(b)
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || b[0] == '#' {
+		return Record{}, errSkipLine
+	}
+	at, err := p.tp.parse(b)
+	return Record{At: at}, err
+}
+
+var errBinary = errors.New("binary data (a NUL byte): this does not look like a text send log")
+
+func (p *lineParser) parseCSV(b []byte) (Record, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return Record{}, errSkipLine
+	}
+	for s := range p.fields {
+		p.fields[s] = nil
+	}
+	csvFields(b, &p.cols, &p.fields)
+	for s, c := range p.cols {
+		if c >= 0 && p.fields[s] == nil {
+			return Record{}, fmt.Errorf("no column %d (the %s)", c+1, slotNames[s])
+		}
+	}
+	return p.record(bytes.TrimSpace(p.fields[slotTime]), p.fields[slotKey],
+		bytes.TrimSpace(p.fields[slotEnd]), bytes.TrimSpace(p.fields[slotDur]))
+}
+
+// record builds a Record from the extracted texts.
+func (p *lineParser) record(at, key, end, dur []byte) (Record, error) {
+	var rec Record
+	var err error
+	if rec.At, err = p.tp.parse(at); err != nil {
+		return rec, err
+	}
+	rec.Key = key
+	switch {
+	case p.cols[slotEnd] >= 0 || p.paths[slotEnd] != nil:
+		if rec.End, err = p.tp.parse(end); err != nil {
+			return rec, fmt.Errorf("end: %w", err)
+		}
+		if rec.End < rec.At {
+			return rec, fmt.Errorf("the call ends before it starts")
+		}
+	case p.cols[slotDur] >= 0 || p.paths[slotDur] != nil:
+		d, err := parseDuration(dur, p.durUnit)
+		if err != nil {
+			return rec, err
+		}
+		if d > int64(1<<63-1)-rec.At {
+			return rec, fmt.Errorf("duration: %w", errTooBig)
+		}
+		rec.End = rec.At + d
+	}
+	return rec, nil
+}
+
+// parseDuration reads a call duration: a plain number in unit (seconds when
+// unit is UnitAuto), or a Go duration with its own unit ("150ms").
+func parseDuration(b []byte, unit Unit) (int64, error) {
+	if len(b) == 0 {
+		return 0, errors.New("missing duration")
+	}
+	if c := b[len(b)-1]; (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') {
+		d, err := time.ParseDuration(string(b))
+		if err != nil {
+			return 0, fmt.Errorf("duration: not a number or a Go duration")
+		}
+		if d < 0 {
+			return 0, errors.New("negative duration")
+		}
+		if d > maxDuration {
+			return 0, errors.New("duration longer than 100 years")
+		}
+		return int64(d), nil
+	}
+	if b[0] == '-' {
+		return 0, errors.New("negative duration")
+	}
+	n, err := parseNumber(b)
+	if err != nil {
+		return 0, fmt.Errorf("duration: %w", err)
+	}
+	d, err := n.nanos(unit.exp10())
+	if err != nil {
+		return 0, fmt.Errorf("duration: %w", err)
+	}
+	if d > int64(maxDuration) {
+		return 0, errors.New("duration longer than 100 years")
+	}
+	return d, nil
+}
+
+// csvFields fills out[s] with column cols[s] of a CSV line, without
+// allocating; quoted fields come back without their quotes. Columns the line
+// lacks stay nil (an empty field is a non-nil empty slice).
+func csvFields(b []byte, cols *[nSlots]int, out *[nSlots][]byte) {
+	last := -1
+	for _, c := range cols {
+		last = max(last, c)
+	}
+	for i := 0; i <= last; i++ {
+		var f []byte
+		if len(b) > 0 && b[0] == '"' {
+			end := 1
+			for end < len(b) {
+				if b[end] == '"' {
+					if end+1 < len(b) && b[end+1] == '"' {
+						end += 2
+						continue
+					}
+					break
+				}
+				end++
+			}
+			if end >= len(b) {
+				f, b = b[1:], b[len(b):] // unterminated quote: the rest of the line
+			} else {
+				f, b = b[1:end], b[end+1:]
+				if j := bytes.IndexByte(b, ','); j >= 0 {
+					b = b[j:]
+				} else {
+					b = b[len(b):]
+				}
+			}
+		} else if j := bytes.IndexByte(b, ','); j >= 0 {
+			f, b = b[:j], b[j:]
+		} else {
+			f, b = b, b[len(b):]
+		}
+		if f == nil {
+			f = b[:0]
+		}
+		for s, c := range cols {
+			if c == i {
+				out[s] = f
+			}
+		}
+		if len(b) == 0 {
+			return
+		}
+		b = b[1:] // the comma
+	}
+}
+
+func (p *lineParser) parseJSON(b []byte) (Record, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return Record{}, errSkipLine
+	}
+	v, err := p.jp.ParseBytes(b)
+	if err != nil {
+		return Record{}, fmt.Errorf("bad JSON: %v", err)
+	}
+	if p.paths[slotTime] == nil {
+		return Record{}, errors.New("no time field (ts, time or timestamp); set --time-field")
+	}
+	var texts [nSlots][]byte
+	for s, path := range p.paths {
+		if path == nil {
+			continue
+		}
+		f := v.Get(path...)
+		name := strings.Join(path, ".")
+		if f == nil {
+			return Record{}, fmt.Errorf("no field %q", name)
+		}
+		switch f.Type() {
+		case fastjson.TypeNumber:
+			start := len(p.numBuf)
+			p.numBuf = f.MarshalTo(p.numBuf)
+			texts[s] = p.numBuf[start:]
+		case fastjson.TypeString:
+			sb, _ := f.StringBytes()
+			texts[s] = bytes.TrimSpace(sb)
+		case fastjson.TypeNull:
+			if s == slotTime {
+				return Record{}, errEmpty
+			}
+			return Record{}, fmt.Errorf("field %q is null", name)
+		default:
+			return Record{}, fmt.Errorf("field %q is a JSON %s, not a %s", name, f.Type(), slotNames[s])
+		}
+	}
+	rec, err := p.record(texts[slotTime], texts[slotKey], texts[slotEnd], texts[slotDur])
+	p.numBuf = p.numBuf[:0]
+	return rec, err
+}

@@ -1,0 +1,271 @@
+package sendlog
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// chunkSize is how much input one parsing task takes: large enough to make
+// the hand-off cheap, small enough to keep memory flat.
+const chunkSize = 256 << 10
+
+// chunk is a run of whole lines handed to a parsing goroutine.
+type chunk struct {
+	seq     int
+	data    []byte
+	tooLong bool  // data is the start of one line longer than MaxLine
+	readErr error // the source failed after data
+}
+
+// batch is a parsed chunk. Line numbers in it count from the chunk's first
+// line; the Reader adds the lines before it.
+type batch struct {
+	seq     int
+	recs    []Record
+	keys    []byte
+	lines   int64
+	skipped int64
+	skips   []*InputError
+	err     *InputError // parsing stopped here
+	readErr error       // the source failed after this batch
+	data    []byte      // the chunk, recycled with the batch
+}
+
+// pipeline reads chunks in one goroutine, parses them in several, and hands
+// batches back in input order.
+type pipeline struct {
+	work    chan chunk
+	results chan *batch
+	quit    chan struct{}
+	once    sync.Once
+	wg      sync.WaitGroup
+	pending map[int]*batch
+	want    int
+	open    int // chunks sent and not yet received back
+	eof     chan int
+	total   int // chunks the producer made, once eof has been read
+	pool    sync.Pool
+}
+
+func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid bool, workers int) *pipeline {
+	p := &pipeline{
+		work:    make(chan chunk, workers),
+		results: make(chan *batch, workers),
+		quit:    make(chan struct{}),
+		pending: make(map[int]*batch),
+		eof:     make(chan int, 1),
+		total:   -1,
+	}
+	p.pool.New = func() any { return make([]byte, 0, chunkSize+4096) }
+	go p.produce(br)
+	for range workers {
+		p.wg.Add(1)
+		go func() {
+			defer p.wg.Done()
+			own := lp.clone()
+			for c := range p.work {
+				b := parseChunk(c, own, skipInvalid)
+				select {
+				case p.results <- b:
+				case <-p.quit:
+					return
+				}
+			}
+		}()
+	}
+	return p
+}
+
+// produce cuts the input into chunks of whole lines.
+func (p *pipeline) produce(br *bufio.Reader) {
+	defer close(p.work)
+	var carry []byte
+	seq := 0
+	send := func(c chunk) bool {
+		c.seq = seq
+		seq++
+		select {
+		case p.work <- c:
+			return true
+		case <-p.quit:
+			return false
+		}
+	}
+	defer func() { p.eof <- seq }()
+	for {
+		buf := p.pool.Get().([]byte)[:0]
+		buf = append(buf, carry...)
+		carry = carry[:0]
+		n, err := io.ReadFull(br, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		atEOF := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !atEOF {
+			send(chunk{data: buf, readErr: err})
+			return
+		}
+		if atEOF {
+			if len(buf) > 0 {
+				send(chunk{data: buf})
+			}
+			return
+		}
+		cut := bytes.LastIndexByte(buf, '\n')
+		if cut < 0 {
+			// One line fills the chunk: read on to its end, keeping at most
+			// MaxLine of it.
+			long, rest, err := readLongLine(br, buf)
+			if long != nil {
+				if !send(chunk{data: long}) {
+					return
+				}
+			} else if !send(chunk{data: buf[:min(len(buf), 40)], tooLong: true}) {
+				return
+			}
+			if err != nil {
+				if err != io.EOF {
+					send(chunk{readErr: err})
+				}
+				return
+			}
+			carry = append(carry, rest...)
+			continue
+		}
+		carry = append(carry, buf[cut+1:]...)
+		if !send(chunk{data: buf[:cut+1]}) {
+			return
+		}
+	}
+}
+
+// readLongLine reads the rest of a line that began with start. It returns
+// the whole line when it fits MaxLine, else nil, having drained it.
+func readLongLine(br *bufio.Reader, start []byte) (line, rest []byte, err error) {
+	line = append([]byte(nil), start...)
+	for {
+		var b []byte
+		b, err = br.ReadSlice('\n')
+		if line != nil {
+			line = append(line, b...)
+			if len(line) > MaxLine+2 {
+				line = nil
+			}
+		}
+		if err != bufio.ErrBufferFull {
+			break
+		}
+	}
+	if err == io.EOF && line != nil && len(line) > 0 {
+		err = nil
+		return line, nil, io.EOF
+	}
+	return line, nil, err
+}
+
+// parseChunk parses every line of a chunk.
+func parseChunk(c chunk, lp *lineParser, skipInvalid bool) *batch {
+	b := &batch{seq: c.seq, data: c.data}
+	fail := func(line int64, text []byte, msg string) bool {
+		e := &InputError{Line: line, Text: string(text), Msg: msg}
+		if skipInvalid {
+			b.skipped++
+			if len(b.skips) < 5 {
+				b.skips = append(b.skips, e)
+			}
+			return true
+		}
+		b.err = e
+		return false
+	}
+	if c.tooLong {
+		b.lines = 1
+		fail(1, c.data, fmt.Sprintf("line longer than %d bytes", MaxLine))
+		return b
+	}
+	data := c.data
+	type keyAt struct{ i, off, n int }
+	var keys []keyAt
+	for len(data) > 0 {
+		var line []byte
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			line, data = data, nil
+		}
+		b.lines++
+		if len(line) > MaxLine {
+			if !fail(b.lines, line[:40], fmt.Sprintf("line longer than %d bytes", MaxLine)) {
+				return b
+			}
+			continue
+		}
+		if n := len(line); n > 0 && line[n-1] == '\r' {
+			line = line[:n-1]
+		}
+		rec, err := lp.parse(line)
+		if err == errSkipLine {
+			continue
+		}
+		if err != nil {
+			text := line
+			if err == errBinary {
+				text = nil
+			}
+			if !fail(b.lines, text, err.Error()) {
+				return b
+			}
+			continue
+		}
+		rec.Line = b.lines
+		if rec.Key != nil {
+			keys = append(keys, keyAt{len(b.recs), len(b.keys), len(rec.Key)})
+			b.keys = append(b.keys, rec.Key...)
+		}
+		b.recs = append(b.recs, rec)
+	}
+	for _, k := range keys {
+		b.recs[k.i].Key = b.keys[k.off : k.off+k.n : k.off+k.n]
+	}
+	b.readErr = c.readErr
+	return b
+}
+
+// next returns the next batch in input order, or false after the last.
+func (p *pipeline) next() (*batch, bool) {
+	for {
+		if b, ok := p.pending[p.want]; ok {
+			delete(p.pending, p.want)
+			p.want++
+			return b, true
+		}
+		if p.total < 0 {
+			select {
+			case p.total = <-p.eof:
+			default:
+			}
+		}
+		if p.total >= 0 && p.want >= p.total {
+			return nil, false
+		}
+		select {
+		case b := <-p.results:
+			p.pending[b.seq] = b
+		case n := <-p.eof:
+			p.total = n
+		}
+	}
+}
+
+// recycle returns a consumed batch's buffer to the pool.
+func (p *pipeline) recycle(b *batch) {
+	if cap(b.data) >= chunkSize {
+		p.pool.Put(b.data[:0]) //nolint:staticcheck // a slice header is fine here
+	}
+}
+
+// close stops the goroutines; batches not yet handed out are dropped.
+func (p *pipeline) close() {
+	p.once.Do(func() { close(p.quit) })
+}
