@@ -263,7 +263,8 @@ func TestInFlightAgainstSweep(t *testing.T) {
 // TestIdleKeysReleaseMemory: keys that send a burst and go quiet give
 // their window memory back, so memory follows the active keys.
 func TestIdleKeysReleaseMemory(t *testing.T) {
-	tab := &groupTable{cfg: Config{Rules: []rule.Rule{{Limit: 2, Window: time.Second}}, Read: sendlog.Options{KeyCol: "key"}}, ids: map[string]int32{}}
+	var res Result
+	tab := &groupTable{cfg: Config{Rules: []rule.Rule{{Limit: 2, Window: time.Second}}, Read: sendlog.Options{KeyCol: "key"}}, ids: map[string]int32{}, res: &res}
 	const keys = 20_000
 	for k := range keys {
 		id := tab.lookup([]byte("k" + strconv.Itoa(k)))
@@ -285,8 +286,7 @@ func TestIdleKeysReleaseMemory(t *testing.T) {
 	if last := tab.groups[keys-1]; last.idle {
 		t.Error("the key that just sent was released")
 	}
-	var res Result
-	tab.finish(&res)
+	tab.finish()
 	if res.Totals[0].Violations != keys || res.Totals[0].Groups != keys {
 		t.Errorf("totals %+v: releasing memory lost counts", res.Totals[0])
 	}

@@ -5,11 +5,13 @@ import (
 	"strings"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/sendlog"
 )
 
 // groupTable holds one checker (and in-flight checker) per key.
 type groupTable struct {
 	cfg    Config
+	res    *Result
 	ids    map[string]int32
 	groups []*groupState
 	seen   int64
@@ -23,7 +25,8 @@ type groupState struct {
 	idle bool
 }
 
-func (t *groupTable) perKey() bool { return t.cfg.Read.HasKey() }
+// keyOf returns the group id of send i of a batch.
+func (t *groupTable) keyOf(b *sendlog.Batch, i int) int32 { return t.lookup(b.Key(i)) }
 
 // lookup returns the id of key, adding it on first sight.
 func (t *groupTable) lookup(key []byte) int32 {
@@ -48,7 +51,38 @@ const (
 	sweepBatch = sweepEvery // one check per send, amortized
 )
 
+// count notes sends in time order for the result's totals.
+func (t *groupTable) count(first, last int64, n int) {
+	if t.res.Sends == 0 {
+		t.res.First = first
+	}
+	t.res.Sends += int64(n)
+	t.res.Last = last
+}
+
+// observeRun takes a released run of sends in time order. Without keys the
+// whole run goes to the checker in one call.
+func (t *groupTable) observeRun(run held) {
+	n := run.len()
+	if t.res.PerKey {
+		for i := range n {
+			t.observe(run.item(i))
+		}
+		return
+	}
+	t.count(run.at[0], run.at[n-1], n)
+	g := t.groups[0]
+	// Times arrive sorted, so neither checker can refuse them.
+	_ = g.chk.ObserveBatch(run.at, run.ref)
+	if g.inf != nil {
+		for i := range n {
+			_ = g.inf.Observe(run.at[i], run.end[i], run.ref[i])
+		}
+	}
+}
+
 func (t *groupTable) observe(it item) {
+	t.count(it.at, it.at, 1)
 	g := t.groups[it.key]
 	g.idle = false
 	// Times arrive sorted, so neither checker can refuse them.
@@ -76,7 +110,8 @@ func (t *groupTable) release(now int64) {
 }
 
 // finish fills the result's groups, worst first, and the totals.
-func (t *groupTable) finish(res *Result) {
+func (t *groupTable) finish() {
+	res := t.res
 	for _, g := range t.groups {
 		grp := Group{Key: g.key, Report: g.chk.Report()}
 		if g.inf != nil {

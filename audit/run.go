@@ -38,25 +38,29 @@ type Config struct {
 // sum) and checks it. Bad input is returned as *sendlog.InputError.
 func Run(inputs []Input, cfg Config) (*Result, error) {
 	res := &Result{Rules: cfg.Rules, Boundary: cfg.Boundary, MaxInFlight: cfg.MaxInFlight, PerKey: cfg.Read.HasKey()}
-	groups := &groupTable{cfg: cfg, ids: map[string]int32{}}
+	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res}
 	if !res.PerKey {
 		groups.lookup(nil)
 	}
 	streams := make([]*stream, len(inputs))
 	for i, in := range inputs {
 		streams[i] = &stream{
-			file: i,
-			rd:   sendlog.NewReader(in.Name, in.R, cfg.Read),
-			ro:   reorder{name: in.Name, horizon: int64(cfg.MaxDisorder)},
-			keys: groups,
+			rd: sendlog.NewReader(in.Name, in.R, cfg.Read),
+			ro: reorder{name: in.Name, file: i, horizon: int64(cfg.MaxDisorder)},
+		}
+		if res.PerKey {
+			streams[i].keyOf = groups.keyOf
 		}
 		defer streams[i].rd.Close()
 	}
 	var err error
-	if cfg.Sort {
-		err = runSorted(streams, groups, res)
-	} else {
-		err = runMerged(streams, groups, res)
+	switch {
+	case cfg.Sort:
+		err = runSorted(streams, groups)
+	case len(streams) == 1:
+		err = runSingle(streams[0], groups)
+	default:
+		err = runMerged(streams, groups)
 	}
 	if err != nil {
 		return nil, err
@@ -66,36 +70,45 @@ func Run(inputs []Input, cfg Config) (*Result, error) {
 		res.Disorder.Lines += s.ro.disorder.Lines
 		res.Disorder.Max = max(res.Disorder.Max, s.ro.disorder.Max)
 	}
-	groups.finish(res)
+	groups.finish()
 	return res, nil
 }
 
-// observe hands one send to its group's checkers.
-func observe(it item, groups *groupTable, res *Result) {
-	if res.Sends == 0 {
-		res.First = it.at
+// runSingle checks one input, handing each released run to the checkers
+// whole.
+func runSingle(s *stream, groups *groupTable) error {
+	for {
+		n := s.ro.ready(s.eof)
+		if n > 0 {
+			groups.observeRun(s.ro.buf.slice(n))
+			s.ro.buf.drop(n)
+			continue
+		}
+		if s.eof {
+			return nil
+		}
+		if err := s.fill(); err != nil {
+			return err
+		}
 	}
-	res.Sends++
-	res.Last = it.at
-	groups.observe(it)
 }
 
 // runMerged merges the inputs' time-ordered streams with a heap.
-func runMerged(streams []*stream, groups *groupTable, res *Result) error {
+func runMerged(streams []*stream, groups *groupTable) error {
 	h := make(mergeHeap, 0, len(streams))
-	for _, s := range streams {
+	for i, s := range streams {
 		it, ok, err := s.next()
 		if err != nil {
 			return err
 		}
 		if ok {
-			h = append(h, head{it, s})
+			h = append(h, head{it, s, i})
 		}
 	}
 	h.init()
 	for len(h) > 0 {
 		top := &h[0]
-		observe(top.it, groups, res)
+		groups.observe(top.it)
 		it, ok, err := top.s.next()
 		if err != nil {
 			return err
@@ -112,62 +125,76 @@ func runMerged(streams []*stream, groups *groupTable, res *Result) error {
 
 // runSorted reads everything, then sorts by time; ties keep input order,
 // file by file.
-func runSorted(streams []*stream, groups *groupTable, res *Result) error {
+func runSorted(streams []*stream, groups *groupTable) error {
 	var all []item
 	for _, s := range streams {
 		s.ro.horizon = 1<<63 - 1
 		for {
-			rec, err := s.rd.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
+			if err := s.fill(); err != nil {
 				return err
 			}
-			all = append(all, s.item(rec))
+			for i := range s.ro.buf.len() {
+				all = append(all, s.ro.buf.item(i))
+			}
+			s.ro.buf.drop(s.ro.buf.len())
+			if s.eof {
+				break
+			}
 		}
 	}
 	slices.SortStableFunc(all, func(a, b item) int { return cmp.Compare(a.at, b.at) })
 	for _, it := range all {
-		observe(it, groups, res)
+		groups.observe(it)
 	}
 	return nil
 }
 
-// stream is one input, read and repaired within the reorder horizon.
+// stream is one input, read in batches and repaired within the reorder
+// horizon.
 type stream struct {
-	file int
-	rd   *sendlog.Reader
-	ro   reorder
-	keys *groupTable
-	eof  bool
+	rd    *sendlog.Reader
+	ro    reorder
+	keyOf func(b *sendlog.Batch, i int) int32
+	eof   bool
+	next_ int // next released send handed out by next
+	ready int // released sends not yet handed out
 }
 
-func (s *stream) item(rec sendlog.Record) item {
-	it := item{at: rec.At, end: rec.End, ref: MakeRef(s.file, rec.Line)}
-	if s.keys.perKey() {
-		it.key = s.keys.lookup(rec.Key)
+// fill reads the next batch into the reorder buffer.
+func (s *stream) fill() error {
+	b, err := s.rd.NextBatch()
+	if err == io.EOF {
+		s.eof = true
+		return nil
 	}
-	return it
+	if err != nil {
+		return err
+	}
+	return s.ro.push(b, s.keyOf)
 }
 
+// next returns the stream's next send in time order, one at a time, for
+// the merge.
 func (s *stream) next() (item, bool, error) {
-	for {
-		if it, ok := s.ro.ready(s.eof); ok || s.eof {
-			return it, ok, nil
+	for s.ready == 0 {
+		if s.next_ > 0 {
+			s.ro.buf.drop(s.next_)
+			s.next_ = 0
 		}
-		rec, err := s.rd.Next()
-		if err == io.EOF {
-			s.eof = true
-			continue
+		if s.ready = s.ro.ready(s.eof); s.ready > 0 {
+			break
 		}
-		if err != nil {
-			return item{}, false, err
+		if s.eof {
+			return item{}, false, nil
 		}
-		if err := s.ro.push(s.item(rec)); err != nil {
+		if err := s.fill(); err != nil {
 			return item{}, false, err
 		}
 	}
+	it := s.ro.buf.item(s.next_)
+	s.next_++
+	s.ready--
+	return it, true, nil
 }
 
 func (s *stream) info() FileInfo {
@@ -183,8 +210,9 @@ func (s *stream) info() FileInfo {
 }
 
 type head struct {
-	it item
-	s  *stream
+	it   item
+	s    *stream
+	file int
 }
 
 // mergeHeap orders stream heads by time, then by input order.
@@ -194,7 +222,7 @@ func (h mergeHeap) less(i, j int) bool {
 	if h[i].it.at != h[j].it.at {
 		return h[i].it.at < h[j].it.at
 	}
-	return h[i].s.file < h[j].s.file
+	return h[i].file < h[j].file
 }
 
 func (h mergeHeap) init() {

@@ -75,7 +75,8 @@ type Config struct {
 	// MaxInWindow exactly. Zero means max(2*(Limit+1), 65536). It never
 	// drops below Limit+1, which deciding violations needs.
 	MaxTrack int
-	// OnViolation, when set, is called for every violation, in stream order,
+	// OnViolation, when set, is called for every violation, in stream order
+	// for each rule (ObserveBatch takes a batch rule by rule),
 	// with the index of the broken rule in Rules. Window is not filled.
 	OnViolation func(rule int, v Violation)
 }
@@ -143,33 +144,71 @@ func New(cfg Config) *Checker {
 // Observe takes the next send. Sends must come in time order (equal times
 // keep their order); an earlier send is refused with an *OrderError.
 func (c *Checker) Observe(at, ref int64) error {
-	s := Send{At: at, Ref: ref}
 	if c.sends > 0 && at < c.last.At {
-		return &OrderError{Prev: c.last, At: s}
+		return &OrderError{Prev: c.last, At: Send{At: at, Ref: ref}}
 	}
 	if c.sends == 0 {
 		c.first = at
 	}
-	idx := c.sends
-	c.sends++
-	c.last = s
 	for i := range c.rules {
-		if v, ok := c.rules[i].observe(s, idx, c.boundary, c.list, c.onViol != nil); ok {
-			c.onViol(i, v)
-		}
+		c.observe(i, at, ref, c.sends)
 	}
+	c.sends++
+	c.last = Send{At: at, Ref: ref}
 	return nil
 }
 
-// observe takes one send; when it is a violation and want is set, it returns
-// the violation too.
-func (st *ruleState) observe(s Send, idx int64, b rule.Boundary, list int, want bool) (Violation, bool) {
+// ObserveBatch takes a run of sends at once, ats[i] with refs[i]; it gives
+// the verdicts of calling Observe on each in turn, rule by rule, which keeps
+// each rule's window hot in cache. An unsorted batch is refused whole.
+func (c *Checker) ObserveBatch(ats, refs []int64) error {
+	if len(ats) == 0 {
+		return nil
+	}
+	refs = refs[:len(ats)]
+	prev := ats[0]
+	if c.sends > 0 && prev < c.last.At {
+		return &OrderError{Prev: c.last, At: Send{At: prev, Ref: refs[0]}}
+	}
+	for i, at := range ats {
+		if at < prev {
+			return &OrderError{Prev: Send{At: prev, Ref: refs[i-1]}, At: Send{At: at, Ref: refs[i]}}
+		}
+		prev = at
+	}
+	if c.sends == 0 {
+		c.first = ats[0]
+	}
+	for r := range c.rules {
+		for i, at := range ats {
+			c.observe(r, at, refs[i], c.sends+int64(i))
+		}
+	}
+	c.sends += int64(len(ats))
+	c.last = Send{At: ats[len(ats)-1], Ref: refs[len(ats)-1]}
+	return nil
+}
+
+// observe takes send idx for rule r.
+func (c *Checker) observe(r int, at, ref, idx int64) {
+	st := &c.rules[r]
 	lg := &st.log
-	for lg.n > 0 && !b.Within(time.Duration(s.At-lg.oldest()), st.window) {
-		lg.pop()
+	// Entries at or before cutoff have left the window (t-W, t], or
+	// [t-W, t] for a closed boundary.
+	cutoff := at - int64(st.window)
+	if c.boundary == rule.Closed {
+		cutoff--
+	}
+	for lg.n > 0 && lg.at[lg.head] <= cutoff {
+		lg.head = (lg.head + 1) & (len(lg.at) - 1)
+		lg.n--
 		st.saturated = false
 	}
-	if lg.push(s.At, s.Ref) {
+	if lg.n < len(lg.at) {
+		i := (lg.head + lg.n) & (len(lg.at) - 1)
+		lg.at[i], lg.ref[i] = at, ref
+		lg.n++
+	} else if lg.push(at, ref) {
 		st.saturated = true
 	}
 	count := int64(lg.n)
@@ -179,30 +218,39 @@ func (st *ruleState) observe(s Send, idx int64, b rule.Boundary, list int, want 
 		rep.MaxWindowStart = Send{At: lg.oldest(), Ref: lg.ref[lg.head]}
 		rep.MaxSaturated = st.saturated
 	}
-	if count <= st.limit {
-		return Violation{}, false
+	if count > st.limit {
+		c.violation(r, at, ref, idx, count)
 	}
+}
+
+// violation records that send idx broke rule r with count sends in its
+// window.
+func (c *Checker) violation(r int, at, ref, idx, count int64) {
+	st := &c.rules[r]
+	rep := &st.report
 	rep.Violations++
-	if !want && rep.First != nil && len(rep.Listed) >= list {
-		return Violation{}, false
+	if c.onViol == nil && rep.First != nil && len(rep.Listed) >= c.list {
+		return
 	}
+	lg := &st.log
 	v := Violation{
-		Send:           s,
+		Send:           Send{At: at, Ref: ref},
 		Index:          idx,
 		WindowStart:    Send{At: lg.oldest(), Ref: lg.ref[lg.head]},
 		Count:          count,
 		CountSaturated: st.saturated,
 	}
-	if len(rep.Listed) < list {
-		v.Window = lg.last(maxListed)
-		rep.Listed = append(rep.Listed, v)
-	}
 	if rep.First == nil {
 		first := v
 		rep.First = &first
 	}
-	v.Window = nil
-	return v, want
+	if c.onViol != nil {
+		c.onViol(r, v)
+	}
+	if len(rep.Listed) < c.list {
+		v.Window = lg.last(maxListed)
+		rep.Listed = append(rep.Listed, v)
+	}
 }
 
 // Idle reports whether every window has moved past the last send at now,

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -202,5 +203,37 @@ func TestFixtures(t *testing.T) {
 				t.Errorf("%s: %v has %d violations, want %d", tt.file, rules[k], got, tt.want[k])
 			}
 		}
+	}
+}
+
+func TestObserveBatchEqualsObserve(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 500 {
+		ts := randomLog(rng, 1+rng.IntN(300), int64(1+rng.IntN(4)))
+		cfg := Config{
+			Rules:    []rule.Rule{{Limit: 1 + rng.IntN(5), Window: time.Duration(1 + rng.IntN(20))}, {Limit: 1 + rng.IntN(30), Window: time.Duration(1 + rng.IntN(60))}},
+			Boundary: rule.Boundary(rng.IntN(2)),
+			List:     rng.IntN(3),
+		}
+		want, _ := Check(ts, cfg)
+		c := New(cfg)
+		refs := make([]int64, len(ts))
+		for i := range refs {
+			refs[i] = int64(i)
+		}
+		for i := 0; i < len(ts); {
+			n := min(len(ts)-i, rng.IntN(50))
+			if err := c.ObserveBatch(ts[i:i+n], refs[i:i+n]); err != nil {
+				t.Fatal(err)
+			}
+			i += n
+		}
+		if got := c.Report(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("batched report differs:\n got %+v\nwant %+v", got, want)
+		}
+	}
+	c := New(Config{Rules: []rule.Rule{{Limit: 1, Window: 5}}})
+	if err := c.ObserveBatch([]int64{1, 3, 2}, []int64{0, 1, 2}); err == nil {
+		t.Error("an unsorted batch was taken")
 	}
 }

@@ -1,6 +1,7 @@
 package sendlog
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"math/big"
@@ -117,5 +118,35 @@ func FuzzAuto(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		fuzzReader(t, "f", s, Options{})
+	})
+}
+
+// FuzzFastCSV checks the fast path for machine-written CSV against the
+// general field splitter: whenever the fast path takes a line, both must
+// read the same send.
+func FuzzFastCSV(f *testing.F) {
+	for _, s := range []string{"1767225600032485268,k3", "17,a,b", "12,", "0,\"q\"", "99999999999999999999,k", "5", "1, k"} {
+		f.Add(s, uint8(4), true)
+		f.Add(s, uint8(1), false)
+	}
+	f.Fuzz(func(t *testing.T, line string, u uint8, withKey bool) {
+		mk := func() *lineParser {
+			p := &lineParser{format: FormatCSV, tp: *newTimeParser(Unit(1 + u%4))}
+			p.cols = [nSlots]int{0, -1, -1, -1}
+			if withKey {
+				p.cols[slotKey] = 1
+			}
+			return p
+		}
+		fast, ok := mk().fastCSV([]byte(line))
+		if !ok {
+			return
+		}
+		p := mk()
+		csvFields([]byte(line), &p.cols, &p.fields)
+		slow, err := p.record(bytes.TrimSpace(p.fields[slotTime]), p.fields[slotKey], nil, nil)
+		if err != nil || slow.At != fast.At || string(slow.Key) != string(fast.Key) {
+			t.Fatalf("%q: fast path %+v, general path %+v (%v)", line, fast, slow, err)
+		}
 	})
 }

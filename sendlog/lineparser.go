@@ -37,6 +37,12 @@ type lineParser struct {
 
 var errSkipLine = errors.New("skip line")
 
+func (p *lineParser) hasEnd() bool {
+	return p.cols[slotEnd] >= 0 || p.paths[slotEnd] != nil || p.cols[slotDur] >= 0 || p.paths[slotDur] != nil
+}
+
+func (p *lineParser) hasKey() bool { return p.cols[slotKey] >= 0 || p.paths[slotKey] != nil }
+
 // clone returns a parser with the same layout and its own scratch state.
 func (p *lineParser) clone() *lineParser {
 	return &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit}
@@ -65,6 +71,9 @@ func (p *lineParser) parse(b []byte) (Record, error) {
 var errBinary = errors.New("binary data (a NUL byte): this does not look like a text send log")
 
 func (p *lineParser) parseCSV(b []byte) (Record, error) {
+	if rec, ok := p.fastCSV(b); ok {
+		return rec, nil
+	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return Record{}, errSkipLine
 	}
@@ -79,6 +88,48 @@ func (p *lineParser) parseCSV(b []byte) (Record, error) {
 	}
 	return p.record(bytes.TrimSpace(p.fields[slotTime]), p.fields[slotKey],
 		bytes.TrimSpace(p.fields[slotEnd]), bytes.TrimSpace(p.fields[slotDur]))
+}
+
+// fastCSV reads the common machine-written line, an integer epoch in the
+// first column and perhaps a plain key in the second, without the general
+// field splitter. It declines (ok false) anything else, which then takes
+// the general path, errors included.
+func (p *lineParser) fastCSV(b []byte) (rec Record, ok bool) {
+	if p.cols[slotTime] != 0 || p.cols[slotEnd] >= 0 || p.cols[slotDur] >= 0 || p.cols[slotKey] > 1 {
+		return rec, false
+	}
+	var v uint64
+	n := 0
+	for n < len(b) && n < 20 {
+		d := b[n] - '0'
+		if d > 9 {
+			break
+		}
+		v = v*10 + uint64(d)
+		n++
+	}
+	if n == 0 || n > 19 || (n < len(b) && b[n] != ',') {
+		return rec, false
+	}
+	at, ok := p.tp.fastInt(v, n)
+	if !ok {
+		return rec, false
+	}
+	rec.At = at
+	if p.cols[slotKey] == 1 {
+		if n == len(b) {
+			return rec, false
+		}
+		key := b[n+1:]
+		if i := bytes.IndexByte(key, ','); i >= 0 {
+			key = key[:i]
+		}
+		if len(key) > 0 && (key[0] == '"' || key[0] == ' ' || key[len(key)-1] == ' ') {
+			return rec, false
+		}
+		rec.Key = key
+	}
+	return rec, true
 }
 
 // record builds a Record from the extracted texts.

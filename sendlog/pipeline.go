@@ -23,15 +23,42 @@ type chunk struct {
 // batch is a parsed chunk. Line numbers in it count from the chunk's first
 // line; the Reader adds the lines before it.
 type batch struct {
+	Batch
 	seq     int
-	recs    []Record
-	keys    []byte
 	lines   int64
 	skipped int64
 	skips   []*InputError
 	err     *InputError // parsing stopped here
 	readErr error       // the source failed after this batch
 	data    []byte      // the chunk, recycled with the batch
+}
+
+// Batch is a run of sends in file order, parsed ahead of the caller. Its
+// slices are valid until the next call to the Reader's Next or NextBatch.
+type Batch struct {
+	At   []int64
+	End  []int64 // filled when the options name an end or a duration
+	Line []int64 // 1-based line numbers
+
+	keyOff, keyLen []int32
+	keys           []byte
+}
+
+// Len returns the number of sends in the batch.
+func (b *Batch) Len() int { return len(b.At) }
+
+// Key returns send i's key, or nil when the options name no key column.
+func (b *Batch) Key(i int) []byte {
+	if b.keyOff == nil {
+		return nil
+	}
+	o, n := b.keyOff[i], b.keyLen[i]
+	return b.keys[o : o+n : o+n]
+}
+
+func (b *Batch) reset() {
+	b.At, b.End, b.Line = b.At[:0], b.End[:0], b.Line[:0]
+	b.keyOff, b.keyLen, b.keys = b.keyOff[:0], b.keyLen[:0], b.keys[:0]
 }
 
 // pipeline reads chunks in one goroutine, parses them in several, and hands
@@ -47,7 +74,8 @@ type pipeline struct {
 	open    int // chunks sent and not yet received back
 	eof     chan int
 	total   int // chunks the producer made, once eof has been read
-	pool    sync.Pool
+	pool    sync.Pool // chunk buffers
+	batches sync.Pool
 }
 
 func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid bool, workers int) *pipeline {
@@ -60,6 +88,7 @@ func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid boo
 		total:   -1,
 	}
 	p.pool.New = func() any { return make([]byte, 0, chunkSize+4096) }
+	p.batches.New = func() any { return new(batch) }
 	go p.produce(br)
 	for range workers {
 		p.wg.Add(1)
@@ -67,7 +96,8 @@ func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid boo
 			defer p.wg.Done()
 			own := lp.clone()
 			for c := range p.work {
-				b := parseChunk(c, own, skipInvalid)
+				b := p.batches.Get().(*batch)
+				parseChunk(b, c, own, skipInvalid)
 				select {
 				case p.results <- b:
 				case <-p.quit:
@@ -164,9 +194,12 @@ func readLongLine(br *bufio.Reader, start []byte) (line, rest []byte, err error)
 	return line, nil, err
 }
 
-// parseChunk parses every line of a chunk.
-func parseChunk(c chunk, lp *lineParser, skipInvalid bool) *batch {
-	b := &batch{seq: c.seq, data: c.data}
+// parseChunk parses every line of a chunk into b, reusing its slices.
+func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
+	b.Batch.reset()
+	b.seq, b.data, b.lines, b.skipped, b.skips, b.err, b.readErr = c.seq, c.data, 0, 0, nil, nil, nil
+	hasEnd := lp.hasEnd()
+	hasKey := lp.hasKey()
 	fail := func(line int64, text []byte, msg string) bool {
 		e := &InputError{Line: line, Text: string(text), Msg: msg}
 		if skipInvalid {
@@ -182,11 +215,9 @@ func parseChunk(c chunk, lp *lineParser, skipInvalid bool) *batch {
 	if c.tooLong {
 		b.lines = 1
 		fail(1, c.data, fmt.Sprintf("line longer than %d bytes", MaxLine))
-		return b
+		return
 	}
 	data := c.data
-	type keyAt struct{ i, off, n int }
-	var keys []keyAt
 	for len(data) > 0 {
 		var line []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -197,7 +228,7 @@ func parseChunk(c chunk, lp *lineParser, skipInvalid bool) *batch {
 		b.lines++
 		if len(line) > MaxLine {
 			if !fail(b.lines, line[:40], fmt.Sprintf("line longer than %d bytes", MaxLine)) {
-				return b
+				return
 			}
 			continue
 		}
@@ -214,22 +245,22 @@ func parseChunk(c chunk, lp *lineParser, skipInvalid bool) *batch {
 				text = nil
 			}
 			if !fail(b.lines, text, err.Error()) {
-				return b
+				return
 			}
 			continue
 		}
-		rec.Line = b.lines
-		if rec.Key != nil {
-			keys = append(keys, keyAt{len(b.recs), len(b.keys), len(rec.Key)})
+		b.At = append(b.At, rec.At)
+		b.Line = append(b.Line, b.lines)
+		if hasEnd {
+			b.End = append(b.End, rec.End)
+		}
+		if hasKey {
+			b.keyOff = append(b.keyOff, int32(len(b.keys)))
+			b.keyLen = append(b.keyLen, int32(len(rec.Key)))
 			b.keys = append(b.keys, rec.Key...)
 		}
-		b.recs = append(b.recs, rec)
-	}
-	for _, k := range keys {
-		b.recs[k.i].Key = b.keys[k.off : k.off+k.n : k.off+k.n]
 	}
 	b.readErr = c.readErr
-	return b
 }
 
 // next returns the next batch in input order, or false after the last.
@@ -258,11 +289,13 @@ func (p *pipeline) next() (*batch, bool) {
 	}
 }
 
-// recycle returns a consumed batch's buffer to the pool.
+// recycle returns a consumed batch and its chunk buffer for reuse.
 func (p *pipeline) recycle(b *batch) {
 	if cap(b.data) >= chunkSize {
 		p.pool.Put(b.data[:0]) //nolint:staticcheck // a slice header is fine here
 	}
+	b.data, b.skips, b.err = nil, nil, nil
+	p.batches.Put(b)
 }
 
 // close stops the goroutines; batches not yet handed out are dropped.

@@ -87,33 +87,61 @@ func (r *Reader) errorf(line int64, text []byte, format string, args ...any) *In
 // Next returns the next send, or io.EOF after the last. A log with no sends
 // at all is an *InputError, not an empty result.
 func (r *Reader) Next() (Record, error) {
+	for r.cur == nil || r.idx >= len(r.cur.At) {
+		if _, err := r.nextBatch(); err != nil {
+			return Record{}, err
+		}
+	}
+	b, i := r.cur, r.idx
+	r.idx++
+	rec := Record{At: b.At[i], Line: b.Line[i], Key: b.Key(i)}
+	if b.End != nil {
+		rec.End = b.End[i]
+	}
+	return rec, nil
+}
+
+// NextBatch returns the next run of sends, in file order, or io.EOF after
+// the last. It is the fast way through a large log; do not mix it with
+// Next on one Reader.
+func (r *Reader) NextBatch() (*Batch, error) {
+	b, err := r.nextBatch()
+	if err != nil {
+		return nil, err
+	}
+	r.idx = len(b.At)
+	return &b.Batch, nil
+}
+
+// nextBatch moves to the next batch that holds sends.
+func (r *Reader) nextBatch() (*batch, error) {
 	if r.done {
-		return Record{}, r.err
+		return nil, r.err
 	}
 	if !r.started {
 		r.started = true
 		if err := r.start(); err != nil {
-			return Record{}, r.stop(err)
+			return nil, r.stop(err)
 		}
 	}
 	for {
-		if r.cur != nil && r.idx < len(r.cur.recs) {
-			rec := r.cur.recs[r.idx]
-			r.idx++
-			rec.Line += r.base
-			r.sends++
-			return rec, nil
-		}
 		if r.cur != nil {
 			if err := r.endBatch(); err != nil {
-				return Record{}, r.stop(err)
+				return nil, r.stop(err)
 			}
 		}
 		b, ok := r.pipe.next()
 		if !ok {
-			return Record{}, r.stop(r.finish())
+			return nil, r.stop(r.finish())
 		}
 		r.cur, r.idx = b, 0
+		for i := range b.Line {
+			b.Line[i] += r.base
+		}
+		r.sends += int64(len(b.At))
+		if len(b.At) > 0 {
+			return b, nil
+		}
 	}
 }
 

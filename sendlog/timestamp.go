@@ -293,6 +293,20 @@ func (p *timeParser) parse(b []byte) (int64, error) {
 	return n.nanos(u.exp10())
 }
 
+// fastInt converts an integer of the given digit count once the unit is
+// known; ok is false when the general path must decide (unit not yet
+// detected, a digit count that disagrees with it, overflow).
+func (p *timeParser) fastInt(v uint64, digits int) (int64, bool) {
+	if p.unit == UnitAuto || (!p.given && digits > 10 && unitForDigits(digits) != p.unit) {
+		return 0, false
+	}
+	if v > 1<<63-1 {
+		return 0, false
+	}
+	ns, err := number{mant: v}.nanos(p.unit.exp10())
+	return ns, err == nil
+}
+
 // Detected says how timestamps were read, for reports ("decimal seconds",
 // "ns (detected from 19-digit integers…)", "given: ms").
 func (p *timeParser) Detected() string {
