@@ -73,7 +73,7 @@ type pipeline struct {
 	want    int
 	open    int // chunks sent and not yet received back
 	eof     chan int
-	total   int // chunks the producer made, once eof has been read
+	total   int       // chunks the producer made, once eof has been read
 	pool    sync.Pool // chunk buffers
 	batches sync.Pool
 }
