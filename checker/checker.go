@@ -150,8 +150,9 @@ func (c *Checker) Observe(at, ref int64) error {
 	if c.sends == 0 {
 		c.first = at
 	}
+	ats, refs := [1]int64{at}, [1]int64{ref}
 	for i := range c.rules {
-		c.observe(i, at, ref, c.sends)
+		c.observeRun(i, ats[:], refs[:], c.sends)
 	}
 	c.sends++
 	c.last = Send{At: at, Ref: ref}
@@ -180,47 +181,61 @@ func (c *Checker) ObserveBatch(ats, refs []int64) error {
 		c.first = ats[0]
 	}
 	for r := range c.rules {
-		for i, at := range ats {
-			c.observe(r, at, refs[i], c.sends+int64(i))
-		}
+		c.observeRun(r, ats, refs, c.sends)
 	}
 	c.sends += int64(len(ats))
 	c.last = Send{At: ats[len(ats)-1], Ref: refs[len(ats)-1]}
 	return nil
 }
 
-// observe takes send idx for rule r.
-func (c *Checker) observe(r int, at, ref, idx int64) {
+// observeRun takes sends ats (with refs), the first being send idx0, for
+// rule r. The ring's state lives in locals for the loop; the rare paths
+// (growing, a new maximum, a violation) write it back first.
+func (c *Checker) observeRun(r int, ats, refs []int64, idx0 int64) {
 	st := &c.rules[r]
 	lg := &st.log
-	// Entries at or before cutoff have left the window (t-W, t], or
+	// Entries at or before at-w have left the window (t-W, t], or
 	// [t-W, t] for a closed boundary.
-	cutoff := at - int64(st.window)
+	w := int64(st.window)
 	if c.boundary == rule.Closed {
-		cutoff--
+		w++
 	}
-	for lg.n > 0 && lg.at[lg.head] <= cutoff {
-		lg.head = (lg.head + 1) & (len(lg.at) - 1)
-		lg.n--
-		st.saturated = false
+	limit, maxIn := st.limit, st.report.MaxInWindow
+	head, n, times, lines := lg.head, lg.n, lg.at, lg.ref
+	mask := len(times) - 1
+	for i, at := range ats {
+		cutoff := at - w
+		for n > 0 && times[head] <= cutoff {
+			head = (head + 1) & mask
+			n--
+			st.saturated = false
+		}
+		if n < len(times) {
+			j := (head + n) & mask
+			times[j], lines[j] = at, refs[i]
+			n++
+		} else {
+			lg.head, lg.n = head, n
+			if lg.push(at, refs[i]) {
+				st.saturated = true
+			}
+			head, n, times, lines = lg.head, lg.n, lg.at, lg.ref
+			mask = len(times) - 1
+		}
+		count := int64(n)
+		if count > maxIn || (st.saturated && count == maxIn && !st.report.MaxSaturated) {
+			lg.head, lg.n = head, n
+			rep := &st.report
+			rep.MaxInWindow, maxIn = count, count
+			rep.MaxWindowStart = Send{At: times[head], Ref: lines[head]}
+			rep.MaxSaturated = st.saturated
+		}
+		if count > limit {
+			lg.head, lg.n = head, n
+			c.violation(r, at, refs[i], idx0+int64(i), count)
+		}
 	}
-	if lg.n < len(lg.at) {
-		i := (lg.head + lg.n) & (len(lg.at) - 1)
-		lg.at[i], lg.ref[i] = at, ref
-		lg.n++
-	} else if lg.push(at, ref) {
-		st.saturated = true
-	}
-	count := int64(lg.n)
-	rep := &st.report
-	if count > rep.MaxInWindow || (st.saturated && !rep.MaxSaturated && count == rep.MaxInWindow) {
-		rep.MaxInWindow = count
-		rep.MaxWindowStart = Send{At: lg.oldest(), Ref: lg.ref[lg.head]}
-		rep.MaxSaturated = st.saturated
-	}
-	if count > st.limit {
-		c.violation(r, at, ref, idx, count)
-	}
+	lg.head, lg.n = head, n
 }
 
 // violation records that send idx broke rule r with count sends in its
