@@ -202,6 +202,7 @@ func (s *stream) info() FileInfo {
 	fi := FileInfo{
 		Name: s.rd.Name(), Format: s.rd.Format().String(), Column: s.rd.Column(),
 		Detected: s.rd.Detected(), Lines: s.rd.Lines(), Sends: s.rd.Sends(), Skipped: n,
+		Filtered: s.rd.Filtered(),
 	}
 	for _, e := range skips {
 		fi.Skips = append(fi.Skips, e)

@@ -3,23 +3,27 @@ package sendlog
 import (
 	"fmt"
 	"time"
+
+	"github.com/rlcheck/rlcheck/accesslog"
 )
 
 // Format is a send-log layout.
 type Format int
 
 const (
-	FormatAuto  Format = iota // by file extension, else by the first line
-	FormatPlain               // one timestamp a line; blank and # lines skipped
-	FormatCSV                 // comma-separated, usually with a header
-	FormatJSONL               // one JSON object a line
+	FormatAuto   Format = iota // by file extension, else by the first line
+	FormatPlain                // one timestamp a line; blank and # lines skipped
+	FormatCSV                  // comma-separated, usually with a header
+	FormatJSONL                // one JSON object a line
+	FormatNginx                // nginx access log with $msec $request_time (see package accesslog)
+	FormatApache               // Apache access log with %{msec}t %D
 )
 
-var formatNames = [...]string{"auto", "plain", "csv", "jsonl"}
+var formatNames = [...]string{"auto", "plain", "csv", "jsonl", "nginx", "apache"}
 
 func (f Format) String() string { return formatNames[f] }
 
-// ParseFormat reads auto, plain, csv or jsonl.
+// ParseFormat reads auto, plain, csv, jsonl, nginx or apache.
 func ParseFormat(s string) (Format, error) {
 	for i, n := range formatNames {
 		if s == n {
@@ -29,7 +33,7 @@ func ParseFormat(s string) (Format, error) {
 	if s == "ndjson" || s == "json" {
 		return FormatJSONL, nil
 	}
-	return 0, fmt.Errorf("input format %q: want auto, plain, csv or jsonl", s)
+	return 0, fmt.Errorf("input format %q: want auto, plain, csv, jsonl, nginx or apache", s)
 }
 
 // MaxLine is the longest line a reader accepts, in bytes.
@@ -57,6 +61,9 @@ type Options struct {
 	Unit         Unit
 	// SkipInvalid counts bad lines and goes on instead of failing.
 	SkipInvalid bool
+	// AccessFilter keeps only the access-log requests it matches (path,
+	// method, status); nil keeps all. Lines it leaves out are counted.
+	AccessFilter *accesslog.Filter
 	// Workers parse ahead of the consumer; 0 means GOMAXPROCS.
 	Workers int
 }
@@ -73,7 +80,7 @@ type Record struct {
 
 // HasEnd reports whether records carry an end time.
 func (o *Options) HasEnd() bool {
-	return o.EndCol != "" || o.EndField != "" || o.DurationCol != "" || o.DurationField != ""
+	return o.Format == FormatNginx || o.Format == FormatApache || o.EndCol != "" || o.EndField != "" || o.DurationCol != "" || o.DurationField != ""
 }
 
 // HasKey reports whether records carry a key.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/valyala/fastjson"
+
+	"github.com/rlcheck/rlcheck/accesslog"
 )
 
 // Column slots a line parser extracts.
@@ -33,19 +35,40 @@ type lineParser struct {
 	jp      fastjson.Parser
 	numBuf  []byte
 	fields  [nSlots][]byte
+	access  *accesslog.Parser // access-log formats only
 }
 
 var errSkipLine = errors.New("skip line")
 
 func (p *lineParser) hasEnd() bool {
-	return p.cols[slotEnd] >= 0 || p.paths[slotEnd] != nil || p.cols[slotDur] >= 0 || p.paths[slotDur] != nil
+	return p.access != nil || p.cols[slotEnd] >= 0 || p.paths[slotEnd] != nil || p.cols[slotDur] >= 0 || p.paths[slotDur] != nil
 }
 
 func (p *lineParser) hasKey() bool { return p.cols[slotKey] >= 0 || p.paths[slotKey] != nil }
 
 // clone returns a parser with the same layout and its own scratch state.
 func (p *lineParser) clone() *lineParser {
-	return &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit}
+	c := &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit}
+	if p.access != nil {
+		c.access = &accesslog.Parser{Format: p.access.Format, Filter: p.access.Filter}
+	}
+	return c
+}
+
+// parseAccess reads one access-log line; requests the filter leaves out
+// are skipped (and counted by the accesslog.Parser).
+func (p *lineParser) parseAccess(b []byte) (Record, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return Record{}, errSkipLine
+	}
+	e, keep, err := p.access.Parse(b)
+	if err != nil {
+		return Record{}, errors.New(strings.TrimPrefix(err.Error(), "accesslog: "))
+	}
+	if !keep {
+		return Record{}, errSkipLine
+	}
+	return Record{At: e.Start, End: e.End}, nil
 }
 
 // parse returns the record on one line (Line unset), errSkipLine for lines
@@ -59,6 +82,8 @@ func (p *lineParser) parse(b []byte) (Record, error) {
 		return p.parseCSV(b)
 	case FormatJSONL:
 		return p.parseJSON(b)
+	case FormatNginx, FormatApache:
+		return p.parseAccess(b)
 	}
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] == '#' {

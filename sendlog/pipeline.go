@@ -24,13 +24,14 @@ type chunk struct {
 // line; the Reader adds the lines before it.
 type batch struct {
 	Batch
-	seq     int
-	lines   int64
-	skipped int64
-	skips   []*InputError
-	err     *InputError // parsing stopped here
-	readErr error       // the source failed after this batch
-	data    []byte      // the chunk, recycled with the batch
+	seq      int
+	filtered int64 // access-log lines a filter left out
+	lines    int64
+	skipped  int64
+	skips    []*InputError
+	err      *InputError // parsing stopped here
+	readErr  error       // the source failed after this batch
+	data     []byte      // the chunk, recycled with the batch
 }
 
 // Batch is a run of sends in file order, parsed ahead of the caller. Its
@@ -200,6 +201,10 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 	b.seq, b.data, b.lines, b.skipped, b.skips, b.err, b.readErr = c.seq, c.data, 0, 0, nil, nil, nil
 	hasEnd := lp.hasEnd()
 	hasKey := lp.hasKey()
+	if lp.access != nil {
+		before := lp.access.Filtered
+		defer func() { b.filtered = lp.access.Filtered - before }()
+	}
 	fail := func(line int64, text []byte, msg string) bool {
 		e := &InputError{Line: line, Text: string(text), Msg: msg}
 		if skipInvalid {

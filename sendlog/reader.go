@@ -13,6 +13,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/valyala/fastjson"
+
+	"github.com/rlcheck/rlcheck/accesslog"
 )
 
 // Reader reads one send log. Lines are parsed ahead of the caller by
@@ -27,16 +29,17 @@ type Reader struct {
 	started bool
 	headers int64
 
-	pipe    *pipeline
-	cur     *batch
-	idx     int
-	base    int64 // lines before the current batch
-	lines   int64
-	sends   int64
-	skipped int64
-	first   []*InputError
-	done    bool
-	err     error
+	pipe     *pipeline
+	cur      *batch
+	idx      int
+	base     int64 // lines before the current batch
+	lines    int64
+	sends    int64
+	skipped  int64
+	filtered int64
+	first    []*InputError
+	done     bool
+	err      error
 }
 
 // NewReader reads the log in r; name is used in errors. Gzip input is
@@ -62,6 +65,9 @@ func (r *Reader) Detected() string { return r.lp.tp.Detected() }
 // Skipped returns how many lines SkipInvalid passed over, and the first few
 // of them.
 func (r *Reader) Skipped() (int64, []*InputError) { return r.skipped, r.first }
+
+// Filtered returns how many access-log requests the filter left out.
+func (r *Reader) Filtered() int64 { return r.filtered }
 
 // Lines returns how many lines have been read.
 func (r *Reader) Lines() int64 { return r.lines }
@@ -156,6 +162,7 @@ func (r *Reader) endBatch() error {
 		}
 	}
 	r.skipped += b.skipped
+	r.filtered += b.filtered
 	if b.err != nil {
 		b.err.File = r.name
 		if b.err.Line > 0 {
@@ -197,6 +204,8 @@ func (r *Reader) finish() error {
 		return r.errorf(0, nil, "no valid sends (%d invalid lines skipped; the first at line %d: %s)", r.skipped, r.first[0].Line, r.first[0].Msg)
 	case r.headers > 0 && r.lines <= r.headers:
 		return r.errorf(0, nil, "no sends: only a header line")
+	case r.filtered > 0:
+		return r.errorf(0, nil, "no sends: the filters left out all %d requests", r.filtered)
 	case r.lines > 0:
 		return r.errorf(0, nil, "no sends: only blank or comment lines")
 	}
@@ -227,6 +236,12 @@ func (r *Reader) start() error {
 		}
 	case FormatJSONL:
 		r.startJSON()
+	case FormatNginx, FormatApache:
+		f := accesslog.Nginx
+		if lp.format == FormatApache {
+			f = accesslog.Apache
+		}
+		lp.access = &accesslog.Parser{Format: f, Filter: r.opt.AccessFilter}
 	}
 	r.detectUnit()
 	workers := r.opt.Workers

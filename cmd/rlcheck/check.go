@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlcheck/rlcheck/accesslog"
 	"github.com/rlcheck/rlcheck/audit"
+	"github.com/rlcheck/rlcheck/contract"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -40,6 +42,11 @@ type checkOptions struct {
 	perFile      bool
 	skipInvalid  bool
 	noProgress   bool
+	contract     string
+	paths        []string
+	methods      []string
+	statuses     []string
+	summaryPath  string // $GITHUB_STEP_SUMMARY, for --format github
 
 	cfg audit.Config // filled by complete
 }
@@ -86,9 +93,13 @@ flags or bad input.`,
 	f := cmd.Flags()
 	f.StringArrayVar(&o.rules, "rule", nil, "a rule LIMIT/WINDOW, e.g. 5/1s (repeatable)")
 	f.StringVar(&o.ruleList, "rules", "", "comma-separated rules, e.g. 10/s,500/min,10000/day")
-	f.StringVar(&o.boundary, "boundary", "half-open", "window ends that count: half-open [t, t+W) or closed [t, t+W]")
-	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	f.StringVar(&o.inputFormat, "input-format", "auto", "input layout: auto, plain, csv or jsonl")
+	f.StringVar(&o.boundary, "boundary", "", "window ends that count: half-open [t, t+W) (the default) or closed [t, t+W]")
+	f.StringVar(&o.format, "format", "", "output format: text, json, junit or github (default github under GITHUB_ACTIONS=true, else text)")
+	f.StringVar(&o.inputFormat, "input-format", "auto", "input layout: auto, plain, csv, jsonl, nginx or apache")
+	f.StringVar(&o.contract, "contract", "", "a contract file (YAML) naming the rules, the in-flight cap and the boundary")
+	f.StringSliceVar(&o.paths, "path", nil, "access logs: keep requests whose path has this prefix or matches this glob (repeatable)")
+	f.StringSliceVar(&o.methods, "method", nil, "access logs: keep requests with these methods (GET,POST)")
+	f.StringSliceVar(&o.statuses, "status", nil, "access logs: keep requests with these statuses (200, 2xx, 429)")
 	f.StringVar(&o.timeCol, "time-col", "", "CSV time column: a header name or a 1-based index (default ts, time or timestamp, else the first)")
 	f.StringVar(&o.timeField, "time-field", "", "JSON-lines time field, dotted for nesting (default ts, time or timestamp)")
 	f.StringVar(&o.keyCol, "key-col", "", "CSV column that splits the rules per key (tenant, API key)")
@@ -112,6 +123,18 @@ flags or bad input.`,
 
 func (o *checkOptions) complete() error {
 	var rules []rule.Rule
+	b := rule.HalfOpen
+	if o.contract != "" {
+		c, err := contract.Load(o.contract)
+		if err != nil {
+			return err
+		}
+		rules = append(rules, c.Rules...)
+		if o.maxInFlight == 0 {
+			o.maxInFlight = c.MaxInFlight
+		}
+		b = c.Boundary
+	}
 	for _, r := range o.rules {
 		p, err := rule.Parse(r)
 		if err != nil {
@@ -127,16 +150,26 @@ func (o *checkOptions) complete() error {
 		rules = append(rules, ps...)
 	}
 	if len(rules) == 0 && o.maxInFlight == 0 {
-		return errors.New("no rules: give --rule 5/1s (repeatable) or --rules 5/1s,12/3s")
+		return errors.New("no rules: give --rule 5/1s (repeatable), --rules 5/1s,12/3s or --contract FILE")
 	}
-	b, err := rule.ParseBoundary(o.boundary)
-	if err != nil {
-		return err
+	if o.boundary != "" {
+		var err error
+		if b, err = rule.ParseBoundary(o.boundary); err != nil {
+			return err
+		}
+	}
+	if o.format == "" {
+		o.format = "text"
+		if os.Getenv("GITHUB_ACTIONS") == "true" {
+			o.format = "github"
+		}
 	}
 	switch o.format {
-	case "text", "json":
+	case "text", "json", "junit":
+	case "github":
+		o.summaryPath = os.Getenv("GITHUB_STEP_SUMMARY")
 	default:
-		return fmt.Errorf("--format %q: want text or json", o.format)
+		return fmt.Errorf("--format %q: want text, json, junit or github", o.format)
 	}
 	if o.list < 0 || o.keys < 0 || o.maxInFlight < 0 {
 		return errors.New("--list, --keys and --max-in-flight take 0 or more")
@@ -156,8 +189,18 @@ func (o *checkOptions) complete() error {
 	if err != nil || durUnit == sendlog.UnitAuto {
 		return fmt.Errorf("--duration-unit %q: want s, ms, us or ns", o.durationUnit)
 	}
+	var filter *accesslog.Filter
+	if len(o.paths)+len(o.methods)+len(o.statuses) > 0 {
+		if inFmt != sendlog.FormatNginx && inFmt != sendlog.FormatApache {
+			return errors.New("--path, --method and --status filter access logs: give --input-format nginx or apache")
+		}
+		if filter, err = accesslog.NewFilter(accesslog.FilterSpec{Paths: o.paths, Methods: o.methods, Statuses: o.statuses}); err != nil {
+			return err
+		}
+	}
 	read := sendlog.Options{
-		Format: inFmt, TimeCol: o.timeCol, TimeField: o.timeField,
+		AccessFilter: filter,
+		Format:       inFmt, TimeCol: o.timeCol, TimeField: o.timeField,
 		KeyCol: o.keyCol, KeyField: o.keyField,
 		EndCol: o.endCol, EndField: o.endField,
 		DurationCol: o.durationCol, DurationField: o.durationFld, DurationUnit: durUnit,
@@ -219,20 +262,7 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		}
 		results = append(results, res)
 	}
-	var err error
-	if o.format == "json" {
-		err = writeCheckJSON(s.out, results, o.perFile)
-	} else {
-		for i, res := range results {
-			if i > 0 {
-				io.WriteString(s.out, "\n")
-			}
-			if err = writeCheckText(s.out, res, o.keys); err != nil {
-				break
-			}
-		}
-	}
-	if err != nil {
+	if err := o.write(s, results); err != nil {
 		return err
 	}
 	for _, res := range results {
@@ -241,4 +271,47 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		}
 	}
 	return nil
+}
+
+// write prints the results in the chosen format; --per-file results are
+// printed one after another (JSON: one document holding them all).
+func (o *checkOptions) write(s streams, results []*audit.Result) error {
+	if o.format == "json" {
+		return writeCheckJSON(s.out, results, o.perFile)
+	}
+	for i, res := range results {
+		var err error
+		switch o.format {
+		case "junit":
+			err = writeJUnit(s.out, res)
+		case "github":
+			err = writeGitHub(s.out, res)
+			if err == nil && o.summaryPath != "" {
+				err = appendStepSummary(o.summaryPath, res)
+			}
+		default:
+			if i > 0 {
+				io.WriteString(s.out, "\n")
+			}
+			err = writeCheckText(s.out, res, o.keys)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendStepSummary adds the Markdown summary to the file GitHub Actions
+// shows on the run's page.
+func appendStepSummary(path string, res *audit.Result) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := writeStepSummary(f, res); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -60,6 +60,9 @@ func writeCheckText(w io.Writer, res *audit.Result, maxKeys int) error {
 		}
 	}
 	for _, f := range res.Files {
+		if f.Filtered > 0 {
+			fmt.Fprintf(&b, "left out %s of %s by the --path, --method and --status filters\n", plural(f.Filtered, "request"), f.Name)
+		}
 		if f.Skipped > 0 {
 			fmt.Fprintf(&b, "skipped %s of %s, the first:\n", plural(f.Skipped, "invalid line"), f.Name)
 			for _, e := range f.Skips {

@@ -160,3 +160,51 @@ func TestCheckFleetGolden(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckContractAndAccessLog(t *testing.T) {
+	bunched := "../../accesslog/testdata/seconds/bunched.log"
+	out, errOut, code := run(t, "", "check", "--input-format", "nginx", "--rules", "5/1s", bunched)
+	if code != 1 || !strings.Contains(out, "5/1s  5           10") {
+		t.Errorf("bunched: exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	out, _, code = run(t, "", "check", "--contract", "../../testdata/contracts/api.yaml", "--input-format", "nginx", bunched)
+	if code != 0 || !strings.Contains(out, "10000/24h") || !strings.Contains(out, "in flight: at most 4 allowed") {
+		t.Errorf("contract: exit %d\n%s", code, out)
+	}
+	_, errOut, code = run(t, "", "check", "--input-format", "nginx", "--rules", "5/1s", "--status", "5xx", bunched)
+	if code != 2 || !strings.Contains(errOut, "the filters left out all 10 requests") {
+		t.Errorf("filtered: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = run(t, "", "check", "--rules", "5/1s", "--status", "5xx", seqLog)
+	if code != 2 || !strings.Contains(errOut, "give --input-format nginx or apache") {
+		t.Errorf("filter on a plain log: exit %d, stderr %q", code, errOut)
+	}
+	bad := filepath.Join(t.TempDir(), "c.yaml")
+	os.WriteFile(bad, []byte("rules: [5/1s]\nmax_inflight: 3\n"), 0o644)
+	_, errOut, code = run(t, "", "check", "--contract", bad, seqLog)
+	if code != 2 || !strings.Contains(errOut, bad+":2:") || !strings.Contains(errOut, "max_inflight") {
+		t.Errorf("bad contract: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestCheckGitHubActions(t *testing.T) {
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	t.Setenv("GITHUB_ACTIONS", "true")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	out, _, code := run(t, "", "check", "--rules", "5/1s,12/3s", seqLog)
+	if code != 1 || !strings.HasPrefix(out, "::error file=") {
+		t.Errorf("under GITHUB_ACTIONS: exit %d\n%s", code, out)
+	}
+	md, err := os.ReadFile(summary)
+	if err != nil || !strings.Contains(string(md), "5/1s") {
+		t.Errorf("step summary %q, %v", md, err)
+	}
+	out, _, _ = run(t, "", "check", "--format", "text", "--rules", "5/1s", seqLog)
+	if !strings.Contains(out, "FAIL: 2 violations") {
+		t.Errorf("--format text under GITHUB_ACTIONS:\n%s", out)
+	}
+	out, _, code = run(t, "", "check", "--format", "junit", "--rules", "5/1s,12/3s", seqLog)
+	if code != 1 || !strings.Contains(out, "<testsuite") || !strings.Contains(out, "<failure") {
+		t.Errorf("junit: exit %d\n%s", code, out)
+	}
+}

@@ -1,0 +1,407 @@
+package main
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rlcheck/rlcheck/audit"
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// ciCase is one verdict a CI system shows on its own line: one rule, or the
+// in-flight cap, for one key.
+type ciCase struct {
+	Key     string // "" when the logs are not split per key
+	Name    string // "5/1s" or "in flight ≤ 4"
+	Count   int64  // violations
+	First   *checker.Send
+	Summary string // one line: the count and the first violation's place
+	Detail  string // one more line for readers who open the failure
+}
+
+// ciCases lists the verdicts of res, groups worst first, rules in the order
+// given, the in-flight cap last.
+func ciCases(res *audit.Result) []ciCase {
+	at := instantFormatter(res.First)
+	var cases []ciCase
+	for gi := range res.Groups {
+		g := &res.Groups[gi]
+		for _, r := range g.Report.Rules {
+			c := ciCase{Key: g.Key, Name: r.Rule.String(), Count: r.Violations}
+			most := strconv.FormatInt(r.MaxInWindow, 10)
+			if r.MaxSaturated {
+				most = "at least " + most
+			}
+			c.Detail = fmt.Sprintf("%s: %s; no sends", r.Rule, ciCount(r.Violations, "violation"))
+			if r.MaxInWindow > 0 {
+				c.Detail = fmt.Sprintf("%s: %s; at most %s sends in one %s window, the first such window from %s (%s)",
+					r.Rule, ciCount(r.Violations, "violation"), most, rule.FormatWindow(r.Rule.Window), ciPlace(res, r.MaxWindowStart.Ref), at(r.MaxWindowStart.At))
+			}
+			if v := r.First; v != nil {
+				c.First = &v.Send
+				count := strconv.FormatInt(v.Count, 10)
+				if v.CountSaturated {
+					count = "at least " + count
+				}
+				c.Summary = fmt.Sprintf("%s of %s%s; the first at %s (%s): %s sends in the window from %s (%s)",
+					ciCount(r.Violations, "violation"), r.Rule, ciForKey(res, g.Key), ciPlace(res, v.Send.Ref), at(v.Send.At),
+					count, ciPlace(res, v.WindowStart.Ref), at(v.WindowStart.At))
+			}
+			cases = append(cases, c)
+		}
+		f := g.InFlight
+		if f == nil && !res.PerKey {
+			f = res.InFlight // a cap checked over the whole stream only
+		}
+		if f != nil {
+			c := ciCase{Key: g.Key, Name: fmt.Sprintf("in flight ≤ %d", f.Max), Count: f.Violations}
+			c.Detail = fmt.Sprintf("in flight: %s; no calls", ciCount(f.Violations, "violation"))
+			if f.Peak > 0 {
+				c.Detail = fmt.Sprintf("in flight: %s; peak %s at %s (%s)", ciCount(f.Violations, "violation"), ciCount(f.Peak, "call"), ciPlace(res, f.PeakAt.Ref), at(f.PeakAt.At))
+			}
+			if f.First != nil {
+				c.First = f.First
+				c.Summary = fmt.Sprintf("%s started with %d already in flight%s; the first at %s (%s); peak %d at %s",
+					ciCount(f.Violations, "call"), f.Max, ciForKey(res, g.Key), ciPlace(res, f.First.Ref), at(f.First.At), f.Peak, ciPlace(res, f.PeakAt.Ref))
+			}
+			cases = append(cases, c)
+		}
+	}
+	return cases
+}
+
+// ciCount writes "1 violation" or "2 violations".
+func ciCount(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatInt(n, 10) + " " + noun + "s"
+}
+
+func ciForKey(res *audit.Result, key string) string {
+	if !res.PerKey {
+		return ""
+	}
+	return " for key " + strconv.Quote(key)
+}
+
+// ciFileLine splits a send's Ref into its input's name and line; name is ""
+// when the input has no path a CI system could open (standard input).
+func ciFileLine(res *audit.Result, ref int64) (string, int64) {
+	r := audit.Ref(ref)
+	if r.File() < 0 || r.File() >= len(res.Files) {
+		return "", r.Line()
+	}
+	name := res.Files[r.File()].Name
+	if name == "-" || strings.HasPrefix(name, "<") {
+		name = ""
+	}
+	return name, r.Line()
+}
+
+// ciPlace names a send's place as file:line, or "line N" for standard input.
+func ciPlace(res *audit.Result, ref int64) string {
+	name, line := ciFileLine(res, ref)
+	if name == "" {
+		return "line " + strconv.FormatInt(line, 10)
+	}
+	return name + ":" + strconv.FormatInt(line, 10)
+}
+
+func ciInputs(res *audit.Result) string {
+	if len(res.Files) > 3 {
+		return fmt.Sprintf("%d files", len(res.Files))
+	}
+	var names []string
+	for _, f := range res.Files {
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// JUnit XML, in the layout Jenkins, GitLab and the GitHub test-report
+// actions read: a suite per key (one suite without keys), a case per rule.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string           `xml:"name,attr"`
+	Tests      int              `xml:"tests,attr"`
+	Failures   int              `xml:"failures,attr"`
+	Errors     int              `xml:"errors,attr"`
+	Skipped    int              `xml:"skipped,attr"`
+	Time       string           `xml:"time,attr"`
+	Properties *junitProperties `xml:"properties"`
+	Cases      []junitCase      `xml:"testcase"`
+}
+
+type junitProperties struct {
+	List []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+// writeJUnit writes res as JUnit XML: one test case per rule, per key when
+// the logs were split per key, and one for the in-flight cap.
+func writeJUnit(w io.Writer, res *audit.Result) error {
+	doc := junitSuites{Name: "rlcheck"}
+	props := &junitProperties{List: []junitProperty{
+		{"inputs", ciInputs(res)},
+		{"sends", strconv.FormatInt(res.Sends, 10)},
+		{"span", time.Duration(res.Last - res.First).String()},
+		{"boundary", res.Boundary.String()},
+	}}
+	for _, c := range ciCases(res) {
+		suiteName := "rlcheck"
+		if res.PerKey {
+			suiteName = "key " + c.Key
+		}
+		if n := len(doc.Suites); n == 0 || doc.Suites[n-1].Name != suiteName {
+			doc.Suites = append(doc.Suites, junitSuite{Name: suiteName, Time: "0", Properties: props})
+			props = nil // once is enough
+		}
+		s := &doc.Suites[len(doc.Suites)-1]
+		jc := junitCase{Name: c.Name, Classname: "rlcheck", Time: "0"}
+		if res.PerKey {
+			jc.Classname = "rlcheck.key"
+			jc.Name = c.Key + ": " + c.Name
+		}
+		if c.Count > 0 {
+			typ := "RateLimitExceeded"
+			if strings.HasPrefix(c.Name, "in flight") {
+				typ = "InFlightCapExceeded"
+			}
+			msg := c.Summary
+			if msg == "" {
+				msg = c.Detail
+			}
+			jc.Failure = &junitFailure{Message: msg, Type: typ, Body: c.Detail}
+			s.Failures++
+			doc.Failures++
+		}
+		s.Tests++
+		doc.Tests++
+		s.Cases = append(s.Cases, jc)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// ghMaxAnnotations is how many ::error lines to write: GitHub shows only
+// the first ten of a step, so the last one sums up the rest.
+const ghMaxAnnotations = 10
+
+// writeGitHub writes res as GitHub Actions workflow commands: an ::error
+// annotation on the first violation of each broken rule, one ::notice when
+// every rule held, or a ::warning when there was nothing to check.
+func writeGitHub(w io.Writer, res *audit.Result) error {
+	var b strings.Builder
+	var broken []ciCase
+	for _, c := range ciCases(res) {
+		if c.Count > 0 {
+			broken = append(broken, c)
+		}
+	}
+	if res.Sends == 0 {
+		// A clean verdict over nothing proves nothing, so it should stand out.
+		fmt.Fprintf(&b, "::warning title=%s::%s\n", ghProperty("rlcheck: no sends"),
+			ghData(fmt.Sprintf("no sends in %s: nothing was checked", ciInputs(res))))
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	if len(broken) == 0 {
+		var names []string
+		for _, r := range res.Rules {
+			names = append(names, r.String())
+		}
+		if res.MaxInFlight > 0 {
+			names = append(names, fmt.Sprintf("in flight ≤ %d", res.MaxInFlight))
+		}
+		keys := ""
+		if res.PerKey {
+			keys = fmt.Sprintf(" for %d keys", len(res.Groups))
+		}
+		fmt.Fprintf(&b, "::notice title=%s::%s\n", ghProperty("rlcheck: every rule held"),
+			ghData(fmt.Sprintf("%d sends from %s checked against %s%s: no violations", res.Sends, ciInputs(res), strings.Join(names, ", "), keys)))
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	shown := broken
+	if len(shown) > ghMaxAnnotations {
+		shown = shown[:ghMaxAnnotations-1]
+	}
+	for _, c := range shown {
+		title := "rlcheck: " + c.Name + " broken"
+		if res.PerKey {
+			title = "rlcheck: " + c.Name + " broken for key " + c.Key
+		}
+		b.WriteString("::error ")
+		if c.First != nil {
+			if file, line := ciFileLine(res, c.First.Ref); file != "" {
+				fmt.Fprintf(&b, "file=%s,line=%d,", ghProperty(file), line)
+			}
+		}
+		fmt.Fprintf(&b, "title=%s::%s\n", ghProperty(title), ghData(strings.TrimPrefix(c.Summary+"\n"+c.Detail, "\n")))
+	}
+	if rest := broken[len(shown):]; len(rest) > 0 {
+		var n int64
+		for _, c := range rest {
+			n += c.Count
+		}
+		fmt.Fprintf(&b, "::error title=%s::%s\n", ghProperty("rlcheck: more violations"),
+			ghData(fmt.Sprintf("%d more broken rules with %s in all; %s overall", len(rest), ciCount(n, "violation"), ciCount(res.Violations(), "violation"))))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ghData escapes a workflow command's message.
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// ghProperty escapes a workflow command's property value, where : and ,
+// would end the value.
+func ghProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// ghSummaryKeys bounds the keys listed in the step summary.
+const ghSummaryKeys = 20
+
+// writeStepSummary writes res as Markdown for $GITHUB_STEP_SUMMARY.
+func writeStepSummary(w io.Writer, res *audit.Result) error {
+	at := instantFormatter(res.First)
+	var b strings.Builder
+	if n := res.Violations(); n > 0 {
+		fmt.Fprintf(&b, "### rlcheck: %s\n\n", ciCount(n, "violation"))
+	} else {
+		b.WriteString("### rlcheck: every rule held\n\n")
+	}
+	if res.Sends == 0 {
+		fmt.Fprintf(&b, "No sends in %s.\n", mdCell(ciInputs(res)))
+	} else {
+		fmt.Fprintf(&b, "%d sends from %s to %s (%v) in %s; %s windows.\n",
+			res.Sends, at(res.First), at(res.Last), time.Duration(res.Last-res.First), mdCell(ciInputs(res)), res.Boundary)
+	}
+	var skipped, filtered int64
+	for _, f := range res.Files {
+		skipped += f.Skipped
+		filtered += f.Filtered
+	}
+	if skipped > 0 {
+		fmt.Fprintf(&b, "%d invalid lines skipped.\n", skipped)
+	}
+	if filtered > 0 {
+		fmt.Fprintf(&b, "%d access-log lines left out by filters.\n", filtered)
+	}
+	if d := res.Disorder; d.Lines > 0 {
+		fmt.Fprintf(&b, "%d lines arrived out of time order, by at most %v.\n", d.Lines, d.Max)
+	}
+	b.WriteString("\n")
+	if !res.PerKey {
+		b.WriteString("| Rule | Violations | First violation | Detail |\n| --- | ---: | --- | --- |\n")
+		for _, c := range ciCases(res) {
+			first := "–"
+			if c.First != nil {
+				first = mdCell(ciPlace(res, c.First.Ref) + " at " + at(c.First.At))
+			}
+			fmt.Fprintf(&b, "| %s | %d | %s | %s |\n", mdCell(c.Name), c.Count, first, mdCell(c.Detail))
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+
+	fmt.Fprintf(&b, "| Rule | Violations | Keys with violations (of %d) |\n| --- | ---: | ---: |\n", len(res.Groups))
+	for _, t := range res.Totals {
+		fmt.Fprintf(&b, "| %s | %d | %d |\n", t.Rule, t.Violations, t.Groups)
+	}
+	if f := res.InFlight; f != nil {
+		var keys int
+		for _, g := range res.Groups {
+			if g.InFlight != nil && g.InFlight.Violations > 0 {
+				keys++
+			}
+		}
+		fmt.Fprintf(&b, "| in flight ≤ %d | %d | %d |\n", res.MaxInFlight, f.Violations, keys)
+	}
+	shown := res.Groups
+	if len(shown) > ghSummaryKeys {
+		shown = shown[:ghSummaryKeys]
+	}
+	fmt.Fprintf(&b, "\n| Key | Violations |")
+	align := "| --- | ---: |"
+	for _, r := range res.Rules {
+		fmt.Fprintf(&b, " %s |", r)
+		align += " ---: |"
+	}
+	if res.MaxInFlight > 0 {
+		fmt.Fprintf(&b, " in flight ≤ %d |", res.MaxInFlight)
+		align += " ---: |"
+	}
+	b.WriteString("\n" + align + "\n")
+	for gi := range shown {
+		g := &shown[gi]
+		fmt.Fprintf(&b, "| %s | %d |", mdCell(g.Key), g.Violations())
+		for _, r := range g.Report.Rules {
+			fmt.Fprintf(&b, " %d |", r.Violations)
+		}
+		if res.MaxInFlight > 0 {
+			if g.InFlight != nil {
+				fmt.Fprintf(&b, " %d |", g.InFlight.Violations)
+			} else {
+				b.WriteString(" – |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	if len(shown) < len(res.Groups) {
+		fmt.Fprintf(&b, "\nThe %d worst of %d keys.\n", len(shown), len(res.Groups))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdCell makes text safe inside a Markdown table cell: one line, no column
+// breaks, no HTML.
+func mdCell(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return strings.NewReplacer("|", `\|`, "\r", " ", "\n", " ", "<", "&lt;", ">", "&gt;", "&", "&amp;").Replace(s)
+}

@@ -1,0 +1,399 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/joshdk/go-junit"
+	"github.com/rlcheck/rlcheck/audit"
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// ciSend is one send of a hand-built result: where it came from, when it
+// started and ended, and its key.
+type ciSend struct {
+	file    int
+	line    int64
+	at, end int64
+	key     string
+}
+
+// ciBase is 2024-11-30T05:50:00Z, so reports show UTC times.
+const ciBase = int64(1732945800) * int64(time.Second)
+
+func ms(n int64) int64 { return ciBase + n*int64(time.Millisecond) }
+
+// ciResult builds an audit.Result the way audit.Run fills one, by running
+// the checker over sends given in time order.
+func ciResult(t *testing.T, files []string, rules []rule.Rule, maxInFlight int, perKey bool, sends []ciSend) *audit.Result {
+	t.Helper()
+	res := &audit.Result{Rules: rules, MaxInFlight: maxInFlight, PerKey: perKey}
+	for _, f := range files {
+		res.Files = append(res.Files, audit.FileInfo{Name: f, Format: "csv"})
+	}
+	type group struct {
+		c *checker.Checker
+		f *checker.InFlight
+	}
+	groups := map[string]*group{}
+	var keys []string
+	for i, s := range sends {
+		if i == 0 {
+			res.First = s.at
+		}
+		res.Sends++
+		res.Last = s.at
+		res.Files[s.file].Lines++
+		res.Files[s.file].Sends++
+		key := s.key
+		if !perKey {
+			key = ""
+		}
+		g := groups[key]
+		if g == nil {
+			g = &group{c: checker.New(checker.Config{Rules: rules})}
+			if maxInFlight > 0 {
+				g.f = checker.NewInFlight(maxInFlight)
+			}
+			groups[key] = g
+			keys = append(keys, key)
+		}
+		ref := int64(audit.MakeRef(s.file, s.line))
+		if err := g.c.Observe(s.at, ref); err != nil {
+			t.Fatal(err)
+		}
+		if g.f != nil {
+			if err := g.f.Observe(s.at, s.end, ref); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, k := range keys {
+		g := audit.Group{Key: k, Report: groups[k].c.Report()}
+		if f := groups[k].f; f != nil {
+			rep := f.Report()
+			g.InFlight = &rep
+		}
+		res.Groups = append(res.Groups, g)
+	}
+	slices.SortStableFunc(res.Groups, func(a, b audit.Group) int {
+		return cmp.Or(cmp.Compare(b.Violations(), a.Violations()), cmp.Compare(a.Key, b.Key))
+	})
+	for i, r := range rules {
+		tot := audit.RuleTotal{Rule: r}
+		for _, g := range res.Groups {
+			tot.Violations += g.Report.Rules[i].Violations
+			if g.Report.Rules[i].Violations > 0 {
+				tot.Groups++
+			}
+		}
+		res.Totals = append(res.Totals, tot)
+	}
+	if maxInFlight > 0 {
+		sum := &checker.InFlightReport{Max: maxInFlight}
+		for _, g := range res.Groups {
+			sum.Violations += g.InFlight.Violations
+			if g.InFlight.Peak > sum.Peak {
+				sum.Peak, sum.PeakAt = g.InFlight.Peak, g.InFlight.PeakAt
+			}
+			if f := g.InFlight.First; f != nil && (sum.First == nil || f.At < sum.First.At) {
+				sum.First = f
+			}
+		}
+		res.InFlight = sum
+	}
+	return res
+}
+
+func mustRules(t *testing.T, s string) []rule.Rule {
+	t.Helper()
+	rs, err := rule.ParseList(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rs
+}
+
+// ciFleet is two hosts' logs merged: seven calls within 350 ms break 5/1s
+// twice, and calls of 120 ms overlap past a cap of 2.
+func ciFleet(t *testing.T) *audit.Result {
+	var sends []ciSend
+	for i, at := range []int64{0, 100, 150, 200, 250, 300, 350, 2500} {
+		file, line := 0, int64(i/2+1)
+		if i%2 == 1 {
+			file = 1
+		}
+		sends = append(sends, ciSend{file: file, line: line, at: ms(at), end: ms(at + 120)})
+	}
+	return ciResult(t, []string{"logs/host1.csv", "logs/host2.csv"}, mustRules(t, "5/1s,12/3s"), 2, false, sends)
+}
+
+// ciTenants is one log split per key, with a file name and keys that need
+// escaping in every format.
+func ciTenants(t *testing.T) *audit.Result {
+	var sends []ciSend
+	add := func(key string, atMs ...int64) {
+		for _, at := range atMs {
+			sends = append(sends, ciSend{line: int64(len(sends) + 2), at: ms(at), end: ms(at + 10), key: key})
+		}
+	}
+	add("tenant-a", 0, 300, 600)
+	add("tenant|b:50%,\nx<y>", 1000, 1100, 1200, 1300)
+	add("tenant-c", 1500, 2600)
+	add("tenant-a", 2700)
+	slices.SortStableFunc(sends, func(a, b ciSend) int { return cmp.Compare(a.at, b.at) })
+	for i := range sends {
+		sends[i].line = int64(i + 2)
+	}
+	return ciResult(t, []string{"logs/api,east:50%.csv"}, mustRules(t, "2/1s,3/10s"), 0, true, sends)
+}
+
+// ciClean is a log from standard input that keeps every rule.
+func ciClean(t *testing.T) *audit.Result {
+	sends := []ciSend{{line: 1, at: ms(0), end: ms(5)}, {line: 2, at: ms(500), end: ms(505)}, {line: 3, at: ms(1000), end: ms(1005)}}
+	return ciResult(t, []string{"<stdin>"}, mustRules(t, "2/1s"), 4, false, sends)
+}
+
+func TestCIGolden(t *testing.T) {
+	results := []struct {
+		name string
+		res  func(*testing.T) *audit.Result
+	}{{"fleet", ciFleet}, {"tenants", ciTenants}, {"clean", ciClean}}
+	writers := []struct {
+		ext   string
+		write func(*bytes.Buffer, *audit.Result) error
+	}{
+		{"junit.xml", func(b *bytes.Buffer, r *audit.Result) error { return writeJUnit(b, r) }},
+		{"github.txt", func(b *bytes.Buffer, r *audit.Result) error { return writeGitHub(b, r) }},
+		{"summary.md", func(b *bytes.Buffer, r *audit.Result) error { return writeStepSummary(b, r) }},
+	}
+	for _, r := range results {
+		for _, w := range writers {
+			t.Run(r.name+"."+w.ext, func(t *testing.T) {
+				var b bytes.Buffer
+				if err := w.write(&b, r.res(t)); err != nil {
+					t.Fatal(err)
+				}
+				golden(t, "ci/"+r.name+"."+w.ext, b.String())
+			})
+		}
+	}
+}
+
+// TestJUnitReadBack reads the JUnit output with a JUnit library and checks
+// each rule's failing cases and violation counts against the result.
+func TestJUnitReadBack(t *testing.T) {
+	for _, res := range []*audit.Result{ciFleet(t), ciTenants(t), ciClean(t)} {
+		var b bytes.Buffer
+		if err := writeJUnit(&b, res); err != nil {
+			t.Fatal(err)
+		}
+		suites, err := junit.Ingest(b.Bytes())
+		if err != nil {
+			t.Fatalf("%v\n%s", err, b.String())
+		}
+		failing := map[string]int{}   // rule → failing cases
+		counted := map[string]int64{} // rule → violations named in the failures
+		cases := 0
+		for _, s := range suites {
+			for _, tc := range s.Tests {
+				cases++
+				name := tc.Name
+				if res.PerKey {
+					_, name, _ = strings.Cut(name, ": ")
+					if key := strings.TrimPrefix(s.Name, "key "); !strings.HasPrefix(tc.Name, key+": ") {
+						t.Errorf("case %q is in the suite of another key, %q", tc.Name, s.Name)
+					}
+				}
+				if tc.Status != junit.StatusFailed {
+					if tc.Status != junit.StatusPassed {
+						t.Errorf("case %q: status %s", tc.Name, tc.Status)
+					}
+					continue
+				}
+				var n int64
+				if _, err := fmt.Sscanf(tc.Message, "%d ", &n); err != nil || n <= 0 {
+					t.Errorf("case %q: failure message %q does not start with the count", tc.Name, tc.Message)
+				}
+				failing[name]++
+				counted[name] += n
+			}
+		}
+		wantCases := len(res.Groups) * len(res.Rules)
+		for _, tot := range res.Totals {
+			name := tot.Rule.String()
+			if failing[name] != tot.Groups || counted[name] != tot.Violations {
+				t.Errorf("%s: %d failing cases with %d violations, want %d with %d", name, failing[name], counted[name], tot.Groups, tot.Violations)
+			}
+		}
+		if res.InFlight != nil {
+			wantCases += len(res.Groups)
+			name := fmt.Sprintf("in flight ≤ %d", res.MaxInFlight)
+			if counted[name] != res.InFlight.Violations {
+				t.Errorf("%s: %d violations, want %d", name, counted[name], res.InFlight.Violations)
+			}
+		}
+		if cases != wantCases {
+			t.Errorf("%d test cases, want %d", cases, wantCases)
+		}
+	}
+}
+
+func TestGitHubEscaping(t *testing.T) {
+	tests := []struct {
+		in, data, property string
+	}{
+		{"plain text", "plain text", "plain text"},
+		{"50%", "50%25", "50%25"},
+		{"%0A literal", "%250A literal", "%250A literal"},
+		{"two\nlines\r\n", "two%0Alines%0D%0A", "two%0Alines%0D%0A"},
+		{"file:12, col 3", "file:12, col 3", "file%3A12%2C col 3"},
+		{"::error::", "::error::", "%3A%3Aerror%3A%3A"},
+		{"a%,:\n", "a%25,:%0A", "a%25%2C%3A%0A"},
+	}
+	for _, tt := range tests {
+		if got := ghData(tt.in); got != tt.data {
+			t.Errorf("ghData(%q) = %q, want %q", tt.in, got, tt.data)
+		}
+		if got := ghProperty(tt.in); got != tt.property {
+			t.Errorf("ghProperty(%q) = %q, want %q", tt.in, got, tt.property)
+		}
+		if got := ghUnescape(ghProperty(tt.in)); got != tt.in {
+			t.Errorf("unescaping ghProperty(%q) gives %q", tt.in, got)
+		}
+	}
+}
+
+// ghUnescape undoes the workflow-command escaping as the runner does.
+func ghUnescape(s string) string {
+	return strings.NewReplacer("%0D", "\r", "%0A", "\n", "%3A", ":", "%2C", ",", "%25", "%").Replace(s)
+}
+
+// TestGitHubCommands parses the annotations back: one command a line, and
+// properties that hold no raw separator.
+func TestGitHubCommands(t *testing.T) {
+	res := ciTenants(t)
+	var b bytes.Buffer
+	if err := writeGitHub(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	broken := 0
+	for _, tot := range res.Totals {
+		broken += tot.Groups
+	}
+	if len(lines) != broken {
+		t.Errorf("%d annotations, want one per broken rule and key, %d:\n%s", len(lines), broken, b.String())
+	}
+	for _, l := range lines {
+		cmd, msg, ok := strings.Cut(strings.TrimPrefix(l, "::error "), "::")
+		if !strings.HasPrefix(l, "::error ") || !ok {
+			t.Fatalf("not an ::error command: %q", l)
+		}
+		props := map[string]string{}
+		for _, p := range strings.Split(cmd, ",") {
+			k, v, ok := strings.Cut(p, "=")
+			if !ok || strings.ContainsAny(v, ":\r\n") {
+				t.Fatalf("property %q of %q is not escaped", p, l)
+			}
+			props[k] = ghUnescape(v)
+		}
+		if props["file"] != "logs/api,east:50%.csv" || props["line"] == "" {
+			t.Errorf("annotation %q: file %q line %q", l, props["file"], props["line"])
+		}
+		if !strings.Contains(props["title"], "tenant") {
+			t.Errorf("annotation %q: title %q names no key", l, props["title"])
+		}
+		if strings.ContainsAny(msg, "\r\n") || !strings.Contains(ghUnescape(msg), "\n") {
+			t.Errorf("message %q: want newlines escaped", msg)
+		}
+	}
+}
+
+func TestGitHubAnnotationCap(t *testing.T) {
+	var sends []ciSend
+	for k := range 14 {
+		for i := range 3 {
+			sends = append(sends, ciSend{line: int64(len(sends) + 1), at: ms(int64(k*3 + i)), key: fmt.Sprintf("k%02d", k)})
+		}
+	}
+	res := ciResult(t, []string{"a.csv"}, mustRules(t, "2/1s"), 0, true, sends)
+	var b bytes.Buffer
+	if err := writeGitHub(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != ghMaxAnnotations {
+		t.Fatalf("%d annotations, want %d:\n%s", len(lines), ghMaxAnnotations, b.String())
+	}
+	want := "::error title=rlcheck%3A more violations::5 more broken rules with 5 violations in all; 14 violations overall"
+	if last := lines[len(lines)-1]; last != want {
+		t.Errorf("last annotation\n  %s\nwant\n  %s", last, want)
+	}
+}
+
+func TestStepSummaryKeyCap(t *testing.T) {
+	var sends []ciSend
+	for k := range ghSummaryKeys + 5 {
+		for range k%3 + 1 {
+			sends = append(sends, ciSend{line: int64(len(sends) + 1), at: ms(int64(len(sends))), key: fmt.Sprintf("k%02d", k)})
+		}
+	}
+	res := ciResult(t, []string{"a.csv"}, mustRules(t, "2/1s"), 0, true, sends)
+	var b bytes.Buffer
+	if err := writeStepSummary(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if rows := strings.Count(out, "\n| k"); rows != ghSummaryKeys {
+		t.Errorf("%d key rows, want %d:\n%s", rows, ghSummaryKeys, out)
+	}
+	if want := fmt.Sprintf("The %d worst of %d keys.", ghSummaryKeys, ghSummaryKeys+5); !strings.Contains(out, want) {
+		t.Errorf("summary does not say %q:\n%s", want, out)
+	}
+	// The worst keys (three sends each, one violation) come first.
+	if !strings.Contains(out, "| k02 | 1 | 1 |\n| k05 | 1 | 1 |") {
+		t.Errorf("worst keys not first:\n%s", out)
+	}
+}
+
+func TestMarkdownCell(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                 "–",
+		"a|b":              `a\|b`,
+		"two\nlines\r\n":   "two lines  ",
+		"<script>&amp;":    "&lt;script&gt;&amp;amp;",
+		"tenant-a 5/1s ok": "tenant-a 5/1s ok",
+	} {
+		if got := mdCell(in); got != want {
+			t.Errorf("mdCell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// An input whose lines were all filtered out has no sends: the writers must
+// say so rather than point at line 0.
+func TestCIEmptyResult(t *testing.T) {
+	res := ciResult(t, []string{"a.log"}, mustRules(t, "5/1s,500/1m"), 4, false, nil)
+	for name, write := range map[string]func(io.Writer, *audit.Result) error{
+		"junit": writeJUnit, "github": writeGitHub, "summary": writeStepSummary,
+	} {
+		var b bytes.Buffer
+		if err := write(&b, res); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if name == "github" && !strings.HasPrefix(b.String(), "::warning ") {
+			t.Errorf("github: want a warning, got %q", b.String())
+		}
+		if out := b.String(); strings.Contains(out, "a.log:0") || strings.Contains(out, "line 0") || strings.Contains(out, "1970") {
+			t.Errorf("%s points at line 0:\n%s", name, out)
+		}
+	}
+}

@@ -1,0 +1,209 @@
+package contract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/rlcheck/rlcheck/rule"
+	"go.yaml.in/yaml/v3"
+)
+
+// Contract is what a contract file promises.
+type Contract struct {
+	Name  string
+	Rules []rule.Rule
+	// MaxInFlight caps the calls in flight at once; 0 means no cap.
+	MaxInFlight int
+	Boundary    rule.Boundary
+}
+
+// Error is a contract file that cannot be used, at a known place.
+type Error struct {
+	File string
+	Line int // 1-based; 0 when the error concerns the whole file
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// fields names the keys a contract file may hold, in the order they are
+// documented.
+const fields = "name, rules, max_in_flight, boundary"
+
+// file is the layout of a contract file; yaml.Node fields keep each value's
+// line for error messages.
+type file struct {
+	Name        yaml.Node `yaml:"name"`
+	Rules       yaml.Node `yaml:"rules"`
+	MaxInFlight yaml.Node `yaml:"max_in_flight"`
+	Boundary    yaml.Node `yaml:"boundary"`
+}
+
+// Load reads the contract file at path.
+func Load(path string) (Contract, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Contract{}, fmt.Errorf("contract: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse reads a contract from data; name is the file name used in errors.
+func Parse(name string, data []byte) (Contract, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var f file
+	if err := dec.Decode(&f); err != nil {
+		if errors.Is(err, io.EOF) {
+			return Contract{}, &Error{File: name, Msg: "empty contract: want " + fields}
+		}
+		return Contract{}, yamlError(name, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		line := extra.Line
+		if err != nil {
+			return Contract{}, yamlError(name, err)
+		}
+		return Contract{}, &Error{File: name, Line: line, Msg: "a second YAML document: a contract file holds one"}
+	}
+	return f.contract(name)
+}
+
+func (f *file) contract(name string) (Contract, error) {
+	var c Contract
+	fail := func(n *yaml.Node, format string, args ...any) (Contract, error) {
+		return Contract{}, &Error{File: name, Line: n.Line, Msg: fmt.Sprintf(format, args...)}
+	}
+	if set(&f.Name) {
+		if f.Name.Kind != yaml.ScalarNode {
+			return fail(&f.Name, "name: want a string")
+		}
+		c.Name = f.Name.Value
+	}
+	if set(&f.Rules) {
+		var items []*yaml.Node
+		switch f.Rules.Kind {
+		case yaml.SequenceNode:
+			items = f.Rules.Content
+		case yaml.ScalarNode:
+			items = []*yaml.Node{&f.Rules}
+		default:
+			return fail(&f.Rules, "rules: want a list such as [10/s, 500/min]")
+		}
+		seen := map[rule.Rule]int{}
+		for i, n := range items {
+			if n.Kind != yaml.ScalarNode {
+				return fail(n, "rules[%d]: want a rule such as 10/s", i)
+			}
+			rs, err := rule.ParseList(n.Value)
+			if err != nil {
+				return fail(n, "rules[%d]: %v", i, err)
+			}
+			for _, r := range rs {
+				if line, dup := seen[r]; dup {
+					return fail(n, "rules[%d]: %s is already listed at line %d", i, r, line)
+				}
+				seen[r] = n.Line
+				c.Rules = append(c.Rules, r)
+			}
+		}
+	}
+	if set(&f.MaxInFlight) {
+		n := &f.MaxInFlight
+		v, err := strconv.Atoi(n.Value)
+		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || err != nil || v <= 0 {
+			return fail(n, "max_in_flight: want a whole number above 0, got %q", n.Value)
+		}
+		c.MaxInFlight = v
+	}
+	if set(&f.Boundary) {
+		n := &f.Boundary
+		b, err := rule.ParseBoundary(n.Value)
+		if n.Kind != yaml.ScalarNode || n.Value == "" || err != nil {
+			return fail(n, "boundary: want half-open or closed, got %q", n.Value)
+		}
+		c.Boundary = b
+	}
+	if len(c.Rules) == 0 && c.MaxInFlight == 0 {
+		return Contract{}, &Error{File: name, Msg: "no rules and no max_in_flight: a contract needs at least one"}
+	}
+	return c, nil
+}
+
+// set reports whether a field was given a value other than null.
+func set(n *yaml.Node) bool {
+	return n.Kind != 0 && !(n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
+}
+
+var (
+	lineRe    = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	unknownRe = regexp.MustCompile(`^field (.*) not found in type \S+$`)
+	twiceRe   = regexp.MustCompile(`^mapping key (".*") already defined at line (\d+)$`)
+)
+
+// yamlError turns the YAML decoder's messages into errors that name the file
+// and line, in the words of a contract file.
+func yamlError(name string, err error) error {
+	var msgs []string
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	} else {
+		msgs = []string{err.Error()}
+	}
+	var errs []error
+	for _, m := range msgs {
+		e := &Error{File: name, Msg: strings.TrimPrefix(m, "yaml: ")}
+		if sub := lineRe.FindStringSubmatch(m); sub != nil {
+			e.Line, _ = strconv.Atoi(sub[1])
+			e.Msg = sub[2]
+		}
+		if sub := unknownRe.FindStringSubmatch(e.Msg); sub != nil {
+			e.Msg = fmt.Sprintf("unknown field %q: want %s", sub[1], fields)
+		} else if sub := twiceRe.FindStringSubmatch(e.Msg); sub != nil {
+			e.Msg = fmt.Sprintf("field %s given twice (first at line %s)", sub[1], sub[2])
+		} else if strings.HasPrefix(e.Msg, "cannot unmarshal") {
+			e.Msg = "want a mapping of " + fields
+		}
+		errs = append(errs, e)
+	}
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return errors.Join(errs...)
+}
+
+// YAML writes c as a contract file that Parse reads back to c.
+func (c Contract) YAML() []byte {
+	var b bytes.Buffer
+	if c.Name != "" {
+		fmt.Fprintf(&b, "name: %s\n", strconv.Quote(c.Name))
+	}
+	if len(c.Rules) > 0 {
+		b.WriteString("rules: [")
+		for i, r := range c.Rules {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(r.String())
+		}
+		b.WriteString("]\n")
+	}
+	if c.MaxInFlight > 0 {
+		fmt.Fprintf(&b, "max_in_flight: %d\n", c.MaxInFlight)
+	}
+	fmt.Fprintf(&b, "boundary: %s\n", c.Boundary)
+	return b.Bytes()
+}

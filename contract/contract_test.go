@@ -1,0 +1,131 @@
+package contract
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+func TestLoadExample(t *testing.T) {
+	c, err := Load("../testdata/contracts/api.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Contract{
+		Name: "example-api",
+		Rules: []rule.Rule{
+			{Limit: 10, Window: time.Second},
+			{Limit: 500, Window: time.Minute},
+			{Limit: 10000, Window: 24 * time.Hour},
+		},
+		MaxInFlight: 4,
+		Boundary:    rule.HalfOpen,
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("got %+v, want %+v", c, want)
+	}
+}
+
+func TestParse(t *testing.T) {
+	r := func(s string) rule.Rule {
+		p, err := rule.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		name string
+		yaml string
+		want Contract
+	}{
+		{"flow list", "rules: [5/1s, 12/3s]\n", Contract{Rules: []rule.Rule{r("5/1s"), r("12/3s")}}},
+		{"one string", "rules: 10/s, 500/min\n", Contract{Rules: []rule.Rule{r("10/s"), r("500/min")}}},
+		{"cap alone", "max_in_flight: 8\n", Contract{MaxInFlight: 8}},
+		{"closed", "rules: [5/1s]\nboundary: closed\n", Contract{Rules: []rule.Rule{r("5/1s")}, Boundary: rule.Closed}},
+		{"null fields are unset", "name:\nrules: [5/1s]\nmax_in_flight: ~\nboundary: null\n", Contract{Rules: []rule.Rule{r("5/1s")}}},
+		{"numeric name", "name: 42\nrules: [5/1s]\n", Contract{Name: "42", Rules: []rule.Rule{r("5/1s")}}},
+		{"comments and document start", "---\n# limits\nrules:\n  - 5/1s # per second\n", Contract{Rules: []rule.Rule{r("5/1s")}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Parse("c.yaml", []byte(tt.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		want string // the whole message
+	}{
+		{"empty", "", "c.yaml: empty contract: want name, rules, max_in_flight, boundary"},
+		{"comments only", "# nothing\n", "c.yaml: empty contract: want name, rules, max_in_flight, boundary"},
+		{"nothing to check", "name: x\n", "c.yaml: no rules and no max_in_flight: a contract needs at least one"},
+		{"unknown field", "name: x\nrules: [5/1s]\nmax_inflight: 4\n", `c.yaml:3: unknown field "max_inflight": want name, rules, max_in_flight, boundary`},
+		{"field twice", "rules: [5/1s]\nrules: [6/1s]\n", `c.yaml:2: field "rules" given twice (first at line 1)`},
+		{"not a mapping", "- 5/1s\n", "c.yaml:1: want a mapping of name, rules, max_in_flight, boundary"},
+		{"syntax", "rules: [5/1s\n", "c.yaml:1: did not find expected ',' or ']'"},
+		{"bad rule", "rules:\n  - 5/1s\n  - 12 per 3s\n", `c.yaml:3: rules[1]: rule "12 per 3s": want LIMIT/WINDOW, for example 5/1s or 10/min`},
+		{"zero limit", "rules: [0/1s]\n", `c.yaml:1: rules[0]: rule "0/1s": limit must be positive`},
+		{"rule is a map", "rules:\n  - limit: 5\n", "c.yaml:2: rules[0]: want a rule such as 10/s"},
+		{"rules a map", "rules:\n  limit: 5\n", "c.yaml:2: rules: want a list such as [10/s, 500/min]"},
+		{"rules empty string", "rules: ''\n", `c.yaml:1: rules[0]: rule list "" names no rule`},
+		{"duplicate rule", "rules: [10/s, 10/1s]\n", "c.yaml:1: rules[1]: 10/1s is already listed at line 1"},
+		{"cap zero", "rules: [5/1s]\nmax_in_flight: 0\n", `c.yaml:2: max_in_flight: want a whole number above 0, got "0"`},
+		{"cap negative", "max_in_flight: -3\n", `c.yaml:1: max_in_flight: want a whole number above 0, got "-3"`},
+		{"cap quoted", "max_in_flight: \"4\"\n", `c.yaml:1: max_in_flight: want a whole number above 0, got "4"`},
+		{"cap float", "max_in_flight: 4.5\n", `c.yaml:1: max_in_flight: want a whole number above 0, got "4.5"`},
+		{"cap list", "max_in_flight: [4]\n", `c.yaml:1: max_in_flight: want a whole number above 0, got ""`},
+		{"boundary", "rules: [5/1s]\nboundary: inclusive\n", `c.yaml:2: boundary: want half-open or closed, got "inclusive"`},
+		{"boundary empty", "rules: [5/1s]\nboundary: ''\n", `c.yaml:2: boundary: want half-open or closed, got ""`},
+		{"name list", "name: [a]\nrules: [5/1s]\n", "c.yaml:1: name: want a string"},
+		{"two documents", "rules: [5/1s]\n---\nrules: [6/1s]\n", "c.yaml:2: a second YAML document: a contract file holds one"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse("c.yaml", []byte(tt.yaml))
+			if err == nil {
+				t.Fatalf("no error; got %+v", c)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error\n  %s\nwant\n  %s", err, tt.want)
+			}
+			var ce *Error
+			if !errors.As(err, &ce) || ce.File != "c.yaml" {
+				t.Errorf("error %v does not unwrap to an *Error naming the file", err)
+			}
+		})
+	}
+}
+
+func TestLoadMissing(t *testing.T) {
+	_, err := Load(filepath.Join(t.TempDir(), "none.yaml"))
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "none.yaml") {
+		t.Errorf("Load of a missing file: %v", err)
+	}
+}
+
+func TestYAMLRoundTrip(t *testing.T) {
+	c := Contract{Name: "a \"quoted\": name", Rules: []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 7, Window: 1500 * time.Millisecond}}, MaxInFlight: 3, Boundary: rule.Closed}
+	got, err := Parse("c.yaml", c.YAML())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, c.YAML())
+	}
+	if !reflect.DeepEqual(got, c) {
+		t.Errorf("got %+v, want %+v", got, c)
+	}
+}

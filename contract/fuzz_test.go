@@ -1,0 +1,43 @@
+package contract
+
+import (
+	"os"
+	"reflect"
+	"testing"
+)
+
+// FuzzParse checks that no input panics Parse and that every contract it
+// accepts is usable and survives a round trip through YAML.
+func FuzzParse(f *testing.F) {
+	if data, err := os.ReadFile("../testdata/contracts/api.yaml"); err == nil {
+		f.Add(string(data))
+	}
+	for _, s := range []string{
+		"", "rules: [5/1s, 12/3s]\n", "max_in_flight: 4\n", "rules: 10/s,500/min\nboundary: closed\n",
+		"name: 'x'\nrules: [1/1ns]\n", "rules: [5/1s]\nfoo: 1\n", "{rules: [2/1d], max_in_flight: 0x10}",
+		"rules: [5/1s]\n---\n", "name: &a x\nrules: [*a]\n", "rules: [9223372036854775807/1s]\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := Parse("f.yaml", []byte(s))
+		if err != nil {
+			return
+		}
+		if len(c.Rules) == 0 && c.MaxInFlight <= 0 {
+			t.Fatalf("%q: accepted a contract with nothing to check: %+v", s, c)
+		}
+		for _, r := range c.Rules {
+			if r.Limit <= 0 || r.Window <= 0 {
+				t.Fatalf("%q: accepted rule %+v", s, r)
+			}
+		}
+		back, err := Parse("f.yaml", c.YAML())
+		if err != nil {
+			t.Fatalf("%q: YAML() wrote\n%s\nwhich does not parse: %v", s, c.YAML(), err)
+		}
+		if !reflect.DeepEqual(back, c) {
+			t.Fatalf("%q: round trip gave %+v, want %+v", s, back, c)
+		}
+	})
+}
