@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzTimestamp checks parsed numbers against exact rational arithmetic.
@@ -147,6 +148,39 @@ func FuzzFastCSV(f *testing.F) {
 		slow, err := p.record(bytes.TrimSpace(p.fields[slotTime]), p.fields[slotKey], nil, nil)
 		if err != nil || slow.At != fast.At || string(slow.Key) != string(fast.Key) {
 			t.Fatalf("%q: fast path %+v, general path %+v (%v)", line, fast, slow, err)
+		}
+	})
+}
+
+// FuzzDuration checks call durations: plain numbers against exact rational
+// arithmetic in their unit, unit-suffixed ones against time.ParseDuration.
+func FuzzDuration(f *testing.F) {
+	for _, s := range []string{"0.123", "150ms", "2", "1e3", "-1", "1h30m", "0.0000000001", "99999999999"} {
+		f.Add(s, uint8(1))
+		f.Add(s, uint8(2))
+	}
+	f.Fuzz(func(t *testing.T, s string, u uint8) {
+		unit := Unit(1 + u%4)
+		got, err := parseDuration([]byte(s), unit)
+		if err != nil {
+			return
+		}
+		if got < 0 || got > int64(maxDuration) {
+			t.Fatalf("parseDuration(%q) = %d: out of range", s, got)
+		}
+		if c := s[len(s)-1]; (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') {
+			if d, err := time.ParseDuration(s); err != nil || int64(d) != got {
+				t.Fatalf("parseDuration(%q) = %d, time.ParseDuration says %v, %v", s, got, d, err)
+			}
+			return
+		}
+		r, ok := new(big.Rat).SetString(strings.TrimPrefix(s, "+"))
+		if !ok {
+			t.Fatalf("parseDuration(%q) = %d, but it is not a number", s, got)
+		}
+		scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(unit.exp10())), nil))
+		if want := new(big.Rat).Mul(r, scale); !want.IsInt() || want.Num().Cmp(big.NewInt(got)) != 0 {
+			t.Fatalf("parseDuration(%q, %v) = %d, exact value %s", s, unit, got, want.FloatString(3))
 		}
 	})
 }

@@ -138,7 +138,7 @@ func TestCheckSkipInvalid(t *testing.T) {
 }
 
 func TestCheckFleetGolden(t *testing.T) {
-	h1, h2 := "testdata/logs/host1.csv", "testdata/logs/host2.csv.gz"
+	h1, h2 := "../../testdata/fleet/host1.csv", "../../testdata/fleet/host2.csv.gz"
 	tests := []struct {
 		golden string
 		code   int
