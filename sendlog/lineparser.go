@@ -36,6 +36,9 @@ type lineParser struct {
 	numBuf  []byte
 	fields  [nSlots][]byte
 	access  *accesslog.Parser // access-log formats only
+	// checkNUL asks parse to refuse lines with NUL bytes; parseChunk sets
+	// it only for chunks that hold one, sparing the common case a scan.
+	checkNUL bool
 }
 
 var errSkipLine = errors.New("skip line")
@@ -48,7 +51,7 @@ func (p *lineParser) hasKey() bool { return p.cols[slotKey] >= 0 || p.paths[slot
 
 // clone returns a parser with the same layout and its own scratch state.
 func (p *lineParser) clone() *lineParser {
-	c := &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit}
+	c := &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit, checkNUL: true}
 	if p.access != nil {
 		c.access = &accesslog.Parser{Format: p.access.Format, Filter: p.access.Filter}
 	}
@@ -74,7 +77,7 @@ func (p *lineParser) parseAccess(b []byte) (Record, error) {
 // parse returns the record on one line (Line unset), errSkipLine for lines
 // that hold no send, or an error saying what is wrong with the line.
 func (p *lineParser) parse(b []byte) (Record, error) {
-	if bytes.IndexByte(b, 0) >= 0 {
+	if p.checkNUL && bytes.IndexByte(b, 0) >= 0 {
 		return Record{}, errBinary
 	}
 	switch p.format {

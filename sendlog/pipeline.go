@@ -223,6 +223,7 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 		return
 	}
 	data := c.data
+	lp.checkNUL = bytes.IndexByte(data, 0) >= 0
 	for len(data) > 0 {
 		var line []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {

@@ -1,0 +1,63 @@
+package sendlog
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// benchCSV is n lines of ts_ns,key, as scripts/genlog writes them.
+func benchCSV(n int) []byte {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b bytes.Buffer
+	b.WriteString("ts_ns,key\n")
+	t := int64(1767225600_000_000_000)
+	for range n {
+		t += int64(rng.ExpFloat64() * 150e6)
+		b.WriteString(strconv.FormatInt(t, 10))
+		b.WriteString(",k")
+		b.WriteString(strconv.Itoa(rng.IntN(100)))
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// BenchmarkReadCSV measures parsing alone, all workers, batches drained.
+func BenchmarkReadCSV(b *testing.B) {
+	const lines = 1_000_000
+	data := benchCSV(lines)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		r := NewReader("bench.csv", bytes.NewReader(data), Options{})
+		n := 0
+		for {
+			bt, err := r.NextBatch()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n += bt.Len()
+		}
+		if n != lines {
+			b.Fatal(n)
+		}
+	}
+	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mlines/s")
+}
+
+// BenchmarkParseChunk measures one goroutine parsing one chunk.
+func BenchmarkParseChunk(b *testing.B) {
+	data := benchCSV(20000)
+	data = data[bytes.IndexByte(data, '\n')+1:]
+	lp := &lineParser{format: FormatCSV, tp: *newTimeParser(UnitNanos), cols: [nSlots]int{0, -1, -1, -1}}
+	bt := new(batch)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		parseChunk(bt, chunk{data: data}, lp, false)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*20000), "ns/line")
+}
