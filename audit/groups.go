@@ -19,7 +19,8 @@ type groupTable struct {
 }
 
 type groupState struct {
-	key  string
+	key   string
+	times []int64 // with Config.KeepTimes
 	chk  *checker.Checker
 	inf  *checker.InFlight
 	idle bool
@@ -72,6 +73,9 @@ func (t *groupTable) observeRun(run held) {
 	}
 	t.count(run.at[0], run.at[n-1], n)
 	g := t.groups[0]
+	if t.cfg.KeepTimes {
+		g.times = append(g.times, run.at...)
+	}
 	// Times arrive sorted, so neither checker can refuse them.
 	_ = g.chk.ObserveBatch(run.at, run.ref)
 	if g.inf != nil {
@@ -85,6 +89,9 @@ func (t *groupTable) observe(it item) {
 	t.count(it.at, it.at, 1)
 	g := t.groups[it.key]
 	g.idle = false
+	if t.cfg.KeepTimes {
+		g.times = append(g.times, it.at)
+	}
 	// Times arrive sorted, so neither checker can refuse them.
 	_ = g.chk.Observe(it.at, int64(it.ref))
 	if g.inf != nil {
@@ -113,7 +120,7 @@ func (t *groupTable) release(now int64) {
 func (t *groupTable) finish() {
 	res := t.res
 	for _, g := range t.groups {
-		grp := Group{Key: g.key, Report: g.chk.Report()}
+		grp := Group{Key: g.key, Report: g.chk.Report(), Times: g.times}
 		if g.inf != nil {
 			r := g.inf.Report()
 			grp.InFlight = &r

@@ -43,6 +43,8 @@ type Group struct {
 	Key      string
 	Report   checker.Report
 	InFlight *checker.InFlightReport // nil without a cap
+	// Times are the group's send times in time order, with Config.KeepTimes.
+	Times []int64
 }
 
 // Violations returns the group's rate and in-flight violations.

@@ -32,6 +32,9 @@ type Config struct {
 	// Sort reads every input into memory and sorts it, for logs with no
 	// order at all.
 	Sort bool
+	// KeepTimes keeps every group's send times in Group.Times, for charts
+	// (8 bytes a send).
+	KeepTimes bool
 }
 
 // Run reads the inputs as one stream merged by time (the provider sees the

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 	"github.com/rlcheck/rlcheck/accesslog"
 	"github.com/rlcheck/rlcheck/audit"
 	"github.com/rlcheck/rlcheck/contract"
+	"github.com/rlcheck/rlcheck/plots"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -47,6 +49,7 @@ type checkOptions struct {
 	methods      []string
 	statuses     []string
 	summaryPath  string // $GITHUB_STEP_SUMMARY, for --format github
+	plot         string
 
 	cfg audit.Config // filled by complete
 }
@@ -115,6 +118,7 @@ flags or bad input.`,
 	f.IntVar(&o.maxInFlight, "max-in-flight", 0, "check at most N calls in flight at once (needs --end-col or --duration-col)")
 	f.DurationVar(&o.maxDisorder, "max-disorder", 5*time.Second, "how far out of time order a line may arrive and still be put in its place")
 	f.BoolVar(&o.sort, "sort", false, "sort the whole input in memory, for logs with no order at all")
+	f.StringVar(&o.plot, "plot", "", "draw each rule's window usage over time to FILE.png or FILE.svg (keeps the send times in memory, 8 bytes a send)")
 	f.BoolVar(&o.perFile, "per-file", false, "check each file on its own instead of merging them")
 	f.BoolVar(&o.skipInvalid, "skip-invalid", false, "skip and count bad lines instead of failing")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress bar (it shows only on a terminal, for inputs over 8 MB, and never under CI)")
@@ -209,9 +213,17 @@ func (o *checkOptions) complete() error {
 	if o.maxInFlight > 0 && !read.HasEnd() {
 		return errors.New("--max-in-flight needs when each call ended: --end-col/--end-field or --duration-col/--duration-field")
 	}
+	if o.plot != "" {
+		if err := plots.CheckPath(o.plot); err != nil {
+			return err
+		}
+		if o.perFile {
+			return errors.New("--plot draws one chart: it does not go with --per-file")
+		}
+	}
 	o.cfg = audit.Config{
 		Rules: rules, Boundary: b, List: o.list, MaxInFlight: o.maxInFlight,
-		Read: read, MaxDisorder: o.maxDisorder, Sort: o.sort,
+		Read: read, MaxDisorder: o.maxDisorder, Sort: o.sort, KeepTimes: o.plot != "",
 	}
 	return nil
 }
@@ -265,6 +277,11 @@ func (o *checkOptions) run(s streams, paths []string) error {
 	if err := o.write(s, results); err != nil {
 		return err
 	}
+	if o.plot != "" {
+		if err := plotCheck(o.plot, results[0], paths); err != nil {
+			return err
+		}
+	}
 	for _, res := range results {
 		if res.Violations() > 0 {
 			return errViolations
@@ -314,4 +331,18 @@ func appendStepSummary(path string, res *audit.Result) error {
 		return err
 	}
 	return f.Close()
+}
+
+// plotCheck draws the timeline of a checked log: the whole stream, or with
+// keys the worst key's.
+func plotCheck(path string, res *audit.Result, files []string) error {
+	g := res.Groups[0]
+	title := strings.Join(files, ", ")
+	if res.PerKey {
+		title = fmt.Sprintf("key %s (the worst of %d) in %s", g.Key, len(res.Groups), title)
+	}
+	return plots.Timeline(path, plots.TimelineInput{
+		Title: title, Times: g.Times, Rules: res.Rules, Boundary: res.Boundary,
+		WallClock: res.First >= epochFloor,
+	})
 }

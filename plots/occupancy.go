@@ -1,0 +1,59 @@
+package plots
+
+import (
+	"iter"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// Step is one change of a rule's window occupancy: from At until the next
+// step, the window ending at the current instant holds Count sends.
+type Step struct {
+	At    int64
+	Count int64
+	// Send is the index of the send that made this step, or -1 when the
+	// step is sends leaving the window.
+	Send int
+}
+
+// Occupancy yields the exact occupancy steps of a window of length w over
+// times, which must be in time order: at instant t the window is (t-w, t],
+// or [t-w, t] for a closed boundary, exactly as the checker counts.
+//
+// Each send yields its own step, so the step of send i holds the count the
+// checker gives send i even among sends at equal instants. Sends leaving the
+// window yield a step at the instant they leave, unless a send arrives at
+// that very instant (its step then carries the net count). No step is
+// yielded after the last send.
+func Occupancy(times []int64, w time.Duration, b rule.Boundary) iter.Seq[Step] {
+	// A send at s is out of the window from s+leave on: half-open windows
+	// drop it at exactly s+w, closed ones one nanosecond later.
+	leave := int64(w)
+	if b == rule.Closed {
+		leave++
+	}
+	return func(yield func(Step) bool) {
+		var count int64
+		oldest := 0
+		for i := 0; i < len(times); {
+			t := times[i]
+			for oldest < i && times[oldest]+leave <= t {
+				at := times[oldest] + leave
+				for oldest < i && times[oldest]+leave == at {
+					oldest++
+					count--
+				}
+				if at < t && !yield(Step{At: at, Count: count, Send: -1}) {
+					return
+				}
+			}
+			for ; i < len(times) && times[i] == t; i++ {
+				count++
+				if !yield(Step{At: t, Count: count, Send: i}) {
+					return
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+const (
+	timelineWidth = 10 * vg.Inch
+	panelHeight   = 2.3 * vg.Inch
+)
+
+// Timeline draws one window-usage panel per rule, stacked on a shared time
+// axis, and writes it to path (.png or .svg).
+func Timeline(path string, in TimelineInput) error {
+	if _, err := checkExt(path); err != nil {
+		return err
+	}
+	s, err := TimelineSeries(in, int(timelineWidth/vg.Inch*dpi))
+	if err != nil {
+		return err
+	}
+	axis := newTimeAxis(s.From, s.To-s.From)
+	xMax := axis.x(s.To)
+	if s.To == s.From {
+		xMax = 1
+	}
+	xLabel := axis.label()
+	var ticker plot.Ticker = niceTicks{n: 10}
+	at := func(t int64) string { return offsetLabel(t - s.From) }
+	if in.WallClock {
+		loc := in.Location
+		if loc == nil {
+			loc = time.UTC
+		}
+		ticker = wallTicks{axis: axis, loc: loc}
+		xLabel = wallLabel(s.From, loc)
+		at = func(t int64) string { return time.Unix(0, t).In(loc).Format("15:04:05.000000") }
+	}
+	line := neutralColor
+	if in.Strategy != "" {
+		line = StrategyColor(in.Strategy)
+	}
+	panels := make([][]*plot.Plot, len(s.Rules))
+	for i, rs := range s.Rules {
+		p, err := timelinePanel(rs, axis, xMax, line, at)
+		if err != nil {
+			return err
+		}
+		p.X.Tick.Marker = ticker
+		p.X.Min, p.X.Max = 0, xMax
+		if i == len(s.Rules)-1 {
+			p.X.Label.Text = xLabel
+		}
+		panels[i] = []*plot.Plot{p}
+	}
+	title := in.Title
+	if title == "" {
+		title = "Window usage"
+	}
+	sub := fmt.Sprintf("%s over %s · %s windows: %s · red dots are sends that broke the rule",
+		plural(int64(len(in.Times)), "send"), seconds(time.Duration(s.To-s.From)), in.Boundary, boundaryNote(in.Boundary))
+	h := headerHeight + panelHeight*vg.Length(len(panels)) + 0.3*vg.Inch
+	return save(path, timelineWidth, h, func(dc draw.Canvas) { drawFigure(dc, title, sub, panels) })
+}
+
+func boundaryNote(b rule.Boundary) string {
+	if b == rule.Closed {
+		return "a send still counts exactly W later"
+	}
+	return "a send leaves exactly W later"
+}
+
+// timelinePanel draws one rule: occupancy as a step line, the limit dashed,
+// violations as red dots at the instant and height they happened.
+func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, lineColor color.Color, at func(int64) string) (*plot.Plot, error) {
+	viol := "no violations"
+	switch {
+	case rs.Violations == 1:
+		viol = "1 violation"
+	case rs.Violations > 1:
+		viol = thousands(rs.Violations) + " violations"
+	}
+	title := fmt.Sprintf("rule %s: at most %s sends in any %s — %s, peak %s in one window",
+		rs.Rule, thousands(int64(rs.Rule.Limit)), rule.FormatWindow(rs.Rule.Window), viol, thousands(rs.Peak))
+	p := newPanel(title, "", "sends in window")
+
+	pts := make(plotter.XYs, len(rs.Steps))
+	for i, st := range rs.Steps {
+		pts[i] = plotter.XY{X: axis.x(st.At), Y: float64(st.Count)}
+	}
+	if last := pts[len(pts)-1]; last.X < xMax {
+		pts = append(pts, plotter.XY{X: xMax, Y: last.Y}) // hold the last count to the axis end
+	}
+	occ, err := plotter.NewLine(pts)
+	if err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	occ.StepStyle = plotter.PostStep
+	occ.Color = lineColor
+	occ.Width = vg.Points(1.3)
+
+	lim, err := plotter.NewLine(plotter.XYs{{X: 0, Y: float64(rs.Rule.Limit)}, {X: xMax, Y: float64(rs.Rule.Limit)}})
+	if err != nil {
+		return nil, fmt.Errorf("plots: %w", err)
+	}
+	lim.Color = limitColor
+	lim.Width = vg.Points(1)
+	lim.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+
+	p.Add(plotter.NewGrid(), occ, lim)
+	p.Legend.Add(fmt.Sprintf("sends in the last %s", rule.FormatWindow(rs.Rule.Window)), occ)
+	p.Legend.Add(fmt.Sprintf("limit: %s per %s", thousands(int64(rs.Rule.Limit)), rule.FormatWindow(rs.Rule.Window)), lim)
+
+	if len(rs.Markers) > 0 {
+		mk := make(plotter.XYs, len(rs.Markers))
+		for i, m := range rs.Markers {
+			mk[i] = plotter.XY{X: axis.x(m.At), Y: float64(m.Count)}
+		}
+		sc, err := plotter.NewScatter(mk)
+		if err != nil {
+			return nil, fmt.Errorf("plots: %w", err)
+		}
+		radius := vg.Points(3.2)
+		if int64(len(rs.Markers)) < rs.Violations {
+			radius = vg.Points(2.2) // one per pixel column: keep neighbours apart
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: violationColor, Radius: radius, Shape: draw.CircleGlyph{}}
+		p.Add(sc)
+		// The first violation's instant is where a post-mortem starts.
+		label := fmt.Sprintf("violation: a send that found the window full; the first at %s, %s in its window",
+			at(rs.First.At), thousands(rs.First.Count))
+		if hidden := rs.Violations - int64(len(rs.Markers)); hidden > 0 {
+			label = fmt.Sprintf("violations, the first at %s: %s drawn, %s more not drawn (each shares a pixel column with one drawn)",
+				at(rs.First.At), plural(int64(len(rs.Markers)), "marker"), thousands(hidden))
+		}
+		p.Legend.Add(label, sc)
+	}
+	top := max(rs.Peak, int64(rs.Rule.Limit))
+	p.Y.Tick.Marker = niceTicks{n: 4, integer: true}
+	p.Y.Min = 0
+	p.Y.Max = float64(top)*1.55 + 1
+	return p, nil
+}
+
+// offsetLabel writes a duration in seconds with every significant digit, so
+// the label names the very nanosecond: "6.003795 s".
+func offsetLabel(d int64) string {
+	sign := ""
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	frac := strings.TrimRight(fmt.Sprintf("%09d", d%1e9), "0")
+	if frac == "" {
+		return fmt.Sprintf("%s%d s", sign, d/1e9)
+	}
+	return fmt.Sprintf("%s%d.%s s", sign, d/1e9, frac)
+}
