@@ -21,9 +21,9 @@ type groupTable struct {
 type groupState struct {
 	key   string
 	times []int64 // with Config.KeepTimes
-	chk  *checker.Checker
-	inf  *checker.InFlight
-	idle bool
+	chk   *checker.Checker
+	inf   *checker.InFlight
+	idle  bool
 }
 
 // keyOf returns the group id of send i of a batch.
