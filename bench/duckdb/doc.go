@@ -1,0 +1,17 @@
+// Command duckdb-baseline counts rate-limit violations in a ts_ns,key CSV
+// with DuckDB window queries, the tool a data engineer would reach for, so
+// that `rlcheck check` has a measured baseline to beat.
+//
+// It loads the CSV into an in-memory database (the load is part of the
+// measured time) and, for each rule N/W, counts the sends whose N-th
+// predecessor in time order lies less than W earlier:
+//
+//	SELECT count(*) FROM (SELECT ts_ns - lag(ts_ns, N) OVER (ORDER BY ts_ns) AS d FROM t) WHERE d < W_ns
+//
+// That is the half-open rule of docs/semantics: send i violates N/W when
+// t[i] - t[i-N] < W. The module is separate from rlcheck's so that DuckDB never
+// becomes one of rlcheck's dependencies.
+//
+//	go run . -csv /tmp/rlcheck-bench/sends-10000000.csv
+//	go run . -csv sends.csv -rules 5/1s,12/3s -threads 1
+package main
