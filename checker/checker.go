@@ -2,6 +2,8 @@ package checker
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -159,6 +161,10 @@ func (c *Checker) Observe(at, ref int64) error {
 	return nil
 }
 
+// parallelBatch is the batch size from which ObserveBatch checks rules on
+// separate goroutines; below it the hand-off costs more than it saves.
+const parallelBatch = 4096
+
 // ObserveBatch takes a run of sends at once, ats[i] with refs[i]; it gives
 // the verdicts of calling Observe on each in turn, rule by rule, which keeps
 // each rule's window hot in cache. An unsorted batch is refused whole.
@@ -180,8 +186,19 @@ func (c *Checker) ObserveBatch(ats, refs []int64) error {
 	if c.sends == 0 {
 		c.first = ats[0]
 	}
-	for r := range c.rules {
-		c.observeRun(r, ats, refs, c.sends)
+	// Rules are independent: on a large batch, check them side by side.
+	// Not with OnViolation, whose callers expect one goroutine.
+	if len(c.rules) > 1 && len(ats) >= parallelBatch && c.onViol == nil && runtime.GOMAXPROCS(0) > 1 {
+		var wg sync.WaitGroup
+		for r := 1; r < len(c.rules); r++ {
+			wg.Go(func() { c.observeRun(r, ats, refs, c.sends) })
+		}
+		c.observeRun(0, ats, refs, c.sends)
+		wg.Wait()
+	} else {
+		for r := range c.rules {
+			c.observeRun(r, ats, refs, c.sends)
+		}
 	}
 	c.sends += int64(len(ats))
 	c.last = Send{At: ats[len(ats)-1], Ref: refs[len(ats)-1]}

@@ -237,3 +237,29 @@ func TestObserveBatchEqualsObserve(t *testing.T) {
 		t.Error("an unsorted batch was taken")
 	}
 }
+
+// TestObserveBatchParallel covers batches large enough to check rules on
+// separate goroutines: the report must equal the one-send-at-a-time one.
+func TestObserveBatchParallel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	ts := randomLog(rng, 5*parallelBatch, 3)
+	refs := make([]int64, len(ts))
+	for i := range refs {
+		refs[i] = int64(i)
+	}
+	cfg := Config{Rules: []rule.Rule{{Limit: 3, Window: 10}, {Limit: 40, Window: 100}, {Limit: 900, Window: 3000}}, List: 2}
+	want, _ := Check(ts, cfg)
+	c := New(cfg)
+	for i := 0; i < len(ts); i += 2 * parallelBatch {
+		j := min(len(ts), i+2*parallelBatch)
+		if err := c.ObserveBatch(ts[i:j], refs[i:j]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.Report(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("parallel batches differ:\n got %+v\nwant %+v", got.Rules, want.Rules)
+	}
+	if want.Rules[0].Violations == 0 {
+		t.Fatal("the log should break 3/10ns somewhere")
+	}
+}

@@ -3,8 +3,10 @@ package sendlog
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -181,6 +183,47 @@ func FuzzDuration(f *testing.F) {
 		scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(unit.exp10())), nil))
 		if want := new(big.Rat).Mul(r, scale); !want.IsInt() || want.Num().Cmp(big.NewInt(got)) != 0 {
 			t.Fatalf("parseDuration(%q, %v) = %d, exact value %s", s, unit, got, want.FloatString(3))
+		}
+	})
+}
+
+// FuzzFastLines reads CSV logs with and without the fast path for
+// machine-written lines: records, line numbers, keys and errors must agree.
+func FuzzFastLines(f *testing.F) {
+	for _, s := range []string{
+		"ts,key\n1767225600032485268,k3\n1767225600032485269,k4\n",
+		"ts,key\n17,a\n18,\"b\"\n19, c\n20,d\r\n21,\n",
+		"1,a\n2,b\n99999999999999999999,c\n3,d",
+		"ts\n1\n\n2\n3\r\n4",
+		"ts,key\n1732945844123,k\n1732945844123456789,k\n",
+	} {
+		f.Add(s, true, uint8(0))
+		f.Add(s, false, uint8(4))
+	}
+	read := func(s string, opt Options, fast bool) (out []string) {
+		disableFastPath = !fast
+		defer func() { disableFastPath = false }()
+		r := NewReader("f.csv", strings.NewReader(s), opt)
+		defer r.Close()
+		for {
+			rec, err := r.Next()
+			if err == io.EOF {
+				return out
+			}
+			if err != nil {
+				return append(out, err.Error())
+			}
+			out = append(out, fmt.Sprintf("%d %d %q", rec.At, rec.Line, rec.Key))
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string, withKey bool, u uint8) {
+		opt := Options{Format: FormatCSV, Unit: Unit(u % 5), Workers: 1}
+		if withKey {
+			opt.KeyCol = "2"
+		}
+		fast, slow := read(s, opt, true), read(s, opt, false)
+		if !slices.Equal(fast, slow) {
+			t.Fatalf("%q:\nfast path %q\ngeneral   %q", s, fast, slow)
 		}
 	})
 }

@@ -123,7 +123,7 @@ func (p *lineParser) parseCSV(b []byte) (Record, error) {
 // field splitter. It declines (ok false) anything else, which then takes
 // the general path, errors included.
 func (p *lineParser) fastCSV(b []byte) (rec Record, ok bool) {
-	if p.cols[slotTime] != 0 || p.cols[slotEnd] >= 0 || p.cols[slotDur] >= 0 || p.cols[slotKey] > 1 {
+	if !p.fastEligible() {
 		return rec, false
 	}
 	var v uint64
@@ -158,6 +158,11 @@ func (p *lineParser) fastCSV(b []byte) (rec Record, ok bool) {
 		rec.Key = key
 	}
 	return rec, true
+}
+
+// fastEligible reports whether the column layout suits fastCSV.
+func (p *lineParser) fastEligible() bool {
+	return p.cols[slotTime] == 0 && p.cols[slotEnd] < 0 && p.cols[slotDur] < 0 && p.cols[slotKey] <= 1
 }
 
 // record builds a Record from the extracted texts.

@@ -307,6 +307,25 @@ func (p *timeParser) fastInt(v uint64, digits int) (int64, bool) {
 	return ns, err == nil
 }
 
+// fastScale returns the factor from integers to nanoseconds once the unit
+// is fixed; ok is false while it is still to be detected.
+func (p *timeParser) fastScale() (int64, bool) {
+	if p.unit == UnitAuto {
+		return 0, false
+	}
+	s := int64(1)
+	for range p.unit.exp10() {
+		s *= 10
+	}
+	return s, true
+}
+
+// digitsAgree reports whether an integer of this many digits may be read in
+// the fixed unit without the general path's check.
+func (p *timeParser) digitsAgree(digits int) bool {
+	return p.given || digits <= 10 || unitForDigits(digits) == p.unit
+}
+
 // Detected says how timestamps were read, for reports ("decimal seconds",
 // "ns (detected from 19-digit integers…)", "given: ms").
 func (p *timeParser) Detected() string {
