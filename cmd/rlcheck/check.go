@@ -50,6 +50,7 @@ type checkOptions struct {
 	statuses     []string
 	summaryPath  string // $GITHUB_STEP_SUMMARY, for --format github
 	plot         string
+	metrics      string
 
 	cfg audit.Config // filled by complete
 }
@@ -118,6 +119,7 @@ flags or bad input.`,
 	f.IntVar(&o.maxInFlight, "max-in-flight", 0, "check at most N calls in flight at once (needs --end-col or --duration-col)")
 	f.DurationVar(&o.maxDisorder, "max-disorder", 5*time.Second, "how far out of time order a line may arrive and still be put in its place")
 	f.BoolVar(&o.sort, "sort", false, "sort the whole input in memory, for logs with no order at all")
+	f.StringVar(&o.metrics, "metrics", "", "write each rule's peak window usage and violations to FILE.prom (Prometheus text format)")
 	f.StringVar(&o.plot, "plot", "", "draw each rule's window usage over time to FILE.png or FILE.svg (keeps the send times in memory, 8 bytes a send)")
 	f.BoolVar(&o.perFile, "per-file", false, "check each file on its own instead of merging them")
 	f.BoolVar(&o.skipInvalid, "skip-invalid", false, "skip and count bad lines instead of failing")
@@ -279,6 +281,11 @@ func (o *checkOptions) run(s streams, paths []string) error {
 	}
 	if o.plot != "" {
 		if err := plotCheck(o.plot, results[0], paths); err != nil {
+			return err
+		}
+	}
+	if o.metrics != "" {
+		if err := writeCheckMetrics(o.metrics, results); err != nil {
 			return err
 		}
 	}

@@ -42,7 +42,8 @@ func NewRootCmd(s streams) *cobra.Command {
 ("10 per second, 500 per minute, 10000 per day").
 
   rlcheck check     prove a send log keeps every window (exit 1 on violations)
-  rlcheck simulate  run limiter strategies on a deterministic virtual clock`,
+  rlcheck simulate  run limiter strategies on a deterministic virtual clock
+  rlcheck audit     measure what x/time/rate and uber ratelimit let through`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -52,6 +53,8 @@ func NewRootCmd(s streams) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		newCheckCmd(s),
+		newSimulateCmd(s),
+		newAuditCmd(s),
 	)
 	return root
 }

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlcheck/rlcheck/libaudit"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/libs"
+)
+
+// auditOptions holds the flags of rlcheck audit.
+type auditOptions struct {
+	ruleList   string
+	boundary   string
+	format     string
+	strategies string
+	burst      int
+	slack      int
+	margin     time.Duration
+	seed       uint64
+	seeds      int
+	verify     int
+	lateness   string
+	opCost     string
+	noSearch   bool
+
+	opt libaudit.Options // filled by complete
+}
+
+func newAuditCmd(s streams) *cobra.Command {
+	o := &auditOptions{}
+	cmd := &cobra.Command{
+		Use:   "audit --rules LIST [flags]",
+		Short: "Measure what golang.org/x/time/rate and go.uber.org/ratelimit let through, and suggest a safe setting",
+		Long: `Audit configures the rate limiters Go services commonly use the way their
+users write them, one limiter per rule ("N per W" becomes
+rate.NewLimiter(rate.Limit(N/W), N) or ratelimit.New(N, ratelimit.Per(W))),
+runs them on the virtual clock over adversarial workloads (a burst after a
+long idle spell, steady saturation, Poisson traffic), and has the checker
+count the violations of the strict window contract.
+
+Strategies: xrate-chained (x/time/rate limiters waited on in turn),
+xrate-reserve-all (reserve on every limiter, sleep the longest delay),
+uber-ratelimit (ratelimit limiters taken in turn).
+
+--burst, --slack and --margin set the audited configuration: the x/time/rate
+burst (0: each rule's N), go.uber.org/ratelimit's slack (its default is 10),
+and a margin added to every window (N per W+margin). Unless --no-search is
+given, a search then tries smaller margins first and, for each, the largest
+burst or slack down to 1 or 0, and suggests the first setting the checker
+finds clean on every workload over --seeds seeds, then over --verify seeds.
+
+Exit status: 0 when the audit ran (violations are results), 2 for bad flags.`,
+		Example: `  rlcheck audit --rules 5/1s,12/3s
+  rlcheck audit --rules 10/s,500/min --format json
+  rlcheck audit --rules 5/1s --burst 1 --lateness 0 --no-search`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.complete(); err != nil {
+				return usageError{err}
+			}
+			return o.run(s)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.ruleList, "rules", "", "comma-separated rules, e.g. 5/1s,12/3s")
+	f.StringVar(&o.boundary, "boundary", "", "window ends that count: half-open (the default) or closed")
+	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	f.StringVar(&o.strategies, "strategies", "", "comma-separated library strategies (default all)")
+	f.IntVar(&o.burst, "burst", 0, "x/time/rate burst for every limiter (0: each rule's limit)")
+	f.IntVar(&o.slack, "slack", libs.UberDefaultSlack, "go.uber.org/ratelimit slack")
+	f.DurationVar(&o.margin, "margin", 0, "added to every window before it becomes a rate")
+	f.Uint64Var(&o.seed, "seed", 1, "first seed")
+	f.IntVar(&o.seeds, "seeds", 5, "seeds per workload")
+	f.IntVar(&o.verify, "verify", 20, "seeds that confirm a suggested setting")
+	f.StringVar(&o.lateness, "lateness", "", "timer lateness: a duration or a distribution (default uniform(100us, 3ms))")
+	f.StringVar(&o.opCost, "op-cost", "", "cost of each caller step (default uniform(3us, 6us))")
+	f.BoolVar(&o.noSearch, "no-search", false, "audit the given setting only")
+	return cmd
+}
+
+func (o *auditOptions) complete() error {
+	if o.ruleList == "" {
+		return errors.New("no rules: give --rules 5/1s,12/3s")
+	}
+	rules, err := rule.ParseList(o.ruleList)
+	if err != nil {
+		return err
+	}
+	if o.format != "text" && o.format != "json" {
+		return fmt.Errorf("--format %q: want text or json", o.format)
+	}
+	opt := libaudit.DefaultOptions(rules)
+	if o.boundary != "" {
+		if opt.Boundary, err = rule.ParseBoundary(o.boundary); err != nil {
+			return err
+		}
+	}
+	opt.Config = libs.Config{Burst: o.burst, Slack: o.slack, Margin: o.margin}
+	if err := opt.Config.Validate(); err != nil {
+		return err
+	}
+	if o.strategies != "" {
+		for _, name := range strings.Split(o.strategies, ",") {
+			name = strings.TrimSpace(name)
+			if _, ok := simulate.LibStrategy(name, opt.Config); !ok {
+				return fmt.Errorf("--strategies: %q is not a library strategy (known: %s)", name, strings.Join(simulate.LibStrategyNames(), ", "))
+			}
+			opt.Strategies = append(opt.Strategies, name)
+		}
+	}
+	if o.lateness != "" {
+		if opt.Lateness, err = simulate.ParseDist(o.lateness); err != nil {
+			return fmt.Errorf("--lateness: %v", err)
+		}
+	}
+	if o.opCost != "" {
+		if opt.OpCost, err = simulate.ParseDist(o.opCost); err != nil {
+			return fmt.Errorf("--op-cost: %v", err)
+		}
+	}
+	if o.seeds < 1 || o.verify < 1 {
+		return errors.New("--seeds and --verify must be at least 1")
+	}
+	opt.Seed, opt.Seeds, opt.Verify, opt.NoSearch = o.seed, o.seeds, o.verify, o.noSearch
+	o.opt = opt
+	return nil
+}
+
+func (o *auditOptions) run(s streams) error {
+	rep, err := libaudit.Run(o.opt)
+	if err != nil {
+		return err
+	}
+	if o.format == "json" {
+		return libaudit.WriteJSON(s.out, rep)
+	}
+	return libaudit.WriteText(s.out, rep)
+}

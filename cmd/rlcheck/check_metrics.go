@@ -1,0 +1,51 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rlcheck/rlcheck/audit"
+	"github.com/rlcheck/rlcheck/simulate"
+)
+
+// checkMetrics holds a check's figures for node_exporter's textfile
+// collector: each rule's peak window usage (and mean, when the send times
+// were kept) and its violations, per input group and key.
+func checkMetrics(results []*audit.Result) *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	labels := []string{"input", "key", "rule"}
+	usage := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "rlcheck_rule_usage_ratio",
+		Help: "Sends in a window over the rule's limit: the peak, or the mean over the log.",
+	}, append(labels, "stat"))
+	viol := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "rlcheck_violations_total",
+		Help: "Sends that overfilled a window of the rule.",
+	}, labels)
+	reg.MustRegister(usage, viol)
+	for _, res := range results {
+		names := make([]string, len(res.Files))
+		for i, f := range res.Files {
+			names[i] = f.Name
+		}
+		input := strings.Join(names, ",")
+		for _, g := range res.Groups {
+			for _, rr := range g.Report.Rules {
+				l := []string{input, g.Key, rr.Rule.String()}
+				usage.WithLabelValues(append(l, "peak")...).Set(float64(rr.MaxInWindow) / float64(rr.Rule.Limit))
+				if g.Times != nil {
+					mean := simulate.MeanOccupancy(g.Times, rr.Rule.Window) / float64(rr.Rule.Limit)
+					usage.WithLabelValues(append(l, "mean")...).Set(mean)
+				}
+				viol.WithLabelValues(l...).Add(float64(rr.Violations))
+			}
+		}
+	}
+	return reg
+}
+
+// writeCheckMetrics writes --metrics FILE.prom for rlcheck check.
+func writeCheckMetrics(path string, results []*audit.Result) error {
+	return prometheus.WriteToTextfile(path, checkMetrics(results))
+}

@@ -1,0 +1,249 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlcheck/rlcheck/scenarios"
+	"github.com/rlcheck/rlcheck/simulate"
+)
+
+// simulateOptions holds the flags of rlcheck simulate.
+type simulateOptions struct {
+	format     string
+	runs       int
+	seed       int64
+	strategies string
+	strategy   string
+	logPath    string
+	metrics    string
+	usage      bool
+	lateness   string
+	opCost     string
+	callers    int
+	// --redis-url and --redis-cluster choose the Redis of the redis
+	// strategies.
+	redisURL     string
+	redisCluster string
+	waits        bool
+
+	// Filled by complete.
+	scn *scenarios.Scenario
+}
+
+func newSimulateCmd(s streams) *cobra.Command {
+	o := &simulateOptions{}
+	cmd := &cobra.Command{
+		Use:   "simulate [flags] SCENARIO",
+		Short: "Run limiter strategies over a scenario on a deterministic virtual clock",
+		Long: `Simulate runs each strategy of a scenario on a virtual clock and hands every
+send to the checker, which counts the violations.
+
+SCENARIO is a YAML file, or the name of a shipped scenario (` + strings.Join(scenarios.Names(), ", ") + `).
+The same scenario and seed always give the same output, byte for byte.
+
+Strategies: ` + strategyList() + `.
+
+--runs N repeats the scenario on seeds SEED..SEED+N-1 and reports, per
+strategy, the share of runs with any violation and the mean, p50, p95 and max
+violations per rule.
+
+--lateness and --op-cost replace the scenario's timer lateness and per-step
+cost: a duration ("0", "2ms") or a distribution ("uniform(100us, 3ms)",
+"exponential(1ms)", "lognormal(120ms, 0.5)"). --lateness 0 is the exact
+virtual clock that hides the sequential bug.
+
+--log FILE writes one strategy's sends (--strategy, default the first) as a
+send log that "rlcheck check" reads; with --log - the log goes to standard
+output and the table to standard error.
+
+Exit status: 0 when the simulation ran (violations are results), 2 for bad
+flags or a bad scenario.`,
+		Example: `  rlcheck simulate scenarios/seed.yaml
+  rlcheck simulate seed --runs 1000
+  rlcheck simulate seed --lateness 0
+  rlcheck simulate seed --strategy sequential --log - | rlcheck check --rules 5/1s,12/3s -`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageError{fmt.Errorf("simulate takes one scenario, got %d arguments", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.complete(cmd, args[0]); err != nil {
+				return usageError{err}
+			}
+			return o.run(s)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	f.IntVar(&o.runs, "runs", 0, "repeat over N seeds and report statistics")
+	f.Int64Var(&o.seed, "seed", -1, "seed (default the scenario's)")
+	f.StringVar(&o.strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
+	f.StringVar(&o.strategy, "strategy", "", "strategy whose sends --log writes (default the first run)")
+	f.StringVar(&o.logPath, "log", "", "write a send log to FILE, or - for standard output")
+	f.BoolVar(&o.usage, "usage", false, "also show each rule's window usage (peak, mean), when it first filled and the waiting it caused")
+	f.StringVar(&o.metrics, "metrics", "", "write usage, wait and violation figures to FILE.prom (Prometheus text format)")
+	f.StringVar(&o.lateness, "lateness", "", "timer lateness: a duration or a distribution (overrides the scenario)")
+	f.StringVar(&o.opCost, "op-cost", "", "cost of each caller step: a duration or a distribution (overrides the scenario)")
+	f.BoolVar(&o.waits, "waits", false, "also show, per rule, the time callers slept with it binding and when it first bound")
+	f.IntVar(&o.callers, "callers", 0, "number of callers (overrides the scenario; not for replay)")
+	f.StringVar(&o.redisURL, "redis-url", "", "run the redis strategies on this server (redis://host:port/db) instead of an in-process one")
+	f.StringVar(&o.redisCluster, "redis-cluster", "", "run the redis strategies on this Redis Cluster (host:port,host:port,...)")
+	return cmd
+}
+
+func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
+	if o.format != "text" && o.format != "json" {
+		return fmt.Errorf("--format %q: want text or json", o.format)
+	}
+	if o.runs < 0 {
+		return fmt.Errorf("--runs must not be negative")
+	}
+	scn, err := scenarios.Load(path)
+	if err != nil {
+		return err
+	}
+	sc := &scn.Scenario
+	if cmd.Flags().Changed("seed") {
+		if o.seed < 0 {
+			return fmt.Errorf("--seed must not be negative")
+		}
+		sc.Seed = uint64(o.seed)
+	}
+	if o.strategies != "" {
+		sc.Strategies = nil
+		for _, name := range strings.Split(o.strategies, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				sc.Strategies = append(sc.Strategies, name)
+			}
+		}
+	}
+	if o.lateness != "" {
+		if sc.Lateness, err = simulate.ParseDist(o.lateness); err != nil {
+			return fmt.Errorf("--lateness: %v", err)
+		}
+	}
+	if o.opCost != "" {
+		if sc.OpCost, err = simulate.ParseDist(o.opCost); err != nil {
+			return fmt.Errorf("--op-cost: %v", err)
+		}
+	}
+	if o.callers != 0 {
+		if o.callers < 0 || sc.Arrivals.Kind == simulate.Replay {
+			return fmt.Errorf("--callers: want a positive number, and a scenario that does not replay a log")
+		}
+		sc.Callers = o.callers
+	}
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	if o.strategy != "" {
+		found := false
+		for _, name := range sc.Strategies {
+			found = found || name == o.strategy
+		}
+		if !found {
+			return fmt.Errorf("--strategy %q is not among the strategies run (%s)", o.strategy, strings.Join(sc.Strategies, ", "))
+		}
+	} else {
+		o.strategy = sc.Strategies[0]
+	}
+	o.scn = scn
+	return nil
+}
+
+func (o *simulateOptions) run(s streams) error {
+	sc := &o.scn.Scenario
+	opt, closeRedis, err := o.redisOptions()
+	if err != nil {
+		return err
+	}
+	defer closeRedis()
+	report := s.out
+	if o.logPath == "-" {
+		report = s.errOut
+	}
+	var sends []int64
+	if o.runs > 0 {
+		res, err := simulate.RunSeeds(sc, o.runs, opt)
+		if err != nil {
+			return err
+		}
+		for i := range res.Strategies {
+			if res.Strategies[i].Name == o.strategy {
+				sends = res.Strategies[i].First.Sends
+			}
+		}
+		if o.format == "json" {
+			err = simulate.WriteRunsJSON(report, res)
+		} else {
+			err = simulate.WriteRunsText(report, res)
+		}
+		if err == nil {
+			err = o.writeMetrics(firstRuns(res))
+		}
+		if err != nil {
+			return err
+		}
+	} else {
+		res, err := simulate.Run(sc, opt)
+		if err != nil {
+			return err
+		}
+		for i := range res.Strategies {
+			if res.Strategies[i].Name == o.strategy {
+				sends = res.Strategies[i].Sends
+			}
+		}
+		if o.format == "json" {
+			err = simulate.WriteJSON(report, res)
+		} else {
+			err = simulate.WriteText(report, res)
+			if err == nil && o.waits {
+				err = simulate.WriteWaits(report, res)
+			}
+			if err == nil && o.usage {
+				err = simulate.WriteUsage(report, res)
+			}
+		}
+		if err == nil {
+			err = o.writeMetrics(res)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return o.writeLog(s, sends)
+}
+
+func (o *simulateOptions) writeLog(s streams, sends []int64) error {
+	switch o.logPath {
+	case "":
+		return nil
+	case "-":
+		return simulate.WriteLog(s.out, sends)
+	}
+	f, err := os.Create(o.logPath)
+	if err != nil {
+		return err
+	}
+	if err := simulate.WriteLog(f, sends); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// strategyList names every strategy of the simulator's table, in its order.
+func strategyList() string {
+	var names []string
+	for _, st := range simulate.Strategies() {
+		names = append(names, st.Name)
+	}
+	return strings.Join(names, ", ")
+}

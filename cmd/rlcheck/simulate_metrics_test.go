@@ -1,0 +1,35 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+func TestSimulateMetricsFile(t *testing.T) {
+	for _, extra := range [][]string{nil, {"--runs", "3"}} {
+		path := filepath.Join(t.TempDir(), "seed.prom")
+		args := append([]string{"simulate", "seed", "--metrics", path}, extra...)
+		if _, errOut, code := run(t, "", args...); code != 0 {
+			t.Fatalf("%v: exit %d, %s", args, code, errOut)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := p.TextToMetricFamilies(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"rlcheck_rule_usage_ratio", "rlcheck_wait_seconds", "rlcheck_violations_total", "rlcheck_rule_binding"} {
+			if len(fams[name].GetMetric()) == 0 {
+				t.Errorf("%v: no %s", args, name)
+			}
+		}
+	}
+}

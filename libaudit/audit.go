@@ -1,0 +1,181 @@
+package libaudit
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/libs"
+)
+
+// Options describe an audit.
+type Options struct {
+	Rules    []rule.Rule
+	Boundary rule.Boundary
+	// Strategies are the library strategies audited (nil: all of them).
+	Strategies []string
+	// Config is the setting audited as users write it.
+	Config libs.Config
+	// Lateness and OpCost are the runtime model, as in a scenario.
+	Lateness simulate.Dist
+	OpCost   simulate.Dist
+	// Seeds runs each workload on seeds Seed .. Seed+Seeds-1, and Verify
+	// seeds (from Seed on) confirm a suggested setting.
+	Seed   uint64
+	Seeds  int
+	Verify int
+	// NoSearch skips the search for a safe setting.
+	NoSearch bool
+}
+
+// DefaultOptions are the audit's defaults for rules: the libraries as users
+// configure them, on a runtime that wakes sleepers 0.1-3 ms late.
+func DefaultOptions(rules []rule.Rule) Options {
+	return Options{
+		Rules:    rules,
+		Config:   libs.Default(),
+		Lateness: simulate.Dist{Kind: simulate.Uniform, A: 100 * time.Microsecond, B: 3 * time.Millisecond},
+		OpCost:   simulate.Dist{Kind: simulate.Uniform, A: 3 * time.Microsecond, B: 6 * time.Microsecond},
+		Seed:     1,
+		Seeds:    5,
+		Verify:   20,
+	}
+}
+
+// Report is a whole audit.
+type Report struct {
+	Rules      []rule.Rule
+	Boundary   rule.Boundary
+	Workloads  []Workload
+	Seed       uint64
+	Seeds      int
+	Verify     int
+	Lateness   simulate.Dist
+	OpCost     simulate.Dist
+	Strategies []StrategyAudit
+}
+
+// StrategyAudit is one library strategy's audit.
+type StrategyAudit struct {
+	Name   string
+	Config libs.Config
+	// Outcomes are per workload, over Seeds seeds, with Config.
+	Outcomes []Outcome
+	// Safe is the suggested setting (nil when the search found none), and
+	// SafeOutcomes its outcomes over Verify seeds, all without violations.
+	Safe         *libs.Config
+	SafeOutcomes []Outcome
+	// Tried counts the settings the search ran.
+	Tried int
+}
+
+// Outcome is one workload's result over several seeds, as the checker
+// judged each run.
+type Outcome struct {
+	Workload string
+	Runs     int
+	// RunsWithViolations counts runs with any violation.
+	RunsWithViolations int
+	// Sends is the mean number of sends per run.
+	Sends int
+	Rules []RuleOutcome
+}
+
+// RuleOutcome is one rule over the runs of a workload.
+type RuleOutcome struct {
+	Rule rule.Rule
+	// Violations is summed over the runs; MaxInWindow is the most sends
+	// any run put in one window.
+	Violations  int64
+	MaxInWindow int64
+}
+
+// Violations returns the violations over every rule.
+func (o *Outcome) Violations() int64 {
+	var n int64
+	for _, r := range o.Rules {
+		n += r.Violations
+	}
+	return n
+}
+
+// Run audits each strategy of opt.
+func Run(opt Options) (*Report, error) {
+	if len(opt.Rules) == 0 {
+		return nil, fmt.Errorf("libaudit: no rules")
+	}
+	if err := opt.Config.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.Seeds < 1 || opt.Verify < 1 {
+		return nil, fmt.Errorf("libaudit: seeds and verify must be at least 1")
+	}
+	names := opt.Strategies
+	if names == nil {
+		names = simulate.LibStrategyNames()
+	}
+	rep := &Report{
+		Rules: opt.Rules, Boundary: opt.Boundary, Workloads: Workloads(opt.Rules),
+		Seed: opt.Seed, Seeds: opt.Seeds, Verify: opt.Verify, Lateness: opt.Lateness, OpCost: opt.OpCost,
+	}
+	for _, name := range names {
+		if _, ok := simulate.LibStrategy(name, opt.Config); !ok {
+			return nil, fmt.Errorf("libaudit: %q is not a library strategy (known: %v)", name, simulate.LibStrategyNames())
+		}
+		sa := StrategyAudit{Name: name, Config: opt.Config}
+		var err error
+		if sa.Outcomes, err = run(&opt, rep.Workloads, name, opt.Config, opt.Seeds, false); err != nil {
+			return nil, err
+		}
+		if !opt.NoSearch {
+			if err := search(&opt, rep.Workloads, &sa); err != nil {
+				return nil, err
+			}
+		}
+		rep.Strategies = append(rep.Strategies, sa)
+	}
+	return rep, nil
+}
+
+// run runs every workload on seeds seeds with cfg; with stopEarly it returns
+// nil at the first run that violates.
+func run(opt *Options, wls []Workload, name string, cfg libs.Config, seeds int, stopEarly bool) ([]Outcome, error) {
+	st, _ := simulate.LibStrategy(name, cfg)
+	out := make([]Outcome, 0, len(wls))
+	for _, wl := range wls {
+		sc := &simulate.Scenario{
+			Name: "audit-" + wl.Name, Rules: opt.Rules, Boundary: opt.Boundary, Strategies: []string{name},
+			Callers: wl.Callers, Workers: 1, Arrivals: wl.Arrivals, Lateness: opt.Lateness, OpCost: opt.OpCost,
+			Seed: opt.Seed,
+		}
+		if err := sc.Validate(); err != nil {
+			return nil, err
+		}
+		o := Outcome{Workload: wl.Name, Runs: seeds, Rules: make([]RuleOutcome, len(opt.Rules))}
+		sends := 0
+		for k, r := range opt.Rules {
+			o.Rules[k].Rule = r
+		}
+		for i := range seeds {
+			res, err := simulate.RunStrategy(sc, st, opt.Seed+uint64(i), simulate.Options{})
+			if err != nil {
+				return nil, err
+			}
+			sends += len(res.Sends)
+			if res.Violations() > 0 {
+				if stopEarly {
+					return nil, nil
+				}
+				o.RunsWithViolations++
+			}
+			for k, rr := range res.Rules {
+				o.Rules[k].Violations += rr.Violations
+				o.Rules[k].MaxInWindow = max(o.Rules[k].MaxInWindow, rr.MaxInWindow)
+			}
+		}
+		o.Sends = sends / seeds
+		out = append(out, o)
+	}
+	return out, nil
+}

@@ -1,0 +1,316 @@
+package scenarios
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/simulate"
+	"go.yaml.in/yaml/v3"
+)
+
+//go:embed *.yaml
+var shipped embed.FS
+
+// Error is a problem in a scenario file, at a line when one is known.
+type Error struct {
+	File string
+	Line int // 0 when unknown
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Msg)
+}
+
+// file is the YAML layout. Values whose errors should name their line are
+// kept as nodes and converted by hand.
+type file struct {
+	Name         string      `yaml:"name"`
+	Description  string      `yaml:"description"`
+	Rules        []yaml.Node `yaml:"rules"`
+	Boundary     yaml.Node   `yaml:"boundary"`
+	Strategies   []string    `yaml:"strategies"`
+	Callers      int         `yaml:"callers"`
+	Workers      int         `yaml:"workers"`
+	MaxInFlight  int         `yaml:"max_in_flight"`
+	Arrivals     arrivals    `yaml:"arrivals"`
+	CallDuration yaml.Node   `yaml:"call_duration"`
+	Lateness     yaml.Node   `yaml:"lateness"`
+	OpCost       yaml.Node   `yaml:"op_cost"`
+	Skew         []yaml.Node `yaml:"skew"`
+	Timeout      yaml.Node   `yaml:"timeout"`
+	Seed         uint64      `yaml:"seed"`
+}
+
+type arrivals struct {
+	Pattern yaml.Node `yaml:"pattern"`
+	Start   yaml.Node `yaml:"start"`
+	Every   yaml.Node `yaml:"every"`
+	Rate    float64   `yaml:"rate"`
+	File    yaml.Node `yaml:"file"`
+}
+
+// Scenario is a loaded scenario with its description.
+type Scenario struct {
+	simulate.Scenario
+	Description string
+	// Path is where it was read from ("seed.yaml" for a shipped one).
+	Path string
+}
+
+// Names returns the shipped scenarios' names, sorted.
+func Names() []string {
+	ents, _ := fs.ReadDir(shipped, ".")
+	var names []string
+	for _, e := range ents {
+		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Shipped loads a shipped scenario by name ("seed").
+func Shipped(name string) (*Scenario, error) {
+	path := strings.TrimSuffix(name, ".yaml") + ".yaml"
+	data, err := shipped.ReadFile(path)
+	if err != nil {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("no shipped scenario %q (shipped: %s)", name, strings.Join(Names(), ", "))}
+	}
+	return Parse(path, data, func(p string) (io.ReadCloser, error) { return shipped.Open(p) })
+}
+
+// Load reads a scenario file; a replayed log is found relative to it. A
+// name with no file behind it and no directory part ("seed") falls back to
+// the shipped scenario of that name.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(path, `/\`) {
+			if _, ok := shippedName(path); ok {
+				return Shipped(path)
+			}
+		}
+		return nil, &Error{File: path, Msg: err.Error()}
+	}
+	dir := filepath.Dir(path)
+	return Parse(path, data, func(p string) (io.ReadCloser, error) {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return os.Open(p)
+	})
+}
+
+func shippedName(path string) (string, bool) {
+	name := strings.TrimSuffix(path, ".yaml")
+	for _, n := range Names() {
+		if n == name {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+var fieldNotFound = regexp.MustCompile(`^line (\d+): field (\S+) not found in type`)
+var lineMsg = regexp.MustCompile(`^line (\d+): (.*)$`)
+
+// Parse decodes a scenario; name is used in errors and open reads a
+// replayed log.
+func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (*Scenario, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var f file
+	if err := dec.Decode(&f); err != nil {
+		return nil, yamlError(name, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &Error{File: name, Line: extra.Line, Msg: "a second YAML document; a scenario file holds one"}
+	}
+	c := conv{file: name}
+	s := &Scenario{Description: strings.TrimSpace(f.Description), Path: name}
+	sc := &s.Scenario
+	sc.Name = f.Name
+	if sc.Name == "" {
+		sc.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
+	}
+	for i := range f.Rules {
+		n := &f.Rules[i]
+		r, err := rule.Parse(n.Value)
+		if err != nil || n.Kind != yaml.ScalarNode {
+			return nil, c.errf(n, "rules: %v", errOr(err, "want a rule such as 5/1s"))
+		}
+		sc.Rules = append(sc.Rules, r)
+	}
+	if f.Boundary.Kind != 0 {
+		b, err := rule.ParseBoundary(f.Boundary.Value)
+		if err != nil {
+			return nil, c.errf(&f.Boundary, "%v", err)
+		}
+		sc.Boundary = b
+	}
+	sc.Strategies = f.Strategies
+	sc.Callers = f.Callers
+	sc.Workers = f.Workers
+	if sc.Workers == 0 {
+		sc.Workers = 1
+	}
+	sc.MaxInFlight = f.MaxInFlight
+	sc.Seed = f.Seed
+	var err error
+	if sc.CallDuration, err = c.dist(&f.CallDuration, "call_duration"); err != nil {
+		return nil, err
+	}
+	if sc.Lateness, err = c.dist(&f.Lateness, "lateness"); err != nil {
+		return nil, err
+	}
+	if sc.OpCost, err = c.dist(&f.OpCost, "op_cost"); err != nil {
+		return nil, err
+	}
+	for i := range f.Skew {
+		d, err := c.signedDur(&f.Skew[i], "skew")
+		if err != nil {
+			return nil, err
+		}
+		sc.Skew = append(sc.Skew, d)
+	}
+	if sc.Timeout, err = c.dur(&f.Timeout, "timeout"); err != nil {
+		return nil, err
+	}
+	if err := c.arrivals(&f.Arrivals, sc, open); err != nil {
+		return nil, err
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, &Error{File: name, Msg: err.Error()}
+	}
+	return s, nil
+}
+
+func errOr(err error, msg string) any {
+	if err != nil {
+		return err
+	}
+	return msg
+}
+
+func yamlError(name string, err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		first := te.Errors[0]
+		if m := fieldNotFound.FindStringSubmatch(first); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return &Error{File: name, Line: line, Msg: fmt.Sprintf("unknown field %q", m[2])}
+		}
+		if m := lineMsg.FindStringSubmatch(first); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return &Error{File: name, Line: line, Msg: m[2]}
+		}
+	}
+	if errors.Is(err, io.EOF) {
+		return &Error{File: name, Msg: "empty scenario"}
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := lineMsg.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{File: name, Line: line, Msg: m[2]}
+	}
+	return &Error{File: name, Msg: msg}
+}
+
+// conv turns nodes into values, with errors at their line.
+type conv struct{ file string }
+
+func (c conv) errf(n *yaml.Node, format string, a ...any) error {
+	return &Error{File: c.file, Line: n.Line, Msg: fmt.Sprintf(format, a...)}
+}
+
+func (c conv) dist(n *yaml.Node, field string) (simulate.Dist, error) {
+	if n.Kind == 0 {
+		return simulate.Dist{}, nil
+	}
+	if n.Kind != yaml.ScalarNode {
+		return simulate.Dist{}, c.errf(n, "%s: want a duration or a distribution such as uniform(100us, 3ms)", field)
+	}
+	d, err := simulate.ParseDist(n.Value)
+	if err != nil {
+		return simulate.Dist{}, c.errf(n, "%s: %v", field, err)
+	}
+	return d, nil
+}
+
+func (c conv) dur(n *yaml.Node, field string) (time.Duration, error) {
+	d, err := c.signedDur(n, field)
+	if err == nil && d < 0 {
+		return 0, c.errf(n, "%s: must not be negative", field)
+	}
+	return d, err
+}
+
+func (c conv) signedDur(n *yaml.Node, field string) (time.Duration, error) {
+	if n.Kind == 0 {
+		return 0, nil
+	}
+	if n.Kind != yaml.ScalarNode {
+		return 0, c.errf(n, "%s: want a duration such as 250ms", field)
+	}
+	if n.Value == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return 0, c.errf(n, "%s: %q is not a duration such as 250ms", field, n.Value)
+	}
+	return d, nil
+}
+
+func (c conv) arrivals(a *arrivals, sc *simulate.Scenario, open func(string) (io.ReadCloser, error)) error {
+	kind := simulate.ArrivalKind(a.Pattern.Value)
+	if a.Pattern.Kind == 0 {
+		kind = simulate.AllAtOnce
+	}
+	switch kind {
+	case simulate.AllAtOnce, simulate.Interval, simulate.Poisson, simulate.Replay:
+	default:
+		return c.errf(&a.Pattern, "arrivals: unknown pattern %q (want all-at-once, interval, poisson or replay)", a.Pattern.Value)
+	}
+	sc.Arrivals.Kind = kind
+	var err error
+	if sc.Arrivals.Start, err = c.dur(&a.Start, "arrivals.start"); err != nil {
+		return err
+	}
+	if sc.Arrivals.Every, err = c.dur(&a.Every, "arrivals.every"); err != nil {
+		return err
+	}
+	sc.Arrivals.Rate = a.Rate
+	if kind == simulate.Replay {
+		if a.File.Value == "" {
+			return c.errf(&a.Pattern, "arrivals: replay needs a file")
+		}
+		rc, err := open(a.File.Value)
+		if err != nil {
+			return c.errf(&a.File, "arrivals.file: %v", err)
+		}
+		defer rc.Close()
+		times, err := ReadTimes(a.File.Value, rc)
+		if err != nil {
+			return err
+		}
+		sc.Arrivals.Times = times
+	}
+	return nil
+}

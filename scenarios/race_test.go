@@ -1,0 +1,5 @@
+//go:build race
+
+package scenarios
+
+func init() { raceEnabled = true }

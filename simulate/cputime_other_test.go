@@ -1,0 +1,6 @@
+//go:build !unix
+
+package simulate
+
+// cpuSeconds is unavailable here; benchmarks then report 0 CPU.
+func cpuSeconds() float64 { return 0 }

@@ -1,0 +1,189 @@
+package simulate
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DistKind names a distribution of durations.
+type DistKind int
+
+// The distributions a scenario may draw durations from.
+const (
+	Fixed       DistKind = iota // always A
+	Uniform                     // uniform on [A, B]
+	Exponential                 // exponential with mean A
+	LogNormal                   // log-normal with median A and shape Sigma
+)
+
+// Dist is a distribution of non-negative durations. The zero value is the
+// constant zero. Its text form, read by ParseDist and written by String, is
+// one of "2ms" (fixed), "uniform(100us, 3ms)", "exponential(5ms)" or
+// "lognormal(120ms, 0.5)".
+type Dist struct {
+	Kind  DistKind
+	A, B  time.Duration
+	Sigma float64
+}
+
+// Draw returns one duration from r; floats are used only inside the draw
+// and the result is rounded to whole nanoseconds.
+func (d Dist) Draw(r *rand.Rand) time.Duration {
+	switch d.Kind {
+	case Uniform:
+		if d.B <= d.A {
+			return d.A
+		}
+		return d.A + time.Duration(r.Int64N(int64(d.B-d.A)+1))
+	case Exponential:
+		return toDur(r.ExpFloat64() * float64(d.A))
+	case LogNormal:
+		return toDur(float64(d.A) * math.Exp(d.Sigma*r.NormFloat64()))
+	default:
+		return d.A
+	}
+}
+
+func toDur(f float64) time.Duration {
+	if f >= math.MaxInt64/2 {
+		return math.MaxInt64 / 2
+	}
+	return time.Duration(math.Round(f))
+}
+
+// IsZero reports whether every draw is zero.
+func (d Dist) IsZero() bool {
+	return d.A == 0 && (d.Kind != Uniform || d.B == 0)
+}
+
+// Mean returns the distribution's mean, for sizing and reports.
+func (d Dist) Mean() time.Duration {
+	switch d.Kind {
+	case Uniform:
+		return (d.A + d.B) / 2
+	case LogNormal:
+		return toDur(float64(d.A) * math.Exp(d.Sigma*d.Sigma/2))
+	default:
+		return d.A
+	}
+}
+
+func (d Dist) String() string {
+	switch d.Kind {
+	case Uniform:
+		return fmt.Sprintf("uniform(%v, %v)", d.A, d.B)
+	case Exponential:
+		return fmt.Sprintf("exponential(%v)", d.A)
+	case LogNormal:
+		return fmt.Sprintf("lognormal(%v, %s)", d.A, strconv.FormatFloat(d.Sigma, 'g', -1, 64))
+	default:
+		return d.A.String()
+	}
+}
+
+// MarshalText writes the text form.
+func (d Dist) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText reads the text form; see ParseDist.
+func (d *Dist) UnmarshalText(b []byte) error {
+	p, err := ParseDist(string(b))
+	if err != nil {
+		return err
+	}
+	*d = p
+	return nil
+}
+
+// ParseDist reads a distribution: a duration alone ("0", "2ms") is fixed;
+// otherwise "uniform(MIN, MAX)", "exponential(MEAN)", "fixed(D)" or
+// "lognormal(MEDIAN, SIGMA)".
+func ParseDist(s string) (Dist, error) {
+	s = strings.TrimSpace(s)
+	name, args, ok := strings.Cut(s, "(")
+	if !ok {
+		d, err := parseDur(s)
+		if err != nil {
+			return Dist{}, fmt.Errorf("distribution %q: %v", s, err)
+		}
+		return Dist{Kind: Fixed, A: d}, nil
+	}
+	if !strings.HasSuffix(args, ")") {
+		return Dist{}, fmt.Errorf("distribution %q: missing closing parenthesis", s)
+	}
+	parts := strings.Split(strings.TrimSuffix(args, ")"), ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	bad := func(format string, a ...any) (Dist, error) {
+		return Dist{}, fmt.Errorf("distribution %q: "+format, append([]any{s}, a...)...)
+	}
+	durs := func(n int) ([]time.Duration, error) {
+		if len(parts) != n {
+			return nil, fmt.Errorf("takes %d argument(s)", n)
+		}
+		out := make([]time.Duration, n)
+		for i := range n {
+			d, err := parseDur(parts[i])
+			if err != nil {
+				return nil, err
+			}
+			out[i] = d
+		}
+		return out, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "fixed":
+		ds, err := durs(1)
+		if err != nil {
+			return bad("%v", err)
+		}
+		return Dist{Kind: Fixed, A: ds[0]}, nil
+	case "uniform":
+		ds, err := durs(2)
+		if err != nil {
+			return bad("%v", err)
+		}
+		if ds[1] < ds[0] {
+			return bad("maximum is below minimum")
+		}
+		return Dist{Kind: Uniform, A: ds[0], B: ds[1]}, nil
+	case "exponential", "exp":
+		ds, err := durs(1)
+		if err != nil {
+			return bad("%v", err)
+		}
+		return Dist{Kind: Exponential, A: ds[0]}, nil
+	case "lognormal":
+		if len(parts) != 2 {
+			return bad("takes a median and a sigma")
+		}
+		med, err := parseDur(parts[0])
+		if err != nil {
+			return bad("%v", err)
+		}
+		sigma, err := strconv.ParseFloat(parts[1], 64)
+		if err != nil || sigma < 0 || sigma > 10 {
+			return bad("sigma %q must be a number from 0 to 10", parts[1])
+		}
+		return Dist{Kind: LogNormal, A: med, Sigma: sigma}, nil
+	}
+	return bad("unknown kind %q (want fixed, uniform, exponential or lognormal)", name)
+}
+
+func parseDur(s string) (time.Duration, error) {
+	if s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration such as 250us, 3ms or 1s", s)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%q is negative", s)
+	}
+	return d, nil
+}

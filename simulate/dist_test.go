@@ -1,0 +1,95 @@
+package simulate
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+func TestParseDist(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Dist
+		err  bool
+	}{
+		{in: "0", want: Dist{}},
+		{in: "2ms", want: Dist{Kind: Fixed, A: 2 * time.Millisecond}},
+		{in: "fixed(1s)", want: Dist{Kind: Fixed, A: time.Second}},
+		{in: "uniform(100us, 3ms)", want: Dist{Kind: Uniform, A: 100 * time.Microsecond, B: 3 * time.Millisecond}},
+		{in: "exponential(5ms)", want: Dist{Kind: Exponential, A: 5 * time.Millisecond}},
+		{in: "lognormal(150ms, 0.6)", want: Dist{Kind: LogNormal, A: 150 * time.Millisecond, Sigma: 0.6}},
+		{in: "uniform(3ms, 1ms)", err: true},
+		{in: "uniform(3ms)", err: true},
+		{in: "-1ms", err: true},
+		{in: "gamma(1s)", err: true},
+		{in: "uniform(1ms, 2ms", err: true},
+		{in: "lognormal(1s, x)", err: true},
+	}
+	for _, tt := range tests {
+		got, err := ParseDist(tt.in)
+		if (err != nil) != tt.err || (!tt.err && got != tt.want) {
+			t.Errorf("ParseDist(%q) = %+v, %v", tt.in, got, err)
+		}
+		if err == nil {
+			back, err := ParseDist(got.String())
+			if err != nil || back != got {
+				t.Errorf("%q does not read back: %+v, %v", got.String(), back, err)
+			}
+		}
+	}
+}
+
+func TestDrawStaysInRange(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	u := Dist{Kind: Uniform, A: 100 * time.Microsecond, B: 3 * time.Millisecond}
+	var lo, hi bool
+	for range 10000 {
+		d := u.Draw(r)
+		if d < u.A || d > u.B {
+			t.Fatalf("uniform draw %v outside [%v, %v]", d, u.A, u.B)
+		}
+		lo = lo || d < u.A+100*time.Microsecond
+		hi = hi || d > u.B-100*time.Microsecond
+	}
+	if !lo || !hi {
+		t.Fatal("uniform draws never reach the ends")
+	}
+	for _, d := range []Dist{{Kind: Exponential, A: time.Millisecond}, {Kind: LogNormal, A: time.Millisecond, Sigma: 1}} {
+		for range 1000 {
+			if x := d.Draw(r); x < 0 {
+				t.Fatalf("%v drew %v", d, x)
+			}
+		}
+	}
+}
+
+func FuzzParseDist(f *testing.F) {
+	for _, s := range []string{"0", "2ms", "uniform(100us, 3ms)", "exponential(1s)", "lognormal(1ms, 2)", "fixed(", "uniform(,)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseDist(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseDist(d.String())
+		if err != nil || back != d {
+			t.Fatalf("%q -> %+v -> %q -> %+v, %v", s, d, d.String(), back, err)
+		}
+		if d.A < 0 || d.B < 0 {
+			t.Fatalf("negative duration from %q", s)
+		}
+	})
+}
+
+func TestWriteLogNineDigits(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteLog(&b, []int64{0, 5_153_000, 7_005_153_000, 12_000_000_001}); err != nil {
+		t.Fatal(err)
+	}
+	want := "0.000000000\n0.005153000\n7.005153000\n12.000000001\n"
+	if b.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

@@ -1,0 +1,125 @@
+package simulate
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/strategies/redislimit"
+)
+
+// Env is what a strategy factory gets for one worker of one run.
+type Env struct {
+	// Runtime is the worker's view of the virtual clock (its skew applied).
+	Runtime     clock.Runtime
+	Rules       []rule.Rule
+	MaxInFlight int
+	Worker      int // 0-based
+	Workers     int
+	Shared      *Shared
+}
+
+// Shared is per-run state every worker of a strategy sees.
+type Shared struct {
+	// Key is unique to the run (scenario, strategy, seed), so that state
+	// kept outside the process, such as Redis keys, never mixes runs.
+	Key string
+	// Redis is the store a distributed strategy talks to (chosen by the
+	// caller of Run: in-process miniredis, a server, a cluster); nil when
+	// none was given.
+	Redis redis.Scripter
+	// Now is the run's unskewed virtual clock, which a shared server's
+	// clock stands for.
+	Now func() int64
+}
+
+// Strategy is one entry of the strategy table.
+type Strategy struct {
+	Name string
+	Doc  string
+	// PerWorker strategies get one limiter per worker (each with that
+	// worker's Env); the others one limiter shared by all workers, built
+	// with worker 0's Env, as if the workers were one process.
+	PerWorker bool
+	// CheckAll marks designs that must never violate nor leak capacity
+	// (the conformance suite holds them to it).
+	CheckAll bool
+	// NeedsSlots strategies use max_in_flight and must never exceed it.
+	NeedsSlots bool
+	// NeedsRedis strategies get an in-process miniredis when Options.Redis
+	// is nil.
+	NeedsRedis bool
+	New        func(Env) (strategies.Limiter, error)
+}
+
+// strategyTable lists the strategies by name; a distributed strategy is one more
+// entry whose New builds its client from Env.Shared.
+var strategyTable = append([]Strategy{
+	{
+		Name: "sequential", Doc: "one sliding log per rule, acquired in turn",
+		New: func(e Env) (strategies.Limiter, error) { return strategies.NewSequential(e.Runtime, e.Rules), nil },
+	},
+	{
+		Name: "combined", Doc: "check every rule, sleep the longest wait, record once, under a FIFO lock",
+		CheckAll: true,
+		New:      func(e Env) (strategies.Limiter, error) { return strategies.NewCombined(e.Runtime, e.Rules), nil },
+	},
+	{
+		Name: "gated", Doc: "a concurrency slot for the whole call, then combined",
+		CheckAll: true, NeedsSlots: true,
+		New: func(e Env) (strategies.Limiter, error) {
+			return strategies.NewGated(e.Runtime, e.Rules, e.MaxInFlight), nil
+		},
+	},
+	{
+		Name: "gated-rates-first", Doc: "combined rates first, then the slot: the wrong order",
+		NeedsSlots: true,
+		New: func(e Env) (strategies.Limiter, error) {
+			return strategies.NewGatedRatesFirst(e.Runtime, e.Rules, e.MaxInFlight), nil
+		},
+	},
+	{
+		Name: "local-per-worker", Doc: "a combined limiter in each worker for a key the workers share",
+		PerWorker: true,
+		New:       func(e Env) (strategies.Limiter, error) { return strategies.NewCombined(e.Runtime, e.Rules), nil },
+	},
+	{
+		Name: "combined-counter", Doc: "combined over sliding-window counters, an approximation",
+		New: func(e Env) (strategies.Limiter, error) { return strategies.NewCombinedCounter(e.Runtime, e.Rules), nil },
+	},
+	{
+		Name: "redis", Doc: "one atomic check-and-record script in Redis per call, shared by every worker, on the server's clock",
+		PerWorker: true, CheckAll: true, NeedsRedis: true,
+		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Virtual) },
+	},
+	{
+		Name: "redis-client-time", Doc: "the redis script on each worker's own (possibly skewed) clock",
+		PerWorker: true, NeedsRedis: true,
+		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Client) },
+	},
+}, libStrategies()...)
+
+// Strategies returns the strategy table, in its fixed order.
+func Strategies() []Strategy { return append([]Strategy(nil), strategyTable...) }
+
+// Lookup finds a strategy by name.
+func Lookup(name string) (Strategy, bool) {
+	for _, s := range strategyTable {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Strategy{}, false
+}
+
+func strategyNames() string {
+	names := make([]string, len(strategyTable))
+	for i, s := range strategyTable {
+		names[i] = s.Name
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}

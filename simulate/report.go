@@ -1,0 +1,267 @@
+package simulate
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// WriteLog writes sends as a plain send log, one decimal-seconds timestamp
+// a line with exactly nine fractional digits ("7.005153000"), the form
+// `rlcheck check` reads back without loss.
+func WriteLog(w io.Writer, sends []int64) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	buf := make([]byte, 0, 32)
+	for _, t := range sends {
+		buf = appendSeconds(buf[:0], t)
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func appendSeconds(b []byte, t int64) []byte {
+	if t < 0 {
+		b = append(b, '-')
+		t = -t
+	}
+	b = strconv.AppendInt(b, t/1e9, 10)
+	b = append(b, '.')
+	frac := t % 1e9
+	for d := int64(1e8); d > 0; d /= 10 {
+		b = append(b, byte('0'+frac/d%10))
+	}
+	return b
+}
+
+func durationText(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) + " s"
+}
+
+// WriteText writes a run as a table: strategy, sends, duration, violations
+// per rule; then cancellations and leaked capacity when there are any.
+func WriteText(w io.Writer, r *Result) error {
+	fmt.Fprintf(w, "scenario %s, seed %d, rules %s\n\n", r.Scenario, r.Seed, ruleList(r.Rules))
+	var t table
+	head := []string{"strategy", "sends", "duration"}
+	for _, ru := range r.Rules {
+		head = append(head, ru.String())
+	}
+	t.add(head...)
+	for i := range r.Strategies {
+		st := &r.Strategies[i]
+		row := []string{st.Name, strconv.Itoa(len(st.Sends)), durationText(st.Duration)}
+		for _, rr := range st.Rules {
+			row = append(row, strconv.FormatInt(rr.Violations, 10))
+		}
+		t.add(row...)
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	writeLeaks(w, r.Rules, r.Strategies)
+	writeUsage(w, r.Strategies)
+	_, err := fmt.Fprintln(w, "\nviolations per rule are counted by the checker (sends that overfill a window)")
+	return err
+}
+
+func writeLeaks(w io.Writer, rules []rule.Rule, sts []StrategyResult) {
+	show := false
+	for i := range sts {
+		if sts[i].Cancelled > 0 || maxLeak(&sts[i]) > 0 {
+			show = true
+		}
+	}
+	if !show {
+		return
+	}
+	fmt.Fprintln(w, "\ncallers that gave up, and capacity leaked per rule (records with no send):")
+	var t table
+	head := []string{"strategy", "cancelled"}
+	for _, ru := range rules {
+		head = append(head, ru.String())
+	}
+	t.add(head...)
+	for i := range sts {
+		st := &sts[i]
+		row := []string{st.Name, strconv.Itoa(st.Cancelled)}
+		for _, rr := range st.Rules {
+			if rr.Leaked < 0 {
+				row = append(row, "-")
+			} else {
+				row = append(row, strconv.FormatInt(rr.Leaked, 10))
+			}
+		}
+		t.add(row...)
+	}
+	_ = t.write(w)
+}
+
+func maxLeak(st *StrategyResult) int64 {
+	var m int64
+	for _, rr := range st.Rules {
+		m = max(m, rr.Leaked)
+	}
+	return m
+}
+
+func ruleList(rules []rule.Rule) string {
+	s := make([]string, len(rules))
+	for i, r := range rules {
+		s[i] = r.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// WriteRunsText writes runs over seeds: per strategy the share of runs with
+// any violation, and per rule the mean, p50, p95 and max violations.
+func WriteRunsText(w io.Writer, r *RunsResult) error {
+	fmt.Fprintf(w, "scenario %s, %d runs on seeds %d to %d, rules %s\n\n",
+		r.Scenario, r.Runs, r.Seed, r.Seed+uint64(r.Runs)-1, ruleList(r.Rules))
+	var t table
+	t.add("strategy", "runs with violations", "rule", "mean", "p50", "p95", "max")
+	for _, st := range r.Strategies {
+		for k, rr := range st.Rules {
+			name, share := "", ""
+			if k == 0 {
+				name = st.Name
+				share = fmt.Sprintf("%d/%d (%.1f%%)", st.RunsWithViolations, r.Runs, 100*float64(st.RunsWithViolations)/float64(r.Runs))
+			}
+			t.add(name, share, rr.Rule.String(), strconv.FormatFloat(rr.Mean, 'f', 2, 64),
+				strconv.FormatInt(rr.P50, 10), strconv.FormatInt(rr.P95, 10), strconv.FormatInt(rr.Max, 10))
+		}
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\nviolations per rule are counted by the checker (sends that overfill a window)")
+	return err
+}
+
+// The JSON shape; fields beyond the documented ones appear only when they
+// say something (omitempty).
+type jsonReport struct {
+	Scenario   string         `json:"scenario"`
+	Seed       uint64         `json:"seed"`
+	Runs       int            `json:"runs,omitempty"`
+	Strategies []jsonStrategy `json:"strategies"`
+}
+
+type jsonStrategy struct {
+	Name               string     `json:"name"`
+	Sends              int        `json:"sends"`
+	DurationSeconds    float64    `json:"duration_seconds"`
+	Cancelled          int        `json:"cancelled,omitempty"`
+	Runs               int        `json:"runs,omitempty"`
+	RunsWithViolations *int       `json:"runs_with_violations,omitempty"`
+	Rules              []jsonRule `json:"rules"`
+	Binding            string     `json:"binding,omitempty"`
+	BindingRule        string     `json:"binding_rule,omitempty"`
+}
+
+type jsonRule struct {
+	Limit          int      `json:"limit"`
+	Window         string   `json:"window"`
+	Violations     int64    `json:"violations"`
+	Leaked         int64    `json:"leaked,omitempty"`
+	ViolationsMean *float64 `json:"violations_mean,omitempty"`
+	ViolationsP50  *int64   `json:"violations_p50,omitempty"`
+	ViolationsP95  *int64   `json:"violations_p95,omitempty"`
+	ViolationsMax  *int64   `json:"violations_max,omitempty"`
+	*jsonUsage
+}
+
+func jsonOf(st *StrategyResult) jsonStrategy {
+	js := jsonStrategy{
+		Name:            st.Name,
+		Sends:           len(st.Sends),
+		DurationSeconds: st.Duration.Seconds(),
+		Cancelled:       st.Cancelled,
+	}
+	for _, rr := range st.Rules {
+		js.Rules = append(js.Rules, jsonRule{
+			Limit:      rr.Rule.Limit,
+			Window:     rule.FormatWindow(rr.Rule.Window),
+			Violations: rr.Violations,
+			Leaked:     max(rr.Leaked, 0),
+		})
+	}
+	addUsage(&js, st)
+	return js
+}
+
+// WriteJSON writes a run as {"scenario", "seed", "strategies": [{"name",
+// "sends", "duration_seconds", "rules": [{"limit", "window", "violations"}]}]}.
+func WriteJSON(w io.Writer, r *Result) error {
+	out := jsonReport{Scenario: r.Scenario, Seed: r.Seed, Strategies: []jsonStrategy{}}
+	for i := range r.Strategies {
+		out.Strategies = append(out.Strategies, jsonOf(&r.Strategies[i]))
+	}
+	return encode(w, out)
+}
+
+// WriteRunsJSON writes runs over seeds: each strategy's run on the first
+// seed, plus runs, runs_with_violations and per rule violations_mean,
+// violations_p50, violations_p95 and violations_max.
+func WriteRunsJSON(w io.Writer, r *RunsResult) error {
+	out := jsonReport{Scenario: r.Scenario, Seed: r.Seed, Runs: r.Runs, Strategies: []jsonStrategy{}}
+	for i := range r.Strategies {
+		st := &r.Strategies[i]
+		js := jsonOf(&st.First)
+		js.Runs = r.Runs
+		js.RunsWithViolations = &st.RunsWithViolations
+		for k := range js.Rules {
+			rr := &st.Rules[k]
+			mean := float64(int64(rr.Mean*1000+0.5)) / 1000
+			js.Rules[k].ViolationsMean = &mean
+			js.Rules[k].ViolationsP50 = &rr.P50
+			js.Rules[k].ViolationsP95 = &rr.P95
+			js.Rules[k].ViolationsMax = &rr.Max
+		}
+		out.Strategies = append(out.Strategies, js)
+	}
+	return encode(w, out)
+}
+
+func encode(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// WriteWaits writes, per strategy and rule, the time callers slept while
+// that rule was the binding one, and when it first made a caller wait: the
+// rule that binds first and longest is the one to negotiate.
+func WriteWaits(w io.Writer, r *Result) error {
+	fmt.Fprintln(w, "\ntime callers slept with each rule binding (first bound at):")
+	var t table
+	head := []string{"strategy"}
+	for _, ru := range r.Rules {
+		head = append(head, ru.String())
+	}
+	t.add(head...)
+	for i := range r.Strategies {
+		st := &r.Strategies[i]
+		row := []string{st.Name}
+		for _, rr := range st.Rules {
+			switch {
+			case rr.Records < 0:
+				row = append(row, "-")
+			case rr.FirstBound < 0:
+				row = append(row, "never")
+			default:
+				row = append(row, fmt.Sprintf("%s (%s)", durationText(rr.Waited), durationText(time.Duration(rr.FirstBound))))
+			}
+		}
+		t.add(row...)
+	}
+	return t.write(w)
+}

@@ -1,0 +1,305 @@
+package simulate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/strategies/redislimit"
+)
+
+// Options tune Run beyond the scenario.
+type Options struct {
+	// Strategies limits the run to these names (nil: the scenario's list).
+	Strategies []string
+	// Redis is handed to distributed strategies through Env.Shared.
+	Redis redis.Scripter
+	// Wrap, when set, wraps each worker's runtime view; the conformance
+	// suite uses it to watch every sleep.
+	Wrap func(clock.Runtime) clock.Runtime
+}
+
+// Run runs every strategy of s on s.Seed.
+func Run(s *Scenario, opt Options) (*Result, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	names := opt.Strategies
+	if names == nil {
+		names = s.Strategies
+	}
+	res := &Result{Scenario: s.Name, Seed: s.Seed, Rules: s.Rules}
+	for _, name := range names {
+		st, ok := Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("simulate: unknown strategy %q (known: %s)", name, strategyNames())
+		}
+		r, err := RunStrategy(s, st, s.Seed, opt)
+		if err != nil {
+			return nil, err
+		}
+		res.Strategies = append(res.Strategies, r)
+	}
+	return res, nil
+}
+
+// RunStrategy runs one strategy of s on seed.
+func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyResult, error) {
+	if st.NeedsSlots && s.MaxInFlight < 1 {
+		return StrategyResult{}, fmt.Errorf("simulate: strategy %s needs max_in_flight", st.Name)
+	}
+	times := s.arrivalTimes(seed)
+	sch := NewSched(SchedConfig{
+		Lateness: s.Lateness,
+		OpCost:   s.OpCost,
+		Rand:     rand.New(rand.NewPCG(seed, streamRuntime)),
+	})
+	shared := &Shared{Key: fmt.Sprintf("rlcheck:%s:%s:%d", s.Name, st.Name, seed), Redis: opt.Redis, Now: sch.Now}
+	if st.NeedsRedis && shared.Redis == nil {
+		emb, err := redislimit.Embedded()
+		if err != nil {
+			return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
+		}
+		defer emb.Close()
+		shared.Redis = emb
+	}
+	limiters := make([]strategies.Limiter, s.Workers)
+	for w := range s.Workers {
+		if !st.PerWorker && w > 0 {
+			limiters[w] = limiters[0]
+			continue
+		}
+		view := sch.View(workerSkew(s, w))
+		if opt.Wrap != nil {
+			view = opt.Wrap(view)
+		}
+		lim, err := st.New(Env{Runtime: view, Rules: s.Rules, MaxInFlight: s.MaxInFlight, Worker: w, Workers: s.Workers, Shared: shared})
+		if err != nil {
+			return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
+		}
+		limiters[w] = lim
+	}
+
+	res := StrategyResult{Name: st.Name, Calls: len(times)}
+	res.Sends = make([]int64, 0, len(times))
+	res.SendWorkers = make([]int32, 0, len(times))
+	var (
+		inFlight int
+		failure  error
+		base     = context.Background()
+		rng      = sch.Rand()
+	)
+	sch.Arrivals(times, func(i int64) {
+		if failure != nil {
+			return // the run has failed: call nothing more
+		}
+		w := int(i % int64(s.Workers))
+		lim := limiters[w]
+		ctx := base
+		if s.Timeout > 0 {
+			ctx = WithDeadline(base, sch.Now()+int64(s.Timeout))
+		}
+		if err := lim.Acquire(ctx); err != nil {
+			if errors.Is(err, ErrDeadline) {
+				res.Cancelled++
+			} else if failure == nil {
+				failure = err
+			}
+			return
+		}
+		res.Sends = append(res.Sends, sch.Now())
+		res.SendWorkers = append(res.SendWorkers, int32(w))
+		inFlight++
+		res.MaxInFlight = max(res.MaxInFlight, inFlight)
+		if d := s.CallDuration.Draw(rng); d > 0 {
+			_ = sch.Sleep(base, d) // no deadline: cannot fail
+		}
+		inFlight--
+		lim.Release()
+	})
+	sch.Run()
+	if failure != nil {
+		return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, failure)
+	}
+	res.Sched = sch.Stats()
+	if err := judge(&res, s, limiters, st.PerWorker); err != nil {
+		return StrategyResult{}, err
+	}
+	return res, nil
+}
+
+func workerSkew(s *Scenario, w int) time.Duration {
+	if w < len(s.Skew) {
+		return s.Skew[w]
+	}
+	return 0
+}
+
+// judge hands the sends to the checker and adds the limiters' own stats.
+func judge(res *StrategyResult, s *Scenario, limiters []strategies.Limiter, perWorker bool) error {
+	res.Rules = make([]RuleResult, len(s.Rules))
+	for i, r := range s.Rules {
+		res.Rules[i] = RuleResult{Rule: r, Records: -1, Leaked: -1, FirstBound: -1}
+	}
+	rep, err := checker.Check(res.Sends, checker.Config{
+		Rules:    s.Rules,
+		Boundary: s.Boundary,
+		OnViolation: func(i int, v checker.Violation) {
+			res.Rules[i].ViolationAt = append(res.Rules[i].ViolationAt, v.Send.At)
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("simulate: %w", err)
+	}
+	if rep.Sends > 0 {
+		res.Duration = time.Duration(rep.Last - rep.First)
+	}
+	for i, rr := range rep.Rules {
+		res.Rules[i].Violations = rr.Violations
+		res.Rules[i].MaxInWindow = rr.MaxInWindow
+	}
+	n := 1
+	if perWorker {
+		n = len(limiters)
+	}
+	for _, lim := range limiters[:n] {
+		sr, ok := lim.(strategies.StatsReporter)
+		if !ok {
+			return nil
+		}
+		st := sr.Stats()
+		for i := range res.Rules {
+			rr := &res.Rules[i]
+			if rr.Records < 0 {
+				rr.Records = 0
+			}
+			rr.Records += st.Records[i]
+			rr.Waited += st.Waited[i]
+			if fb := st.FirstBound[i]; fb >= 0 && (rr.FirstBound < 0 || fb < rr.FirstBound) {
+				rr.FirstBound = fb
+			}
+		}
+	}
+	for i := range res.Rules {
+		if res.Rules[i].Records >= 0 {
+			res.Rules[i].Leaked = res.Rules[i].Records - int64(len(res.Sends))
+		}
+	}
+	return nil
+}
+
+// RunSeeds repeats every strategy of s over seeds s.Seed .. s.Seed+n-1,
+// spreading runs over the machine's cores; results do not depend on how.
+func RunSeeds(s *Scenario, n int, opt Options) (*RunsResult, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("simulate: runs must be at least 1")
+	}
+	names := opt.Strategies
+	if names == nil {
+		names = s.Strategies
+	}
+	out := &RunsResult{Scenario: s.Name, Seed: s.Seed, Runs: n, Rules: s.Rules}
+	type job struct{ si, run int }
+	sts := make([]Strategy, len(names))
+	for i, name := range names {
+		st, ok := Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("simulate: unknown strategy %q (known: %s)", name, strategyNames())
+		}
+		sts[i] = st
+		out.Strategies = append(out.Strategies, StrategyRuns{Name: name, Rules: make([]RuleRuns, len(s.Rules))})
+		for k, r := range s.Rules {
+			out.Strategies[i].Rules[k] = RuleRuns{Rule: r, PerRun: make([]int64, n)}
+		}
+	}
+	jobs := make(chan job)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				r, err := RunStrategy(s, sts[j.si], s.Seed+uint64(j.run), opt)
+				mu.Lock()
+				if err != nil {
+					if firstErr == nil {
+						firstErr = err
+					}
+				} else {
+					sr := &out.Strategies[j.si]
+					for k := range r.Rules {
+						sr.Rules[k].PerRun[j.run] = r.Rules[k].Violations
+					}
+					if j.run == 0 {
+						sr.First = r
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for si := range sts {
+		for run := range n {
+			jobs <- job{si, run}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	for si := range out.Strategies {
+		sr := &out.Strategies[si]
+		for run := range n {
+			for k := range sr.Rules {
+				if sr.Rules[k].PerRun[run] > 0 {
+					sr.RunsWithViolations++
+					break
+				}
+			}
+		}
+		for k := range sr.Rules {
+			summarize(&sr.Rules[k])
+		}
+	}
+	return out, nil
+}
+
+// summarize fills the mean and the nearest-rank percentiles.
+func summarize(r *RuleRuns) {
+	v := append([]int64(nil), r.PerRun...)
+	sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
+	var sum int64
+	for _, x := range v {
+		sum += x
+	}
+	r.Mean = float64(sum) / float64(len(v))
+	r.P50 = rank(v, 50)
+	r.P95 = rank(v, 95)
+	r.Max = v[len(v)-1]
+}
+
+func rank(sorted []int64, p int) int64 {
+	i := (p*len(sorted) + 99) / 100 // ceil(p/100*n)
+	if i < 1 {
+		i = 1
+	}
+	return sorted[i-1]
+}

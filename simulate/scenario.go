@@ -1,0 +1,160 @@
+package simulate
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// ArrivalKind says how callers arrive.
+type ArrivalKind string
+
+// The arrival patterns.
+const (
+	AllAtOnce ArrivalKind = "all-at-once" // every caller at Start
+	Interval  ArrivalKind = "interval"    // one caller every Every from Start
+	Poisson   ArrivalKind = "poisson"     // a Poisson process of Rate per second from Start
+	Replay    ArrivalKind = "replay"      // the instants in Times
+)
+
+// Arrivals describes when callers arrive.
+type Arrivals struct {
+	Kind  ArrivalKind
+	Start time.Duration
+	Every time.Duration // Interval
+	Rate  float64       // Poisson, callers per second
+	// Times are the replayed instants, in non-decreasing order (Replay);
+	// their number sets the number of callers.
+	Times []int64
+}
+
+// Scenario is a workload and a runtime model. Every random choice derives
+// from Seed.
+type Scenario struct {
+	Name        string
+	Rules       []rule.Rule
+	Boundary    rule.Boundary
+	Strategies  []string
+	Callers     int // one call each; ignored for Replay
+	Workers     int // callers are dealt to workers round robin
+	MaxInFlight int // slots for the gated strategies
+	Arrivals    Arrivals
+	// CallDuration is how long a call stays in flight after its send.
+	CallDuration Dist
+	Lateness     Dist
+	OpCost       Dist
+	// Skew is each worker's clock offset (missing entries are zero).
+	Skew []time.Duration
+	// Timeout is how long a caller waits for admission before giving up;
+	// zero means forever.
+	Timeout time.Duration
+	Seed    uint64
+}
+
+// Validate reports the first inconsistency in s.
+func (s *Scenario) Validate() error {
+	switch {
+	case len(s.Rules) == 0:
+		return fmt.Errorf("scenario %q: no rules", s.Name)
+	case len(s.Strategies) == 0:
+		return fmt.Errorf("scenario %q: no strategies", s.Name)
+	case s.Workers < 1:
+		return fmt.Errorf("scenario %q: workers must be at least 1", s.Name)
+	case s.MaxInFlight < 0:
+		return fmt.Errorf("scenario %q: max_in_flight must not be negative", s.Name)
+	case s.Timeout < 0:
+		return fmt.Errorf("scenario %q: timeout must not be negative", s.Name)
+	case len(s.Skew) > s.Workers:
+		return fmt.Errorf("scenario %q: %d skews for %d workers", s.Name, len(s.Skew), s.Workers)
+	}
+	for _, name := range s.Strategies {
+		st, ok := Lookup(name)
+		if !ok {
+			return fmt.Errorf("scenario %q: unknown strategy %q (known: %s)", s.Name, name, strategyNames())
+		}
+		if st.NeedsSlots && s.MaxInFlight < 1 {
+			return fmt.Errorf("scenario %q: strategy %s needs max_in_flight", s.Name, name)
+		}
+	}
+	a := s.Arrivals
+	switch a.Kind {
+	case AllAtOnce:
+	case Interval:
+		if a.Every <= 0 {
+			return fmt.Errorf("scenario %q: interval arrivals need a positive every", s.Name)
+		}
+	case Poisson:
+		if !(a.Rate > 0) || math.IsInf(a.Rate, 0) {
+			return fmt.Errorf("scenario %q: poisson arrivals need a positive rate", s.Name)
+		}
+	case Replay:
+		if len(a.Times) == 0 {
+			return fmt.Errorf("scenario %q: replay has no instants", s.Name)
+		}
+		for i := 1; i < len(a.Times); i++ {
+			if a.Times[i] < a.Times[i-1] {
+				return fmt.Errorf("scenario %q: replayed instant %d comes before the one above it", s.Name, i+1)
+			}
+		}
+	default:
+		return fmt.Errorf("scenario %q: unknown arrival pattern %q", s.Name, a.Kind)
+	}
+	if a.Kind != Replay && (s.Callers < 1 || s.Callers > maxCallers) {
+		return fmt.Errorf("scenario %q: callers must be from 1 to %d", s.Name, maxCallers)
+	}
+	// Keep every instant far from int64 overflow (about 146 years).
+	const horizon = float64(1 << 62)
+	span := float64(a.Start)
+	switch a.Kind {
+	case Interval:
+		span += float64(a.Every) * float64(s.Callers)
+	case Poisson:
+		span += 20 * float64(s.Callers) / a.Rate * 1e9 // far beyond any plausible draw
+	}
+	if span >= horizon || float64(s.Timeout) >= horizon {
+		return fmt.Errorf("scenario %q: arrivals or timeout reach beyond a century of virtual time", s.Name)
+	}
+	return nil
+}
+
+// arrivalTimes returns every caller's arrival instant. Poisson gaps come
+// from their own stream of the seed, so every strategy of a run sees the
+// same arrivals.
+func (s *Scenario) arrivalTimes(seed uint64) []int64 {
+	a := s.Arrivals
+	if a.Kind == Replay {
+		base := a.Times[0]
+		out := make([]int64, len(a.Times))
+		for i, t := range a.Times {
+			out[i] = int64(a.Start) + t - base
+		}
+		return out
+	}
+	out := make([]int64, s.Callers)
+	t := int64(a.Start)
+	r := rand.New(rand.NewPCG(seed, streamArrivals))
+	for i := range out {
+		switch a.Kind {
+		case Interval:
+			if i > 0 {
+				t += int64(a.Every)
+			}
+		case Poisson:
+			t += int64(toDur(r.ExpFloat64() * 1e9 / a.Rate))
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// maxCallers bounds a scenario's size so a typo cannot exhaust memory.
+const maxCallers = 50_000_000
+
+// Independent PCG streams of one seed.
+const (
+	streamArrivals = 0x61727269 // "arri"
+	streamRuntime  = 0x72756e74 // "runt"
+)

@@ -1,0 +1,283 @@
+package simulate
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"math/rand/v2"
+	"time"
+
+	"github.com/rlcheck/rlcheck/clock"
+)
+
+// ErrDeadline is what a parked caller gets when its virtual deadline (see
+// WithDeadline) passes first; it is context.DeadlineExceeded, so errors.Is
+// works as on the real clock.
+var ErrDeadline = context.DeadlineExceeded
+
+// errAbandoned unwinds a coroutine the scheduler gives up on (a caller still
+// parked when no event is left).
+var errAbandoned = errors.New("simulate: caller abandoned")
+
+// SchedConfig is the runtime model of one run.
+type SchedConfig struct {
+	// Lateness is drawn each time the loop must wait for its next timer: it
+	// wakes that much after the timer's instant (never early).
+	Lateness Dist
+	// OpCost is drawn after every caller step, from a resume to its next
+	// park, and advances the clock by it.
+	OpCost Dist
+	// Rand is the run's only random source; nil means a fixed seed of 0.
+	Rand *rand.Rand
+}
+
+// SchedStats are the scheduler's own counters.
+type SchedStats struct {
+	Steps      int64 // caller resumptions
+	LoopWaits  int64 // times the loop waited for a timer
+	Lateness   time.Duration
+	EarlyWakes int64 // sleepers resumed before their instant; always 0
+	Abandoned  int64 // callers still parked when the run ended
+}
+
+// Sched is the virtual clock.Runtime: a discrete-event scheduler whose
+// callers are coroutines (iter.Pull), so strategy code written for the real
+// clock runs unchanged and one caller at a time. It is not safe for use from
+// goroutines other than the ones it runs.
+type Sched struct {
+	now   int64
+	seq   uint64
+	heap  evHeap
+	cur   *proc
+	cfg   SchedConfig
+	rng   *rand.Rand
+	live  []*proc // callers started and not finished
+	idle  []*proc // coroutines whose caller finished, for reuse
+	stats SchedStats
+	body  func(i int64) // the caller started by arrival i
+	times []int64
+}
+
+// NewSched returns a scheduler at instant 0.
+func NewSched(cfg SchedConfig) *Sched {
+	rng := cfg.Rand
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(0, 0))
+	}
+	return &Sched{cfg: cfg, rng: rng}
+}
+
+type proc struct {
+	tok      uint64      // bumped at each resume so leftover events go stale
+	idx      int         // position in Sched.live
+	task     func(int64) // the caller's body, run with arg
+	arg      int64
+	finished bool   // task has returned; the coroutine waits for another
+	waitGen  uint64 // numbers the caller's semaphore waits (see vsem)
+	granted  bool   // a semaphore handed this caller a slot
+	next     func() (struct{}, bool)
+	stop     func()
+	yield    func(struct{}) bool
+}
+
+type event struct {
+	at  int64
+	seq uint64
+	p   *proc  // nil for an arrival
+	tok uint64 // p.tok when scheduled, or the arrival index
+}
+
+// Now returns the virtual instant.
+func (s *Sched) Now() int64 { return s.now }
+
+// Rand returns the run's random source, for callers drawing their own
+// choices (call durations) in step order.
+func (s *Sched) Rand() *rand.Rand { return s.rng }
+
+// Stats returns the scheduler's counters.
+func (s *Sched) Stats() SchedStats { return s.stats }
+
+// Go starts f as a new caller at instant at (not before now).
+func (s *Sched) Go(at int64, f func()) {
+	s.push(max(at, s.now), s.newProc(func(int64) { f() }, 0))
+}
+
+// Arrivals makes the scheduler start body(i) as a caller at times[i] (in
+// non-decreasing order), keeping a single pending arrival event whatever the
+// number of callers, so a million callers never exist at once.
+func (s *Sched) Arrivals(times []int64, body func(i int64)) {
+	s.times, s.body = times, body
+	if len(times) > 0 {
+		s.pushArrival(times[0], 0)
+	}
+}
+
+// newProc returns a caller coroutine ready to run f, reusing one whose
+// previous caller has finished: starting a coroutine costs several
+// switches (see docs/benchmarks-simulate.md).
+func (s *Sched) newProc(f func(int64), arg int64) *proc {
+	var p *proc
+	if n := len(s.idle); n > 0 {
+		p = s.idle[n-1]
+		s.idle = s.idle[:n-1]
+	} else {
+		p = &proc{}
+		p.next, p.stop = iter.Pull(func(yield func(struct{}) bool) {
+			p.yield = yield
+			defer func() {
+				if r := recover(); r != nil && r != errAbandoned {
+					panic(r)
+				}
+			}()
+			for {
+				task := p.task
+				p.task = nil
+				task(p.arg)
+				p.finished = true
+				if !yield(struct{}{}) {
+					return
+				}
+			}
+		})
+	}
+	p.task, p.arg = f, arg
+	p.idx = len(s.live)
+	s.live = append(s.live, p)
+	return p
+}
+
+func (s *Sched) retire(p *proc) {
+	last := s.live[len(s.live)-1]
+	s.live[p.idx] = last
+	last.idx = p.idx
+	s.live = s.live[:len(s.live)-1]
+}
+
+func (s *Sched) push(at int64, p *proc) {
+	s.seq++
+	s.heap.push(event{at: at, seq: s.seq, p: p, tok: p.tok})
+}
+
+func (s *Sched) pushArrival(at int64, i int64) {
+	s.seq++
+	s.heap.push(event{at: max(at, s.now), seq: s.seq, tok: uint64(i)})
+}
+
+// park suspends the running caller until an event resumes it.
+func (s *Sched) park() {
+	p := s.cur
+	if p == nil {
+		panic("simulate: a virtual runtime wait outside a simulated caller")
+	}
+	if !p.yield(struct{}{}) {
+		panic(errAbandoned)
+	}
+}
+
+// Run processes events until none is left, then abandons callers parked for
+// good (waiting on a lock nobody will release).
+func (s *Sched) Run() {
+	for len(s.heap) > 0 {
+		ev := s.heap.pop()
+		if ev.p != nil && ev.tok != ev.p.tok {
+			continue // the caller was resumed by another event
+		}
+		if ev.at > s.now {
+			s.now = ev.at
+			if l := s.cfg.Lateness.Draw(s.rng); l > 0 {
+				s.now += int64(l)
+				s.stats.Lateness += l
+			}
+			s.stats.LoopWaits++
+		}
+		p := ev.p
+		if p == nil {
+			i := int64(ev.tok)
+			if i+1 < int64(len(s.times)) {
+				s.pushArrival(s.times[i+1], i+1)
+			}
+			p = s.newProc(s.body, i)
+		}
+		s.step(p)
+	}
+	for len(s.live) > 0 {
+		p := s.live[len(s.live)-1]
+		s.retire(p)
+		s.stats.Abandoned++
+		p.stop()
+	}
+	for _, p := range s.idle {
+		p.stop()
+	}
+	s.idle = nil
+}
+
+func (s *Sched) step(p *proc) {
+	p.tok++
+	s.cur = p
+	s.stats.Steps++
+	p.next()
+	s.cur = nil
+	if p.finished {
+		p.finished = false
+		s.retire(p)
+		s.idle = append(s.idle, p)
+	}
+	if c := s.cfg.OpCost.Draw(s.rng); c > 0 {
+		s.now += int64(c)
+	}
+}
+
+// Sleep parks the caller until now+d, or until its virtual deadline when
+// that comes first (then it returns ErrDeadline).
+func (s *Sched) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	dl, hasDL := Deadline(ctx)
+	if hasDL && s.now >= dl {
+		return ErrDeadline
+	}
+	if d <= 0 {
+		return nil
+	}
+	wake := s.now + int64(d)
+	timeout := hasDL && dl < wake
+	if timeout {
+		wake = dl
+	}
+	s.push(wake, s.cur)
+	s.park()
+	if s.now < wake {
+		s.stats.EarlyWakes++
+	}
+	if timeout {
+		return ErrDeadline
+	}
+	return nil
+}
+
+// NewMutex returns a FIFO mutex that parks on the scheduler.
+func (s *Sched) NewMutex() clock.Mutex { return &vsem{s: s, free: 1} }
+
+// NewSemaphore returns a FIFO semaphore with n slots.
+func (s *Sched) NewSemaphore(n int) clock.Semaphore { return &vsem{s: s, free: n} }
+
+// View returns the runtime as seen by a worker whose clock reads skew ahead
+// of the true virtual time; sleeping and locking are unchanged.
+func (s *Sched) View(skew time.Duration) clock.Runtime {
+	if skew == 0 {
+		return s
+	}
+	return view{s: s, skew: int64(skew)}
+}
+
+type view struct {
+	s    *Sched
+	skew int64
+}
+
+func (v view) Now() int64                                       { return v.s.now + v.skew }
+func (v view) Sleep(ctx context.Context, d time.Duration) error { return v.s.Sleep(ctx, d) }
+func (v view) NewMutex() clock.Mutex                            { return v.s.NewMutex() }
+func (v view) NewSemaphore(n int) clock.Semaphore               { return v.s.NewSemaphore(n) }

@@ -1,0 +1,108 @@
+package strategies
+
+import (
+	"context"
+	"time"
+
+	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// Books is the check-every-rule, record-once decision over a set of rules.
+// It is pure: it takes now and owns no clock.
+type Books []Book
+
+// WaitTime returns the longest wait any rule asks for at now, and the index
+// of that (binding) rule; ties go to the earlier rule. It returns (0, -1)
+// when every rule admits the call.
+func (b Books) WaitTime(now int64) (time.Duration, int) {
+	var wait time.Duration
+	bind := -1
+	for i, bk := range b {
+		if w := bk.WaitTime(now); w > wait {
+			wait, bind = w, i
+		}
+	}
+	return wait, bind
+}
+
+// Record records the same instant in every rule.
+func (b Books) Record(now int64) {
+	for _, bk := range b {
+		bk.Record(now)
+	}
+}
+
+// Combined checks every rule, sleeps the longest wait, re-checks, and records
+// the call in every rule at once, all under one FIFO lock so callers are
+// admitted in arrival order. A cancelled caller records nothing. It is safe
+// for concurrent use on its runtime.
+type Combined struct {
+	rt      clock.Runtime
+	mu      clock.Mutex
+	books   Books
+	stats   *statsKeeper
+	onAdmit func(at int64)
+}
+
+// NewCombined returns a combined limiter over exact sliding logs.
+func NewCombined(rt clock.Runtime, rules []rule.Rule) *Combined {
+	books := make(Books, len(rules))
+	for i, r := range rules {
+		books[i] = NewSlidingLog(r)
+	}
+	return newCombined(rt, books)
+}
+
+// NewCombinedCounter returns a combined limiter over sliding-window
+// counters: constant memory per rule, at the price of approximate windows.
+func NewCombinedCounter(rt clock.Runtime, rules []rule.Rule) *Combined {
+	books := make(Books, len(rules))
+	for i, r := range rules {
+		books[i] = NewWindowCounter(r)
+	}
+	return newCombined(rt, books)
+}
+
+func newCombined(rt clock.Runtime, books Books) *Combined {
+	return &Combined{rt: rt, mu: rt.NewMutex(), books: books, stats: newStatsKeeper(len(books))}
+}
+
+// OnAdmit sets a function called, under the limiter's lock and in admission
+// order, with the instant each call is recorded; it lets tests and metrics
+// see admissions without racing the caller. Set it before first use.
+func (c *Combined) OnAdmit(f func(at int64)) { c.onAdmit = f }
+
+// Acquire waits until every rule admits the call, then records it in all.
+func (c *Combined) Acquire(ctx context.Context) error {
+	if err := c.mu.Lock(ctx); err != nil {
+		return err
+	}
+	defer c.mu.Unlock()
+	for {
+		now := c.rt.Now()
+		wait, bind := c.books.WaitTime(now)
+		if wait <= 0 {
+			c.books.Record(now)
+			for i := range c.books {
+				c.stats.record(i)
+			}
+			if c.onAdmit != nil {
+				c.onAdmit(now)
+			}
+			return nil
+		}
+		c.stats.bound(bind, now)
+		err := c.rt.Sleep(ctx, wait)
+		c.stats.wait(bind, time.Duration(c.rt.Now()-now))
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// Release does nothing: Combined caps rates, not concurrency.
+func (c *Combined) Release() {}
+
+// Stats returns the limiter's figures so far.
+func (c *Combined) Stats() Stats { return c.stats.snapshot() }

@@ -1,0 +1,42 @@
+package libs_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/libs"
+)
+
+// TestCancelledCallers pins what abandoned waits cost each design: 20
+// callers at once under 5/1s, 12/3s, each giving up after 1 s.
+func TestCancelledCallers(t *testing.T) {
+	tests := []struct {
+		strategy  string
+		sends     int
+		cancelled int
+		leaked    []int64 // tokens kept with nothing sent, per rule
+	}{
+		// Chained: a caller abandoned on the 5/1s limiter hands back
+		// nothing, since later reservations are queued behind it.
+		{simulate.XRateChained, 10, 10, []int64{9, 0}},
+		// Reserve-all cancels both reservations, but CancelAt restores
+		// only the last queued one's token.
+		{simulate.XRateReserveAll, 10, 10, []int64{9, 9}},
+		// Take has no context: every caller is sent, late.
+		{simulate.UberRatelimit, 20, 0, []int64{0, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.strategy, func(t *testing.T) {
+			res := exact(t, tt.strategy, "5/1s,12/3s", libs.Default(), 0, simulate.Arrivals{Kind: simulate.AllAtOnce}, 20, time.Second)
+			if len(res.Sends) != tt.sends || res.Cancelled != tt.cancelled {
+				t.Errorf("sends %d, cancelled %d; want %d, %d", len(res.Sends), res.Cancelled, tt.sends, tt.cancelled)
+			}
+			for i, rr := range res.Rules {
+				if rr.Leaked != tt.leaked[i] {
+					t.Errorf("%v: leaked %d, want %d", rr.Rule, rr.Leaked, tt.leaked[i])
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,130 @@
+package libs
+
+import (
+	"context"
+	"math"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies"
+)
+
+// NewRateLimiter returns the x/time/rate limiter users write for r:
+// rate.NewLimiter(rate.Limit(N/(W+Margin)), Burst or N).
+func NewRateLimiter(r rule.Rule, cfg Config) *rate.Limiter {
+	per := (r.Window + cfg.Margin).Seconds()
+	return rate.NewLimiter(rate.Limit(float64(r.Limit)/per), cfg.burst(r.Limit))
+}
+
+func newRateLimiters(rules []rule.Rule, cfg Config) []*rate.Limiter {
+	lims := make([]*rate.Limiter, len(rules))
+	for i, r := range rules {
+		lims[i] = NewRateLimiter(r, cfg)
+	}
+	return lims
+}
+
+// XRateChained is one x/time/rate limiter per rule, waited on in turn, as
+// in `for _, l := range limiters { l.Wait(ctx) }`. It drives each limiter
+// through ReserveN and DelayFrom at the runtime's instants, and hands back
+// the reservation it was waiting on when the wait is abandoned, as Wait
+// does; tokens taken from the earlier limiters stay spent. It is safe for
+// concurrent use on its runtime.
+type XRateChained struct {
+	rt    clock.Runtime
+	lims  []*rate.Limiter
+	stats *statsKeeper
+}
+
+// NewXRateChained returns the chained x/time/rate limiter for rules.
+func NewXRateChained(rt clock.Runtime, rules []rule.Rule, cfg Config) *XRateChained {
+	return &XRateChained{rt: rt, lims: newRateLimiters(rules, cfg), stats: newStatsKeeper(len(rules))}
+}
+
+// Acquire waits on each rule's limiter in turn.
+func (x *XRateChained) Acquire(ctx context.Context) error {
+	for i, l := range x.lims {
+		now := x.rt.Now()
+		r := l.ReserveN(timeAt(now), 1)
+		x.stats.record(i, 1)
+		d := r.DelayFrom(timeAt(now))
+		if d <= 0 {
+			continue
+		}
+		err := x.rt.Sleep(ctx, d)
+		x.stats.wait(i, now, time.Duration(x.rt.Now()-now))
+		if err != nil {
+			x.stats.record(i, -cancel(l, r, x.rt.Now()))
+			return err
+		}
+	}
+	return nil
+}
+
+// Release does nothing: rate limiters cap rates, not concurrency.
+func (x *XRateChained) Release() {}
+
+// Stats returns the limiter's figures so far; Records counts the tokens
+// each limiter kept (a cancelled reservation may not give its token back).
+func (x *XRateChained) Stats() strategies.Stats { return x.stats.snapshot() }
+
+// XRateReserveAll reserves a token on every rule's limiter at the same
+// instant, sleeps the longest delay, and cancels every reservation when the
+// wait is abandoned, so a cancelled caller hands its tokens back. It is safe
+// for concurrent use on its runtime.
+type XRateReserveAll struct {
+	rt    clock.Runtime
+	lims  []*rate.Limiter
+	stats *statsKeeper
+}
+
+// NewXRateReserveAll returns the reserve-all x/time/rate limiter for rules.
+func NewXRateReserveAll(rt clock.Runtime, rules []rule.Rule, cfg Config) *XRateReserveAll {
+	return &XRateReserveAll{rt: rt, lims: newRateLimiters(rules, cfg), stats: newStatsKeeper(len(rules))}
+}
+
+// Acquire reserves on every limiter, then sleeps the longest delay.
+func (x *XRateReserveAll) Acquire(ctx context.Context) error {
+	now := x.rt.Now()
+	t := timeAt(now)
+	res := make([]*rate.Reservation, len(x.lims))
+	var wait time.Duration
+	bind := -1
+	for i, l := range x.lims {
+		res[i] = l.ReserveN(t, 1)
+		x.stats.record(i, 1)
+		if d := res[i].DelayFrom(t); d > wait {
+			wait, bind = d, i
+		}
+	}
+	if wait <= 0 {
+		return nil
+	}
+	err := x.rt.Sleep(ctx, wait)
+	x.stats.wait(bind, now, time.Duration(x.rt.Now()-now))
+	if err != nil {
+		for i, r := range res {
+			x.stats.record(i, -cancel(x.lims[i], r, x.rt.Now()))
+		}
+	}
+	return err
+}
+
+// Release does nothing: rate limiters cap rates, not concurrency.
+func (x *XRateReserveAll) Release() {}
+
+// Stats returns the limiter's figures so far; Records counts the tokens
+// each limiter kept (a cancelled reservation may not give its token back).
+func (x *XRateReserveAll) Stats() strategies.Stats { return x.stats.snapshot() }
+
+// cancel hands r back at now and returns the whole tokens l got back:
+// CancelAt restores only what no later reservation has already counted on.
+func cancel(l *rate.Limiter, r *rate.Reservation, now int64) int64 {
+	at := timeAt(now)
+	before := l.TokensAt(at)
+	r.CancelAt(at)
+	return int64(math.Round(l.TokensAt(at) - before))
+}

@@ -1,0 +1,200 @@
+package redislimit
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/internal/redistest"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// benchWorkers is how many goroutines call Redis at once.
+const benchWorkers = 16
+
+// trivialScript is the floor the admission script is measured against: the
+// same EVALSHA round trip doing nothing.
+var trivialScript = redis.NewScript("return 0")
+
+// neverBind are three rules of realistic windows whose limits no benchmark
+// reaches, so every call is admitted and recorded in all three sets.
+var neverBind = []rule.Rule{
+	{Limit: 1 << 30, Window: time.Second},
+	{Limit: 1 << 30, Window: time.Minute},
+	{Limit: 1 << 30, Window: time.Hour},
+}
+
+// BenchmarkLoopback compares, on a real redis-server over loopback with 16
+// goroutines, the admission script (3 rules, server time) with a trivial
+// script; both report calls per second as "calls/s".
+//
+//	go test -run '^$' -bench Loopback -benchtime 3s -count 5 ./strategies/redislimit/
+func BenchmarkLoopback(b *testing.B) {
+	s := redistest.Start(b)
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, PoolSize: 2 * benchWorkers})
+	defer c.Close()
+	var run atomic.Int64
+	parallel := func(b *testing.B, call func(ctx context.Context) error) {
+		b.SetParallelism(max(1, benchWorkers/runtime.GOMAXPROCS(0)))
+		b.ResetTimer()
+		start := time.Now()
+		b.RunParallel(func(pb *testing.PB) {
+			ctx := context.Background()
+			for pb.Next() {
+				if err := call(ctx); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
+	}
+	b.Run("trivial-evalsha", func(b *testing.B) {
+		if err := trivialScript.Load(context.Background(), c).Err(); err != nil {
+			b.Fatal(err)
+		}
+		parallel(b, func(ctx context.Context) error {
+			return trivialScript.Run(ctx, c, nil).Err()
+		})
+	})
+	admit := func(b *testing.B, withDeadline bool) {
+		l, err := New(c, clock.NewReal(), neverBind, Options{Key: fmt.Sprintf("bench-%d", run.Add(1))})
+		if err != nil {
+			b.Fatal(err)
+		}
+		parallel(b, func(ctx context.Context) error {
+			if withDeadline {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, 10*time.Second)
+				defer cancel()
+			}
+			return l.Acquire(ctx)
+		})
+		if runs := l.Runs(); runs != int64(b.N) {
+			b.Fatalf("%d script runs for %d calls: a rule bound", runs, b.N)
+		}
+	}
+	b.Run("admit-3-rules", func(b *testing.B) { admit(b, false) })
+	b.Run("admit-3-rules-deadline", func(b *testing.B) { admit(b, true) })
+}
+
+// BenchmarkLoopbackPaired measures the same pair in alternating slices of
+// 250 ms, one round per b.N, so that load from other processes falls on
+// both alike. It reports each rate, the median per-round ratio, and the
+// server's own CPU time per EVALSHA (INFO commandstats), which the client
+// side does not blur.
+//
+//	go test -run '^$' -bench LoopbackPaired -benchtime 12x ./strategies/redislimit/
+func BenchmarkLoopbackPaired(b *testing.B) {
+	s := redistest.Start(b)
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, PoolSize: 2 * benchWorkers})
+	defer c.Close()
+	ctx := context.Background()
+	l, err := New(c, clock.NewReal(), neverBind, Options{Key: "paired"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	trivial := func(ctx context.Context) error { return trivialScript.Run(ctx, c, nil).Err() }
+	var (
+		ratios          []float64
+		nTriv, nAdmit   int64
+		dTriv, dAdmit   time.Duration
+		usTriv, usAdmit float64
+	)
+	for b.Loop() {
+		for _, p := range []struct {
+			call func(context.Context) error
+			n    *int64
+			d    *time.Duration
+			us   *float64
+		}{{trivial, &nTriv, &dTriv, &usTriv}, {l.Acquire, &nAdmit, &dAdmit, &usAdmit}} {
+			if err := c.ConfigResetStat(ctx).Err(); err != nil {
+				b.Fatal(err)
+			}
+			n, d := slice(b, p.call, 250*time.Millisecond)
+			*p.n += n
+			*p.d += d
+			*p.us += evalshaMicros(b, c) * float64(n)
+		}
+		ratios = append(ratios, (float64(nAdmit)/dAdmit.Seconds())/(float64(nTriv)/dTriv.Seconds()))
+	}
+	// The commands inside the last admission slice, to see where its server
+	// time goes; shown with -v.
+	if info, err := c.Info(ctx, "commandstats").Result(); err == nil {
+		for _, line := range strings.Split(info, "\n") {
+			if f, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"); ok {
+				b.Logf("inside admissions: %s", f)
+			}
+		}
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(float64(nTriv)/dTriv.Seconds(), "trivial-calls/s")
+	b.ReportMetric(float64(nAdmit)/dAdmit.Seconds(), "admit-calls/s")
+	b.ReportMetric(ratios[len(ratios)/2], "ratio-median")
+	b.ReportMetric(usTriv/float64(nTriv), "trivial-server-µs/call")
+	b.ReportMetric(usAdmit/float64(nAdmit), "admit-server-µs/call")
+}
+
+// slice runs call from benchWorkers goroutines for about d and returns how
+// many calls completed and how long it took.
+func slice(b *testing.B, call func(context.Context) error, d time.Duration) (int64, time.Duration) {
+	var (
+		n    atomic.Int64
+		stop atomic.Bool
+		wg   sync.WaitGroup
+	)
+	start := time.Now()
+	for range benchWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				if err := call(context.Background()); err != nil {
+					b.Error(err)
+					return
+				}
+				n.Add(1)
+			}
+		}()
+	}
+	time.Sleep(d)
+	stop.Store(true)
+	wg.Wait()
+	return n.Load(), time.Since(start)
+}
+
+// evalshaMicros reads the server's mean CPU time per EVALSHA since the
+// last CONFIG RESETSTAT.
+func evalshaMicros(b *testing.B, c *redis.Client) float64 {
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_evalsha:")
+		if !ok {
+			continue
+		}
+		for _, f := range strings.Split(rest, ",") {
+			if v, ok := strings.CutPrefix(f, "usec_per_call="); ok {
+				x, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return x
+			}
+		}
+	}
+	b.Fatalf("no cmdstat_evalsha in INFO commandstats")
+	return 0
+}

@@ -1,0 +1,10 @@
+// Package redislimit is the fleet-wide strategy: every rule's check and the
+// record in all of them run as one atomic Lua script in Redis, so processes
+// that share a key can never admit past a limit between them.
+//
+// Each rule keeps a sorted set of integer-microsecond scores, one unique
+// member per admitted call. All keys of one limiter carry the same hash tag,
+// so the script also runs on a Redis Cluster. The script works unchanged on
+// a single server, a ClusterClient and miniredis (anything that is a
+// redis.Scripter).
+package redislimit

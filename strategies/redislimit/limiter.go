@@ -1,0 +1,295 @@
+package redislimit
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies"
+)
+
+//go:embed admit.lua
+var admitSource string
+
+// admitScript is shared by every limiter: go-redis runs it by SHA and sends
+// the source again only when the server answers NOSCRIPT.
+var admitScript = redis.NewScript(admitSource)
+
+// Source returns the Lua text of the admission script.
+func Source() string { return admitSource }
+
+// ErrWrongType reports a limiter key that holds something other than a
+// sorted set, for example a string another program wrote under that name.
+var ErrWrongType = errors.New("redislimit: key holds the wrong kind of value")
+
+// Limiter admits calls under every rule at once, with its state in Redis.
+// It is safe for concurrent use, and many processes may share one Key.
+type Limiter struct {
+	c       redis.Scripter
+	rt      clock.Runtime
+	source  TimeSource
+	now     func() int64 // the clock of Client and Virtual
+	rules   []rule.Rule  // one per distinct window, as recorded
+	keys    []string
+	binding []int // for each entry of rules, the rule given to New that binds
+	args    []any // per rule: limit, window µs, expiry ms
+	prefix  string
+	counter atomic.Uint64
+	queue   clock.Mutex // refused callers, in arrival order
+
+	runs       atomic.Int64
+	records    []atomic.Int64
+	waited     []atomic.Int64
+	firstBound []atomic.Int64
+}
+
+var _ strategies.Limiter = (*Limiter)(nil)
+var _ strategies.StatsReporter = (*Limiter)(nil)
+
+// New returns a limiter for rules over c (a *redis.Client, a
+// *redis.ClusterClient, or a client of miniredis). rt supplies Sleep, and Now
+// for the Client and Virtual time sources. Windows are rounded up to whole
+// microseconds; rules with the same window merge into the strictest one.
+func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*Limiter, error) {
+	if c == nil || rt == nil {
+		return nil, errors.New("redislimit: New needs a Redis client and a runtime")
+	}
+	if err := checkKey(opts.Key); err != nil {
+		return nil, err
+	}
+	switch opts.TimeSource {
+	case Server, Client, Virtual:
+	default:
+		return nil, fmt.Errorf("redislimit: unknown time source %v", opts.TimeSource)
+	}
+	if len(rules) == 0 {
+		return nil, errors.New("redislimit: no rules")
+	}
+	l := &Limiter{c: c, rt: rt, source: opts.TimeSource, prefix: opts.MemberPrefix, now: rt.Now, queue: rt.NewMutex()}
+	if opts.TimeSource == Virtual && opts.Now != nil {
+		l.now = opts.Now
+	}
+	if l.prefix == "" {
+		p, err := randomPrefix()
+		if err != nil {
+			return nil, err
+		}
+		l.prefix = p
+	}
+	for i, r := range rules {
+		if r.Limit <= 0 || r.Window <= 0 {
+			return nil, fmt.Errorf("redislimit: rule %v: limit and window must be positive", r)
+		}
+		if r.Window > 100*365*24*time.Hour {
+			return nil, fmt.Errorf("redislimit: rule %v: window longer than a century", r)
+		}
+		key := KeyFor(opts.Key, r.Window)
+		if k := indexOf(l.keys, key); k >= 0 {
+			if r.Limit < l.rules[k].Limit {
+				l.rules[k].Limit = r.Limit
+				l.binding[k] = i
+			}
+			continue
+		}
+		l.binding = append(l.binding, i)
+		l.keys = append(l.keys, key)
+		l.rules = append(l.rules, r)
+	}
+	for _, r := range l.rules {
+		ttl := r.Window + time.Second
+		if opts.TimeSource == Virtual {
+			ttl = max(r.Window, VirtualTTL)
+		}
+		l.args = append(l.args, strconv.Itoa(r.Limit), strconv.FormatInt(ceilMicros(r.Window), 10),
+			strconv.FormatInt(int64((ttl+time.Millisecond-1)/time.Millisecond), 10))
+	}
+	n := len(rules)
+	l.records = make([]atomic.Int64, n)
+	l.waited = make([]atomic.Int64, n)
+	l.firstBound = make([]atomic.Int64, n)
+	for i := range l.firstBound {
+		l.firstBound[i].Store(-1)
+	}
+	return l, nil
+}
+
+func indexOf(s []string, x string) int {
+	for i, v := range s {
+		if v == x {
+			return i
+		}
+	}
+	return -1
+}
+
+// Rules returns the rules as the limiter keeps them: one per window, in
+// the order of first appearance.
+func (l *Limiter) Rules() []rule.Rule { return append([]rule.Rule(nil), l.rules...) }
+
+// Keys returns the Redis keys of the rules, in the order of Rules.
+func (l *Limiter) Keys() []string { return append([]string(nil), l.keys...) }
+
+// Acquire waits until every rule admits the call and the script has recorded
+// it. It never admits without the script's consent: any Redis error ends it
+// with that error, and nothing is recorded when ctx ends first.
+func (l *Limiter) Acquire(ctx context.Context) error {
+	_, err := l.AcquireAt(ctx)
+	return err
+}
+
+// AcquireAt is Acquire that also returns the instant, in nanoseconds of the
+// limiter's time source (a whole microsecond), at which the call was
+// recorded. With the Server source it is Redis TIME.
+//
+// A call first tries the script at once. When refused, it queues behind
+// this limiter's other refused callers, first come, first served, so that
+// one caller per limiter polls Redis: otherwise every waiter of every
+// process would wake and run the script for each freed slot.
+func (l *Limiter) AcquireAt(ctx context.Context) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	n := l.counter.Add(1)
+	member := l.prefix + strconv.FormatUint(n, 10)
+	sweep := n%sweepEvery == 0 // by counter, so simulations stay reproducible
+	wait, at, rule, err := l.try(ctx, member, sweep)
+	if err != nil || wait == 0 {
+		return at, err
+	}
+	asked := l.rt.Now()
+	if err := l.queue.Lock(ctx); err != nil {
+		return 0, err
+	}
+	defer l.queue.Unlock()
+	wait -= time.Duration(l.rt.Now() - asked) // time spent in the queue
+	for {
+		if wait > 0 {
+			in := l.binding[rule]
+			l.firstBound[in].CompareAndSwap(-1, at)
+			slept := l.rt.Now()
+			err := l.rt.Sleep(ctx, wait)
+			l.waited[in].Add(l.rt.Now() - slept)
+			if err != nil {
+				return 0, err
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if wait, at, rule, err = l.try(ctx, member, sweep); err != nil || wait == 0 {
+			return at, err
+		}
+	}
+}
+
+// Release does nothing: the strategy has no concurrency cap.
+func (l *Limiter) Release() {}
+
+// try runs the script once at the time source's instant and returns the
+// longest wait (0 when recorded), the instant it used in nanoseconds, and the
+// index of the rule that asked for the wait.
+func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Duration, int64, int, error) {
+	args := make([]any, 0, 4+len(l.args))
+	if l.source == Server {
+		args = append(args, "", "")
+	} else {
+		// Floor for the check and ceiling for the record keep the decision
+		// on the safe side of every nanosecond boundary.
+		now := l.now()
+		check := floorDiv(now, 1000)
+		record := -floorDiv(-now, 1000)
+		args = append(args, strconv.FormatInt(check, 10), strconv.FormatInt(record, 10))
+	}
+	cue := "0"
+	if sweep {
+		cue = "1"
+	}
+	args = append(args, member, cue)
+	args = append(args, l.args...)
+	l.runs.Add(1)
+	res, err := l.run(ctx, args)
+	if err != nil {
+		if strings.Contains(err.Error(), "WRONGTYPE") {
+			return 0, 0, 0, fmt.Errorf("%w: %v", ErrWrongType, err)
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			return 0, 0, 0, fmt.Errorf("redislimit: %w (%v)", ctxErr, err)
+		}
+		return 0, 0, 0, fmt.Errorf("redislimit: %w", err)
+	}
+	if len(res) != 3 || res[0] < 0 || (res[0] > 0 && (res[2] < 1 || int(res[2]) > len(l.rules))) {
+		return 0, 0, 0, fmt.Errorf("redislimit: unexpected script reply %v", res)
+	}
+	at := res[1] * 1000
+	if res[0] == 0 {
+		for i := range l.records {
+			l.records[i].Add(1)
+		}
+		return 0, at, 0, nil
+	}
+	return time.Duration(res[0]) * time.Microsecond, at, int(res[2]) - 1, nil
+}
+
+// run runs the script and returns by ctx's end even when the client does
+// not: go-redis can spend its own dial timeout on a peer that accepts but
+// never answers. A run abandoned that way may still record the call, which
+// spends capacity without a send, never the reverse.
+func (l *Limiter) run(ctx context.Context, args []any) ([]int64, error) {
+	if ctx.Done() == nil {
+		return admitScript.Run(ctx, l.c, l.keys, args...).Int64Slice()
+	}
+	type reply struct {
+		res []int64
+		err error
+	}
+	done := make(chan reply, 1)
+	go func() {
+		res, err := admitScript.Run(ctx, l.c, l.keys, args...).Int64Slice()
+		done <- reply{res, err}
+	}()
+	select {
+	case r := <-done:
+		return r.res, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no reply from Redis before the deadline: %w", ctx.Err())
+	}
+}
+
+// sweepEvery is how often, in calls of one limiter, the script sweeps
+// expired entries from sets that do not fill up by themselves; a set whose
+// limit-th latest entry has expired is swept on every admission anyway.
+const sweepEvery = 16
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// Runs returns how many times this limiter has run the script, denied runs
+// included: the load it puts on Redis.
+func (l *Limiter) Runs() int64 { return l.runs.Load() }
+
+// Stats returns this limiter's own records and waits, indexed like the
+// rules given to New; of rules that share a window, the strictest binds.
+func (l *Limiter) Stats() strategies.Stats {
+	n := len(l.records)
+	s := strategies.Stats{Records: make([]int64, n), Waited: make([]time.Duration, n), FirstBound: make([]int64, n)}
+	for i := range n {
+		s.Records[i] = l.records[i].Load()
+		s.Waited[i] = time.Duration(l.waited[i].Load())
+		s.FirstBound[i] = l.firstBound[i].Load()
+	}
+	return s
+}

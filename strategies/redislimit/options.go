@@ -1,0 +1,130 @@
+package redislimit
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// TimeSource says whose clock decides which entries are still in a window.
+type TimeSource int
+
+const (
+	// Server reads Redis TIME inside the script: one clock for the whole
+	// fleet, so skewed hosts cannot break a limit. The production default.
+	Server TimeSource = iota
+	// Client passes the caller's rt.Now() in: each host's clock counts, so
+	// hosts whose clocks disagree can overfill a window between them.
+	Client
+	// Virtual passes a simulated time in, on the same path as Client:
+	// Options.Now when set (a simulator's shared, unskewed clock, standing
+	// for the server's), else rt.Now(). Redis expiry runs on real time,
+	// which a simulation may outrun or lag behind, so keys then expire
+	// VirtualTTL after the last record instead of just after their window.
+	Virtual
+)
+
+// VirtualTTL is how long a key outlives its last record under Virtual time.
+const VirtualTTL = 24 * time.Hour
+
+func (s TimeSource) String() string {
+	switch s {
+	case Server:
+		return "server"
+	case Client:
+		return "client"
+	case Virtual:
+		return "virtual"
+	}
+	return fmt.Sprintf("TimeSource(%d)", int(s))
+}
+
+// ParseTimeSource reads "server", "client" or "virtual".
+func ParseTimeSource(s string) (TimeSource, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "server", "":
+		return Server, nil
+	case "client":
+		return Client, nil
+	case "virtual":
+		return Virtual, nil
+	}
+	return 0, fmt.Errorf("redislimit: time source %q: want server, client or virtual", s)
+}
+
+// MaxKeyLen bounds Options.Key; the longest Redis key built from it stays
+// well under any sane key size.
+const MaxKeyLen = 200
+
+// Options configure a Limiter.
+type Options struct {
+	// Key names the limit the fleet shares (an API key's name, say). Every
+	// process that uses the same Key and rules shares the same budget. It
+	// must be 1..MaxKeyLen bytes without '{', '}' or control characters.
+	Key string
+	// TimeSource defaults to Server.
+	TimeSource TimeSource
+	// MemberPrefix starts every member this limiter records; a counter
+	// follows it. Limiters sharing a Key must use different prefixes. Empty
+	// draws 12 random bytes from crypto/rand; a simulation sets it so that
+	// its runs are reproducible byte for byte.
+	MemberPrefix string
+	// Now is the clock of the Virtual time source, in nanoseconds; nil
+	// means rt.Now. Other sources ignore it.
+	Now func() int64
+}
+
+// ErrKey reports an unusable Options.Key.
+var ErrKey = errors.New("redislimit: bad key name")
+
+// checkKey refuses names that would break the shared hash slot: Redis hashes
+// only the text between the first '{' and the next '}', and hashes the whole
+// key when that text is empty.
+func checkKey(k string) error {
+	if k == "" {
+		return fmt.Errorf("%w: empty", ErrKey)
+	}
+	if len(k) > MaxKeyLen {
+		return fmt.Errorf("%w: %d bytes, at most %d allowed", ErrKey, len(k), MaxKeyLen)
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if c == '{' || c == '}' {
+			return fmt.Errorf("%w: %q contains a brace, which would split its cluster hash tag", ErrKey, k)
+		}
+		if c < 0x20 || c == 0x7f {
+			return fmt.Errorf("%w: %q contains a control character", ErrKey, k)
+		}
+	}
+	return nil
+}
+
+// KeyFor returns the Redis key of the rule with window w under key name k.
+// Rules are keyed by window alone, so processes configured with different
+// limits for the same window still count into one set.
+func KeyFor(k string, w time.Duration) string {
+	return "rlcheck:{" + k + "}:" + windowName(w)
+}
+
+// windowName spells a window rounded up to whole microseconds, so two
+// windows that the script cannot tell apart share one name.
+func windowName(w time.Duration) string {
+	return rule.FormatWindow(time.Duration(ceilMicros(w)) * time.Microsecond)
+}
+
+func ceilMicros(d time.Duration) int64 {
+	return int64((d + time.Microsecond - 1) / time.Microsecond)
+}
+
+func randomPrefix() (string, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("redislimit: member prefix: %w", err)
+	}
+	return hex.EncodeToString(b[:]) + ":", nil
+}

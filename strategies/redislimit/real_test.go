@@ -1,0 +1,328 @@
+package redislimit
+
+import (
+	"context"
+	"errors"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/internal/redistest"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+func realClient(t *testing.T, s *redistest.Server) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, PoolSize: 16})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func clusterClient(t *testing.T, cl *redistest.Cluster) *redis.ClusterClient {
+	t.Helper()
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: cl.Addrs(), PoolSize: 16})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// TestRealFixedInstants replays the fixed steps on a real server, whose Lua
+// (the C interpreter, not miniredis' gopher-lua) may differ in how it reads
+// and prints 16-digit microsecond times.
+func TestRealFixedInstants(t *testing.T) {
+	runFixedSteps(t, realClient(t, redistest.Start(t)))
+}
+
+// fleet runs 4 workers sharing one key under 10/1s and 50/5s on the real
+// clock, 200 calls in all, with the server's clock, and checks the instants
+// the script recorded. It takes about 19 s: the rules allow 10 calls a
+// second.
+func fleet(t *testing.T, c redis.Scripter) {
+	rules := []rule.Rule{{Limit: 10, Window: time.Second}, {Limit: 50, Window: 5 * time.Second}}
+	const workers, calls = 4, 200
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var (
+		mu        sync.Mutex
+		recorded  []int64 // Redis TIME of each admission
+		observed  []int64 // the caller's clock just after Acquire
+		remaining atomic.Int64
+		wg        sync.WaitGroup
+		errs      = make(chan error, workers)
+	)
+	remaining.Store(calls)
+	rt := clock.NewReal()
+	for range workers {
+		// One limiter per worker, as separate processes would have.
+		l, err := New(c, rt, rules, Options{Key: "fleet"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for remaining.Add(-1) >= 0 {
+				at, err := l.AcquireAt(ctx)
+				now := time.Now().UnixNano()
+				if err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				recorded = append(recorded, at)
+				observed = append(observed, now)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if len(recorded) != calls {
+		t.Fatalf("%d calls recorded, want %d", len(recorded), calls)
+	}
+	slices.Sort(recorded)
+	rep, err := checker.Check(recorded, checker.Config{Rules: rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, rr := range rep.Rules {
+		t.Logf("%v: %d violations, at most %d in one window", rules[i], rr.Violations, rr.MaxInWindow)
+	}
+	if rep.Violations() != 0 || rep.Rules[0].MaxInWindow != 10 || rep.Rules[1].MaxInWindow != 50 {
+		t.Fatalf("recorded sends: %d violations; max in window %d and %d, want 0 violations and full windows",
+			rep.Violations(), rep.Rules[0].MaxInWindow, rep.Rules[1].MaxInWindow)
+	}
+	// The callers' own clock adds a few µs of reply latency to each send,
+	// which can land a send just inside a window the server saw it leave;
+	// logged, not asserted, so that scheduling noise cannot fail the test.
+	slices.Sort(observed)
+	if rep, err := checker.Check(observed, checker.Config{Rules: rules}); err == nil {
+		t.Logf("as the callers saw it: %d violations over %v", rep.Violations(), time.Duration(rep.Last-rep.First))
+	}
+}
+
+func TestRealFleet(t *testing.T) {
+	t.Parallel()
+	fleet(t, realClient(t, redistest.Start(t)))
+}
+
+func TestRealCluster(t *testing.T) {
+	t.Parallel()
+	cl := redistest.StartCluster(t)
+	c := clusterClient(t, cl)
+	t.Run("one slot per limiter", func(t *testing.T) {
+		l, err := New(c, clock.NewReal(), []rule.Rule{
+			{Limit: 10, Window: time.Second}, {Limit: 500, Window: time.Minute}, {Limit: 10000, Window: 24 * time.Hour},
+		}, Options{Key: "acme/prod"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		slots := keySlots(t, c, l.Keys())
+		if len(slots) != 3 || slots[0] != slots[1] || slots[1] != slots[2] {
+			t.Fatalf("keys %v map to slots %v", l.Keys(), slots)
+		}
+		// The same names without the tag spread over slots: the check can fail.
+		untagged := keySlots(t, c, []string{"rlcheck:acme/prod:1s", "rlcheck:acme/prod:1m", "rlcheck:acme/prod:24h"})
+		if untagged[0] == untagged[1] && untagged[1] == untagged[2] {
+			t.Fatalf("untagged keys share slot %d too; pick other names", untagged[0])
+		}
+		if err := l.Acquire(context.Background()); err != nil {
+			t.Fatalf("acquire on the cluster: %v", err)
+		}
+	})
+	t.Run("script flush", func(t *testing.T) {
+		testScriptFlush(t, c, clock.NewReal(), Server, scriptCache{
+			flush: func(ctx context.Context) error {
+				return c.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
+					return n.ScriptFlush(ctx).Err()
+				})
+			},
+			cached: func(ctx context.Context) (bool, error) {
+				n, err := c.MasterForKey(ctx, KeyFor("flush", time.Second))
+				if err != nil {
+					return false, err
+				}
+				return scriptCached(ctx, n)
+			},
+		})
+	})
+	t.Run("fleet", func(t *testing.T) { fleet(t, c) })
+}
+
+func keySlots(t *testing.T, c *redis.ClusterClient, keys []string) []int64 {
+	t.Helper()
+	var slots []int64
+	for _, k := range keys {
+		s, err := c.ClusterKeySlot(context.Background(), k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		slots = append(slots, s)
+	}
+	return slots
+}
+
+// TestKeySlotsOnMiniredis runs the slot check without a real cluster, so it
+// holds wherever the tests run.
+func TestKeySlotsOnMiniredis(t *testing.T) {
+	m := miniredis.RunT(t)
+	c := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	defer c.Close()
+	l, err := New(c, &stepRT{}, []rule.Rule{{Limit: 1, Window: time.Second}, {Limit: 2, Window: time.Minute}, {Limit: 3, Window: time.Hour}},
+		Options{Key: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slots []int64
+	for _, k := range l.Keys() {
+		s, err := c.ClusterKeySlot(context.Background(), k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		slots = append(slots, s)
+	}
+	if slots[0] != slots[1] || slots[1] != slots[2] {
+		t.Fatalf("keys %v map to slots %v", l.Keys(), slots)
+	}
+}
+
+func TestRealScriptFlush(t *testing.T) {
+	c := realClient(t, redistest.Start(t))
+	testScriptFlush(t, c, clock.NewReal(), Server, scriptCache{
+		flush:  func(ctx context.Context) error { return c.ScriptFlush(ctx).Err() },
+		cached: func(ctx context.Context) (bool, error) { return scriptCached(ctx, c) },
+	})
+}
+
+func TestRealWrongType(t *testing.T) {
+	c := realClient(t, redistest.Start(t))
+	ctx := context.Background()
+	if err := c.HSet(ctx, KeyFor("wt", time.Second), "f", "v").Err(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "wt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = l.Acquire(ctx)
+	if !errors.Is(err, ErrWrongType) || !strings.Contains(err.Error(), "holds a hash") {
+		t.Fatalf("err = %v, want ErrWrongType saying the key holds a hash", err)
+	}
+}
+
+// TestRealServerKilledMidRun kills the server while 4 workers wait on a
+// binding rule: every worker must end with an error, long before its
+// deadline, and no call that started after the kill may be admitted.
+func TestRealServerKilledMidRun(t *testing.T) {
+	s := redistest.Start(t)
+	c := realClient(t, s)
+	rules := []rule.Rule{{Limit: 5, Window: 100 * time.Millisecond}}
+	const deadline = 10 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	var (
+		killed   atomic.Bool
+		admitted atomic.Int64
+		wg       sync.WaitGroup
+		errs     = make(chan error, 4)
+	)
+	for range 4 {
+		l, err := New(c, clock.NewReal(), rules, Options{Key: "killed"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				startedAfterKill := killed.Load()
+				err := l.Acquire(ctx)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if startedAfterKill {
+					errs <- errors.New("a call that started after the kill was admitted")
+					return
+				}
+				admitted.Add(1)
+			}
+		}()
+	}
+	for admitted.Load() < 20 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.Kill()
+	killed.Store(true)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if errors.Is(err, context.DeadlineExceeded) || !strings.HasPrefix(err.Error(), "redislimit: ") {
+			t.Errorf("worker ended with %v; want a redislimit error about the lost server before the deadline", err)
+		} else {
+			t.Logf("worker ended with: %v", err)
+		}
+	}
+}
+
+// TestUnreachable: a closed port fails at once; a peer that accepts but
+// never answers fails when the caller's deadline ends. Nothing hangs.
+func TestUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	silent := ln.Addr().String()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer conn.Close() // held open, never answered
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	closed := func() string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		return l.Addr().String()
+	}()
+	for _, tc := range []struct{ name, addr string }{{"closed port", closed}, {"silent peer", silent}} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := redis.NewClient(&redis.Options{Addr: tc.addr})
+			defer c.Close()
+			l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "down"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- l.Acquire(ctx) }()
+			select {
+			case err := <-done:
+				if err == nil || !strings.HasPrefix(err.Error(), "redislimit: ") {
+					t.Fatalf("err = %v, want a redislimit error", err)
+				}
+				t.Logf("%v", err)
+			case <-time.After(30 * time.Second): // a hang, not a slow machine
+				t.Fatal("Acquire hung past its deadline")
+			}
+		})
+	}
+}

@@ -1,0 +1,65 @@
+package strategies
+
+import (
+	"context"
+	"time"
+
+	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// Sequential is the tempting but wrong composition: one sliding log per
+// rule, acquired in turn, each recording the call as soon as it admits it,
+// before the later rules have. Those early records expire early and let
+// extra calls through, and a caller cancelled between two rules leaves
+// records with no send. It exists to be measured. It is safe for concurrent
+// use on its runtime.
+type Sequential struct {
+	rt    clock.Runtime
+	guard clock.Mutex // makes each check-and-record atomic, never held while sleeping
+	books []Book
+	stats *statsKeeper
+}
+
+// NewSequential returns a sequential limiter over rules, in the given order.
+func NewSequential(rt clock.Runtime, rules []rule.Rule) *Sequential {
+	books := make([]Book, len(rules))
+	for i, r := range rules {
+		books[i] = NewSlidingLog(r)
+	}
+	return &Sequential{rt: rt, guard: rt.NewMutex(), books: books, stats: newStatsKeeper(len(rules))}
+}
+
+// Acquire passes each rule in turn, recording in each as it admits.
+func (s *Sequential) Acquire(ctx context.Context) error {
+	for i, b := range s.books {
+		for {
+			if err := s.guard.Lock(ctx); err != nil {
+				return err
+			}
+			now := s.rt.Now()
+			wait := b.WaitTime(now)
+			if wait <= 0 {
+				b.Record(now)
+				s.stats.record(i)
+			}
+			s.guard.Unlock()
+			if wait <= 0 {
+				break
+			}
+			s.stats.bound(i, now)
+			err := s.rt.Sleep(ctx, wait)
+			s.stats.wait(i, time.Duration(s.rt.Now()-now))
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Release does nothing: Sequential caps rates, not concurrency.
+func (s *Sequential) Release() {}
+
+// Stats returns the limiter's figures so far.
+func (s *Sequential) Stats() Stats { return s.stats.snapshot() }
