@@ -29,6 +29,9 @@ type simulateOptions struct {
 	redisURL     string
 	redisCluster string
 	waits        bool
+	plotDir      string
+	plotFormat   string
+	plotRuns     int
 
 	// Filled by complete.
 	scn *scenarios.Scenario
@@ -92,6 +95,9 @@ flags or a bad scenario.`,
 	f.StringVar(&o.opCost, "op-cost", "", "cost of each caller step: a duration or a distribution (overrides the scenario)")
 	f.BoolVar(&o.waits, "waits", false, "also show, per rule, the time callers slept with it binding and when it first bound")
 	f.IntVar(&o.callers, "callers", 0, "number of callers (overrides the scenario; not for replay)")
+	f.StringVar(&o.plotDir, "plot", "", "write charts into DIR: a window-usage timeline per strategy, the comparison, the distribution across seeds, the waits")
+	f.StringVar(&o.plotFormat, "plot-format", "png", "chart format: png or svg")
+	f.IntVar(&o.plotRuns, "plot-runs", 1000, "seeds for the distribution chart when --runs is not given")
 	f.StringVar(&o.redisURL, "redis-url", "", "run the redis strategies on this server (redis://host:port/db) instead of an in-process one")
 	f.StringVar(&o.redisCluster, "redis-cluster", "", "run the redis strategies on this Redis Cluster (host:port,host:port,...)")
 	return cmd
@@ -101,8 +107,11 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	if o.format != "text" && o.format != "json" {
 		return fmt.Errorf("--format %q: want text or json", o.format)
 	}
-	if o.runs < 0 {
-		return fmt.Errorf("--runs must not be negative")
+	if o.runs < 0 || o.plotRuns < 1 {
+		return fmt.Errorf("--runs must not be negative, and --plot-runs must be positive")
+	}
+	if o.plotFormat != "png" && o.plotFormat != "svg" {
+		return fmt.Errorf("--plot-format %q: want png or svg", o.plotFormat)
 	}
 	scn, err := scenarios.Load(path)
 	if err != nil {
@@ -218,7 +227,30 @@ func (o *simulateOptions) run(s streams) error {
 			return err
 		}
 	}
+	if o.plotDir != "" {
+		if err := o.plot(s, opt); err != nil {
+			return err
+		}
+	}
 	return o.writeLog(s, sends)
+}
+
+// plot runs the scenario over seeds (--runs, else --plot-runs) and writes
+// the charts; the files written are listed on stderr.
+func (o *simulateOptions) plot(s streams, opt simulate.Options) error {
+	runs := o.runs
+	if runs == 0 {
+		runs = o.plotRuns
+	}
+	res, err := simulate.RunSeeds(&o.scn.Scenario, runs, opt)
+	if err != nil {
+		return err
+	}
+	files, err := plotSimulation(o.plotDir, "."+o.plotFormat, res)
+	for _, f := range files {
+		fmt.Fprintln(s.errOut, "wrote", f)
+	}
+	return err
 }
 
 func (o *simulateOptions) writeLog(s streams, sends []int64) error {

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rlcheck/rlcheck/plots"
+	"github.com/rlcheck/rlcheck/simulate"
+)
+
+// plotSimulation writes the charts of a simulation into dir: a timeline per
+// strategy (its run on the scenario's own seed), the comparison of
+// strategies, the distribution of violations across seeds and the waits
+// per binding rule. It returns the files written.
+func plotSimulation(dir, ext string, res *simulate.RunsResult) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var written []string
+	sum := plots.Summary{
+		Title: fmt.Sprintf("scenario %s, rules %s", res.Scenario, ruleText(res)),
+		Rules: res.Rules,
+	}
+	for _, st := range res.Strategies {
+		first := st.First
+		path := filepath.Join(dir, "timeline-"+st.Name+ext)
+		if err := plots.Timeline(path, plots.TimelineInput{
+			Title:    fmt.Sprintf("%s on scenario %s, seed %d", st.Name, res.Scenario, res.Seed),
+			Times:    first.Sends,
+			Rules:    res.Rules,
+			Strategy: st.Name,
+		}); err != nil {
+			return written, err
+		}
+		written = append(written, path)
+		sr := plots.StrategyResult{Name: st.Name, Duration: first.Duration}
+		for _, r := range first.Rules {
+			sr.Violations = append(sr.Violations, r.Violations)
+			sr.Waited = append(sr.Waited, r.Waited)
+		}
+		for run := range res.Runs {
+			var total int64
+			for _, r := range st.Rules {
+				total += r.PerRun[run]
+			}
+			sr.RunViolations = append(sr.RunViolations, total)
+		}
+		sum.Strategies = append(sum.Strategies, sr)
+	}
+	for _, c := range []struct {
+		name string
+		draw func(string, plots.Summary) error
+	}{{"comparison", plots.Comparison}, {"distribution", plots.Distribution}, {"waits", plots.Waits}} {
+		path := filepath.Join(dir, c.name+ext)
+		s := sum
+		if c.name == "distribution" {
+			s.Title = fmt.Sprintf("%s, %d runs on seeds %d to %d", sum.Title, res.Runs, res.Seed, res.Seed+uint64(res.Runs)-1)
+		}
+		if err := c.draw(path, s); err != nil {
+			return written, err
+		}
+		written = append(written, path)
+	}
+	return written, nil
+}
+
+func ruleText(res *simulate.RunsResult) string {
+	var parts []string
+	for _, r := range res.Rules {
+		parts = append(parts, r.String())
+	}
+	return strings.Join(parts, ", ")
+}
