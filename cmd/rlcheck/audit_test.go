@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -87,29 +86,5 @@ func TestAuditUsage(t *testing.T) {
 		if code != exitUsage || !strings.HasPrefix(errOut, "rlcheck: ") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
 		}
-	}
-}
-
-// TestDocsAudit runs every console example of docs/audit.md.
-func TestDocsAudit(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("runs every documented audit")
-	}
-	data, err := os.ReadFile("../../docs/audit.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	exs := readmeExamples(string(data))
-	if len(exs) < 3 {
-		t.Fatalf("found %d examples", len(exs))
-	}
-	t.Chdir("../..")
-	for _, ex := range exs {
-		t.Run(ex.cmd, func(t *testing.T) {
-			out, errOut, _ := run(t, "", strings.Fields(ex.cmd)[1:]...)
-			if got := out + errOut; got != ex.want {
-				t.Errorf("docs/audit.md shows, for\n$ %s\n%s\nbut it prints\n%s", ex.cmd, ex.want, got)
-			}
-		})
 	}
 }

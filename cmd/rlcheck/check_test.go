@@ -14,6 +14,7 @@ const (
 )
 
 func TestCheckGolden(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "")
 	tests := []struct {
 		golden string
 		code   int
@@ -138,6 +139,7 @@ func TestCheckSkipInvalid(t *testing.T) {
 }
 
 func TestCheckFleetGolden(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "")
 	h1, h2 := "../../testdata/fleet/host1.csv", "../../testdata/fleet/host2.csv.gz"
 	tests := []struct {
 		golden string
