@@ -108,37 +108,36 @@ type Checker struct {
 }
 
 type ruleState struct {
-	report    RuleReport
-	window    time.Duration
-	limit     int64
-	log       ring
-	saturated bool // the ring has dropped sends still in the window
+	report RuleReport
+	window time.Duration
+	limit  int64
+	hist   history
 }
 
 // New returns a checker for cfg.
 func New(cfg Config) *Checker {
 	c := &Checker{boundary: cfg.Boundary, list: cfg.List, onViol: cfg.OnViolation}
 	for _, r := range cfg.Rules {
-		max := cfg.MaxTrack
-		if max == 0 {
-			max = 2 * (r.Limit + 1)
-			if max < 1<<16 {
-				max = 1 << 16
-			}
+		track := cfg.MaxTrack
+		if track == 0 {
+			track = max(2*(r.Limit+1), 1<<16)
 		}
-		if max < r.Limit+1 {
-			max = r.Limit + 1
-		}
-		initial := r.Limit + 1
-		if initial > 1024 {
-			initial = 1024
-		}
+		track = max(track, r.Limit+1)
 		c.rules = append(c.rules, ruleState{
 			report: RuleReport{Rule: r},
 			window: r.Window,
 			limit:  int64(r.Limit),
-			log:    newRing(initial, max),
+			hist:   history{max: pow2(track)},
 		})
+	}
+	return c
+}
+
+// pow2 returns the least power of two >= n.
+func pow2(n int) int {
+	c := 1
+	for c < n {
+		c <<= 1
 	}
 	return c
 }
@@ -206,71 +205,86 @@ func (c *Checker) ObserveBatch(ats, refs []int64) error {
 }
 
 // observeRun takes sends ats (with refs), the first being send idx0, for
-// rule r. The ring's state lives in locals for the loop; the rare paths
-// (growing, a new maximum, a violation) write it back first.
+// rule r. Send i breaks the rule when t[i] - t[i-N] < W, and the largest
+// occupancy m grows by one whenever t[i] - t[i-m] < W: a window cannot
+// gain more than one send per send. Both tests are single comparisons with
+// branches that are almost always predicted, so the common send costs a
+// few loads and a store; the rare paths (a violation worth reporting, a
+// new maximum, growing the history) are out of line.
 func (c *Checker) observeRun(r int, ats, refs []int64, idx0 int64) {
 	st := &c.rules[r]
-	lg := &st.log
-	// Entries at or before at-w have left the window (t-W, t], or
-	// [t-W, t] for a closed boundary.
+	h := &st.hist
+	// Send j is in the window of send i when t[i] - t[j] < w.
 	w := int64(st.window)
 	if c.boundary == rule.Closed {
 		w++
 	}
-	limit, maxIn := st.limit, st.report.MaxInWindow
-	head, n, times, lines := lg.head, lg.n, lg.at, lg.ref
-	mask := len(times) - 1
+	limit := st.limit
+	m := st.report.MaxInWindow
+	need := int(max(limit, m) + 2)
 	for i, at := range ats {
-		cutoff := at - w
-		for n > 0 && times[head] <= cutoff {
-			head = (head + 1) & mask
-			n--
-			st.saturated = false
+		idx := idx0 + int64(i)
+		if idx-h.base >= int64(len(h.at)) {
+			h.reserve(idx, need)
 		}
-		if n < len(times) {
-			j := (head + n) & mask
-			times[j], lines[j] = at, refs[i]
-			n++
-		} else {
-			lg.head, lg.n = head, n
-			if lg.push(at, refs[i]) {
-				st.saturated = true
+		mask := int64(len(h.at) - 1)
+		h.at[idx&mask], h.ref[idx&mask] = at, refs[i]
+		if j := idx - limit; j >= h.base && at-h.at[j&mask] < w {
+			st.report.Violations++
+			if c.onViol != nil || st.report.First == nil || len(st.report.Listed) < c.list {
+				c.violation(r, idx, at-w)
 			}
-			head, n, times, lines = lg.head, lg.n, lg.at, lg.ref
-			mask = len(times) - 1
 		}
-		count := int64(n)
-		if count > maxIn || (st.saturated && count == maxIn && !st.report.MaxSaturated) {
-			lg.head, lg.n = head, n
-			rep := &st.report
-			rep.MaxInWindow, maxIn = count, count
-			rep.MaxWindowStart = Send{At: times[head], Ref: lines[head]}
-			rep.MaxSaturated = st.saturated
-		}
-		if count > limit {
-			lg.head, lg.n = head, n
-			c.violation(r, at, refs[i], idx0+int64(i), count)
+		if j := idx - m; j >= h.base {
+			// Send j must still be stored; when the history is at its
+			// bound and its oldest send is in the window, the maximum
+			// can only be known as a lower bound.
+			stored := idx-j <= mask
+			if stored && at-h.at[j&mask] < w {
+				// A window gains at most one send per send: this one
+				// holds exactly m+1, from send j on.
+				m++
+				st.report.MaxInWindow, st.report.MaxWindowStart = m, h.get(j)
+				need = int(max(limit, m) + 2)
+			} else if !stored && at-h.at[(idx-mask)&mask] < w {
+				m = c.newMax(r, idx, at-w)
+				need = int(max(limit, m) + 2)
+			}
 		}
 	}
-	lg.head, lg.n = head, n
 }
 
-// violation records that send idx broke rule r with count sends in its
-// window.
-func (c *Checker) violation(r int, at, ref, idx, count int64) {
+// newMax records that send idx's window holds more sends than the history
+// can show; cutoff is the latest time outside that window.
+func (c *Checker) newMax(r int, idx, cutoff int64) int64 {
 	st := &c.rules[r]
+	h := &st.hist
 	rep := &st.report
-	rep.Violations++
-	if c.onViol == nil && rep.First != nil && len(rep.Listed) >= c.list {
-		return
+	start, saturated := h.windowStart(idx, cutoff)
+	rep.MaxInWindow = idx - start + 1
+	rep.MaxWindowStart = h.get(start)
+	rep.MaxSaturated = saturated
+	if saturated {
+		// The history is at its bound: the next window that is as full
+		// cannot be seen, so stop looking for larger ones.
+		return 1 << 62
 	}
-	lg := &st.log
+	return rep.MaxInWindow
+}
+
+// violation records the details of send idx, which broke rule r; cutoff is
+// the latest time outside its window.
+func (c *Checker) violation(r int, idx, cutoff int64) {
+	st := &c.rules[r]
+	h := &st.hist
+	rep := &st.report
+	start, saturated := h.windowStart(idx, cutoff)
 	v := Violation{
-		Send:           Send{At: at, Ref: ref},
+		Send:           h.get(idx),
 		Index:          idx,
-		WindowStart:    Send{At: lg.oldest(), Ref: lg.ref[lg.head]},
-		Count:          count,
-		CountSaturated: st.saturated,
+		WindowStart:    h.get(start),
+		Count:          idx - start + 1,
+		CountSaturated: saturated,
 	}
 	if rep.First == nil {
 		first := v
@@ -280,7 +294,7 @@ func (c *Checker) violation(r int, at, ref, idx, count int64) {
 		c.onViol(r, v)
 	}
 	if len(rep.Listed) < c.list {
-		v.Window = lg.last(maxListed)
+		v.Window = h.last(start, idx, maxListed)
 		rep.Listed = append(rep.Listed, v)
 	}
 }
@@ -292,14 +306,12 @@ func (c *Checker) violation(r int, at, ref, idx, count int64) {
 func (c *Checker) Idle(now int64) bool {
 	for i := range c.rules {
 		st := &c.rules[i]
-		if st.log.n > 0 && c.boundary.Within(time.Duration(now-c.last.At), st.window) {
+		if st.hist.at != nil && c.boundary.Within(time.Duration(now-c.last.At), st.window) {
 			return false
 		}
 	}
 	for i := range c.rules {
-		st := &c.rules[i]
-		st.log.n, st.saturated = 0, false
-		st.log.release()
+		c.rules[i].hist.reset(c.sends)
 	}
 	return true
 }

@@ -227,3 +227,24 @@ func FuzzFastLines(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLeadingDigits holds the eight-at-a-time digit reader to the plain
+// one, digit count and value.
+func FuzzLeadingDigits(f *testing.F) {
+	for _, s := range []string{"1767225600032485268,k", "12345678", "1234567a", "00000000000000000000000", "9999999999999999999", "", "/:09"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := []byte(s)
+		v, n := leadingDigits(b)
+		var want uint64
+		k := 0
+		for k < len(b) && k < 20 && b[k] >= '0' && b[k] <= '9' {
+			want = want*10 + uint64(b[k]-'0')
+			k++
+		}
+		if n != k || (n <= 19 && v != want) {
+			t.Fatalf("leadingDigits(%q) = %d, %d; want %d, %d", s, v, n, want, k)
+		}
+	})
+}
