@@ -1,27 +1,36 @@
 package checker
 
 import (
-	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/rlcheck/rlcheck/internal/genlog"
 	"github.com/rlcheck/rlcheck/rule"
 )
+
+// n is the number of sends in the checker benchmarks.
+const n = 1 << 20
+
+var benchRules = []rule.Rule{{Limit: 10, Window: time.Second}, {Limit: 500, Window: time.Minute}, {Limit: 600000, Window: 24 * time.Hour}}
+
+// benchSends are the send times of the benchmark log (genlog.Default) and
+// their indexes as refs.
+func benchSends() (ts, refs []int64) {
+	ts = genlog.Times(genlog.Default(n))
+	refs = make([]int64, n)
+	for i := range refs {
+		refs[i] = int64(i)
+	}
+	return ts, refs
+}
 
 // BenchmarkObserveBatch measures the checker alone: sends a second apart
 // on average (exponential gaps, 150 ms mean) against 10/1s, 500/1m and
 // 600000/24h, in runs of 10,000 like the audit path hands out.
 func BenchmarkObserveBatch(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	const n = 1 << 20
-	ts := make([]int64, n)
-	refs := make([]int64, n)
-	var t int64
-	for i := range ts {
-		t += int64(rng.ExpFloat64() * 150e6)
-		ts[i], refs[i] = t, int64(i)
-	}
-	rules := []rule.Rule{{Limit: 10, Window: time.Second}, {Limit: 500, Window: time.Minute}, {Limit: 600000, Window: 24 * time.Hour}}
+	ts, refs := benchSends()
+	t := ts[n-1]
+	rules := benchRules
 	b.ReportAllocs()
 	c := New(Config{Rules: rules})
 	off := int64(0)
@@ -47,16 +56,8 @@ func BenchmarkObserveBatch(b *testing.B) {
 // BenchmarkPerRule measures one rule at a time over 1,048,576 sends with
 // exponential gaps of 150 ms mean, in batches of 10,000.
 func BenchmarkPerRule(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	const n = 1 << 20
-	ts := make([]int64, n)
-	refs := make([]int64, n)
-	var t int64
-	for i := range ts {
-		t += int64(rng.ExpFloat64() * 150e6)
-		ts[i], refs[i] = t, int64(i)
-	}
-	for _, r := range []rule.Rule{{Limit: 10, Window: time.Second}, {Limit: 500, Window: time.Minute}, {Limit: 600000, Window: 24 * time.Hour}} {
+	ts, refs := benchSends()
+	for _, r := range benchRules {
 		b.Run(r.String(), func(b *testing.B) {
 			for b.Loop() {
 				c := New(Config{Rules: []rule.Rule{r}})

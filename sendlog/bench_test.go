@@ -3,24 +3,15 @@ package sendlog
 import (
 	"bytes"
 	"io"
-	"math/rand/v2"
-	"strconv"
 	"testing"
+
+	"github.com/rlcheck/rlcheck/internal/genlog"
 )
 
 // benchCSV is n lines of ts_ns,key, as scripts/genlog writes them.
 func benchCSV(n int) []byte {
-	rng := rand.New(rand.NewPCG(1, 2))
 	var b bytes.Buffer
-	b.WriteString("ts_ns,key\n")
-	t := int64(1767225600_000_000_000)
-	for range n {
-		t += int64(rng.ExpFloat64() * 150e6)
-		b.WriteString(strconv.FormatInt(t, 10))
-		b.WriteString(",k")
-		b.WriteString(strconv.Itoa(rng.IntN(100)))
-		b.WriteByte('\n')
-	}
+	genlog.WriteCSV(&b, genlog.Default(n))
 	return b.Bytes()
 }
 
