@@ -41,7 +41,7 @@ type Combined struct {
 	rt      clock.Runtime
 	mu      clock.Mutex
 	books   Books
-	stats   *statsKeeper
+	stats   *StatsKeeper
 	onAdmit func(at int64)
 }
 
@@ -65,7 +65,7 @@ func NewCombinedCounter(rt clock.Runtime, rules []rule.Rule) *Combined {
 }
 
 func newCombined(rt clock.Runtime, books Books) *Combined {
-	return &Combined{rt: rt, mu: rt.NewMutex(), books: books, stats: newStatsKeeper(len(books))}
+	return &Combined{rt: rt, mu: rt.NewMutex(), books: books, stats: NewStatsKeeper(len(books))}
 }
 
 // OnAdmit sets a function called, under the limiter's lock and in admission
@@ -85,16 +85,16 @@ func (c *Combined) Acquire(ctx context.Context) error {
 		if wait <= 0 {
 			c.books.Record(now)
 			for i := range c.books {
-				c.stats.record(i)
+				c.stats.Record(i, 1)
 			}
 			if c.onAdmit != nil {
 				c.onAdmit(now)
 			}
 			return nil
 		}
-		c.stats.bound(bind, now)
+		c.stats.Bound(bind, now)
 		err := c.rt.Sleep(ctx, wait)
-		c.stats.wait(bind, time.Duration(c.rt.Now()-now))
+		c.stats.Wait(bind, time.Duration(c.rt.Now()-now))
 		if err != nil {
 			return err
 		}
@@ -105,4 +105,4 @@ func (c *Combined) Acquire(ctx context.Context) error {
 func (c *Combined) Release() {}
 
 // Stats returns the limiter's figures so far.
-func (c *Combined) Stats() Stats { return c.stats.snapshot() }
+func (c *Combined) Stats() Stats { return c.stats.Stats() }

@@ -18,7 +18,7 @@ type Sequential struct {
 	rt    clock.Runtime
 	guard clock.Mutex // makes each check-and-record atomic, never held while sleeping
 	books []Book
-	stats *statsKeeper
+	stats *StatsKeeper
 }
 
 // NewSequential returns a sequential limiter over rules, in the given order.
@@ -27,7 +27,7 @@ func NewSequential(rt clock.Runtime, rules []rule.Rule) *Sequential {
 	for i, r := range rules {
 		books[i] = NewSlidingLog(r)
 	}
-	return &Sequential{rt: rt, guard: rt.NewMutex(), books: books, stats: newStatsKeeper(len(rules))}
+	return &Sequential{rt: rt, guard: rt.NewMutex(), books: books, stats: NewStatsKeeper(len(rules))}
 }
 
 // Acquire passes each rule in turn, recording in each as it admits.
@@ -41,15 +41,15 @@ func (s *Sequential) Acquire(ctx context.Context) error {
 			wait := b.WaitTime(now)
 			if wait <= 0 {
 				b.Record(now)
-				s.stats.record(i)
+				s.stats.Record(i, 1)
 			}
 			s.guard.Unlock()
 			if wait <= 0 {
 				break
 			}
-			s.stats.bound(i, now)
+			s.stats.Bound(i, now)
 			err := s.rt.Sleep(ctx, wait)
-			s.stats.wait(i, time.Duration(s.rt.Now()-now))
+			s.stats.Wait(i, time.Duration(s.rt.Now()-now))
 			if err != nil {
 				return err
 			}
@@ -62,4 +62,4 @@ func (s *Sequential) Acquire(ctx context.Context) error {
 func (s *Sequential) Release() {}
 
 // Stats returns the limiter's figures so far.
-func (s *Sequential) Stats() Stats { return s.stats.snapshot() }
+func (s *Sequential) Stats() Stats { return s.stats.Stats() }

@@ -5,16 +5,19 @@ import (
 	"time"
 )
 
-// statsKeeper holds Stats with atomic fields, so Stats can be read while
-// callers are parked inside a limiter without taking its lock.
-type statsKeeper struct {
+// StatsKeeper keeps a limiter's Stats in atomics, so that Stats can be read
+// while callers are parked inside the limiter, without its lock. Limiters
+// outside this package (Redis, the library adapters) keep theirs with it
+// too. Use NewStatsKeeper.
+type StatsKeeper struct {
 	records    []atomic.Int64
 	waited     []atomic.Int64
 	firstBound []atomic.Int64
 }
 
-func newStatsKeeper(n int) *statsKeeper {
-	k := &statsKeeper{
+// NewStatsKeeper returns a keeper for n rules.
+func NewStatsKeeper(n int) *StatsKeeper {
+	k := &StatsKeeper{
 		records:    make([]atomic.Int64, n),
 		waited:     make([]atomic.Int64, n),
 		firstBound: make([]atomic.Int64, n),
@@ -25,16 +28,26 @@ func newStatsKeeper(n int) *statsKeeper {
 	return k
 }
 
-func (k *statsKeeper) record(i int) { k.records[i].Add(1) }
+// Record adds delta records to rule i (a negative delta gives back
+// capacity, as a cancelled reservation does).
+func (k *StatsKeeper) Record(i int, delta int64) { k.records[i].Add(delta) }
 
-// bound notes that rule i made a caller wait at now.
-func (k *statsKeeper) bound(i int, now int64) {
-	k.firstBound[i].CompareAndSwap(-1, now)
+// RecordAll records one call in every rule, as check-all designs do.
+func (k *StatsKeeper) RecordAll() {
+	for i := range k.records {
+		k.records[i].Add(1)
+	}
 }
 
-func (k *statsKeeper) wait(i int, d time.Duration) { k.waited[i].Add(int64(d)) }
+// Bound notes that rule i made a caller wait at now; only the first time
+// is kept.
+func (k *StatsKeeper) Bound(i int, now int64) { k.firstBound[i].CompareAndSwap(-1, now) }
 
-func (k *statsKeeper) snapshot() Stats {
+// Wait adds d to the time callers slept with rule i binding.
+func (k *StatsKeeper) Wait(i int, d time.Duration) { k.waited[i].Add(int64(d)) }
+
+// Stats returns a copy of the figures kept.
+func (k *StatsKeeper) Stats() Stats {
 	s := Stats{
 		Records:    make([]int64, len(k.records)),
 		Waited:     make([]time.Duration, len(k.records)),

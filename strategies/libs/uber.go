@@ -36,12 +36,12 @@ func NewUberLimiter(rt clock.Runtime, r rule.Rule, cfg Config) ratelimit.Limiter
 type Uber struct {
 	rt    clock.Runtime
 	lims  []ratelimit.Limiter
-	stats *statsKeeper
+	stats *strategies.StatsKeeper
 }
 
 // NewUber returns the chained go.uber.org/ratelimit limiter for rules.
 func NewUber(rt clock.Runtime, rules []rule.Rule, cfg Config) *Uber {
-	u := &Uber{rt: rt, lims: make([]ratelimit.Limiter, len(rules)), stats: newStatsKeeper(len(rules))}
+	u := &Uber{rt: rt, lims: make([]ratelimit.Limiter, len(rules)), stats: strategies.NewStatsKeeper(len(rules))}
 	for i, r := range rules {
 		u.lims[i] = NewUberLimiter(rt, r, cfg)
 	}
@@ -57,9 +57,10 @@ func (u *Uber) Acquire(ctx context.Context) error {
 	for i, l := range u.lims {
 		now := u.rt.Now()
 		l.Take()
-		u.stats.record(i, 1)
+		u.stats.Record(i, 1)
 		if d := time.Duration(u.rt.Now() - now); d > 0 {
-			u.stats.wait(i, now, d)
+			u.stats.Bound(i, now)
+			u.stats.Wait(i, d)
 		}
 	}
 	return nil
@@ -69,4 +70,4 @@ func (u *Uber) Acquire(ctx context.Context) error {
 func (u *Uber) Release() {}
 
 // Stats returns the limiter's figures so far.
-func (u *Uber) Stats() strategies.Stats { return u.stats.snapshot() }
+func (u *Uber) Stats() strategies.Stats { return u.stats.Stats() }

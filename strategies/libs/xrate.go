@@ -36,12 +36,12 @@ func newRateLimiters(rules []rule.Rule, cfg Config) []*rate.Limiter {
 type XRateChained struct {
 	rt    clock.Runtime
 	lims  []*rate.Limiter
-	stats *statsKeeper
+	stats *strategies.StatsKeeper
 }
 
 // NewXRateChained returns the chained x/time/rate limiter for rules.
 func NewXRateChained(rt clock.Runtime, rules []rule.Rule, cfg Config) *XRateChained {
-	return &XRateChained{rt: rt, lims: newRateLimiters(rules, cfg), stats: newStatsKeeper(len(rules))}
+	return &XRateChained{rt: rt, lims: newRateLimiters(rules, cfg), stats: strategies.NewStatsKeeper(len(rules))}
 }
 
 // Acquire waits on each rule's limiter in turn.
@@ -49,15 +49,16 @@ func (x *XRateChained) Acquire(ctx context.Context) error {
 	for i, l := range x.lims {
 		now := x.rt.Now()
 		r := l.ReserveN(timeAt(now), 1)
-		x.stats.record(i, 1)
+		x.stats.Record(i, 1)
 		d := r.DelayFrom(timeAt(now))
 		if d <= 0 {
 			continue
 		}
 		err := x.rt.Sleep(ctx, d)
-		x.stats.wait(i, now, time.Duration(x.rt.Now()-now))
+		x.stats.Bound(i, now)
+		x.stats.Wait(i, time.Duration(x.rt.Now()-now))
 		if err != nil {
-			x.stats.record(i, -cancel(l, r, x.rt.Now()))
+			x.stats.Record(i, -cancel(l, r, x.rt.Now()))
 			return err
 		}
 	}
@@ -69,7 +70,7 @@ func (x *XRateChained) Release() {}
 
 // Stats returns the limiter's figures so far; Records counts the tokens
 // each limiter kept (a cancelled reservation may not give its token back).
-func (x *XRateChained) Stats() strategies.Stats { return x.stats.snapshot() }
+func (x *XRateChained) Stats() strategies.Stats { return x.stats.Stats() }
 
 // XRateReserveAll reserves a token on every rule's limiter at the same
 // instant, sleeps the longest delay, and cancels every reservation when the
@@ -78,12 +79,12 @@ func (x *XRateChained) Stats() strategies.Stats { return x.stats.snapshot() }
 type XRateReserveAll struct {
 	rt    clock.Runtime
 	lims  []*rate.Limiter
-	stats *statsKeeper
+	stats *strategies.StatsKeeper
 }
 
 // NewXRateReserveAll returns the reserve-all x/time/rate limiter for rules.
 func NewXRateReserveAll(rt clock.Runtime, rules []rule.Rule, cfg Config) *XRateReserveAll {
-	return &XRateReserveAll{rt: rt, lims: newRateLimiters(rules, cfg), stats: newStatsKeeper(len(rules))}
+	return &XRateReserveAll{rt: rt, lims: newRateLimiters(rules, cfg), stats: strategies.NewStatsKeeper(len(rules))}
 }
 
 // Acquire reserves on every limiter, then sleeps the longest delay.
@@ -95,7 +96,7 @@ func (x *XRateReserveAll) Acquire(ctx context.Context) error {
 	bind := -1
 	for i, l := range x.lims {
 		res[i] = l.ReserveN(t, 1)
-		x.stats.record(i, 1)
+		x.stats.Record(i, 1)
 		if d := res[i].DelayFrom(t); d > wait {
 			wait, bind = d, i
 		}
@@ -104,10 +105,11 @@ func (x *XRateReserveAll) Acquire(ctx context.Context) error {
 		return nil
 	}
 	err := x.rt.Sleep(ctx, wait)
-	x.stats.wait(bind, now, time.Duration(x.rt.Now()-now))
+	x.stats.Bound(bind, now)
+	x.stats.Wait(bind, time.Duration(x.rt.Now()-now))
 	if err != nil {
 		for i, r := range res {
-			x.stats.record(i, -cancel(x.lims[i], r, x.rt.Now()))
+			x.stats.Record(i, -cancel(x.lims[i], r, x.rt.Now()))
 		}
 	}
 	return err
@@ -118,7 +120,7 @@ func (x *XRateReserveAll) Release() {}
 
 // Stats returns the limiter's figures so far; Records counts the tokens
 // each limiter kept (a cancelled reservation may not give its token back).
-func (x *XRateReserveAll) Stats() strategies.Stats { return x.stats.snapshot() }
+func (x *XRateReserveAll) Stats() strategies.Stats { return x.stats.Stats() }
 
 // cancel hands r back at now and returns the whole tokens l got back:
 // CancelAt restores only what no later reservation has already counted on.

@@ -46,10 +46,8 @@ type Limiter struct {
 	counter atomic.Uint64
 	queue   clock.Mutex // refused callers, in arrival order
 
-	runs       atomic.Int64
-	records    []atomic.Int64
-	waited     []atomic.Int64
-	firstBound []atomic.Int64
+	runs  atomic.Int64
+	stats *strategies.StatsKeeper
 }
 
 var _ strategies.Limiter = (*Limiter)(nil)
@@ -112,13 +110,7 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 		l.args = append(l.args, strconv.Itoa(r.Limit), strconv.FormatInt(ceilMicros(r.Window), 10),
 			strconv.FormatInt(int64((ttl+time.Millisecond-1)/time.Millisecond), 10))
 	}
-	n := len(rules)
-	l.records = make([]atomic.Int64, n)
-	l.waited = make([]atomic.Int64, n)
-	l.firstBound = make([]atomic.Int64, n)
-	for i := range l.firstBound {
-		l.firstBound[i].Store(-1)
-	}
+	l.stats = strategies.NewStatsKeeper(len(rules))
 	return l, nil
 }
 
@@ -174,10 +166,10 @@ func (l *Limiter) AcquireAt(ctx context.Context) (int64, error) {
 	for {
 		if wait > 0 {
 			in := l.binding[rule]
-			l.firstBound[in].CompareAndSwap(-1, at)
+			l.stats.Bound(in, at)
 			slept := l.rt.Now()
 			err := l.rt.Sleep(ctx, wait)
-			l.waited[in].Add(l.rt.Now() - slept)
+			l.stats.Wait(in, time.Duration(l.rt.Now()-slept))
 			if err != nil {
 				return 0, err
 			}
@@ -231,9 +223,7 @@ func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Dura
 	}
 	at := res[1] * 1000
 	if res[0] == 0 {
-		for i := range l.records {
-			l.records[i].Add(1)
-		}
+		l.stats.RecordAll()
 		return 0, at, 0, nil
 	}
 	return time.Duration(res[0]) * time.Microsecond, at, int(res[2]) - 1, nil
@@ -283,13 +273,4 @@ func (l *Limiter) Runs() int64 { return l.runs.Load() }
 
 // Stats returns this limiter's own records and waits, indexed like the
 // rules given to New; of rules that share a window, the strictest binds.
-func (l *Limiter) Stats() strategies.Stats {
-	n := len(l.records)
-	s := strategies.Stats{Records: make([]int64, n), Waited: make([]time.Duration, n), FirstBound: make([]int64, n)}
-	for i := range n {
-		s.Records[i] = l.records[i].Load()
-		s.Waited[i] = time.Duration(l.waited[i].Load())
-		s.FirstBound[i] = l.firstBound[i].Load()
-	}
-	return s
-}
+func (l *Limiter) Stats() strategies.Stats { return l.stats.Stats() }
