@@ -1,0 +1,138 @@
+package rlchecktest_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rlchecktest"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// fakeTB collects what an assertion reports instead of failing the test.
+type fakeTB struct {
+	errors []string
+}
+
+func (f *fakeTB) Helper() {}
+func (f *fakeTB) Errorf(format string, args ...any) {
+	f.errors = append(f.errors, fmt.Sprintf(format, args...))
+}
+
+// readSeconds reads a fixture of decimal seconds into exact nanoseconds.
+func readSeconds(t *testing.T, path string) []int64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []int64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		whole, frac, _ := strings.Cut(line, ".")
+		frac = (frac + "000000000")[:9]
+		s, err1 := strconv.ParseInt(whole, 10, 64)
+		n, err2 := strconv.ParseInt(frac, 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: bad line %q", path, line)
+		}
+		out = append(out, s*int64(time.Second)+n)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+var guideRules = []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}}
+
+func TestAssertCompliantFailsOnKnownBadLog(t *testing.T) {
+	sends := readSeconds(t, "../testdata/fixtures/asyncio-sequential.txt")
+	var ft fakeTB
+	if rlchecktest.AssertCompliantNs(&ft, sends, guideRules...) {
+		t.Fatal("the sequential fixture passed; it breaks 5/1s twice")
+	}
+	if len(ft.errors) != 1 {
+		t.Fatalf("%d failures reported, want 1 (only 5/1s is broken): %q", len(ft.errors), ft.errors)
+	}
+	msg := ft.errors[0]
+	for _, want := range []string{"rule 5/1s broken by 2 of 30 sends", "most in one window: 7", "first offending window [+", "holds 6 sends, limit 5", "sends in it: +"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+func TestAssertCompliantPassesKnownGoodLog(t *testing.T) {
+	sends := readSeconds(t, "../testdata/fixtures/asyncio-combined.txt")
+	var ft fakeTB
+	if !rlchecktest.AssertCompliantNs(&ft, sends, guideRules...) || len(ft.errors) > 0 {
+		t.Fatalf("the combined fixture failed: %q", ft.errors)
+	}
+}
+
+func TestAssertCompliantBoundaries(t *testing.T) {
+	const s = int64(time.Second)
+	two := rule.Rule{Limit: 2, Window: time.Second}
+	for _, tc := range []struct {
+		name  string
+		sends []int64
+		ok    bool
+	}{
+		{"empty", nil, true},
+		{"exactly W apart", []int64{0, 0, s, s}, true},
+		{"one ns short of W", []int64{0, 0, s - 1}, false},
+		{"unsorted", []int64{s - 1, 0, 5}, false},
+		{"equal instants", []int64{5, 5, 5}, false},
+		{"negative instants", []int64{-s, -s, 0, 0}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ft fakeTB
+			if got := rlchecktest.AssertCompliantNs(&ft, tc.sends, two); got != tc.ok || (len(ft.errors) == 0) != tc.ok {
+				t.Fatalf("ok %v with %d failures, want ok %v", got, len(ft.errors), tc.ok)
+			}
+		})
+	}
+}
+
+func TestAssertCompliantMessage(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	var ft fakeTB
+	rlchecktest.AssertCompliantNs(&ft, []int64{1000 * ms, 1100 * ms, 1700 * ms, 2100 * ms, 2500 * ms},
+		rule.Rule{Limit: 2, Window: time.Second}, rule.Rule{Limit: 10, Window: time.Minute})
+	want := "rlchecktest: rule 2/1s broken by 2 of 5 sends (most in one window: 3)\n" +
+		"  first offending window [+0s, +1s) holds 3 sends, limit 2; send 3 at +700ms is one too many\n" +
+		"  sends in it: +0s, +100ms, +700ms\n" +
+		"  (offsets from the first send at 1000000000 ns)"
+	if len(ft.errors) != 1 || ft.errors[0] != want {
+		t.Fatalf("got %q\nwant %q", ft.errors, want)
+	}
+}
+
+func TestAssertCompliantTimes(t *testing.T) {
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	sends := []time.Time{base.Add(999 * time.Millisecond), base, base.Add(500 * time.Millisecond)}
+	var ft fakeTB
+	if rlchecktest.AssertCompliant(&ft, sends, rule.Rule{Limit: 2, Window: time.Second}) {
+		t.Fatal("three sends within one second passed 2/1s")
+	}
+	if len(ft.errors) != 1 || !strings.Contains(ft.errors[0], "first send at 2026-01-02T03:04:05Z") {
+		t.Fatalf("got %q", ft.errors)
+	}
+}
+
+func TestAssertCompliantNoRules(t *testing.T) {
+	var ft fakeTB
+	if rlchecktest.AssertCompliantNs(&ft, []int64{0}) || len(ft.errors) != 1 {
+		t.Fatalf("no rules passed: %q", ft.errors)
+	}
+}
