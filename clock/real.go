@@ -58,6 +58,11 @@ type realSem struct{ slots chan struct{} }
 func (s *realSem) Lock(ctx context.Context) error { return s.Acquire(ctx) }
 func (s *realSem) Unlock()                        { s.Release() }
 func (s *realSem) Acquire(ctx context.Context) error {
+	// An ended context takes nothing, even when a slot is free: a cancelled
+	// caller must consume no capacity.
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	select {
 	case <-s.slots:
 		return nil

@@ -207,3 +207,22 @@ func TestGateDoReleasesOnPanic(t *testing.T) {
 		t.Fatalf("the slot leaked: %v", err)
 	}
 }
+
+// TestAcquireEndedContextRecordsNothing: Acquire itself, not only Do, must
+// leave an ended context without capacity, even when a call could go.
+func TestAcquireEndedContextRecordsNothing(t *testing.T) {
+	rules := []rule.Rule{{Limit: 5, Window: time.Second}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for name, lim := range map[string]strategies.Limiter{
+		"combined": strategies.NewRealCombined(rules...),
+		"gated":    strategies.NewRealGated(1, rules...),
+	} {
+		if err := lim.Acquire(ctx); err == nil {
+			t.Errorf("%s: Acquire on a cancelled context admitted the call", name)
+		}
+		if st := lim.(strategies.StatsReporter).Stats(); st.Records[0] != 0 {
+			t.Errorf("%s: %d records after a cancelled Acquire", name, st.Records[0])
+		}
+	}
+}

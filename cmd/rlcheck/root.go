@@ -43,6 +43,7 @@ func NewRootCmd(s streams) *cobra.Command {
 
   rlcheck check     prove a send log keeps every window (exit 1 on violations)
   rlcheck simulate  run limiter strategies on a deterministic virtual clock
+  rlcheck run       run them on the real clock, beside the simulator's prediction
   rlcheck audit     measure what x/time/rate and uber ratelimit let through`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -54,6 +55,7 @@ func NewRootCmd(s streams) *cobra.Command {
 	root.AddCommand(
 		newCheckCmd(s),
 		newSimulateCmd(s),
+		newRunCmd(s),
 		newAuditCmd(s),
 	)
 	return root

@@ -1,0 +1,89 @@
+package realrun
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+func TestWakeDelays(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	two := []rule.Rule{{Limit: 2, Window: 100 * time.Millisecond}}
+	for _, tc := range []struct {
+		name  string
+		sends []int64
+		want  []time.Duration
+	}{
+		{"no window binds", []int64{0, 200 * ms, 400 * ms}, nil},
+		{"on time", []int64{0, 0, 100 * ms, 100 * ms}, []time.Duration{0, 0}},
+		{"late", []int64{0, 10 * ms, 103 * ms, 111 * ms}, []time.Duration{3 * time.Millisecond, time.Millisecond}},
+		{"early is negative", []int64{0, 0, 99 * ms}, []time.Duration{-time.Millisecond}},
+		{"free before the previous send", []int64{0, 0, 150 * ms, 160 * ms}, []time.Duration{50 * time.Millisecond}},
+		{"idle gaps count too", []int64{0, 0, 500 * ms}, []time.Duration{400 * time.Millisecond}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := WakeDelays(tc.sends, two)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i] != tc.want[i] {
+					t.Fatalf("got %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+	sp := SpreadOf([]time.Duration{5, 1, 3, 2, 4})
+	if sp != (Spread{N: 5, Min: 1, P50: 3, P95: 5, Max: 5}) {
+		t.Errorf("spread %+v", sp)
+	}
+	if SpreadOf(nil) != (Spread{}) {
+		t.Error("spread of nothing")
+	}
+}
+
+// TestFixtureWakeDelays measures the recorded asyncio runs the way rlcheck
+// run measures Go: run it with -v to see the figures docs/fidelity.md quotes.
+func TestFixtureWakeDelays(t *testing.T) {
+	rules := []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}}
+	for _, name := range []string{"asyncio-combined.txt", "asyncio-sequential.txt"} {
+		sends := readSeconds(t, "../testdata/fixtures/"+name)
+		sp := SpreadOf(WakeDelays(sends, rules))
+		if sp.N == 0 {
+			t.Fatalf("%s: no send waited for a window", name)
+		}
+		t.Logf("%s: %d sends waited for a window; delay after it freed: min %v, p50 %v, p95 %v, max %v",
+			name, sp.N, sp.Min, sp.P50, sp.P95, sp.Max)
+	}
+}
+
+// readSeconds reads a log of decimal seconds into exact nanoseconds.
+func readSeconds(t *testing.T, path string) []int64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []int64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		whole, frac, _ := strings.Cut(line, ".")
+		s, err1 := strconv.ParseInt(whole, 10, 64)
+		n, err2 := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: bad line %q", path, line)
+		}
+		out = append(out, s*int64(time.Second)+n)
+	}
+	return out
+}

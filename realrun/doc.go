@@ -1,0 +1,9 @@
+// Package realrun runs a scenario's strategies on the wall clock, with real
+// goroutines and timers, and checks the sends that actually happened.
+//
+// It is the other driver of the strategy code the simulate package runs on a
+// virtual clock: each strategy is built by the same registry entry, on a
+// clock.Real instead of the scheduler. Set beside simulate.RunSeeds, the
+// measured violations show whether the simulator's model of timer lateness
+// predicts what real timers do.
+package realrun

@@ -1,0 +1,73 @@
+package realrun
+
+import (
+	"slices"
+
+	"github.com/rlcheck/rlcheck/simulate"
+)
+
+// Prediction is the virtual clock's forecast for a scenario: each
+// strategy's violations per rule over many seeds.
+type Prediction struct {
+	Seeds      int         `json:"seeds"`
+	Strategies []Predicted `json:"strategies"`
+}
+
+// Predicted is one strategy's forecast.
+type Predicted struct {
+	Name               string  `json:"name"`
+	RunsWithViolations int     `json:"runs_with_violations"`
+	Rules              []Range `json:"rules"`
+}
+
+// Range is the spread of one rule's violation count over the seeds, by
+// nearest rank.
+type Range struct {
+	P5   int64   `json:"p5"`
+	P50  int64   `json:"p50"`
+	P95  int64   `json:"p95"`
+	Max  int64   `json:"max"`
+	Mean float64 `json:"mean"`
+}
+
+// Contains reports whether n lies within [P5, P95].
+func (r Range) Contains(n int64) bool { return r.P5 <= n && n <= r.P95 }
+
+// Predict runs s on the virtual clock over seeds s.Seed .. s.Seed+seeds-1.
+func Predict(s *simulate.Scenario, seeds int, strategies []string) (*Prediction, error) {
+	rr, err := simulate.RunSeeds(s, seeds, simulate.Options{Strategies: strategies})
+	if err != nil {
+		return nil, err
+	}
+	p := &Prediction{Seeds: seeds}
+	for _, st := range rr.Strategies {
+		ps := Predicted{Name: st.Name, RunsWithViolations: st.RunsWithViolations}
+		for _, r := range st.Rules {
+			ps.Rules = append(ps.Rules, rangeOf(r.PerRun, r.Mean))
+		}
+		p.Strategies = append(p.Strategies, ps)
+	}
+	return p, nil
+}
+
+func rangeOf(perRun []int64, mean float64) Range {
+	v := slices.Clone(perRun)
+	slices.Sort(v)
+	return Range{P5: rank(v, 5), P50: rank(v, 50), P95: rank(v, 95), Max: v[len(v)-1], Mean: mean}
+}
+
+// rank is the nearest-rank percentile of sorted, as simulate computes it.
+func rank(sorted []int64, p int) int64 {
+	i := max((p*len(sorted)+99)/100, 1)
+	return sorted[i-1]
+}
+
+// lookup returns the forecast of strategy name, or nil.
+func (p *Prediction) lookup(name string) *Predicted {
+	for i := range p.Strategies {
+		if p.Strategies[i].Name == name {
+			return &p.Strategies[i]
+		}
+	}
+	return nil
+}

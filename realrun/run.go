@@ -1,0 +1,346 @@
+package realrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/strategies/redislimit"
+)
+
+// Options tune Run.
+type Options struct {
+	// Strategies limits the run to these names (nil: the scenario's list).
+	Strategies []string
+	// Redis is the store of distributed strategies; nil starts an
+	// in-process miniredis for each strategy that needs one.
+	Redis redis.Scripter
+	// Run numbers this run among repeats; it keeps shared Redis keys apart.
+	Run int
+	// WallEpoch hands strategies Unix nanoseconds instead of instants
+	// counted from the run's start. The simulator starts every run at
+	// instant 0, which lies on a boundary of every window; on the wall
+	// clock a run starts at an arbitrary phase of each window, which
+	// matters to designs with fixed windows (combined-counter).
+	WallEpoch bool
+	// Margin widens every window the limiters enforce, while the checker
+	// judges the sends by the scenario's own rules: room for the jitter
+	// between a limiter's record and the caller's send.
+	Margin time.Duration
+}
+
+// Result is one real-clock run of a scenario, every strategy at once.
+type Result struct {
+	Scenario   string
+	Rules      []rule.Rule // as run, after any Scale
+	Wall       time.Duration
+	Strategies []StrategyResult
+}
+
+// StrategyResult is what one strategy did on the real clock. Violations
+// and windows come from the checker.
+type StrategyResult struct {
+	Name      string
+	CheckAll  bool // the strategy must never violate (see simulate.Strategy)
+	Calls     int
+	Cancelled int // callers whose timeout ended their wait
+	// Sends are the measured send instants, nanoseconds from the run's
+	// start, in time order: the moment each caller got back from Acquire.
+	Sends []int64
+	// Duration is from the first send to the last.
+	Duration    time.Duration
+	MaxInFlight int
+	MaxSlots    int // the cap, for strategies that keep one; 0 otherwise
+	Rules       []RuleResult
+	// RecordViolations are each rule's violations among the instants the
+	// limiter itself recorded (nil when it cannot say): zero there and
+	// violations among the sends put the fault between record and send.
+	RecordViolations []int64
+	// SendGap is, for limiters that return their record instant (redis),
+	// the time from each call's record to the caller's getting the answer.
+	SendGap []time.Duration
+	// Late holds the overshoot of every completed sleep inside the
+	// strategy: how late real timers woke it.
+	Late []time.Duration
+}
+
+// RuleResult is one rule's verdict on the measured sends.
+type RuleResult struct {
+	Rule        rule.Rule
+	Violations  int64
+	MaxInWindow int64
+	// Shortfall is, over the violations, the most by which the window
+	// holding one send too many was shorter than the rule's: how far a
+	// send would have had to move to keep the rule.
+	Shortfall time.Duration
+}
+
+// Violations sums the violations over every rule.
+func (r *StrategyResult) Violations() int64 {
+	var n int64
+	for _, rr := range r.Rules {
+		n += rr.Violations
+	}
+	return n
+}
+
+// Run runs every strategy of s at the same time on the wall clock, taking
+// arrivals and call durations from s.Seed, and checks each one's sends.
+// It lasts as long as the scenario does in real time.
+func Run(ctx context.Context, s *simulate.Scenario, opt Options) (*Result, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	names := opt.Strategies
+	if names == nil {
+		names = s.Strategies
+	}
+	sts := make([]simulate.Strategy, len(names))
+	for i, name := range names {
+		st, ok := simulate.Lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("realrun: unknown strategy %q", name)
+		}
+		if st.NeedsSlots && s.MaxInFlight < 1 {
+			return nil, fmt.Errorf("realrun: strategy %s needs max_in_flight", name)
+		}
+		sts[i] = st
+	}
+	times := arrivalTimes(s, s.Seed)
+	calls := callDurations(s, s.Seed, len(times))
+	res := &Result{Scenario: s.Name, Rules: s.Rules, Strategies: make([]StrategyResult, len(sts))}
+	errs := make([]error, len(sts))
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i, st := range sts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res.Strategies[i], errs[i] = runStrategy(ctx, s, st, times, calls, opt)
+		}()
+	}
+	wg.Wait()
+	res.Wall = time.Since(start)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// runStrategy drives one strategy: a goroutine per caller, started at its
+// arrival instant.
+func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy, times []int64, calls []time.Duration, opt Options) (StrategyResult, error) {
+	rt := clock.NewReal()
+	late := &lateLog{}
+	t0 := rt.Now()
+	epoch := t0
+	if opt.WallEpoch {
+		epoch = 0
+	}
+	shared := &simulate.Shared{
+		Key:   fmt.Sprintf("rlcheck:real:%s:%s:%d:%d", s.Name, st.Name, s.Seed, opt.Run),
+		Redis: opt.Redis,
+		Now:   func() int64 { return rt.Now() - epoch },
+	}
+	if st.NeedsRedis && shared.Redis == nil {
+		emb, err := redislimit.Embedded()
+		if err != nil {
+			return StrategyResult{}, fmt.Errorf("realrun: strategy %s: %w", st.Name, err)
+		}
+		defer emb.Close()
+		shared.Redis = emb
+	}
+	res := StrategyResult{Name: st.Name, CheckAll: st.CheckAll, Calls: len(times)}
+	limits := s.Rules
+	if opt.Margin > 0 {
+		limits = make([]rule.Rule, len(s.Rules))
+		for i, r := range s.Rules {
+			limits[i] = rule.Rule{Limit: r.Limit, Window: r.Window + opt.Margin}
+		}
+	}
+	limiters := make([]strategies.Limiter, s.Workers)
+	// Room for every call up front, so that no append in the admission
+	// path allocates (and so invites a collection) between a record and
+	// the send it precedes.
+	recs := &records{at: make([]int64, 0, len(times))}
+	for w := range s.Workers {
+		if !st.PerWorker && w > 0 {
+			limiters[w] = limiters[0]
+			continue
+		}
+		var skew int64
+		if w < len(s.Skew) {
+			skew = int64(s.Skew[w])
+		}
+		env := simulate.Env{Runtime: &meter{rt: rt, skew: skew - epoch, late: late}, Rules: limits,
+			MaxInFlight: s.MaxInFlight, Worker: w, Workers: s.Workers, Shared: shared}
+		lim, err := st.New(env)
+		if err != nil {
+			return StrategyResult{}, fmt.Errorf("realrun: strategy %s: %w", st.Name, err)
+		}
+		if a, ok := lim.(admitter); ok {
+			a.OnAdmit(func(at int64) { recs.add(at - skew + epoch - t0) })
+			recs.on = true
+		}
+		if _, ok := lim.(acquirerAt); ok {
+			recs.on = true
+			res.SendGap = make([]time.Duration, 0, len(times))
+		}
+		limiters[w] = lim
+	}
+
+	if st.NeedsSlots {
+		res.MaxSlots = s.MaxInFlight
+	}
+	var (
+		mu       sync.Mutex // guards the fields below and res
+		inFlight int
+		failure  error
+		wg       sync.WaitGroup
+	)
+	res.Sends = make([]int64, 0, len(times))
+	for i, at := range times {
+		if d := time.Duration(t0 + at - rt.Now()); d > 0 {
+			if err := rt.Sleep(ctx, d); err != nil {
+				break
+			}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lim := limiters[i%s.Workers]
+			cctx := ctx
+			if s.Timeout > 0 {
+				var cancel context.CancelFunc
+				cctx, cancel = context.WithTimeout(ctx, s.Timeout)
+				defer cancel()
+			}
+			var (
+				err error
+				at  int64
+			)
+			a, withAt := lim.(acquirerAt)
+			if withAt {
+				at, err = a.AcquireAt(cctx)
+			} else {
+				err = lim.Acquire(cctx)
+			}
+			now := rt.Now() // the send, as soon as the caller may make it
+			if err != nil {
+				mu.Lock()
+				defer mu.Unlock()
+				if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+					res.Cancelled++
+				} else if failure == nil {
+					failure = err
+				}
+				return
+			}
+			mu.Lock()
+			res.Sends = append(res.Sends, now-t0)
+			if withAt {
+				recs.add(at + epoch - t0)
+				res.SendGap = append(res.SendGap, time.Duration(now-epoch-at))
+			}
+			inFlight++
+			res.MaxInFlight = max(res.MaxInFlight, inFlight)
+			mu.Unlock()
+			if d := calls[i]; d > 0 {
+				time.Sleep(d)
+			}
+			mu.Lock()
+			inFlight--
+			mu.Unlock()
+			lim.Release()
+		}()
+	}
+	wg.Wait()
+	if failure == nil {
+		failure = ctx.Err()
+	}
+	if failure != nil {
+		return StrategyResult{}, fmt.Errorf("realrun: strategy %s: %w", st.Name, failure)
+	}
+	slices.Sort(res.Sends)
+	rules, first, last, err := judge(res.Sends, s.Rules, s.Boundary)
+	res.Rules = rules
+	if err != nil {
+		return StrategyResult{}, err
+	}
+	res.Duration = time.Duration(last - first)
+	res.Late = late.snapshot()
+	if recs.on {
+		at := recs.sorted()
+		rep, err := checker.Check(at, checker.Config{Rules: s.Rules, Boundary: s.Boundary})
+		if err != nil {
+			return StrategyResult{}, fmt.Errorf("realrun: %w", err)
+		}
+		res.RecordViolations = make([]int64, len(rep.Rules))
+		for i, rr := range rep.Rules {
+			res.RecordViolations[i] = rr.Violations
+		}
+	}
+	return res, nil
+}
+
+// judge checks sends (in time order) against rules, and returns each
+// rule's verdict with the instants of the first and last send.
+func judge(sends []int64, rules []rule.Rule, b rule.Boundary) ([]RuleResult, int64, int64, error) {
+	out := make([]RuleResult, len(rules))
+	rep, err := checker.Check(sends, checker.Config{Rules: rules, Boundary: b,
+		OnViolation: func(i int, v checker.Violation) {
+			out[i].Shortfall = max(out[i].Shortfall, rules[i].Window-time.Duration(v.Send.At-v.WindowStart.At))
+		}})
+	if err != nil {
+		return nil, 0, 0, fmt.Errorf("realrun: %w", err)
+	}
+	for i, rr := range rep.Rules {
+		out[i].Rule, out[i].Violations, out[i].MaxInWindow = rules[i], rr.Violations, rr.MaxInWindow
+	}
+	if rep.Sends == 0 {
+		return out, 0, 0, nil
+	}
+	return out, rep.First, rep.Last, nil
+}
+
+// admitter is a limiter that reports the instant it records each call,
+// under its own lock (Combined and the gated strategies).
+type admitter interface{ OnAdmit(func(at int64)) }
+
+// acquirerAt is a limiter whose Acquire can return the instant it recorded
+// (the Redis strategy: the script's clock).
+type acquirerAt interface {
+	AcquireAt(ctx context.Context) (int64, error)
+}
+
+// records are the instants a limiter recorded its calls at, in the run's
+// time base; on is false for limiters that cannot tell.
+type records struct {
+	mu sync.Mutex
+	at []int64
+	on bool
+}
+
+func (r *records) add(at int64) {
+	r.mu.Lock()
+	r.at = append(r.at, at)
+	r.mu.Unlock()
+}
+
+func (r *records) sorted() []int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := slices.Clone(r.at)
+	slices.Sort(out)
+	return out
+}

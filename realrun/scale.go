@@ -1,0 +1,94 @@
+package realrun
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/simulate"
+)
+
+// Scale returns a copy of s running speed times faster: windows, arrivals,
+// call durations, skews and the timeout shrink by speed, while timer
+// lateness and operation cost, which belong to the machine and not to the
+// workload, stay as they are. At a high speed they therefore weigh more
+// against each window, on the real clock and in the prediction alike.
+func Scale(s *simulate.Scenario, speed float64) (*simulate.Scenario, error) {
+	if !(speed > 0) || math.IsInf(speed, 0) {
+		return nil, fmt.Errorf("realrun: speed %v: want a positive number", speed)
+	}
+	c := *s
+	if speed == 1 {
+		return &c, nil
+	}
+	sd := func(d time.Duration) time.Duration { return time.Duration(math.Round(float64(d) / speed)) }
+	c.Rules = make([]rule.Rule, len(s.Rules))
+	for i, r := range s.Rules {
+		c.Rules[i] = rule.Rule{Limit: r.Limit, Window: sd(r.Window)}
+		if c.Rules[i].Window < 1 {
+			return nil, fmt.Errorf("realrun: speed %v shrinks rule %v to nothing", speed, r)
+		}
+	}
+	c.Arrivals.Start = sd(s.Arrivals.Start)
+	c.Arrivals.Every = sd(s.Arrivals.Every)
+	c.Arrivals.Rate = s.Arrivals.Rate * speed
+	if s.Arrivals.Times != nil {
+		c.Arrivals.Times = make([]int64, len(s.Arrivals.Times))
+		for i, t := range s.Arrivals.Times {
+			c.Arrivals.Times[i] = int64(sd(time.Duration(t)))
+		}
+	}
+	c.CallDuration.A, c.CallDuration.B = sd(s.CallDuration.A), sd(s.CallDuration.B)
+	c.Skew = make([]time.Duration, len(s.Skew))
+	for i, d := range s.Skew {
+		c.Skew[i] = sd(d)
+	}
+	c.Timeout = sd(s.Timeout)
+	return &c, nil
+}
+
+// arrivalTimes mirrors simulate's arrival model on the same seeded stream,
+// so the real run and the seed-1 prediction see the same workload.
+func arrivalTimes(s *simulate.Scenario, seed uint64) []int64 {
+	a := s.Arrivals
+	if a.Kind == simulate.Replay {
+		out := make([]int64, len(a.Times))
+		for i, t := range a.Times {
+			out[i] = int64(a.Start) + t - a.Times[0]
+		}
+		return out
+	}
+	out := make([]int64, s.Callers)
+	t := int64(a.Start)
+	r := rand.New(rand.NewPCG(seed, streamArrivals))
+	for i := range out {
+		switch a.Kind {
+		case simulate.Interval:
+			if i > 0 {
+				t += int64(a.Every)
+			}
+		case simulate.Poisson:
+			t += int64(math.Round(r.ExpFloat64() * 1e9 / a.Rate))
+		}
+		out[i] = t
+	}
+	return out
+}
+
+// callDurations draws every caller's call duration up front, in caller
+// order, so goroutines never share the random source.
+func callDurations(s *simulate.Scenario, seed uint64, n int) []time.Duration {
+	r := rand.New(rand.NewPCG(seed, streamCalls))
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = s.CallDuration.Draw(r)
+	}
+	return out
+}
+
+const (
+	streamArrivals = 0x61727269 // simulate's "arri" stream
+	streamCalls    = 0x63616c6c // "call"
+)

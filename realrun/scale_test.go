@@ -1,0 +1,75 @@
+package realrun
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/simulate"
+)
+
+func TestScale(t *testing.T) {
+	s := &simulate.Scenario{
+		Name:         "x",
+		Rules:        []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}},
+		Arrivals:     simulate.Arrivals{Kind: simulate.Poisson, Start: 100 * time.Millisecond, Rate: 8},
+		CallDuration: simulate.Dist{Kind: simulate.Uniform, A: 10 * time.Millisecond, B: 30 * time.Millisecond},
+		Lateness:     simulate.Dist{Kind: simulate.Uniform, A: 100 * time.Microsecond, B: 3 * time.Millisecond},
+		Skew:         []time.Duration{0, -4 * time.Millisecond},
+		Timeout:      2 * time.Second,
+	}
+	c, err := Scale(s, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Rules[0].Window != 250*time.Millisecond || c.Rules[1].Window != 750*time.Millisecond || c.Rules[1].Limit != 12 {
+		t.Errorf("rules %v", c.Rules)
+	}
+	if c.Arrivals.Start != 25*time.Millisecond || c.Arrivals.Rate != 32 || c.Timeout != 500*time.Millisecond {
+		t.Errorf("arrivals %+v, timeout %v", c.Arrivals, c.Timeout)
+	}
+	if c.CallDuration.A != 2500*time.Microsecond || c.CallDuration.B != 7500*time.Microsecond || c.Skew[1] != -time.Millisecond {
+		t.Errorf("calls %v, skew %v", c.CallDuration, c.Skew)
+	}
+	if c.Lateness != s.Lateness {
+		t.Errorf("lateness scaled to %v; it belongs to the machine", c.Lateness)
+	}
+	if s.Rules[0].Window != time.Second || s.Skew[1] != -4*time.Millisecond {
+		t.Error("Scale changed its argument")
+	}
+	for _, bad := range []float64{0, -1, math.NaN(), math.Inf(1), 1e10} {
+		if _, err := Scale(s, bad); err == nil {
+			t.Errorf("speed %v accepted", bad)
+		}
+	}
+}
+
+// TestArrivalsMatchSimulate: on an exact virtual clock with rules that
+// never bind, the simulator sends at the arrival instants, which must be
+// the ones the real driver starts its callers at.
+func TestArrivalsMatchSimulate(t *testing.T) {
+	for _, a := range []simulate.Arrivals{
+		{Kind: simulate.Poisson, Rate: 50, Start: time.Millisecond},
+		{Kind: simulate.Interval, Every: 7 * time.Millisecond},
+		{Kind: simulate.AllAtOnce},
+		{Kind: simulate.Replay, Start: 5, Times: []int64{100, 100, 250, 900}},
+	} {
+		s := &simulate.Scenario{Name: "arrivals", Rules: []rule.Rule{{Limit: 1 << 20, Window: time.Second}},
+			Strategies: []string{"combined"}, Callers: 200, Workers: 1, Arrivals: a, Seed: 7}
+		res, err := simulate.Run(s, simulate.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := res.Strategies[0].Sends
+		got := arrivalTimes(s, s.Seed)
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d arrivals, simulator sent %d", a.Kind, len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("%s: arrival %d at %d, simulator sent at %d", a.Kind, i, got[i], want[i])
+			}
+		}
+	}
+}
