@@ -39,6 +39,7 @@ func TestDocs(t *testing.T) {
 			ex := &exs[i]
 			t.Run(filepath.Base(page)+"/"+ex.cmd, func(t *testing.T) {
 				ex.got, ex.code = runDocCommand(ex.cmd, ex.prevCode)
+				ex.ran = true
 				if ex.got != ex.want && !*update {
 					t.Errorf("%s shows, for\n$ %s\n%s\nbut it prints\n%s", page, ex.cmd, ex.want, ex.got)
 				}
@@ -63,7 +64,8 @@ type docExample struct {
 	start     int // line index of the "$" line
 	end       int // line index after the last output line
 	got       string
-	code      int // the exit status of cmd, for a following "echo $?"
+	ran       bool // -run may select a few examples; only those are rewritten
+	code      int  // the exit status of cmd, for a following "echo $?"
 	prevCode  int
 }
 
@@ -142,6 +144,9 @@ func rewriteDocs(md string, exs []docExample) string {
 	var out []string
 	next := 0
 	for _, ex := range exs {
+		if !ex.ran {
+			continue
+		}
 		out = append(out, lines[next:ex.start+1]...)
 		out = append(out, strings.Split(strings.TrimSuffix(ex.got, "\n"), "\n")...)
 		if ex.got == "" {
