@@ -11,13 +11,15 @@ import (
 
 // TestDocs runs every "$ rlcheck …" command shown in a console block of
 // README.md and of the docs/*.md pages, from
-// the repository root (-short skips them), and compares what it prints (stdout, then stderr)
+// the repository root (-short and -race skip them), and compares what it prints (stdout, then stderr)
 // with the output shown under it, so the docs cannot drift from the
 // program. "a | b" pipes a's stdout into b; "$ echo $?" shows the exit
 // status of the command before it. Blocks holding any other command are
 // left alone. With -update the shown outputs are rewritten.
 func TestDocs(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
+		// The outputs are deterministic, so the race detector would only
+		// make the documented simulations many times slower.
 		t.Skip("runs every documented command")
 	}
 	t.Chdir("../..")
