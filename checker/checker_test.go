@@ -1,16 +1,13 @@
 package checker
 
 import (
-	"bufio"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/rlcheck/rlcheck/internal/fixtures"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -158,29 +155,6 @@ func TestOutOfOrder(t *testing.T) {
 	}
 }
 
-// readFixture reads one of the recorded asyncio logs (decimal seconds).
-func readFixture(t *testing.T, name string) []int64 {
-	t.Helper()
-	f, err := os.Open("../testdata/fixtures/" + name)
-	if err != nil {
-		t.Fatalf("fixture: %v", err)
-	}
-	defer f.Close()
-	var ts []int64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		sec, frac, _ := strings.Cut(strings.TrimSpace(sc.Text()), ".")
-		frac = (frac + "000000000")[:9]
-		s, err1 := strconv.ParseInt(sec, 10, 64)
-		n, err2 := strconv.ParseInt(frac, 10, 64)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("fixture line %q", sc.Text())
-		}
-		ts = append(ts, s*1e9+n)
-	}
-	return ts
-}
-
 func TestFixtures(t *testing.T) {
 	rules := []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}}
 	for _, tt := range []struct {
@@ -190,7 +164,7 @@ func TestFixtures(t *testing.T) {
 		{"asyncio-sequential.txt", [2]int64{2, 0}},
 		{"asyncio-combined.txt", [2]int64{0, 0}},
 	} {
-		ts := readFixture(t, tt.file)
+		ts := fixtures.MustTimes(t, tt.file)
 		rep, err := Check(ts, Config{Rules: rules})
 		if err != nil {
 			t.Fatal(err)

@@ -1,12 +1,8 @@
 package plots
 
 import (
-	"bufio"
 	"flag"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -23,35 +19,4 @@ func outDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return *keep
-}
-
-// readFixture reads a send log of decimal seconds into integer nanoseconds
-// without passing through a float.
-func readFixture(t testing.TB, name string) []int64 {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var times []int64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		whole, frac, _ := strings.Cut(line, ".")
-		frac = (frac + "000000000")[:9]
-		s, err1 := strconv.ParseInt(whole, 10, 64)
-		ns, err2 := strconv.ParseInt(frac, 10, 64)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("%s: bad line %q", name, line)
-		}
-		times = append(times, s*1e9+ns)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return times
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rlcheck/rlcheck/internal/fixtures"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -16,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 func TestSeriesGolden(t *testing.T) {
 	for _, name := range []string{"asyncio-sequential", "asyncio-combined"} {
 		t.Run(name, func(t *testing.T) {
-			s, err := TimelineSeries(TimelineInput{Times: readFixture(t, name+".txt"), Rules: fixtureRules}, 960)
+			s, err := TimelineSeries(TimelineInput{Times: fixtures.MustTimes(t, name+".txt"), Rules: fixtureRules}, 960)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlcheck/rlcheck/internal/fixtures"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -16,7 +17,7 @@ var fixtureRules = []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Wind
 // Pixels are not compared; the series tests check what is drawn.
 func TestRenderTimeline(t *testing.T) {
 	dir := outDir(t)
-	seq := readFixture(t, "asyncio-sequential.txt")
+	seq := fixtures.MustTimes(t, "asyncio-sequential.txt")
 	for _, ext := range []string{".png", ".svg"} {
 		path := filepath.Join(dir, "timeline-sequential"+ext)
 		in := TimelineInput{Title: "sequential: window usage (asyncio fixture)", Times: seq, Rules: fixtureRules, Strategy: "sequential"}

@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/internal/fixtures"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
 // TestSeriesFixtureSequential: the asyncio sequential log has two 5/1s
 // violations, and the timeline marks both at their sends' instants.
 func TestSeriesFixtureSequential(t *testing.T) {
-	times := readFixture(t, "asyncio-sequential.txt")
+	times := fixtures.MustTimes(t, "asyncio-sequential.txt")
 	s, err := TimelineSeries(TimelineInput{Times: times, Rules: fixtureRules}, 960)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +48,7 @@ func TestSeriesFixtureSequential(t *testing.T) {
 		}
 	}
 
-	comb, err := TimelineSeries(TimelineInput{Times: readFixture(t, "asyncio-combined.txt"), Rules: fixtureRules}, 960)
+	comb, err := TimelineSeries(TimelineInput{Times: fixtures.MustTimes(t, "asyncio-combined.txt"), Rules: fixtureRules}, 960)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,13 +1,10 @@
 package realrun
 
 import (
-	"bufio"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/rlcheck/rlcheck/internal/fixtures"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -52,7 +49,7 @@ func TestWakeDelays(t *testing.T) {
 func TestFixtureWakeDelays(t *testing.T) {
 	rules := []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}}
 	for _, name := range []string{"asyncio-combined.txt", "asyncio-sequential.txt"} {
-		sends := readSeconds(t, "../testdata/fixtures/"+name)
+		sends := fixtures.MustTimes(t, name)
 		sp := SpreadOf(WakeDelays(sends, rules))
 		if sp.N == 0 {
 			t.Fatalf("%s: no send waited for a window", name)
@@ -60,30 +57,4 @@ func TestFixtureWakeDelays(t *testing.T) {
 		t.Logf("%s: %d sends waited for a window; delay after it freed: min %v, p50 %v, p95 %v, max %v",
 			name, sp.N, sp.Min, sp.P50, sp.P95, sp.Max)
 	}
-}
-
-// readSeconds reads a log of decimal seconds into exact nanoseconds.
-func readSeconds(t *testing.T, path string) []int64 {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []int64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		whole, frac, _ := strings.Cut(line, ".")
-		s, err1 := strconv.ParseInt(whole, 10, 64)
-		n, err2 := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("%s: bad line %q", path, line)
-		}
-		out = append(out, s*int64(time.Second)+n)
-	}
-	return out
 }

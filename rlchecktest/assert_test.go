@@ -1,14 +1,12 @@
 package rlchecktest_test
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/rlcheck/rlcheck/internal/fixtures"
 	"github.com/rlcheck/rlcheck/rlchecktest"
 	"github.com/rlcheck/rlcheck/rule"
 )
@@ -23,40 +21,10 @@ func (f *fakeTB) Errorf(format string, args ...any) {
 	f.errors = append(f.errors, fmt.Sprintf(format, args...))
 }
 
-// readSeconds reads a fixture of decimal seconds into exact nanoseconds.
-func readSeconds(t *testing.T, path string) []int64 {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []int64
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		whole, frac, _ := strings.Cut(line, ".")
-		frac = (frac + "000000000")[:9]
-		s, err1 := strconv.ParseInt(whole, 10, 64)
-		n, err2 := strconv.ParseInt(frac, 10, 64)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("%s: bad line %q", path, line)
-		}
-		out = append(out, s*int64(time.Second)+n)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 var guideRules = []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}}
 
 func TestAssertCompliantFailsOnKnownBadLog(t *testing.T) {
-	sends := readSeconds(t, "../testdata/fixtures/asyncio-sequential.txt")
+	sends := fixtures.MustTimes(t, "asyncio-sequential.txt")
 	var ft fakeTB
 	if rlchecktest.AssertCompliantNs(&ft, sends, guideRules...) {
 		t.Fatal("the sequential fixture passed; it breaks 5/1s twice")
@@ -73,7 +41,7 @@ func TestAssertCompliantFailsOnKnownBadLog(t *testing.T) {
 }
 
 func TestAssertCompliantPassesKnownGoodLog(t *testing.T) {
-	sends := readSeconds(t, "../testdata/fixtures/asyncio-combined.txt")
+	sends := fixtures.MustTimes(t, "asyncio-combined.txt")
 	var ft fakeTB
 	if !rlchecktest.AssertCompliantNs(&ft, sends, guideRules...) || len(ft.errors) > 0 {
 		t.Fatalf("the combined fixture failed: %q", ft.errors)
