@@ -15,15 +15,13 @@ import (
 
 // runOptions holds the flags of rlcheck run.
 type runOptions struct {
-	speed      float64
-	repeat     int
-	seeds      int
-	seed       int64
-	strategies string
-	format     string
-	wallEpoch  bool
-	lateness   string
-	margin     time.Duration
+	speed     float64
+	repeat    int
+	seeds     int
+	overrides scenarioOverrides // --seed, --strategies, --lateness (of the prediction)
+	format    string
+	wallEpoch bool
+	margin    time.Duration
 
 	// Filled by complete.
 	scn   *simulate.Scenario
@@ -87,10 +85,10 @@ wrong (sequential, gated-rates-first, ...) are results, not failures.`,
 	f.Float64Var(&o.speed, "speed", 1, "run time this many times faster")
 	f.IntVar(&o.repeat, "repeat", 1, "run the scenario N times")
 	f.IntVar(&o.seeds, "seeds", 1000, "seeds of the virtual-clock prediction")
-	f.Int64Var(&o.seed, "seed", -1, "seed of arrivals and call durations, and the first seed of the prediction (default the scenario's)")
-	f.StringVar(&o.strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
+	f.Int64Var(&o.overrides.seed, "seed", -1, "seed of arrivals and call durations, and the first seed of the prediction (default the scenario's)")
+	f.StringVar(&o.overrides.strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	f.StringVar(&o.lateness, "lateness", "", "timer lateness the prediction models: a duration or a distribution (default the scenario's)")
+	f.StringVar(&o.overrides.lateness, "lateness", "", "timer lateness the prediction models: a duration or a distribution (default the scenario's)")
 	f.DurationVar(&o.margin, "margin", 0, "widen every window the limiters enforce by this much (the checker keeps the rules as written)")
 	f.BoolVar(&o.wallEpoch, "wall-epoch", false, "give strategies Unix time, so fixed windows start at an arbitrary phase, instead of time from the run's start as the simulator does")
 	return cmd
@@ -106,30 +104,11 @@ func (o *runOptions) complete(cmd *cobra.Command, path string) error {
 	if o.repeat < 1 || o.seeds < 1 {
 		return fmt.Errorf("--repeat and --seeds must be at least 1")
 	}
-	scn, err := scenarios.Load(path)
+	scn, err := o.overrides.load(cmd, path)
 	if err != nil {
 		return err
 	}
 	sc := &scn.Scenario
-	if cmd.Flags().Changed("seed") {
-		if o.seed < 0 {
-			return fmt.Errorf("--seed must not be negative")
-		}
-		sc.Seed = uint64(o.seed)
-	}
-	if o.strategies != "" {
-		sc.Strategies = nil
-		for _, name := range strings.Split(o.strategies, ",") {
-			if name = strings.TrimSpace(name); name != "" {
-				sc.Strategies = append(sc.Strategies, name)
-			}
-		}
-	}
-	if o.lateness != "" {
-		if sc.Lateness, err = simulate.ParseDist(o.lateness); err != nil {
-			return fmt.Errorf("--lateness: %v", err)
-		}
-	}
 	if o.scn, err = realrun.Scale(sc, o.speed); err != nil {
 		return err
 	}

@@ -13,17 +13,14 @@ import (
 
 // simulateOptions holds the flags of rlcheck simulate.
 type simulateOptions struct {
-	format     string
-	runs       int
-	seed       int64
-	strategies string
-	strategy   string
-	logPath    string
-	metrics    string
-	usage      bool
-	lateness   string
-	opCost     string
-	callers    int
+	format    string
+	runs      int
+	overrides scenarioOverrides
+	strategy  string
+	logPath   string
+	metrics   string
+	usage     bool
+	callers   int
 	// --redis-url and --redis-cluster choose the Redis of the redis
 	// strategies.
 	redisURL     string
@@ -85,14 +82,14 @@ flags or a bad scenario.`,
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.IntVar(&o.runs, "runs", 0, "repeat over N seeds and report statistics")
-	f.Int64Var(&o.seed, "seed", -1, "seed (default the scenario's)")
-	f.StringVar(&o.strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
+	f.Int64Var(&o.overrides.seed, "seed", -1, "seed (default the scenario's)")
+	f.StringVar(&o.overrides.strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
 	f.StringVar(&o.strategy, "strategy", "", "strategy whose sends --log writes (default the first run)")
 	f.StringVar(&o.logPath, "log", "", "write a send log to FILE, or - for standard output")
 	f.BoolVar(&o.usage, "usage", false, "also show each rule's window usage (peak, mean), when it first filled and the waiting it caused")
 	f.StringVar(&o.metrics, "metrics", "", "write usage, wait and violation figures to FILE.prom (Prometheus text format)")
-	f.StringVar(&o.lateness, "lateness", "", "timer lateness: a duration or a distribution (overrides the scenario)")
-	f.StringVar(&o.opCost, "op-cost", "", "cost of each caller step: a duration or a distribution (overrides the scenario)")
+	f.StringVar(&o.overrides.lateness, "lateness", "", "timer lateness: a duration or a distribution (overrides the scenario)")
+	f.StringVar(&o.overrides.opCost, "op-cost", "", "cost of each caller step: a duration or a distribution (overrides the scenario)")
 	f.BoolVar(&o.waits, "waits", false, "also show, per rule, the time callers slept with it binding and when it first bound")
 	f.IntVar(&o.callers, "callers", 0, "number of callers (overrides the scenario; not for replay)")
 	f.StringVar(&o.plotDir, "plot", "", "write charts into DIR: a window-usage timeline per strategy, the comparison, the distribution across seeds, the waits")
@@ -113,35 +110,11 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	if o.plotFormat != "png" && o.plotFormat != "svg" {
 		return fmt.Errorf("--plot-format %q: want png or svg", o.plotFormat)
 	}
-	scn, err := scenarios.Load(path)
+	scn, err := o.overrides.load(cmd, path)
 	if err != nil {
 		return err
 	}
 	sc := &scn.Scenario
-	if cmd.Flags().Changed("seed") {
-		if o.seed < 0 {
-			return fmt.Errorf("--seed must not be negative")
-		}
-		sc.Seed = uint64(o.seed)
-	}
-	if o.strategies != "" {
-		sc.Strategies = nil
-		for _, name := range strings.Split(o.strategies, ",") {
-			if name = strings.TrimSpace(name); name != "" {
-				sc.Strategies = append(sc.Strategies, name)
-			}
-		}
-	}
-	if o.lateness != "" {
-		if sc.Lateness, err = simulate.ParseDist(o.lateness); err != nil {
-			return fmt.Errorf("--lateness: %v", err)
-		}
-	}
-	if o.opCost != "" {
-		if sc.OpCost, err = simulate.ParseDist(o.opCost); err != nil {
-			return fmt.Errorf("--op-cost: %v", err)
-		}
-	}
 	if o.callers != 0 {
 		if o.callers < 0 || sc.Arrivals.Kind == simulate.Replay {
 			return fmt.Errorf("--callers: want a positive number, and a scenario that does not replay a log")
