@@ -69,7 +69,7 @@ func WriteText(w io.Writer, r *Report) error {
 	s := r.Scenario
 	rules := ruleNames(r)
 	fmt.Fprintf(w, "scenario %s on the real clock: rules %s, %d callers, speed %g, %d run(s)\n",
-		s.Name, strings.Join(rules, ", "), len(arrivalTimes(s, s.Seed)), r.Speed, len(r.Runs))
+		s.Name, strings.Join(rules, ", "), len(s.ArrivalTimes(s.Seed)), r.Speed, len(r.Runs))
 	if r.Margin > 0 {
 		fmt.Fprintf(w, "margin: the limiters enforce every window %v wider; the sends are checked against the rules as written, and the prediction is for limiters without the margin\n", r.Margin)
 	}

@@ -116,7 +116,7 @@ func Run(ctx context.Context, s *simulate.Scenario, opt Options) (*Result, error
 		}
 		sts[i] = st
 	}
-	times := arrivalTimes(s, s.Seed)
+	times := s.ArrivalTimes(s.Seed)
 	calls := callDurations(s, s.Seed, len(times))
 	res := &Result{Scenario: s.Name, Rules: s.Rules, Strategies: make([]StrategyResult, len(sts))}
 	errs := make([]error, len(sts))

@@ -49,34 +49,6 @@ func Scale(s *simulate.Scenario, speed float64) (*simulate.Scenario, error) {
 	return &c, nil
 }
 
-// arrivalTimes mirrors simulate's arrival model on the same seeded stream,
-// so the real run and the seed-1 prediction see the same workload.
-func arrivalTimes(s *simulate.Scenario, seed uint64) []int64 {
-	a := s.Arrivals
-	if a.Kind == simulate.Replay {
-		out := make([]int64, len(a.Times))
-		for i, t := range a.Times {
-			out[i] = int64(a.Start) + t - a.Times[0]
-		}
-		return out
-	}
-	out := make([]int64, s.Callers)
-	t := int64(a.Start)
-	r := rand.New(rand.NewPCG(seed, streamArrivals))
-	for i := range out {
-		switch a.Kind {
-		case simulate.Interval:
-			if i > 0 {
-				t += int64(a.Every)
-			}
-		case simulate.Poisson:
-			t += int64(math.Round(r.ExpFloat64() * 1e9 / a.Rate))
-		}
-		out[i] = t
-	}
-	return out
-}
-
 // callDurations draws every caller's call duration up front, in caller
 // order, so goroutines never share the random source.
 func callDurations(s *simulate.Scenario, seed uint64, n int) []time.Duration {
@@ -88,7 +60,5 @@ func callDurations(s *simulate.Scenario, seed uint64, n int) []time.Duration {
 	return out
 }
 
-const (
-	streamArrivals = 0x61727269 // simulate's "arri" stream
-	streamCalls    = 0x63616c6c // "call"
-)
+// streamCalls is the PCG stream of call durations on the real clock.
+const streamCalls = 0x63616c6c // "call"

@@ -62,7 +62,7 @@ func TestArrivalsMatchSimulate(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := res.Strategies[0].Sends
-		got := arrivalTimes(s, s.Seed)
+		got := s.ArrivalTimes(s.Seed)
 		if len(got) != len(want) {
 			t.Fatalf("%s: %d arrivals, simulator sent %d", a.Kind, len(got), len(want))
 		}

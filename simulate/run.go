@@ -58,7 +58,7 @@ func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyRe
 	if st.NeedsSlots && s.MaxInFlight < 1 {
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s needs max_in_flight", st.Name)
 	}
-	times := s.arrivalTimes(seed)
+	times := s.ArrivalTimes(seed)
 	sch := NewSched(SchedConfig{
 		Lateness: s.Lateness,
 		OpCost:   s.OpCost,

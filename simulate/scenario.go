@@ -120,10 +120,10 @@ func (s *Scenario) Validate() error {
 	return nil
 }
 
-// arrivalTimes returns every caller's arrival instant. Poisson gaps come
-// from their own stream of the seed, so every strategy of a run sees the
-// same arrivals.
-func (s *Scenario) arrivalTimes(seed uint64) []int64 {
+// ArrivalTimes returns when each caller arrives on seed, in caller order:
+// the workload every strategy of a run sees, and that rlcheck run replays on
+// the real clock.
+func (s *Scenario) ArrivalTimes(seed uint64) []int64 {
 	a := s.Arrivals
 	if a.Kind == Replay {
 		base := a.Times[0]
