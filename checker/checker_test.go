@@ -237,3 +237,46 @@ func TestObserveBatchParallel(t *testing.T) {
 		t.Fatal("the log should break 3/10ns somewhere")
 	}
 }
+
+// TestIdleThenResume: releasing a quiet checker's memory (Idle) and going
+// on must give the report of a checker that never released anything.
+func TestIdleThenResume(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	total := 0
+	for range 300 {
+		// Bursts separated by gaps that are sometimes longer than every
+		// window, so Idle sometimes succeeds.
+		var ts []int64
+		var at int64
+		for range 1 + rng.IntN(8) {
+			at += int64(rng.IntN(40))
+			for range rng.IntN(20) {
+				ts = append(ts, at)
+				at += int64(rng.IntN(3))
+			}
+		}
+		cfg := Config{
+			Rules:    []rule.Rule{{Limit: 1 + rng.IntN(4), Window: time.Duration(1 + rng.IntN(10))}, {Limit: 1 + rng.IntN(8), Window: time.Duration(1 + rng.IntN(25))}},
+			Boundary: rule.Boundary(rng.IntN(2)),
+			List:     1,
+		}
+		want, _ := Check(ts, cfg)
+		c := New(cfg)
+		released := 0
+		for i, x := range ts {
+			if i > 0 && rng.IntN(2) == 0 && c.Idle(x) {
+				released++
+			}
+			if err := c.Observe(x, int64(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := c.Report(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("after %d releases on %v:\n got %+v\nwant %+v", released, ts, got.Rules, want.Rules)
+		}
+		total += released
+	}
+	if total < 100 {
+		t.Fatalf("only %d releases in all: the test does not exercise Idle", total)
+	}
+}
