@@ -15,14 +15,8 @@ import (
 func checkMetrics(results []*audit.Result) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	labels := []string{"input", "key", "rule"}
-	usage := prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "rlcheck_rule_usage_ratio",
-		Help: "Sends in a window over the rule's limit: the peak, or the mean over the log.",
-	}, append(labels, "stat"))
-	viol := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "rlcheck_violations_total",
-		Help: "Sends that overfilled a window of the rule.",
-	}, labels)
+	usage := simulate.UsageRatioVec(labels...)
+	viol := simulate.ViolationsVec(labels...)
 	reg.MustRegister(usage, viol)
 	for _, res := range results {
 		names := make([]string, len(res.Files))

@@ -4,9 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
 )
 
 func TestCheckMetricsFile(t *testing.T) {
@@ -22,16 +19,7 @@ func TestCheckMetricsFile(t *testing.T) {
 		if _, errOut, code := run(t, "", args...); code != exitViolations {
 			t.Fatalf("%v: exit %d, %s", args, code, errOut)
 		}
-		f, err := os.Open(prom)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := expfmt.NewTextParser(model.UTF8Validation)
-		fams, err := p.TextToMetricFamilies(f)
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		fams := readProm(t, prom)
 		got := map[string]float64{}
 		for _, name := range []string{"rlcheck_rule_usage_ratio", "rlcheck_violations_total"} {
 			for _, m := range fams[name].GetMetric() {
