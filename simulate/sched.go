@@ -45,17 +45,22 @@ type SchedStats struct {
 // clock runs unchanged and one caller at a time. It is not safe for use from
 // goroutines other than the ones it runs.
 type Sched struct {
-	now   int64
-	seq   uint64
-	heap  evHeap
-	cur   *proc
-	cfg   SchedConfig
-	rng   *rand.Rand
-	live  []*proc // callers started and not finished
-	idle  []*proc // coroutines whose caller finished, for reuse
-	stats SchedStats
-	body  func(i int64) // the caller started by arrival i
-	times []int64
+	now  int64
+	seq  uint64
+	heap evHeap
+	// arrival is the one pending arrival event (p nil), which starts
+	// caller arrivalIdx; it is kept out of heap, valid while hasArrival.
+	arrival    event
+	arrivalIdx int64
+	hasArrival bool
+	cur        *proc
+	cfg        SchedConfig
+	rng        *rand.Rand
+	live       []*proc // callers started and not finished
+	idle       []*proc // coroutines whose caller finished, for reuse
+	stats      SchedStats
+	body       func(i int64) // the caller started by arrival i
+	times      []int64
 }
 
 // NewSched returns a scheduler at instant 0.
@@ -68,7 +73,7 @@ func NewSched(cfg SchedConfig) *Sched {
 }
 
 type proc struct {
-	tok      uint64      // bumped at each resume so leftover events go stale
+	hidx     int         // position of the caller's pending event in Sched.heap, or -1
 	idx      int         // position in Sched.live
 	task     func(int64) // the caller's body, run with arg
 	arg      int64
@@ -83,8 +88,7 @@ type proc struct {
 type event struct {
 	at  int64
 	seq uint64
-	p   *proc  // nil for an arrival
-	tok uint64 // p.tok when scheduled, or the arrival index
+	p   *proc // nil for an arrival
 }
 
 // Now returns the virtual instant.
@@ -121,7 +125,7 @@ func (s *Sched) newProc(f func(int64), arg int64) *proc {
 		p = s.idle[n-1]
 		s.idle = s.idle[:n-1]
 	} else {
-		p = &proc{}
+		p = &proc{hidx: -1}
 		p.next, p.stop = iter.Pull(func(yield func(struct{}) bool) {
 			p.yield = yield
 			defer func() {
@@ -155,12 +159,22 @@ func (s *Sched) retire(p *proc) {
 
 func (s *Sched) push(at int64, p *proc) {
 	s.seq++
-	s.heap.push(event{at: at, seq: s.seq, p: p, tok: p.tok})
+	s.heap.set(event{at: at, seq: s.seq, p: p})
 }
 
 func (s *Sched) pushArrival(at int64, i int64) {
 	s.seq++
-	s.heap.push(event{at: max(at, s.now), seq: s.seq, tok: uint64(i)})
+	s.arrival = event{at: max(at, s.now), seq: s.seq}
+	s.arrivalIdx, s.hasArrival = i, true
+}
+
+// next removes and returns the first pending event, the arrival included.
+func (s *Sched) next() event {
+	if s.hasArrival && (len(s.heap) == 0 || s.arrival.before(s.heap[0])) {
+		s.hasArrival = false
+		return s.arrival
+	}
+	return s.heap.pop()
 }
 
 // park suspends the running caller until an event resumes it.
@@ -177,11 +191,8 @@ func (s *Sched) park() {
 // Run processes events until none is left, then abandons callers parked for
 // good (waiting on a lock nobody will release).
 func (s *Sched) Run() {
-	for len(s.heap) > 0 {
-		ev := s.heap.pop()
-		if ev.p != nil && ev.tok != ev.p.tok {
-			continue // the caller was resumed by another event
-		}
+	for len(s.heap) > 0 || s.hasArrival {
+		ev := s.next()
 		if ev.at > s.now {
 			s.now = ev.at
 			if l := s.cfg.Lateness.Draw(s.rng); l > 0 {
@@ -192,7 +203,7 @@ func (s *Sched) Run() {
 		}
 		p := ev.p
 		if p == nil {
-			i := int64(ev.tok)
+			i := s.arrivalIdx
 			if i+1 < int64(len(s.times)) {
 				s.pushArrival(s.times[i+1], i+1)
 			}
@@ -213,7 +224,6 @@ func (s *Sched) Run() {
 }
 
 func (s *Sched) step(p *proc) {
-	p.tok++
 	s.cur = p
 	s.stats.Steps++
 	p.next()
