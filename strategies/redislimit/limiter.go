@@ -1,10 +1,12 @@
 package redislimit
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -38,10 +40,13 @@ type Limiter struct {
 	rt      clock.Runtime
 	source  TimeSource
 	now     func() int64 // the clock of Client and Virtual
+	name    string       // Options.Key
 	rules   []rule.Rule  // one per distinct window, as recorded
-	keys    []string
-	binding []int // for each entry of rules, the rule given to New that binds
-	args    []any // per rule: limit, window µs, expiry ms
+	keys    []string     // one per rule
+	binding []int        // for each entry of rules, the rule given to New that binds
+	marker  string       // the expiry marker of keys, see admit.lua
+	script  []string     // keys, then marker: the script's KEYS
+	args    []any        // lease ms, then per rule: -limit, window µs, expiry ms
 	prefix  string
 	counter atomic.Uint64
 	queue   clock.Mutex // refused callers, in arrival order
@@ -72,7 +77,7 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	if len(rules) == 0 {
 		return nil, errors.New("redislimit: no rules")
 	}
-	l := &Limiter{c: c, rt: rt, source: opts.TimeSource, prefix: opts.MemberPrefix, now: rt.Now, queue: rt.NewMutex()}
+	l := &Limiter{c: c, rt: rt, name: opts.Key, source: opts.TimeSource, prefix: opts.MemberPrefix, now: rt.Now, queue: rt.NewMutex()}
 	if opts.TimeSource == Virtual && opts.Now != nil {
 		l.now = opts.Now
 	}
@@ -102,16 +107,43 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 		l.keys = append(l.keys, key)
 		l.rules = append(l.rules, r)
 	}
-	for _, r := range l.rules {
-		ttl := r.Window + time.Second
-		if opts.TimeSource == Virtual {
-			ttl = max(r.Window, VirtualTTL)
-		}
-		l.args = append(l.args, strconv.Itoa(r.Limit), strconv.FormatInt(ceilMicros(r.Window), 10),
-			strconv.FormatInt(int64((ttl+time.Millisecond-1)/time.Millisecond), 10))
-	}
+	l.setLease(expiryLease)
 	l.stats = strategies.NewStatsKeeper(len(rules))
 	return l, nil
+}
+
+// expiryLease is how long the expiry marker lives: a key is refreshed at
+// most once per lease, and then made to outlive its window by two leases.
+const expiryLease = time.Second
+
+// setLease derives the script's expiry arguments and marker name from the
+// lease g; tests shorten it to see markers expire.
+func (l *Limiter) setLease(g time.Duration) {
+	ms := func(d time.Duration) string {
+		return strconv.FormatInt(int64((d+time.Millisecond-1)/time.Millisecond), 10)
+	}
+	l.args = []any{ms(g)}
+	type pair struct {
+		w   time.Duration
+		ttl string
+	}
+	var pairs []pair
+	for _, r := range l.rules {
+		base := r.Window
+		if l.source == Virtual {
+			base = max(r.Window, VirtualTTL)
+		}
+		ttl := ms(base + 2*g)
+		l.args = append(l.args, "-"+strconv.Itoa(r.Limit), strconv.FormatInt(ceilMicros(r.Window), 10), ttl)
+		pairs = append(pairs, pair{time.Duration(ceilMicros(r.Window)) * time.Microsecond, ttl})
+	}
+	slices.SortFunc(pairs, func(a, b pair) int { return cmp.Compare(a.w, b.w) })
+	name := make([]string, len(pairs))
+	for i, p := range pairs {
+		name[i] = windowName(p.w) + "=" + p.ttl
+	}
+	l.marker = markerKey(l.name, ms(g), name)
+	l.script = append(append([]string(nil), l.keys...), l.marker)
 }
 
 func indexOf(s []string, x string) int {
@@ -218,32 +250,38 @@ func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Dura
 		}
 		return 0, 0, 0, fmt.Errorf("redislimit: %w", err)
 	}
-	if len(res) != 3 || res[0] < 0 || (res[0] > 0 && (res[2] < 1 || int(res[2]) > len(l.rules))) {
-		return 0, 0, 0, fmt.Errorf("redislimit: unexpected script reply %v", res)
-	}
-	at := res[1] * 1000
-	if res[0] == 0 {
+	switch v := res.(type) {
+	case int64: // recorded at v µs
 		l.stats.RecordAll()
-		return 0, at, 0, nil
+		return 0, v * 1000, 0, nil
+	case []any: // refused: {wait µs, check µs, rule}
+		if len(v) == 3 {
+			wait, ok1 := v[0].(int64)
+			check, ok2 := v[1].(int64)
+			bind, ok3 := v[2].(int64)
+			if ok1 && ok2 && ok3 && wait > 0 && bind >= 1 && int(bind) <= len(l.rules) {
+				return time.Duration(wait) * time.Microsecond, check * 1000, int(bind) - 1, nil
+			}
+		}
 	}
-	return time.Duration(res[0]) * time.Microsecond, at, int(res[2]) - 1, nil
+	return 0, 0, 0, fmt.Errorf("redislimit: unexpected script reply %v", res)
 }
 
 // run runs the script and returns by ctx's end even when the client does
 // not: go-redis can spend its own dial timeout on a peer that accepts but
 // never answers. A run abandoned that way may still record the call, which
 // spends capacity without a send, never the reverse.
-func (l *Limiter) run(ctx context.Context, args []any) ([]int64, error) {
+func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
 	if ctx.Done() == nil {
-		return admitScript.Run(ctx, l.c, l.keys, args...).Int64Slice()
+		return admitScript.Run(ctx, l.c, l.script, args...).Result()
 	}
 	type reply struct {
-		res []int64
+		res any
 		err error
 	}
 	done := make(chan reply, 1)
 	go func() {
-		res, err := admitScript.Run(ctx, l.c, l.keys, args...).Int64Slice()
+		res, err := admitScript.Run(ctx, l.c, l.script, args...).Result()
 		done <- reply{res, err}
 	}()
 	select {

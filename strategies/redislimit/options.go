@@ -24,8 +24,8 @@ const (
 	// Virtual passes a simulated time in, on the same path as Client:
 	// Options.Now when set (a simulator's shared, unskewed clock, standing
 	// for the server's), else rt.Now(). Redis expiry runs on real time,
-	// which a simulation may outrun or lag behind, so keys then expire
-	// VirtualTTL after the last record instead of just after their window.
+	// which a simulation may outrun or lag behind, so keys then outlive
+	// their last record by at least VirtualTTL instead of their window.
 	Virtual
 )
 
@@ -109,6 +109,14 @@ func checkKey(k string) error {
 // limits for the same window still count into one set.
 func KeyFor(k string, w time.Duration) string {
 	return "rlcheck:{" + k + "}:" + windowName(w)
+}
+
+// markerKey names the expiry marker of one limiter's keys after the lease
+// and every window with its key expiry (all in ms), so that limiters whose
+// rules differ never share a marker: for example
+// rlcheck:{acme}:ttl:1000:1s=3000,1m=62000.
+func markerKey(k, lease string, windows []string) string {
+	return "rlcheck:{" + k + "}:ttl:" + lease + ":" + strings.Join(windows, ",")
 }
 
 // windowName spells a window rounded up to whole microseconds, so two

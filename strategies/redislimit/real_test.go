@@ -128,9 +128,10 @@ func TestRealCluster(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		slots := keySlots(t, c, l.Keys())
-		if len(slots) != 3 || slots[0] != slots[1] || slots[1] != slots[2] {
-			t.Fatalf("keys %v map to slots %v", l.Keys(), slots)
+		keys := append(l.Keys(), l.marker)
+		slots := keySlots(t, c, keys)
+		if len(slots) != 4 || slots[0] != slots[1] || slots[1] != slots[2] || slots[2] != slots[3] {
+			t.Fatalf("keys %v map to slots %v", keys, slots)
 		}
 		// The same names without the tag spread over slots: the check can fail.
 		untagged := keySlots(t, c, []string{"rlcheck:acme/prod:1s", "rlcheck:acme/prod:1m", "rlcheck:acme/prod:24h"})
@@ -185,15 +186,16 @@ func TestKeySlotsOnMiniredis(t *testing.T) {
 		t.Fatal(err)
 	}
 	var slots []int64
-	for _, k := range l.Keys() {
+	keys := append(l.Keys(), l.marker)
+	for _, k := range keys {
 		s, err := c.ClusterKeySlot(context.Background(), k).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
 		slots = append(slots, s)
 	}
-	if slots[0] != slots[1] || slots[1] != slots[2] {
-		t.Fatalf("keys %v map to slots %v", l.Keys(), slots)
+	if slots[0] != slots[1] || slots[1] != slots[2] || slots[2] != slots[3] {
+		t.Fatalf("keys %v map to slots %v", keys, slots)
 	}
 }
 
