@@ -2,7 +2,6 @@ package realrun
 
 import (
 	"context"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -17,11 +16,8 @@ import (
 // callers on the real clock can do to the redis strategy with a
 // caller-supplied clock: a call whose instant was read earlier reaches the
 // script after a newer call has swept the set. The records must still keep
-// the rule. Set RLCHECK_KNOWN_REDIS_ORDER=1 to run it.
+// the rule: the sweep keeps entries long enough for such a call.
 func TestRedisOutOfOrderInstants(t *testing.T) {
-	if os.Getenv("RLCHECK_KNOWN_REDIS_ORDER") != "1" {
-		t.Skip("known to fail: the script sweeps by the newest instant it has seen, then admits an older one (docs/fidelity.md)")
-	}
 	emb, err := redislimit.Embedded()
 	if err != nil {
 		t.Fatal(err)

@@ -67,10 +67,7 @@ func TestRunSeed(t *testing.T) {
 			t.Errorf("%s: record violations %v", st.Name, st.RecordViolations)
 		}
 		for _, n := range st.RecordViolations {
-			// redis is exempt: with a caller-supplied clock, an instant read
-			// before a newer one reached the script can be admitted after
-			// the newer call swept the set (docs/fidelity.md).
-			if n != 0 && st.Name != "redis" {
+			if n != 0 {
 				t.Errorf("%s: its own records break a rule: %v", st.Name, st.RecordViolations)
 			}
 		}

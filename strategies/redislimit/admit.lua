@@ -32,6 +32,16 @@ else
   at = tonumber(record)
 end
 
+-- A sweep removes only entries older than the window plus keep(i): the
+-- window again, and at least 1 s. A caller's clock (Client, Virtual) can
+-- bring an instant older than one already used, and such a call must still
+-- see every entry that shares a window with it; entries newer than the
+-- call only make its decision stricter. So calls up to keep(i) older than
+-- the newest sweeping call are judged in full.
+local function keep(i)
+  return math.max(tonumber(ARGV[3 * i + 4]), 1000000)
+end
+
 -- A rule is full when its limit-th latest entry is still in the window
 -- (check - score < window, half-open); the call may go when that entry
 -- leaves. Reading that one entry decides the rule without trimming first,
@@ -49,9 +59,10 @@ for i = 1, n do
     local w = tonumber(entry[2]) + tonumber(ARGV[3 * i + 4]) - check
     if w > wait then
       wait, binding = w, i
-    elseif w <= 0 then
-      -- Expired entries do not change the decision above; they are swept
-      -- when the set holds more than limit of them, or on the caller's cue.
+    elseif w <= -keep(i) then
+      -- Entries past keeping do not change the decision above; they are
+      -- swept when the set holds more than limit of them, or on the
+      -- caller's cue.
       expired = expired or {}
       expired[i] = true
     end
@@ -71,7 +82,7 @@ for i = 1, n do
       ': limiters sharing a key need distinct member prefixes')
   end
   if cue or (expired and expired[i]) then
-    call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', check - tonumber(ARGV[3 * i + 4])))
+    call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', check - tonumber(ARGV[3 * i + 4]) - keep(i)))
   end
 end
 
