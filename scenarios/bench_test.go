@@ -21,13 +21,19 @@ func BenchmarkAPIContract(b *testing.B) {
 		st, _ := simulate.Lookup(name)
 		b.Run(name, func(b *testing.B) {
 			cpu := cpuSeconds()
+			var steps int64
 			for b.Loop() {
-				if _, err := simulate.RunStrategy(&s.Scenario, st, s.Seed, simulate.Options{}); err != nil {
+				r, err := simulate.RunStrategy(&s.Scenario, st, s.Seed, simulate.Options{})
+				if err != nil {
 					b.Fatal(err)
 				}
+				steps += r.Sched.Steps
 			}
 			b.ReportMetric(float64(s.Callers)*float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 			b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op")
+			// Caller steps (resumptions) per call: the work the strategy
+			// makes the scheduler do, whatever the machine.
+			b.ReportMetric(float64(steps)/float64(s.Callers)/float64(b.N), "steps/call")
 		})
 	}
 }
