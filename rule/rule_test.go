@@ -3,6 +3,9 @@ package rule
 import (
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParse(t *testing.T) {
@@ -30,58 +33,38 @@ func TestParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.in)
-		if err != nil || got != tt.want {
-			t.Errorf("Parse(%q) = %v, %v; want %v", tt.in, got, err, tt.want)
+		if assert.NoError(t, err, "Parse(%q)", tt.in) {
+			assert.Equal(t, tt.want, got, "Parse(%q)", tt.in)
 		}
 	}
 }
 
 func TestParseErrors(t *testing.T) {
 	for _, in := range []string{"", "5", "5/", "/1s", "0/1s", "-1/1s", "5/0s", "5/-1s", "x/1s", "5/fortnight", "5/1x", "1.5/1s", "5/99999999999999999999d"} {
-		if r, err := Parse(in); err == nil {
-			t.Errorf("Parse(%q) = %v, want an error", in, r)
-		}
+		r, err := Parse(in)
+		assert.Error(t, err, "Parse(%q) = %v, want an error", in, r)
 	}
 }
 
 func TestStringRoundTrip(t *testing.T) {
 	for _, in := range []string{"5/1s", "500/1m", "10000/24h", "3/1m30s", "2/100ms", "1/1h30m"} {
 		r, err := Parse(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := r.String(); got != in {
-			t.Errorf("Parse(%q).String() = %q", in, got)
-		}
+		require.NoError(t, err)
+		assert.Equal(t, in, r.String(), "Parse(%q).String()", in)
 	}
 }
 
 func TestParseList(t *testing.T) {
 	got, err := ParseList("10/s,500/min,10000/day")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []Rule{{10, time.Second}, {500, time.Minute}, {10000, 24 * time.Hour}}
-	if len(got) != len(want) {
-		t.Fatalf("got %v", got)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Errorf("rule %d = %v, want %v", i, got[i], want[i])
-		}
-	}
-	if _, err := ParseList(" , "); err == nil {
-		t.Error("an empty list parsed")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []Rule{{10, time.Second}, {500, time.Minute}, {10000, 24 * time.Hour}}, got)
+	_, err = ParseList(" , ")
+	assert.Error(t, err, "an empty list parsed")
 }
 
 func TestBoundaryWithin(t *testing.T) {
-	if HalfOpen.Within(time.Second, time.Second) {
-		t.Error("half-open: a gap of exactly W must start a new window")
-	}
-	if !Closed.Within(time.Second, time.Second) {
-		t.Error("closed: a gap of exactly W shares the window")
-	}
+	assert.False(t, HalfOpen.Within(time.Second, time.Second), "half-open: a gap of exactly W must start a new window")
+	assert.True(t, Closed.Within(time.Second, time.Second), "closed: a gap of exactly W shares the window")
 }
 
 func FuzzParse(f *testing.F) {
@@ -93,12 +76,10 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if r.Limit <= 0 || r.Window <= 0 {
-			t.Fatalf("Parse(%q) = %v: non-positive rule accepted", s, r)
-		}
+		require.Positive(t, r.Limit, "Parse(%q) = %v: non-positive limit accepted", s, r)
+		require.Positive(t, r.Window, "Parse(%q) = %v: non-positive window accepted", s, r)
 		back, err := Parse(r.String())
-		if err != nil || back != r {
-			t.Fatalf("Parse(%q).String() = %q does not read back: %v, %v", s, r.String(), back, err)
-		}
+		require.NoError(t, err, "Parse(%q).String() = %q does not read back", s, r.String())
+		require.Equal(t, r, back, "Parse(%q).String() = %q does not read back", s, r.String())
 	})
 }
