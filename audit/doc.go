@@ -1,8 +1,8 @@
-// Package audit checks what a fleet really sent: one or more send logs,
-// merged by time in a streaming k-way merge, repaired within a bounded
-// reorder horizon, optionally split per key and checked against an in-flight
-// cap, and judged by the checker package.
+// Package audit measures what the rate limiters Go services commonly use
+// (golang.org/x/time/rate, go.uber.org/ratelimit; see strategies/libs) let
+// through against a strict sliding-window contract, on adversarial
+// workloads run by the simulator, and searches for a setting that the
+// checker finds clean on every workload and seed.
 //
-// It is the library behind `rlcheck check`; everything the command does can
-// be called from Go through Run.
+// It is the library behind `rlcheck audit`.
 package audit

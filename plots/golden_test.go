@@ -2,16 +2,16 @@ package plots
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/rlcheck/rlcheck/internal/fixtures"
+	"github.com/rlcheck/rlcheck/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+var update = golden.Update
 
 // TestSeriesGolden pins what the fixture timelines draw, point by point, so
 // any change in the series shows up in review.

@@ -240,3 +240,11 @@ func WriteJSON(w io.Writer, r *Report) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }
+
+// Write writes the report as text, or as JSON when format is "json".
+func Write(w io.Writer, r *Report, format string) error {
+	if format == "json" {
+		return WriteJSON(w, r)
+	}
+	return WriteText(w, r)
+}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
-	"github.com/rlcheck/rlcheck/accesslog"
+	"github.com/rlcheck/rlcheck/sendlog/accesslog"
 )
 
 // Column slots a line parser extracts.

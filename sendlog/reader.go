@@ -14,7 +14,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/valyala/fastjson"
 
-	"github.com/rlcheck/rlcheck/accesslog"
+	"github.com/rlcheck/rlcheck/sendlog/accesslog"
 )
 
 // Reader reads one send log. Lines are parsed ahead of the caller by

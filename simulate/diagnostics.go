@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -38,7 +39,7 @@ func Usage(st *StrategyResult, b rule.Boundary) []RuleUsage {
 	for i, rr := range st.Rules {
 		u := RuleUsage{Rule: rr.Rule, FirstBound: rr.FirstBound, Waited: rr.Waited, HasStats: rr.Records >= 0}
 		u.Peak = float64(rr.MaxInWindow) / float64(rr.Rule.Limit)
-		u.Mean = MeanOccupancy(st.Sends, rr.Rule.Window) / float64(rr.Rule.Limit)
+		u.Mean = metrics.MeanOccupancy(st.Sends, rr.Rule.Window) / float64(rr.Rule.Limit)
 		u.FirstFull = FirstFull(st.Sends, rr.Rule, b)
 		if total > 0 {
 			u.WaitShare = float64(rr.Waited) / float64(total)
@@ -46,24 +47,6 @@ func Usage(st *StrategyResult, b rule.Boundary) []RuleUsage {
 		out[i] = u
 	}
 	return out
-}
-
-// MeanOccupancy is the number of sends in the trailing window (t-w, t],
-// averaged over t from the first send to the last. Each send counts for
-// as long as it stays in the window before the last send, so one pass does.
-func MeanOccupancy(sends []int64, w time.Duration) float64 {
-	if len(sends) == 0 {
-		return 0
-	}
-	first, last := sends[0], sends[len(sends)-1]
-	if last == first {
-		return float64(len(sends))
-	}
-	var sum float64 // ns; float because n*W overflows int64 for day windows
-	for _, s := range sends {
-		sum += float64(min(int64(w), last-s))
-	}
-	return sum / float64(last-first)
 }
 
 // FirstFull returns the first send that brought a window of r to its

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -67,7 +68,7 @@ func TestUsageAgainstBruteForce(t *testing.T) {
 		for i := 1; i < len(sends); i++ {
 			sends[i] = sends[i-1] + []int64{0, w, 1, int64(rng.IntN(8))}[rng.IntN(4)]
 		}
-		if got, want := MeanOccupancy(sends, r.Window), bruteMean(sends, w); math.Abs(got-want) > 1e-9 {
+		if got, want := metrics.MeanOccupancy(sends, r.Window), bruteMean(sends, w); math.Abs(got-want) > 1e-9 {
 			t.Fatalf("#%d mean %v: got %v, want %v (sends %v)", iter, r, got, want, sends)
 		}
 		for _, b := range []rule.Boundary{rule.HalfOpen, rule.Closed} {

@@ -3,6 +3,7 @@ package simulate
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -14,7 +15,7 @@ import (
 func MetricsRegistry(r *Result) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	labels := []string{"scenario", "strategy", "rule"}
-	usage := UsageRatioVec(labels...)
+	usage := metrics.UsageRatioVec(labels...)
 	wait := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "rlcheck_wait_seconds",
 		Help: "Time callers waited with this rule as the binding (longest) wait, summed over callers.",
@@ -23,7 +24,7 @@ func MetricsRegistry(r *Result) *prometheus.Registry {
 		Name: "rlcheck_rule_binding",
 		Help: "1 for the rule that binds the strategy, 0 for the others.",
 	}, labels)
-	viol := ViolationsVec(labels...)
+	viol := metrics.ViolationsVec(labels...)
 	reg.MustRegister(usage, wait, binding, viol)
 	for i := range r.Strategies {
 		st := &r.Strategies[i]
@@ -52,22 +53,4 @@ func MetricsRegistry(r *Result) *prometheus.Registry {
 // collector never reads half a file.
 func WriteMetricsFile(path string, r *Result) error {
 	return prometheus.WriteToTextfile(path, MetricsRegistry(r))
-}
-
-// UsageRatioVec is rlcheck_rule_usage_ratio with the given labels and
-// "stat" (peak or mean), shared by simulate and check so that both write
-// the same metric.
-func UsageRatioVec(labels ...string) *prometheus.GaugeVec {
-	return prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "rlcheck_rule_usage_ratio",
-		Help: "Sends in a window over the rule's limit: the peak, or the mean over the run or log.",
-	}, append(labels, "stat"))
-}
-
-// ViolationsVec is rlcheck_violations_total with the given labels.
-func ViolationsVec(labels ...string) *prometheus.CounterVec {
-	return prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "rlcheck_violations_total",
-		Help: "Sends that overfilled a window of the rule, as counted by the checker.",
-	}, labels)
 }

@@ -102,6 +102,15 @@ var strategyTable = append([]Strategy{
 	},
 }, libStrategies()...)
 
+// StrategyNames names every strategy of the table, in its order.
+func StrategyNames() []string {
+	names := make([]string, len(strategyTable))
+	for i, st := range strategyTable {
+		names[i] = st.Name
+	}
+	return names
+}
+
 // Strategies returns the strategy table, in its fixed order.
 func Strategies() []Strategy { return append([]Strategy(nil), strategyTable...) }
 

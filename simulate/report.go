@@ -265,3 +265,57 @@ func WriteWaits(w io.Writer, r *Result) error {
 	}
 	return t.write(w)
 }
+
+// ReportOptions says what a simulation report holds.
+type ReportOptions struct {
+	Format string // "text" (or "") or "json"
+	Waits  bool   // text: add the waits per binding rule (single runs)
+	Usage  bool   // text: add each rule's window usage (single runs)
+}
+
+// Report writes a single run's report in the chosen format.
+func Report(w io.Writer, r *Result, o ReportOptions) error {
+	if o.Format == "json" {
+		return WriteJSON(w, r)
+	}
+	if err := WriteText(w, r); err != nil {
+		return err
+	}
+	if o.Waits {
+		if err := WriteWaits(w, r); err != nil {
+			return err
+		}
+	}
+	if o.Usage {
+		return WriteUsage(w, r)
+	}
+	return nil
+}
+
+// ReportRuns writes the report of a simulation over many seeds.
+func ReportRuns(w io.Writer, r *RunsResult, o ReportOptions) error {
+	if o.Format == "json" {
+		return WriteRunsJSON(w, r)
+	}
+	return WriteRunsText(w, r)
+}
+
+// FirstRuns is the run on the scenario's own seed of every strategy: the
+// figures a single run would report, and the ones metrics describe.
+func (r *RunsResult) FirstRuns() *Result {
+	res := &Result{Scenario: r.Scenario, Seed: r.Seed, Rules: r.Rules}
+	for i := range r.Strategies {
+		res.Strategies = append(res.Strategies, r.Strategies[i].First)
+	}
+	return res
+}
+
+// SendsOf returns the sends of the named strategy, or nil.
+func (r *Result) SendsOf(name string) []int64 {
+	for i := range r.Strategies {
+		if r.Strategies[i].Name == name {
+			return r.Strategies[i].Sends
+		}
+	}
+	return nil
+}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rlcheck/rlcheck/libaudit"
+	"github.com/rlcheck/rlcheck/audit"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies/libs"
@@ -30,7 +30,7 @@ type auditOptions struct {
 	opCost     string
 	noSearch   bool
 
-	opt libaudit.Options // filled by complete
+	opt audit.Options // filled by complete
 }
 
 func newAuditCmd(s streams) *cobra.Command {
@@ -96,7 +96,7 @@ func (o *auditOptions) complete() error {
 	if o.format != "text" && o.format != "json" {
 		return fmt.Errorf("--format %q: want text or json", o.format)
 	}
-	opt := libaudit.DefaultOptions(rules)
+	opt := audit.DefaultOptions(rules)
 	if o.boundary != "" {
 		if opt.Boundary, err = rule.ParseBoundary(o.boundary); err != nil {
 			return err
@@ -106,12 +106,8 @@ func (o *auditOptions) complete() error {
 	if err := opt.Config.Validate(); err != nil {
 		return err
 	}
-	if o.strategies != "" {
-		for _, name := range strings.Split(o.strategies, ",") {
-			name = strings.TrimSpace(name)
-			if _, ok := simulate.LibStrategy(name, opt.Config); !ok {
-				return fmt.Errorf("--strategies: %q is not a library strategy (known: %s)", name, strings.Join(simulate.LibStrategyNames(), ", "))
-			}
+	for name := range strings.SplitSeq(o.strategies, ",") {
+		if name = strings.TrimSpace(name); name != "" {
 			opt.Strategies = append(opt.Strategies, name)
 		}
 	}
@@ -134,12 +130,9 @@ func (o *auditOptions) complete() error {
 }
 
 func (o *auditOptions) run(s streams) error {
-	rep, err := libaudit.Run(o.opt)
+	rep, err := audit.Run(o.opt)
 	if err != nil {
 		return err
 	}
-	if o.format == "json" {
-		return libaudit.WriteJSON(s.out, rep)
-	}
-	return libaudit.WriteText(s.out, rep)
+	return audit.Write(s.out, rep, o.format)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -11,12 +10,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rlcheck/rlcheck/accesslog"
-	"github.com/rlcheck/rlcheck/audit"
-	"github.com/rlcheck/rlcheck/contract"
+	"github.com/rlcheck/rlcheck/internal/progress"
+	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/plots"
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/rule/contract"
 	"github.com/rlcheck/rlcheck/sendlog"
+	"github.com/rlcheck/rlcheck/sendlog/accesslog"
 )
 
 // checkOptions holds the flags of rlcheck check.
@@ -52,7 +52,7 @@ type checkOptions struct {
 	plot         string
 	metrics      string
 
-	cfg audit.Config // filled by complete
+	cfg logcheck.Config // filled by complete
 }
 
 func newCheckCmd(s streams) *cobra.Command {
@@ -223,7 +223,7 @@ func (o *checkOptions) complete() error {
 			return errors.New("--plot draws one chart: it does not go with --per-file")
 		}
 	}
-	o.cfg = audit.Config{
+	o.cfg = logcheck.Config{
 		Rules: rules, Boundary: b, List: o.list, MaxInFlight: o.maxInFlight,
 		Read: read, MaxDisorder: o.maxDisorder, Sort: o.sort, KeepTimes: o.plot != "",
 	}
@@ -236,11 +236,11 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		// rather than 2× keeps peak RSS near it (docs/benchmarks.md).
 		defer debug.SetGCPercent(debug.SetGCPercent(50))
 	}
-	var inputs []audit.Input
+	var inputs []logcheck.Input
 	var total int64
 	for _, p := range paths {
 		if p == "-" {
-			inputs = append(inputs, audit.Input{Name: "<stdin>", R: s.in})
+			inputs = append(inputs, logcheck.Input{Name: "<stdin>", R: s.in})
 			continue
 		}
 		f, err := os.Open(p)
@@ -251,32 +251,34 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		if st, err := f.Stat(); err == nil {
 			total += st.Size()
 		}
-		inputs = append(inputs, audit.Input{Name: p, R: f})
+		inputs = append(inputs, logcheck.Input{Name: p, R: f})
 	}
-	if progressWanted(s.errOut, o.noProgress) {
-		if bar := newProgress(s.errOut, total); bar != nil {
+	if progress.Wanted(s.errOut, o.noProgress) {
+		if bar := progress.New(s.errOut, total); bar != nil {
 			for i := range inputs {
-				inputs[i].R = countingReader{inputs[i].R, bar}
+				inputs[i].R = progress.Reader{R: inputs[i].R, Bar: bar}
 			}
 			defer bar.Finish()
 		}
 	}
-	groups := [][]audit.Input{inputs}
+	groups := [][]logcheck.Input{inputs}
 	if o.perFile {
 		groups = nil
 		for _, in := range inputs {
-			groups = append(groups, []audit.Input{in})
+			groups = append(groups, []logcheck.Input{in})
 		}
 	}
-	var results []*audit.Result
+	var results []*logcheck.Result
 	for _, g := range groups {
-		res, err := audit.Run(g, o.cfg)
+		res, err := logcheck.Run(g, o.cfg)
 		if err != nil {
 			return err
 		}
 		results = append(results, res)
 	}
-	if err := o.write(s, results); err != nil {
+	if err := logcheck.Write(s.out, results, logcheck.ReportOptions{
+		Format: o.format, MaxKeys: o.keys, PerFile: o.perFile, StepSummary: o.summaryPath,
+	}); err != nil {
 		return err
 	}
 	if o.plot != "" {
@@ -285,7 +287,7 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		}
 	}
 	if o.metrics != "" {
-		if err := writeCheckMetrics(o.metrics, results); err != nil {
+		if err := logcheck.WriteMetricsFile(o.metrics, results); err != nil {
 			return err
 		}
 	}
@@ -297,52 +299,9 @@ func (o *checkOptions) run(s streams, paths []string) error {
 	return nil
 }
 
-// write prints the results in the chosen format; --per-file results are
-// printed one after another (JSON: one document holding them all).
-func (o *checkOptions) write(s streams, results []*audit.Result) error {
-	if o.format == "json" {
-		return writeCheckJSON(s.out, results, o.perFile)
-	}
-	for i, res := range results {
-		var err error
-		switch o.format {
-		case "junit":
-			err = writeJUnit(s.out, res)
-		case "github":
-			err = writeGitHub(s.out, res)
-			if err == nil && o.summaryPath != "" {
-				err = appendStepSummary(o.summaryPath, res)
-			}
-		default:
-			if i > 0 {
-				io.WriteString(s.out, "\n")
-			}
-			err = writeCheckText(s.out, res, o.keys)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// appendStepSummary adds the Markdown summary to the file GitHub Actions
-// shows on the run's page.
-func appendStepSummary(path string, res *audit.Result) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if err := writeStepSummary(f, res); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
 // plotCheck draws the timeline of a checked log: the whole stream, or with
 // keys the worst key's.
-func plotCheck(path string, res *audit.Result, files []string) error {
+func plotCheck(path string, res *logcheck.Result, files []string) error {
 	g := res.Groups[0]
 	title := strings.Join(files, ", ")
 	if res.PerKey {
@@ -350,6 +309,6 @@ func plotCheck(path string, res *audit.Result, files []string) error {
 	}
 	return plots.Timeline(path, plots.TimelineInput{
 		Title: title, Times: g.Times, Rules: res.Rules, Boundary: res.Boundary,
-		WallClock: res.First >= epochFloor,
+		WallClock: res.WallClock(),
 	})
 }

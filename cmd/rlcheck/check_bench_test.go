@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlcheck/rlcheck/audit"
 	"github.com/rlcheck/rlcheck/internal/genlog"
+	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -21,7 +21,7 @@ func BenchmarkCheckCSV(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for b.Loop() {
-		res, err := audit.Run([]audit.Input{{Name: "bench.csv", R: bytes.NewReader(data)}}, audit.Config{Rules: rules, MaxDisorder: 5 * time.Second})
+		res, err := logcheck.Run([]logcheck.Input{{Name: "bench.csv", R: bytes.NewReader(data)}}, logcheck.Config{Rules: rules, MaxDisorder: 5 * time.Second})
 		if err != nil || res.Sends != lines {
 			b.Fatal(err, res)
 		}

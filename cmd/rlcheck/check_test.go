@@ -164,7 +164,7 @@ func TestCheckFleetGolden(t *testing.T) {
 }
 
 func TestCheckContractAndAccessLog(t *testing.T) {
-	bunched := "../../accesslog/testdata/seconds/bunched.log"
+	bunched := "../../sendlog/accesslog/testdata/seconds/bunched.log"
 	out, errOut, code := run(t, "", "check", "--input-format", "nginx", "--rules", "5/1s", bunched)
 	if code != 1 || !strings.Contains(out, "5/1s  5           10") {
 		t.Errorf("bunched: exit %d, stderr %q\n%s", code, errOut, out)

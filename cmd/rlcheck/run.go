@@ -132,12 +132,7 @@ func (o *runOptions) run(ctx context.Context, s streams) error {
 		}
 		rep.Runs = append(rep.Runs, res)
 	}
-	if o.format == "json" {
-		err = realrun.WriteJSON(s.out, rep)
-	} else {
-		err = realrun.WriteText(s.out, rep)
-	}
-	if err != nil {
+	if err := realrun.Write(s.out, rep, o.format); err != nil {
 		return err
 	}
 	if len(rep.Broken()) > 0 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlcheck/rlcheck/plots"
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
 )
@@ -45,7 +46,7 @@ send to the checker, which counts the violations.
 SCENARIO is a YAML file, or the name of a shipped scenario (` + strings.Join(scenarios.Names(), ", ") + `).
 The same scenario and seed always give the same output, byte for byte.
 
-Strategies: ` + strategyList() + `.
+Strategies: ` + strings.Join(simulate.StrategyNames(), ", ") + `.
 
 --runs N repeats the scenario on seeds SEED..SEED+N-1 and reports, per
 strategy, the share of runs with any violation and the mean, p50, p95 and max
@@ -150,53 +151,27 @@ func (o *simulateOptions) run(s streams) error {
 	if o.logPath == "-" {
 		report = s.errOut
 	}
-	var sends []int64
+	ro := simulate.ReportOptions{Format: o.format, Waits: o.waits, Usage: o.usage}
+	var res *simulate.Result
 	if o.runs > 0 {
-		res, err := simulate.RunSeeds(sc, o.runs, opt)
+		runs, err := simulate.RunSeeds(sc, o.runs, opt)
 		if err != nil {
 			return err
 		}
-		for i := range res.Strategies {
-			if res.Strategies[i].Name == o.strategy {
-				sends = res.Strategies[i].First.Sends
-			}
-		}
-		if o.format == "json" {
-			err = simulate.WriteRunsJSON(report, res)
-		} else {
-			err = simulate.WriteRunsText(report, res)
-		}
-		if err == nil {
-			err = o.writeMetrics(firstRuns(res))
-		}
-		if err != nil {
+		if err := simulate.ReportRuns(report, runs, ro); err != nil {
 			return err
 		}
+		res = runs.FirstRuns()
 	} else {
-		res, err := simulate.Run(sc, opt)
-		if err != nil {
+		if res, err = simulate.Run(sc, opt); err != nil {
 			return err
 		}
-		for i := range res.Strategies {
-			if res.Strategies[i].Name == o.strategy {
-				sends = res.Strategies[i].Sends
-			}
+		if err := simulate.Report(report, res, ro); err != nil {
+			return err
 		}
-		if o.format == "json" {
-			err = simulate.WriteJSON(report, res)
-		} else {
-			err = simulate.WriteText(report, res)
-			if err == nil && o.waits {
-				err = simulate.WriteWaits(report, res)
-			}
-			if err == nil && o.usage {
-				err = simulate.WriteUsage(report, res)
-			}
-		}
-		if err == nil {
-			err = o.writeMetrics(res)
-		}
-		if err != nil {
+	}
+	if o.metrics != "" {
+		if err := simulate.WriteMetricsFile(o.metrics, res); err != nil {
 			return err
 		}
 	}
@@ -205,7 +180,7 @@ func (o *simulateOptions) run(s streams) error {
 			return err
 		}
 	}
-	return o.writeLog(s, sends)
+	return o.writeLog(s, res.SendsOf(o.strategy))
 }
 
 // plot runs the scenario over seeds (--runs, else --plot-runs) and writes
@@ -219,7 +194,7 @@ func (o *simulateOptions) plot(s streams, opt simulate.Options) error {
 	if err != nil {
 		return err
 	}
-	files, err := plotSimulation(o.plotDir, "."+o.plotFormat, res)
+	files, err := plots.Simulation(o.plotDir, "."+o.plotFormat, res)
 	for _, f := range files {
 		fmt.Fprintln(s.errOut, "wrote", f)
 	}
@@ -242,13 +217,4 @@ func (o *simulateOptions) writeLog(s streams, sends []int64) error {
 		return err
 	}
 	return f.Close()
-}
-
-// strategyList names every strategy of the simulator's table, in its order.
-func strategyList() string {
-	var names []string
-	for _, st := range simulate.Strategies() {
-		names = append(names, st.Name)
-	}
-	return strings.Join(names, ", ")
 }

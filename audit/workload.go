@@ -1,4 +1,4 @@
-package libaudit
+package audit
 
 import (
 	"time"

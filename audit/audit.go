@@ -1,4 +1,4 @@
-package libaudit
+package audit
 
 import (
 	"fmt"
@@ -103,13 +103,13 @@ func (o *Outcome) Violations() int64 {
 // Run audits each strategy of opt.
 func Run(opt Options) (*Report, error) {
 	if len(opt.Rules) == 0 {
-		return nil, fmt.Errorf("libaudit: no rules")
+		return nil, fmt.Errorf("audit: no rules")
 	}
 	if err := opt.Config.Validate(); err != nil {
 		return nil, err
 	}
 	if opt.Seeds < 1 || opt.Verify < 1 {
-		return nil, fmt.Errorf("libaudit: seeds and verify must be at least 1")
+		return nil, fmt.Errorf("audit: seeds and verify must be at least 1")
 	}
 	names := opt.Strategies
 	if names == nil {
@@ -121,7 +121,7 @@ func Run(opt Options) (*Report, error) {
 	}
 	for _, name := range names {
 		if _, ok := simulate.LibStrategy(name, opt.Config); !ok {
-			return nil, fmt.Errorf("libaudit: %q is not a library strategy (known: %v)", name, simulate.LibStrategyNames())
+			return nil, fmt.Errorf("audit: %q is not a library strategy (known: %v)", name, simulate.LibStrategyNames())
 		}
 		sa := StrategyAudit{Name: name, Config: opt.Config}
 		var err error

@@ -1,4 +1,4 @@
-package libaudit
+package audit
 
 import (
 	"encoding/json"
@@ -181,4 +181,12 @@ func outcomes(os []Outcome) []jsonOutcome {
 		out[i] = jo
 	}
 	return out
+}
+
+// Write writes the report as text, or as JSON when format is "json".
+func Write(w io.Writer, r *Report, format string) error {
+	if format == "json" {
+		return WriteJSON(w, r)
+	}
+	return WriteText(w, r)
 }

@@ -1,4 +1,4 @@
-package main
+package logcheck
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/joshdk/go-junit"
-	"github.com/rlcheck/rlcheck/audit"
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/internal/golden"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -30,13 +30,13 @@ const ciBase = int64(1732945800) * int64(time.Second)
 
 func ms(n int64) int64 { return ciBase + n*int64(time.Millisecond) }
 
-// ciResult builds an audit.Result the way audit.Run fills one, by running
+// ciResult builds an Result the way Run fills one, by running
 // the checker over sends given in time order.
-func ciResult(t *testing.T, files []string, rules []rule.Rule, maxInFlight int, perKey bool, sends []ciSend) *audit.Result {
+func ciResult(t *testing.T, files []string, rules []rule.Rule, maxInFlight int, perKey bool, sends []ciSend) *Result {
 	t.Helper()
-	res := &audit.Result{Rules: rules, MaxInFlight: maxInFlight, PerKey: perKey}
+	res := &Result{Rules: rules, MaxInFlight: maxInFlight, PerKey: perKey}
 	for _, f := range files {
-		res.Files = append(res.Files, audit.FileInfo{Name: f, Format: "csv"})
+		res.Files = append(res.Files, FileInfo{Name: f, Format: "csv"})
 	}
 	type group struct {
 		c *checker.Checker
@@ -65,7 +65,7 @@ func ciResult(t *testing.T, files []string, rules []rule.Rule, maxInFlight int, 
 			groups[key] = g
 			keys = append(keys, key)
 		}
-		ref := int64(audit.MakeRef(s.file, s.line))
+		ref := int64(MakeRef(s.file, s.line))
 		if err := g.c.Observe(s.at, ref); err != nil {
 			t.Fatal(err)
 		}
@@ -76,18 +76,18 @@ func ciResult(t *testing.T, files []string, rules []rule.Rule, maxInFlight int, 
 		}
 	}
 	for _, k := range keys {
-		g := audit.Group{Key: k, Report: groups[k].c.Report()}
+		g := Group{Key: k, Report: groups[k].c.Report()}
 		if f := groups[k].f; f != nil {
 			rep := f.Report()
 			g.InFlight = &rep
 		}
 		res.Groups = append(res.Groups, g)
 	}
-	slices.SortStableFunc(res.Groups, func(a, b audit.Group) int {
+	slices.SortStableFunc(res.Groups, func(a, b Group) int {
 		return cmp.Or(cmp.Compare(b.Violations(), a.Violations()), cmp.Compare(a.Key, b.Key))
 	})
 	for i, r := range rules {
-		tot := audit.RuleTotal{Rule: r}
+		tot := RuleTotal{Rule: r}
 		for _, g := range res.Groups {
 			tot.Violations += g.Report.Rules[i].Violations
 			if g.Report.Rules[i].Violations > 0 {
@@ -123,7 +123,7 @@ func mustRules(t *testing.T, s string) []rule.Rule {
 
 // ciFleet is two hosts' logs merged: seven calls within 350 ms break 5/1s
 // twice, and calls of 120 ms overlap past a cap of 2.
-func ciFleet(t *testing.T) *audit.Result {
+func ciFleet(t *testing.T) *Result {
 	var sends []ciSend
 	for i, at := range []int64{0, 100, 150, 200, 250, 300, 350, 2500} {
 		file, line := 0, int64(i/2+1)
@@ -137,7 +137,7 @@ func ciFleet(t *testing.T) *audit.Result {
 
 // ciTenants is one log split per key, with a file name and keys that need
 // escaping in every format.
-func ciTenants(t *testing.T) *audit.Result {
+func ciTenants(t *testing.T) *Result {
 	var sends []ciSend
 	add := func(key string, atMs ...int64) {
 		for _, at := range atMs {
@@ -156,7 +156,7 @@ func ciTenants(t *testing.T) *audit.Result {
 }
 
 // ciClean is a log from standard input that keeps every rule.
-func ciClean(t *testing.T) *audit.Result {
+func ciClean(t *testing.T) *Result {
 	sends := []ciSend{{line: 1, at: ms(0), end: ms(5)}, {line: 2, at: ms(500), end: ms(505)}, {line: 3, at: ms(1000), end: ms(1005)}}
 	return ciResult(t, []string{"<stdin>"}, mustRules(t, "2/1s"), 4, false, sends)
 }
@@ -164,15 +164,15 @@ func ciClean(t *testing.T) *audit.Result {
 func TestCIGolden(t *testing.T) {
 	results := []struct {
 		name string
-		res  func(*testing.T) *audit.Result
+		res  func(*testing.T) *Result
 	}{{"fleet", ciFleet}, {"tenants", ciTenants}, {"clean", ciClean}}
 	writers := []struct {
 		ext   string
-		write func(*bytes.Buffer, *audit.Result) error
+		write func(*bytes.Buffer, *Result) error
 	}{
-		{"junit.xml", func(b *bytes.Buffer, r *audit.Result) error { return writeJUnit(b, r) }},
-		{"github.txt", func(b *bytes.Buffer, r *audit.Result) error { return writeGitHub(b, r) }},
-		{"summary.md", func(b *bytes.Buffer, r *audit.Result) error { return writeStepSummary(b, r) }},
+		{"junit.xml", func(b *bytes.Buffer, r *Result) error { return WriteJUnit(b, r) }},
+		{"github.txt", func(b *bytes.Buffer, r *Result) error { return WriteGitHub(b, r) }},
+		{"summary.md", func(b *bytes.Buffer, r *Result) error { return WriteStepSummary(b, r) }},
 	}
 	for _, r := range results {
 		for _, w := range writers {
@@ -181,7 +181,7 @@ func TestCIGolden(t *testing.T) {
 				if err := w.write(&b, r.res(t)); err != nil {
 					t.Fatal(err)
 				}
-				golden(t, "ci/"+r.name+"."+w.ext, b.String())
+				golden.Assert(t, "ci/"+r.name+"."+w.ext, b.String())
 			})
 		}
 	}
@@ -190,9 +190,9 @@ func TestCIGolden(t *testing.T) {
 // TestJUnitReadBack reads the JUnit output with a JUnit library and checks
 // each rule's failing cases and violation counts against the result.
 func TestJUnitReadBack(t *testing.T) {
-	for _, res := range []*audit.Result{ciFleet(t), ciTenants(t), ciClean(t)} {
+	for _, res := range []*Result{ciFleet(t), ciTenants(t), ciClean(t)} {
 		var b bytes.Buffer
-		if err := writeJUnit(&b, res); err != nil {
+		if err := WriteJUnit(&b, res); err != nil {
 			t.Fatal(err)
 		}
 		suites, err := junit.Ingest(b.Bytes())
@@ -281,7 +281,7 @@ func ghUnescape(s string) string {
 func TestGitHubCommands(t *testing.T) {
 	res := ciTenants(t)
 	var b bytes.Buffer
-	if err := writeGitHub(&b, res); err != nil {
+	if err := WriteGitHub(&b, res); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -326,7 +326,7 @@ func TestGitHubAnnotationCap(t *testing.T) {
 	}
 	res := ciResult(t, []string{"a.csv"}, mustRules(t, "2/1s"), 0, true, sends)
 	var b bytes.Buffer
-	if err := writeGitHub(&b, res); err != nil {
+	if err := WriteGitHub(&b, res); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
@@ -348,7 +348,7 @@ func TestStepSummaryKeyCap(t *testing.T) {
 	}
 	res := ciResult(t, []string{"a.csv"}, mustRules(t, "2/1s"), 0, true, sends)
 	var b bytes.Buffer
-	if err := writeStepSummary(&b, res); err != nil {
+	if err := WriteStepSummary(&b, res); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -382,8 +382,8 @@ func TestMarkdownCell(t *testing.T) {
 // say so rather than point at line 0.
 func TestCIEmptyResult(t *testing.T) {
 	res := ciResult(t, []string{"a.log"}, mustRules(t, "5/1s,500/1m"), 4, false, nil)
-	for name, write := range map[string]func(io.Writer, *audit.Result) error{
-		"junit": writeJUnit, "github": writeGitHub, "summary": writeStepSummary,
+	for name, write := range map[string]func(io.Writer, *Result) error{
+		"junit": WriteJUnit, "github": WriteGitHub, "summary": WriteStepSummary,
 	} {
 		var b bytes.Buffer
 		if err := write(&b, res); err != nil {

@@ -9,7 +9,7 @@ import (
 // FuzzParse checks that no input panics Parse and that every contract it
 // accepts is usable and survives a round trip through YAML.
 func FuzzParse(f *testing.F) {
-	if data, err := os.ReadFile("../testdata/contracts/api.yaml"); err == nil {
+	if data, err := os.ReadFile("../../testdata/contracts/api.yaml"); err == nil {
 		f.Add(string(data))
 	}
 	for _, s := range []string{

@@ -1,4 +1,4 @@
-package main
+package plots
 
 import (
 	"fmt"
@@ -6,27 +6,27 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rlcheck/rlcheck/plots"
 	"github.com/rlcheck/rlcheck/simulate"
 )
 
-// plotSimulation writes the charts of a simulation into dir: a timeline per
+// Simulation writes the charts of a simulation into dir: a timeline per
 // strategy (its run on the scenario's own seed), the comparison of
 // strategies, the distribution of violations across seeds and the waits
-// per binding rule. It returns the files written.
-func plotSimulation(dir, ext string, res *simulate.RunsResult) ([]string, error) {
+// per binding rule, with the extension ext (".png" or ".svg"). It returns
+// the files written.
+func Simulation(dir, ext string, res *simulate.RunsResult) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	var written []string
-	sum := plots.Summary{
+	sum := Summary{
 		Title: fmt.Sprintf("scenario %s, rules %s", res.Scenario, ruleText(res)),
 		Rules: res.Rules,
 	}
 	for _, st := range res.Strategies {
 		first := st.First
 		path := filepath.Join(dir, "timeline-"+st.Name+ext)
-		if err := plots.Timeline(path, plots.TimelineInput{
+		if err := Timeline(path, TimelineInput{
 			Title:    fmt.Sprintf("%s on scenario %s, seed %d", st.Name, res.Scenario, res.Seed),
 			Times:    first.Sends,
 			Rules:    res.Rules,
@@ -35,7 +35,7 @@ func plotSimulation(dir, ext string, res *simulate.RunsResult) ([]string, error)
 			return written, err
 		}
 		written = append(written, path)
-		sr := plots.StrategyResult{Name: st.Name, Duration: first.Duration}
+		sr := StrategyResult{Name: st.Name, Duration: first.Duration}
 		for _, r := range first.Rules {
 			sr.Violations = append(sr.Violations, r.Violations)
 			sr.Waited = append(sr.Waited, r.Waited)
@@ -51,8 +51,8 @@ func plotSimulation(dir, ext string, res *simulate.RunsResult) ([]string, error)
 	}
 	for _, c := range []struct {
 		name string
-		draw func(string, plots.Summary) error
-	}{{"comparison", plots.Comparison}, {"distribution", plots.Distribution}, {"waits", plots.Waits}} {
+		draw func(string, Summary) error
+	}{{"comparison", Comparison}, {"distribution", Distribution}, {"waits", Waits}} {
 		path := filepath.Join(dir, c.name+ext)
 		s := sum
 		if c.name == "distribution" {

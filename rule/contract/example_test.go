@@ -3,7 +3,7 @@ package contract_test
 import (
 	"fmt"
 
-	"github.com/rlcheck/rlcheck/contract"
+	"github.com/rlcheck/rlcheck/rule/contract"
 )
 
 func ExampleParse() {

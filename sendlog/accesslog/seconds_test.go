@@ -6,9 +6,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/rlcheck/rlcheck/accesslog"
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/sendlog/accesslog"
 )
 
 // TestSecondStampsCannotProve pins the example in docs/access-logs.md: two

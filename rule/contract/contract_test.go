@@ -13,7 +13,7 @@ import (
 )
 
 func TestLoadExample(t *testing.T) {
-	c, err := Load("../testdata/contracts/api.yaml")
+	c, err := Load("../../testdata/contracts/api.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

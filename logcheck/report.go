@@ -1,16 +1,20 @@
-package main
+package logcheck
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/rlcheck/rlcheck/audit"
 	"github.com/rlcheck/rlcheck/checker"
 )
+
+// WallClock reports whether the checked times are epoch times (shown as UTC)
+// rather than offsets from the log's own start.
+func (r *Result) WallClock() bool { return r.First >= epochFloor }
 
 // epochFloor: timestamps from 2000-01-01 on are shown as UTC times, earlier
 // ones as seconds (logs that count from their own start).
@@ -35,17 +39,20 @@ func seconds(ns int64) string {
 
 // placer names where a send came from: "line 28" for one file,
 // "host1.csv:28" when several were merged.
-func placer(res *audit.Result) func(int64) string {
+func placer(res *Result) func(int64) string {
 	if len(res.Files) == 1 {
-		return func(ref int64) string { return fmt.Sprintf("line %d", audit.Ref(ref).Line()) }
+		return func(ref int64) string { return fmt.Sprintf("line %d", Ref(ref).Line()) }
 	}
 	return func(ref int64) string {
-		r := audit.Ref(ref)
+		r := Ref(ref)
 		return fmt.Sprintf("%s:%d", res.Files[r.File()].Name, r.Line())
 	}
 }
 
-func writeCheckText(w io.Writer, res *audit.Result, maxKeys int) error {
+// WriteText writes the human report of one check: the inputs, a table of
+// rules with violations, maxima and first violations, the worst keys (at most
+// maxKeys of them when maxKeys > 0), the in-flight cap and the verdict.
+func WriteText(w io.Writer, res *Result, maxKeys int) error {
 	at := instantFormatter(res.First)
 	where := placer(res)
 	var b strings.Builder
@@ -142,7 +149,7 @@ func plural(n int64, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-func readAs(f audit.FileInfo) string {
+func readAs(f FileInfo) string {
 	s := "read as " + f.Format
 	if f.Column != "" {
 		s += ", " + f.Column
@@ -165,7 +172,7 @@ func listWindow(b *strings.Builder, window []checker.Send, at func(int64) string
 	}
 }
 
-func violationSummary(res *audit.Result) string {
+func violationSummary(res *Result) string {
 	var parts []string
 	for _, t := range res.Totals {
 		if t.Violations > 0 {
@@ -278,10 +285,10 @@ type inFlightJSON struct {
 }
 
 // jsonView builds the JSON document for one result.
-type jsonView struct{ res *audit.Result }
+type jsonView struct{ res *Result }
 
 func (j jsonView) place(s checker.Send) placeJSON {
-	r := audit.Ref(s.Ref)
+	r := Ref(s.Ref)
 	p := placeJSON{AtNs: s.At, Line: r.Line()}
 	if len(j.res.Files) > 1 {
 		p.File = j.res.Files[r.File()].Name
@@ -376,7 +383,9 @@ func (j jsonView) doc() checkJSON {
 	return out
 }
 
-func writeCheckJSON(w io.Writer, results []*audit.Result, perFile bool) error {
+// WriteJSON writes the results as one JSON document (docs/json.md); with
+// perFile, a document holding each file's report under "per_file".
+func WriteJSON(w io.Writer, results []*Result, perFile bool) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	if !perFile {
@@ -389,4 +398,64 @@ func writeCheckJSON(w io.Writer, results []*audit.Result, perFile bool) error {
 	return enc.Encode(struct {
 		PerFile []checkJSON `json:"per_file"`
 	}{docs})
+}
+
+// Formats are the report formats Write takes.
+var Formats = []string{"text", "json", "junit", "github"}
+
+// ReportOptions says how Write reports results.
+type ReportOptions struct {
+	Format string // one of Formats; "" is text
+	// MaxKeys caps the keys the text report lists, worst first (0: all).
+	MaxKeys int
+	// PerFile: the results are one per input file, not one merged stream.
+	PerFile bool
+	// StepSummary, with the github format, is a file the Markdown summary is
+	// appended to ($GITHUB_STEP_SUMMARY); "" writes none.
+	StepSummary string
+}
+
+// Write writes results in the chosen format; several results (one per file)
+// are written one after another, or as one JSON document holding them all.
+func Write(w io.Writer, results []*Result, o ReportOptions) error {
+	if o.Format == "json" {
+		return WriteJSON(w, results, o.PerFile)
+	}
+	for i, res := range results {
+		var err error
+		switch o.Format {
+		case "junit":
+			err = WriteJUnit(w, res)
+		case "github":
+			err = WriteGitHub(w, res)
+			if err == nil && o.StepSummary != "" {
+				err = appendStepSummary(o.StepSummary, res)
+			}
+		case "text", "":
+			if i > 0 {
+				io.WriteString(w, "\n")
+			}
+			err = WriteText(w, res, o.MaxKeys)
+		default:
+			err = fmt.Errorf("logcheck: format %q: want one of %v", o.Format, Formats)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendStepSummary adds the Markdown summary to the file GitHub Actions
+// shows on the run's page.
+func appendStepSummary(path string, res *Result) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := WriteStepSummary(f, res); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

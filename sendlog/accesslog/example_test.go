@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rlcheck/rlcheck/accesslog"
+	"github.com/rlcheck/rlcheck/sendlog/accesslog"
 )
 
 func ExampleParser() {

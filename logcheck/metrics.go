@@ -1,22 +1,21 @@
-package main
+package logcheck
 
 import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/rlcheck/rlcheck/audit"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/metrics"
 )
 
-// checkMetrics holds a check's figures for node_exporter's textfile
+// MetricsRegistry holds a check's figures for node_exporter's textfile
 // collector: each rule's peak window usage (and mean, when the send times
 // were kept) and its violations, per input group and key.
-func checkMetrics(results []*audit.Result) *prometheus.Registry {
+func MetricsRegistry(results []*Result) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	labels := []string{"input", "key", "rule"}
-	usage := simulate.UsageRatioVec(labels...)
-	viol := simulate.ViolationsVec(labels...)
+	usage := metrics.UsageRatioVec(labels...)
+	viol := metrics.ViolationsVec(labels...)
 	reg.MustRegister(usage, viol)
 	for _, res := range results {
 		names := make([]string, len(res.Files))
@@ -29,7 +28,7 @@ func checkMetrics(results []*audit.Result) *prometheus.Registry {
 				l := []string{input, g.Key, rr.Rule.String()}
 				usage.WithLabelValues(append(l, "peak")...).Set(float64(rr.MaxInWindow) / float64(rr.Rule.Limit))
 				if g.Times != nil {
-					mean := simulate.MeanOccupancy(g.Times, rr.Rule.Window) / float64(rr.Rule.Limit)
+					mean := metrics.MeanOccupancy(g.Times, rr.Rule.Window) / float64(rr.Rule.Limit)
 					usage.WithLabelValues(append(l, "mean")...).Set(mean)
 				}
 				viol.WithLabelValues(l...).Add(float64(rr.Violations))
@@ -39,7 +38,7 @@ func checkMetrics(results []*audit.Result) *prometheus.Registry {
 	return reg
 }
 
-// writeCheckMetrics writes --metrics FILE.prom for rlcheck check.
-func writeCheckMetrics(path string, results []*audit.Result) error {
-	return prometheus.WriteToTextfile(path, checkMetrics(results))
+// WriteMetricsFile writes --metrics FILE.prom for rlcheck check.
+func WriteMetricsFile(path string, results []*Result) error {
+	return prometheus.WriteToTextfile(path, MetricsRegistry(results))
 }

@@ -1,4 +1,4 @@
-package main
+package logcheck
 
 import (
 	"encoding/xml"
@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rlcheck/rlcheck/audit"
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/rule"
 )
@@ -26,7 +25,7 @@ type ciCase struct {
 
 // ciCases lists the verdicts of res, groups worst first, rules in the order
 // given, the in-flight cap last.
-func ciCases(res *audit.Result) []ciCase {
+func ciCases(res *Result) []ciCase {
 	at := instantFormatter(res.First)
 	var cases []ciCase
 	for gi := range res.Groups {
@@ -83,7 +82,7 @@ func ciCount(n int64, noun string) string {
 	return strconv.FormatInt(n, 10) + " " + noun + "s"
 }
 
-func ciForKey(res *audit.Result, key string) string {
+func ciForKey(res *Result, key string) string {
 	if !res.PerKey {
 		return ""
 	}
@@ -92,8 +91,8 @@ func ciForKey(res *audit.Result, key string) string {
 
 // ciFileLine splits a send's Ref into its input's name and line; name is ""
 // when the input has no path a CI system could open (standard input).
-func ciFileLine(res *audit.Result, ref int64) (string, int64) {
-	r := audit.Ref(ref)
+func ciFileLine(res *Result, ref int64) (string, int64) {
+	r := Ref(ref)
 	if r.File() < 0 || r.File() >= len(res.Files) {
 		return "", r.Line()
 	}
@@ -105,7 +104,7 @@ func ciFileLine(res *audit.Result, ref int64) (string, int64) {
 }
 
 // ciPlace names a send's place as file:line, or "line N" for standard input.
-func ciPlace(res *audit.Result, ref int64) string {
+func ciPlace(res *Result, ref int64) string {
 	name, line := ciFileLine(res, ref)
 	if name == "" {
 		return "line " + strconv.FormatInt(line, 10)
@@ -113,7 +112,7 @@ func ciPlace(res *audit.Result, ref int64) string {
 	return name + ":" + strconv.FormatInt(line, 10)
 }
 
-func ciInputs(res *audit.Result) string {
+func ciInputs(res *Result) string {
 	if len(res.Files) > 3 {
 		return fmt.Sprintf("%d files", len(res.Files))
 	}
@@ -168,9 +167,9 @@ type junitFailure struct {
 	Body    string `xml:",chardata"`
 }
 
-// writeJUnit writes res as JUnit XML: one test case per rule, per key when
+// WriteJUnit writes res as JUnit XML: one test case per rule, per key when
 // the logs were split per key, and one for the in-flight cap.
-func writeJUnit(w io.Writer, res *audit.Result) error {
+func WriteJUnit(w io.Writer, res *Result) error {
 	doc := junitSuites{Name: "rlcheck"}
 	props := &junitProperties{List: []junitProperty{
 		{"inputs", ciInputs(res)},
@@ -226,10 +225,10 @@ func writeJUnit(w io.Writer, res *audit.Result) error {
 // the first ten of a step, so the last one sums up the rest.
 const ghMaxAnnotations = 10
 
-// writeGitHub writes res as GitHub Actions workflow commands: an ::error
+// WriteGitHub writes res as GitHub Actions workflow commands: an ::error
 // annotation on the first violation of each broken rule, one ::notice when
 // every rule held, or a ::warning when there was nothing to check.
-func writeGitHub(w io.Writer, res *audit.Result) error {
+func WriteGitHub(w io.Writer, res *Result) error {
 	var b strings.Builder
 	var broken []ciCase
 	for _, c := range ciCases(res) {
@@ -304,8 +303,8 @@ func ghProperty(s string) string {
 // ghSummaryKeys bounds the keys listed in the step summary.
 const ghSummaryKeys = 20
 
-// writeStepSummary writes res as Markdown for $GITHUB_STEP_SUMMARY.
-func writeStepSummary(w io.Writer, res *audit.Result) error {
+// WriteStepSummary writes res as Markdown for $GITHUB_STEP_SUMMARY.
+func WriteStepSummary(w io.Writer, res *Result) error {
 	at := instantFormatter(res.First)
 	var b strings.Builder
 	if n := res.Violations(); n > 0 {
