@@ -48,7 +48,7 @@ func BenchmarkCombinedLoop(b *testing.B) {
 	cpu := cpuSeconds()
 	for b.Loop() {
 		sch := NewSched(SchedConfig{})
-		lim := strategies.NewCombined(sch, contract)
+		lim := strategies.NewCombined(sch, contract...)
 		sch.Go(0, func() {
 			for range calls {
 				if lim.Acquire(context.Background()) == nil {

@@ -60,35 +60,35 @@ type Strategy struct {
 var strategyTable = append([]Strategy{
 	{
 		Name: "sequential", Doc: "one sliding log per rule, acquired in turn",
-		New: func(e Env) (strategies.Limiter, error) { return strategies.NewSequential(e.Runtime, e.Rules), nil },
+		New: func(e Env) (strategies.Limiter, error) { return strategies.NewSequential(e.Runtime, e.Rules...), nil },
 	},
 	{
 		Name: "combined", Doc: "check every rule, sleep the longest wait, record once, under a FIFO lock",
 		CheckAll: true,
-		New:      func(e Env) (strategies.Limiter, error) { return strategies.NewCombined(e.Runtime, e.Rules), nil },
+		New:      func(e Env) (strategies.Limiter, error) { return strategies.NewCombined(e.Runtime, e.Rules...), nil },
 	},
 	{
 		Name: "gated", Doc: "a concurrency slot for the whole call, then combined",
 		CheckAll: true, NeedsSlots: true,
 		New: func(e Env) (strategies.Limiter, error) {
-			return strategies.NewGated(e.Runtime, e.Rules, e.MaxInFlight), nil
+			return strategies.NewGated(e.Runtime, e.MaxInFlight, e.Rules...), nil
 		},
 	},
 	{
 		Name: "gated-rates-first", Doc: "combined rates first, then the slot: the wrong order",
 		NeedsSlots: true,
 		New: func(e Env) (strategies.Limiter, error) {
-			return strategies.NewGatedRatesFirst(e.Runtime, e.Rules, e.MaxInFlight), nil
+			return strategies.NewGatedRatesFirst(e.Runtime, e.MaxInFlight, e.Rules...), nil
 		},
 	},
 	{
 		Name: "local-per-worker", Doc: "a combined limiter in each worker for a key the workers share",
 		PerWorker: true,
-		New:       func(e Env) (strategies.Limiter, error) { return strategies.NewCombined(e.Runtime, e.Rules), nil },
+		New:       func(e Env) (strategies.Limiter, error) { return strategies.NewCombined(e.Runtime, e.Rules...), nil },
 	},
 	{
 		Name: "combined-counter", Doc: "combined over sliding-window counters, an approximation",
-		New: func(e Env) (strategies.Limiter, error) { return strategies.NewCombinedCounter(e.Runtime, e.Rules), nil },
+		New: func(e Env) (strategies.Limiter, error) { return strategies.NewCombinedCounter(e.Runtime, e.Rules...), nil },
 	},
 	{
 		Name: "redis", Doc: "one atomic check-and-record script in Redis per call, shared by every worker, on the server's clock",

@@ -46,7 +46,7 @@ type Combined struct {
 }
 
 // NewCombined returns a combined limiter over exact sliding logs.
-func NewCombined(rt clock.Runtime, rules []rule.Rule) *Combined {
+func NewCombined(rt clock.Runtime, rules ...rule.Rule) *Combined {
 	books := make(Books, len(rules))
 	for i, r := range rules {
 		books[i] = NewSlidingLog(r)
@@ -56,7 +56,7 @@ func NewCombined(rt clock.Runtime, rules []rule.Rule) *Combined {
 
 // NewCombinedCounter returns a combined limiter over sliding-window
 // counters: constant memory per rule, at the price of approximate windows.
-func NewCombinedCounter(rt clock.Runtime, rules []rule.Rule) *Combined {
+func NewCombinedCounter(rt clock.Runtime, rules ...rule.Rule) *Combined {
 	books := make(Books, len(rules))
 	for i, r := range rules {
 		books[i] = NewWindowCounter(r)

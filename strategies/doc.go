@@ -4,4 +4,9 @@
 // on a virtual clock, production code on the real one. Rule bookkeeping (the
 // sliding log, the sliding-window counter) is pure: it takes now as an
 // argument and owns no clock.
+//
+// Every constructor takes its arguments in one order: the runtime (none for
+// the NewReal forms, which use the wall clock), then any count such as the
+// in-flight cap, then the rules, variadic: NewGated(rt, 4, rules...) and
+// NewRealGated(4, rules...).
 package strategies

@@ -17,8 +17,8 @@ type Gated struct {
 }
 
 // NewGated returns a gated limiter: maxInFlight slots, then combined rates.
-func NewGated(rt clock.Runtime, rules []rule.Rule, maxInFlight int) *Gated {
-	return &Gated{slots: rt.NewSemaphore(maxInFlight), rates: NewCombined(rt, rules)}
+func NewGated(rt clock.Runtime, maxInFlight int, rules ...rule.Rule) *Gated {
+	return &Gated{slots: rt.NewSemaphore(maxInFlight), rates: NewCombined(rt, rules...)}
 }
 
 // Acquire takes a slot, then waits for the rates; on failure it gives the
@@ -53,8 +53,8 @@ type GatedRatesFirst struct {
 }
 
 // NewGatedRatesFirst returns the rates-then-slot limiter.
-func NewGatedRatesFirst(rt clock.Runtime, rules []rule.Rule, maxInFlight int) *GatedRatesFirst {
-	return &GatedRatesFirst{slots: rt.NewSemaphore(maxInFlight), rates: NewCombined(rt, rules)}
+func NewGatedRatesFirst(rt clock.Runtime, maxInFlight int, rules ...rule.Rule) *GatedRatesFirst {
+	return &GatedRatesFirst{slots: rt.NewSemaphore(maxInFlight), rates: NewCombined(rt, rules...)}
 }
 
 // Acquire waits for the rates, then for a slot.

@@ -10,13 +10,13 @@ import (
 // NewRealCombined returns a Combined limiter on the wall clock: the very
 // code the simulator runs, driven by real timers and goroutines.
 func NewRealCombined(rules ...rule.Rule) *Combined {
-	return NewCombined(clock.NewReal(), rules)
+	return NewCombined(clock.NewReal(), rules...)
 }
 
 // NewRealGated returns a Gated limiter on the wall clock, with at most
 // maxInFlight calls between Acquire and Release.
 func NewRealGated(maxInFlight int, rules ...rule.Rule) *Gated {
-	return NewGated(clock.NewReal(), rules, maxInFlight)
+	return NewGated(clock.NewReal(), maxInFlight, rules...)
 }
 
 // Do runs f once g admits it and holds the call's slot until f returns, so

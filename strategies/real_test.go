@@ -28,9 +28,9 @@ func TestRealClockGoroutines(t *testing.T) {
 	rules := []rule.Rule{{Limit: 20, Window: 100 * time.Millisecond}, {Limit: 30, Window: 200 * time.Millisecond}}
 	const goroutines, calls, slots = 50, 80, 5
 	makers := map[string]func(clock.Runtime) admitter{
-		"combined":          func(rt clock.Runtime) admitter { return strategies.NewCombined(rt, rules) },
-		"gated":             func(rt clock.Runtime) admitter { return strategies.NewGated(rt, rules, slots) },
-		"gated-rates-first": func(rt clock.Runtime) admitter { return strategies.NewGatedRatesFirst(rt, rules, slots) },
+		"combined":          func(rt clock.Runtime) admitter { return strategies.NewCombined(rt, rules...) },
+		"gated":             func(rt clock.Runtime) admitter { return strategies.NewGated(rt, slots, rules...) },
+		"gated-rates-first": func(rt clock.Runtime) admitter { return strategies.NewGatedRatesFirst(rt, slots, rules...) },
 	}
 	for _, name := range []string{"combined", "gated", "gated-rates-first"} {
 		t.Run(name, func(t *testing.T) {
@@ -83,7 +83,7 @@ func TestRealClockGoroutines(t *testing.T) {
 // that time out inside combined record nothing.
 func TestRealClockCancelledCallerLeavesNoRecord(t *testing.T) {
 	rules := []rule.Rule{{Limit: 2, Window: time.Second}}
-	lim := strategies.NewCombined(clock.NewReal(), rules)
+	lim := strategies.NewCombined(clock.NewReal(), rules...)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	var wg sync.WaitGroup

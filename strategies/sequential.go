@@ -22,7 +22,7 @@ type Sequential struct {
 }
 
 // NewSequential returns a sequential limiter over rules, in the given order.
-func NewSequential(rt clock.Runtime, rules []rule.Rule) *Sequential {
+func NewSequential(rt clock.Runtime, rules ...rule.Rule) *Sequential {
 	books := make([]Book, len(rules))
 	for i, r := range rules {
 		books[i] = NewSlidingLog(r)

@@ -41,10 +41,10 @@ func TestStatsAttributeWaitsAndLeaks(t *testing.T) {
 	}{
 		// Second call: 5/1s admits at 1 s and records, then 12/3s makes it
 		// wait until 3 s, past its deadline at 2 s: one record, no send.
-		{"sequential", func(rt clock.Runtime) strategies.StatsReporter { return strategies.NewSequential(rt, rules) },
+		{"sequential", func(rt clock.Runtime) strategies.StatsReporter { return strategies.NewSequential(rt, rules...) },
 			[]int64{2, 1}, []time.Duration{time.Second, time.Second}, []int64{0, int64(time.Second)}},
 		// Combined asks for the longest wait (3 s, rule 1) and records nothing.
-		{"combined", func(rt clock.Runtime) strategies.StatsReporter { return strategies.NewCombined(rt, rules) },
+		{"combined", func(rt clock.Runtime) strategies.StatsReporter { return strategies.NewCombined(rt, rules...) },
 			[]int64{1, 1}, []time.Duration{0, 2 * time.Second}, []int64{-1, 0}},
 	}
 	for _, tt := range tests {

@@ -117,7 +117,7 @@ func TestMatchesCombinedAndReference(t *testing.T) {
 		}
 
 		rt := &stepRT{t: epoch}
-		got := w.drive(t, rt, strategies.NewCombined(rt, w.rules))
+		got := w.drive(t, rt, strategies.NewCombined(rt, w.rules...))
 		if !slices.Equal(got, want) {
 			t.Fatalf("seed %d rules %v: combined %v\nreference %v", seed, w.rules, got, want)
 		}
