@@ -140,7 +140,7 @@ func New(cfg Config) *Checker {
 	c := &Checker{boundary: cfg.Boundary, list: cfg.List, onViol: cfg.OnViolation}
 	for _, r := range cfg.Rules {
 		limit := max(int64(r.Limit), 0) // a negative limit is broken by every send, as 0 is
-		var w uint64                     // a negative window holds nothing
+		var w uint64                    // a negative window holds nothing
 		if r.Window >= 0 {
 			w = uint64(r.Window)
 			if cfg.Boundary == rule.Closed {
