@@ -276,7 +276,7 @@ func TestMaxInWindowBound(t *testing.T) {
 		{1<<16 + 1, 1 << 16, true},
 		{1<<16 + 50, 1 << 16, true},
 	} {
-		for _, rules := range [][]rule.Rule{{small}, {small, {Limit: 1 << 20, Window: time.Second}}} {
+		for _, rules := range [][]rule.Rule{{small}, {small, {Limit: math.MaxInt64, Window: time.Second}}} {
 			c := New(Config{Rules: rules, List: 1})
 			for i := range tt.sends {
 				require.NoError(t, c.Observe(7, int64(i)))
@@ -288,41 +288,43 @@ func TestMaxInWindowBound(t *testing.T) {
 			assert.Equal(t, int64(tt.sends-10), rr.Violations, what)
 			assert.Equal(t, int64(11), rr.First.Count, what)
 			if len(rules) > 1 {
-				assert.Equal(t, int64(tt.sends), rep(c).Rules[1].MaxInWindow, what)
+				huge := c.Report().Rules[1]
+				assert.Equal(t, int64(tt.sends), huge.MaxInWindow, "%s: exact beside it", what)
+				assert.False(t, huge.MaxSaturated, "%s: exact beside it", what)
 			}
 		}
 	}
 }
-
-func rep(c *Checker) Report { return c.Report() }
 
 // TestExtremeTimesAndWindows: windows up to MaxInt64 and sends spread over
 // the whole int64 range are judged on exact differences, without overflow.
 func TestExtremeTimesAndWindows(t *testing.T) {
 	ts := []int64{math.MinInt64, -1, 0, math.MaxInt64}
 	for _, tt := range []struct {
-		r    rule.Rule
-		b    rule.Boundary
-		viol []int64
-		max  int64
+		r     rule.Rule
+		b     rule.Boundary
+		viol  []int64
+		count []int64 // of each violation's window
+		max   int64
 	}{
 		// t=0 is 1 after -1; every other gap is MaxInt64 or more.
-		{rule.Rule{Limit: 1, Window: math.MaxInt64}, rule.HalfOpen, []int64{2}, 2},
+		{rule.Rule{Limit: 1, Window: math.MaxInt64}, rule.HalfOpen, []int64{2}, []int64{2}, 2},
 		// Closed, a gap of exactly MaxInt64 shares the window.
-		{rule.Rule{Limit: 1, Window: math.MaxInt64}, rule.Closed, []int64{1, 2, 3}, 2},
-		{rule.Rule{Limit: 1, Window: 2}, rule.HalfOpen, []int64{2}, 2},
-		{rule.Rule{Limit: 2, Window: math.MaxInt64}, rule.Closed, nil, 2},
+		{rule.Rule{Limit: 1, Window: math.MaxInt64}, rule.Closed, []int64{1, 2, 3}, []int64{2, 2, 2}, 2},
+		{rule.Rule{Limit: 1, Window: 2}, rule.HalfOpen, []int64{2}, []int64{2}, 2},
+		{rule.Rule{Limit: 2, Window: math.MaxInt64}, rule.Closed, nil, nil, 2},
 		// A window below zero holds nothing; a limit below zero is broken
 		// by every send.
-		{rule.Rule{Limit: 1, Window: -1}, rule.Closed, nil, 0},
-		{rule.Rule{Limit: -1, Window: 1}, rule.HalfOpen, []int64{0, 1, 2, 3}, 1},
+		{rule.Rule{Limit: 1, Window: -1}, rule.Closed, nil, nil, 0},
+		{rule.Rule{Limit: -1, Window: 1}, rule.HalfOpen, []int64{0, 1, 2, 3}, []int64{1, 1, 1, 1}, 1},
 	} {
-		var got []int64
+		var viol, count []int64
 		rep, err := Check(ts, Config{Rules: []rule.Rule{tt.r}, Boundary: tt.b, OnViolation: func(_ int, v Violation) {
-			got = append(got, v.Index)
+			viol, count = append(viol, v.Index), append(count, v.Count)
 		}})
 		require.NoError(t, err)
-		assert.Equal(t, tt.viol, got, "%v %v", tt.r, tt.b)
+		assert.Equal(t, tt.viol, viol, "%v %v", tt.r, tt.b)
+		assert.Equal(t, tt.count, count, "%v %v: counts", tt.r, tt.b)
 		assert.Equal(t, tt.max, rep.Rules[0].MaxInWindow, "%v %v", tt.r, tt.b)
 	}
 }
