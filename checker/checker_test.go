@@ -190,7 +190,7 @@ func TestHugeLimits(t *testing.T) {
 	logs := map[string][]int64{
 		"asyncio-sequential.txt": fixtures.MustTimes(t, "asyncio-sequential.txt"),
 		"asyncio-combined.txt":   fixtures.MustTimes(t, "asyncio-combined.txt"),
-		"random":                 randomLog(rng, 3000, 1000),
+		"random":                 randomLog(rng, 3000, int64(time.Millisecond)), // about 1000 in a second
 	}
 	for _, limit := range []int{1 << 31, math.MaxInt32, math.MaxInt64, math.MaxInt64 - 1, 1 << 62, 1<<62 - 1, 1<<62 + 1} {
 		for name, ts := range logs {
