@@ -129,6 +129,7 @@ type ruleRun struct {
 	viol  int64
 	// detail is set while violations need more than counting.
 	detail bool
+	rep    *RuleReport // in Checker.rules
 }
 
 // unreachable is beyond any send index: a rule whose limit or m is this
@@ -154,6 +155,9 @@ func New(cfg Config) *Checker {
 			bound:  bound(limit, cfg.MaxTrack),
 			detail: true,
 		})
+	}
+	for i := range c.runs {
+		c.runs[i].rep = &c.rules[i].report
 	}
 	c.hist.reset(0)
 	c.hist.setNeed(c.need())
@@ -242,17 +246,23 @@ func (c *Checker) ObserveBatch(ats, refs []int64) error {
 func (c *Checker) observeRun(ats, refs []int64, idx0 int64) {
 	h := &c.hist
 	runs := c.runs
-	base := h.base
+	base, growAt := h.base, h.growAt
+	sends := h.sends
+	refs = refs[:len(ats)]
 	for i, at := range ats {
 		idx := idx0 + int64(i)
-		if idx >= h.growAt {
+		if idx >= growAt {
 			h.grow(idx)
+			sends, growAt = h.sends, h.growAt
 		}
-		times, mask := h.at, h.mask
-		times[idx&mask], h.ref[idx&mask] = at, refs[i]
+		if len(sends) == 0 {
+			panic("checker: empty history") // grow allocates it before the first send
+		}
+		mask := len(sends) - 1
+		sends[int(idx)&mask] = Send{At: at, Ref: refs[i]}
 		for r := range runs {
 			u := &runs[r]
-			if j := idx - u.limit; j >= base && uint64(at-times[j&mask]) < u.w {
+			if j := idx - u.limit; j >= base && uint64(at-sends[int(j)&mask].At) < u.w {
 				u.viol++
 				if u.detail {
 					c.violation(r, idx)
@@ -260,16 +270,16 @@ func (c *Checker) observeRun(ats, refs []int64, idx0 int64) {
 			}
 			if j := idx - u.m; j >= base {
 				if u.m < u.bound {
-					if uint64(at-times[j&mask]) < u.w {
+					if s := sends[int(j)&mask]; uint64(at-s.At) < u.w {
 						// This window holds exactly m+1 sends, from send j on.
 						u.m++
-						rep := &c.rules[r].report
-						rep.MaxInWindow, rep.MaxWindowStart = u.m, Send{At: times[j&mask], Ref: h.ref[j&mask]}
+						u.rep.MaxInWindow, u.rep.MaxWindowStart = u.m, s
 						if u.m+2 > h.need {
 							h.setNeed(c.need())
+							growAt = h.growAt
 						}
 					}
-				} else if uint64(at-times[(idx-u.bound+1)&mask]) < u.w {
+				} else if uint64(at-sends[int(idx-u.bound+1)&mask].At) < u.w {
 					c.saturate(r, idx)
 				}
 			}
@@ -282,7 +292,7 @@ func (c *Checker) observeRun(ats, refs []int64, idx0 int64) {
 // larger ones are no longer looked for.
 func (c *Checker) saturate(r int, idx int64) {
 	u := &c.runs[r]
-	rep := &c.rules[r].report
+	rep := u.rep
 	start, saturated := c.hist.windowStart(idx, u.w, u.bound)
 	rep.MaxInWindow = idx - start + 1
 	rep.MaxWindowStart = c.hist.get(start)
@@ -294,7 +304,7 @@ func (c *Checker) saturate(r int, idx int64) {
 func (c *Checker) violation(r int, idx int64) {
 	u := &c.runs[r]
 	h := &c.hist
-	rep := &c.rules[r].report
+	rep := u.rep
 	start, saturated := h.windowStart(idx, u.w, u.bound)
 	v := Violation{
 		Send:           h.get(idx),
@@ -322,7 +332,7 @@ func (c *Checker) violation(r int, idx int64) {
 // again. Use it to keep memory in line with the number of active streams
 // when checking many keys.
 func (c *Checker) Idle(now int64) bool {
-	if c.hist.at != nil {
+	if c.hist.sends != nil {
 		for _, st := range c.rules {
 			if c.boundary.Within(time.Duration(now-c.last.At), st.window) {
 				return false
