@@ -247,22 +247,22 @@ func (c *Checker) observeRun(ats, refs []int64, idx0 int64) {
 	h := &c.hist
 	runs := c.runs
 	base, growAt := h.base, h.growAt
-	sends := h.sends
+	times, refRing := h.at, h.ref
 	refs = refs[:len(ats)]
 	for i, at := range ats {
 		idx := idx0 + int64(i)
 		if idx >= growAt {
 			h.grow(idx)
-			sends, growAt = h.sends, h.growAt
+			times, refRing, growAt = h.at, h.ref, h.growAt
 		}
-		if len(sends) == 0 {
+		if len(times) == 0 {
 			panic("checker: empty history") // grow allocates it before the first send
 		}
-		mask := len(sends) - 1
-		sends[int(idx)&mask] = Send{At: at, Ref: refs[i]}
+		mask := len(times) - 1
+		times[int(idx)&mask], refRing[int(idx)&mask] = at, refs[i]
 		for r := range runs {
 			u := &runs[r]
-			if j := idx - u.limit; j >= base && uint64(at-sends[int(j)&mask].At) < u.w {
+			if j := idx - u.limit; j >= base && uint64(at-times[int(j)&mask]) < u.w {
 				u.viol++
 				if u.detail {
 					c.violation(r, idx)
@@ -270,16 +270,16 @@ func (c *Checker) observeRun(ats, refs []int64, idx0 int64) {
 			}
 			if j := idx - u.m; j >= base {
 				if u.m < u.bound {
-					if s := sends[int(j)&mask]; uint64(at-s.At) < u.w {
+					if k := int(j) & mask; uint64(at-times[k]) < u.w {
 						// This window holds exactly m+1 sends, from send j on.
 						u.m++
-						u.rep.MaxInWindow, u.rep.MaxWindowStart = u.m, s
+						u.rep.MaxInWindow, u.rep.MaxWindowStart = u.m, Send{At: times[k], Ref: refRing[k]}
 						if u.m+2 > h.need {
 							h.setNeed(c.need())
 							growAt = h.growAt
 						}
 					}
-				} else if uint64(at-sends[int(idx-u.bound+1)&mask].At) < u.w {
+				} else if uint64(at-times[int(idx-u.bound+1)&mask]) < u.w {
 					c.saturate(r, idx)
 				}
 			}
@@ -332,7 +332,7 @@ func (c *Checker) violation(r int, idx int64) {
 // again. Use it to keep memory in line with the number of active streams
 // when checking many keys.
 func (c *Checker) Idle(now int64) bool {
-	if c.hist.sends != nil {
+	if c.hist.at != nil {
 		for _, st := range c.rules {
 			if c.boundary.Within(time.Duration(now-c.last.At), st.window) {
 				return false

@@ -213,7 +213,7 @@ func TestHugeLimits(t *testing.T) {
 					assert.Nil(t, rr.First, what)
 					assert.False(t, rr.MaxSaturated, what)
 					assert.Equal(t, int64(want.max), rr.MaxInWindow, "%s: max in window", what)
-					assert.LessOrEqual(t, len(c.hist.sends), max(8, 2*len(ts)), "%s: history for %d sends", what, len(ts))
+					assert.LessOrEqual(t, len(c.hist.at), max(8, 2*len(ts)), "%s: history for %d sends", what, len(ts))
 				}
 			}
 		}
@@ -253,11 +253,11 @@ func TestHistoryGrowsWithSends(t *testing.T) {
 			c := New(Config{Rules: tt.rules})
 			for i := range tt.sends {
 				require.NoError(t, c.Observe(int64(i), int64(i)))
-				n := len(c.hist.sends)
+				n := len(c.hist.at)
 				require.Equal(t, 0, n&(n-1), "a power of two")
 				require.LessOrEqual(t, n, max(8, 2*(i+1)), "after %d sends", i+1)
 			}
-			assert.Equal(t, tt.want, len(c.hist.sends))
+			assert.Equal(t, tt.want, len(c.hist.at))
 		})
 	}
 }
@@ -468,7 +468,7 @@ func TestIdleThenResume(t *testing.T) {
 		for i, x := range ts {
 			if i > 0 && rng.IntN(2) == 0 && c.Idle(x) {
 				released++
-				assert.Nil(t, c.hist.sends, "Idle kept the history")
+				assert.Nil(t, c.hist.at, "Idle kept the history")
 			}
 			require.NoError(t, c.Observe(x, int64(i)))
 		}

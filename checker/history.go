@@ -9,12 +9,12 @@ import "math"
 // sends; so its memory follows the sends actually seen, never a limit that
 // the log does not reach.
 type history struct {
-	sends  []Send
-	mask   int64 // len(sends)-1; -1 while empty
-	base   int64 // the first send index stored since the last reset
-	lo     int64 // no send older than lo is stored (see oldest)
-	need   int64 // how many recent sends the rules need kept, at least 1
-	growAt int64 // storing this send index must grow the history first
+	at, ref []int64 // apart, so that deciding a send loads times only
+	mask    int64   // len(at)-1; -1 while empty
+	base    int64   // the first send index stored since the last reset
+	lo      int64   // no send older than lo is stored (see oldest)
+	need    int64   // how many recent sends the rules need kept, at least 1
+	growAt  int64   // storing this send index must grow the history first
 }
 
 // oldest returns the index of the oldest send still stored once send idx,
@@ -42,32 +42,32 @@ func (h *history) plan() {
 // grow doubles the history before send idx is stored (idx >= growAt).
 func (h *history) grow(idx int64) {
 	n := max(2*(h.mask+1), 8)
-	sends := make([]Send, n)
+	at, ref := make([]int64, n), make([]int64, n)
 	from := max(h.lo, idx-h.mask-1)
 	for j := from; j < idx; j++ {
-		sends[j&(n-1)] = h.sends[j&h.mask]
+		at[j&(n-1)], ref[j&(n-1)] = h.at[j&h.mask], h.ref[j&h.mask]
 	}
-	h.sends, h.mask, h.lo = sends, n-1, from
+	h.at, h.ref, h.mask, h.lo = at, ref, n-1, from
 	h.plan()
 }
 
 // reset forgets every stored send and frees the memory; idx is the next
 // send's index.
 func (h *history) reset(idx int64) {
-	h.sends, h.mask, h.base, h.lo = nil, -1, idx, idx
+	h.at, h.ref, h.mask, h.base, h.lo = nil, nil, -1, idx, idx
 	h.plan()
 }
 
 // get returns stored send j.
 func (h *history) get(j int64) Send {
-	return h.sends[j&h.mask]
+	return Send{At: h.at[j&h.mask], Ref: h.ref[j&h.mask]}
 }
 
 // in reports whether stored send j lies in the window of send idx: the
 // window holds sends less than w before it. The difference is taken
 // modulo 2^64, which is exact for sends in time order however far apart.
 func (h *history) in(j, idx int64, w uint64) bool {
-	return uint64(h.sends[idx&h.mask].At-h.sends[j&h.mask].At) < w
+	return uint64(h.at[idx&h.mask]-h.at[j&h.mask]) < w
 }
 
 // windowStart returns the index of the oldest send in the window of send
