@@ -239,10 +239,11 @@ func (c *Checker) ObserveBatch(ats, refs []int64) error {
 // decides each against every rule in one pass over the shared history.
 // Send i breaks rule N/W when t[i] - t[i-N] < W, and a rule's largest
 // occupancy m grows by one whenever t[i] - t[i-m] < W: a window cannot gain
-// more than one send per send. Both tests are single comparisons with
-// branches that are almost always predicted, so a rule costs a send two
-// loads; the rare paths (a violation worth reporting, a maximum at the
-// bound, growing the history) are out of line.
+// more than one send per send. While m < N no window can hold N+1 sends,
+// so only the second test is made; once m >= N, the second can only pass
+// when the first does. A rule thus costs a send one load and a comparison
+// whose branch is almost always predicted; the rare paths (a violation, a
+// maximum at the bound, growing the history) are out of line.
 func (c *Checker) observeRun(ats, refs []int64, idx0 int64) {
 	h := &c.hist
 	runs := c.runs
@@ -262,14 +263,8 @@ func (c *Checker) observeRun(ats, refs []int64, idx0 int64) {
 		times[int(idx)&mask], refRing[int(idx)&mask] = at, refs[i]
 		for r := range runs {
 			u := &runs[r]
-			if j := idx - u.limit; j >= base && uint64(at-times[int(j)&mask]) < u.w {
-				u.viol++
-				if u.detail {
-					c.violation(r, idx)
-				}
-			}
-			if j := idx - u.m; j >= base {
-				if u.m < u.bound {
+			if u.m < u.limit {
+				if j := idx - u.m; j >= base {
 					if k := int(j) & mask; uint64(at-times[k]) < u.w {
 						// This window holds exactly m+1 sends, from send j on.
 						u.m++
@@ -279,11 +274,38 @@ func (c *Checker) observeRun(ats, refs []int64, idx0 int64) {
 							growAt = h.growAt
 						}
 					}
-				} else if uint64(at-times[int(idx-u.bound+1)&mask]) < u.w {
-					c.saturate(r, idx)
 				}
+			} else if j := idx - u.limit; j >= base && uint64(at-times[int(j)&mask]) < u.w {
+				c.overfull(r, idx)
+				growAt = h.growAt
 			}
 		}
+	}
+}
+
+// overfull takes send idx, which broke rule r: it counts and reports the
+// violation, and looks for a new maximum, which only a violation can give
+// once m >= N.
+func (c *Checker) overfull(r int, idx int64) {
+	u := &c.runs[r]
+	h := &c.hist
+	u.viol++
+	if u.detail {
+		c.violation(r, idx)
+	}
+	j := idx - u.m
+	switch {
+	case j < h.base:
+	case u.m < u.bound:
+		if h.in(j, idx, u.w) {
+			u.m++
+			u.rep.MaxInWindow, u.rep.MaxWindowStart = u.m, h.get(j)
+			if u.m+2 > h.need {
+				h.setNeed(c.need())
+			}
+		}
+	case h.in(idx-u.bound+1, idx, u.w):
+		c.saturate(r, idx)
 	}
 }
 
