@@ -7,9 +7,9 @@
 // times for all the rules of a stream and decides each send against every
 // rule in one pass, in O(1) time per rule. The history grows with the sends
 // seen, up to what the rules need (N+1 sends, or more to measure the largest
-// window exactly, within a bound per rule; see Config.MaxTrack): memory never
-// exceeds O(max N), however long the log, nor the log's own length, however
-// large N.
+// window exactly, within a bound per rule; see Config.MaxTrack). Its memory
+// is bounded by the most demanding rule, however long the log, and by the
+// log's length, however large N.
 //
 // The checker imports only the rule package: it never sees the strategies or
 // the simulator whose output it judges.
