@@ -124,7 +124,9 @@ type ruleRun struct {
 	// m is the largest occupancy so far while it is exact; once it reaches
 	// bound the next window as full marks the maximum a lower bound and m
 	// becomes unreachable.
-	m     int64
+	m int64
+	// look is min(m, limit): how far back the one test of a send looks.
+	look  int64
 	bound int64 // how many recent sends the rule may look at: a power of two
 	viol  int64
 	// detail is set while violations need more than counting.
@@ -241,9 +243,10 @@ func (c *Checker) ObserveBatch(ats, refs []int64) error {
 // occupancy m grows by one whenever t[i] - t[i-m] < W: a window cannot gain
 // more than one send per send. While m < N no window can hold N+1 sends,
 // so only the second test is made; once m >= N, the second can only pass
-// when the first does. A rule thus costs a send one load and a comparison
-// whose branch is almost always predicted; the rare paths (a violation, a
-// maximum at the bound, growing the history) are out of line.
+// when the first does. A rule thus costs a send one load and one comparison
+// at t[i-min(m, N)], whose branch is almost always predicted; the rare
+// paths (a violation, a maximum at the bound, growing the history) are out
+// of line.
 func (c *Checker) observeRun(ats, refs []int64, idx0 int64) {
 	h := &c.hist
 	runs := c.runs
@@ -263,21 +266,22 @@ func (c *Checker) observeRun(ats, refs []int64, idx0 int64) {
 		times[int(idx)&mask], refRing[int(idx)&mask] = at, refs[i]
 		for r := range runs {
 			u := &runs[r]
-			if u.m < u.limit {
-				if j := idx - u.m; j >= base {
-					if k := int(j) & mask; uint64(at-times[k]) < u.w {
-						// This window holds exactly m+1 sends, from send j on.
-						u.m++
-						u.rep.MaxInWindow, u.rep.MaxWindowStart = u.m, Send{At: times[k], Ref: refRing[k]}
-						if u.m+2 > h.need {
-							h.setNeed(c.need())
-							growAt = h.growAt
-						}
+			if j := idx - u.look; j >= base {
+				if k := int(j) & mask; uint64(at-times[k]) < u.w {
+					if u.m >= u.limit {
+						c.overfull(r, idx)
+						growAt = h.growAt
+						continue
+					}
+					// This window holds exactly m+1 sends, from send j on.
+					u.m++
+					u.look = u.m
+					u.rep.MaxInWindow, u.rep.MaxWindowStart = u.m, Send{At: times[k], Ref: refRing[k]}
+					if u.m+2 > h.need {
+						h.setNeed(c.need())
+						growAt = h.growAt
 					}
 				}
-			} else if j := idx - u.limit; j >= base && uint64(at-times[int(j)&mask]) < u.w {
-				c.overfull(r, idx)
-				growAt = h.growAt
 			}
 		}
 	}
