@@ -116,7 +116,7 @@ type ruleState struct {
 }
 
 // ruleRun is what deciding a send needs of one rule, kept apart from the
-// report so that every rule's fits in a cache line or two.
+// report so that it fits in one cache line.
 type ruleRun struct {
 	// Send j is in the window of send i when uint64(t[i]-t[j]) < w.
 	w     uint64
