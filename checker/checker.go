@@ -2,8 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -74,12 +72,15 @@ type Config struct {
 	// List keeps the first List violations of each rule with their windows.
 	List int
 	// MaxTrack bounds, per rule, how many in-window sends are kept to count
-	// MaxInWindow exactly. Zero means max(2*(Limit+1), 65536). It never
-	// drops below Limit+1, which deciding violations needs.
+	// MaxInWindow exactly (rounded up to a power of two). Zero means
+	// max(2*(Limit+1), 65536). It never drops below Limit+1, which deciding
+	// violations needs. The sends are kept once for all rules, in memory
+	// that grows with the sends seen up to what the rules need, so a limit
+	// the log never reaches costs no more than the log.
 	MaxTrack int
 	// OnViolation, when set, is called for every violation, in stream order
-	// for each rule (ObserveBatch takes a batch rule by rule),
-	// with the index of the broken rule in Rules. Window is not filled.
+	// (the violations of one send in Rules order), with the index of the
+	// broken rule in Rules. Window is not filled.
 	OnViolation func(rule int, v Violation)
 }
 
@@ -102,6 +103,8 @@ type Checker struct {
 	list     int
 	onViol   func(int, Violation)
 	rules    []ruleState
+	runs     []ruleRun // the hot part of each rule's state, in Rules order
+	hist     history
 	sends    int64
 	first    int64
 	last     Send
@@ -110,36 +113,85 @@ type Checker struct {
 type ruleState struct {
 	report RuleReport
 	window time.Duration
-	limit  int64
-	hist   history
 }
+
+// ruleRun is what deciding a send needs of one rule, kept apart from the
+// report so that it fits in one cache line.
+type ruleRun struct {
+	// Send j is in the window of send i when uint64(t[i]-t[j]) < w.
+	w     uint64
+	limit int64
+	// m is the largest occupancy so far while it is exact; once it reaches
+	// bound the next window as full marks the maximum a lower bound and m
+	// becomes unreachable.
+	m int64
+	// look is min(m, limit): how far back the one test of a send looks.
+	look  int64
+	bound int64 // how many recent sends the rule may look at: a power of two
+	viol  int64
+	// detail is set while violations need more than counting.
+	detail bool
+	rep    *RuleReport // in Checker.rules
+}
+
+// unreachable is beyond any send index: a rule whose limit or m is this
+// large never looks back that far.
+const unreachable = 1 << 62
 
 // New returns a checker for cfg.
 func New(cfg Config) *Checker {
 	c := &Checker{boundary: cfg.Boundary, list: cfg.List, onViol: cfg.OnViolation}
 	for _, r := range cfg.Rules {
-		track := cfg.MaxTrack
-		if track == 0 {
-			track = max(2*(r.Limit+1), 1<<16)
+		limit := max(int64(r.Limit), 0) // a negative limit is broken by every send, as 0 is
+		var w uint64                    // a negative window holds nothing
+		if r.Window >= 0 {
+			w = uint64(r.Window)
+			if cfg.Boundary == rule.Closed {
+				w++ // at most 2^63: no overflow
+			}
 		}
-		track = max(track, r.Limit+1)
-		c.rules = append(c.rules, ruleState{
-			report: RuleReport{Rule: r},
-			window: r.Window,
-			limit:  int64(r.Limit),
-			hist:   history{max: pow2(track)},
+		c.rules = append(c.rules, ruleState{report: RuleReport{Rule: r}, window: r.Window})
+		c.runs = append(c.runs, ruleRun{
+			w:      w,
+			limit:  limit,
+			bound:  bound(limit, cfg.MaxTrack),
+			detail: true,
 		})
 	}
+	for i := range c.runs {
+		c.runs[i].rep = &c.rules[i].report
+	}
+	c.hist.reset(0)
+	c.hist.setNeed(c.need())
 	return c
 }
 
-// pow2 returns the least power of two >= n.
-func pow2(n int) int {
-	c := 1
-	for c < n {
-		c <<= 1
+// bound returns the power of two of sends a rule with this limit may look
+// back at: max(2(limit+1), 65536) or track, never below limit+1, and at
+// most 2^62, which no stream reaches.
+func bound(limit int64, track int) int64 {
+	limit = min(limit, unreachable/2)
+	t := int64(track)
+	if t == 0 {
+		t = max(2*(limit+1), 1<<16)
 	}
-	return c
+	t = min(max(t, limit+1), unreachable)
+	b := int64(1)
+	for b < t {
+		b <<= 1
+	}
+	return b
+}
+
+// need returns how many recent sends the rules need kept: Limit+1 to
+// decide violations and m+2 to measure occupancy (m+1 sends for the window
+// that grows the maximum), within each rule's bound.
+func (c *Checker) need() int64 {
+	var n int64
+	for _, u := range c.runs {
+		n = max(n, min(max(u.limit, u.m), u.bound-2)+2)
+	}
+	return n
 }
 
 // Observe takes the next send. Sends must come in time order (equal times
@@ -152,21 +204,15 @@ func (c *Checker) Observe(at, ref int64) error {
 		c.first = at
 	}
 	ats, refs := [1]int64{at}, [1]int64{ref}
-	for i := range c.rules {
-		c.observeRun(i, ats[:], refs[:], c.sends)
-	}
+	c.observeRun(ats[:], refs[:], c.sends)
 	c.sends++
 	c.last = Send{At: at, Ref: ref}
 	return nil
 }
 
-// parallelBatch is the batch size from which ObserveBatch checks rules on
-// separate goroutines; below it the hand-off costs more than it saves.
-const parallelBatch = 4096
-
 // ObserveBatch takes a run of sends at once, ats[i] with refs[i]; it gives
-// the verdicts of calling Observe on each in turn, rule by rule, which keeps
-// each rule's window hot in cache. An unsorted batch is refused whole.
+// the verdicts of calling Observe on each in turn. An unsorted batch is
+// refused whole.
 func (c *Checker) ObserveBatch(ats, refs []int64) error {
 	if len(ats) == 0 {
 		return nil
@@ -185,100 +231,107 @@ func (c *Checker) ObserveBatch(ats, refs []int64) error {
 	if c.sends == 0 {
 		c.first = ats[0]
 	}
-	// Rules are independent: on a large batch, check them side by side.
-	// Not with OnViolation, whose callers expect one goroutine.
-	if len(c.rules) > 1 && len(ats) >= parallelBatch && c.onViol == nil && runtime.GOMAXPROCS(0) > 1 {
-		var wg sync.WaitGroup
-		for r := 1; r < len(c.rules); r++ {
-			wg.Go(func() { c.observeRun(r, ats, refs, c.sends) })
-		}
-		c.observeRun(0, ats, refs, c.sends)
-		wg.Wait()
-	} else {
-		for r := range c.rules {
-			c.observeRun(r, ats, refs, c.sends)
-		}
-	}
+	c.observeRun(ats, refs, c.sends)
 	c.sends += int64(len(ats))
 	c.last = Send{At: ats[len(ats)-1], Ref: refs[len(ats)-1]}
 	return nil
 }
 
-// observeRun takes sends ats (with refs), the first being send idx0, for
-// rule r. Send i breaks the rule when t[i] - t[i-N] < W, and the largest
-// occupancy m grows by one whenever t[i] - t[i-m] < W: a window cannot
-// gain more than one send per send. Both tests are single comparisons with
-// branches that are almost always predicted, so the common send costs a
-// few loads and a store; the rare paths (a violation worth reporting, a
-// new maximum, growing the history) are out of line.
-func (c *Checker) observeRun(r int, ats, refs []int64, idx0 int64) {
-	st := &c.rules[r]
-	h := &st.hist
-	// Send j is in the window of send i when t[i] - t[j] < w.
-	w := int64(st.window)
-	if c.boundary == rule.Closed {
-		w++
-	}
-	limit := st.limit
-	m := st.report.MaxInWindow
-	need := int(max(limit, m) + 2)
+// observeRun takes sends ats (with refs), the first being send idx0, and
+// decides each against every rule in one pass over the shared history.
+// Send i breaks rule N/W when t[i] - t[i-N] < W, and a rule's largest
+// occupancy m grows by one whenever t[i] - t[i-m] < W: a window cannot gain
+// more than one send per send. While m < N no window can hold N+1 sends,
+// so only the second test is made; once m >= N, the second can only pass
+// when the first does. A rule thus costs a send one load and one comparison
+// at t[i-min(m, N)], whose branch is almost always predicted; the rare
+// paths (a violation, a maximum at the bound, growing the history) are out
+// of line.
+func (c *Checker) observeRun(ats, refs []int64, idx0 int64) {
+	h := &c.hist
+	runs := c.runs
+	base, growAt := h.base, h.growAt
+	times, refRing := h.at, h.ref
+	refs = refs[:len(ats)]
 	for i, at := range ats {
 		idx := idx0 + int64(i)
-		if idx-h.base >= int64(len(h.at)) {
-			h.reserve(idx, need)
+		if idx >= growAt {
+			h.grow(idx)
+			times, refRing, growAt = h.at, h.ref, h.growAt
 		}
-		mask := int64(len(h.at) - 1)
-		h.at[idx&mask], h.ref[idx&mask] = at, refs[i]
-		if j := idx - limit; j >= h.base && at-h.at[j&mask] < w {
-			st.report.Violations++
-			if c.onViol != nil || st.report.First == nil || len(st.report.Listed) < c.list {
-				c.violation(r, idx, at-w)
-			}
+		if len(times) == 0 {
+			panic("checker: empty history") // grow allocates it before the first send
 		}
-		if j := idx - m; j >= h.base {
-			// Send j must still be stored; when the history is at its
-			// bound and its oldest send is in the window, the maximum
-			// can only be known as a lower bound.
-			stored := idx-j <= mask
-			if stored && at-h.at[j&mask] < w {
-				// A window gains at most one send per send: this one
-				// holds exactly m+1, from send j on.
-				m++
-				st.report.MaxInWindow, st.report.MaxWindowStart = m, h.get(j)
-				need = int(max(limit, m) + 2)
-			} else if !stored && at-h.at[(idx-mask)&mask] < w {
-				m = c.newMax(r, idx, at-w)
-				need = int(max(limit, m) + 2)
+		mask := len(times) - 1
+		times[int(idx)&mask], refRing[int(idx)&mask] = at, refs[i]
+		for r := range runs {
+			u := &runs[r]
+			if j := idx - u.look; j >= base {
+				if k := int(j) & mask; uint64(at-times[k]) < u.w {
+					if u.m >= u.limit {
+						c.overfull(r, idx)
+						growAt = h.growAt
+						continue
+					}
+					// This window holds exactly m+1 sends, from send j on.
+					u.m++
+					u.look = u.m
+					u.rep.MaxInWindow, u.rep.MaxWindowStart = u.m, Send{At: times[k], Ref: refRing[k]}
+					if u.m+2 > h.need {
+						h.setNeed(c.need())
+						growAt = h.growAt
+					}
+				}
 			}
 		}
 	}
 }
 
-// newMax records that send idx's window holds more sends than the history
-// can show; cutoff is the latest time outside that window.
-func (c *Checker) newMax(r int, idx, cutoff int64) int64 {
-	st := &c.rules[r]
-	h := &st.hist
-	rep := &st.report
-	start, saturated := h.windowStart(idx, cutoff)
+// overfull takes send idx, which broke rule r: it counts and reports the
+// violation, and looks for a new maximum, which only a violation can give
+// once m >= N.
+func (c *Checker) overfull(r int, idx int64) {
+	u := &c.runs[r]
+	h := &c.hist
+	u.viol++
+	if u.detail {
+		c.violation(r, idx)
+	}
+	j := idx - u.m
+	switch {
+	case j < h.base:
+	case u.m < u.bound:
+		if h.in(j, idx, u.w) {
+			u.m++
+			u.rep.MaxInWindow, u.rep.MaxWindowStart = u.m, h.get(j)
+			if u.m+2 > h.need {
+				h.setNeed(c.need())
+			}
+		}
+	case h.in(idx-u.bound+1, idx, u.w):
+		c.saturate(r, idx)
+	}
+}
+
+// saturate records that send idx's window holds at least as many sends as
+// rule r may look back at: the maximum is known only as a lower bound, and
+// larger ones are no longer looked for.
+func (c *Checker) saturate(r int, idx int64) {
+	u := &c.runs[r]
+	rep := u.rep
+	start, saturated := c.hist.windowStart(idx, u.w, u.bound)
 	rep.MaxInWindow = idx - start + 1
-	rep.MaxWindowStart = h.get(start)
+	rep.MaxWindowStart = c.hist.get(start)
 	rep.MaxSaturated = saturated
-	if saturated {
-		// The history is at its bound: the next window that is as full
-		// cannot be seen, so stop looking for larger ones.
-		return 1 << 62
-	}
-	return rep.MaxInWindow
+	u.m = unreachable
 }
 
-// violation records the details of send idx, which broke rule r; cutoff is
-// the latest time outside its window.
-func (c *Checker) violation(r int, idx, cutoff int64) {
-	st := &c.rules[r]
-	h := &st.hist
-	rep := &st.report
-	start, saturated := h.windowStart(idx, cutoff)
+// violation records the details of send idx, which broke rule r.
+func (c *Checker) violation(r int, idx int64) {
+	u := &c.runs[r]
+	h := &c.hist
+	rep := u.rep
+	start, saturated := h.windowStart(idx, u.w, u.bound)
 	v := Violation{
 		Send:           h.get(idx),
 		Index:          idx,
@@ -297,29 +350,30 @@ func (c *Checker) violation(r int, idx, cutoff int64) {
 		v.Window = h.last(start, idx, maxListed)
 		rep.Listed = append(rep.Listed, v)
 	}
+	u.detail = c.onViol != nil || len(rep.Listed) < c.list
 }
 
 // Idle reports whether every window has moved past the last send at now,
-// and if so frees the memory the rules keep for their windows; Observe
-// allocates it again. Use it to keep memory in line with the number of
-// active streams when checking many keys.
+// and if so frees the memory kept for the windows; Observe allocates it
+// again. Use it to keep memory in line with the number of active streams
+// when checking many keys.
 func (c *Checker) Idle(now int64) bool {
-	for i := range c.rules {
-		st := &c.rules[i]
-		if st.hist.at != nil && c.boundary.Within(time.Duration(now-c.last.At), st.window) {
-			return false
+	if c.hist.at != nil {
+		for _, st := range c.rules {
+			if c.boundary.Within(time.Duration(now-c.last.At), st.window) {
+				return false
+			}
 		}
 	}
-	for i := range c.rules {
-		c.rules[i].hist.reset(c.sends)
-	}
+	c.hist.reset(c.sends)
 	return true
 }
 
 // Report returns the verdict so far; the checker may go on observing.
 func (c *Checker) Report() Report {
 	r := Report{Sends: c.sends, First: c.first, Last: c.last.At, Boundary: c.boundary}
-	for _, st := range c.rules {
+	for i, st := range c.rules {
+		st.report.Violations = c.runs[i].viol
 		r.Rules = append(r.Rules, st.report)
 	}
 	return r

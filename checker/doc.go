@@ -3,8 +3,13 @@
 //
 // Send i breaks rule N/W when N or more earlier sends lie in (t_i-W, t_i]
 // ([t_i-W, t_i] for a closed boundary). On sends taken in time order that is
-// exactly t[i]-t[i-N] < W, so each rule keeps a ring of recent send times and
-// decides each send in O(1) time and O(N) memory, however long the log.
+// exactly t[i]-t[i-N] < W, so the checker keeps one history of recent send
+// times for all the rules of a stream and decides each send against every
+// rule in one pass, in O(1) time per rule. The history grows with the sends
+// seen, up to what the rules need (N+1 sends, or more to measure the largest
+// window exactly, within a bound per rule; see Config.MaxTrack). Its memory
+// is bounded by the most demanding rule, however long the log, and by the
+// log's length, however large N.
 //
 // The checker imports only the rule package: it never sees the strategies or
 // the simulator whose output it judges.

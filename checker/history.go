@@ -1,61 +1,84 @@
 package checker
 
-// history keeps the times (and refs) of one rule's most recent sends,
-// addressed by the send's index in the stream: send j sits in slot
-// j & (len-1). Its power-of-two capacity grows, before anything would be
-// overwritten, up to what the rule needs: Limit+1 sends to decide
-// violations, one more than the largest window occupancy seen so far to
-// measure it, and never beyond max.
+import "math"
+
+// history keeps a stream's most recent sends, one history shared by every
+// rule, addressed by the send's index in the
+// stream: send j sits in slot j & mask. It starts small and doubles, before
+// a send some rule still needs would be overwritten, until it holds need
+// sends; so its memory follows the sends actually seen, never a limit that
+// the log does not reach.
 type history struct {
-	at, ref []int64
-	base    int64 // the first send index ever stored since the last reset
-	max     int   // capacity bound (a power of two)
+	at, ref []int64 // apart, so that deciding a send loads times only
+	mask    int64   // len(at)-1; -1 while empty
+	base    int64   // the first send index stored since the last reset
+	lo      int64   // no send older than lo is stored (see oldest)
+	need    int64   // how many recent sends the rules need kept, at least 1
+	growAt  int64   // storing this send index must grow the history first
 }
 
-// held returns how many of the sends before and including idx are stored.
-func (h *history) held(idx int64) int64 {
-	return min(idx+1-h.base, int64(len(h.at)))
+// oldest returns the index of the oldest send still stored once send idx,
+// the latest, is.
+func (h *history) oldest(idx int64) int64 {
+	return max(h.lo, idx-h.mask)
 }
 
-// reserve makes room for send idx, growing when it would overwrite a send
-// and the capacity is below need.
-func (h *history) reserve(idx int64, need int) {
-	if idx-h.base < int64(len(h.at)) || len(h.at) >= min(need, h.max) {
-		return
+// setNeed records that the rules need the last need sends kept.
+func (h *history) setNeed(need int64) {
+	h.need = max(need, 1)
+	h.plan()
+}
+
+// plan sets growAt: the store that would overwrite the oldest stored send,
+// while the history is below need; never otherwise.
+func (h *history) plan() {
+	if h.mask+1 >= h.need {
+		h.growAt = math.MaxInt64
+	} else {
+		h.growAt = h.lo + h.mask + 1
 	}
-	c := max(len(h.at)*2, 8)
-	for c < min(need, h.max) {
-		c *= 2
+}
+
+// grow doubles the history before send idx is stored (idx >= growAt).
+func (h *history) grow(idx int64) {
+	n := max(2*(h.mask+1), 8)
+	at, ref := make([]int64, n), make([]int64, n)
+	from := max(h.lo, idx-h.mask-1)
+	for j := from; j < idx; j++ {
+		at[j&(n-1)], ref[j&(n-1)] = h.at[j&h.mask], h.ref[j&h.mask]
 	}
-	at, ref := make([]int64, c), make([]int64, c)
-	for j := max(h.base, idx-int64(len(h.at))); j < idx; j++ {
-		at[j&int64(c-1)], ref[j&int64(c-1)] = h.at[j&int64(len(h.at)-1)], h.ref[j&int64(len(h.ref)-1)]
-	}
-	h.at, h.ref = at, ref
+	h.at, h.ref, h.mask, h.lo = at, ref, n-1, from
+	h.plan()
 }
 
 // reset forgets every stored send and frees the memory; idx is the next
 // send's index.
 func (h *history) reset(idx int64) {
-	h.at, h.ref, h.base = nil, nil, idx
+	h.at, h.ref, h.mask, h.base, h.lo = nil, nil, -1, idx, idx
+	h.plan()
 }
 
 // get returns stored send j.
 func (h *history) get(j int64) Send {
-	m := int64(len(h.at) - 1)
-	return Send{At: h.at[j&m], Ref: h.ref[j&m]}
+	return Send{At: h.at[j&h.mask], Ref: h.ref[j&h.mask]}
 }
 
-// windowStart returns the index of the oldest stored send still in the
-// window of send idx (times after cutoff), and whether older stored sends
-// may have been in it too (the history had dropped them).
-func (h *history) windowStart(idx, cutoff int64) (int64, bool) {
-	held := h.held(idx)
-	lo, hi := idx-held+1, idx
-	saturated := h.at[lo&int64(len(h.at)-1)] > cutoff && lo > h.base
+// in reports whether stored send j lies in the window of send idx: the
+// window holds sends less than w before it. The difference is taken
+// modulo 2^64, which is exact for sends in time order however far apart.
+func (h *history) in(j, idx int64, w uint64) bool {
+	return uint64(h.at[idx&h.mask]-h.at[j&h.mask]) < w
+}
+
+// windowStart returns the index of the oldest send in the window of send
+// idx among the last bound stored, and whether older sends may have been in
+// it too (they were dropped or lie beyond bound).
+func (h *history) windowStart(idx int64, w uint64, bound int64) (int64, bool) {
+	lo, hi := max(h.oldest(idx), idx-bound+1), idx
+	saturated := lo > h.base && h.in(lo, idx, w)
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		if h.at[mid&int64(len(h.at)-1)] > cutoff {
+		if h.in(mid, idx, w) {
 			hi = mid
 		} else {
 			lo = mid + 1
