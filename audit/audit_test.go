@@ -4,6 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
@@ -13,9 +16,7 @@ import (
 func mustRules(t *testing.T, s string) []rule.Rule {
 	t.Helper()
 	rs, err := rule.ParseList(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return rs
 }
 
@@ -27,15 +28,10 @@ func TestSafeSettingsAreClean(t *testing.T) {
 			opt := DefaultOptions(mustRules(t, contract))
 			opt.Seeds, opt.Verify = 3, 6
 			rep, err := Run(opt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(rep.Strategies) != len(simulate.LibStrategyNames()) {
-				t.Fatalf("%d strategies audited", len(rep.Strategies))
-			}
+			require.NoError(t, err)
+			require.Len(t, rep.Strategies, len(simulate.LibStrategyNames()), "strategies audited")
 			for _, sa := range rep.Strategies {
-				if sa.Safe == nil {
-					t.Errorf("%s: no safe setting found in %d tries", sa.Name, sa.Tried)
+				if !assert.NotNil(t, sa.Safe, "%s: no safe setting found in %d tries", sa.Name, sa.Tried) {
 					continue
 				}
 				st, _ := simulate.LibStrategy(sa.Name, *sa.Safe)
@@ -44,21 +40,13 @@ func TestSafeSettingsAreClean(t *testing.T) {
 						Callers: wl.Callers, Arrivals: wl.Arrivals, Lateness: opt.Lateness, OpCost: opt.OpCost}
 					for seed := opt.Seed; seed < opt.Seed+uint64(opt.Verify); seed++ {
 						res, err := simulate.RunStrategy(sc, st, seed, simulate.Options{})
-						if err != nil {
-							t.Fatal(err)
-						}
+						require.NoError(t, err, "%s %s seed %d", sa.Name, wl.Name, seed)
 						cr, err := checker.Check(res.Sends, checker.Config{Rules: opt.Rules})
-						if err != nil {
-							t.Fatal(err)
-						}
+						require.NoError(t, err, "%s %s seed %d", sa.Name, wl.Name, seed)
 						for _, rr := range cr.Rules {
-							if rr.Violations != 0 {
-								t.Errorf("%s %s seed %d: %d violations of %v", sa.Name, wl.Name, seed, rr.Violations, rr.Rule)
-							}
+							assert.Zero(t, rr.Violations, "%s %s seed %d: violations of %v", sa.Name, wl.Name, seed, rr.Rule)
 						}
-						if len(res.Sends) != res.Calls {
-							t.Errorf("%s %s seed %d: %d sends for %d calls", sa.Name, wl.Name, seed, len(res.Sends), res.Calls)
-						}
+						assert.Len(t, res.Sends, res.Calls, "%s %s seed %d: a send for every call", sa.Name, wl.Name, seed)
 					}
 				}
 			}
@@ -72,32 +60,28 @@ func TestDefaultsViolateAfterIdle(t *testing.T) {
 	opt := DefaultOptions(mustRules(t, "5/1s,12/3s"))
 	opt.Seeds, opt.NoSearch = 1, true
 	rep, err := Run(opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, sa := range rep.Strategies {
 		o := sa.Outcomes[0]
-		if o.Workload != "burst-after-idle" || o.Rules[0].MaxInWindow <= 5 || sa.Tried != 0 {
-			t.Errorf("%s: %+v, tried %d", sa.Name, o, sa.Tried)
-		}
+		assert.Equal(t, "burst-after-idle", o.Workload, "%s: first workload", sa.Name)
+		assert.Greater(t, o.Rules[0].MaxInWindow, int64(5), "%s: most sends in one window of 5/1s, outcome %+v", sa.Name, o)
+		assert.Zero(t, sa.Tried, "%s: settings tried with NoSearch", sa.Name)
 	}
 }
 
 func TestWorkloads(t *testing.T) {
 	w := Workloads(mustRules(t, "5/1s,12/3s"))
-	if len(w) != 3 {
-		t.Fatalf("%d workloads", len(w))
+	require.Len(t, w, 3, "workloads")
+	// Burst after idle: one call at 0, then 36 together at 6 s.
+	want := []int64{0}
+	for range 36 {
+		want = append(want, int64(6*time.Second))
 	}
-	idle := w[0].Arrivals.Times
-	if len(idle) != 37 || idle[0] != 0 || idle[1] != int64(6*time.Second) || idle[36] != idle[1] {
-		t.Errorf("burst after idle: %d instants, %v...", len(idle), idle[:2])
-	}
-	if w[1].Arrivals.Every != 100*time.Millisecond || w[1].Callers != 60 {
-		t.Errorf("steady: every %v, %d callers", w[1].Arrivals.Every, w[1].Callers)
-	}
-	if w[2].Arrivals.Rate != 4 || w[2].Callers != 48 {
-		t.Errorf("poisson: rate %v, %d callers", w[2].Arrivals.Rate, w[2].Callers)
-	}
+	assert.Equal(t, want, w[0].Arrivals.Times, "burst after idle: instants")
+	assert.Equal(t, 100*time.Millisecond, w[1].Arrivals.Every, "steady: every")
+	assert.Equal(t, 60, w[1].Callers, "steady: callers")
+	assert.Equal(t, 4.0, w[2].Arrivals.Rate, "poisson: rate")
+	assert.Equal(t, 48, w[2].Callers, "poisson: callers")
 }
 
 func TestCode(t *testing.T) {
@@ -113,8 +97,6 @@ func TestCode(t *testing.T) {
 		{simulate.UberRatelimit, libs.Config{Margin: 2 * time.Millisecond}, "ratelimit.New(5, ratelimit.Per(1002*time.Millisecond), ratelimit.WithoutSlack); ratelimit.New(10000, ratelimit.Per(86400002*time.Millisecond), ratelimit.WithoutSlack)"},
 	}
 	for _, tt := range tests {
-		if got := Code(tt.name, tt.cfg, rules); got != tt.want {
-			t.Errorf("Code(%s, %+v) =\n %s\nwant\n %s", tt.name, tt.cfg, got, tt.want)
-		}
+		assert.Equal(t, tt.want, Code(tt.name, tt.cfg, rules), "Code(%s, %+v)", tt.name, tt.cfg)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestRealEndedContextTakesNothing(t *testing.T) {
@@ -11,34 +14,20 @@ func TestRealEndedContextTakesNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	sem := rt.NewSemaphore(1)
-	if err := sem.Acquire(ctx); err == nil {
-		t.Fatal("a cancelled context acquired a free slot")
-	}
-	if err := rt.NewMutex().Lock(ctx); err == nil {
-		t.Fatal("a cancelled context took a free lock")
-	}
+	require.Error(t, sem.Acquire(ctx), "a cancelled context acquired a free slot")
+	assert.Error(t, rt.NewMutex().Lock(ctx), "a cancelled context took a free lock")
 	// The slot is still free for a live caller.
-	if err := sem.Acquire(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := rt.Sleep(ctx, time.Hour); err == nil {
-		t.Fatal("Sleep on a cancelled context returned nil")
-	}
+	assert.NoError(t, sem.Acquire(context.Background()), "the slot a cancelled caller was refused is not free")
+	assert.Error(t, rt.Sleep(ctx, time.Hour), "Sleep on a cancelled context returned nil")
 }
 
 func TestRealSemaphoreWaitsInOrder(t *testing.T) {
 	rt := NewReal()
 	sem := rt.NewSemaphore(1)
-	if err := sem.Acquire(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, sem.Acquire(context.Background()))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	if err := sem.Acquire(ctx); err == nil {
-		t.Fatal("acquired a slot that was held")
-	}
+	require.Error(t, sem.Acquire(ctx), "acquired a slot that was held")
 	sem.Release()
-	if err := sem.Acquire(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	assert.NoError(t, sem.Acquire(context.Background()), "the released slot")
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -47,14 +49,10 @@ func BenchmarkTimeline10M(b *testing.B) {
 			in := TimelineInput{Title: "10M sends", Times: times, Rules: benchRules, WallClock: true}
 			defer reportCPU(b, cpuTime())
 			for b.Loop() {
-				if err := Timeline(path, in); err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, Timeline(path, in))
 			}
 			st, err := os.Stat(path)
-			if err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, err)
 			b.ReportMetric(float64(st.Size()), "file-bytes")
 			b.ReportMetric(float64(len(times))*float64(b.N)/b.Elapsed().Seconds(), "sends/s")
 		})
@@ -68,9 +66,7 @@ func BenchmarkTimeline10MDayRule(b *testing.B) {
 	in := TimelineInput{Times: times, Rules: append(benchRules[:3:3], dayRule), WallClock: true}
 	defer reportCPU(b, cpuTime())
 	for b.Loop() {
-		if err := Timeline(path, in); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, Timeline(path, in))
 	}
 }
 
@@ -80,9 +76,8 @@ func BenchmarkTimelineSeries10M(b *testing.B) {
 	in := TimelineInput{Times: times, Rules: benchRules}
 	defer reportCPU(b, cpuTime())
 	for b.Loop() {
-		if _, err := TimelineSeries(in, 960); err != nil {
-			b.Fatal(err)
-		}
+		_, err := TimelineSeries(in, 960)
+		require.NoError(b, err)
 	}
 }
 

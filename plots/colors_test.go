@@ -2,6 +2,8 @@ package plots
 
 import (
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestStrategyColorsAreFixedAndDistinct(t *testing.T) {
@@ -10,41 +12,27 @@ func TestStrategyColorsAreFixedAndDistinct(t *testing.T) {
 		"combined-counter", "redis", "xrate-chained", "xrate-reserve-all", "uber-ratelimit"} {
 		c := StrategyColor(name)
 		key := [3]uint8{c.R, c.G, c.B}
-		if other, ok := seen[key]; ok {
-			t.Errorf("%s and %s share a colour", name, other)
-		}
+		assert.NotContains(t, seen, key, "%s shares a colour with %s", name, seen[key])
 		seen[key] = name
-		if c == violationColor {
-			t.Errorf("%s uses the violation red", name)
-		}
+		assert.NotEqual(t, violationColor, c, "%s uses the violation red", name)
 	}
-	if got, want := StrategyColor("combined"), strategyColors["combined"]; got != want {
-		t.Errorf("combined: %v, want %v", got, want)
-	}
+	assert.Equal(t, strategyColors["combined"], StrategyColor("combined"), "combined")
 }
 
 func TestStrategyColorFallback(t *testing.T) {
 	for _, name := range []string{"", "my-limiter", "another", "x"} {
 		a, b := StrategyColor(name), StrategyColor(name)
-		if a != b || a.A != 0xFF {
-			t.Errorf("%q: %v then %v", name, a, b)
-		}
+		assert.Equal(t, a, b, "%q: a second call", name)
+		assert.Equal(t, uint8(0xFF), a.A, "%q: %v is not opaque", name, a)
 		// Fallback hues keep away from red, which marks violations.
-		if int(a.R) > int(a.G)+100 && int(a.R) > int(a.B)+100 {
-			t.Errorf("%q: %v is too close to red", name, a)
-		}
+		assert.False(t, int(a.R) > int(a.G)+100 && int(a.R) > int(a.B)+100, "%q: %v is too close to red", name, a)
 	}
-	if StrategyColor("my-limiter") == StrategyColor("another") {
-		t.Error("two names hash to one colour")
-	}
+	assert.NotEqual(t, StrategyColor("my-limiter"), StrategyColor("another"), "two names hash to one colour")
 }
 
 func TestTint(t *testing.T) {
 	c := strategyColors["combined"]
-	if tint(c, 0) != c {
-		t.Error("tint 0 changed the colour")
-	}
-	if w := tint(c, 1); w.R != 255 || w.G != 255 || w.B != 255 {
-		t.Errorf("tint 1 = %v, want white", w)
-	}
+	assert.Equal(t, c, tint(c, 0), "tint 0 changed the colour")
+	w := tint(c, 1)
+	assert.Equal(t, [3]uint8{255, 255, 255}, [3]uint8{w.R, w.G, w.B}, "tint 1 = %v, want white", w)
 }

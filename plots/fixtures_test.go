@@ -4,6 +4,8 @@ import (
 	"flag"
 	"os"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // keep writes the smoke-test charts to a directory for a person to look at:
@@ -15,8 +17,6 @@ func outDir(t *testing.T) string {
 	if *keep == "" {
 		return t.TempDir()
 	}
-	if err := os.MkdirAll(*keep, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.MkdirAll(*keep, 0o755))
 	return *keep
 }

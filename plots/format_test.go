@@ -1,9 +1,10 @@
 package plots
 
 import (
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestHistogram(t *testing.T) {
@@ -24,20 +25,19 @@ func TestHistogram(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := Histogram(tt.runs, tt.top)
-			if tt.want == nil {
-				if len(got) != 25 || got[24] != (Bin{24, 24, 1}) {
-					t.Errorf("got %v, want 25 one-wide bins", got)
+			want := tt.want
+			if want == nil {
+				for v := range int64(25) {
+					want = append(want, Bin{v, v, 0})
 				}
-			} else if !slices.Equal(got, tt.want) {
-				t.Errorf("got %v\nwant %v", got, tt.want)
+				want[24].Runs = 1
 			}
+			assert.Equal(t, want, got, "Histogram(%v, %d)", tt.runs, tt.top)
 			var total int64
 			for _, b := range got {
 				total += b.Runs
 			}
-			if total != int64(len(tt.runs)) {
-				t.Errorf("bins hold %d runs, want %d", total, len(tt.runs))
-			}
+			assert.Equal(t, int64(len(tt.runs)), total, "runs the bins hold")
 		})
 	}
 }
@@ -60,9 +60,7 @@ func TestFormatting(t *testing.T) {
 		{offsetLabel(-1500000000), "-1.5 s"},
 		{plural(2, "violation"), "2 violations"},
 	} {
-		if tt.got != tt.want {
-			t.Errorf("got %q, want %q", tt.got, tt.want)
-		}
+		assert.Equal(t, tt.want, tt.got)
 	}
 }
 
@@ -85,9 +83,7 @@ func TestNiceTicks(t *testing.T) {
 		{-0.5, 3.5, niceTicks{n: 10, integer: true}, []string{"0", "1", "2", "3"}},
 		{0, 30000, niceTicks{n: 3, integer: true}, []string{"0", "10,000", "20,000", "30,000"}},
 	} {
-		if got := labels(tt.min, tt.max, tt.nt); !slices.Equal(got, tt.want) {
-			t.Errorf("%v..%v: got %v, want %v", tt.min, tt.max, got, tt.want)
-		}
+		assert.Equal(t, tt.want, labels(tt.min, tt.max, tt.nt), "%v..%v", tt.min, tt.max)
 	}
 }
 
@@ -100,38 +96,28 @@ func TestWallTicksLandOnRoundInstants(t *testing.T) {
 		got = append(got, tk.Label)
 	}
 	want := []string{"04:34:39", "04:34:40", "04:34:41", "04:34:42", "04:34:43", "04:34:44", "04:34:45"}
-	if !slices.Equal(got, want) {
-		t.Errorf("got %v, want %v", got, want)
-	}
-	if v := ticks[0].Value; v < 0.876 || v > 0.878 {
-		t.Errorf("first tick at %v s from the origin, want 0.877", v)
-	}
+	assert.Equal(t, want, got)
+	assert.InDelta(t, 0.877, ticks[0].Value, 0.001, "first tick, in s from the origin")
 	// In a zone half an hour off UTC, hourly ticks still fall on the hour.
 	loc := time.FixedZone("IST", 5*3600+1800)
 	day := newTimeAxis(origin, int64(10*time.Hour))
 	for _, tk := range (wallTicks{axis: day, loc: loc}).Ticks(0, 10) {
-		if len(tk.Label) != 5 || tk.Label[3:] != "00" {
-			t.Errorf("hourly tick %q is not on the hour", tk.Label)
-		}
+		assert.Regexp(t, `^\d\d:00$`, tk.Label, "hourly tick is not on the hour")
 	}
 }
 
 func TestBinLabels(t *testing.T) {
-	got := binLabels(Histogram(nil, 3))
-	if want := []string{"0", "1", "2", "3"}; !slices.Equal(got, want) {
-		t.Errorf("narrow: got %q, want %q", got, want)
-	}
+	assert.Equal(t, []string{"0", "1", "2", "3"}, binLabels(Histogram(nil, 3)), "narrow")
 	wide := binLabels(Histogram(nil, 2346))
-	if every := (len(wide) + 3) / 4; wide[0] != "0" || wide[1] != "" || wide[every] == "" {
-		t.Errorf("wide: %q", wide)
-	}
+	every := (len(wide) + 3) / 4
+	assert.Equal(t, "0", wide[0], "wide: first label; labels %q", wide)
+	assert.Empty(t, wide[1], "wide: second label; labels %q", wide)
+	assert.NotEmpty(t, wide[every], "wide: label %d; labels %q", every, wide)
 	named := 0
 	for _, l := range wide {
 		if l != "" {
 			named++
 		}
 	}
-	if named > 5 {
-		t.Errorf("wide: %d labels named, want at most 5: %q", named, wide)
-	}
+	assert.LessOrEqual(t, named, 5, "wide: labels named: %q", wide)
 }

@@ -2,9 +2,11 @@ package plots
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/rule"
@@ -43,10 +45,7 @@ func TestOccupancyAtFixedInstants(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := collect(tt.times, tt.w, tt.b)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("got %v, want %v", got, tt.want)
-			}
+			assert.Equal(t, tt.want, collect(tt.times, tt.w, tt.b), "steps of %v, w=%d, %v", tt.times, tt.w, tt.b)
 		})
 	}
 }
@@ -94,22 +93,16 @@ func TestOccupancyMatchesBruteForce(t *testing.T) {
 			upto := len(times)
 			if st.Send >= 0 {
 				upto = st.Send + 1
-			} else if k+1 < len(steps) && steps[k+1].At == st.At {
-				t.Fatalf("trial %d: expiry step at %d shares its instant with the next step", trial, st.At)
+			} else if k+1 < len(steps) {
+				require.NotEqual(t, st.At, steps[k+1].At, "trial %d: expiry step at %d shares its instant with the next step", trial, st.At)
 			}
-			if want := bruteOccupancy(times, upto, st.At, w, b); st.Count != want {
-				t.Fatalf("trial %d (%v, w=%d, %v): step %d %+v, want count %d", trial, times, w, b, k, st, want)
-			}
+			require.Equal(t, bruteOccupancy(times, upto, st.At, w, b), st.Count, "trial %d (%v, w=%d, %v): step %d %+v", trial, times, w, b, k, st)
 			if k+1 < len(steps) && steps[k+1].At > st.At+1 {
 				before := steps[k+1].At - 1
-				if want := bruteOccupancy(times, len(times), before, w, b); st.Count != want {
-					t.Fatalf("trial %d: at %d the line shows %d, want %d", trial, before, st.Count, want)
-				}
+				require.Equal(t, bruteOccupancy(times, len(times), before, w, b), st.Count, "trial %d (%v, w=%d, %v): the line at %d", trial, times, w, b, before)
 			}
 		}
-		if n := countSends(steps); n != len(times) {
-			t.Fatalf("trial %d: %d send steps for %d sends", trial, n, len(times))
-		}
+		require.Equal(t, len(times), countSends(steps), "trial %d: send steps for as many sends", trial)
 	}
 }
 
@@ -138,25 +131,19 @@ func TestOccupancyAgreesWithChecker(t *testing.T) {
 		counts := make([]int64, len(times))
 		count := checker.Config{Rules: []rule.Rule{{Limit: 0, Window: w}}, Boundary: b,
 			OnViolation: func(_ int, v checker.Violation) { counts[v.Index] = v.Count }}
-		if _, err := checker.Check(times, count); err != nil {
-			t.Fatal(err)
-		}
+		_, err := checker.Check(times, count)
+		require.NoError(t, err)
 		violated := make([]bool, len(times))
 		judge := checker.Config{Rules: []rule.Rule{{Limit: limit, Window: w}}, Boundary: b,
 			OnViolation: func(_ int, v checker.Violation) { violated[v.Index] = true }}
-		if _, err := checker.Check(times, judge); err != nil {
-			t.Fatal(err)
-		}
+		_, err = checker.Check(times, judge)
+		require.NoError(t, err)
 		for st := range Occupancy(times, w, b) {
 			if st.Send < 0 {
 				continue
 			}
-			if st.Count != counts[st.Send] {
-				t.Fatalf("trial %d: send %d: occupancy %d, checker counts %d", trial, st.Send, st.Count, counts[st.Send])
-			}
-			if (st.Count > int64(limit)) != violated[st.Send] {
-				t.Fatalf("trial %d: send %d: occupancy %d, limit %d, checker violation %v", trial, st.Send, st.Count, limit, violated[st.Send])
-			}
+			require.Equal(t, counts[st.Send], st.Count, "trial %d: send %d: occupancy against the checker's count", trial, st.Send)
+			require.Equal(t, violated[st.Send], st.Count > int64(limit), "trial %d: send %d: occupancy %d over limit %d, against the checker's verdict", trial, st.Send, st.Count, limit)
 		}
 	}
 }
@@ -183,17 +170,13 @@ func FuzzOccupancy(f *testing.F) {
 		}
 		var prev int64 = -1 << 62
 		for st := range Occupancy(times, time.Duration(w), b) {
-			if st.At < prev {
-				t.Fatalf("step at %d after one at %d", st.At, prev)
-			}
+			require.GreaterOrEqual(t, st.At, prev, "steps out of time order")
 			prev = st.At
 			upto := len(times)
 			if st.Send >= 0 {
 				upto = st.Send + 1
 			}
-			if want := bruteOccupancy(times, upto, st.At, time.Duration(w), b); st.Count != want {
-				t.Fatalf("%v w=%d %v: step %+v, want %d", times, w, b, st, want)
-			}
+			require.Equal(t, bruteOccupancy(times, upto, st.At, time.Duration(w), b), st.Count, "%v w=%d %v: step %+v", times, w, b, st)
 		}
 	})
 }

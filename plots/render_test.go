@@ -3,9 +3,11 @@ package plots
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/internal/fixtures"
 	"github.com/rlcheck/rlcheck/rule"
@@ -21,9 +23,7 @@ func TestRenderTimeline(t *testing.T) {
 	for _, ext := range []string{".png", ".svg"} {
 		path := filepath.Join(dir, "timeline-sequential"+ext)
 		in := TimelineInput{Title: "sequential: window usage (asyncio fixture)", Times: seq, Rules: fixtureRules, Strategy: "sequential"}
-		if err := Timeline(path, in); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, Timeline(path, in))
 		wall := in
 		wall.Title = "sequential, wall-clock axis"
 		wall.WallClock = true
@@ -31,9 +31,7 @@ func TestRenderTimeline(t *testing.T) {
 		for i, v := range seq {
 			wall.Times[i] = v + time.Date(2026, 11, 30, 4, 34, 38, 0, time.UTC).UnixNano()
 		}
-		if err := Timeline(filepath.Join(dir, "timeline-wall"+ext), wall); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, Timeline(filepath.Join(dir, "timeline-wall"+ext), wall))
 		assertNonEmpty(t, path)
 	}
 }
@@ -42,27 +40,17 @@ func TestRenderRejectsUnknownExtension(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"chart.pdf", "chart", "chart.png.txt"} {
 		err := Timeline(filepath.Join(dir, name), TimelineInput{Times: []int64{0}, Rules: fixtureRules})
-		if err == nil || !strings.Contains(err.Error(), ".png or .svg") {
-			t.Errorf("%s: got %v, want an unknown-format error", name, err)
-		}
-		if _, statErr := os.Stat(filepath.Join(dir, name)); statErr == nil {
-			t.Errorf("%s: a file was written", name)
-		}
+		assert.ErrorContains(t, err, ".png or .svg", "%s: want an unknown-format error", name)
+		assert.NoFileExists(t, filepath.Join(dir, name), "%s: a file was written", name)
 	}
-	if err := Timeline(filepath.Join(dir, "UPPER.PNG"), TimelineInput{Times: []int64{0}, Rules: fixtureRules}); err != nil {
-		t.Errorf("UPPER.PNG: %v", err)
-	}
+	assert.NoError(t, Timeline(filepath.Join(dir, "UPPER.PNG"), TimelineInput{Times: []int64{0}, Rules: fixtureRules}), "UPPER.PNG")
 }
 
 func assertNonEmpty(t *testing.T, path string) {
 	t.Helper()
 	st, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Size() == 0 {
-		t.Fatalf("%s is empty", path)
-	}
+	require.NoError(t, err)
+	require.NotZero(t, st.Size(), "%s is empty", path)
 }
 
 // sampleSummary is made-up input for the smoke tests, shaped like a
@@ -94,13 +82,9 @@ func TestRenderSummaryCharts(t *testing.T) {
 	for _, name := range []string{"comparison", "distribution", "waits"} {
 		for _, ext := range []string{".png", ".svg"} {
 			path := filepath.Join(dir, name+ext)
-			if err := charts[name](path, s); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
+			require.NoError(t, charts[name](path, s), name)
 			assertNonEmpty(t, path)
-			if err := charts[name](filepath.Join(dir, name+".jpg"), s); err == nil {
-				t.Errorf("%s: .jpg accepted", name)
-			}
+			assert.Error(t, charts[name](filepath.Join(dir, name+".jpg"), s), "%s: .jpg accepted", name)
 		}
 	}
 }
@@ -113,8 +97,6 @@ func TestRenderLargeLog(t *testing.T) {
 	}
 	in := TimelineInput{Title: "generated log, 10M sends in a day", Times: benchLog(10_000_000), Rules: append(benchRules[:3:3], dayRule), WallClock: true}
 	for _, ext := range []string{".png", ".svg"} {
-		if err := Timeline(filepath.Join(*keep, "timeline-10m"+ext), in); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, Timeline(filepath.Join(*keep, "timeline-10m"+ext), in))
 	}
 }

@@ -1,11 +1,12 @@
 package plots
 
 import (
-	"errors"
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/internal/fixtures"
@@ -17,45 +18,32 @@ import (
 func TestSeriesFixtureSequential(t *testing.T) {
 	times := fixtures.MustTimes(t, "asyncio-sequential.txt")
 	s, err := TimelineSeries(TimelineInput{Times: times, Rules: fixtureRules}, 960)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var want []Marker
 	cfg := checker.Config{Rules: fixtureRules, OnViolation: func(r int, v checker.Violation) {
 		if r == 0 {
 			want = append(want, Marker{At: v.Send.At, Count: v.Count, Send: v.Index, Merged: 1})
 		}
 	}}
-	if _, err := checker.Check(times, cfg); err != nil {
-		t.Fatal(err)
-	}
-	if len(want) != 2 || s.Rules[0].Violations != 2 || s.Rules[1].Violations != 0 {
-		t.Fatalf("violations %d and %d, checker listed %d; the fixture has 2 and 0", s.Rules[0].Violations, s.Rules[1].Violations, len(want))
-	}
-	if s.Rules[0].First != want[0] {
-		t.Errorf("first violation %+v, want %+v", s.Rules[0].First, want[0])
-	}
-	if !slices.Equal(s.Rules[0].Markers, want) {
-		t.Errorf("markers %+v, want %+v", s.Rules[0].Markers, want)
-	}
-	if len(s.Rules[1].Markers) != 0 {
-		t.Errorf("12/3s markers %+v, want none", s.Rules[1].Markers)
-	}
+	_, err = checker.Check(times, cfg)
+	require.NoError(t, err)
+	// The fixture has 2 violations of 5/1s and none of 12/3s.
+	require.Len(t, want, 2, "violations the checker listed")
+	require.Equal(t, []int64{2, 0}, []int64{s.Rules[0].Violations, s.Rules[1].Violations}, "violations per rule")
+	assert.Equal(t, want[0], s.Rules[0].First, "first violation")
+	assert.Equal(t, want, s.Rules[0].Markers, "markers")
+	assert.Empty(t, s.Rules[1].Markers, "12/3s markers")
 	cols := newPixelColumns(s.From, s.To, 960)
 	for _, m := range s.Rules[0].Markers {
-		if top := columnTop(s.Rules[0].Steps, cols, cols.of(m.At)); top < m.Count {
-			t.Errorf("marker at %d ns, height %d, sits above the line (%d in its column)", m.At, m.Count, top)
-		}
+		top := columnTop(s.Rules[0].Steps, cols, cols.of(m.At))
+		assert.GreaterOrEqual(t, top, m.Count, "marker at %d ns, height %d, sits above the line (%d in its column)", m.At, m.Count, top)
 	}
 
 	comb, err := TimelineSeries(TimelineInput{Times: fixtures.MustTimes(t, "asyncio-combined.txt"), Rules: fixtureRules}, 960)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, rs := range comb.Rules {
-		if rs.Violations != 0 || len(rs.Markers) != 0 {
-			t.Errorf("combined %s: %d violations, %d markers, want none", rs.Rule, rs.Violations, len(rs.Markers))
-		}
+		assert.Zero(t, rs.Violations, "combined %s: violations", rs.Rule)
+		assert.Empty(t, rs.Markers, "combined %s: markers", rs.Rule)
 	}
 }
 
@@ -83,9 +71,7 @@ func TestSeriesDownsampling(t *testing.T) {
 		columns := 7 + rng.IntN(300)
 		in := TimelineInput{Times: times, Rules: rules, Boundary: b}
 		s, err := TimelineSeries(in, columns)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		cols := newPixelColumns(s.From, s.To, columns)
 		for ri, r := range rules {
 			rs := s.Rules[ri]
@@ -96,9 +82,11 @@ func TestSeriesDownsampling(t *testing.T) {
 			for _, st := range exact {
 				peak = max(peak, st.Count)
 			}
-			rep, _ := checker.Check(times, checker.Config{Rules: []rule.Rule{r}, Boundary: b})
-			if rs.Peak != peak || (!rep.Rules[0].MaxSaturated && rs.Peak != rep.Rules[0].MaxInWindow) {
-				t.Errorf("trial %d %s: peak %d, exact %d, checker %d", trial, r, rs.Peak, peak, rep.Rules[0].MaxInWindow)
+			rep, err := checker.Check(times, checker.Config{Rules: []rule.Rule{r}, Boundary: b})
+			require.NoError(t, err)
+			assert.Equal(t, peak, rs.Peak, "trial %d %s: peak against the exact steps", trial, r)
+			if !rep.Rules[0].MaxSaturated {
+				assert.Equal(t, rep.Rules[0].MaxInWindow, rs.Peak, "trial %d %s: peak against the checker's", trial, r)
 			}
 			checkMarkers(t, trial, r, b, cols, times, rs)
 		}
@@ -136,19 +124,16 @@ func checkReduced(t *testing.T, trial int, r rule.Rule, cols pixelColumns, exact
 		pts[i] = Point{s.At, s.Count}
 	}
 	want, have := summarize(pts), summarize(got)
-	if len(want) != len(have) {
-		t.Fatalf("trial %d %s: %d columns have steps, reduced series covers %d", trial, r, len(want), len(have))
-	}
+	require.Len(t, have, len(want), "trial %d %s: columns the reduced series covers, against those with steps", trial, r)
 	for c, w := range want {
 		h := have[c]
-		if h == nil {
-			t.Fatalf("trial %d %s: column %d lost", trial, r, c)
-		}
-		if h.first != w.first || h.last != w.last || h.low.Count != w.low.Count || h.high.Count != w.high.Count {
-			t.Fatalf("trial %d %s: column %d reduced to %+v, exact %+v", trial, r, c, *h, *w)
-		}
-		if h.n > 4 || (w.n <= 4 && h.n != w.n) {
-			t.Fatalf("trial %d %s: column %d keeps %d of %d steps", trial, r, c, h.n, w.n)
+		require.NotNil(t, h, "trial %d %s: column %d lost", trial, r, c)
+		// first, last and the extremes' heights survive the reduction
+		require.Equal(t, [4]any{w.first, w.last, w.low.Count, w.high.Count}, [4]any{h.first, h.last, h.low.Count, h.high.Count},
+			"trial %d %s: column %d reduced to %+v, exact %+v", trial, r, c, *h, *w)
+		require.LessOrEqual(t, h.n, 4, "trial %d %s: column %d keeps %d of %d steps", trial, r, c, h.n, w.n)
+		if w.n <= 4 {
+			require.Equal(t, w.n, h.n, "trial %d %s: column %d keeps %d of %d steps", trial, r, c, h.n, w.n)
 		}
 	}
 	// The reduced series is the exact one with steps left out, in order.
@@ -157,9 +142,7 @@ func checkReduced(t *testing.T, trial int, r rule.Rule, cols pixelColumns, exact
 		for j < len(pts) && pts[j] != p {
 			j++
 		}
-		if j == len(pts) {
-			t.Fatalf("trial %d %s: point %+v is not an exact step, or out of order", trial, r, p)
-		}
+		require.Less(t, j, len(pts), "trial %d %s: point %+v is not an exact step, or out of order", trial, r, p)
 		j++
 	}
 }
@@ -168,30 +151,24 @@ func checkMarkers(t *testing.T, trial int, r rule.Rule, b rule.Boundary, cols pi
 	t.Helper()
 	var all []checker.Violation
 	cfg := checker.Config{Rules: []rule.Rule{r}, Boundary: b, OnViolation: func(_ int, v checker.Violation) { all = append(all, v) }}
-	if _, err := checker.Check(times, cfg); err != nil {
-		t.Fatal(err)
-	}
-	if int64(len(all)) != rs.Violations {
-		t.Fatalf("trial %d %s: %d violations, checker %d", trial, r, rs.Violations, len(all))
-	}
-	if len(all) > 0 && (rs.First.At != all[0].Send.At || rs.First.Send != all[0].Index) {
-		t.Fatalf("trial %d %s: first violation %+v, checker %+v", trial, r, rs.First, all[0])
+	_, err := checker.Check(times, cfg)
+	require.NoError(t, err)
+	require.Equal(t, int64(len(all)), rs.Violations, "trial %d %s: violations against the checker's", trial, r)
+	if len(all) > 0 {
+		require.Equal(t, [2]int64{all[0].Send.At, int64(all[0].Index)}, [2]int64{rs.First.At, int64(rs.First.Send)},
+			"trial %d %s: first violation (at, send) %+v, checker %+v", trial, r, rs.First, all[0])
 	}
 	var merged int64
 	for _, m := range rs.Markers {
 		merged += m.Merged
 	}
-	if merged != rs.Violations {
-		t.Fatalf("trial %d %s: markers stand for %d violations, want %d", trial, r, merged, rs.Violations)
-	}
+	require.Equal(t, rs.Violations, merged, "trial %d %s: violations the markers stand for", trial, r)
 	if len(all) <= MaxMarkers {
-		if len(rs.Markers) != len(all) {
-			t.Fatalf("trial %d %s: %d markers for %d violations", trial, r, len(rs.Markers), len(all))
-		}
+		require.Len(t, rs.Markers, len(all), "trial %d %s: a marker per violation", trial, r)
 		for i, v := range all {
-			if m := rs.Markers[i]; m.At != v.Send.At || m.Count != v.Count || m.Send != v.Index {
-				t.Fatalf("trial %d %s: marker %d %+v, violation %+v", trial, r, i, m, v)
-			}
+			m := rs.Markers[i]
+			require.Equal(t, [3]int64{v.Send.At, v.Count, int64(v.Index)}, [3]int64{m.At, m.Count, int64(m.Send)},
+				"trial %d %s: marker %d (at, count, send) %+v, violation %+v", trial, r, i, m, v)
 		}
 		return
 	}
@@ -201,13 +178,10 @@ func checkMarkers(t *testing.T, trial int, r rule.Rule, b rule.Boundary, cols pi
 		c := cols.of(v.Send.At)
 		highest[c] = max(highest[c], v.Count)
 	}
-	if len(rs.Markers) != len(highest) {
-		t.Fatalf("trial %d %s: %d markers for %d columns with violations", trial, r, len(rs.Markers), len(highest))
-	}
+	require.Len(t, rs.Markers, len(highest), "trial %d %s: a marker per column with violations", trial, r)
 	for _, m := range rs.Markers {
-		if c := cols.of(m.At); highest[c] != m.Count {
-			t.Fatalf("trial %d %s: column %d marker at %d, highest violation %d", trial, r, c, m.Count, highest[c])
-		}
+		c := cols.of(m.At)
+		require.Equal(t, highest[c], m.Count, "trial %d %s: column %d: marker height against the highest violation", trial, r, c)
 	}
 }
 
@@ -219,27 +193,21 @@ func TestSeriesMergesManyViolations(t *testing.T) {
 	}
 	r := rule.Rule{Limit: 1, Window: time.Second}
 	s, err := TimelineSeries(TimelineInput{Times: times, Rules: []rule.Rule{r}}, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	rs := s.Rules[0]
-	if rs.Violations != 4999 || len(rs.Markers) != 10 {
-		t.Fatalf("%d violations in %d markers, want 4999 in 10 (one per column)", rs.Violations, len(rs.Markers))
-	}
+	require.Equal(t, int64(4999), rs.Violations, "violations")
+	require.Len(t, rs.Markers, 10, "markers (one per column)")
 	checkMarkers(t, 0, r, rule.HalfOpen, newPixelColumns(s.From, s.To, 10), times, rs)
 }
 
 func TestSeriesErrors(t *testing.T) {
-	if _, err := TimelineSeries(TimelineInput{Rules: fixtureRules}, 10); !errors.Is(err, ErrNoSends) {
-		t.Errorf("no sends: %v", err)
-	}
-	if _, err := TimelineSeries(TimelineInput{Times: []int64{1}}, 10); err == nil {
-		t.Error("no rules: accepted")
-	}
+	_, err := TimelineSeries(TimelineInput{Rules: fixtureRules}, 10)
+	assert.ErrorIs(t, err, ErrNoSends, "no sends")
+	_, err = TimelineSeries(TimelineInput{Times: []int64{1}}, 10)
+	assert.Error(t, err, "no rules: accepted")
 	var oe *checker.OrderError
-	if _, err := TimelineSeries(TimelineInput{Times: []int64{5, 3}, Rules: fixtureRules}, 10); !errors.As(err, &oe) {
-		t.Errorf("out of order: %v", err)
-	}
+	_, err = TimelineSeries(TimelineInput{Times: []int64{5, 3}, Rules: fixtureRules}, 10)
+	assert.ErrorAs(t, err, &oe, "out of order")
 }
 
 func TestPixelColumns(t *testing.T) {
@@ -248,24 +216,17 @@ func TestPixelColumns(t *testing.T) {
 		at   int64
 		want int
 	}{{50, 0}, {100, 0}, {109, 0}, {110, 1}, {199, 9}, {200, 9}, {300, 9}} {
-		if got := c.of(tt.at); got != tt.want {
-			t.Errorf("of(%d) = %d, want %d", tt.at, got, tt.want)
-		}
+		assert.Equal(t, tt.want, c.of(tt.at), "of(%d)", tt.at)
 	}
 	// Epoch nanoseconds times a column count overflow int64; the math must not.
 	big := newPixelColumns(1<<62, 1<<62+int64(24*time.Hour), 1000)
-	if got := big.of(1<<62 + int64(12*time.Hour)); got != 500 {
-		t.Errorf("half way through a day: column %d, want 500", got)
-	}
+	assert.Equal(t, 500, big.of(1<<62+int64(12*time.Hour)), "half way through a day")
 	for _, c := range []pixelColumns{c, newPixelColumns(3, 1003, 7), newPixelColumns(-50, 13, 64), big} {
 		for col := 1; col < c.n; col++ {
 			at := c.start(col)
-			if c.of(at) != col || c.of(at-1) != col-1 {
-				t.Fatalf("%+v: column %d starts at %d, but of(%d) = %d and of(%d) = %d", c, col, at, at, c.of(at), at-1, c.of(at-1))
-			}
+			require.Equal(t, col, c.of(at), "%+v: column %d starts at %d", c, col, at)
+			require.Equal(t, col-1, c.of(at-1), "%+v: column %d starts at %d, the instant before", c, col, at)
 		}
 	}
-	if got := newPixelColumns(7, 7, 10).of(7); got != 0 {
-		t.Errorf("zero span: column %d", got)
-	}
+	assert.Zero(t, newPixelColumns(7, 7, 10).of(7), "zero span: column")
 }

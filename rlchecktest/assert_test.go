@@ -2,9 +2,11 @@ package rlchecktest_test
 
 import (
 	"fmt"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/internal/fixtures"
 	"github.com/rlcheck/rlcheck/rlchecktest"
@@ -26,26 +28,19 @@ var guideRules = []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window
 func TestAssertCompliantFailsOnKnownBadLog(t *testing.T) {
 	sends := fixtures.MustTimes(t, "asyncio-sequential.txt")
 	var ft fakeTB
-	if rlchecktest.AssertCompliantNs(&ft, sends, guideRules...) {
-		t.Fatal("the sequential fixture passed; it breaks 5/1s twice")
-	}
-	if len(ft.errors) != 1 {
-		t.Fatalf("%d failures reported, want 1 (only 5/1s is broken): %q", len(ft.errors), ft.errors)
-	}
+	require.False(t, rlchecktest.AssertCompliantNs(&ft, sends, guideRules...), "the sequential fixture passed; it breaks 5/1s twice")
+	require.Len(t, ft.errors, 1, "failures reported (only 5/1s is broken)")
 	msg := ft.errors[0]
 	for _, want := range []string{"rule 5/1s broken by 2 of 30 sends", "most in one window: 7", "first offending window [+", "holds 6 sends, limit 5", "sends in it: +"} {
-		if !strings.Contains(msg, want) {
-			t.Errorf("message lacks %q:\n%s", want, msg)
-		}
+		assert.Contains(t, msg, want)
 	}
 }
 
 func TestAssertCompliantPassesKnownGoodLog(t *testing.T) {
 	sends := fixtures.MustTimes(t, "asyncio-combined.txt")
 	var ft fakeTB
-	if !rlchecktest.AssertCompliantNs(&ft, sends, guideRules...) || len(ft.errors) > 0 {
-		t.Fatalf("the combined fixture failed: %q", ft.errors)
-	}
+	assert.True(t, rlchecktest.AssertCompliantNs(&ft, sends, guideRules...), "the combined fixture failed")
+	assert.Empty(t, ft.errors, "the combined fixture failed")
 }
 
 func TestAssertCompliantBoundaries(t *testing.T) {
@@ -65,9 +60,9 @@ func TestAssertCompliantBoundaries(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var ft fakeTB
-			if got := rlchecktest.AssertCompliantNs(&ft, tc.sends, two); got != tc.ok || (len(ft.errors) == 0) != tc.ok {
-				t.Fatalf("ok %v with %d failures, want ok %v", got, len(ft.errors), tc.ok)
-			}
+			got := rlchecktest.AssertCompliantNs(&ft, tc.sends, two)
+			assert.Equal(t, tc.ok, got, "verdict on %v under %v", tc.sends, two)
+			assert.Equal(t, tc.ok, len(ft.errors) == 0, "no failure reported on %v under %v: %q", tc.sends, two, ft.errors)
 		})
 	}
 }
@@ -81,26 +76,20 @@ func TestAssertCompliantMessage(t *testing.T) {
 		"  first offending window [+0s, +1s) holds 3 sends, limit 2; send 3 at +700ms is one too many\n" +
 		"  sends in it: +0s, +100ms, +700ms\n" +
 		"  (offsets from the first send at 1000000000 ns)"
-	if len(ft.errors) != 1 || ft.errors[0] != want {
-		t.Fatalf("got %q\nwant %q", ft.errors, want)
-	}
+	assert.Equal(t, []string{want}, ft.errors)
 }
 
 func TestAssertCompliantTimes(t *testing.T) {
 	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	sends := []time.Time{base.Add(999 * time.Millisecond), base, base.Add(500 * time.Millisecond)}
 	var ft fakeTB
-	if rlchecktest.AssertCompliant(&ft, sends, rule.Rule{Limit: 2, Window: time.Second}) {
-		t.Fatal("three sends within one second passed 2/1s")
-	}
-	if len(ft.errors) != 1 || !strings.Contains(ft.errors[0], "first send at 2026-01-02T03:04:05Z") {
-		t.Fatalf("got %q", ft.errors)
-	}
+	require.False(t, rlchecktest.AssertCompliant(&ft, sends, rule.Rule{Limit: 2, Window: time.Second}), "three sends within one second passed 2/1s")
+	require.Len(t, ft.errors, 1)
+	assert.Contains(t, ft.errors[0], "first send at 2026-01-02T03:04:05Z")
 }
 
 func TestAssertCompliantNoRules(t *testing.T) {
 	var ft fakeTB
-	if rlchecktest.AssertCompliantNs(&ft, []int64{0}) || len(ft.errors) != 1 {
-		t.Fatalf("no rules passed: %q", ft.errors)
-	}
+	assert.False(t, rlchecktest.AssertCompliantNs(&ft, []int64{0}), "no rules passed")
+	assert.Len(t, ft.errors, 1, "no rules passed")
 }

@@ -5,4 +5,9 @@
 //
 // The verdict comes from the checker package, the same oracle that judges
 // send logs and simulations, under the half-open window [t, t+W).
+//
+// The assertions take a *testing.T (any testing.TB), so they sit beside
+// testify's: like assert they report and return the verdict, and
+// TestFetchAllKeepsTheLimit in example_testify_test.go shows a test that
+// uses require for its setup and AssertCompliant for the limits.
 package rlchecktest

@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/rlchecktest"
 	"github.com/rlcheck/rlcheck/rule"
 )
@@ -21,30 +24,19 @@ func TestRecorderConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 20 {
-				if err := rec.Record(func() error { return boom }); err != boom {
-					t.Errorf("Record returned %v, want f's error", err)
-				}
+				assert.Same(t, boom, rec.Record(func() error { return boom }), "Record returned something else than f's error")
 			}
 		}()
 	}
 	wg.Wait()
 	sends := rec.Sends()
-	if len(sends) != 1000 || rec.Len() != 1000 {
-		t.Fatalf("%d sends, Len %d; want 1000", len(sends), rec.Len())
-	}
-	for i := 1; i < len(sends); i++ {
-		if sends[i].Before(sends[i-1]) {
-			t.Fatalf("send %d comes before send %d", i, i-1)
-		}
-	}
+	require.Len(t, sends, 1000, "Sends")
+	require.Equal(t, 1000, rec.Len(), "Len")
+	require.IsNonDecreasing(t, sends, "Sends is not in time order")
 	var ft fakeTB
-	if rec.AssertCompliant(&ft, rule.Rule{Limit: 10, Window: time.Hour}) {
-		t.Fatal("1000 sends passed 10/1h")
-	}
+	require.False(t, rec.AssertCompliant(&ft, rule.Rule{Limit: 10, Window: time.Hour}), "1000 sends passed 10/1h")
 	rec.Reset()
-	if rec.Len() != 0 {
-		t.Fatal("Reset kept sends")
-	}
+	assert.Zero(t, rec.Len(), "Reset kept sends")
 }
 
 func TestRecorderTransport(t *testing.T) {
@@ -56,27 +48,19 @@ func TestRecorderTransport(t *testing.T) {
 	client := &http.Client{Transport: rec.Transport(srv.Client().Transport)}
 	for range 3 {
 		resp, err := client.Get(srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		resp.Body.Close()
 	}
 	// A request that never gets an answer was still sent, as far as the
 	// recorder can tell, and counts.
 	bad := &http.Client{Transport: rec.Transport(failing{})}
-	if _, err := bad.Get("http://example.invalid/"); err == nil {
-		t.Fatal("failing transport succeeded")
-	}
-	if rec.Len() != 4 {
-		t.Fatalf("%d sends recorded, want 4", rec.Len())
-	}
+	_, err := bad.Get("http://example.invalid/")
+	require.Error(t, err, "failing transport succeeded")
+	require.Equal(t, 4, rec.Len(), "sends recorded")
 	var ft fakeTB
-	if !rec.AssertCompliant(&ft, rule.Rule{Limit: 4, Window: time.Minute}) {
-		t.Fatalf("4 sends failed 4/1m: %q", ft.errors)
-	}
-	if rec.AssertCompliant(&ft, rule.Rule{Limit: 3, Window: time.Minute}) {
-		t.Fatal("4 sends passed 3/1m")
-	}
+	ok := rec.AssertCompliant(&ft, rule.Rule{Limit: 4, Window: time.Minute})
+	require.True(t, ok, "4 sends failed 4/1m: %q", ft.errors)
+	assert.False(t, rec.AssertCompliant(&ft, rule.Rule{Limit: 3, Window: time.Minute}), "4 sends passed 3/1m")
 }
 
 type failing struct{}

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/rule"
 )
@@ -64,11 +67,11 @@ func (w watched) Sleep(ctx context.Context, d time.Duration) error {
 	err := w.Runtime.Sleep(ctx, d)
 	now := w.sched.Now()
 	*w.sleeps++
-	if err == nil && now < start+int64(d) {
-		w.t.Errorf("slept %v from %d, woke at %d: early", d, start, now)
+	if err == nil {
+		assert.GreaterOrEqual(w.t, now, start+int64(d), "slept %v from %d, woke at %d: early", d, start, now)
 	}
-	if dl, ok := Deadline(ctx); ok && err != nil && now < dl {
-		w.t.Errorf("deadline %d reported at %d: early", dl, now)
+	if dl, ok := Deadline(ctx); ok && err != nil {
+		assert.GreaterOrEqual(w.t, now, dl, "deadline %d reported at %d: early", dl, now)
 	}
 	return err
 }
@@ -85,59 +88,61 @@ func workloads() uint64 {
 	return 120
 }
 
+// TestConformance runs one behaviour suite over every strategy: the same
+// generated workloads, the same checks. It stays plain subtests, one per
+// strategy, rather than a testify suite: the checks are invariants of one
+// run's result, so there is no setup or teardown for a suite to share, and
+// a suite's methods would each re-run the simulations or hide them in
+// SetupSuite.
 func TestConformance(t *testing.T) {
-	total := 0
-	defer func() {
-		if total == 0 {
-			t.Error("no sleep went through the watched runtime")
-		}
-	}()
+	var scenarios []*Scenario
 	for seed := range workloads() {
 		s := genScenario(seed)
-		if err := s.Validate(); err != nil {
-			t.Fatal(err)
+		require.NoError(t, s.Validate(), s.Name)
+		scenarios = append(scenarios, s)
+	}
+	total := 0
+	for _, st := range strategyTable {
+		t.Run(st.Name, func(t *testing.T) {
+			for _, s := range scenarios {
+				if st.NeedsRedis && s.Seed%29 != 0 {
+					continue // a script round trip per call: a sample of workloads keeps the suite fast
+				}
+				total += conform(t, st, s)
+			}
+		})
+	}
+	assert.NotZero(t, total, "no sleep went through the watched runtime")
+}
+
+// conform runs st on s through the watched runtime, checks what every
+// strategy must keep, and returns how many sleeps it watched.
+func conform(t *testing.T, st Strategy, s *Scenario) int {
+	t.Helper()
+	sleeps := 0
+	var sch *Sched
+	opt := Options{Wrap: func(rt clock.Runtime) clock.Runtime {
+		if sch == nil {
+			sch = schedOf(rt)
 		}
-		for _, st := range strategyTable {
-			if st.NeedsRedis && seed%29 != 0 {
-				continue // a script round trip per call: a sample of workloads keeps the suite fast
-			}
-			sleeps := 0
-			var sch *Sched
-			opt := Options{Wrap: func(rt clock.Runtime) clock.Runtime {
-				if sch == nil {
-					sch = schedOf(rt)
-				}
-				return watched{Runtime: rt, t: t, sched: sch, sleeps: &sleeps}
-			}}
-			res, err := RunStrategy(s, st, seed, opt)
-			if err != nil {
-				t.Fatalf("%s on %s: %v", st.Name, s.Name, err)
-			}
-			total += sleeps
-			where := fmt.Sprintf("%s on %s (%d callers, %d workers, rules %v, timeout %v)", st.Name, s.Name, s.Callers, s.Workers, s.Rules, s.Timeout)
-			if got := len(res.Sends) + res.Cancelled; got != res.Calls {
-				t.Errorf("%s: %d sends + %d cancelled != %d calls", where, len(res.Sends), res.Cancelled, res.Calls)
-			}
-			if res.Sched.EarlyWakes != 0 || res.Sched.Abandoned != 0 {
-				t.Errorf("%s: scheduler stats %+v", where, res.Sched)
-			}
-			if st.NeedsSlots && res.MaxInFlight > s.MaxInFlight {
-				t.Errorf("%s: %d in flight, cap %d", where, res.MaxInFlight, s.MaxInFlight)
-			}
-			checkAll := st.CheckAll || (st.Name == "local-per-worker" && s.Workers == 1)
-			if !checkAll {
-				continue
-			}
-			for _, rr := range res.Rules {
-				if rr.Violations != 0 {
-					t.Errorf("%s: %d violations of %v", where, rr.Violations, rr.Rule)
-				}
-				if rr.Leaked != 0 {
-					t.Errorf("%s: %d records of %v with no send", where, rr.Leaked, rr.Rule)
-				}
-			}
+		return watched{Runtime: rt, t: t, sched: sch, sleeps: &sleeps}
+	}}
+	res, err := RunStrategy(s, st, s.Seed, opt)
+	require.NoError(t, err, "%s on %s", st.Name, s.Name)
+	where := fmt.Sprintf("%s on %s (%d callers, %d workers, rules %v, timeout %v)", st.Name, s.Name, s.Callers, s.Workers, s.Rules, s.Timeout)
+	assert.Equal(t, res.Calls, len(res.Sends)+res.Cancelled, "%s: %d sends + %d cancelled != %d calls", where, len(res.Sends), res.Cancelled, res.Calls)
+	assert.Zero(t, res.Sched.EarlyWakes, "%s: early wakes; scheduler stats %+v", where, res.Sched)
+	assert.Zero(t, res.Sched.Abandoned, "%s: abandoned callers; scheduler stats %+v", where, res.Sched)
+	if st.NeedsSlots {
+		assert.LessOrEqual(t, res.MaxInFlight, s.MaxInFlight, "%s: calls in flight beyond the cap", where)
+	}
+	if st.CheckAll || (st.Name == "local-per-worker" && s.Workers == 1) {
+		for _, rr := range res.Rules {
+			assert.Zero(t, rr.Violations, "%s: violations of %v", where, rr.Rule)
+			assert.Zero(t, rr.Leaked, "%s: records of %v with no send", where, rr.Rule)
 		}
 	}
+	return sleeps
 }
 
 // TestConformanceCanFail makes sure the suite's checks bite: the wrong
@@ -149,9 +154,7 @@ func TestConformanceCanFail(t *testing.T) {
 		for _, name := range []string{"sequential", "gated-rates-first"} {
 			st, _ := Lookup(name)
 			res, err := RunStrategy(s, st, seed, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err, "%s on %s", name, s.Name)
 			for _, rr := range res.Rules {
 				if rr.Violations > 0 {
 					found[name+" violates"] = true
@@ -163,9 +166,7 @@ func TestConformanceCanFail(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"sequential violates", "sequential leaks", "gated-rates-first leaks"} {
-		if !found[want] {
-			t.Errorf("no generated workload shows that %s", want)
-		}
+		assert.True(t, found[want], "no generated workload shows that %s", want)
 	}
 }
 
@@ -182,18 +183,14 @@ func schedOf(rt clock.Runtime) *Sched {
 func TestSameSeedSameSends(t *testing.T) {
 	s := genScenario(7)
 	a, err := Run(s, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := Run(s, Options{})
+	require.NoError(t, err)
+	b, err := Run(s, Options{})
+	require.NoError(t, err)
 	for i := range a.Strategies {
-		if !equal(a.Strategies[i].Sends, b.Strategies[i].Sends) {
-			t.Fatalf("%s: two runs on one seed differ", a.Strategies[i].Name)
-		}
+		require.Equal(t, a.Strategies[i].Sends, b.Strategies[i].Sends, "%s: two runs on one seed differ", a.Strategies[i].Name)
 	}
 	s.Seed++
-	c, _ := Run(s, Options{})
-	if equal(a.Strategies[0].Sends, c.Strategies[0].Sends) {
-		t.Fatalf("seeds %d and %d gave the same sends", s.Seed-1, s.Seed)
-	}
+	c, err := Run(s, Options{})
+	require.NoError(t, err)
+	assert.NotEqual(t, a.Strategies[0].Sends, c.Strategies[0].Sends, "seeds %d and %d gave the same sends", s.Seed-1, s.Seed)
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+
 	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies/libs"
 )
@@ -29,13 +31,10 @@ func TestCancelledCallers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.strategy, func(t *testing.T) {
 			res := exact(t, tt.strategy, "5/1s,12/3s", libs.Default(), 0, simulate.Arrivals{Kind: simulate.AllAtOnce}, 20, time.Second)
-			if len(res.Sends) != tt.sends || res.Cancelled != tt.cancelled {
-				t.Errorf("sends %d, cancelled %d; want %d, %d", len(res.Sends), res.Cancelled, tt.sends, tt.cancelled)
-			}
+			assert.Len(t, res.Sends, tt.sends, "sends")
+			assert.Equal(t, tt.cancelled, res.Cancelled, "cancelled")
 			for i, rr := range res.Rules {
-				if rr.Leaked != tt.leaked[i] {
-					t.Errorf("%v: leaked %d, want %d", rr.Rule, rr.Leaked, tt.leaked[i])
-				}
+				assert.Equal(t, tt.leaked[i], rr.Leaked, "%v: leaked", rr.Rule)
 			}
 		})
 	}

@@ -1,9 +1,11 @@
 package libs_test
 
 import (
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
@@ -30,22 +32,14 @@ func idleThen(n int) simulate.Arrivals {
 func exact(t *testing.T, name, rules string, cfg libs.Config, b rule.Boundary, arr simulate.Arrivals, callers int, timeout time.Duration) simulate.StrategyResult {
 	t.Helper()
 	rs, err := rule.ParseList(rules)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	st, ok := simulate.LibStrategy(name, cfg)
-	if !ok {
-		t.Fatalf("no strategy %s", name)
-	}
+	require.True(t, ok, "no strategy %s", name)
 	sc := &simulate.Scenario{Name: "pin", Rules: rs, Boundary: b, Strategies: []string{name}, Workers: 1,
 		Callers: callers, Arrivals: arr, Timeout: timeout}
-	if err := sc.Validate(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, sc.Validate())
 	res, err := simulate.RunStrategy(sc, st, 1, simulate.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return res
 }
 
@@ -130,19 +124,13 @@ func TestPinnedInstants(t *testing.T) {
 			}
 			got := make([]int64, 0, len(tt.sends))
 			for _, s := range sends[:min(len(sends), len(tt.sends))] {
-				if s%ms != 0 {
-					t.Fatalf("send at %d ns: not on a whole millisecond", s)
-				}
+				require.Zero(t, s%ms, "send at %d ns: not on a whole millisecond", s)
 				got = append(got, s/ms)
 			}
-			if !slices.Equal(got, tt.sends) {
-				t.Errorf("sends (ms) = %v, want %v", got, tt.sends)
-			}
+			assert.Equal(t, tt.sends, got, "sends (ms)")
 			for i, rr := range res.Rules {
-				if rr.MaxInWindow != tt.maxInWin[i] || rr.Violations != tt.violations[i] {
-					t.Errorf("%v: max in window %d, violations %d; want %d, %d",
-						rr.Rule, rr.MaxInWindow, rr.Violations, tt.maxInWin[i], tt.violations[i])
-				}
+				assert.Equal(t, tt.maxInWin[i], rr.MaxInWindow, "%v: max in window", rr.Rule)
+				assert.Equal(t, tt.violations[i], rr.Violations, "%v: violations", rr.Rule)
 			}
 		})
 	}
@@ -161,8 +149,8 @@ func TestXRateSpacingOneNanosecondShort(t *testing.T) {
 		minGap = min(minGap, res.Sends[i]-res.Sends[i-1])
 	}
 	rr := res.Rules[0]
-	if minGap != 199_999_999 || rr.Violations != 2 || rr.MaxInWindow != 6 ||
-		!slices.Equal(rr.ViolationAt, []int64{1_348_490_151, 3_748_490_151}) {
-		t.Errorf("smallest gap %d ns, violations %d at %v, max in window %d", minGap, rr.Violations, rr.ViolationAt, rr.MaxInWindow)
-	}
+	assert.Equal(t, int64(199_999_999), minGap, "smallest gap (ns)")
+	assert.Equal(t, int64(2), rr.Violations, "violations")
+	assert.Equal(t, []int64{1_348_490_151, 3_748_490_151}, rr.ViolationAt, "violations at")
+	assert.Equal(t, int64(6), rr.MaxInWindow, "max in window")
 }
