@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/rlcheck/rlcheck/buildinfo"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies/libs"
 )
@@ -103,6 +104,7 @@ func boundaryName(b rule.Boundary) string {
 }
 
 type jsonReport struct {
+	buildinfo.Header
 	Rules      []string       `json:"rules"`
 	Boundary   string         `json:"boundary"`
 	Seed       uint64         `json:"seed"`
@@ -122,10 +124,10 @@ type jsonStrategy struct {
 }
 
 type jsonSetting struct {
-	Burst         int     `json:"burst,omitempty"`
-	Slack         int     `json:"slack"`
-	MarginSeconds float64 `json:"margin_seconds"`
-	Go            string  `json:"go"`
+	Burst    int    `json:"burst,omitempty"`
+	Slack    int    `json:"slack"`
+	MarginNs int64  `json:"margin_ns"`
+	Go       string `json:"go"`
 }
 
 type jsonSafe struct {
@@ -148,9 +150,9 @@ type jsonRule struct {
 	Limit       int    `json:"limit"`
 }
 
-// WriteJSON writes the audit as one JSON document.
+// WriteJSON writes the audit as one JSON document (docs/json.md).
 func WriteJSON(w io.Writer, r *Report) error {
-	out := jsonReport{Boundary: boundaryName(r.Boundary), Seed: r.Seed, Seeds: r.Seeds, Verify: r.Verify,
+	out := jsonReport{Header: buildinfo.NewHeader(), Boundary: boundaryName(r.Boundary), Seed: r.Seed, Seeds: r.Seeds, Verify: r.Verify,
 		Lateness: r.Lateness.String(), OpCost: r.OpCost.String(), Strategies: []jsonStrategy{}}
 	for _, ru := range r.Rules {
 		out.Rules = append(out.Rules, ru.String())
@@ -168,7 +170,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 }
 
 func setting(name string, c libs.Config, rules []rule.Rule) jsonSetting {
-	return jsonSetting{Burst: c.Burst, Slack: c.Slack, MarginSeconds: c.Margin.Seconds(), Go: Code(name, c, rules)}
+	return jsonSetting{Burst: c.Burst, Slack: c.Slack, MarginNs: int64(c.Margin), Go: Code(name, c, rules)}
 }
 
 func outcomes(os []Outcome) []jsonOutcome {

@@ -12,7 +12,7 @@ import (
 // collector: each rule's peak window usage (and mean, when the send times
 // were kept) and its violations, per input group and key.
 func MetricsRegistry(results []*Result) *prometheus.Registry {
-	reg := prometheus.NewRegistry()
+	reg := metrics.NewRegistry()
 	labels := []string{"input", "key", "rule"}
 	usage := metrics.UsageRatioVec(labels...)
 	viol := metrics.ViolationsVec(labels...)

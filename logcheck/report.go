@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rlcheck/rlcheck/buildinfo"
 	"github.com/rlcheck/rlcheck/checker"
 )
 
@@ -132,6 +133,9 @@ func WriteText(w io.Writer, res *Result, maxKeys int) error {
 		}
 		b.WriteString("\n")
 	}
+	for _, n := range res.NotChecked {
+		fmt.Fprintf(&b, "\nnot checked: %s\n", n)
+	}
 	if n := res.Violations(); n > 0 {
 		fmt.Fprintf(&b, "\nFAIL: %d violations (%s)\n", n, violationSummary(res))
 	} else {
@@ -207,9 +211,11 @@ func firstViolation(v *checker.Violation, at func(int64) string, where func(int6
 		where(v.Send.Ref), at(v.Send.At), countText(*v), where(v.WindowStart.Ref), at(v.WindowStart.At))
 }
 
-// JSON view of a check. Times are integer nanoseconds; "window" is Go's
-// time.Duration string.
+// JSON view of a check (docs/json.md). Times are integer nanoseconds;
+// "window" is Go's time.Duration string. Only the top-level document
+// carries the header, not each file's report under "per_file".
 type checkJSON struct {
+	*buildinfo.Header
 	Files       []fileJSON      `json:"files"`
 	Sends       int64           `json:"sends"`
 	FirstNs     int64           `json:"first_ns"`
@@ -218,6 +224,7 @@ type checkJSON struct {
 	Disorder    disorderJSON    `json:"out_of_order"`
 	Rules       []ruleCheckJSON `json:"rules"`
 	InFlight    *inFlightJSON   `json:"in_flight,omitempty"`
+	NotChecked  []string        `json:"not_checked,omitempty"`
 	Keys        []keyJSON       `json:"keys,omitempty"`
 	Total       int64           `json:"violations"`
 	KeysInTotal int             `json:"key_count,omitempty"`
@@ -343,6 +350,7 @@ func (j jsonView) doc() checkJSON {
 		Sends: res.Sends, FirstNs: res.First, LastNs: res.Last, Boundary: res.Boundary.String(),
 		Disorder: disorderJSON{Lines: res.Disorder.Lines, MaxNs: int64(res.Disorder.Max)},
 		Rules:    []ruleCheckJSON{}, InFlight: j.inFlight(res.InFlight), Total: res.Violations(),
+		NotChecked: res.NotChecked,
 	}
 	for _, f := range res.Files {
 		out.Files = append(out.Files, fileJSON{Name: f.Name, Format: f.Format, Column: f.Column,
@@ -388,16 +396,20 @@ func (j jsonView) doc() checkJSON {
 func WriteJSON(w io.Writer, results []*Result, perFile bool) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	h := buildinfo.NewHeader()
 	if !perFile {
-		return enc.Encode(jsonView{results[0]}.doc())
+		doc := jsonView{results[0]}.doc()
+		doc.Header = &h
+		return enc.Encode(doc)
 	}
 	var docs []checkJSON
 	for _, r := range results {
 		docs = append(docs, jsonView{r}.doc())
 	}
 	return enc.Encode(struct {
+		buildinfo.Header
 		PerFile []checkJSON `json:"per_file"`
-	}{docs})
+	}{h, docs})
 }
 
 // Formats are the report formats Write takes.

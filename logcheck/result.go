@@ -78,6 +78,9 @@ type Result struct {
 	PerKey   bool
 	Totals   []RuleTotal
 	InFlight *checker.InFlightReport // the sum over groups' in-flight violations; nil without a cap
+	// NotChecked names limits that were asked for but cannot be checked on
+	// this input, each with the reason (see InFlightCap); reports list them.
+	NotChecked []string
 }
 
 // Violations returns every rate and in-flight violation in the result.

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rlcheck/rlcheck/buildinfo"
 	"github.com/rlcheck/rlcheck/simulate"
 )
 
@@ -187,7 +188,7 @@ func WriteText(w io.Writer, r *Report) error {
 	return nil
 }
 
-// WriteJSON writes the report as one JSON document.
+// WriteJSON writes the report as one JSON document (docs/json.md).
 func WriteJSON(w io.Writer, r *Report) error {
 	type jsonRule struct {
 		Rule        string `json:"rule"`
@@ -212,6 +213,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Strategies []jsonStrategy `json:"strategies"`
 	}
 	out := struct {
+		buildinfo.Header
 		Scenario   string      `json:"scenario"`
 		Speed      float64     `json:"speed"`
 		MarginNs   int64       `json:"margin_ns,omitempty"`
@@ -219,7 +221,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Prediction *Prediction `json:"prediction"`
 		Runs       []jsonRun   `json:"runs"`
 		Broken     []string    `json:"broken,omitempty"`
-	}{Scenario: r.Scenario.Name, Speed: r.Speed, MarginNs: int64(r.Margin), Rules: ruleNames(r), Prediction: r.Prediction, Broken: r.Broken()}
+	}{Header: buildinfo.NewHeader(), Scenario: r.Scenario.Name, Speed: r.Speed, MarginNs: int64(r.Margin), Rules: ruleNames(r), Prediction: r.Prediction, Broken: r.Broken()}
 	for _, run := range r.Runs {
 		jr := jsonRun{WallNs: int64(run.Wall)}
 		for _, st := range run.Strategies {

@@ -13,7 +13,7 @@ import (
 // strategies that keep it), rlcheck_rule_binding (1 for the binding rule)
 // and rlcheck_violations_total, labelled by scenario, strategy and rule.
 func MetricsRegistry(r *Result) *prometheus.Registry {
-	reg := prometheus.NewRegistry()
+	reg := metrics.NewRegistry()
 	labels := []string{"scenario", "strategy", "rule"}
 	usage := metrics.UsageRatioVec(labels...)
 	wait := prometheus.NewGaugeVec(prometheus.GaugeOpts{

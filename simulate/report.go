@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlcheck/rlcheck/buildinfo"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -149,6 +150,7 @@ func WriteRunsText(w io.Writer, r *RunsResult) error {
 // The JSON shape; fields beyond the documented ones appear only when they
 // say something (omitempty).
 type jsonReport struct {
+	buildinfo.Header
 	Scenario   string         `json:"scenario"`
 	Seed       uint64         `json:"seed"`
 	Runs       int            `json:"runs,omitempty"`
@@ -158,6 +160,7 @@ type jsonReport struct {
 type jsonStrategy struct {
 	Name               string     `json:"name"`
 	Sends              int        `json:"sends"`
+	DurationNs         int64      `json:"duration_ns"`
 	DurationSeconds    float64    `json:"duration_seconds"`
 	Cancelled          int        `json:"cancelled,omitempty"`
 	Runs               int        `json:"runs,omitempty"`
@@ -183,6 +186,7 @@ func jsonOf(st *StrategyResult) jsonStrategy {
 	js := jsonStrategy{
 		Name:            st.Name,
 		Sends:           len(st.Sends),
+		DurationNs:      int64(st.Duration),
 		DurationSeconds: st.Duration.Seconds(),
 		Cancelled:       st.Cancelled,
 	}
@@ -198,10 +202,11 @@ func jsonOf(st *StrategyResult) jsonStrategy {
 	return js
 }
 
-// WriteJSON writes a run as {"scenario", "seed", "strategies": [{"name",
-// "sends", "duration_seconds", "rules": [{"limit", "window", "violations"}]}]}.
+// WriteJSON writes a run as {"schema_version", "version", "scenario", "seed",
+// "strategies": [{"name", "sends", "duration_ns", "rules": [{"limit",
+// "window", "violations"}]}]} (docs/json.md).
 func WriteJSON(w io.Writer, r *Result) error {
-	out := jsonReport{Scenario: r.Scenario, Seed: r.Seed, Strategies: []jsonStrategy{}}
+	out := jsonReport{Header: buildinfo.NewHeader(), Scenario: r.Scenario, Seed: r.Seed, Strategies: []jsonStrategy{}}
 	for i := range r.Strategies {
 		out.Strategies = append(out.Strategies, jsonOf(&r.Strategies[i]))
 	}
@@ -212,7 +217,7 @@ func WriteJSON(w io.Writer, r *Result) error {
 // seed, plus runs, runs_with_violations and per rule violations_mean,
 // violations_p50, violations_p95 and violations_max.
 func WriteRunsJSON(w io.Writer, r *RunsResult) error {
-	out := jsonReport{Scenario: r.Scenario, Seed: r.Seed, Runs: r.Runs, Strategies: []jsonStrategy{}}
+	out := jsonReport{Header: buildinfo.NewHeader(), Scenario: r.Scenario, Seed: r.Seed, Runs: r.Runs, Strategies: []jsonStrategy{}}
 	for i := range r.Strategies {
 		st := &r.Strategies[i]
 		js := jsonOf(&st.First)

@@ -68,11 +68,11 @@ func writeLeft(w io.Writer, t *table) {
 
 // jsonUsage is one rule's usage in the JSON report.
 type jsonUsage struct {
-	UsagePeak         float64  `json:"usage_peak"`
-	UsageMean         float64  `json:"usage_mean"`
-	FirstFullSeconds  *float64 `json:"first_full_seconds,omitempty"`
-	WaitedSeconds     *float64 `json:"waited_seconds,omitempty"`
-	FirstBoundSeconds *float64 `json:"first_bound_seconds,omitempty"`
+	UsagePeak    float64 `json:"usage_peak"`
+	UsageMean    float64 `json:"usage_mean"`
+	FirstFullNs  *int64  `json:"first_full_ns,omitempty"`
+	WaitedNs     *int64  `json:"waited_ns,omitempty"`
+	FirstBoundNs *int64  `json:"first_bound_ns,omitempty"`
 }
 
 func addUsage(js *jsonStrategy, st *StrategyResult) {
@@ -85,12 +85,12 @@ func addUsage(js *jsonStrategy, st *StrategyResult) {
 	for k, u := range us {
 		ju := &jsonUsage{UsagePeak: round(u.Peak, 1e4), UsageMean: round(u.Mean, 1e4)}
 		if u.FirstFull >= 0 {
-			ju.FirstFullSeconds = ptr(float64(u.FirstFull) / 1e9)
+			ju.FirstFullNs = ptr(u.FirstFull)
 		}
 		if u.HasStats {
-			ju.WaitedSeconds = ptr(round(u.Waited.Seconds(), 1e6))
+			ju.WaitedNs = ptr(int64(u.Waited))
 			if u.FirstBound >= 0 {
-				ju.FirstBoundSeconds = ptr(float64(u.FirstBound) / 1e9)
+				ju.FirstBoundNs = ptr(u.FirstBound)
 			}
 		}
 		js.Rules[k].jsonUsage = ju

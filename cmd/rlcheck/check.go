@@ -52,7 +52,8 @@ type checkOptions struct {
 	plot         string
 	metrics      string
 
-	cfg logcheck.Config // filled by complete
+	cfg        logcheck.Config // filled by complete
+	notChecked string          // a contract's limit this input cannot check
 }
 
 func newCheckCmd(s streams) *cobra.Command {
@@ -88,7 +89,7 @@ flags or bad input.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.complete(); err != nil {
+			if err := o.complete(cmd); err != nil {
 				return usageError{err}
 			}
 			return o.run(s, args)
@@ -127,19 +128,17 @@ flags or bad input.`,
 	return cmd
 }
 
-func (o *checkOptions) complete() error {
+func (o *checkOptions) complete(cmd *cobra.Command) error {
 	var rules []rule.Rule
 	b := rule.HalfOpen
+	contractCap := 0
 	if o.contract != "" {
 		c, err := contract.Load(o.contract)
 		if err != nil {
 			return err
 		}
 		rules = append(rules, c.Rules...)
-		if o.maxInFlight == 0 {
-			o.maxInFlight = c.MaxInFlight
-		}
-		b = c.Boundary
+		contractCap, b = c.MaxInFlight, c.Boundary
 	}
 	for _, r := range o.rules {
 		p, err := rule.Parse(r)
@@ -155,7 +154,7 @@ func (o *checkOptions) complete() error {
 		}
 		rules = append(rules, ps...)
 	}
-	if len(rules) == 0 && o.maxInFlight == 0 {
+	if len(rules) == 0 && o.maxInFlight == 0 && contractCap == 0 {
 		return errors.New("no rules: give --rule 5/1s (repeatable), --rules 5/1s,12/3s or --contract FILE")
 	}
 	if o.boundary != "" {
@@ -212,8 +211,11 @@ func (o *checkOptions) complete() error {
 		DurationCol: o.durationCol, DurationField: o.durationFld, DurationUnit: durUnit,
 		Unit: unit, SkipInvalid: o.skipInvalid,
 	}
-	if o.maxInFlight > 0 && !read.HasEnd() {
-		return errors.New("--max-in-flight needs when each call ended: --end-col/--end-field or --duration-col/--duration-field")
+	if o.maxInFlight, o.notChecked, err = logcheck.InFlightCap(contractCap, o.maxInFlight, cmd.Flags().Changed("max-in-flight"), read.HasEnd()); err != nil {
+		return err
+	}
+	if len(rules) == 0 && o.maxInFlight == 0 {
+		return errors.New("nothing to check: no rules, and no in-flight cap that this input can check")
 	}
 	if o.plot != "" {
 		if err := plots.CheckPath(o.plot); err != nil {
@@ -273,6 +275,9 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		res, err := logcheck.Run(g, o.cfg)
 		if err != nil {
 			return err
+		}
+		if o.notChecked != "" {
+			res.NotChecked = []string{o.notChecked}
 		}
 		results = append(results, res)
 	}

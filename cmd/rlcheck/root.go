@@ -6,6 +6,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/rlcheck/rlcheck/buildinfo"
 )
 
 // Exit codes: results are 0 (every rule held) or 1 (violations found);
@@ -44,7 +46,8 @@ func NewRootCmd(s streams) *cobra.Command {
   rlcheck check     prove a send log keeps every window (exit 1 on violations)
   rlcheck simulate  run limiter strategies on a deterministic virtual clock
   rlcheck run       run them on the real clock, beside the simulator's prediction
-  rlcheck audit     measure what x/time/rate and uber ratelimit let through`,
+  rlcheck audit     measure what x/time/rate and uber ratelimit let through
+  rlcheck version   which rlcheck this is`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -52,11 +55,18 @@ func NewRootCmd(s streams) *cobra.Command {
 	root.SetOut(s.out)
 	root.SetErr(s.errOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	info := buildinfo.Read()
+	root.Version = info.Version
+	root.SetVersionTemplate(info.String())
 	root.AddCommand(
 		newCheckCmd(s),
 		newSimulateCmd(s),
 		newRunCmd(s),
 		newAuditCmd(s),
+		&cobra.Command{
+			Use: "version", Short: "Print the version, the VCS revision and time, and the Go version", Args: cobra.NoArgs,
+			RunE: func(*cobra.Command, []string) error { _, err := io.WriteString(s.out, info.String()); return err },
+		},
 	)
 	return root
 }

@@ -1,0 +1,345 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/buildinfo"
+)
+
+// The structs below mirror docs/json.md, table by table. Decoding every
+// command's JSON into them with unknown fields disallowed keeps the page and
+// the program in step: a field added to a report fails here until it is
+// documented and mirrored.
+
+type docHeader struct {
+	SchemaVersion int    `json:"schema_version"`
+	Version       string `json:"version"`
+}
+
+func (h docHeader) header() docHeader { return h }
+
+type docCheck struct {
+	docHeader
+	docCheckBody
+}
+
+type docCheckPerFile struct {
+	docHeader
+	PerFile []docCheckBody `json:"per_file"`
+}
+
+type docCheckBody struct {
+	Files []struct {
+		Name         string `json:"name"`
+		InputFormat  string `json:"input_format"`
+		TimeColumn   string `json:"time_column"`
+		Timestamps   string `json:"timestamps"`
+		Lines        int64  `json:"lines"`
+		Sends        int64  `json:"sends"`
+		SkippedLines int64  `json:"skipped_lines"`
+	} `json:"files"`
+	Sends      int64  `json:"sends"`
+	FirstNs    int64  `json:"first_ns"`
+	LastNs     int64  `json:"last_ns"`
+	Boundary   string `json:"boundary"`
+	OutOfOrder struct {
+		Lines int64 `json:"lines"`
+		MaxNs int64 `json:"max_ns"`
+	} `json:"out_of_order"`
+	Rules      []docRuleReport `json:"rules"`
+	InFlight   *docInFlight    `json:"in_flight"`
+	NotChecked []string        `json:"not_checked"`
+	Keys       []struct {
+		Key        string          `json:"key"`
+		Violations int64           `json:"violations"`
+		Sends      int64           `json:"sends"`
+		Rules      []docRuleReport `json:"rules"`
+		InFlight   *docInFlight    `json:"in_flight"`
+	} `json:"keys"`
+	KeyCount   int   `json:"key_count"`
+	Violations int64 `json:"violations"`
+}
+
+type docRuleReport struct {
+	Rule                  string         `json:"rule"`
+	Limit                 int            `json:"limit"`
+	Window                string         `json:"window"`
+	WindowNs              int64          `json:"window_ns"`
+	Violations            int64          `json:"violations"`
+	KeysWithViolations    *int           `json:"keys_with_violations"`
+	MaxInWindow           int64          `json:"max_in_window"`
+	MaxInWindowLowerBound bool           `json:"max_in_window_is_lower_bound"`
+	MaxWindowStart        *docPlace      `json:"max_window_start"`
+	FirstViolation        *docViolation  `json:"first_violation"`
+	ViolationsListed      []docViolation `json:"violations_listed"`
+}
+
+type docPlace struct {
+	AtNs int64  `json:"at_ns"`
+	File string `json:"file"`
+	Line int64  `json:"line"`
+}
+
+type docViolation struct {
+	docPlace
+	Key               string     `json:"key"`
+	Index             int64      `json:"index"`
+	WindowStart       docPlace   `json:"window_start"`
+	Count             int64      `json:"count"`
+	CountIsLowerBound bool       `json:"count_is_lower_bound"`
+	Window            []docPlace `json:"window"`
+}
+
+type docInFlight struct {
+	MaxInFlight    int       `json:"max_in_flight"`
+	Violations     int64     `json:"violations"`
+	Peak           int64     `json:"peak"`
+	PeakAt         docPlace  `json:"peak_at"`
+	FirstViolation *docPlace `json:"first_violation"`
+}
+
+type docSimulate struct {
+	docHeader
+	Scenario   string `json:"scenario"`
+	Seed       uint64 `json:"seed"`
+	Runs       int    `json:"runs"`
+	Strategies []struct {
+		Name               string  `json:"name"`
+		Sends              int     `json:"sends"`
+		DurationNs         int64   `json:"duration_ns"`
+		DurationSeconds    float64 `json:"duration_seconds"`
+		Cancelled          int     `json:"cancelled"`
+		Runs               int     `json:"runs"`
+		RunsWithViolations *int    `json:"runs_with_violations"`
+		Rules              []struct {
+			Limit          int      `json:"limit"`
+			Window         string   `json:"window"`
+			Violations     int64    `json:"violations"`
+			Leaked         int64    `json:"leaked"`
+			ViolationsMean *float64 `json:"violations_mean"`
+			ViolationsP50  *int64   `json:"violations_p50"`
+			ViolationsP95  *int64   `json:"violations_p95"`
+			ViolationsMax  *int64   `json:"violations_max"`
+			UsagePeak      float64  `json:"usage_peak"`
+			UsageMean      float64  `json:"usage_mean"`
+			FirstFullNs    *int64   `json:"first_full_ns"`
+			WaitedNs       *int64   `json:"waited_ns"`
+			FirstBoundNs   *int64   `json:"first_bound_ns"`
+		} `json:"rules"`
+		Binding     string `json:"binding"`
+		BindingRule string `json:"binding_rule"`
+	} `json:"strategies"`
+}
+
+type docSpread struct {
+	N   int   `json:"n"`
+	Min int64 `json:"min"`
+	P50 int64 `json:"p50"`
+	P95 int64 `json:"p95"`
+	Max int64 `json:"max"`
+}
+
+type docRun struct {
+	docHeader
+	Scenario   string   `json:"scenario"`
+	Speed      float64  `json:"speed"`
+	MarginNs   int64    `json:"margin_ns"`
+	Rules      []string `json:"rules"`
+	Prediction struct {
+		Seeds      int `json:"seeds"`
+		Strategies []struct {
+			Name               string `json:"name"`
+			RunsWithViolations int    `json:"runs_with_violations"`
+			Rules              []struct {
+				P5   int64   `json:"p5"`
+				P50  int64   `json:"p50"`
+				P95  int64   `json:"p95"`
+				Max  int64   `json:"max"`
+				Mean float64 `json:"mean"`
+			} `json:"rules"`
+		} `json:"strategies"`
+	} `json:"prediction"`
+	Runs []struct {
+		WallNs     int64 `json:"wall_ns"`
+		Strategies []struct {
+			Name        string `json:"name"`
+			Sent        int    `json:"sent"`
+			Cancelled   int    `json:"cancelled"`
+			MaxInFlight int    `json:"max_in_flight"`
+			DurationNs  int64  `json:"duration_ns"`
+			Rules       []struct {
+				Rule             string `json:"rule"`
+				Violations       int64  `json:"violations"`
+				MaxInWindow      int64  `json:"max_in_window"`
+				WorstShortfallNs int64  `json:"worst_shortfall_ns"`
+			} `json:"rules"`
+			RecordViolations  []int64    `json:"record_violations"`
+			TimerLatenessNs   docSpread  `json:"timer_lateness_ns"`
+			RecordToSendGapNs *docSpread `json:"record_to_send_gap_ns"`
+		} `json:"strategies"`
+	} `json:"runs"`
+	Broken []string `json:"broken"`
+}
+
+type docAuditSetting struct {
+	Burst    int    `json:"burst"`
+	Slack    int    `json:"slack"`
+	MarginNs int64  `json:"margin_ns"`
+	Go       string `json:"go"`
+}
+
+type docAuditWorkload struct {
+	Workload           string `json:"workload"`
+	Runs               int    `json:"runs"`
+	RunsWithViolations int    `json:"runs_with_violations"`
+	SendsMean          int    `json:"sends_mean"`
+	Rules              []struct {
+		Rule        string `json:"rule"`
+		Violations  int64  `json:"violations"`
+		MaxInWindow int64  `json:"max_in_window"`
+		Limit       int    `json:"limit"`
+	} `json:"rules"`
+}
+
+type docAudit struct {
+	docHeader
+	Rules       []string `json:"rules"`
+	Boundary    string   `json:"boundary"`
+	Seed        uint64   `json:"seed"`
+	Seeds       int      `json:"seeds"`
+	VerifySeeds int      `json:"verify_seeds"`
+	Lateness    string   `json:"lateness"`
+	OpCost      string   `json:"op_cost"`
+	Strategies  []struct {
+		Name      string             `json:"name"`
+		Setting   docAuditSetting    `json:"setting"`
+		Workloads []docAuditWorkload `json:"workloads"`
+		Tried     int                `json:"tried"`
+		Safe      *struct {
+			Setting   docAuditSetting    `json:"setting"`
+			Workloads []docAuditWorkload `json:"workloads"`
+		} `json:"safe"`
+	} `json:"strategies"`
+}
+
+// decodeStrict decodes data into v, failing on any field v does not have.
+func decodeStrict(t *testing.T, data string, v any) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(data))
+	dec.DisallowUnknownFields()
+	require.NoError(t, dec.Decode(v), "%s", data)
+	assert.False(t, dec.More(), "one document")
+}
+
+func TestJSONSchema(t *testing.T) {
+	const (
+		fleet1 = "../../testdata/fleet/host1.csv"
+		fleet2 = "../../testdata/fleet/host2.csv.gz"
+		seq    = "../../testdata/fixtures/asyncio-sequential.txt"
+	)
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		doc   func() any
+		check func(t *testing.T, doc any)
+	}{
+		{"check per key, listed", []string{"check", "--rules", "2/1s,4/2s", "--key-col", "tenant", "--list", "1", fleet1, fleet2},
+			func() any { return &docCheck{} }, func(t *testing.T, d any) {
+				doc := d.(*docCheck)
+				assert.Equal(t, 2, doc.KeyCount)
+				require.NotNil(t, doc.Rules[0].FirstViolation)
+				assert.Equal(t, int64(1767225600100000000), doc.Rules[0].FirstViolation.AtNs)
+				assert.NotEmpty(t, doc.Keys[0].Rules[0].ViolationsListed[0].Window)
+			}},
+		{"check in flight", []string{"check", "--rules", "10/s", "--max-in-flight", "2", "--duration-col", "took_ms", "--duration-unit", "ms", fleet1, fleet2},
+			func() any { return &docCheck{} }, func(t *testing.T, d any) {
+				doc := d.(*docCheck)
+				require.NotNil(t, doc.InFlight)
+				assert.Equal(t, int64(5), doc.InFlight.Violations)
+			}},
+		{"check contract without end times", []string{"check", "--contract", "../../testdata/contracts/api.yaml", seq},
+			func() any { return &docCheck{} }, func(t *testing.T, d any) {
+				doc := d.(*docCheck)
+				assert.Nil(t, doc.InFlight)
+				require.Len(t, doc.NotChecked, 1)
+				assert.Contains(t, doc.NotChecked[0], "in-flight cap")
+			}},
+		{"check per file", []string{"check", "--rules", "3/1s", "--per-file", fleet1, fleet2},
+			func() any { return &docCheckPerFile{} }, func(t *testing.T, d any) {
+				assert.Len(t, d.(*docCheckPerFile).PerFile, 2)
+			}},
+		{"simulate", []string{"simulate", "cancellation", "--strategies", "sequential,gated-rates-first"},
+			func() any { return &docSimulate{} }, func(t *testing.T, d any) {
+				doc := d.(*docSimulate)
+				st := doc.Strategies[0]
+				assert.Equal(t, 27, st.Cancelled)
+				assert.Equal(t, int64(6), st.Rules[0].Leaked)
+				assert.InDelta(t, float64(st.DurationNs)/1e9, st.DurationSeconds, 1e-9)
+			}},
+		{"simulate runs", []string{"simulate", "seed", "--runs", "3", "--strategies", "sequential"},
+			func() any { return &docSimulate{} }, func(t *testing.T, d any) {
+				doc := d.(*docSimulate)
+				assert.Equal(t, 3, doc.Runs)
+				assert.Equal(t, int64(7005927470), doc.Strategies[0].DurationNs)
+				require.NotNil(t, doc.Strategies[0].Rules[0].ViolationsMax)
+			}},
+		{"run", []string{"run", "seed", "--strategies", "sequential,redis", "--speed", "20", "--seeds", "2", "--margin", "1ms"},
+			func() any { return &docRun{} }, func(t *testing.T, d any) {
+				doc := d.(*docRun)
+				assert.Equal(t, int64(1e6), doc.MarginNs)
+				require.Len(t, doc.Runs, 1)
+				assert.NotNil(t, doc.Runs[0].Strategies[1].RecordToSendGapNs)
+			}},
+		{"audit", []string{"audit", "--rules", "5/1s", "--seeds", "1", "--verify", "1", "--margin", "2ms"},
+			func() any { return &docAudit{} }, func(t *testing.T, d any) {
+				doc := d.(*docAudit)
+				assert.Equal(t, int64(2e6), doc.Strategies[0].Setting.MarginNs)
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := run(t, "", append(tc.args, "--format", "json")...)
+			require.Contains(t, []int{exitOK, exitViolations}, code, errOut)
+			doc := tc.doc()
+			decodeStrict(t, out, doc)
+			h := doc.(interface{ header() docHeader }).header()
+			assert.Equal(t, docHeader{SchemaVersion: 1, Version: buildinfo.Version()}, h)
+			tc.check(t, doc)
+		})
+	}
+}
+
+// TestJSONDocsNameEveryField: every field of the mirror structs is named,
+// in backquotes, in docs/json.md.
+func TestJSONDocsNameEveryField(t *testing.T) {
+	page, err := os.ReadFile("../../docs/json.md")
+	require.NoError(t, err)
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(ty reflect.Type) {
+		for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice {
+			ty = ty.Elem()
+		}
+		if ty.Kind() != reflect.Struct || seen[ty] {
+			return
+		}
+		seen[ty] = true
+		for i := range ty.NumField() {
+			f := ty.Field(i)
+			if tag := f.Tag.Get("json"); tag != "" && !bytes.Contains(page, []byte("`"+tag+"`")) {
+				t.Errorf("docs/json.md does not name %q (%s.%s)", tag, ty.Name(), f.Name)
+			}
+			walk(f.Type)
+		}
+	}
+	for _, v := range []any{docCheck{}, docCheckPerFile{}, docSimulate{}, docRun{}, docAudit{}} {
+		walk(reflect.TypeOf(v))
+	}
+}
