@@ -50,11 +50,23 @@ type file struct {
 	Boundary    yaml.Node `yaml:"boundary"`
 }
 
+// MaxSize is the largest contract file Load reads, in bytes: a contract is
+// a few lines, and a larger file is a wrong path (a log, a device).
+const MaxSize = 1 << 20
+
 // Load reads the contract file at path.
 func Load(path string) (Contract, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return Contract{}, fmt.Errorf("contract: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return Contract{}, fmt.Errorf("contract: %w", err)
+	}
+	if len(data) > MaxSize {
+		return Contract{}, &Error{File: path, Msg: fmt.Sprintf("larger than %d bytes (1 MiB): a contract file is a few lines of YAML", MaxSize)}
 	}
 	return Parse(path, data)
 }

@@ -1,22 +1,21 @@
 package contract
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/rule"
 )
 
 func TestLoadExample(t *testing.T) {
 	c, err := Load("../../testdata/contracts/api.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want := Contract{
 		Name: "example-api",
 		Rules: []rule.Rule{
@@ -27,17 +26,13 @@ func TestLoadExample(t *testing.T) {
 		MaxInFlight: 4,
 		Boundary:    rule.HalfOpen,
 	}
-	if !reflect.DeepEqual(c, want) {
-		t.Errorf("got %+v, want %+v", c, want)
-	}
+	assert.Equal(t, want, c)
 }
 
 func TestParse(t *testing.T) {
 	r := func(s string) rule.Rule {
 		p, err := rule.Parse(s)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		return p
 	}
 	tests := []struct {
@@ -56,12 +51,8 @@ func TestParse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Parse("c.yaml", []byte(tt.yaml))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("got %+v, want %+v", got, tt.want)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
 		})
 	}
 }
@@ -98,15 +89,11 @@ func TestParseErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := Parse("c.yaml", []byte(tt.yaml))
-			if err == nil {
-				t.Fatalf("no error; got %+v", c)
-			}
-			if err.Error() != tt.want {
-				t.Errorf("error\n  %s\nwant\n  %s", err, tt.want)
-			}
+			require.Error(t, err, "got %+v", c)
+			assert.EqualError(t, err, tt.want)
 			var ce *Error
-			if !errors.As(err, &ce) || ce.File != "c.yaml" {
-				t.Errorf("error %v does not unwrap to an *Error naming the file", err)
+			if assert.ErrorAs(t, err, &ce, "the error must unwrap to an *Error") {
+				assert.Equal(t, "c.yaml", ce.File)
 			}
 		})
 	}
@@ -114,18 +101,54 @@ func TestParseErrors(t *testing.T) {
 
 func TestLoadMissing(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "none.yaml"))
-	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "none.yaml") {
-		t.Errorf("Load of a missing file: %v", err)
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	assert.ErrorContains(t, err, "none.yaml")
+}
+
+// TestLoadSizeCap: Load reads at most MaxSize bytes, so a wrong path (a
+// device, a huge log) is a clear error, not a read without end.
+func TestLoadSizeCap(t *testing.T) {
+	dir := t.TempDir()
+	padded := func(n int) string {
+		body := "rules: [5/1s]\n"
+		return body + "#" + strings.Repeat("x", n-len(body)-2) + "\n"
+	}
+	tooBig := `larger than 1048576 bytes (1 MiB): a contract file is a few lines of YAML`
+	tests := []struct {
+		name, path, text string
+		want             string // "" for a contract that loads
+	}{
+		{"exactly the cap", "max.yaml", padded(MaxSize), ""},
+		{"one byte over", "over.yaml", padded(MaxSize + 1), tooBig},
+		{"ten times over", "big.yaml", padded(10 * MaxSize), tooBig},
+		{"endless device", "/dev/zero", "", tooBig},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := tt.path
+			if tt.text != "" {
+				path = filepath.Join(dir, tt.path)
+				require.NoError(t, os.WriteFile(path, []byte(tt.text), 0o644))
+			} else if _, err := os.Stat(path); err != nil {
+				t.Skipf("%s: %v", path, err)
+			}
+			c, err := Load(path)
+			if tt.want == "" {
+				require.NoError(t, err)
+				assert.Equal(t, []rule.Rule{{Limit: 5, Window: time.Second}}, c.Rules)
+				return
+			}
+			var ce *Error
+			require.ErrorAs(t, err, &ce)
+			assert.Equal(t, path, ce.File)
+			assert.EqualError(t, err, path+": "+tt.want)
+		})
 	}
 }
 
 func TestYAMLRoundTrip(t *testing.T) {
 	c := Contract{Name: "a \"quoted\": name", Rules: []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 7, Window: 1500 * time.Millisecond}}, MaxInFlight: 3, Boundary: rule.Closed}
 	got, err := Parse("c.yaml", c.YAML())
-	if err != nil {
-		t.Fatalf("%v\n%s", err, c.YAML())
-	}
-	if !reflect.DeepEqual(got, c) {
-		t.Errorf("got %+v, want %+v", got, c)
-	}
+	require.NoError(t, err, "%s", c.YAML())
+	assert.Equal(t, c, got)
 }

@@ -13,5 +13,7 @@
 // single comma-separated string works too); max_in_flight caps the calls in
 // flight at once; boundary is half-open (the default) or closed; name is
 // optional. A contract needs at least one rule or a cap. Unknown fields are
-// errors, so a misspelt field cannot silently loosen a check.
+// errors, so a misspelt field cannot silently loosen a check. Load reads at
+// most MaxSize bytes (1 MiB): a larger file is an error, not a read without
+// end.
 package contract

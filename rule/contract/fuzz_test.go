@@ -2,8 +2,9 @@ package contract
 
 import (
 	"os"
-	"reflect"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParse checks that no input panics Parse and that every contract it
@@ -24,20 +25,12 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(c.Rules) == 0 && c.MaxInFlight <= 0 {
-			t.Fatalf("%q: accepted a contract with nothing to check: %+v", s, c)
-		}
+		require.False(t, len(c.Rules) == 0 && c.MaxInFlight <= 0, "%q: accepted a contract with nothing to check: %+v", s, c)
 		for _, r := range c.Rules {
-			if r.Limit <= 0 || r.Window <= 0 {
-				t.Fatalf("%q: accepted rule %+v", s, r)
-			}
+			require.True(t, r.Limit > 0 && r.Window > 0, "%q: accepted rule %+v", s, r)
 		}
 		back, err := Parse("f.yaml", c.YAML())
-		if err != nil {
-			t.Fatalf("%q: YAML() wrote\n%s\nwhich does not parse: %v", s, c.YAML(), err)
-		}
-		if !reflect.DeepEqual(back, c) {
-			t.Fatalf("%q: round trip gave %+v, want %+v", s, back, c)
-		}
+		require.NoError(t, err, "%q: YAML() wrote\n%s\nwhich does not parse", s, c.YAML())
+		require.Equal(t, c, back, "%q: round trip", s)
 	})
 }
