@@ -88,7 +88,9 @@ var strategyTable = append([]Strategy{
 	},
 	{
 		Name: "combined-counter", Doc: "combined over sliding-window counters, an approximation",
-		New: func(e Env) (strategies.Limiter, error) { return strategies.NewCombinedCounter(e.Runtime, e.Rules...), nil },
+		New: func(e Env) (strategies.Limiter, error) {
+			return strategies.NewCombinedCounter(e.Runtime, e.Rules...), nil
+		},
 	},
 	{
 		Name: "redis", Doc: "one atomic check-and-record script in Redis per call, shared by every worker, on the server's clock",
