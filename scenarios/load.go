@@ -45,7 +45,7 @@ type file struct {
 	Rules        []yaml.Node `yaml:"rules"`
 	Boundary     yaml.Node   `yaml:"boundary"`
 	Strategies   []string    `yaml:"strategies"`
-	Callers      int         `yaml:"callers"`
+	Callers      yaml.Node   `yaml:"callers"`
 	Workers      int         `yaml:"workers"`
 	MaxInFlight  int         `yaml:"max_in_flight"`
 	Arrivals     arrivals    `yaml:"arrivals"`
@@ -94,11 +94,15 @@ func Shipped(name string) (*Scenario, error) {
 	return Parse(path, data, func(p string) (io.ReadCloser, error) { return shipped.Open(p) })
 }
 
+// MaxFileBytes caps a scenario file: a scenario is a few dozen lines, and a
+// larger file is a mistake (a send log given as a scenario, say).
+const MaxFileBytes = 1 << 20
+
 // Load reads a scenario file; a replayed log is found relative to it. A
 // name with no file behind it and no directory part ("seed") falls back to
 // the shipped scenario of that name.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	data, err := readCapped(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(path, `/\`) {
 			if _, ok := shippedName(path); ok {
@@ -114,6 +118,16 @@ func Load(path string) (*Scenario, error) {
 		}
 		return os.Open(p)
 	})
+}
+
+// readCapped reads path, refusing to read more than MaxFileBytes+1 bytes.
+func readCapped(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 }
 
 func shippedName(path string) (string, bool) {
@@ -132,6 +146,9 @@ var lineMsg = regexp.MustCompile(`^line (\d+): (.*)$`)
 // Parse decodes a scenario; name is used in errors and open reads a
 // replayed log.
 func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (*Scenario, error) {
+	if len(data) > MaxFileBytes {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("larger than %d KiB: a scenario file is a short YAML description", MaxFileBytes>>10)}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var f file
@@ -165,7 +182,11 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 		sc.Boundary = b
 	}
 	sc.Strategies = f.Strategies
-	sc.Callers = f.Callers
+	if f.Callers.Kind != 0 {
+		if err := f.Callers.Decode(&sc.Callers); err != nil {
+			return nil, c.errf(&f.Callers, "callers: want a whole number")
+		}
+	}
 	sc.Workers = f.Workers
 	if sc.Workers == 0 {
 		sc.Workers = 1
@@ -194,6 +215,12 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 	}
 	if err := c.arrivals(&f.Arrivals, sc, open); err != nil {
 		return nil, err
+	}
+	if sc.Arrivals.Kind == simulate.Replay && f.Callers.Kind != 0 {
+		return nil, c.errf(&f.Callers, "callers: a replayed log sets the callers (one per line); remove callers")
+	}
+	if len(sc.Skew) > 0 && len(sc.Skew) != sc.Workers {
+		return nil, c.errf(&f.Skew[0], "skew: %d offsets for %d workers; give one per worker", len(sc.Skew), sc.Workers)
 	}
 	if err := sc.Validate(); err != nil {
 		return nil, &Error{File: name, Msg: err.Error()}

@@ -2,9 +2,11 @@ package simulate
 
 import (
 	"context"
+	"runtime"
 	"testing"
 	"time"
 
+	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
 )
@@ -60,4 +62,59 @@ func BenchmarkCombinedLoop(b *testing.B) {
 	}
 	b.ReportMetric(float64(admitted)/b.Elapsed().Seconds(), "admitted/s")
 	b.ReportMetric(float64(admitted)/(cpuSeconds()-cpu), "admitted/cpu-s")
+}
+
+// peakProbe is a runtime view whose mutex reads the heap and stack in use
+// at the n-th Lock: in an all-at-once run under a rule of one call, every
+// caller then exists at once, parked on combined's lock.
+type peakProbe struct {
+	clock.Runtime
+	locks, n int
+	peak     uint64
+}
+
+type probeMutex struct {
+	clock.Mutex
+	p *peakProbe
+}
+
+func (p *peakProbe) NewMutex() clock.Mutex { return probeMutex{p.Runtime.NewMutex(), p} }
+
+func (m probeMutex) Lock(ctx context.Context) error {
+	if m.p.locks++; m.p.locks == m.p.n {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		m.p.peak = ms.HeapInuse + ms.StackInuse
+	}
+	return m.Mutex.Lock(ctx)
+}
+
+// BenchmarkCallerBytes measures what a caller costs while every caller of
+// an all-at-once scenario is alive, parked on combined's lock: bytes/caller
+// is the heap and stack in use then, less the figure before the run, over
+// the callers. It sizes maxCallers.
+func BenchmarkCallerBytes(b *testing.B) {
+	const callers = 100_000
+	s := &Scenario{
+		Name: "bench", Rules: []rule.Rule{{Limit: 1, Window: time.Millisecond}}, Strategies: []string{"combined"},
+		Callers: callers, Workers: 1, Arrivals: Arrivals{Kind: AllAtOnce},
+	}
+	st, _ := Lookup("combined")
+	var perCaller float64
+	for b.Loop() {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		before := m.HeapInuse + m.StackInuse
+		probe := &peakProbe{n: callers}
+		_, err := RunStrategy(s, st, 1, Options{Wrap: func(rt clock.Runtime) clock.Runtime {
+			probe.Runtime = rt
+			return probe
+		}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		perCaller = float64(probe.peak-before) / callers
+	}
+	b.ReportMetric(perCaller, "bytes/caller")
 }

@@ -67,8 +67,10 @@ func (s *Scenario) Validate() error {
 		return fmt.Errorf("scenario %q: max_in_flight must not be negative", s.Name)
 	case s.Timeout < 0:
 		return fmt.Errorf("scenario %q: timeout must not be negative", s.Name)
-	case len(s.Skew) > s.Workers:
-		return fmt.Errorf("scenario %q: %d skews for %d workers", s.Name, len(s.Skew), s.Workers)
+	case len(s.Skew) > 0 && len(s.Skew) != s.Workers:
+		return fmt.Errorf("scenario %q: %d skews for %d workers; give one per worker", s.Name, len(s.Skew), s.Workers)
+	case s.Arrivals.Kind == Replay && s.Callers != 0:
+		return fmt.Errorf("scenario %q: callers are set by the replayed instants; leave callers at 0", s.Name)
 	}
 	for _, name := range s.Strategies {
 		st, ok := Lookup(name)
@@ -150,8 +152,11 @@ func (s *Scenario) ArrivalTimes(seed uint64) []int64 {
 	return out
 }
 
-// maxCallers bounds a scenario's size so a typo cannot exhaust memory.
-const maxCallers = 50_000_000
+// maxCallers bounds a scenario's size so a typo cannot exhaust memory: a
+// caller alive at once with all the others (all-at-once arrivals, parked on
+// a lock) costs about 8.6 KB, its coroutine's stack mostly
+// (BenchmarkCallerBytes), so 2 million of them take about 17 GB.
+const maxCallers = 2_000_000
 
 // Independent PCG streams of one seed.
 const (

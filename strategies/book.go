@@ -21,17 +21,20 @@ type Book interface {
 // Limit calls. An entry expires when now-entry >= Window, which is the
 // half-open contract the checker enforces. Keeping only the last Limit
 // entries loses nothing, because the wait always depends on the Limit-th
-// newest one. The zero value is not usable; call NewSlidingLog.
+// newest one. The ring grows with the entries actually in the window, never
+// to Limit up front, so a rule of 2^63-1 per second costs what its calls
+// cost. The zero value is not usable; call NewSlidingLog.
 type SlidingLog struct {
 	window int64
-	at     []int64 // ring of at most Limit entries, oldest at head
+	limit  int
+	at     []int64 // ring of at most limit entries, oldest at head
 	head   int
 	n      int
 }
 
 // NewSlidingLog returns an empty log for r.
 func NewSlidingLog(r rule.Rule) *SlidingLog {
-	return &SlidingLog{window: int64(r.Window), at: make([]int64, r.Limit)}
+	return &SlidingLog{window: int64(r.Window), limit: r.Limit}
 }
 
 func (l *SlidingLog) trim(now int64) {
@@ -48,7 +51,7 @@ func (l *SlidingLog) trim(now int64) {
 // otherwise the time until the oldest one leaves it.
 func (l *SlidingLog) WaitTime(now int64) time.Duration {
 	l.trim(now)
-	if l.n < len(l.at) {
+	if l.n < l.limit {
 		return 0
 	}
 	return time.Duration(l.at[l.head] + l.window - now)
@@ -57,11 +60,7 @@ func (l *SlidingLog) WaitTime(now int64) time.Duration {
 // Record appends now; when the log is full the oldest entry gives way.
 func (l *SlidingLog) Record(now int64) {
 	l.trim(now)
-	i := l.head + l.n
-	if i >= len(l.at) {
-		i -= len(l.at)
-	}
-	if l.n == len(l.at) {
+	if l.n == l.limit {
 		l.at[l.head] = now
 		l.head++
 		if l.head == len(l.at) {
@@ -69,8 +68,24 @@ func (l *SlidingLog) Record(now int64) {
 		}
 		return
 	}
+	if l.n == len(l.at) {
+		l.grow()
+	}
+	i := l.head + l.n
+	if i >= len(l.at) {
+		i -= len(l.at)
+	}
 	l.at[i] = now
 	l.n++
+}
+
+// grow doubles the ring (up to limit), oldest entry first.
+func (l *SlidingLog) grow() {
+	size := min(max(2*len(l.at), 8), l.limit)
+	at := make([]int64, size)
+	k := copy(at, l.at[l.head:])
+	copy(at[k:], l.at[:l.head])
+	l.at, l.head = at, 0
 }
 
 // Len returns the number of entries still in the window at the last call.

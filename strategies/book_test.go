@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -32,9 +35,7 @@ func TestSlidingLogAtExactInstants(t *testing.T) {
 			for _, at := range tt.records {
 				l.Record(at)
 			}
-			if got := l.WaitTime(tt.now); got != tt.want {
-				t.Errorf("WaitTime(%d) = %v, want %v", tt.now, got, tt.want)
-			}
+			assert.Equal(t, tt.want, l.WaitTime(tt.now), "WaitTime(%d)", tt.now)
 		})
 	}
 }
@@ -72,7 +73,11 @@ func plusW(recs []int64, w, now int64) []int64 {
 func TestSlidingLogMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for trial := range 300 {
+		// Limits past 8 make the ring grow while calls come in.
 		r := rule.Rule{Limit: 1 + rng.IntN(5), Window: time.Duration(1+rng.IntN(4)) * time.Second}
+		if trial%3 == 0 {
+			r.Limit = 1 + rng.IntN(40)
+		}
 		l := NewSlidingLog(r)
 		var recs []int64
 		now := int64(0)
@@ -86,9 +91,7 @@ func TestSlidingLogMatchesBruteForce(t *testing.T) {
 				now += rng.Int64N(int64(r.Window))
 			}
 			want := bruteWait(recs, r, now)
-			if got := l.WaitTime(now); got != want {
-				t.Fatalf("trial %d: WaitTime(%d) = %v, want %v (records %v)", trial, now, got, want, recs)
-			}
+			require.Equal(t, want, l.WaitTime(now), "trial %d: WaitTime(%d) (records %v)", trial, now, recs)
 			if rng.IntN(3) > 0 || want == 0 {
 				l.Record(now)
 				recs = append(recs, now)
@@ -101,26 +104,16 @@ func TestWindowCounter(t *testing.T) {
 	r := rule.Rule{Limit: 4, Window: time.Second}
 	c := NewWindowCounter(r)
 	for range 4 {
-		if w := c.WaitTime(100 * ms); w != 0 {
-			t.Fatalf("room left, wait %v", w)
-		}
+		require.Zero(t, c.WaitTime(100*ms), "room left")
 		c.Record(100 * ms)
 	}
-	if w := c.WaitTime(100 * ms); w != 900*time.Millisecond {
-		t.Fatalf("current window full: wait %v, want until its end (900ms)", w)
-	}
+	require.Equal(t, 900*time.Millisecond, c.WaitTime(100*ms), "current window full: wait until its end")
 	// At 1.0 s the previous window (4 calls) weighs 4*(1000-0)/1000 = 4:
 	// room for one more needs 4*(1000-e)/1000 <= 3, so e >= 250 ms.
-	if w := c.WaitTime(1000 * ms); w != 250*time.Millisecond {
-		t.Fatalf("wait %v, want 250ms", w)
-	}
-	if w := c.WaitTime(1250 * ms); w != 0 {
-		t.Fatalf("wait %v at 1.25 s, want 0", w)
-	}
+	require.Equal(t, 250*time.Millisecond, c.WaitTime(1000*ms))
+	require.Zero(t, c.WaitTime(1250*ms), "at 1.25 s")
 	// Two windows later the old counts are gone.
-	if w := c.WaitTime(3000 * ms); w != 0 {
-		t.Fatalf("wait %v, want 0", w)
-	}
+	require.Zero(t, c.WaitTime(3000*ms))
 }
 
 // TestWindowCounterWaitIsTight checks, against the counter's own estimate,
@@ -137,9 +130,7 @@ func TestWindowCounterWaitIsTight(t *testing.T) {
 			w := c.WaitTime(now)
 			if w > 0 {
 				probe := *c
-				if probe.WaitTime(now+int64(w)-1) == 0 {
-					t.Fatalf("trial %d: admits at %d, before the %v it asked for", trial, now+int64(w)-1, w)
-				}
+				require.NotZero(t, probe.WaitTime(now+int64(w)-1), "trial %d: admits at %d, before the %v it asked for", trial, now+int64(w)-1, w)
 				now += int64(w)
 				if c.WaitTime(now) != 0 {
 					// A window roll may ask for more; re-check as Combined does.
@@ -153,11 +144,29 @@ func TestWindowCounterWaitIsTight(t *testing.T) {
 
 func TestBooksLongestWaitAndBindingRule(t *testing.T) {
 	b := Books{NewSlidingLog(rule.Rule{Limit: 1, Window: time.Second}), NewSlidingLog(rule.Rule{Limit: 1, Window: 3 * time.Second})}
-	if w, i := b.WaitTime(0); w != 0 || i != -1 {
-		t.Fatalf("empty: %v %d", w, i)
-	}
+	w, i := b.WaitTime(0)
+	require.Equal(t, time.Duration(0), w, "empty")
+	require.Equal(t, -1, i, "empty")
 	b.Record(0)
-	if w, i := b.WaitTime(0); w != 3*time.Second || i != 1 {
-		t.Fatalf("got %v from rule %d, want 3s from rule 1", w, i)
+	w, i = b.WaitTime(0)
+	require.Equal(t, 3*time.Second, w)
+	require.Equal(t, 1, i, "binding rule")
+}
+
+// TestSlidingLogHugeLimitCostsItsCalls pins a crash: a rule such as
+// 9223372036854775807/1s made the log allocate Limit entries up front.
+func TestSlidingLogHugeLimitCostsItsCalls(t *testing.T) {
+	for _, limit := range []int{1<<63 - 1, 1 << 31} {
+		var l *SlidingLog
+		allocs := testing.AllocsPerRun(1, func() {
+			l = NewSlidingLog(rule.Rule{Limit: limit, Window: time.Second})
+			for i := range 100 {
+				require.Zero(t, l.WaitTime(int64(i)))
+				l.Record(int64(i))
+			}
+		})
+		assert.Equal(t, 100, l.Len())
+		assert.LessOrEqual(t, cap(l.at), 128, "limit %d: the ring follows the calls", limit)
+		assert.Less(t, allocs, 20.0)
 	}
 }
