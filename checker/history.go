@@ -44,8 +44,13 @@ func (h *history) grow(idx int64) {
 	n := max(2*(h.mask+1), 8)
 	at, ref := make([]int64, n), make([]int64, n)
 	from := max(h.lo, idx-h.mask-1)
-	for j := from; j < idx; j++ {
-		at[j&(n-1)], ref[j&(n-1)] = h.at[j&h.mask], h.ref[j&h.mask]
+	// Copy [from, idx) in runs contiguous in both histories: three at most.
+	for j := from; j < idx; {
+		s, d := j&h.mask, j&(n-1)
+		k := min(idx-j, h.mask+1-s, n-d)
+		copy(at[d:d+k], h.at[s:s+k])
+		copy(ref[d:d+k], h.ref[s:s+k])
+		j += k
 	}
 	h.at, h.ref, h.mask, h.lo = at, ref, n-1, from
 	h.plan()
