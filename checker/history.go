@@ -44,10 +44,11 @@ func (h *history) grow(idx int64) {
 	n := max(2*(h.mask+1), 8)
 	at, ref := make([]int64, n), make([]int64, n)
 	from := max(h.lo, idx-h.mask-1)
-	// Copy [from, idx) in runs contiguous in both histories: three at most.
+	// Copy [from, idx) in runs contiguous in the old history, two at most;
+	// n being a multiple of its length, they are contiguous in the new.
 	for j := from; j < idx; {
 		s, d := j&h.mask, j&(n-1)
-		k := min(idx-j, h.mask+1-s, n-d)
+		k := min(idx-j, h.mask+1-s)
 		copy(at[d:d+k], h.at[s:s+k])
 		copy(ref[d:d+k], h.ref[s:s+k])
 		j += k
