@@ -183,13 +183,15 @@ func bound(limit int64, track int) int64 {
 	return b
 }
 
-// need returns how many recent sends the rules need kept: Limit+1 to
-// decide violations and m+2 to measure occupancy (m+1 sends for the window
-// that grows the maximum), within each rule's bound.
+// need returns how many recent sends the rules need kept: m+2 for each
+// rule (m+1 sends for the window that grows the maximum, and the send
+// before it), within its bound. Deciding violations needs no more, since a
+// rule looks back min(m, Limit) sends: a limit the stream never reaches
+// costs no memory.
 func (c *Checker) need() int64 {
 	var n int64
 	for _, u := range c.runs {
-		n = max(n, min(max(u.limit, u.m), u.bound-2)+2)
+		n = max(n, min(u.m, u.bound-2)+2)
 	}
 	return n
 }

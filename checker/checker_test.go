@@ -236,7 +236,8 @@ func TestHugeLimitFixture(t *testing.T) {
 }
 
 // TestHistoryGrowsWithSends: the shared history doubles with the sends
-// seen while a rule may still need them, and stops at what the rules need.
+// seen while a rule may still need them, and stops at what the rules need:
+// one more than the fullest window seen, whatever the limits.
 func TestHistoryGrowsWithSends(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -245,8 +246,9 @@ func TestHistoryGrowsWithSends(t *testing.T) {
 		want  int // len of the history after the sends
 	}{
 		{"limit beyond the log", []rule.Rule{{Limit: 1 << 31, Window: time.Hour}}, 1000, 1024},
-		{"limit beyond the log, spread out", []rule.Rule{{Limit: math.MaxInt64, Window: time.Nanosecond}}, 5000, 8192},
-		{"small limit", []rule.Rule{{Limit: 10, Window: time.Nanosecond}}, 100000, 16},
+		{"limit beyond the log, one send per window", []rule.Rule{{Limit: math.MaxInt64, Window: time.Nanosecond}}, 5000, 8},
+		{"small limit, one send per window", []rule.Rule{{Limit: 10, Window: time.Nanosecond}}, 100000, 8},
+		{"small limit, 100 sends per window", []rule.Rule{{Limit: 10, Window: 100}}, 100000, 128},
 		{"small and huge limits", []rule.Rule{{Limit: 10, Window: time.Second}, {Limit: 1 << 40, Window: time.Second}}, 3000, 4096},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,7 +13,7 @@ type history struct {
 	mask    int64   // len(at)-1; -1 while empty
 	base    int64   // the first send index stored since the last reset
 	lo      int64   // no send older than lo is stored (see oldest)
-	need    int64   // how many recent sends the rules need kept, at least 1
+	need    int64   // how many recent sends to keep: a power of two
 	growAt  int64   // storing this send index must grow the history first
 }
 
@@ -23,9 +23,14 @@ func (h *history) oldest(idx int64) int64 {
 	return max(h.lo, idx-h.mask)
 }
 
-// setNeed records that the rules need the last need sends kept.
+// setNeed records that the rules need the last need sends kept. It keeps
+// the power of two the history will grow to, so that a need growing one
+// send at a time comes here once per doubling.
 func (h *history) setNeed(need int64) {
-	h.need = max(need, 1)
+	h.need = 1
+	for h.need < need {
+		h.need <<= 1
+	}
 	h.plan()
 }
 
