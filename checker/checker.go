@@ -75,8 +75,8 @@ type Config struct {
 	// MaxInWindow exactly (rounded up to a power of two). Zero means
 	// max(2*(Limit+1), 65536). It never drops below Limit+1, which deciding
 	// violations needs. The sends are kept once for all rules, in memory
-	// that grows with the sends seen up to what the rules need, so a limit
-	// the log never reaches costs no more than the log.
+	// that grows with the sends seen up to one more than the fullest window
+	// seen, within this bound: a limit the log never reaches costs nothing.
 	MaxTrack int
 	// OnViolation, when set, is called for every violation, in stream order
 	// (the violations of one send in Rules order), with the index of the

@@ -3,11 +3,11 @@ package checker
 import "math"
 
 // history keeps a stream's most recent sends, one history shared by every
-// rule, addressed by the send's index in the
-// stream: send j sits in slot j & mask. It starts small and doubles, before
-// a send some rule still needs would be overwritten, until it holds need
-// sends; so its memory follows the sends actually seen, never a limit that
-// the log does not reach.
+// rule, addressed by the send's index in the stream: send j sits in slot
+// j & mask. It starts small and doubles, before a send some rule still
+// needs would be overwritten, until it holds need sends; so its memory
+// follows the sends actually seen and the fullest window among them, never
+// a limit.
 type history struct {
 	at, ref []int64 // apart, so that deciding a send loads times only
 	mask    int64   // len(at)-1; -1 while empty
