@@ -75,8 +75,8 @@ type Config struct {
 	// MaxInWindow exactly (rounded up to a power of two). Zero means
 	// max(2*(Limit+1), 65536). It never drops below Limit+1, which deciding
 	// violations needs. The sends are kept once for all rules, in memory
-	// that grows with the sends seen up to what the rules need, so a limit
-	// the log never reaches costs no more than the log.
+	// that grows with the sends seen up to one more than the fullest window
+	// seen, within this bound: a limit the log never reaches costs nothing.
 	MaxTrack int
 	// OnViolation, when set, is called for every violation, in stream order
 	// (the violations of one send in Rules order), with the index of the
@@ -183,13 +183,15 @@ func bound(limit int64, track int) int64 {
 	return b
 }
 
-// need returns how many recent sends the rules need kept: Limit+1 to
-// decide violations and m+2 to measure occupancy (m+1 sends for the window
-// that grows the maximum), within each rule's bound.
+// need returns how many recent sends the rules need kept: m+2 for each
+// rule (m+1 sends for the window that grows the maximum, and the send
+// before it), within its bound. Deciding violations needs no more, since a
+// rule looks back min(m, Limit) sends: a limit the stream never reaches
+// costs no memory.
 func (c *Checker) need() int64 {
 	var n int64
 	for _, u := range c.runs {
-		n = max(n, min(max(u.limit, u.m), u.bound-2)+2)
+		n = max(n, min(u.m, u.bound-2)+2)
 	}
 	return n
 }

@@ -182,7 +182,7 @@ func TestManyRulesAgainstBruteForce(t *testing.T) {
 }
 
 // TestHugeLimits: a limit no log reaches gives a verdict with no violation
-// and the exact largest window, in memory that follows the sends, on both
+// and the exact largest window, in memory that follows that window, on both
 // paths (Observe and ObserveBatch). Before the shared, growing history,
 // 2^31 asked for 32 GiB up front and MaxInt64 indexed out of range.
 func TestHugeLimits(t *testing.T) {
@@ -213,7 +213,7 @@ func TestHugeLimits(t *testing.T) {
 					assert.Nil(t, rr.First, what)
 					assert.False(t, rr.MaxSaturated, what)
 					assert.Equal(t, int64(want.max), rr.MaxInWindow, "%s: max in window", what)
-					assert.LessOrEqual(t, len(c.hist.at), max(8, 2*len(ts)), "%s: history for %d sends", what, len(ts))
+					assert.LessOrEqual(t, len(c.hist.at), max(8, 2*(want.max+1)), "%s: history for a window of %d sends", what, want.max)
 				}
 			}
 		}
@@ -236,7 +236,8 @@ func TestHugeLimitFixture(t *testing.T) {
 }
 
 // TestHistoryGrowsWithSends: the shared history doubles with the sends
-// seen while a rule may still need them, and stops at what the rules need.
+// seen while a rule may still need them, and stops at what the rules need:
+// one more than the fullest window seen, whatever the limits.
 func TestHistoryGrowsWithSends(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
@@ -245,8 +246,9 @@ func TestHistoryGrowsWithSends(t *testing.T) {
 		want  int // len of the history after the sends
 	}{
 		{"limit beyond the log", []rule.Rule{{Limit: 1 << 31, Window: time.Hour}}, 1000, 1024},
-		{"limit beyond the log, spread out", []rule.Rule{{Limit: math.MaxInt64, Window: time.Nanosecond}}, 5000, 8192},
-		{"small limit", []rule.Rule{{Limit: 10, Window: time.Nanosecond}}, 100000, 16},
+		{"limit beyond the log, one send per window", []rule.Rule{{Limit: math.MaxInt64, Window: time.Nanosecond}}, 5000, 8},
+		{"small limit, one send per window", []rule.Rule{{Limit: 10, Window: time.Nanosecond}}, 100000, 8},
+		{"small limit, 100 sends per window", []rule.Rule{{Limit: 10, Window: 100}}, 100000, 128},
 		{"small and huge limits", []rule.Rule{{Limit: 10, Window: time.Second}, {Limit: 1 << 40, Window: time.Second}}, 3000, 4096},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,10 +6,10 @@
 // exactly t[i]-t[i-N] < W, so the checker keeps one history of recent send
 // times for all the rules of a stream and decides each send against every
 // rule in one pass, in O(1) time per rule. The history grows with the sends
-// seen, up to what the rules need (N+1 sends, or more to measure the largest
-// window exactly, within a bound per rule; see Config.MaxTrack). Its memory
-// is bounded by the most demanding rule, however long the log, and by the
-// log's length, however large N.
+// seen, up to one more than the fullest window seen (within a bound per
+// rule that keeps the largest occupancy exact; see Config.MaxTrack): its
+// memory follows the log's busiest window, however long the log and however
+// large N.
 //
 // The checker imports only the rule package: it never sees the strategies or
 // the simulator whose output it judges.

@@ -3,17 +3,17 @@ package checker
 import "math"
 
 // history keeps a stream's most recent sends, one history shared by every
-// rule, addressed by the send's index in the
-// stream: send j sits in slot j & mask. It starts small and doubles, before
-// a send some rule still needs would be overwritten, until it holds need
-// sends; so its memory follows the sends actually seen, never a limit that
-// the log does not reach.
+// rule, addressed by the send's index in the stream: send j sits in slot
+// j & mask. It starts small and doubles, before a send some rule still
+// needs would be overwritten, until it holds need sends; so its memory
+// follows the sends actually seen and the fullest window among them, never
+// a limit.
 type history struct {
 	at, ref []int64 // apart, so that deciding a send loads times only
 	mask    int64   // len(at)-1; -1 while empty
 	base    int64   // the first send index stored since the last reset
 	lo      int64   // no send older than lo is stored (see oldest)
-	need    int64   // how many recent sends the rules need kept, at least 1
+	need    int64   // how many recent sends to keep: a power of two
 	growAt  int64   // storing this send index must grow the history first
 }
 
@@ -23,9 +23,14 @@ func (h *history) oldest(idx int64) int64 {
 	return max(h.lo, idx-h.mask)
 }
 
-// setNeed records that the rules need the last need sends kept.
+// setNeed records that the rules need the last need sends kept. It keeps
+// the power of two the history will grow to, so that a need growing one
+// send at a time comes here once per doubling.
 func (h *history) setNeed(need int64) {
-	h.need = max(need, 1)
+	h.need = 1
+	for h.need < need {
+		h.need <<= 1
+	}
 	h.plan()
 }
 
@@ -44,8 +49,14 @@ func (h *history) grow(idx int64) {
 	n := max(2*(h.mask+1), 8)
 	at, ref := make([]int64, n), make([]int64, n)
 	from := max(h.lo, idx-h.mask-1)
-	for j := from; j < idx; j++ {
-		at[j&(n-1)], ref[j&(n-1)] = h.at[j&h.mask], h.ref[j&h.mask]
+	// Copy [from, idx) in runs contiguous in the old history, two at most;
+	// n being a multiple of its length, they are contiguous in the new.
+	for j := from; j < idx; {
+		s, d := j&h.mask, j&(n-1)
+		k := min(idx-j, h.mask+1-s)
+		copy(at[d:d+k], h.at[s:s+k])
+		copy(ref[d:d+k], h.ref[s:s+k])
+		j += k
 	}
 	h.at, h.ref, h.mask, h.lo = at, ref, n-1, from
 	h.plan()
