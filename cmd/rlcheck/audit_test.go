@@ -42,6 +42,7 @@ func TestAuditJSONSafe(t *testing.T) {
 			Name string
 			Safe *struct {
 				Workloads []struct {
+					Workload           string
 					RunsWithViolations int `json:"runs_with_violations"`
 					Rules              []struct {
 						Violations  int64
@@ -59,10 +60,10 @@ func TestAuditJSONSafe(t *testing.T) {
 			continue
 		}
 		for _, w := range s.Safe.Workloads {
-			assert.Zero(t, w.RunsWithViolations, "%s: runs with violations in %+v", s.Name, w)
-			for _, r := range w.Rules {
-				assert.Zero(t, r.Violations, "%s: violations in %+v", s.Name, w)
-				assert.LessOrEqual(t, r.MaxInWindow, r.Limit, "%s: most in one window, in %+v", s.Name, w)
+			assert.Zero(t, w.RunsWithViolations, "%s on %s: runs with violations in %+v", s.Name, w.Workload, w)
+			for i, r := range w.Rules {
+				assert.Zero(t, r.Violations, "%s on %s: violations of rule %d in %+v", s.Name, w.Workload, i, w)
+				assert.LessOrEqual(t, r.MaxInWindow, r.Limit, "%s on %s: most in one window of rule %d, in %+v", s.Name, w.Workload, i, w)
 			}
 		}
 	}
