@@ -62,7 +62,7 @@ func TestAssertCompliantBoundaries(t *testing.T) {
 			var ft fakeTB
 			got := rlchecktest.AssertCompliantNs(&ft, tc.sends, two)
 			assert.Equal(t, tc.ok, got, "verdict on %v under %v", tc.sends, two)
-			assert.Equal(t, tc.ok, len(ft.errors) == 0, "no failure reported on %v under %v: %q", tc.sends, two, ft.errors)
+			assert.Equal(t, tc.ok, len(ft.errors) == 0, "whether %v under %v passes without a failure reported; reported: %q", tc.sends, two, ft.errors)
 		})
 	}
 }

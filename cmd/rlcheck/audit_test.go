@@ -5,6 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/internal/golden"
 )
 
 func TestAuditGolden(t *testing.T) {
@@ -20,10 +25,9 @@ func TestAuditGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
 			out, errOut, code := run(t, "", tt.args...)
-			if code != 0 || errOut != "" {
-				t.Fatalf("exit %d, stderr %q", code, errOut)
-			}
-			golden(t, filepath.Join("audit", tt.golden), out)
+			require.Equal(t, exitOK, code, "exit code; stderr %q", errOut)
+			require.Empty(t, errOut, "stderr")
+			golden.Assert(t, filepath.Join("audit", tt.golden), out)
 		})
 	}
 }
@@ -31,15 +35,14 @@ func TestAuditGolden(t *testing.T) {
 // TestAuditJSONSafe checks the acceptance point through the command: every
 // library strategy gets a suggested setting with no violation anywhere.
 func TestAuditJSONSafe(t *testing.T) {
-	out, _, code := run(t, "", "audit", "--rules", "5/1s,12/3s", "--format", "json", "--seeds", "2", "--verify", "5")
-	if code != 0 {
-		t.Fatalf("exit %d", code)
-	}
+	out, errOut, code := run(t, "", "audit", "--rules", "5/1s,12/3s", "--format", "json", "--seeds", "2", "--verify", "5")
+	require.Equal(t, exitOK, code, "exit code; stderr %q", errOut)
 	var rep struct {
 		Strategies []struct {
 			Name string
 			Safe *struct {
 				Workloads []struct {
+					Workload           string
 					RunsWithViolations int `json:"runs_with_violations"`
 					Rules              []struct {
 						Violations  int64
@@ -50,22 +53,17 @@ func TestAuditJSONSafe(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Strategies) != 3 {
-		t.Fatalf("%d strategies", len(rep.Strategies))
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Len(t, rep.Strategies, 3, "strategies audited")
 	for _, s := range rep.Strategies {
-		if s.Safe == nil {
-			t.Errorf("%s: no safe setting", s.Name)
+		if !assert.NotNil(t, s.Safe, "%s: no safe setting", s.Name) {
 			continue
 		}
 		for _, w := range s.Safe.Workloads {
-			for _, r := range w.Rules {
-				if w.RunsWithViolations != 0 || r.Violations != 0 || r.MaxInWindow > r.Limit {
-					t.Errorf("%s: %+v", s.Name, w)
-				}
+			assert.Zero(t, w.RunsWithViolations, "%s on %s: runs with violations in %+v", s.Name, w.Workload, w)
+			for i, r := range w.Rules {
+				assert.Zero(t, r.Violations, "%s on %s: violations of rule %d in %+v", s.Name, w.Workload, i, w)
+				assert.LessOrEqual(t, r.MaxInWindow, r.Limit, "%s on %s: most in one window of rule %d, in %+v", s.Name, w.Workload, i, w)
 			}
 		}
 	}
@@ -83,8 +81,7 @@ func TestAuditUsage(t *testing.T) {
 		{"audit", "--rules", "5/1s", "extra"},
 	} {
 		_, errOut, code := run(t, "", args...)
-		if code != exitUsage || !strings.HasPrefix(errOut, "rlcheck: ") {
-			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
-		}
+		assert.Equal(t, exitUsage, code, "%v: exit code; stderr %q", args, errOut)
+		assert.True(t, strings.HasPrefix(errOut, "rlcheck: "), "%v: stderr %q does not start with \"rlcheck: \"", args, errOut)
 	}
 }

@@ -4,21 +4,21 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestCheckMetricsFile(t *testing.T) {
 	dir := t.TempDir()
 	log := filepath.Join(dir, "sends.txt")
 	// Six sends in one second, then a quiet one: 5/1s breaks once.
-	if err := os.WriteFile(log, []byte("0\n0.1\n0.2\n0.3\n0.4\n0.5\n3\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(log, []byte("0\n0.1\n0.2\n0.3\n0.4\n0.5\n3\n"), 0o644))
 	prom := filepath.Join(dir, "check.prom")
 	for _, extra := range [][]string{nil, {"--plot", filepath.Join(dir, "p.svg")}} {
 		args := append([]string{"check", "--rules", "5/1s,12/3s", "--metrics", prom, log}, extra...)
-		if _, errOut, code := run(t, "", args...); code != exitViolations {
-			t.Fatalf("%v: exit %d, %s", args, code, errOut)
-		}
+		_, errOut, code := run(t, "", args...)
+		require.Equal(t, exitViolations, code, "%v: exit code; stderr %q", args, errOut)
 		fams := readProm(t, prom)
 		got := map[string]float64{}
 		for _, name := range []string{"rlcheck_rule_usage_ratio", "rlcheck_violations_total"} {
@@ -43,13 +43,6 @@ func TestCheckMetricsFile(t *testing.T) {
 			want["rlcheck_rule_usage_ratio 5/1s mean"] = 6.0 / 3 / 5
 			want["rlcheck_rule_usage_ratio 12/3s mean"] = (3.0 + 2.9 + 2.8 + 2.7 + 2.6 + 2.5) / 3 / 12
 		}
-		if len(got) != len(want) {
-			t.Errorf("%v: got %v", extra, got)
-		}
-		for k, v := range want {
-			if g, ok := got[k]; !ok || g-v > 1e-9 || v-g > 1e-9 {
-				t.Errorf("%v: %s = %v, want %v", extra, k, g, v)
-			}
-		}
+		assert.InDeltaMapValues(t, want, got, 1e-9, "%v: the series written", extra)
 	}
 }

@@ -6,6 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/internal/golden"
 )
 
 const (
@@ -31,10 +36,9 @@ func TestCheckGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
 			out, errOut, code := run(t, "", tt.args...)
-			if code != tt.code || errOut != "" {
-				t.Fatalf("exit %d (want %d), stderr %q", code, tt.code, errOut)
-			}
-			golden(t, filepath.Join("check", tt.golden), out)
+			require.Equal(t, tt.code, code, "exit code; stderr %q", errOut)
+			require.Empty(t, errOut, "stderr")
+			golden.Assert(t, filepath.Join("check", tt.golden), out)
 		})
 	}
 }
@@ -48,9 +52,7 @@ func TestCheckFixtureCounts(t *testing.T) {
 		want []int64
 	}{{seqLog, 1, []int64{2, 0}}, {combLog, 0, []int64{0, 0}}} {
 		out, _, code := run(t, "", "check", "--rules", "5/1s,12/3s", "--format", "json", tt.log)
-		if code != tt.code {
-			t.Errorf("%s: exit %d, want %d", tt.log, code, tt.code)
-		}
+		assert.Equal(t, tt.code, code, "%s: exit code", tt.log)
 		var res struct {
 			Sends int64
 			Rules []struct {
@@ -59,38 +61,29 @@ func TestCheckFixtureCounts(t *testing.T) {
 				Violations int64
 			}
 		}
-		if err := json.Unmarshal([]byte(out), &res); err != nil {
-			t.Fatal(err)
-		}
-		if res.Sends != 30 || len(res.Rules) != 2 || res.Rules[0].Window != "1s" || res.Rules[1].Window != "3s" {
-			t.Fatalf("%s: %+v", tt.log, res)
-		}
+		require.NoError(t, json.Unmarshal([]byte(out), &res), out)
+		require.Equal(t, int64(30), res.Sends, "%s: sends in %+v", tt.log, res)
+		require.Len(t, res.Rules, 2, "%s: rules in %+v", tt.log, res)
+		require.Equal(t, []string{"1s", "3s"}, []string{res.Rules[0].Window, res.Rules[1].Window}, "%s: windows in %+v", tt.log, res)
 		for i, w := range tt.want {
-			if res.Rules[i].Violations != w {
-				t.Errorf("%s: %s has %d violations, want %d", tt.log, res.Rules[i].Rule, res.Rules[i].Violations, w)
-			}
+			assert.Equal(t, w, res.Rules[i].Violations, "%s: violations of %s", tt.log, res.Rules[i].Rule)
 		}
 	}
 }
 
 func TestCheckStdin(t *testing.T) {
 	data, err := os.ReadFile(seqLog)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	out, _, code := run(t, string(data), "check", "--rules", "5/1s,12/3s", "-")
-	if code != 1 || !strings.Contains(out, "FAIL: 2 violations (5/1s: 2)") {
-		t.Errorf("exit %d, output:\n%s", code, out)
-	}
+	assert.Equal(t, exitViolations, code, "exit code")
+	assert.Contains(t, out, "FAIL: 2 violations (5/1s: 2)")
 }
 
 func TestCheckErrors(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
 		return p
 	}
 	bad := write("bad.txt", "0.5\n1.5\noops\n")
@@ -116,26 +109,21 @@ func TestCheckErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, errOut, code := run(t, "", tt.args...)
-			if code != 2 {
-				t.Errorf("exit %d, want 2", code)
-			}
-			if out != "" {
-				t.Errorf("stdout %q, want nothing", out)
-			}
-			if !strings.HasPrefix(errOut, "rlcheck: ") || !strings.Contains(errOut, tt.want) {
-				t.Errorf("stderr %q\nwant it to contain %q", errOut, tt.want)
-			}
+			assert.Equal(t, exitUsage, code, "exit code")
+			assert.Empty(t, out, "stdout")
+			assert.True(t, strings.HasPrefix(errOut, "rlcheck: "), "stderr %q does not start with \"rlcheck: \"", errOut)
+			assert.Contains(t, errOut, tt.want, "stderr")
 		})
 	}
 }
 
 func TestCheckSkipInvalid(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.txt")
-	os.WriteFile(p, []byte("0\n0.1\nbad\n0.2\n"), 0o644)
+	require.NoError(t, os.WriteFile(p, []byte("0\n0.1\nbad\n0.2\n"), 0o644))
 	out, _, code := run(t, "", "check", "--rules", "2/1s", "--skip-invalid", p)
-	if code != 1 || !strings.Contains(out, "skipped 1 invalid line of") || !strings.Contains(out, ":3: not a timestamp") {
-		t.Errorf("exit %d, output:\n%s", code, out)
-	}
+	assert.Equal(t, exitViolations, code, "exit code")
+	assert.Contains(t, out, "skipped 1 invalid line of")
+	assert.Contains(t, out, ":3: not a timestamp")
 }
 
 func TestCheckFleetGolden(t *testing.T) {
@@ -155,10 +143,9 @@ func TestCheckFleetGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.golden, func(t *testing.T) {
 			out, errOut, code := run(t, "", tt.args...)
-			if code != tt.code || errOut != "" {
-				t.Fatalf("exit %d (want %d), stderr %q\n%s", code, tt.code, errOut, out)
-			}
-			golden(t, filepath.Join("check", tt.golden), out)
+			require.Equal(t, tt.code, code, "exit code; stderr %q, stdout:\n%s", errOut, out)
+			require.Empty(t, errOut, "stderr")
+			golden.Assert(t, filepath.Join("check", tt.golden), out)
 		})
 	}
 }
@@ -166,27 +153,24 @@ func TestCheckFleetGolden(t *testing.T) {
 func TestCheckContractAndAccessLog(t *testing.T) {
 	bunched := "../../sendlog/accesslog/testdata/seconds/bunched.log"
 	out, errOut, code := run(t, "", "check", "--input-format", "nginx", "--rules", "5/1s", bunched)
-	if code != 1 || !strings.Contains(out, "5/1s  5           10") {
-		t.Errorf("bunched: exit %d, stderr %q\n%s", code, errOut, out)
-	}
-	out, _, code = run(t, "", "check", "--contract", "../../testdata/contracts/api.yaml", "--input-format", "nginx", bunched)
-	if code != 0 || !strings.Contains(out, "10000/24h") || !strings.Contains(out, "in flight: at most 4 allowed") {
-		t.Errorf("contract: exit %d\n%s", code, out)
-	}
+	assert.Equal(t, exitViolations, code, "bunched: exit code; stderr %q", errOut)
+	assert.Contains(t, out, "5/1s  5           10", "bunched")
+	out, errOut, code = run(t, "", "check", "--contract", "../../testdata/contracts/api.yaml", "--input-format", "nginx", bunched)
+	assert.Equal(t, exitOK, code, "contract: exit code; stderr %q", errOut)
+	assert.Contains(t, out, "10000/24h", "contract")
+	assert.Contains(t, out, "in flight: at most 4 allowed", "contract")
 	_, errOut, code = run(t, "", "check", "--input-format", "nginx", "--rules", "5/1s", "--status", "5xx", bunched)
-	if code != 2 || !strings.Contains(errOut, "the filters left out all 10 requests") {
-		t.Errorf("filtered: exit %d, stderr %q", code, errOut)
-	}
+	assert.Equal(t, exitUsage, code, "filtered: exit code")
+	assert.Contains(t, errOut, "the filters left out all 10 requests", "filtered")
 	_, errOut, code = run(t, "", "check", "--rules", "5/1s", "--status", "5xx", seqLog)
-	if code != 2 || !strings.Contains(errOut, "give --input-format nginx or apache") {
-		t.Errorf("filter on a plain log: exit %d, stderr %q", code, errOut)
-	}
+	assert.Equal(t, exitUsage, code, "filter on a plain log: exit code")
+	assert.Contains(t, errOut, "give --input-format nginx or apache", "filter on a plain log")
 	bad := filepath.Join(t.TempDir(), "c.yaml")
-	os.WriteFile(bad, []byte("rules: [5/1s]\nmax_inflight: 3\n"), 0o644)
+	require.NoError(t, os.WriteFile(bad, []byte("rules: [5/1s]\nmax_inflight: 3\n"), 0o644))
 	_, errOut, code = run(t, "", "check", "--contract", bad, seqLog)
-	if code != 2 || !strings.Contains(errOut, bad+":2:") || !strings.Contains(errOut, "max_inflight") {
-		t.Errorf("bad contract: exit %d, stderr %q", code, errOut)
-	}
+	assert.Equal(t, exitUsage, code, "bad contract: exit code")
+	assert.Contains(t, errOut, bad+":2:", "bad contract")
+	assert.Contains(t, errOut, "max_inflight", "bad contract")
 }
 
 func TestCheckGitHubActions(t *testing.T) {
@@ -194,19 +178,16 @@ func TestCheckGitHubActions(t *testing.T) {
 	t.Setenv("GITHUB_ACTIONS", "true")
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
 	out, _, code := run(t, "", "check", "--rules", "5/1s,12/3s", seqLog)
-	if code != 1 || !strings.HasPrefix(out, "::error file=") {
-		t.Errorf("under GITHUB_ACTIONS: exit %d\n%s", code, out)
-	}
+	assert.Equal(t, exitViolations, code, "under GITHUB_ACTIONS: exit code")
+	assert.True(t, strings.HasPrefix(out, "::error file="), "under GITHUB_ACTIONS, the output does not start with an annotation:\n%s", out)
 	md, err := os.ReadFile(summary)
-	if err != nil || !strings.Contains(string(md), "5/1s") {
-		t.Errorf("step summary %q, %v", md, err)
+	if assert.NoError(t, err, "step summary") {
+		assert.Contains(t, string(md), "5/1s", "step summary")
 	}
 	out, _, _ = run(t, "", "check", "--format", "text", "--rules", "5/1s", seqLog)
-	if !strings.Contains(out, "FAIL: 2 violations") {
-		t.Errorf("--format text under GITHUB_ACTIONS:\n%s", out)
-	}
+	assert.Contains(t, out, "FAIL: 2 violations", "--format text under GITHUB_ACTIONS")
 	out, _, code = run(t, "", "check", "--format", "junit", "--rules", "5/1s,12/3s", seqLog)
-	if code != 1 || !strings.Contains(out, "<testsuite") || !strings.Contains(out, "<failure") {
-		t.Errorf("junit: exit %d\n%s", code, out)
-	}
+	assert.Equal(t, exitViolations, code, "junit: exit code")
+	assert.Contains(t, out, "<testsuite", "junit")
+	assert.Contains(t, out, "<failure", "junit")
 }

@@ -6,7 +6,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestDocs runs every "$ rlcheck …" command shown in a console block of
@@ -16,6 +20,11 @@ import (
 // program. "a | b" pipes a's stdout into b; "$ echo $?" shows the exit
 // status of the command before it. Blocks holding any other command are
 // left alone. With -update the shown outputs are rewritten.
+//
+// The examples run in parallel, in process: Execute keeps no state between
+// calls, and a command shown on several pages runs once. Those that reach
+// a Redis of their own run first, alone, because go-redis keeps its logger
+// in a package variable that --redis-url sets.
 func TestDocs(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		// The outputs are deterministic, so the race detector would only
@@ -24,41 +33,87 @@ func TestDocs(t *testing.T) {
 	}
 	t.Chdir("../..")
 	t.Setenv("GITHUB_ACTIONS", "") // the documented output is the terminal's
+	if os.Getenv("GOGC") == "" {
+		// check lowers the process-wide GC percent while it runs unless
+		// GOGC is set; parallel checks would restore each other's value.
+		t.Setenv("GOGC", "100")
+	}
 	pages := []string{"README.md", "docs/simulate.md", "docs/audit.md", "docs/redis.md", "docs/access-logs.md", "docs/go-api.md"}
+	runs := docRuns{}
 	total := 0
 	for _, page := range pages {
 		data, err := os.ReadFile(page)
 		if os.IsNotExist(err) {
 			continue
 		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		md := string(data)
 		exs := docExamples(md)
 		total += len(exs)
 		for i := range exs {
+			runs.add(exs[i].cmd)
+			if i > 0 && exs[i].cmd == "echo $?" && exs[i-1].cmd != "echo $?" {
+				exs[i].prev = exs[i-1].cmd
+			}
+		}
+		for i := range exs {
 			ex := &exs[i]
 			t.Run(filepath.Base(page)+"/"+ex.cmd, func(t *testing.T) {
-				ex.got, ex.code = runDocCommand(ex.cmd, ex.prevCode)
+				if !strings.Contains(ex.cmd, "--redis-") {
+					t.Parallel()
+				}
+				ex.got = runs.output(ex.cmd, ex.prev)
 				ex.ran = true
-				if ex.got != ex.want && !*update {
-					t.Errorf("%s shows, for\n$ %s\n%s\nbut it prints\n%s", page, ex.cmd, ex.want, ex.got)
+				if !*update {
+					assert.Equal(t, ex.want, ex.got, "%s shows the expected output for\n$ %s\nbut the command prints the actual one", page, ex.cmd)
 				}
 			})
-			if i+1 < len(exs) && exs[i+1].cmd == "echo $?" {
-				exs[i+1].prevCode = ex.code
-			}
 		}
 		if *update {
-			if err := os.WriteFile(page, []byte(rewriteDocs(md, exs)), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			// After the parallel examples are done, before the directory
+			// is restored.
+			t.Cleanup(func() {
+				assert.NoError(t, os.WriteFile(page, []byte(rewriteDocs(md, exs)), 0o644))
+			})
 		}
 	}
-	if total < 3 {
-		t.Fatalf("found %d examples; the parser is probably broken", total)
+	require.GreaterOrEqual(t, total, 3, "examples found; the parser is probably broken")
+}
+
+// docRuns runs each distinct shown command once, whichever example asks
+// first, and keeps what it printed and its exit status.
+type docRuns map[string]*docRun
+
+type docRun struct {
+	once sync.Once
+	out  string
+	code int
+}
+
+// add notes a command; every command is added before the examples run.
+func (r docRuns) add(cmd string) {
+	if _, ok := r[cmd]; !ok && cmd != "echo $?" {
+		r[cmd] = &docRun{}
 	}
+}
+
+func (r docRuns) run(cmd string) (string, int) {
+	d := r[cmd]
+	d.once.Do(func() { d.out, d.code = runDocCommand(cmd) })
+	return d.out, d.code
+}
+
+// output is what cmd prints; for "echo $?", the exit status of prev.
+func (r docRuns) output(cmd, prev string) string {
+	if cmd == "echo $?" {
+		code := 0
+		if prev != "" {
+			_, code = r.run(prev)
+		}
+		return strconv.Itoa(code) + "\n"
+	}
+	out, _ := r.run(cmd)
+	return out
 }
 
 type docExample struct {
@@ -66,17 +121,13 @@ type docExample struct {
 	start     int // line index of the "$" line
 	end       int // line index after the last output line
 	got       string
-	ran       bool // -run may select a few examples; only those are rewritten
-	code      int  // the exit status of cmd, for a following "echo $?"
-	prevCode  int
+	ran       bool   // -run may select a few examples; only those are rewritten
+	prev      string // for "echo $?", the command whose exit status it shows ("": none, 0)
 }
 
 // runDocCommand runs one shown command and returns what it prints and its
 // exit status.
-func runDocCommand(cmd string, prevCode int) (string, int) {
-	if cmd == "echo $?" {
-		return strconv.Itoa(prevCode) + "\n", 0
-	}
+func runDocCommand(cmd string) (string, int) {
 	var stdin, out, errOut string
 	code := 0
 	for _, stage := range strings.Split(cmd, " | ") {

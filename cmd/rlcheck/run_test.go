@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestRunCommand runs the seed scenario twice, 20 times faster than real
@@ -13,12 +16,8 @@ import (
 func TestRunCommand(t *testing.T) {
 	out, errOut, code := run(t, "", "run", "../../scenarios/seed.yaml", "--speed", "20", "--repeat", "2", "--seeds", "20",
 		"--strategies", "sequential,combined,gated")
-	if code != exitOK && code != exitViolations {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
-	}
-	if !strings.Contains(errOut, "run 2 of 2...") {
-		t.Errorf("no progress on stderr: %q", errOut)
-	}
+	require.Contains(t, []int{exitOK, exitViolations}, code, "exit code; stderr %q", errOut)
+	assert.Contains(t, errOut, "run 2 of 2...", "no progress on stderr")
 	for _, want := range []string{
 		"scenario seed on the real clock: rules 5/50ms, 12/150ms, 30 callers, speed 20, 2 run(s)",
 		"prediction: virtual clock over seeds 1..20",
@@ -26,26 +25,19 @@ func TestRunCommand(t *testing.T) {
 		"measured per run  predicted p5 p50 p95 max  within p5-p95",
 		"timer lateness (each completed sleep's overshoot",
 	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q:\n%s", want, out)
-		}
+		assert.Contains(t, out, want)
 	}
 	for _, name := range []string{"sequential", "combined", "gated"} {
 		row := regexp.MustCompile(`(?m)^` + name + ` +\d/2 +\d+% +5/50ms +\d+ \d+ +\d+ \d+ \d+ \d+ +\d/2 *$`)
-		if !row.MatchString(out) {
-			t.Errorf("no summary row for %s:\n%s", name, out)
-		}
+		assert.Regexp(t, row, out, "no summary row for %s", name)
 	}
-	if (code == exitViolations) != strings.Contains(out, "strategies that must never violate did") {
-		t.Errorf("exit %d does not match the report:\n%s", code, out)
-	}
+	assert.Equal(t, code == exitViolations, strings.Contains(out, "strategies that must never violate did"),
+		"exit %d does not match the report:\n%s", code, out)
 }
 
 func TestRunCommandJSON(t *testing.T) {
 	out, errOut, code := run(t, "", "run", "seed", "--speed", "20", "--seeds", "5", "--strategies", "combined", "--format", "json")
-	if code != exitOK && code != exitViolations {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
-	}
+	require.Contains(t, []int{exitOK, exitViolations}, code, "exit code; stderr %q", errOut)
 	var rep struct {
 		Scenario string
 		Speed    float64
@@ -57,22 +49,19 @@ func TestRunCommandJSON(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("%v:\n%s", err, out)
-	}
-	if rep.Scenario != "seed" || rep.Speed != 20 || len(rep.Runs) != 1 || rep.Runs[0].Strategies[0].Sent != 30 {
-		t.Errorf("report %+v", rep)
-	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	assert.Equal(t, "seed", rep.Scenario, "scenario")
+	assert.Equal(t, 20.0, rep.Speed, "speed")
+	require.Len(t, rep.Runs, 1, "runs in %+v", rep)
+	require.NotEmpty(t, rep.Runs[0].Strategies, "strategies in %+v", rep)
+	assert.Equal(t, 30, rep.Runs[0].Strategies[0].Sent, "sent by %s", rep.Runs[0].Strategies[0].Name)
 }
 
 func TestRunCommandMargin(t *testing.T) {
 	out, errOut, code := run(t, "", "run", "seed", "--speed", "20", "--seeds", "5", "--strategies", "combined", "--margin", "5ms")
-	if code != exitOK && code != exitViolations {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
-	}
-	if !strings.Contains(out, "margin: the limiters enforce every window 5ms wider") || !strings.Contains(out, "rules 5/50ms, 12/150ms") {
-		t.Errorf("output:\n%s", out)
-	}
+	require.Contains(t, []int{exitOK, exitViolations}, code, "exit code; stderr %q", errOut)
+	assert.Contains(t, out, "margin: the limiters enforce every window 5ms wider")
+	assert.Contains(t, out, "rules 5/50ms, 12/150ms")
 }
 
 func TestRunCommandUsage(t *testing.T) {
@@ -90,8 +79,8 @@ func TestRunCommandUsage(t *testing.T) {
 		{"run", "seed", "--speed", "fast"},
 		{"run", "seed", "--margin", "-1ms"},
 	} {
-		if _, errOut, code := run(t, "", args...); code != exitUsage || errOut == "" {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errOut)
-		}
+		_, errOut, code := run(t, "", args...)
+		assert.Equal(t, exitUsage, code, "%v: exit code", args)
+		assert.NotEmpty(t, errOut, "%v: no message on stderr", args)
 	}
 }

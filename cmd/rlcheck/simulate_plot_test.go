@@ -3,27 +3,24 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestSimulatePlot(t *testing.T) {
 	dir := t.TempDir()
 	_, errOut, code := run(t, "", "simulate", "seed", "--plot", dir, "--plot-runs", "20", "--plot-format", "svg")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	require.Equal(t, exitOK, code, "exit code; stderr %q", errOut)
 	for _, name := range []string{"timeline-sequential", "timeline-combined", "comparison", "distribution", "waits"} {
 		p := filepath.Join(dir, name+".svg")
-		st, err := os.Stat(p)
-		if err != nil || st.Size() == 0 {
-			t.Errorf("%s: %v", p, err)
+		if st, err := os.Stat(p); assert.NoError(t, err) {
+			assert.NotZero(t, st.Size(), "%s is empty", p)
 		}
-		if !strings.Contains(errOut, "wrote "+p) {
-			t.Errorf("stderr does not list %s:\n%s", p, errOut)
-		}
+		assert.Contains(t, errOut, "wrote "+p, "stderr does not list %s", p)
 	}
-	if _, errOut, code := run(t, "", "simulate", "seed", "--plot", dir, "--plot-format", "gif"); code != 2 || !strings.Contains(errOut, "--plot-format") {
-		t.Errorf("gif: exit %d, %s", code, errOut)
-	}
+	_, errOut, code = run(t, "", "simulate", "seed", "--plot", dir, "--plot-format", "gif")
+	assert.Equal(t, exitUsage, code, "gif: exit code")
+	assert.Contains(t, errOut, "--plot-format", "gif")
 }

@@ -4,18 +4,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/internal/redistest"
 )
 
 func TestSimulateRedisUnreachableExits2(t *testing.T) {
 	_, errOut, code := run(t, "", "simulate", "clock-skew", "--redis-url", "redis://127.0.0.1:1/0")
-	if code != 2 || !strings.Contains(errOut, "cannot reach Redis at redis://127.0.0.1:1/0") {
-		t.Fatalf("exit %d, stderr %q; want 2 and the unreachable address", code, errOut)
-	}
+	assert.Equal(t, exitUsage, code, "unreachable: exit code")
+	assert.Contains(t, errOut, "cannot reach Redis at redis://127.0.0.1:1/0", "unreachable: stderr should name the address")
 	_, errOut, code = run(t, "", "simulate", "clock-skew", "--redis-url", "redis://x", "--redis-cluster", "127.0.0.1:1")
-	if code != 2 || !strings.Contains(errOut, "not both") {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
-	}
+	assert.Equal(t, exitUsage, code, "--redis-url with --redis-cluster: exit code")
+	assert.Contains(t, errOut, "not both", "--redis-url with --redis-cluster")
 }
 
 // TestSimulateRedisSameEverywhere: the embedded miniredis, a real server and
@@ -24,14 +25,14 @@ func TestSimulateRedisUnreachableExits2(t *testing.T) {
 func TestSimulateRedisSameEverywhere(t *testing.T) {
 	args := []string{"simulate", "clock-skew", "--callers", "150"}
 	embedded, errOut, code := run(t, "", args...)
-	if code != 0 || errOut != "" {
-		t.Fatalf("embedded: exit %d, stderr %q", code, errOut)
-	}
+	require.Equal(t, exitOK, code, "embedded: exit code; stderr %q", errOut)
+	require.Empty(t, errOut, "embedded: stderr")
 	lines := strings.Split(embedded, "\n")
-	if len(lines) < 5 || !strings.HasPrefix(lines[3], "redis   ") || !strings.HasSuffix(lines[3], " 0       0") ||
-		!strings.HasPrefix(lines[4], "redis-client-time") || strings.HasSuffix(lines[4], " 0       0") {
-		t.Fatalf("want redis clean and redis-client-time violating:\n%s", embedded)
-	}
+	require.GreaterOrEqual(t, len(lines), 5, "embedded: output lines:\n%s", embedded)
+	require.True(t, strings.HasPrefix(lines[3], "redis   ") && strings.HasSuffix(lines[3], " 0       0"),
+		"want redis clean:\n%s", embedded)
+	require.True(t, strings.HasPrefix(lines[4], "redis-client-time") && !strings.HasSuffix(lines[4], " 0       0"),
+		"want redis-client-time violating:\n%s", embedded)
 	s := redistest.Start(t)
 	c := redistest.StartCluster(t)
 	for _, tc := range []struct {
@@ -43,8 +44,8 @@ func TestSimulateRedisSameEverywhere(t *testing.T) {
 		{"cluster", []string{"--redis-cluster", strings.Join(c.Addrs(), ",")}},
 	} {
 		out, errOut, code := run(t, "", append(args, tc.extra...)...)
-		if code != 0 || errOut != "" || out != embedded {
-			t.Errorf("%s: exit %d, stderr %q, output:\n%s\nwant, as embedded:\n%s", tc.name, code, errOut, out, embedded)
-		}
+		assert.Equal(t, exitOK, code, "%s: exit code; stderr %q", tc.name, errOut)
+		assert.Empty(t, errOut, "%s: stderr", tc.name)
+		assert.Equal(t, embedded, out, "%s: output, against the embedded Redis's", tc.name)
 	}
 }

@@ -6,6 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/internal/golden"
 )
 
 // raceEnabled skips the long simulations under the race detector, which
@@ -36,10 +41,9 @@ func TestSimulateGolden(t *testing.T) {
 				t.Skip("long simulation")
 			}
 			out, errOut, code := run(t, "", tt.args...)
-			if code != 0 || errOut != "" {
-				t.Fatalf("exit %d, stderr %q", code, errOut)
-			}
-			golden(t, filepath.Join("simulate", tt.golden), out)
+			require.Equal(t, exitOK, code, "exit code; stderr %q", errOut)
+			require.Empty(t, errOut, "stderr")
+			golden.Assert(t, filepath.Join("simulate", tt.golden), out)
 		})
 	}
 }
@@ -47,23 +51,18 @@ func TestSimulateGolden(t *testing.T) {
 func TestSimulateTwiceIsByteIdentical(t *testing.T) {
 	a, _, _ := run(t, "", "simulate", "seed", "--format", "json")
 	b, _, _ := run(t, "", "simulate", "seed", "--format", "json")
-	if a != b || a == "" {
-		t.Fatal("two runs of one scenario and seed differ")
-	}
+	require.NotEmpty(t, a, "simulate printed nothing")
+	require.Equal(t, a, b, "two runs of one scenario and seed differ")
 	c, _, _ := run(t, "", "simulate", "seed", "--format", "json", "--seed", "2")
-	if c == a {
-		t.Fatal("seeds 1 and 2 gave the same output")
-	}
+	assert.NotEqual(t, a, c, "seeds 1 and 2 gave the same output")
 }
 
 // TestSimulateLogAgreesWithCheck pipes each strategy's send log into
 // rlcheck check and compares its counts with the simulator's.
 func TestSimulateLogAgreesWithCheck(t *testing.T) {
 	for _, scn := range []string{"seed", "gate-order"} {
-		out, _, code := run(t, "", "simulate", scn, "--format", "json")
-		if code != 0 {
-			t.Fatalf("%s: exit %d", scn, code)
-		}
+		out, errOut, code := run(t, "", "simulate", scn, "--format", "json")
+		require.Equal(t, exitOK, code, "%s: exit code; stderr %q", scn, errOut)
 		var sim struct {
 			Strategies []struct {
 				Name  string
@@ -75,9 +74,7 @@ func TestSimulateLogAgreesWithCheck(t *testing.T) {
 				}
 			}
 		}
-		if err := json.Unmarshal([]byte(out), &sim); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, json.Unmarshal([]byte(out), &sim), out)
 		for _, st := range sim.Strategies {
 			var rules []string
 			var total int64
@@ -86,27 +83,24 @@ func TestSimulateLogAgreesWithCheck(t *testing.T) {
 				total += r.Violations
 			}
 			log, table, code := run(t, "", "simulate", scn, "--strategy", st.Name, "--log", "-")
-			if code != 0 || !strings.Contains(table, st.Name) || strings.Count(log, "\n") != st.Sends {
-				t.Fatalf("%s %s: exit %d, %d log lines for %d sends, table on stderr %q", scn, st.Name, code, strings.Count(log, "\n"), st.Sends, table)
-			}
+			require.Equal(t, exitOK, code, "%s %s: exit code; stderr %q", scn, st.Name, table)
+			require.Contains(t, table, st.Name, "%s %s: the table on stderr", scn, st.Name)
+			require.Equal(t, st.Sends, strings.Count(log, "\n"), "%s %s: log lines, against the sends", scn, st.Name)
 			chk, _, code := run(t, log, "check", "--rules", strings.Join(rules, ","), "--format", "json", "-")
-			if want := map[bool]int{true: 1, false: 0}[total > 0]; code != want {
-				t.Fatalf("%s %s: check exit %d, want %d", scn, st.Name, code, want)
+			want := exitOK
+			if total > 0 {
+				want = exitViolations
 			}
+			require.Equal(t, want, code, "%s %s: check exit code for %d violations", scn, st.Name, total)
 			var rep struct {
 				Sends int
 				Rules []struct{ Violations int64 }
 			}
-			if err := json.Unmarshal([]byte(chk), &rep); err != nil {
-				t.Fatal(err)
-			}
-			if rep.Sends != st.Sends {
-				t.Fatalf("%s %s: check read %d sends, simulate made %d", scn, st.Name, rep.Sends, st.Sends)
-			}
+			require.NoError(t, json.Unmarshal([]byte(chk), &rep), chk)
+			require.Equal(t, st.Sends, rep.Sends, "%s %s: sends check read, against those simulate made", scn, st.Name)
+			require.Len(t, rep.Rules, len(st.Rules), "%s %s: rules", scn, st.Name)
 			for i, r := range st.Rules {
-				if rep.Rules[i].Violations != r.Violations {
-					t.Errorf("%s %s rule %d: check counts %d, simulate %d", scn, st.Name, i, rep.Rules[i].Violations, r.Violations)
-				}
+				assert.Equal(t, r.Violations, rep.Rules[i].Violations, "%s %s rule %d: check's count, against simulate's", scn, st.Name, i)
 			}
 		}
 	}
@@ -119,30 +113,23 @@ func itoa(n int) string {
 
 func TestSimulateLogFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sends.txt")
-	out, _, code := run(t, "", "simulate", "seed", "--strategy", "sequential", "--log", path)
-	if code != 0 || !strings.Contains(out, "sequential") {
-		t.Fatalf("exit %d, %q", code, out)
-	}
+	out, errOut, code := run(t, "", "simulate", "seed", "--strategy", "sequential", "--log", path)
+	require.Equal(t, exitOK, code, "exit code; stderr %q", errOut)
+	require.Contains(t, out, "sequential", "the table on stdout")
 	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) != 30 || lines[0] != "0.000000000" {
-		t.Fatalf("log %q...", lines[:min(3, len(lines))])
-	}
+	require.Len(t, lines, 30, "log lines")
+	require.Equal(t, "0.000000000", lines[0], "first line")
 	for _, l := range lines {
-		if _, frac, _ := strings.Cut(l, "."); len(frac) != 9 {
-			t.Fatalf("line %q has not 9 fractional digits", l)
-		}
+		_, frac, _ := strings.Cut(l, ".")
+		require.Len(t, frac, 9, "line %q has not 9 fractional digits", l)
 	}
 }
 
 func TestSimulateUsageErrors(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
-	if err := os.WriteFile(bad, []byte("rules: [5/1s]\nstrategies: [combined]\ncallers: 3\ncalers: 4\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, os.WriteFile(bad, []byte("rules: [5/1s]\nstrategies: [combined]\ncallers: 3\ncalers: 4\n"), 0o644))
 	tests := []struct {
 		args []string
 		want string
@@ -158,8 +145,8 @@ func TestSimulateUsageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		out, errOut, code := run(t, "", tt.args...)
-		if code != 2 || out != "" || !strings.Contains(errOut, tt.want) {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 naming %q", tt.args, code, out, errOut, tt.want)
-		}
+		assert.Equal(t, exitUsage, code, "%v: exit code", tt.args)
+		assert.Empty(t, out, "%v: stdout", tt.args)
+		assert.Contains(t, errOut, tt.want, "%v: stderr", tt.args)
 	}
 }
