@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlcheck/rlcheck/audit"
+	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies/libs"
@@ -82,6 +83,8 @@ Exit status: 0 when the audit ran (violations are results), 2 for bad flags.`,
 	f.StringVar(&o.lateness, "lateness", "", "timer lateness: a duration or a distribution (default uniform(100us, 3ms))")
 	f.StringVar(&o.opCost, "op-cost", "", "cost of each caller step (default uniform(3us, 6us))")
 	f.BoolVar(&o.noSearch, "no-search", false, "audit the given setting only")
+	cmd.RegisterFlagCompletionFunc("format", cli.Words("text", "json"))
+	cmd.RegisterFlagCompletionFunc("boundary", cli.Words("half-open", "closed"))
 	return cmd
 }
 

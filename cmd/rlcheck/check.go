@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/internal/progress"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/plots"
@@ -125,6 +126,9 @@ flags or bad input.`,
 	f.BoolVar(&o.perFile, "per-file", false, "check each file on its own instead of merging them")
 	f.BoolVar(&o.skipInvalid, "skip-invalid", false, "skip and count bad lines instead of failing")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress bar (it shows only on a terminal, for inputs over 8 MB, and never under CI)")
+	cmd.RegisterFlagCompletionFunc("format", cli.Words(logcheck.Formats...))
+	cmd.RegisterFlagCompletionFunc("input-format", cli.Words(cli.InputFormats...))
+	cmd.RegisterFlagCompletionFunc("boundary", cli.Words("half-open", "closed"))
 	return cmd
 }
 
@@ -224,6 +228,12 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 		if o.perFile {
 			return errors.New("--plot draws one chart: it does not go with --per-file")
 		}
+	}
+	if err := cli.PrepareFile(o.plot); err != nil {
+		return err
+	}
+	if err := cli.PrepareFile(o.metrics); err != nil {
+		return err
 	}
 	o.cfg = logcheck.Config{
 		Rules: rules, Boundary: b, List: o.list, MaxInFlight: o.maxInFlight,

@@ -2,12 +2,13 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rlcheck/rlcheck/buildinfo"
+	"github.com/rlcheck/rlcheck/internal/cli"
 )
 
 // Exit codes: results are 0 (every rule held) or 1 (violations found);
@@ -82,7 +83,7 @@ func Execute(args []string, in io.Reader, out, errOut io.Writer) int {
 	case errors.Is(err, errViolations):
 		return exitViolations
 	default:
-		fmt.Fprintln(errOut, "rlcheck:", err)
+		cli.PrintError(errOut, err, os.Getenv("GITHUB_ACTIONS") == "true")
 		return exitUsage
 	}
 }

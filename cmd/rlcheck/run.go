@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/realrun"
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
@@ -85,12 +86,15 @@ wrong (sequential, gated-rates-first, ...) are results, not failures.`,
 	f.Float64Var(&o.speed, "speed", 1, "run time this many times faster")
 	f.IntVar(&o.repeat, "repeat", 1, "run the scenario N times")
 	f.IntVar(&o.seeds, "seeds", 1000, "seeds of the virtual-clock prediction")
-	f.Int64Var(&o.overrides.seed, "seed", -1, "seed of arrivals and call durations, and the first seed of the prediction (default the scenario's)")
+	f.Var(&o.overrides.seed, "seed", "seed of arrivals and call durations, and the first seed of the prediction (default: the scenario's)")
 	f.StringVar(&o.overrides.strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.StringVar(&o.overrides.lateness, "lateness", "", "timer lateness the prediction models: a duration or a distribution (default the scenario's)")
 	f.DurationVar(&o.margin, "margin", 0, "widen every window the limiters enforce by this much (the checker keeps the rules as written)")
 	f.BoolVar(&o.wallEpoch, "wall-epoch", false, "give strategies Unix time, so fixed windows start at an arbitrary phase, instead of time from the run's start as the simulator does")
+	cmd.ValidArgsFunction = cli.Scenario
+	cmd.RegisterFlagCompletionFunc("format", cli.Words("text", "json"))
+	cmd.RegisterFlagCompletionFunc("strategies", cli.Strategies())
 	return cmd
 }
 

@@ -6,14 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
 )
 
 // scenarioOverrides are the flags simulate and run share to adjust a loaded
-// scenario; an empty string or a negative seed leaves the scenario's own.
+// scenario; an empty string or an unset seed leaves the scenario's own.
 type scenarioOverrides struct {
-	seed       int64
+	seed       cli.OptionalUint
 	strategies string
 	lateness   string
 	opCost     string
@@ -24,14 +25,11 @@ type scenarioOverrides struct {
 func (o *scenarioOverrides) load(cmd *cobra.Command, path string) (*scenarios.Scenario, error) {
 	scn, err := scenarios.Load(path)
 	if err != nil {
-		return nil, err
+		return nil, cli.ScenarioError(path, err)
 	}
 	sc := &scn.Scenario
-	if cmd.Flags().Changed("seed") {
-		if o.seed < 0 {
-			return nil, fmt.Errorf("--seed must not be negative")
-		}
-		sc.Seed = uint64(o.seed)
+	if o.seed.Given {
+		sc.Seed = o.seed.Value
 	}
 	if o.strategies != "" {
 		sc.Strategies = nil

@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/plots"
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
@@ -83,7 +84,7 @@ flags or a bad scenario.`,
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.IntVar(&o.runs, "runs", 0, "repeat over N seeds and report statistics")
-	f.Int64Var(&o.overrides.seed, "seed", -1, "seed (default the scenario's)")
+	f.Var(&o.overrides.seed, "seed", "seed (default: the scenario's)")
 	f.StringVar(&o.overrides.strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
 	f.StringVar(&o.strategy, "strategy", "", "strategy whose sends --log writes (default the first run)")
 	f.StringVar(&o.logPath, "log", "", "write a send log to FILE, or - for standard output")
@@ -98,6 +99,10 @@ flags or a bad scenario.`,
 	f.IntVar(&o.plotRuns, "plot-runs", 1000, "seeds for the distribution chart when --runs is not given")
 	f.StringVar(&o.redisURL, "redis-url", "", "run the redis strategies on this server (redis://host:port/db) instead of an in-process one")
 	f.StringVar(&o.redisCluster, "redis-cluster", "", "run the redis strategies on this Redis Cluster (host:port,host:port,...)")
+	cmd.ValidArgsFunction = cli.Scenario
+	cmd.RegisterFlagCompletionFunc("format", cli.Words("text", "json"))
+	cmd.RegisterFlagCompletionFunc("strategies", cli.Strategies())
+	cmd.RegisterFlagCompletionFunc("plot-format", cli.Words("png", "svg"))
 	return cmd
 }
 
@@ -105,8 +110,11 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	if o.format != "text" && o.format != "json" {
 		return fmt.Errorf("--format %q: want text or json", o.format)
 	}
-	if o.runs < 0 || o.plotRuns < 1 {
-		return fmt.Errorf("--runs must not be negative, and --plot-runs must be positive")
+	if o.runs < 0 {
+		return fmt.Errorf("--runs %d: want 0 (one run) or more", o.runs)
+	}
+	if o.plotRuns < 1 {
+		return fmt.Errorf("--plot-runs %d: want 1 or more", o.plotRuns)
 	}
 	if o.plotFormat != "png" && o.plotFormat != "svg" {
 		return fmt.Errorf("--plot-format %q: want png or svg", o.plotFormat)
@@ -137,12 +145,20 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 		o.strategy = sc.Strategies[0]
 	}
 	o.scn = scn
-	return nil
+	if o.logPath != "-" {
+		if err := cli.PrepareFile(o.logPath); err != nil {
+			return err
+		}
+	}
+	if err := cli.PrepareFile(o.metrics); err != nil {
+		return err
+	}
+	return cli.PrepareDir(o.plotDir)
 }
 
 func (o *simulateOptions) run(s streams) error {
 	sc := &o.scn.Scenario
-	opt, closeRedis, err := o.redisOptions()
+	opt, closeRedis, err := cli.Redis(o.redisURL, o.redisCluster)
 	if err != nil {
 		return err
 	}
@@ -180,7 +196,7 @@ func (o *simulateOptions) run(s streams) error {
 			return err
 		}
 	}
-	return o.writeLog(s, res.SendsOf(o.strategy))
+	return cli.WriteTo(o.logPath, s.out, func(w io.Writer) error { return simulate.WriteLog(w, res.SendsOf(o.strategy)) })
 }
 
 // plot runs the scenario over seeds (--runs, else --plot-runs) and writes
@@ -199,22 +215,4 @@ func (o *simulateOptions) plot(s streams, opt simulate.Options) error {
 		fmt.Fprintln(s.errOut, "wrote", f)
 	}
 	return err
-}
-
-func (o *simulateOptions) writeLog(s streams, sends []int64) error {
-	switch o.logPath {
-	case "":
-		return nil
-	case "-":
-		return simulate.WriteLog(s.out, sends)
-	}
-	f, err := os.Create(o.logPath)
-	if err != nil {
-		return err
-	}
-	if err := simulate.WriteLog(f, sends); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -12,20 +12,21 @@ import (
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
 )
 
-// redisOptions connects to the Redis that --redis-url or --redis-cluster
-// name; with neither, strategies that need Redis get an in-process one.
-func (o *simulateOptions) redisOptions() (simulate.Options, func(), error) {
-	if o.redisURL == "" && o.redisCluster == "" {
+// Redis connects to the Redis that --redis-url (url) or --redis-cluster
+// (a comma-separated list of addresses) name; with neither, strategies that
+// need Redis get an in-process one. The func closes the connection.
+func Redis(url, clusterList string) (simulate.Options, func(), error) {
+	if url == "" && clusterList == "" {
 		return simulate.Options{}, func() {}, nil
 	}
 	var cluster []string
-	for _, a := range strings.Split(o.redisCluster, ",") {
+	for _, a := range strings.Split(clusterList, ",") {
 		if a = strings.TrimSpace(a); a != "" {
 			cluster = append(cluster, a)
 		}
 	}
 	redis.SetLogger(quietRedis{}) // its retries would clutter stderr; errors still reach us
-	c, err := redislimit.Dial(context.Background(), o.redisURL, cluster, 5*time.Second)
+	c, err := redislimit.Dial(context.Background(), url, cluster, 5*time.Second)
 	if err != nil {
 		return simulate.Options{}, nil, fmt.Errorf("simulate: %w", err)
 	}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlcheck/rlcheck/scenarios"
+	"github.com/rlcheck/rlcheck/simulate"
+)
+
+// InputFormats are the values of check --input-format.
+var InputFormats = []string{"auto", "plain", "csv", "jsonl", "nginx", "apache"}
+
+// Words completes a flag from a fixed list of values.
+func Words(words ...string) cobra.CompletionFunc {
+	return cobra.FixedCompletions(words, cobra.ShellCompDirectiveNoFileComp)
+}
+
+// List completes a comma-separated list of words: what was typed up to
+// the last comma stays, and the words not yet in the list follow it.
+func List(words []string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		done, given := "", map[string]bool{}
+		if i := strings.LastIndex(toComplete, ","); i >= 0 {
+			done = toComplete[:i+1]
+			for _, w := range strings.Split(toComplete[:i], ",") {
+				given[strings.TrimSpace(w)] = true
+			}
+		}
+		var out []string
+		for _, w := range words {
+			if !given[w] && strings.HasPrefix(done+w, toComplete) {
+				out = append(out, done+w)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+}
+
+// Strategies completes --strategies, a comma-separated list.
+func Strategies() cobra.CompletionFunc { return List(simulate.StrategyNames()) }
+
+// Scenario completes a command's one scenario argument: the shipped
+// names, and files when no name matches.
+func Scenario(_ *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, n := range scenarios.Names() {
+		if strings.HasPrefix(n, toComplete) {
+			out = append(out, n)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
