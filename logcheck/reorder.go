@@ -253,11 +253,13 @@ type reorder struct {
 	viewed    int      // tail entries the last release handed out
 	maxSeen   int64
 	maxLine   int64
+	lastLine  int64 // the last line read
 	seen      bool
 	disorder  Disorder
 	budget    *budget
 	counted   int // entries counted in budget
-	compactAt int
+	compactAt int // the tail length that calls for compacting
+	compacted int // the tail length after compacting
 }
 
 // minCompact is the tail length below which compacting is not worth a pass.
@@ -324,19 +326,39 @@ func (r *reorder) push(b *sendlog.Batch, keyOf func(b *sendlog.Batch, i int) int
 			}
 		}
 	}
-	r.account()
-	if r.tail.len() > r.compactAt || r.budget.held > r.budget.max {
-		r.tail.compact()
-		r.compactAt = max(minCompact, 2*r.tail.len())
-		r.account()
+	if n := len(b.Line); n > 0 {
+		r.lastLine = b.Line[n-1]
 	}
-	if r.budget.held > r.budget.max && len(b.Line) > 0 {
-		return r.overBudget(b.Line[len(b.Line)-1])
+	r.account()
+	if r.tail.len() > r.compactAt {
+		r.compact()
 	}
 	return nil
 }
 
-func (r *reorder) overBudget(line int64) error {
+func (r *reorder) compact() {
+	r.tail.compact()
+	r.compacted = r.tail.len()
+	r.compactAt = max(minCompact, 2*r.compacted)
+	r.account()
+}
+
+// bound fails when the sends held over every input pass the budget. Call
+// it before reading on, once release has nothing more to give: what is
+// held then, the verdicts still need.
+func (r *reorder) bound() error {
+	if r.budget.held <= r.budget.max {
+		return nil
+	}
+	// Compact first, if the tail grew by a quarter since it last was, so
+	// that compacting stays amortized O(1) a send.
+	r.settle()
+	if r.tail.len() > r.compacted+r.compacted/4 {
+		r.compact()
+		if r.budget.held <= r.budget.max {
+			return nil
+		}
+	}
 	max := r.budget.max
 	msg := fmt.Sprintf("more than %d sends lie within --max-disorder %v of the newest, and each must be held until no later line can precede it (--max-buffered %d): raise --max-buffered, or lower --max-disorder",
 		max, time.Duration(r.horizon), max)
@@ -344,7 +366,7 @@ func (r *reorder) overBudget(line int64) error {
 		msg = fmt.Sprintf("--sort holds the whole input, and it has more than %d sends to hold (--max-buffered %d): raise --max-buffered, or drop --sort and set --max-disorder",
 			max, max)
 	}
-	return &sendlog.InputError{File: r.name, Line: line, Msg: msg}
+	return &sendlog.InputError{File: r.name, Line: r.lastLine, Msg: msg}
 }
 
 // pushSorted appends a batch in bulk when it is in time order and starts

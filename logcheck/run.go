@@ -156,6 +156,9 @@ type stream struct {
 
 // fill reads the next batch into the reorder buffer.
 func (s *stream) fill() error {
+	if err := s.ro.bound(); err != nil {
+		return err
+	}
 	b, err := s.rd.NextBatch()
 	if err == io.EOF {
 		s.eof = true
