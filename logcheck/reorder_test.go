@@ -333,3 +333,47 @@ func BenchmarkEqualInstants(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mlines/s")
 }
+
+// TestSortMergesInputs: --sort over several shuffled inputs gives the
+// verdict of their concatenation sorted stably by time, ties in the order
+// the files were named, first violation included.
+func TestSortMergesInputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	rules := []rule.Rule{{Limit: 3, Window: 10 * time.Millisecond}, {Limit: 20, Window: 100 * time.Millisecond}}
+	for iter := range 20 {
+		type send struct {
+			at   int64
+			file int
+			line int64
+		}
+		var all []send
+		var inputs []Input
+		for f := range 3 {
+			n := 1 + rng.IntN(400)
+			ts := make([]int64, n)
+			for i := range ts {
+				ts[i] = 1_767_225_600_000_000_000 + int64(rng.IntN(300))*int64(time.Millisecond)
+				all = append(all, send{ts[i], f, int64(i + 2)})
+			}
+			inputs = append(inputs, Input{Name: fmt.Sprintf("h%d.csv", f), R: strings.NewReader(csvOf(ts, nil))})
+		}
+		res, err := Run(inputs, Config{Rules: rules, Sort: true})
+		require.NoError(t, err)
+		sort.SliceStable(all, func(i, j int) bool { return all[i].at < all[j].at })
+		ts := make([]int64, len(all))
+		for i, s := range all {
+			ts[i] = s.at
+		}
+		want, err := checker.Check(ts, checker.Config{Rules: rules})
+		require.NoError(t, err)
+		for r := range rules {
+			got := res.Groups[0].Report.Rules[r]
+			require.Equal(t, want.Rules[r].Violations, got.Violations, "iter %d %v", iter, rules[r])
+			if w := want.Rules[r].First; w != nil {
+				s := all[w.Send.Ref]
+				require.NotNil(t, got.First)
+				assert.Equal(t, MakeRef(s.file, s.line), Ref(got.First.Send.Ref), "iter %d %v: first violation", iter, rules[r])
+			}
+		}
+	}
+}
