@@ -12,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
@@ -48,10 +51,9 @@ func csvOf(ts []int64, keys []string) string {
 func gz(t *testing.T, s string) []byte {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
-	if _, err := zw.Write([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-	zw.Close()
+	_, err := zw.Write([]byte(s))
+	require.NoError(t, err)
+	require.NoError(t, zw.Close())
 	return buf.Bytes()
 }
 
@@ -80,29 +82,20 @@ func TestMergeEqualsSortedConcatenation(t *testing.T) {
 		inputs = append(inputs, Input{Name: fmt.Sprintf("host%d.csv.gz", f), R: bytes.NewReader(gz(t, csvOf(ts, nil)))})
 	}
 	res, err := Run(inputs, Config{Rules: testRules, MaxDisorder: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	slices.Sort(all)
 	want, err := checker.Check(all, checker.Config{Rules: testRules})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Sends != int64(len(all)) {
-		t.Fatalf("merged %d sends, want %d", res.Sends, len(all))
-	}
+	require.NoError(t, err)
+	require.Equal(t, int64(len(all)), res.Sends, "merged sends")
 	got := violations(res)
 	for i := range testRules {
-		if got[i] != want.Rules[i].Violations || res.Groups[0].Report.Rules[i].MaxInWindow != want.Rules[i].MaxInWindow {
-			t.Errorf("%v: merged %d violations (max %d), sorted concatenation %d (max %d)", testRules[i], got[i],
-				res.Groups[0].Report.Rules[i].MaxInWindow, want.Rules[i].Violations, want.Rules[i].MaxInWindow)
-		}
+		assert.Equal(t, want.Rules[i].Violations, got[i], "%v: violations, sorted concatenation against merged", testRules[i])
+		assert.Equal(t, want.Rules[i].MaxInWindow, res.Groups[0].Report.Rules[i].MaxInWindow, "%v: max in window", testRules[i])
 	}
-	if got[0] == 0 {
-		t.Error("the generated fleet should break 10/1s somewhere; the test proves nothing")
-	}
-	if len(res.Files) != 8 || res.Files[3].Sends != int64(per) || res.Files[3].Format != "csv" {
-		t.Errorf("files = %+v", res.Files[3])
+	assert.NotZero(t, got[0], "the generated fleet should break 10/1s somewhere; the test proves nothing")
+	if assert.Len(t, res.Files, 8) {
+		assert.Equal(t, int64(per), res.Files[3].Sends)
+		assert.Equal(t, "csv", res.Files[3].Format)
 	}
 }
 
@@ -127,28 +120,22 @@ func TestShuffledWithinHorizon(t *testing.T) {
 		shuffled[i] = ts[j]
 	}
 	res, err := Run([]Input{{Name: "s.csv", R: strings.NewReader(csvOf(shuffled, nil))}}, Config{Rules: testRules, MaxDisorder: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	want, _ := checker.Check(ts, checker.Config{Rules: testRules})
 	for i := range testRules {
-		if got := res.Totals[i].Violations; got != want.Rules[i].Violations {
-			t.Errorf("%v: shuffled %d, sorted %d", testRules[i], got, want.Rules[i].Violations)
-		}
+		assert.Equal(t, want.Rules[i].Violations, res.Totals[i].Violations, "%v: shuffled against sorted", testRules[i])
 	}
-	if res.Disorder.Lines == 0 || res.Disorder.Max > 2*time.Second || res.Disorder.Max < time.Second {
-		t.Errorf("disorder = %+v", res.Disorder)
-	}
+	assert.NotZero(t, res.Disorder.Lines)
+	assert.LessOrEqual(t, res.Disorder.Max, 2*time.Second)
+	assert.GreaterOrEqual(t, res.Disorder.Max, time.Second)
 	// The same log with a 1 s horizon is refused, naming a line.
 	_, err = Run([]Input{{Name: "s.csv", R: strings.NewReader(csvOf(shuffled, nil))}}, Config{Rules: testRules, MaxDisorder: time.Second})
-	if err == nil || !strings.Contains(err.Error(), "s.csv:") || !strings.Contains(err.Error(), "beyond the reorder horizon") {
-		t.Errorf("1 s horizon: %v", err)
-	}
+	assert.ErrorContains(t, err, "s.csv:")
+	assert.ErrorContains(t, err, "beyond the reorder horizon")
 	// --sort takes any order.
 	res, err = Run([]Input{{Name: "s.csv", R: strings.NewReader(csvOf(shuffled, nil))}}, Config{Rules: testRules, Sort: true})
-	if err != nil || res.Totals[0].Violations != want.Rules[0].Violations {
-		t.Errorf("sorted: %v, %v", err, res)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, want.Rules[0].Violations, res.Totals[0].Violations, "sorted")
 }
 
 // TestPerKeyAgainstBruteForce compares per-key counts with the O(n²)
@@ -167,28 +154,20 @@ func TestPerKeyAgainstBruteForce(t *testing.T) {
 		res, err := Run([]Input{{Name: "k.csv", R: strings.NewReader(csvOf(ts, keys))}}, Config{
 			Rules: rules, Read: sendlog.Options{KeyCol: "key"}, MaxDisorder: time.Second,
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		byKey := map[string][]int64{}
 		for i, k := range keys {
 			byKey[k] = append(byKey[k], ts[i])
 		}
-		if len(res.Groups) != len(byKey) {
-			t.Fatalf("%d groups, %d keys", len(res.Groups), len(byKey))
-		}
+		require.Len(t, res.Groups, len(byKey))
 		var prev int64 = 1 << 62
 		for _, g := range res.Groups {
 			for r, rl := range rules {
-				if want := bruteViolations(byKey[g.Key], rl); g.Report.Rules[r].Violations != want {
-					t.Fatalf("iter %d key %s %v: %d violations, brute force %d", iter, g.Key, rl, g.Report.Rules[r].Violations, want)
-				}
+				require.Equal(t, bruteViolations(byKey[g.Key], rl), g.Report.Rules[r].Violations, "iter %d key %s %v against brute force", iter, g.Key, rl)
 			}
-			if v := g.Violations(); v > prev {
-				t.Fatalf("groups not worst first: %d after %d", v, prev)
-			} else {
-				prev = v
-			}
+			v := g.Violations()
+			require.LessOrEqual(t, v, prev, "groups not worst first")
+			prev = v
 		}
 	}
 }
@@ -234,9 +213,7 @@ func TestInFlightAgainstSweep(t *testing.T) {
 			Rules: []rule.Rule{{Limit: 1 << 20, Window: time.Second}}, MaxInFlight: capN,
 			Read: sendlog.Options{EndCol: "end", Unit: sendlog.UnitNanos},
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		var wantViol, wantPeak int64
 		for i := range starts {
 			inFlight := int64(0) // calls before i (in start order) still running at starts[i]
@@ -254,9 +231,8 @@ func TestInFlightAgainstSweep(t *testing.T) {
 			wantPeak = max(wantPeak, inFlight)
 		}
 		f := res.InFlight
-		if f.Violations != wantViol || f.Peak != wantPeak {
-			t.Fatalf("iter %d cap %d: violations %d peak %d; sweep says %d and %d", iter, capN, f.Violations, f.Peak, wantViol, wantPeak)
-		}
+		require.Equal(t, wantViol, f.Violations, "iter %d cap %d: violations against the sweep", iter, capN)
+		require.Equal(t, wantPeak, f.Peak, "iter %d cap %d: peak against the sweep", iter, capN)
 	}
 }
 
@@ -280,14 +256,9 @@ func TestIdleKeysReleaseMemory(t *testing.T) {
 	}
 	// The sweep visits one key per send, amortized: most quiet keys are
 	// released by the end, and none that is still inside its window.
-	if idle < keys/2 {
-		t.Errorf("%d of %d quiet keys released", idle, keys)
-	}
-	if last := tab.groups[keys-1]; last.idle {
-		t.Error("the key that just sent was released")
-	}
+	assert.GreaterOrEqual(t, idle, keys/2, "quiet keys released")
+	assert.False(t, tab.groups[keys-1].idle, "the key that just sent was released")
 	tab.finish()
-	if res.Totals[0].Violations != keys || res.Totals[0].Groups != keys {
-		t.Errorf("totals %+v: releasing memory lost counts", res.Totals[0])
-	}
+	assert.Equal(t, int64(keys), res.Totals[0].Violations, "releasing memory lost counts")
+	assert.Equal(t, keys, res.Totals[0].Groups, "releasing memory lost counts")
 }

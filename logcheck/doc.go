@@ -6,4 +6,9 @@
 // It is the library behind `rlcheck check`; everything the command does can
 // be called from Go: Run checks, and Write reports the results as text, JSON,
 // JUnit or GitHub Actions commands (WriteMetricsFile for Prometheus).
+//
+// Memory follows the rules, not the input: a send is held only while a late
+// line may still precede it (sends at one instant as one entry), and
+// Config.MaxBuffered bounds what is held, --sort included, with an error
+// naming the bound. Each late line costs O(log n).
 package logcheck

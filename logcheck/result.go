@@ -72,6 +72,10 @@ type Result struct {
 	Sends       int64
 	First, Last int64
 	Disorder    Disorder
+	// PeakBuffered is the most entries held at once to put late lines in
+	// place (a run of sends at one instant counts once); Config.MaxBuffered
+	// bounds it.
+	PeakBuffered int
 	// Groups holds one verdict per key, worst first (most violations, then
 	// key order); a single group when the logs are not split per key.
 	Groups   []Group

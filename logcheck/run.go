@@ -1,9 +1,10 @@
 package logcheck
 
 import (
-	"cmp"
+	"errors"
+	"fmt"
 	"io"
-	"slices"
+	"math"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -29,9 +30,15 @@ type Config struct {
 	// MaxDisorder is how far out of time order a send may arrive in its
 	// input and still be put in its place.
 	MaxDisorder time.Duration
-	// Sort reads every input into memory and sorts it, for logs with no
-	// order at all.
+	// Sort holds every input whole and sorts it, for logs with no order at
+	// all.
 	Sort bool
+	// MaxBuffered bounds the sends held at once over all inputs: those
+	// within MaxDisorder of the newest, which a late line may still
+	// precede, or with Sort every send. Past it Run fails with an error
+	// naming the bound rather than grow without end. Sends at one instant
+	// from consecutive lines are held as one. 0 means DefaultMaxBuffered.
+	MaxBuffered int
 	// KeepTimes keeps every group's send times in Group.Times, for charts
 	// (8 bytes a send).
 	KeepTimes bool
@@ -40,6 +47,20 @@ type Config struct {
 // Run reads the inputs as one stream merged by time (the provider sees the
 // sum) and checks it. Bad input is returned as *sendlog.InputError.
 func Run(inputs []Input, cfg Config) (*Result, error) {
+	if cfg.MaxBuffered < 0 {
+		return nil, fmt.Errorf("--max-buffered %d: want 1 or more", cfg.MaxBuffered)
+	}
+	if cfg.MaxDisorder < 0 {
+		return nil, errors.New("--max-disorder: want 0 or more")
+	}
+	bud := &budget{max: cfg.MaxBuffered, sort: cfg.Sort}
+	if bud.max == 0 {
+		bud.max = DefaultMaxBuffered
+	}
+	horizon := int64(cfg.MaxDisorder)
+	if cfg.Sort {
+		horizon = math.MaxInt64
+	}
 	res := &Result{Rules: cfg.Rules, Boundary: cfg.Boundary, MaxInFlight: cfg.MaxInFlight, PerKey: cfg.Read.HasKey()}
 	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res}
 	if !res.PerKey {
@@ -49,7 +70,7 @@ func Run(inputs []Input, cfg Config) (*Result, error) {
 	for i, in := range inputs {
 		streams[i] = &stream{
 			rd: sendlog.NewReader(in.Name, in.R, cfg.Read),
-			ro: reorder{name: in.Name, file: i, horizon: int64(cfg.MaxDisorder)},
+			ro: reorder{name: in.Name, file: i, horizon: horizon, budget: bud},
 		}
 		if res.PerKey {
 			streams[i].keyOf = groups.keyOf
@@ -57,17 +78,15 @@ func Run(inputs []Input, cfg Config) (*Result, error) {
 		defer streams[i].rd.Close()
 	}
 	var err error
-	switch {
-	case cfg.Sort:
-		err = runSorted(streams, groups)
-	case len(streams) == 1:
+	if len(streams) == 1 {
 		err = runSingle(streams[0], groups)
-	default:
+	} else {
 		err = runMerged(streams, groups)
 	}
 	if err != nil {
 		return nil, err
 	}
+	res.PeakBuffered = bud.peak
 	for _, s := range streams {
 		res.Files = append(res.Files, s.info())
 		res.Disorder.Lines += s.ro.disorder.Lines
@@ -81,10 +100,8 @@ func Run(inputs []Input, cfg Config) (*Result, error) {
 // whole.
 func runSingle(s *stream, groups *groupTable) error {
 	for {
-		n := s.ro.ready(s.eof)
-		if n > 0 {
-			groups.observeRun(s.ro.buf.slice(n))
-			s.ro.buf.drop(n)
+		if run := s.ro.release(s.eof); run.len() > 0 {
+			groups.observeRun(run)
 			continue
 		}
 		if s.eof {
@@ -126,32 +143,6 @@ func runMerged(streams []*stream, groups *groupTable) error {
 	return nil
 }
 
-// runSorted reads everything, then sorts by time; ties keep input order,
-// file by file.
-func runSorted(streams []*stream, groups *groupTable) error {
-	var all []item
-	for _, s := range streams {
-		s.ro.horizon = 1<<63 - 1
-		for {
-			if err := s.fill(); err != nil {
-				return err
-			}
-			for i := range s.ro.buf.len() {
-				all = append(all, s.ro.buf.item(i))
-			}
-			s.ro.buf.drop(s.ro.buf.len())
-			if s.eof {
-				break
-			}
-		}
-	}
-	slices.SortStableFunc(all, func(a, b item) int { return cmp.Compare(a.at, b.at) })
-	for _, it := range all {
-		groups.observe(it)
-	}
-	return nil
-}
-
 // stream is one input, read in batches and repaired within the reorder
 // horizon.
 type stream struct {
@@ -159,12 +150,15 @@ type stream struct {
 	ro    reorder
 	keyOf func(b *sendlog.Batch, i int) int32
 	eof   bool
-	next_ int // next released send handed out by next
-	ready int // released sends not yet handed out
+	out   held // released sends, handed out one at a time by next
+	pos   int  // the next of them
 }
 
 // fill reads the next batch into the reorder buffer.
 func (s *stream) fill() error {
+	if err := s.ro.bound(); err != nil {
+		return err
+	}
 	b, err := s.rd.NextBatch()
 	if err == io.EOF {
 		s.eof = true
@@ -179,12 +173,8 @@ func (s *stream) fill() error {
 // next returns the stream's next send in time order, one at a time, for
 // the merge.
 func (s *stream) next() (item, bool, error) {
-	for s.ready == 0 {
-		if s.next_ > 0 {
-			s.ro.buf.drop(s.next_)
-			s.next_ = 0
-		}
-		if s.ready = s.ro.ready(s.eof); s.ready > 0 {
+	for s.pos == s.out.len() {
+		if s.out, s.pos = s.ro.release(s.eof), 0; s.out.len() > 0 {
 			break
 		}
 		if s.eof {
@@ -194,9 +184,8 @@ func (s *stream) next() (item, bool, error) {
 			return item{}, false, err
 		}
 	}
-	it := s.ro.buf.item(s.next_)
-	s.next_++
-	s.ready--
+	it := s.out.item(s.pos)
+	s.pos++
 	return it, true, nil
 }
 

@@ -2,14 +2,14 @@ package sendlog
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math/big"
-	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzTimestamp checks parsed numbers against exact rational arithmetic.
@@ -23,16 +23,12 @@ func FuzzTimestamp(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if got < 0 {
-			t.Fatalf("parse(%q) = %d: negative", s, got)
-		}
+		require.GreaterOrEqual(t, got, int64(0), "parse(%q)", s)
 		if looksLikeDate([]byte(s)) {
 			return
 		}
 		r, ok := new(big.Rat).SetString(strings.TrimPrefix(s, "+"))
-		if !ok {
-			t.Fatalf("parse(%q) = %d, but it is not a number", s, got)
-		}
+		require.True(t, ok, "parse(%q) = %d, but it is not a number", s, got)
 		if unit == UnitAuto {
 			n, _ := parseNumber([]byte(s))
 			unit = UnitSeconds
@@ -42,9 +38,7 @@ func FuzzTimestamp(f *testing.F) {
 		}
 		scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(unit.exp10())), nil))
 		want := new(big.Rat).Mul(r, scale)
-		if !want.IsInt() || want.Num().Cmp(big.NewInt(got)) != 0 {
-			t.Fatalf("parse(%q, %v) = %d, exact value %s", s, unit, got, want.FloatString(3))
-		}
+		require.True(t, want.IsInt() && want.Num().Cmp(big.NewInt(got)) == 0, "parse(%q, %v) = %d, exact value %s", s, unit, got, want.FloatString(3))
 	})
 }
 
@@ -65,26 +59,19 @@ func fuzzReader(t *testing.T, name, text string, opt Options) {
 		}
 		if err != nil {
 			var ie *InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("error %v is not an *InputError", err)
-			}
-			if ie.Line < 0 || ie.Line > lines {
-				t.Fatalf("error names line %d of %d", ie.Line, lines)
-			}
-			if ie.File != name {
-				t.Fatalf("error names file %q", ie.File)
-			}
+			require.ErrorAs(t, err, &ie)
+			require.True(t, ie.Line >= 0 && ie.Line <= lines, "error names line %d of %d", ie.Line, lines)
+			require.Equal(t, name, ie.File)
 			return
 		}
-		if rec.At < 0 || rec.Line <= last || rec.Line > lines {
-			t.Fatalf("bad record %+v after line %d", rec, last)
-		}
+		require.True(t, rec.At >= 0 && rec.Line > last && rec.Line <= lines, "bad record %+v after line %d", rec, last)
 		last = rec.Line
 	}
 }
 
 func FuzzPlain(f *testing.F) {
-	for _, s := range []string{"0.5\n1.5\n", "# c\n\n1\n", "1\r\n2", "\x00", "-1\n", strings.Repeat("1", 70000)} {
+	for _, s := range []string{"0.5\n1.5\n", "# c\n\n1\n", "1\r\n2", "\x00", "-1\n", strings.Repeat("1", 70000),
+		"\ufeff1.5\n2\n", "\ufeff\ufeff1\n", "1700000000000\n1700000000\n", "1700000000\n1700000000000\n", "0\n1700000000000\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -94,7 +81,8 @@ func FuzzPlain(f *testing.F) {
 }
 
 func FuzzCSV(f *testing.F) {
-	for _, s := range []string{"ts,key\n1,a\n", "a,b\n\"1\",\"x,y\"\n", "1,2\n3,4\n", "ts\n", "\"unterminated\n1\n", "ts,ts\n1,2\n"} {
+	for _, s := range []string{"ts,key\n1,a\n", "a,b\n\"1\",\"x,y\"\n", "1,2\n3,4\n", "ts\n", "\"unterminated\n1\n", "ts,ts\n1,2\n",
+		"\ufeffts,key\n1,a\n", "ts,k\n1700000000000,a\n1700000000,b\n"} {
 		f.Add(s, "")
 		f.Add(s, "2")
 	}
@@ -105,7 +93,8 @@ func FuzzCSV(f *testing.F) {
 }
 
 func FuzzJSONL(f *testing.F) {
-	for _, s := range []string{`{"ts":1}` + "\n", `{"time":"2024-01-01T00:00:00Z"}`, `{"a":{"b":1.5}}`, `[1]`, `{"ts":-1}`, `{"ts":1e999}`} {
+	for _, s := range []string{`{"ts":1}` + "\n", `{"time":"2024-01-01T00:00:00Z"}`, `{"a":{"b":1.5}}`, `[1]`, `{"ts":-1}`, `{"ts":1e999}`,
+		"\ufeff" + `{"ts":1}`, `{"ts":1700000000000}` + "\n" + `{"ts":"1700000000"}`} {
 		f.Add(s, "")
 		f.Add(s, "a.b")
 	}
@@ -116,9 +105,15 @@ func FuzzJSONL(f *testing.F) {
 }
 
 func FuzzAuto(f *testing.F) {
-	for _, s := range []string{"1\n2\n", "ts,k\n1,a\n", `{"ts":1}`, "\x1f\x8b\x08garbage"} {
+	for _, s := range []string{"1\n2\n", "ts,k\n1,a\n", `{"ts":1}`, "\x1f\x8b\x08garbage", "\ufeff{\"ts\":1}\n", "\ufeff1\n"} {
 		f.Add(s)
 	}
+	// Gzip cut short, at every tenth byte, and whole.
+	gz := gzipped(f, "ts,k\n1700000000000,a\n1700000000001,b\n1700000000002,c\n")
+	for cut := 1; cut <= len(gz); cut += 10 {
+		f.Add(string(gz[:cut]))
+	}
+	f.Add(string(gz))
 	f.Fuzz(func(t *testing.T, s string) {
 		fuzzReader(t, "f", s, Options{})
 	})
@@ -148,9 +143,9 @@ func FuzzFastCSV(f *testing.F) {
 		p := mk()
 		csvFields([]byte(line), &p.cols, &p.fields)
 		slow, err := p.record(bytes.TrimSpace(p.fields[slotTime]), p.fields[slotKey], nil, nil)
-		if err != nil || slow.At != fast.At || string(slow.Key) != string(fast.Key) {
-			t.Fatalf("%q: fast path %+v, general path %+v (%v)", line, fast, slow, err)
-		}
+		require.NoError(t, err, "%q: the fast path took it", line)
+		require.Equal(t, fast.At, slow.At, "%q", line)
+		require.Equal(t, string(fast.Key), string(slow.Key), "%q", line)
 	})
 }
 
@@ -167,23 +162,18 @@ func FuzzDuration(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if got < 0 || got > int64(maxDuration) {
-			t.Fatalf("parseDuration(%q) = %d: out of range", s, got)
-		}
+		require.True(t, got >= 0 && got <= int64(maxDuration), "parseDuration(%q) = %d: out of range", s, got)
 		if c := s[len(s)-1]; (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') {
-			if d, err := time.ParseDuration(s); err != nil || int64(d) != got {
-				t.Fatalf("parseDuration(%q) = %d, time.ParseDuration says %v, %v", s, got, d, err)
-			}
+			d, err := time.ParseDuration(s)
+			require.NoError(t, err, "parseDuration(%q) = %d", s, got)
+			require.Equal(t, int64(d), got, "parseDuration(%q) against time.ParseDuration", s)
 			return
 		}
 		r, ok := new(big.Rat).SetString(strings.TrimPrefix(s, "+"))
-		if !ok {
-			t.Fatalf("parseDuration(%q) = %d, but it is not a number", s, got)
-		}
+		require.True(t, ok, "parseDuration(%q) = %d, but it is not a number", s, got)
 		scale := new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(unit.exp10())), nil))
-		if want := new(big.Rat).Mul(r, scale); !want.IsInt() || want.Num().Cmp(big.NewInt(got)) != 0 {
-			t.Fatalf("parseDuration(%q, %v) = %d, exact value %s", s, unit, got, want.FloatString(3))
-		}
+		want := new(big.Rat).Mul(r, scale)
+		require.True(t, want.IsInt() && want.Num().Cmp(big.NewInt(got)) == 0, "parseDuration(%q, %v) = %d, exact value %s", s, unit, got, want.FloatString(3))
 	})
 }
 
@@ -222,9 +212,7 @@ func FuzzFastLines(f *testing.F) {
 			opt.KeyCol = "2"
 		}
 		fast, slow := read(s, opt, true), read(s, opt, false)
-		if !slices.Equal(fast, slow) {
-			t.Fatalf("%q:\nfast path %q\ngeneral   %q", s, fast, slow)
-		}
+		require.Equal(t, slow, fast, "%q: fast path against the general path", s)
 	})
 }
 
@@ -243,8 +231,9 @@ func FuzzLeadingDigits(f *testing.F) {
 			want = want*10 + uint64(b[k]-'0')
 			k++
 		}
-		if n != k || (n <= 19 && v != want) {
-			t.Fatalf("leadingDigits(%q) = %d, %d; want %d, %d", s, v, n, want, k)
+		require.Equal(t, k, n, "leadingDigits(%q) digit count", s)
+		if n <= 19 {
+			require.Equal(t, want, v, "leadingDigits(%q) value", s)
 		}
 	})
 }

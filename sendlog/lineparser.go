@@ -39,6 +39,9 @@ type lineParser struct {
 	// checkNUL asks parse to refuse lines with NUL bytes; parseChunk sets
 	// it only for chunks that hold one, sparing the common case a scan.
 	checkNUL bool
+	// chunkUnit is set when the first lines fixed no unit: each chunk then
+	// detects its own, and the Reader holds the chunks to the first.
+	chunkUnit bool
 }
 
 var errSkipLine = errors.New("skip line")
@@ -51,7 +54,7 @@ func (p *lineParser) hasKey() bool { return p.cols[slotKey] >= 0 || p.paths[slot
 
 // clone returns a parser with the same layout and its own scratch state.
 func (p *lineParser) clone() *lineParser {
-	c := &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit, checkNUL: true}
+	c := &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit, checkNUL: true, chunkUnit: p.chunkUnit}
 	if p.access != nil {
 		c.access = &accesslog.Parser{Format: p.access.Format, Filter: p.access.Filter}
 	}

@@ -33,6 +33,16 @@ type batch struct {
 	err      *InputError // parsing stopped here
 	readErr  error       // the source failed after this batch
 	data     []byte      // the chunk, recycled with the batch
+	unit     unitSeen    // with lineParser.chunkUnit: the unit this chunk's integers were read in
+}
+
+// unitSeen is where a chunk's integer timestamps fixed their unit.
+type unitSeen struct {
+	unit     Unit // UnitAuto when the chunk has no integer timestamp
+	digits   int
+	line     int64
+	text     string
+	detected string
 }
 
 // Batch is a run of sends in file order, parsed ahead of the caller. Its
@@ -91,7 +101,7 @@ func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid boo
 	}
 	p.pool.New = func() any { return make([]byte, 0, chunkSize+4096) }
 	p.batches.New = func() any { return new(batch) }
-	go p.produce(br)
+	go p.produce(br, skipInvalid)
 	for range workers {
 		p.wg.Add(1)
 		go func() {
@@ -112,7 +122,7 @@ func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid boo
 }
 
 // produce cuts the input into chunks of whole lines.
-func (p *pipeline) produce(br *bufio.Reader) {
+func (p *pipeline) produce(br *bufio.Reader, skipInvalid bool) {
 	defer close(p.work)
 	var carry []byte
 	seq := 0
@@ -131,29 +141,30 @@ func (p *pipeline) produce(br *bufio.Reader) {
 		buf := p.pool.Get().([]byte)[:0]
 		buf = append(buf, carry...)
 		carry = carry[:0]
-		n, err := io.ReadFull(br, buf[len(buf):cap(buf)])
+		n, err := fill(br, buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		atEOF := err == io.EOF || err == io.ErrUnexpectedEOF
-		if err != nil && !atEOF {
-			send(chunk{data: buf, readErr: err})
-			return
-		}
-		if atEOF {
+		if err == io.EOF {
 			if len(buf) > 0 {
 				send(chunk{data: buf})
 			}
 			return
 		}
+		if err != nil {
+			// Parse the whole lines before the failure, not a cut-off one.
+			send(chunk{data: buf[:bytes.LastIndexByte(buf, '\n')+1], readErr: err})
+			return
+		}
 		cut := bytes.LastIndexByte(buf, '\n')
 		if cut < 0 {
 			// One line fills the chunk: read on to its end, keeping at most
-			// MaxLine of it.
-			long, rest, err := readLongLine(br, buf)
+			// MaxLine of it; past that, only --skip-invalid reads on (to
+			// skip it), the rest stop at once, endless input or not.
+			long, rest, err := readLongLine(br, buf, skipInvalid)
 			if long != nil {
 				if !send(chunk{data: long}) {
 					return
 				}
-			} else if !send(chunk{data: buf[:min(len(buf), 40)], tooLong: true}) {
+			} else if !send(chunk{data: buf[:min(len(buf), 40)], tooLong: true}) || !skipInvalid {
 				return
 			}
 			if err != nil {
@@ -172,9 +183,25 @@ func (p *pipeline) produce(br *bufio.Reader) {
 	}
 }
 
+// fill reads into buf until it is full or the input ends. Unlike
+// io.ReadFull it passes on every error but io.EOF, io.ErrUnexpectedEOF
+// included, so that a source cut short is never taken for an end.
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
 // readLongLine reads the rest of a line that began with start. It returns
-// the whole line when it fits MaxLine, else nil, having drained it.
-func readLongLine(br *bufio.Reader, start []byte) (line, rest []byte, err error) {
+// the whole line when it fits MaxLine, else nil: at once, or with drain,
+// after reading past the line's end.
+func readLongLine(br *bufio.Reader, start []byte, drain bool) (line, rest []byte, err error) {
 	line = append([]byte(nil), start...)
 	for {
 		var b []byte
@@ -183,6 +210,9 @@ func readLongLine(br *bufio.Reader, start []byte) (line, rest []byte, err error)
 			line = append(line, b...)
 			if len(line) > MaxLine+2 {
 				line = nil
+				if !drain {
+					return nil, nil, nil
+				}
 			}
 		}
 		if err != bufio.ErrBufferFull {
@@ -223,6 +253,10 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 		fail(1, c.data, fmt.Sprintf("line longer than %d bytes", MaxLine))
 		return
 	}
+	b.unit = unitSeen{}
+	if lp.chunkUnit {
+		lp.tp.unit, lp.tp.detected = UnitAuto, ""
+	}
 	data := c.data
 	lp.checkNUL = bytes.IndexByte(data, 0) >= 0
 	fast := lp.format == FormatCSV && lp.fastEligible() && !lp.checkNUL && !disableFastPath
@@ -249,6 +283,9 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 			line = line[:n-1]
 		}
 		rec, err := lp.parse(line)
+		if lp.chunkUnit && b.unit.unit == UnitAuto && lp.tp.unit != UnitAuto {
+			b.unit = unitSeen{lp.tp.unit, lp.tp.digits, b.lines, string(line), lp.tp.detected}
+		}
 		if err == errSkipLine {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -141,6 +142,9 @@ func (r *Reader) nextBatch() (*batch, error) {
 			return nil, r.stop(r.finish())
 		}
 		r.cur, r.idx = b, 0
+		if err := r.holdUnit(b); err != nil {
+			return nil, r.stop(err)
+		}
 		for i := range b.Line {
 			b.Line[i] += r.base
 		}
@@ -149,6 +153,23 @@ func (r *Reader) nextBatch() (*batch, error) {
 			return b, nil
 		}
 	}
+}
+
+// holdUnit holds a chunk that detected its own unit to the unit of the
+// chunks before it.
+func (r *Reader) holdUnit(b *batch) error {
+	u, tp := b.unit, &r.lp.tp
+	switch {
+	case u.unit == UnitAuto || u.unit == tp.unit:
+	case tp.unit == UnitAuto:
+		tp.unit, tp.digits = u.unit, u.digits
+		if tp.detected == "" {
+			tp.detected = u.detected
+		}
+	default:
+		return r.errorf(r.base+u.line, []byte(u.text), "%v", mixedUnits(u.digits, tp.unit))
+	}
+	return nil
 }
 
 // endBatch accounts for the batch just handed out, and returns its error.
@@ -172,6 +193,9 @@ func (r *Reader) endBatch() error {
 	}
 	r.base += b.lines
 	r.lines = r.base
+	if b.readErr == errTruncated {
+		return r.errorf(0, nil, "truncated gzip data: the stream is cut off after line %d", r.base)
+	}
 	if b.readErr != nil {
 		return r.errorf(0, nil, "read error after line %d: %v", r.base, b.readErr)
 	}
@@ -219,9 +243,17 @@ func (r *Reader) start() error {
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
+			if err == io.EOF || err == io.ErrUnexpectedEOF {
+				return r.errorf(0, nil, "truncated gzip data: the stream ends inside its header")
+			}
 			return r.errorf(0, nil, "bad gzip data: %v", err)
 		}
-		br = bufio.NewReaderSize(zr, 64<<10)
+		br = bufio.NewReaderSize(gzipSource{zr}, 64<<10)
+	}
+	// A byte-order mark says only that the text is UTF-8: drop it, whatever
+	// the layout.
+	if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
+		br.Discard(len(utf8BOM))
 	}
 	r.br = br
 	lp := r.lp
@@ -244,12 +276,31 @@ func (r *Reader) start() error {
 		lp.access = &accesslog.Parser{Format: f, Filter: r.opt.AccessFilter}
 	}
 	r.detectUnit()
+	lp.chunkUnit = !lp.tp.given && lp.tp.unit == UnitAuto
 	workers := r.opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	r.pipe = startPipeline(r.br, r.base, lp, r.opt.SkipInvalid, workers)
 	return nil
+}
+
+const utf8BOM = "\ufeff"
+
+// errTruncated is a compressed stream that ends before its end marker.
+var errTruncated = errors.New("truncated gzip data")
+
+// gzipSource tells a gzip stream cut short from one that ended: the gzip
+// reader reports the first as io.ErrUnexpectedEOF, which io.ReadFull and
+// friends would take for a normal end.
+type gzipSource struct{ zr *gzip.Reader }
+
+func (g gzipSource) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	if err == io.ErrUnexpectedEOF {
+		err = errTruncated
+	}
+	return n, err
 }
 
 // firstLines returns up to 64 KiB of the lines ahead, without consuming them.

@@ -1,12 +1,12 @@
 package sendlog
 
 import (
-	"bytes"
-	"compress/gzip"
-	"errors"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // readAll returns every record of a log, or the first error.
@@ -56,18 +56,13 @@ func TestFormats(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			recs, _, err := readAll(tt.file, tt.text, tt.opt)
-			if err != nil {
-				t.Fatal(err)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, times(recs))
+			var lines []int64
+			for _, r := range recs {
+				lines = append(lines, r.Line)
 			}
-			got := times(recs)
-			if len(got) != len(tt.want) {
-				t.Fatalf("times = %v, want %v", got, tt.want)
-			}
-			for i := range got {
-				if got[i] != tt.want[i] || recs[i].Line != tt.lines[i] {
-					t.Errorf("record %d = %+v, want at %d line %d", i, recs[i], tt.want[i], tt.lines[i])
-				}
-			}
+			assert.Equal(t, tt.lines, lines)
 		})
 	}
 }
@@ -98,54 +93,33 @@ func TestBadInput(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := readAll(tt.file, tt.text, tt.opt)
 			var ie *InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("err = %v, want an *InputError", err)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("err = %q\nwant it to contain %q", err, tt.want)
-			}
-			if len(err.Error()) > 400 {
-				t.Errorf("error message is %d bytes long", len(err.Error()))
-			}
+			require.ErrorAs(t, err, &ie)
+			assert.ErrorContains(t, err, tt.want)
+			assert.LessOrEqual(t, len(err.Error()), 400, "error message length")
 		})
 	}
 }
 
 func TestSkipInvalid(t *testing.T) {
-	recs, r, err := readAll("s.txt", "1\nx\n2\n-3\n\x00\n4\n", Options{SkipInvalid: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := times(recs); len(got) != 3 || got[2] != 4e9 {
-		t.Errorf("times = %v", got)
-	}
+	long := strings.Repeat("7", 3*MaxLine)
+	recs, r, err := readAll("s.txt", "1\nx\n2\n-3\n\x00\n"+long+"\n4\n", Options{SkipInvalid: true})
+	require.NoError(t, err)
+	assert.Equal(t, []int64{1e9, 2e9, 4e9}, times(recs))
 	n, first := r.Skipped()
-	if n != 3 || first[0].Line != 2 || first[1].Line != 4 || first[2].Line != 5 {
-		t.Errorf("skipped %d: %v", n, first)
+	assert.Equal(t, int64(4), n)
+	var lines []int64
+	for _, e := range first {
+		lines = append(lines, e.Line)
 	}
-	if _, _, err := readAll("s.txt", "x\ny\n", Options{SkipInvalid: true}); err == nil || !strings.Contains(err.Error(), "no valid sends (2 invalid lines skipped") {
-		t.Errorf("all lines invalid: %v", err)
-	}
+	assert.Equal(t, []int64{2, 4, 5, 6}, lines)
+	_, _, err = readAll("s.txt", "x\ny\n", Options{SkipInvalid: true})
+	assert.ErrorContains(t, err, "no valid sends (2 invalid lines skipped")
 }
 
 func TestGzip(t *testing.T) {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	io.WriteString(zw, "ts,key\n1,a\n2,b\n")
-	zw.Close()
-	r := NewReader("a.csv.gz", &buf, Options{})
-	var got []int64
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, rec.At)
-	}
-	if len(got) != 2 || got[1] != 2e9 || r.Format() != FormatCSV {
-		t.Errorf("got %v as %v", got, r.Format())
-	}
+	data := gzipped(t, "ts,key\n1,a\n2,b\n")
+	recs, r, err := readAll("a.csv.gz", string(data), Options{})
+	require.NoError(t, err)
+	assert.Equal(t, []int64{1e9, 2e9}, times(recs))
+	assert.Equal(t, FormatCSV, r.Format())
 }

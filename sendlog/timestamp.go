@@ -245,6 +245,14 @@ type timeParser struct {
 	unit     Unit // as given; UnitAuto until detected
 	given    bool
 	detected string // how the unit was chosen, for the report
+	digits   int    // the digit count the unit was detected from
+}
+
+// mixedUnits is the error for an integer whose digit count points to
+// another unit than the one detected: read in that unit, it would be off by
+// a factor of 1,000 or more.
+func mixedUnits(digits int, unit Unit) error {
+	return fmt.Errorf("a %d-digit integer looks like %s, but earlier integers were taken as %s; set --unit", digits, unitForDigits(digits), unit)
 }
 
 func newTimeParser(u Unit) *timeParser {
@@ -282,10 +290,10 @@ func (p *timeParser) parse(b []byte) (int64, error) {
 		} else {
 			guess := unitForDigits(n.intDigit)
 			if p.unit == UnitAuto {
-				p.unit = guess
+				p.unit, p.digits = guess, n.intDigit
 				p.detected = fmt.Sprintf("%s (detected from %d-digit integers; set --unit to override)", guess, n.intDigit)
-			} else if guess != p.unit && n.intDigit > 10 {
-				return 0, fmt.Errorf("a %d-digit integer looks like %s, but earlier integers were taken as %s; set --unit", n.intDigit, guess, p.unit)
+			} else if guess != p.unit {
+				return 0, mixedUnits(n.intDigit, p.unit)
 			}
 			u = p.unit
 		}
@@ -297,7 +305,7 @@ func (p *timeParser) parse(b []byte) (int64, error) {
 // known; ok is false when the general path must decide (unit not yet
 // detected, a digit count that disagrees with it, overflow).
 func (p *timeParser) fastInt(v uint64, digits int) (int64, bool) {
-	if p.unit == UnitAuto || (!p.given && digits > 10 && unitForDigits(digits) != p.unit) {
+	if p.unit == UnitAuto || !p.digitsAgree(digits) {
 		return 0, false
 	}
 	if v > 1<<63-1 {
@@ -323,7 +331,7 @@ func (p *timeParser) fastScale() (int64, bool) {
 // digitsAgree reports whether an integer of this many digits may be read in
 // the fixed unit without the general path's check.
 func (p *timeParser) digitsAgree(digits int) bool {
-	return p.given || digits <= 10 || unitForDigits(digits) == p.unit
+	return p.given || unitForDigits(digits) == p.unit
 }
 
 // Detected says how timestamps were read, for reports ("decimal seconds",

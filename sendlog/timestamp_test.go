@@ -1,8 +1,10 @@
 package sendlog
 
 import (
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseTimestamp(t *testing.T) {
@@ -31,8 +33,8 @@ func TestParseTimestamp(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := newTimeParser(tt.unit).parse([]byte(tt.in))
-		if err != nil || got != tt.want {
-			t.Errorf("parse(%q, %v) = %d, %v; want %d", tt.in, tt.unit, got, err, tt.want)
+		if assert.NoError(t, err, "parse(%q, %v)", tt.in, tt.unit) {
+			assert.Equal(t, tt.want, got, "parse(%q, %v)", tt.in, tt.unit)
 		}
 	}
 }
@@ -56,21 +58,15 @@ func TestParseTimestampErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := newTimeParser(UnitNanos).parse([]byte(tt.in))
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("parse(%q) error = %v; want one saying %q", tt.in, err, tt.want)
-		}
+		assert.ErrorContains(t, err, tt.want, "parse(%q)", tt.in)
 	}
 }
 
 func TestUnitDetectionHoldsLaterLinesToIt(t *testing.T) {
 	p := newTimeParser(UnitAuto)
-	if _, err := p.parse([]byte("1732945844123456789")); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(p.Detected(), "ns (detected from 19-digit") {
-		t.Errorf("Detected() = %q", p.Detected())
-	}
-	if _, err := p.parse([]byte("1732945844123")); err == nil || !strings.Contains(err.Error(), "set --unit") {
-		t.Errorf("a 13-digit integer after 19-digit ones: %v, want an error", err)
-	}
+	_, err := p.parse([]byte("1732945844123456789"))
+	require.NoError(t, err)
+	assert.Contains(t, p.Detected(), "ns (detected from 19-digit")
+	_, err = p.parse([]byte("1732945844123"))
+	assert.ErrorContains(t, err, "set --unit", "a 13-digit integer after 19-digit ones")
 }

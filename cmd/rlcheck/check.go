@@ -41,6 +41,7 @@ type checkOptions struct {
 	keys         int
 	maxInFlight  int
 	maxDisorder  time.Duration
+	maxBuffered  int
 	sort         bool
 	perFile      bool
 	skipInvalid  bool
@@ -121,6 +122,7 @@ flags or bad input.`,
 	f.IntVar(&o.maxInFlight, "max-in-flight", 0, "check at most N calls in flight at once (needs --end-col or --duration-col)")
 	f.DurationVar(&o.maxDisorder, "max-disorder", 5*time.Second, "how far out of time order a line may arrive and still be put in its place")
 	f.BoolVar(&o.sort, "sort", false, "sort the whole input in memory, for logs with no order at all")
+	f.IntVar(&o.maxBuffered, "max-buffered", logcheck.DefaultMaxBuffered, "hold at most N sends to put late lines in place (or, with --sort, the whole input); past it, fail")
 	f.StringVar(&o.metrics, "metrics", "", "write each rule's peak window usage and violations to FILE.prom (Prometheus text format)")
 	f.StringVar(&o.plot, "plot", "", "draw each rule's window usage over time to FILE.png or FILE.svg (keeps the send times in memory, 8 bytes a send)")
 	f.BoolVar(&o.perFile, "per-file", false, "check each file on its own instead of merging them")
@@ -237,7 +239,7 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 	}
 	o.cfg = logcheck.Config{
 		Rules: rules, Boundary: b, List: o.list, MaxInFlight: o.maxInFlight,
-		Read: read, MaxDisorder: o.maxDisorder, Sort: o.sort, KeepTimes: o.plot != "",
+		Read: read, MaxDisorder: o.maxDisorder, Sort: o.sort, KeepTimes: o.plot != "", MaxBuffered: o.maxBuffered,
 	}
 	return nil
 }

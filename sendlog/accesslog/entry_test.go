@@ -1,9 +1,10 @@
 package accesslog
 
 import (
-	"errors"
-	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 const (
@@ -54,15 +55,12 @@ func TestParse(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e, err := Parse(tt.format, []byte(tt.line))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if e.Start != tt.start || e.End != tt.end {
-				t.Errorf("times = [%d, %d), want [%d, %d)", e.Start, e.End, tt.start, tt.end)
-			}
-			if string(e.Method) != tt.method || string(e.Path) != tt.path || e.Status != tt.status {
-				t.Errorf("got %q %q %d, want %q %q %d", e.Method, e.Path, e.Status, tt.method, tt.path, tt.status)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.start, e.Start, "start")
+			assert.Equal(t, tt.end, e.End, "end")
+			assert.Equal(t, tt.method, string(e.Method))
+			assert.Equal(t, tt.path, string(e.Path))
+			assert.Equal(t, tt.status, e.Status)
 		})
 	}
 }
@@ -102,54 +100,44 @@ func TestParseErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e, err := Parse(tt.format, []byte(tt.line))
-			if err == nil {
-				t.Fatalf("no error; got %+v", e)
-			}
+			require.Error(t, err, "got %+v", e)
 			var pe *Error
-			if !errors.As(err, &pe) {
-				t.Fatalf("error %v is a %T, want *Error", err, err)
-			}
-			if pe.Field != tt.field || !strings.Contains(err.Error(), tt.msg) {
-				t.Errorf("error %q (field %q), want field %q and text holding %q", err, pe.Field, tt.field, tt.msg)
-			}
+			require.ErrorAs(t, err, &pe)
+			assert.Equal(t, tt.field, pe.Field)
+			assert.ErrorContains(t, err, tt.msg)
 		})
 	}
 }
 
 func TestParseFormat(t *testing.T) {
 	for s, want := range map[string]Format{"nginx": Nginx, "apache": Apache, "httpd": Apache} {
-		if got, err := ParseFormat(s); err != nil || got != want {
-			t.Errorf("ParseFormat(%q) = %v, %v; want %v", s, got, err, want)
+		got, err := ParseFormat(s)
+		if assert.NoError(t, err, "ParseFormat(%q)", s) {
+			assert.Equal(t, want, got, "ParseFormat(%q)", s)
 		}
 	}
-	if _, err := ParseFormat("iis"); err == nil {
-		t.Error("ParseFormat(iis) succeeded")
-	}
-	if _, err := Parse(Format(9), []byte(nginxLine)); err == nil {
-		t.Error("Parse with an unknown format succeeded")
-	}
+	_, err := ParseFormat("iis")
+	assert.Error(t, err, "ParseFormat(iis)")
+	_, err = Parse(Format(9), []byte(nginxLine))
+	assert.Error(t, err, "Parse with an unknown format")
 }
 
 // The parser is meant for logs of millions of lines: it must not allocate.
 func TestParseDoesNotAllocate(t *testing.T) {
 	f, err := NewFilter(FilterSpec{Paths: []string{"/api/*/items", "/v2/"}, Methods: []string{"get"}, Statuses: []string{"2xx", "429"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p := &Parser{Format: Nginx, Filter: f}
 	ap := &Parser{Format: Apache, Filter: f}
 	ng, apl := []byte(nginxLine), []byte(apacheLine)
 	allocs := testing.AllocsPerRun(100, func() {
-		if _, keep, err := p.Parse(ng); err != nil || !keep {
-			t.Fatalf("nginx line: keep %v, %v", keep, err)
-		}
-		if _, keep, err := ap.Parse(apl); err != nil || keep {
-			t.Fatalf("apache line: keep %v, %v", keep, err)
-		}
+		_, keep, err := p.Parse(ng)
+		require.NoError(t, err)
+		require.True(t, keep, "nginx line")
+		_, keep, err = ap.Parse(apl)
+		require.NoError(t, err)
+		require.False(t, keep, "apache line")
 	})
-	if allocs != 0 {
-		t.Errorf("%v allocations per line pair, want 0", allocs)
-	}
+	assert.Zero(t, allocs, "allocations per line pair")
 }
 
 func BenchmarkParseNginx(b *testing.B) {

@@ -1,6 +1,11 @@
 package accesslog
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
 
 func TestFilter(t *testing.T) {
 	entry := func(method, path string, status int) *Entry {
@@ -39,18 +44,12 @@ func TestFilter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, err := NewFilter(tt.spec)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := f.Match(tt.e); got != tt.want {
-				t.Errorf("Match = %v, want %v", got, tt.want)
-			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, f.Match(tt.e))
 		})
 	}
 	var none *Filter
-	if !none.Match(entry("GET", "/", 200)) {
-		t.Error("a nil filter left a request out")
-	}
+	assert.True(t, none.Match(entry("GET", "/", 200)), "a nil filter left a request out")
 }
 
 func TestNewFilterErrors(t *testing.T) {
@@ -65,17 +64,14 @@ func TestNewFilterErrors(t *testing.T) {
 		{Statuses: []string{"x29"}},
 		{Statuses: []string{"4290"}},
 	} {
-		if _, err := NewFilter(spec); err == nil {
-			t.Errorf("NewFilter(%+v) succeeded", spec)
-		}
+		_, err := NewFilter(spec)
+		assert.Error(t, err, "NewFilter(%+v)", spec)
 	}
 }
 
 func TestParserCountsFiltered(t *testing.T) {
 	f, err := NewFilter(FilterSpec{Statuses: []string{"429"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	p := Parser{Format: Apache, Filter: f}
 	lines := []string{
 		apacheLine,
@@ -93,7 +89,7 @@ func TestParserCountsFiltered(t *testing.T) {
 			kept++
 		}
 	}
-	if kept != 1 || bad != 1 || p.Filtered != 2 {
-		t.Errorf("kept %d, bad %d, filtered %d; want 1, 1, 2", kept, bad, p.Filtered)
-	}
+	assert.Equal(t, 1, kept, "kept")
+	assert.Equal(t, 1, bad, "bad")
+	assert.Equal(t, int64(2), p.Filtered, "filtered")
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // FuzzParse checks that no line panics the parser and that what it accepts
@@ -26,18 +28,10 @@ func FuzzParse(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			if e.End < e.Start || e.Start < 0 {
-				t.Fatalf("%v %q: call over [%d, %d)", format, s, e.Start, e.End)
-			}
-			if e.Status < 0 || e.Status > 999 {
-				t.Fatalf("%v %q: status %d", format, s, e.Status)
-			}
-			if !bytes.Contains(line, e.Method) || !bytes.Contains(line, e.Path) {
-				t.Fatalf("%v %q: method %q or path %q not in the line", format, s, e.Method, e.Path)
-			}
-			if (len(e.Method) == 0) != (len(e.Path) == 0) {
-				t.Fatalf("%v %q: method %q without path %q", format, s, e.Method, e.Path)
-			}
+			require.True(t, e.Start >= 0 && e.End >= e.Start, "%v %q: call over [%d, %d)", format, s, e.Start, e.End)
+			require.True(t, e.Status >= 0 && e.Status <= 999, "%v %q: status %d", format, s, e.Status)
+			require.True(t, bytes.Contains(line, e.Method) && bytes.Contains(line, e.Path), "%v %q: method %q or path %q not in the line", format, s, e.Method, e.Path)
+			require.Equal(t, len(e.Method) == 0, len(e.Path) == 0, "%v %q: method %q without path %q", format, s, e.Method, e.Path)
 		}
 	})
 }
@@ -69,13 +63,10 @@ func FuzzRoundTrip(f *testing.F) {
 		ng := fmt.Sprintf(`10.0.0.1 - - [30/Nov/2024:05:50:00 +0000] %s "%s" %d.%03d %d.%03d`,
 			req, agentNginx, endMs/1000, endMs%1000, tookMs/1000, tookMs%1000)
 		e, err := ParseNginx([]byte(ng))
-		if err != nil {
-			t.Fatalf("%s: %v", ng, err)
-		}
+		require.NoError(t, err, ng)
 		wantEnd := int64(endMs) * 1_000_000
-		if e.End != wantEnd || e.Start != wantEnd-int64(tookMs)*1_000_000 {
-			t.Fatalf("%s: [%d, %d)", ng, e.Start, e.End)
-		}
+		require.Equal(t, wantEnd, e.End, ng)
+		require.Equal(t, wantEnd-int64(tookMs)*1_000_000, e.Start, ng)
 		checkFields(t, ng, e, method, path, int(status))
 
 		startMs := endMs
@@ -84,20 +75,17 @@ func FuzzRoundTrip(f *testing.F) {
 		}
 		ap := fmt.Sprintf(`10.0.0.1 - - [30/Nov/2024:05:50:00 +0000] %s "%s" %d %d`, req, agentApache, startMs, tookUs)
 		e, err = ParseApache([]byte(ap))
-		if err != nil {
-			t.Fatalf("%s: %v", ap, err)
-		}
+		require.NoError(t, err, ap)
 		wantStart := int64(startMs) * 1_000_000
-		if e.Start != wantStart || e.End != wantStart+int64(tookUs)*1000 {
-			t.Fatalf("%s: [%d, %d)", ap, e.Start, e.End)
-		}
+		require.Equal(t, wantStart, e.Start, ap)
+		require.Equal(t, wantStart+int64(tookUs)*1000, e.End, ap)
 		checkFields(t, ap, e, method, path, int(status))
 	})
 }
 
 func checkFields(t *testing.T, line string, e Entry, method, path string, status int) {
 	t.Helper()
-	if string(e.Method) != method || string(e.Path) != path || e.Status != status {
-		t.Fatalf("%s: got %q %q %d, want %q %q %d", line, e.Method, e.Path, e.Status, method, path, status)
-	}
+	require.Equal(t, method, string(e.Method), line)
+	require.Equal(t, path, string(e.Path), line)
+	require.Equal(t, status, e.Status, line)
 }

@@ -6,6 +6,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog/accesslog"
@@ -17,27 +20,18 @@ import (
 func TestSecondStampsCannotProve(t *testing.T) {
 	spreadStamps, spreadStarts := readSeconds(t, "testdata/seconds/spread.log")
 	bunchedStamps, bunchedStarts := readSeconds(t, "testdata/seconds/bunched.log")
-	if spreadStamps != bunchedStamps {
-		t.Fatalf("second stamps differ:\n%s\n%s", spreadStamps, bunchedStamps)
-	}
+	require.Equal(t, spreadStamps, bunchedStamps, "second stamps")
 	r, err := rule.Parse("5/1s")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, b := range []rule.Boundary{rule.HalfOpen, rule.Closed} {
 		spread, err := checker.Check(spreadStarts, checker.Config{Rules: []rule.Rule{r}, Boundary: b})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		bunched, err := checker.Check(bunchedStarts, checker.Config{Rules: []rule.Rule{r}, Boundary: b})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		t.Logf("%s windows: spread.log %d violations (max %d in a window), bunched.log %d violations (max %d in a window)",
 			b, spread.Violations(), spread.Rules[0].MaxInWindow, bunched.Violations(), bunched.Rules[0].MaxInWindow)
-		if spread.Violations() != 0 || bunched.Violations() != 5 {
-			t.Errorf("%s: spread.log %d violations, bunched.log %d; want 0 and 5", b, spread.Violations(), bunched.Violations())
-		}
+		assert.Equal(t, int64(0), spread.Violations(), "%s: spread.log", b)
+		assert.Equal(t, int64(5), bunched.Violations(), "%s: bunched.log", b)
 	}
 }
 
@@ -45,18 +39,14 @@ func TestSecondStampsCannotProve(t *testing.T) {
 func readSeconds(t *testing.T, path string) (string, []int64) {
 	t.Helper()
 	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var stamps bytes.Buffer
 	var starts []int64
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		line := sc.Bytes()
 		e, err := accesslog.ParseNginx(line)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		open, shut := bytes.IndexByte(line, '['), bytes.IndexByte(line, ']')
 		stamps.Write(line[open : shut+1])
 		stamps.WriteByte('\n')

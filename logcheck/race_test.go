@@ -1,0 +1,5 @@
+//go:build race
+
+package logcheck
+
+func init() { raceEnabled = true }
