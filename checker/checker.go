@@ -76,7 +76,8 @@ type Config struct {
 	// max(2*(Limit+1), 65536). It never drops below Limit+1, which deciding
 	// violations needs. The sends are kept once for all rules, in memory
 	// that grows with the sends seen up to one more than the fullest window
-	// seen, within this bound: a limit the log never reaches costs nothing.
+	// seen, within this bound: a limit the log never reaches costs no
+	// memory of its own.
 	MaxTrack int
 	// OnViolation, when set, is called for every violation, in stream order
 	// (the violations of one send in Rules order), with the index of the
@@ -134,8 +135,8 @@ type ruleRun struct {
 	rep    *RuleReport // in Checker.rules
 }
 
-// unreachable is beyond any send index: a rule whose limit or m is this
-// large never looks back that far.
+// unreachable is beyond any send index: a rule whose m is this large no
+// longer looks for a larger maximum.
 const unreachable = 1 << 62
 
 // New returns a checker for cfg.
