@@ -141,7 +141,7 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 
 func (o *simulateOptions) run(s streams) error {
 	sc := &o.scn.Scenario
-	opt, closeRedis, err := o.redisOptions()
+	opt, closeRedis, err := o.redisOptions(s.errOut)
 	if err != nil {
 		return err
 	}

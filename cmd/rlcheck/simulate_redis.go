@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -13,8 +13,9 @@ import (
 )
 
 // redisOptions connects to the Redis that --redis-url or --redis-cluster
-// name; with neither, strategies that need Redis get an in-process one.
-func (o *simulateOptions) redisOptions() (simulate.Options, func(), error) {
+// name, and warns on errOut of a server that may evict the limiter's keys;
+// with neither, strategies that need Redis get an in-process one.
+func (o *simulateOptions) redisOptions(errOut io.Writer) (simulate.Options, func(), error) {
 	if o.redisURL == "" && o.redisCluster == "" {
 		return simulate.Options{}, func() {}, nil
 	}
@@ -25,9 +26,12 @@ func (o *simulateOptions) redisOptions() (simulate.Options, func(), error) {
 		}
 	}
 	redis.SetLogger(quietRedis{}) // its retries would clutter stderr; errors still reach us
-	c, err := redislimit.Dial(context.Background(), o.redisURL, cluster, 5*time.Second)
+	c, err := redislimit.Dial(context.Background(), o.redisURL, cluster, 0)
 	if err != nil {
 		return simulate.Options{}, nil, fmt.Errorf("simulate: %w", err)
+	}
+	for _, w := range redislimit.Warnings(context.Background(), c) {
+		fmt.Fprintf(errOut, "rlcheck: warning: %s\n", w)
 	}
 	return simulate.Options{Redis: c}, func() { _ = c.Close() }, nil
 }
