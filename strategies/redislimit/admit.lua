@@ -57,8 +57,11 @@ end
 
 -- The sentinel lives as long as recent admissions of this prefix need it;
 -- its absence while the caller counts on it means the state was lost
--- (FLUSHALL, eviction, a failover to a replica that lacked it).
-if ARGV[6] == '1' and call('EXISTS', KEYS[n + 2]) == 0 then
+-- (FLUSHALL, eviction, a failover to a replica that lacked it). It is
+-- looked at only when the expiry marker is gone, once a lease: a lost
+-- state has lost its marker too.
+local fresh = call('PTTL', KEYS[n + 1]) >= 0
+if not fresh and ARGV[6] == '1' and call('EXISTS', KEYS[n + 2]) == 0 then
   return redis.error_reply('LOST ' .. KEYS[n + 2] .. ' is gone while this limiter holds recent admissions: ' ..
     'the limiter state was flushed, evicted or lost in a failover')
 end
@@ -74,6 +77,9 @@ local function earlier()
   s = tonumber(s)
   if ARGV[11] == '' or (ARGV[1] ~= '' and s == at) or
       (ARGV[1] == '' and s <= check and check - s <= tonumber(ARGV[11])) then
+    if ARGV[7] == '1' then
+      call('SET', KEYS[n + 2], '1', 'PX', ARGV[8])
+    end
     return s
   end
   return redis.error_reply('CLASH member ' .. ARGV[3] .. ' is already in ' .. KEYS[1] ..
@@ -168,7 +174,7 @@ end
 -- PEXPIRE per key. Keys are refreshed after the ZADDs, so none is left
 -- without expiry; the marker names the exact keys and expiries it vouches
 -- for, so limiters with other rules refresh theirs through their own.
-if call('PTTL', KEYS[n + 1]) < 0 then
+if not fresh then
   for i = 1, n do
     local ttl = ARGV[3 * i + 11]
     if call('PTTL', KEYS[i]) < tonumber(ttl) then

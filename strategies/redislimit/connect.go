@@ -110,14 +110,20 @@ func Redact(s string) string {
 	if u, err := url.Parse(s); err == nil && u.User != nil {
 		return u.Redacted()
 	}
-	if at := strings.LastIndex(s, "@"); at >= 0 {
-		start := 0
-		if i := strings.Index(s, "://"); i >= 0 && i < at {
-			start = i + 3
-		}
+	if start, at := userinfo(s); at >= 0 {
 		return s[:start] + "xxxxx" + s[at:]
 	}
 	return s
+}
+
+// userinfo locates the credentials of an address: s[start:at], between
+// its scheme and its last '@'; at is -1 when there are none.
+func userinfo(s string) (start, at int) {
+	at = strings.LastIndex(s, "@")
+	if i := strings.Index(s, "://"); i >= 0 && i < at {
+		start = i + 3
+	}
+	return start, at
 }
 
 // redactedError hides the credentials of the addresses it was made from in
@@ -148,13 +154,9 @@ func redacted(err error, addrs ...string) error {
 // secrets lists the credential text of an address: what lies between its
 // scheme and its last '@', and the password alone, longest first.
 func secrets(a string) []string {
-	at := strings.LastIndex(a, "@")
+	start, at := userinfo(a)
 	if at < 0 {
 		return nil
-	}
-	start := 0
-	if i := strings.Index(a, "://"); i >= 0 && i < at {
-		start = i + 3
 	}
 	info := a[start:at]
 	var out []string

@@ -449,7 +449,7 @@ func TestStateLost(t *testing.T) {
 	}{
 		{"FLUSHALL", func(*Limiter) error { return c.FlushAll(ctx).Err() }},
 		{"FLUSHDB", func(*Limiter) error { return c.FlushDB(ctx).Err() }},
-		{"the sentinel evicted", func(l *Limiter) error { return c.Del(ctx, l.script[len(l.script)-1]).Err() }},
+		{"the sentinel and the marker evicted", func(l *Limiter) error { return c.Del(ctx, l.script[len(l.script)-1], l.marker).Err() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 100, Window: time.Second}}, Options{Key: fmt.Sprintf("lost-%d", i)})
