@@ -18,7 +18,7 @@ import (
 func TestStartRunsTheScript(t *testing.T) {
 	c, err := Start()
 	require.NoError(t, err)
-	l, err := redislimit.New(c, clock.NewReal(), []rule.Rule{{Limit: 2, Window: time.Hour}}, redislimit.Options{Key: "emb"})
+	l, err := redislimit.New(c, clock.NewReal(), []rule.Rule{{Limit: 10, Window: time.Hour}}, redislimit.Options{Key: "emb"})
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
