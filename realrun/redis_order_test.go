@@ -10,6 +10,7 @@ import (
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
+	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
 )
 
 // TestRedisOutOfOrderInstants replays, one call at a time, what concurrent
@@ -18,7 +19,7 @@ import (
 // script after a newer call has swept the set. The records must still keep
 // the rule: the sweep keeps entries long enough for such a call.
 func TestRedisOutOfOrderInstants(t *testing.T) {
-	emb, err := redislimit.Embedded()
+	emb, err := embedded.Start()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies"
-	"github.com/rlcheck/rlcheck/strategies/redislimit"
+	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
 )
 
 // Options tune Run.
@@ -153,7 +153,7 @@ func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy
 		Now:   func() int64 { return rt.Now() - epoch },
 	}
 	if st.NeedsRedis && shared.Redis == nil {
-		emb, err := redislimit.Embedded()
+		emb, err := embedded.Start()
 		if err != nil {
 			return StrategyResult{}, fmt.Errorf("realrun: strategy %s: %w", st.Name, err)
 		}

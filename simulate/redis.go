@@ -27,5 +27,6 @@ func newRedis(e Env, src redislimit.TimeSource) (strategies.Limiter, error) {
 	if src == redislimit.Virtual {
 		opts.Now = e.Shared.Now
 	}
+	opts.MaxSkew = -1 // client time here is a simulated clock, not the host's
 	return redislimit.New(e.Shared.Redis, e.Runtime, e.Rules, opts)
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/strategies"
-	"github.com/rlcheck/rlcheck/strategies/redislimit"
+	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
 )
 
 // Options tune Run beyond the scenario.
@@ -66,7 +66,7 @@ func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyRe
 	})
 	shared := &Shared{Key: fmt.Sprintf("rlcheck:%s:%s:%d", s.Name, st.Name, seed), Redis: opt.Redis, Now: sch.Now}
 	if st.NeedsRedis && shared.Redis == nil {
-		emb, err := redislimit.Embedded()
+		emb, err := embedded.Start()
 		if err != nil {
 			return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
 		}

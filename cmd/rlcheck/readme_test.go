@@ -39,7 +39,7 @@ func TestDocs(t *testing.T) {
 		t.Setenv("GOGC", "100")
 	}
 	pages := []string{"README.md", "docs/simulate.md", "docs/audit.md", "docs/redis.md", "docs/access-logs.md", "docs/go-api.md"}
-	runs := docRuns{}
+	runs := exampleRuns{}
 	total := 0
 	for _, page := range pages {
 		data, err := os.ReadFile(page)
@@ -80,31 +80,31 @@ func TestDocs(t *testing.T) {
 	require.GreaterOrEqual(t, total, 3, "examples found; the parser is probably broken")
 }
 
-// docRuns runs each distinct shown command once, whichever example asks
+// exampleRuns runs each distinct shown command once, whichever example asks
 // first, and keeps what it printed and its exit status.
-type docRuns map[string]*docRun
+type exampleRuns map[string]*exampleRun
 
-type docRun struct {
+type exampleRun struct {
 	once sync.Once
 	out  string
 	code int
 }
 
 // add notes a command; every command is added before the examples run.
-func (r docRuns) add(cmd string) {
+func (r exampleRuns) add(cmd string) {
 	if _, ok := r[cmd]; !ok && cmd != "echo $?" {
-		r[cmd] = &docRun{}
+		r[cmd] = &exampleRun{}
 	}
 }
 
-func (r docRuns) run(cmd string) (string, int) {
+func (r exampleRuns) run(cmd string) (string, int) {
 	d := r[cmd]
 	d.once.Do(func() { d.out, d.code = runDocCommand(cmd) })
 	return d.out, d.code
 }
 
 // output is what cmd prints; for "echo $?", the exit status of prev.
-func (r docRuns) output(cmd, prev string) string {
+func (r exampleRuns) output(cmd, prev string) string {
 	if cmd == "echo $?" {
 		code := 0
 		if prev != "" {

@@ -158,7 +158,7 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 
 func (o *simulateOptions) run(s streams) error {
 	sc := &o.scn.Scenario
-	opt, closeRedis, err := cli.Redis(o.redisURL, o.redisCluster)
+	opt, closeRedis, err := cli.Redis(o.redisURL, o.redisCluster, s.errOut)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"strings"
 	"testing"
 
@@ -17,6 +18,31 @@ func TestSimulateRedisUnreachableExits2(t *testing.T) {
 	_, errOut, code = run(t, "", "simulate", "clock-skew", "--redis-url", "redis://x", "--redis-cluster", "127.0.0.1:1")
 	assert.Equal(t, exitUsage, code, "--redis-url with --redis-cluster: exit code")
 	assert.Contains(t, errOut, "not both", "--redis-url with --redis-cluster")
+}
+
+// TestSimulateRedisHidesPassword: the password of --redis-url never
+// reaches stderr, whatever fails.
+func TestSimulateRedisHidesPassword(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closed := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	for _, url := range []string{"redis://:secret@" + closed + "/0", "redis://:secret@127.0.0.1:notaport/0"} {
+		_, errOut, code := run(t, "", "simulate", "seed", "--strategies", "redis", "--redis-url", url)
+		assert.Equal(t, 2, code, errOut)
+		assert.NotContains(t, errOut, "secret")
+		assert.Contains(t, errOut, "xxxxx@127.0.0.1:")
+	}
+}
+
+// TestSimulateRedisWarnsOfEviction: a server whose maxmemory-policy may
+// evict the limiter's keys is named on stderr; the run goes on.
+func TestSimulateRedisWarnsOfEviction(t *testing.T) {
+	s := redistest.Start(t, "maxmemory-policy allkeys-lru")
+	out, errOut, code := run(t, "", "simulate", "clock-skew", "--callers", "20", "--redis-url", "redis://"+s.Addr+"/0")
+	assert.Equal(t, 0, code, errOut)
+	assert.Contains(t, errOut, "rlcheck: warning: redislimit: the server's maxmemory-policy is allkeys-lru")
+	assert.Contains(t, out, "redis-client-time")
 }
 
 // TestSimulateRedisSameEverywhere: the embedded miniredis, a real server and

@@ -3,8 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -13,9 +13,10 @@ import (
 )
 
 // Redis connects to the Redis that --redis-url (url) or --redis-cluster
-// (a comma-separated list of addresses) name; with neither, strategies that
+// (a comma-separated list of addresses) name, and warns on errOut of a
+// server that may evict the limiter's keys; with neither, strategies that
 // need Redis get an in-process one. The func closes the connection.
-func Redis(url, clusterList string) (simulate.Options, func(), error) {
+func Redis(url, clusterList string, errOut io.Writer) (simulate.Options, func(), error) {
 	if url == "" && clusterList == "" {
 		return simulate.Options{}, func() {}, nil
 	}
@@ -26,9 +27,12 @@ func Redis(url, clusterList string) (simulate.Options, func(), error) {
 		}
 	}
 	redis.SetLogger(quietRedis{}) // its retries would clutter stderr; errors still reach us
-	c, err := redislimit.Dial(context.Background(), url, cluster, 5*time.Second)
+	c, err := redislimit.Dial(context.Background(), url, cluster, 0)
 	if err != nil {
 		return simulate.Options{}, nil, fmt.Errorf("simulate: %w", err)
+	}
+	for _, w := range redislimit.Warnings(context.Background(), c) {
+		fmt.Fprintf(errOut, "rlcheck: warning: %s\n", w)
 	}
 	return simulate.Options{Redis: c}, func() { _ = c.Close() }, nil
 }

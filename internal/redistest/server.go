@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -108,8 +109,8 @@ func startAt(bin, dir string, port int, extra []string) (*Server, error) {
 	deadline := time.Now().Add(startTimeout)
 	for {
 		reply, err := Command(s.Addr, time.Second, "PING")
-		if err == nil && reply == "PONG" {
-			return s, nil
+		if err == nil && reply == "PONG" || err != nil && strings.HasPrefix(err.Error(), "NOAUTH") {
+			return s, nil // NOAUTH: up, with requirepass
 		}
 		select {
 		case <-s.done:
@@ -135,6 +136,28 @@ func (s *Server) Kill() {
 
 // Stop ends the server; it is safe to call more than once and after Kill.
 func (s *Server) Stop() { s.Kill() }
+
+// Pause freezes the server with SIGSTOP, as a stalled host would: it keeps
+// its connections and its kernel still accepts new ones, but nothing is
+// read or answered until Resume. A paused server is resumed when the test
+// ends, so that it can be stopped.
+func (s *Server) Pause(t testing.TB) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatalf("redistest: SIGSTOP %s: %v", s.Addr, err)
+	}
+	t.Cleanup(s.resume)
+}
+
+// Resume lets a paused server run again (SIGCONT).
+func (s *Server) Resume(t testing.TB) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatalf("redistest: SIGCONT %s: %v", s.Addr, err)
+	}
+}
+
+func (s *Server) resume() { _ = s.cmd.Process.Signal(syscall.SIGCONT) }
 
 // Command sends one command to addr in the inline protocol and returns the
 // first line of the reply without its type prefix, or an error for an error

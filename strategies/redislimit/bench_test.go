@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/internal/redistest"
@@ -52,7 +54,7 @@ func BenchmarkLoopback(b *testing.B) {
 			ctx := context.Background()
 			for pb.Next() {
 				if err := call(ctx); err != nil {
-					b.Error(err)
+					assert.NoError(b, err)
 					return
 				}
 			}
@@ -60,18 +62,14 @@ func BenchmarkLoopback(b *testing.B) {
 		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "calls/s")
 	}
 	b.Run("trivial-evalsha", func(b *testing.B) {
-		if err := trivialScript.Load(context.Background(), c).Err(); err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, trivialScript.Load(context.Background(), c).Err())
 		parallel(b, func(ctx context.Context) error {
 			return trivialScript.Run(ctx, c, nil).Err()
 		})
 	})
 	admit := func(b *testing.B, withDeadline bool) {
 		l, err := New(c, clock.NewReal(), neverBind, Options{Key: fmt.Sprintf("bench-%d", run.Add(1))})
-		if err != nil {
-			b.Fatal(err)
-		}
+		require.NoError(b, err)
 		parallel(b, func(ctx context.Context) error {
 			if withDeadline {
 				var cancel context.CancelFunc
@@ -80,9 +78,7 @@ func BenchmarkLoopback(b *testing.B) {
 			}
 			return l.Acquire(ctx)
 		})
-		if runs := l.Runs(); runs != int64(b.N) {
-			b.Fatalf("%d script runs for %d calls: a rule bound", runs, b.N)
-		}
+		require.Equal(b, int64(b.N), l.Runs(), "script runs for b.N calls: a rule bound")
 	}
 	b.Run("admit-3-rules", func(b *testing.B) { admit(b, false) })
 	b.Run("admit-3-rules-deadline", func(b *testing.B) { admit(b, true) })
@@ -101,9 +97,7 @@ func BenchmarkLoopbackPaired(b *testing.B) {
 	defer c.Close()
 	ctx := context.Background()
 	l, err := New(c, clock.NewReal(), neverBind, Options{Key: "paired"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	trivial := func(ctx context.Context) error { return trivialScript.Run(ctx, c, nil).Err() }
 	var (
 		ratios          []float64
@@ -118,9 +112,7 @@ func BenchmarkLoopbackPaired(b *testing.B) {
 			d    *time.Duration
 			us   *float64
 		}{{trivial, &nTriv, &dTriv, &usTriv}, {l.Acquire, &nAdmit, &dAdmit, &usAdmit}} {
-			if err := c.ConfigResetStat(ctx).Err(); err != nil {
-				b.Fatal(err)
-			}
+			require.NoError(b, c.ConfigResetStat(ctx).Err())
 			n, d := slice(b, p.call, 250*time.Millisecond)
 			*p.n += n
 			*p.d += d
@@ -160,7 +152,7 @@ func slice(b *testing.B, call func(context.Context) error, d time.Duration) (int
 			defer wg.Done()
 			for !stop.Load() {
 				if err := call(context.Background()); err != nil {
-					b.Error(err)
+					assert.NoError(b, err)
 					return
 				}
 				n.Add(1)
@@ -177,9 +169,7 @@ func slice(b *testing.B, call func(context.Context) error, d time.Duration) (int
 // last CONFIG RESETSTAT.
 func evalshaMicros(b *testing.B, c *redis.Client) float64 {
 	info, err := c.Info(context.Background(), "commandstats").Result()
-	if err != nil {
-		b.Fatal(err)
-	}
+	require.NoError(b, err)
 	for _, line := range strings.Split(info, "\n") {
 		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_evalsha:")
 		if !ok {
@@ -188,13 +178,11 @@ func evalshaMicros(b *testing.B, c *redis.Client) float64 {
 		for _, f := range strings.Split(rest, ",") {
 			if v, ok := strings.CutPrefix(f, "usec_per_call="); ok {
 				x, err := strconv.ParseFloat(v, 64)
-				if err != nil {
-					b.Fatal(err)
-				}
+				require.NoError(b, err)
 				return x
 			}
 		}
 	}
-	b.Fatalf("no cmdstat_evalsha in INFO commandstats")
+	require.FailNow(b, "no cmdstat_evalsha in INFO commandstats")
 	return 0
 }

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -19,26 +19,58 @@ type Conn interface {
 	Close() error
 }
 
+// DefaultTimeout bounds each dial, read and write of a client made by Dial,
+// and its wait for a pooled connection: a server that stops answering fails
+// a call in about two of them (one retry), not in go-redis' default of
+// seconds per read and half a minute in a cluster.
+const DefaultTimeout = time.Second
+
 // Dial connects to one server given as a redis:// or rediss:// URL, or,
-// when cluster lists host:port seeds, to a Redis Cluster; exactly one of
-// the two must be set. It pings before returning, so a wrong address fails
-// here, within timeout, rather than on the first call. A lost server fails
-// each later call after one retry, rather than after go-redis' default
-// backoff of seconds: a limiter would rather fail fast and closed.
+// when cluster lists seeds, to a Redis Cluster; exactly one of the two must
+// be set. A seed is host:port or a redis:// URL, whose user and password
+// then serve the whole cluster. timeout (0 means DefaultTimeout) bounds
+// every dial, read and write of the client, and the PING that Dial sends
+// before returning, so a wrong address fails here rather than on the first
+// call. A lost server fails each later call after one retry: a limiter
+// would rather fail fast and closed. Credentials never appear in its
+// errors.
 func Dial(ctx context.Context, url string, cluster []string, timeout time.Duration) (Conn, error) {
-	var c redis.UniversalClient
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	var (
+		c     redis.UniversalClient
+		where string
+	)
 	switch {
 	case url != "" && len(cluster) > 0:
 		return nil, errors.New("redislimit: give a server URL or cluster addresses, not both")
 	case url != "":
+		where = Redact(url)
 		opt, err := redis.ParseURL(url)
 		if err != nil {
-			return nil, fmt.Errorf("redislimit: %w", err)
+			return nil, fmt.Errorf("redislimit: Redis URL %s: %w", where, redacted(err, url))
 		}
 		opt.DialerRetries, opt.MaxRetries = 1, 1
+		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = timeout, timeout, timeout, timeout
 		c = redis.NewClient(opt)
 	case len(cluster) > 0:
-		c = redis.NewClusterClient(&redis.ClusterOptions{Addrs: cluster, DialerRetries: 1, MaxRetries: 1})
+		opt := &redis.ClusterOptions{DialerRetries: 1, MaxRetries: 1, MaxRedirects: 1,
+			DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, PoolTimeout: timeout}
+		shown := make([]string, len(cluster))
+		for i, a := range cluster {
+			shown[i] = Redact(a)
+			addr, user, pass, err := clusterSeed(a)
+			if err != nil {
+				return nil, fmt.Errorf("redislimit: cluster address %s: %w", shown[i], redacted(err, a))
+			}
+			opt.Addrs = append(opt.Addrs, addr)
+			if pass != "" || user != "" {
+				opt.Username, opt.Password = user, pass
+			}
+		}
+		where = strings.Join(shown, ",")
+		c = redis.NewClusterClient(opt)
 	default:
 		return nil, errors.New("redislimit: no server URL and no cluster addresses")
 	}
@@ -46,44 +78,113 @@ func Dial(ctx context.Context, url string, cluster []string, timeout time.Durati
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {
 		_ = c.Close()
-		where := url
-		if where == "" {
-			where = strings.Join(cluster, ",")
-		}
-		return nil, fmt.Errorf("redislimit: cannot reach Redis at %s: %w", where, err)
+		return nil, fmt.Errorf("redislimit: cannot reach Redis at %s: %w", where, redacted(err, append([]string{url}, cluster...)...))
 	}
 	return c, nil
 }
 
-// Embedded starts an in-process miniredis and returns a client of it;
-// Close stops both. It is the default store of simulations.
-func Embedded() (Conn, error) {
-	m := miniredis.NewMiniRedis()
-	if err := m.Start(); err != nil {
-		return nil, fmt.Errorf("redislimit: embedded Redis: %w", err)
+// clusterSeed reads a cluster seed: host:port, or a redis:// URL with an
+// optional user and password.
+func clusterSeed(s string) (addr, user, pass string, err error) {
+	if !strings.Contains(s, "://") {
+		return s, "", "", nil
 	}
-	return &embedded{Client: redis.NewClient(&redis.Options{Addr: m.Addr()}), m: m}, nil
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", "", "", err
+	}
+	if u.Scheme != "redis" && u.Scheme != "rediss" {
+		return "", "", "", fmt.Errorf("scheme %q, want redis", u.Scheme)
+	}
+	if u.User != nil {
+		user = u.User.Username()
+		pass, _ = u.User.Password()
+	}
+	return u.Host, user, pass, nil
 }
 
-type embedded struct {
-	*redis.Client
-	m *miniredis.Miniredis
+// Redact returns a Redis address or URL fit for messages: the password of a
+// URL becomes "xxxxx", and so does anything before an '@' that a URL parser
+// cannot read.
+func Redact(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		return u.Redacted()
+	}
+	if start, at := userinfo(s); at >= 0 {
+		return s[:start] + "xxxxx" + s[at:]
+	}
+	return s
 }
 
-func (e *embedded) Close() error {
-	err := e.Client.Close()
-	e.m.Close()
-	return err
+// userinfo locates the credentials of an address: s[start:at], between
+// its scheme and its last '@'; at is -1 when there are none.
+func userinfo(s string) (start, at int) {
+	at = strings.LastIndex(s, "@")
+	if i := strings.Index(s, "://"); i >= 0 && i < at {
+		start = i + 3
+	}
+	return start, at
+}
+
+// redactedError hides the credentials of the addresses it was made from in
+// its text, and still unwraps to the error it carries.
+type redactedError struct {
+	err  error
+	text string
+}
+
+func (e *redactedError) Error() string { return e.text }
+func (e *redactedError) Unwrap() error { return e.err }
+
+// redacted returns err with every password and user:password found in
+// addrs replaced by "xxxxx" in its text.
+func redacted(err error, addrs ...string) error {
+	text := err.Error()
+	for _, a := range addrs {
+		for _, secret := range secrets(a) {
+			text = strings.ReplaceAll(text, secret, "xxxxx")
+		}
+	}
+	if text == err.Error() {
+		return err
+	}
+	return &redactedError{err: err, text: text}
+}
+
+// secrets lists the credential text of an address: what lies between its
+// scheme and its last '@', and the password alone, longest first.
+func secrets(a string) []string {
+	start, at := userinfo(a)
+	if at < 0 {
+		return nil
+	}
+	info := a[start:at]
+	var out []string
+	if info != "" {
+		out = append(out, info)
+	}
+	if _, pass, ok := strings.Cut(info, ":"); ok && pass != "" {
+		out = append(out, pass)
+		if p, err := url.PathUnescape(pass); err == nil && p != pass {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 var resetScript = redis.NewScript(`for i = 1, #KEYS do redis.call('DEL', KEYS[i]) end return #KEYS`)
 
 // Reset deletes the keys a limiter for key and rules would use, so a run
 // can start from empty windows (a simulation replayed on a real server, a
-// test).
+// test). Without a deadline on ctx it gives Redis DefaultCallTimeout.
 func Reset(ctx context.Context, c redis.Scripter, key string, rules []rule.Rule) error {
 	if err := checkKey(key); err != nil {
 		return err
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
+		defer cancel()
 	}
 	var keys []string
 	for _, r := range rules {

@@ -6,5 +6,10 @@
 // member per admitted call. All keys of one limiter carry the same hash tag,
 // so the script also runs on a Redis Cluster. The script works unchanged on
 // a single server, a ClusterClient and miniredis (anything that is a
-// redis.Scripter).
+// redis.Scripter); the in-process miniredis of simulations lives in
+// package embedded, so that this one links neither it nor its Lua.
+//
+// Every fault ends a call with an error named for it (ErrTimeout,
+// ErrSkew, ErrCorrupt, ErrStateLost, ErrMemberClash, ErrWrongType), and
+// every script run has a deadline (Options.CallTimeout).
 package redislimit

@@ -8,10 +8,11 @@ import (
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
+	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
 )
 
 func ExampleNew() {
-	c, err := redislimit.Embedded() // or redis.NewClient / redis.NewClusterClient
+	c, err := embedded.Start() // or redis.NewClient / redis.NewClusterClient
 	if err != nil {
 		panic(err)
 	}

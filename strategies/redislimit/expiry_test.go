@@ -10,6 +10,7 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/internal/redistest"
@@ -67,15 +68,16 @@ func (w *expiryWatch) check(t *testing.T, s store, nowMicros int64, when string)
 			continue
 		}
 		keep = append(keep, e)
-		if ok, err := s.has(e.key, e.member); !ok || err != nil {
-			t.Fatalf("%s: entry %s at %d µs is %d µs into its %v window but gone from %s (%v)",
-				when, e.member, e.score, nowMicros-e.score, e.window, e.key, err)
-		}
+		ok, err := s.has(e.key, e.member)
+		require.NoError(t, err, "%s: entry %s at %d µs is %d µs into its %v window but gone from %s",
+			when, e.member, e.score, nowMicros-e.score, e.window, e.key)
+		require.True(t, ok, "%s: entry %s at %d µs is %d µs into its %v window but gone from %s",
+			when, e.member, e.score, nowMicros-e.score, e.window, e.key)
 		if !seen[e.key] {
 			seen[e.key] = true
-			if ttl, err := s.ttl(e.key); err != nil || ttl <= 0 {
-				t.Fatalf("%s: %s holds entries in their window but has no expiry (TTL %v, %v)", when, e.key, ttl, err)
-			}
+			ttl, err := s.ttl(e.key)
+			require.NoError(t, err)
+			require.Positive(t, ttl, "%s: %s holds entries in their window but has no expiry", when, e.key)
 		}
 	}
 	w.entries = keep
@@ -127,9 +129,7 @@ func TestExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 			var lims []*Limiter
 			for i, rules := range sharedRuleSets {
 				l, err := New(c, rt, rules, Options{Key: "shared", MemberPrefix: fmt.Sprintf("w%d:", i)})
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				l.setLease(lease)
 				lims = append(lims, l)
 			}
@@ -146,9 +146,7 @@ func TestExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 				}
 				l := lims[r.IntN(len(lims))]
 				at, err := l.AcquireAt(context.Background())
-				if err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, err)
 				w.recorded(l, at)
 				w.check(t, miniStore{m}, rt.t/1000, fmt.Sprintf("step %d", step))
 			}
@@ -165,9 +163,7 @@ func TestRealExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 	var lims []*Limiter
 	for i, rules := range sharedRuleSets {
 		l, err := New(c, clock.NewReal(), rules, Options{Key: "shared", MemberPrefix: fmt.Sprintf("w%d:", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		l.setLease(50 * time.Millisecond)
 		lims = append(lims, l)
 	}
@@ -180,14 +176,10 @@ func TestRealExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 		}
 		l := lims[r.IntN(len(lims))]
 		at, err := l.AcquireAt(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		w.recorded(l, at)
 		now, err := c.Time(ctx).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		w.check(t, realStore{c}, now.UnixMicro(), fmt.Sprintf("step %d", step))
 	}
 }
@@ -199,22 +191,16 @@ func TestMarkerNamesItsRules(t *testing.T) {
 	names := map[string]int{}
 	for i, rules := range sharedRuleSets {
 		l, err := New(c, &stepRT{}, rules, Options{Key: "shared"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if j, ok := names[l.marker]; ok {
-			t.Fatalf("rule sets %d and %d share the marker %s", j, i, l.marker)
-		}
+		require.NoError(t, err)
+		require.NotContains(t, names, l.marker, "rule set %d shares a marker", i)
 		names[l.marker] = i
 	}
 	one := []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 50, Window: time.Minute}}
 	a, _ := New(c, &stepRT{}, one, Options{Key: "acme"})
 	b, _ := New(c, &stepRT{}, []rule.Rule{one[1], {Limit: 7, Window: time.Second}}, Options{Key: "acme"})
 	v, _ := New(c, &stepRT{}, one, Options{Key: "acme", TimeSource: Virtual})
-	if want := "rlcheck:{acme}:ttl:1000:1s=3000,1m=62000"; a.marker != want || b.marker != want {
-		t.Fatalf("markers %q and %q, want %q for the same windows in any order", a.marker, b.marker, want)
-	}
-	if v.marker == a.marker {
-		t.Fatalf("virtual time, whose keys live longer, shares the marker %s", v.marker)
-	}
+	want := "rlcheck:{acme}:ttl:1000:1s=3000,1m=62000"
+	require.Equal(t, want, a.marker)
+	require.Equal(t, want, b.marker, "the same windows in any order")
+	require.NotEqual(t, a.marker, v.marker, "virtual time, whose keys live longer, shares the marker")
 }

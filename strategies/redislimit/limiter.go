@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,9 +30,32 @@ var admitScript = redis.NewScript(admitSource)
 // Source returns the Lua text of the admission script.
 func Source() string { return admitSource }
 
-// ErrWrongType reports a limiter key that holds something other than a
-// sorted set, for example a string another program wrote under that name.
-var ErrWrongType = errors.New("redislimit: key holds the wrong kind of value")
+// Errors a limiter's calls can end with; each is wrapped with the details
+// (the key, the skew, the timeout).
+var (
+	// ErrWrongType reports a limiter key that holds something other than a
+	// sorted set, for example a string another program wrote under that
+	// name.
+	ErrWrongType = errors.New("redislimit: key holds the wrong kind of value")
+	// ErrTimeout reports a Redis that did not answer within the call's
+	// deadline (Options.CallTimeout, or the client's own read timeout).
+	ErrTimeout = errors.New("redislimit: Redis did not answer in time")
+	// ErrSkew reports, under Client time, a caller whose clock is further
+	// from Redis TIME than Options.MaxSkew allows; the call was refused.
+	ErrSkew = errors.New("redislimit: client clock too far from Redis TIME")
+	// ErrCorrupt reports a set holding an entry implausibly far in the
+	// future, which would otherwise hold its rule full: delete the key.
+	ErrCorrupt = errors.New("redislimit: corrupt limiter state")
+	// ErrStateLost reports that the limiter's state vanished from Redis
+	// while it held recent admissions (FLUSHALL, eviction, a failover to a
+	// replica that lacked it): windows may have been emptied, so some
+	// calls admitted from then on may overfill them. The call was not
+	// recorded; the next call starts afresh.
+	ErrStateLost = errors.New("redislimit: limiter state lost")
+	// ErrMemberClash reports a member recorded by another call:
+	// limiters sharing a key were given the same MemberPrefix.
+	ErrMemberClash = errors.New("redislimit: member clash")
+)
 
 // Limiter admits calls under every rule at once, with its state in Redis.
 // It is safe for concurrent use, and many processes may share one Key.
@@ -45,11 +69,21 @@ type Limiter struct {
 	keys    []string     // one per rule
 	binding []int        // for each entry of rules, the rule given to New that binds
 	marker  string       // the expiry marker of keys, see admit.lua
-	script  []string     // keys, then marker: the script's KEYS
-	args    []any        // lease ms, then per rule: -limit, window µs, expiry ms
+	script  []string     // keys, marker, sentinel: the script's KEYS
+	opts    Options
+	lease   time.Duration
+	leaseMs string
+	fixed   []any // ARGV[8..11], see admit.lua
+	args    []any // per rule: -limit, window µs, expiry ms
 	prefix  string
+	mine    bool // the prefix is random: any entry of a member is its call's
 	counter atomic.Uint64
 	queue   clock.Mutex // refused callers, in arrival order
+
+	callTimeout time.Duration // 0: none
+	maxWait     time.Duration // beyond it a reply is corrupt, see admit.lua
+	expectFor   time.Duration // how long after a refresh the sentinel must exist
+	refreshed   atomic.Int64  // rt instant of the last sentinel refresh; 0: none
 
 	runs  atomic.Int64
 	stats *strategies.StatsKeeper
@@ -86,8 +120,13 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 		if err != nil {
 			return nil, err
 		}
-		l.prefix = p
+		l.prefix, l.mine = p, true
 	}
+	l.callTimeout = opts.CallTimeout
+	if l.callTimeout == 0 {
+		l.callTimeout = DefaultCallTimeout
+	}
+	l.callTimeout = max(l.callTimeout, 0)
 	for i, r := range rules {
 		if r.Limit <= 0 || r.Window <= 0 {
 			return nil, fmt.Errorf("redislimit: rule %v: limit and window must be positive", r)
@@ -107,6 +146,7 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 		l.keys = append(l.keys, key)
 		l.rules = append(l.rules, r)
 	}
+	l.opts = opts
 	l.setLease(expiryLease)
 	l.stats = strategies.NewStatsKeeper(len(rules))
 	return l, nil
@@ -116,13 +156,18 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 // most once per lease, and then made to outlive its window by two leases.
 const expiryLease = time.Second
 
-// setLease derives the script's expiry arguments and marker name from the
-// lease g; tests shorten it to see markers expire.
+// setLease derives the script's expiry arguments, its far-future bound and
+// the marker and sentinel names from the lease g; tests shorten it to see
+// markers expire.
 func (l *Limiter) setLease(g time.Duration) {
+	opts := l.opts
 	ms := func(d time.Duration) string {
 		return strconv.FormatInt(int64((d+time.Millisecond-1)/time.Millisecond), 10)
 	}
-	l.args = []any{ms(g)}
+	l.lease, l.leaseMs = g, ms(g)
+	l.args = nil
+	var longest time.Duration // of the keys' lives
+	var widest time.Duration  // of the windows
 	type pair struct {
 		w   time.Duration
 		ttl string
@@ -134,6 +179,7 @@ func (l *Limiter) setLease(g time.Duration) {
 			base = max(r.Window, VirtualTTL)
 		}
 		ttl := ms(base + 2*g)
+		longest, widest = max(longest, base+2*g), max(widest, r.Window)
 		l.args = append(l.args, "-"+strconv.Itoa(r.Limit), strconv.FormatInt(ceilMicros(r.Window), 10), ttl)
 		pairs = append(pairs, pair{time.Duration(ceilMicros(r.Window)) * time.Microsecond, ttl})
 	}
@@ -143,7 +189,25 @@ func (l *Limiter) setLease(g time.Duration) {
 		name[i] = windowName(p.w) + "=" + p.ttl
 	}
 	l.marker = markerKey(l.name, ms(g), name)
-	l.script = append(append([]string(nil), l.keys...), l.marker)
+	l.script = append(append([]string(nil), l.keys...), l.marker, sentinelKey(l.name, l.prefix))
+	// The sentinel lives as long as the longest-lived key after a refresh,
+	// and the caller counts on it for one lease less.
+	l.expectFor = longest - g
+
+	skew := ""
+	ahead := FutureTolerance
+	if l.source == Client && opts.MaxSkew >= 0 {
+		s := cmp.Or(opts.MaxSkew, DefaultMaxSkew)
+		skew = strconv.FormatInt(ceilMicros(s), 10)
+		ahead = max(ahead, 2*s)
+	}
+	ahead += max(widest, time.Second)
+	l.maxWait = widest + ahead
+	retry := ""
+	if !l.mine {
+		retry = strconv.FormatInt(ceilMicros(cmp.Or(l.callTimeout, time.Minute)), 10)
+	}
+	l.fixed = []any{ms(longest), skew, strconv.FormatInt(ceilMicros(ahead), 10), retry}
 }
 
 func indexOf(s []string, x string) int {
@@ -233,25 +297,29 @@ func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Dura
 		record := -floorDiv(-now, 1000)
 		args = append(args, strconv.FormatInt(check, 10), strconv.FormatInt(record, 10))
 	}
-	cue := "0"
-	if sweep {
-		cue = "1"
+	// The sentinel: refreshed once a lease by a recorded call, and counted
+	// on for expectFor after the last refresh.
+	now, last := l.rt.Now(), l.refreshed.Load()
+	expect, refresh := "0", "0"
+	if last != 0 && now-last < int64(l.expectFor) {
+		expect = "1"
 	}
-	args = append(args, member, cue)
+	if last == 0 || now-last >= int64(l.lease) {
+		refresh = "1"
+	}
+	args = append(args, member, boolArg(sweep), l.leaseMs, expect, refresh)
+	args = append(args, l.fixed...)
 	args = append(args, l.args...)
 	l.runs.Add(1)
 	res, err := l.run(ctx, args)
 	if err != nil {
-		if strings.Contains(err.Error(), "WRONGTYPE") {
-			return 0, 0, 0, fmt.Errorf("%w: %v", ErrWrongType, err)
-		}
-		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-			return 0, 0, 0, fmt.Errorf("redislimit: %w (%v)", ctxErr, err)
-		}
-		return 0, 0, 0, fmt.Errorf("redislimit: %w", err)
+		return 0, 0, 0, l.scriptError(ctx, err)
 	}
 	switch v := res.(type) {
-	case int64: // recorded at v µs
+	case int64: // recorded at v µs, by this run or an earlier one
+		if refresh == "1" {
+			l.refreshed.Store(now)
+		}
 		l.stats.RecordAll()
 		return 0, v * 1000, 0, nil
 	case []any: // refused: {wait µs, check µs, rule}
@@ -259,7 +327,9 @@ func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Dura
 			wait, ok1 := v[0].(int64)
 			check, ok2 := v[1].(int64)
 			bind, ok3 := v[2].(int64)
-			if ok1 && ok2 && ok3 && wait > 0 && bind >= 1 && int(bind) <= len(l.rules) {
+			// The script bounds the wait; a larger one would overflow
+			// nanoseconds, so it is refused here too.
+			if ok1 && ok2 && ok3 && wait > 0 && wait <= l.maxWait.Microseconds() && bind >= 1 && int(bind) <= len(l.rules) {
 				return time.Duration(wait) * time.Microsecond, check * 1000, int(bind) - 1, nil
 			}
 		}
@@ -267,27 +337,86 @@ func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Dura
 	return 0, 0, 0, fmt.Errorf("redislimit: unexpected script reply %v", res)
 }
 
-// run runs the script and returns by ctx's end even when the client does
-// not: go-redis can spend its own dial timeout on a peer that accepts but
-// never answers. A run abandoned that way may still record the call, which
-// spends capacity without a send, never the reverse.
+func boolArg(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// scriptCodes map the codes that start the script's error replies.
+var scriptCodes = []struct {
+	code string
+	err  error
+}{
+	{"WRONGTYPE", ErrWrongType},
+	{"SKEW", ErrSkew},
+	{"CORRUPT", ErrCorrupt},
+	{"LOST", ErrStateLost},
+	{"CLASH", ErrMemberClash},
+}
+
+// scriptError names a failed run: a refusal of the script, a timeout, or
+// the end of ctx.
+func (l *Limiter) scriptError(ctx context.Context, err error) error {
+	var rerr redis.Error
+	if errors.As(err, &rerr) {
+		msg := rerr.Error()
+		for _, c := range scriptCodes {
+			if rest, ok := strings.CutPrefix(msg, c.code+" "); ok {
+				if c.err == ErrStateLost {
+					l.refreshed.Store(0) // the next call sets the sentinel again
+				}
+				return fmt.Errorf("%w: %s", c.err, rest)
+			}
+		}
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		return fmt.Errorf("redislimit: %w (%v)", ctxErr, err)
+	}
+	if errors.Is(err, ErrTimeout) {
+		return err
+	}
+	var nerr net.Error
+	if errors.As(err, &nerr) && nerr.Timeout() {
+		return fmt.Errorf("%w: %w", ErrTimeout, err)
+	}
+	return fmt.Errorf("redislimit: %w", err)
+}
+
+// run runs the script and returns by the call timeout or ctx's end, even
+// when the client does not: go-redis can spend its own dial timeout on a
+// peer that accepts but never answers, and waits without end when its
+// read timeout is off. A run abandoned that way may still record the call,
+// which spends capacity without a send, never the reverse.
 func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
-	if ctx.Done() == nil {
+	if ctx.Done() == nil && l.callTimeout == 0 {
 		return admitScript.Run(ctx, l.c, l.script, args...).Result()
 	}
+	callCtx, cancel := ctx, context.CancelFunc(func() {})
+	if l.callTimeout > 0 {
+		callCtx, cancel = context.WithTimeout(ctx, l.callTimeout)
+	}
+	defer cancel()
 	type reply struct {
 		res any
 		err error
 	}
 	done := make(chan reply, 1)
 	go func() {
-		res, err := admitScript.Run(ctx, l.c, l.script, args...).Result()
+		res, err := admitScript.Run(callCtx, l.c, l.script, args...).Result()
 		done <- reply{res, err}
 	}()
 	select {
 	case r := <-done:
+		if r.err != nil && ctx.Err() == nil && callCtx.Err() != nil {
+			return nil, fmt.Errorf("%w: no reply within the call timeout of %v (%v)", ErrTimeout, l.callTimeout, r.err)
+		}
 		return r.res, r.err
-	case <-ctx.Done():
+	case <-callCtx.Done():
+		if ctx.Err() == nil {
+			return nil, fmt.Errorf("%w: no reply within the call timeout of %v", ErrTimeout, l.callTimeout)
+		}
 		return nil, fmt.Errorf("no reply from Redis before the deadline: %w", ctx.Err())
 	}
 }

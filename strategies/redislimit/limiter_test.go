@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/rule"
@@ -45,18 +46,15 @@ func runFixedSteps(t *testing.T, c redis.Scripter) {
 	for _, src := range []TimeSource{Client, Virtual} {
 		t.Run(src.String(), func(t *testing.T) {
 			rt := &stepRT{}
-			l, err := New(c, rt, fixedRules, Options{Key: "fixed-" + src.String(), TimeSource: src, MemberPrefix: "p:"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			l, err := New(c, rt, fixedRules, Options{Key: "fixed-" + src.String(), TimeSource: src, MemberPrefix: "p:", MaxSkew: -1})
+			require.NoError(t, err)
 			for i, s := range fixedSteps {
 				rt.t = epoch + s.at
 				wait, _, bind, err := l.try(context.Background(), fmt.Sprintf("m%d", i), i%2 == 0)
-				if err != nil {
-					t.Fatalf("%s: %v", s.name, err)
-				}
-				if wait != s.wait || (wait > 0 && bind != s.rule) {
-					t.Errorf("%s: wait %v rule %d, want %v rule %d", s.name, wait, bind, s.wait, s.rule)
+				require.NoError(t, err, s.name)
+				assert.Equal(t, s.wait, wait, s.name)
+				if wait > 0 {
+					assert.Equal(t, s.rule, bind, "%s: binding rule", s.name)
 				}
 			}
 		})
@@ -73,21 +71,15 @@ func TestTryAtFixedInstants(t *testing.T) {
 func TestNanosecondsRoundSafely(t *testing.T) {
 	_, c := newMini(t)
 	rt := &stepRT{t: epoch + 1}
-	l, err := New(c, rt, []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "k", TimeSource: Client})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Acquire(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	l, err := New(c, rt, []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "k", TimeSource: Client, MaxSkew: -1})
+	require.NoError(t, err)
+	require.NoError(t, l.Acquire(context.Background()))
 	rt.t = epoch + 1000*ms
 	at, err := l.AcquireAt(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := epoch + 1000*ms + 1000; at != want || rt.t != want {
-		t.Fatalf("second call at %d (clock %d), want %d", at-epoch, rt.t-epoch, want-epoch)
-	}
+	require.NoError(t, err)
+	want := epoch + 1000*ms + 1000
+	assert.Equal(t, want-epoch, at-epoch, "second call")
+	assert.Equal(t, want-epoch, rt.t-epoch, "clock after the second call")
 }
 
 func TestServerTimeIsRedisTIME(t *testing.T) {
@@ -95,73 +87,48 @@ func TestServerTimeIsRedisTIME(t *testing.T) {
 	at := time.Unix(0, epoch+123_456_789)
 	m.SetTime(at)
 	l, err := New(c, &stepRT{}, []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	got, err := l.AcquireAt(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := at.UnixMicro() * 1000; got != want {
-		t.Fatalf("recorded at %d, want %d (TIME in µs)", got, want)
-	}
+	require.NoError(t, err)
+	assert.Equal(t, at.UnixMicro()*1000, got, "recorded at TIME in µs")
 	// The score is the exact 16-digit microsecond, not a rounded double.
-	if keys := m.Keys(); len(keys) != 2 || !slices.Contains(keys, l.marker) {
-		t.Fatalf("keys %v, want the rule's set and its expiry marker", keys)
-	}
+	assert.ElementsMatch(t, []string{l.Keys()[0], l.marker, l.script[len(l.script)-1]}, m.Keys(),
+		"the rule's set, its expiry marker and the prefix's sentinel")
 	members, err := m.ZMembers(l.Keys()[0])
-	if err != nil || len(members) != 1 {
-		t.Fatalf("members %v, %v", members, err)
-	}
+	require.NoError(t, err)
+	require.Len(t, members, 1)
 	s, _ := m.ZScore(l.Keys()[0], members[0])
-	if int64(s) != at.UnixMicro() {
-		t.Fatalf("score %v, want %d", s, at.UnixMicro())
-	}
+	assert.Equal(t, at.UnixMicro(), int64(s), "score")
 }
 
 func TestAllOrNone(t *testing.T) {
 	m, c := newMini(t)
 	rt := &stepRT{t: epoch}
 	rules := []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 1, Window: time.Minute}}
-	l, err := New(c, rt, rules, Options{Key: "k", TimeSource: Client, MemberPrefix: "p:"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Acquire(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	l, err := New(c, rt, rules, Options{Key: "k", TimeSource: Client, MemberPrefix: "p:", MaxSkew: -1})
+	require.NoError(t, err)
+	require.NoError(t, l.Acquire(context.Background()))
 	// The minute rule is full: the denied call must leave the second rule's
 	// set alone too.
-	if wait, _, _, err := l.try(context.Background(), "denied", false); err != nil || wait != time.Minute {
-		t.Fatalf("wait %v, %v", wait, err)
-	}
+	wait, _, _, err := l.try(context.Background(), "denied", false)
+	require.NoError(t, err)
+	require.Equal(t, time.Minute, wait)
 	for _, k := range l.Keys() {
-		if n, _ := m.ZMembers(k); len(n) != 1 {
-			t.Errorf("%s holds %v, want only the admitted call", k, n)
-		}
-		if ttl := m.TTL(k); ttl <= 0 {
-			t.Errorf("%s has no expiry", k)
-		}
+		n, _ := m.ZMembers(k)
+		assert.Len(t, n, 1, "%s holds %v, want only the admitted call", k, n)
+		assert.Positive(t, m.TTL(k), "%s has no expiry", k)
 	}
 }
 
 func TestKeysShareOneHashTag(t *testing.T) {
 	l, err := New(newClient(t), &stepRT{}, []rule.Rule{{Limit: 10, Window: time.Second}, {Limit: 500, Window: time.Minute}, {Limit: 7, Window: time.Second}},
 		Options{Key: "acme:prod"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	keys := l.Keys()
-	if len(keys) != 2 {
-		t.Fatalf("keys %v: rules with one window must share one key", keys)
-	}
-	if l.Rules()[0].Limit != 7 {
-		t.Fatalf("rules %v: the strictest limit of a window must win", l.Rules())
-	}
+	require.Len(t, keys, 2, "rules with one window must share one key")
+	require.Equal(t, 7, l.Rules()[0].Limit, "the strictest limit of a window must win")
 	for _, k := range keys {
-		if !strings.HasPrefix(k, "rlcheck:{acme:prod}:") {
-			t.Errorf("key %q lacks the hash tag", k)
-		}
+		assert.True(t, strings.HasPrefix(k, "rlcheck:{acme:prod}:"), "key %q lacks the hash tag", k)
 	}
 }
 
@@ -184,32 +151,23 @@ func TestBadOptions(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := New(c, &stepRT{}, tc.rules, tc.opts)
-		if err == nil || errors.Is(err, ErrKey) != tc.isKey {
-			t.Errorf("%s: err %v", tc.name, err)
-		}
+		require.Error(t, err, tc.name)
+		assert.Equal(t, tc.isKey, errors.Is(err, ErrKey), "%s: %v", tc.name, err)
 	}
-	if _, err := New(c, &stepRT{}, one, Options{Key: strings.Repeat("k", MaxKeyLen)}); err != nil {
-		t.Errorf("longest allowed key: %v", err)
-	}
+	_, err := New(c, &stepRT{}, one, Options{Key: strings.Repeat("k", MaxKeyLen)})
+	assert.NoError(t, err, "longest allowed key")
 }
 
 func TestWrongTypeKey(t *testing.T) {
 	m, c := newMini(t)
 	rules := []rule.Rule{{Limit: 1, Window: time.Second}, {Limit: 5, Window: time.Minute}}
-	if err := m.Set(KeyFor("k", time.Minute), "not a set"); err != nil {
-		t.Fatal(err)
-	}
-	l, err := New(c, &stepRT{t: epoch}, rules, Options{Key: "k", TimeSource: Client})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, m.Set(KeyFor("k", time.Minute), "not a set"))
+	l, err := New(c, &stepRT{t: epoch}, rules, Options{Key: "k", TimeSource: Client, MaxSkew: -1})
+	require.NoError(t, err)
 	err = l.Acquire(context.Background())
-	if !errors.Is(err, ErrWrongType) || !strings.Contains(err.Error(), KeyFor("k", time.Minute)) {
-		t.Fatalf("err = %v, want ErrWrongType naming the key", err)
-	}
-	if m.Exists(KeyFor("k", time.Second)) {
-		t.Fatal("the call was recorded in the other rule despite the error")
-	}
+	require.ErrorIs(t, err, ErrWrongType)
+	assert.ErrorContains(t, err, KeyFor("k", time.Minute))
+	assert.False(t, m.Exists(KeyFor("k", time.Second)), "the call was recorded in the other rule despite the error")
 }
 
 func TestScriptFlushMidRun(t *testing.T) {
@@ -240,59 +198,34 @@ func scriptCached(ctx context.Context, c redis.Scripter) (bool, error) {
 func testScriptFlush(t *testing.T, c redis.Scripter, rt clock.Runtime, src TimeSource, sc scriptCache) {
 	t.Helper()
 	ctx := context.Background()
-	l, err := New(c, rt, []rule.Rule{{Limit: 1000, Window: time.Second}}, Options{Key: "flush", TimeSource: src})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, err := New(c, rt, []rule.Rule{{Limit: 1000, Window: time.Second}}, Options{Key: "flush", TimeSource: src, MaxSkew: -1})
+	require.NoError(t, err)
 	for i := range 10 {
 		if i == 4 {
-			if err := sc.flush(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if ok, err := sc.cached(ctx); ok || err != nil {
-				t.Fatalf("script still cached after SCRIPT FLUSH (%v)", err)
-			}
+			require.NoError(t, sc.flush(ctx))
+			ok, err := sc.cached(ctx)
+			require.NoError(t, err)
+			require.False(t, ok, "script still cached after SCRIPT FLUSH")
 		}
-		if err := l.Acquire(ctx); err != nil {
-			t.Fatalf("call %d: %v", i, err)
-		}
+		require.NoError(t, l.Acquire(ctx), "call %d", i)
 	}
-	if ok, err := sc.cached(ctx); !ok || err != nil {
-		t.Fatalf("script not loaded again after the flush (%v)", err)
-	}
-}
-
-func TestMemberReuseIsAnError(t *testing.T) {
-	_, c := newMini(t)
-	rules := []rule.Rule{{Limit: 5, Window: time.Second}}
-	a, _ := New(c, &stepRT{t: epoch}, rules, Options{Key: "k", TimeSource: Client, MemberPrefix: "same:"})
-	b, _ := New(c, &stepRT{t: epoch}, rules, Options{Key: "k", TimeSource: Client, MemberPrefix: "same:"})
-	if err := a.Acquire(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Acquire(context.Background()); err == nil || !strings.Contains(err.Error(), "distinct member prefixes") {
-		t.Fatalf("err = %v, want the shared-prefix error", err)
-	}
+	ok, err := sc.cached(ctx)
+	require.NoError(t, err)
+	assert.True(t, ok, "script not loaded again after the flush")
 }
 
 func TestCancelledCallerRecordsNothing(t *testing.T) {
 	m, c := newMini(t)
 	rt := &stepRT{t: epoch}
-	l, _ := New(c, rt, []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "k", TimeSource: Client})
-	if err := l.Acquire(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	l, err := New(c, rt, []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "k", TimeSource: Client, MaxSkew: -1})
+	require.NoError(t, err)
+	require.NoError(t, l.Acquire(context.Background()))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := l.Acquire(ctx); !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v", err)
-	}
-	if n, _ := m.ZMembers(l.Keys()[0]); len(n) != 1 {
-		t.Fatalf("members %v", n)
-	}
-	if s := l.Stats(); s.Records[0] != 1 {
-		t.Fatalf("stats %+v", s)
-	}
+	require.ErrorIs(t, l.Acquire(ctx), context.Canceled)
+	n, _ := m.ZMembers(l.Keys()[0])
+	assert.Len(t, n, 1, "members")
+	assert.Equal(t, int64(1), l.Stats().Records[0], "records")
 }
 
 // TestSweepBoundsMemory: entries are kept for their window plus
@@ -303,35 +236,29 @@ func TestSweepBoundsMemory(t *testing.T) {
 	m, c := newMini(t)
 	rt := &stepRT{t: epoch}
 	rules := []rule.Rule{{Limit: 1000, Window: time.Second}, {Limit: 2, Window: 10 * time.Millisecond}}
-	l, err := New(c, rt, rules, Options{Key: "sweep", TimeSource: Client})
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, err := New(c, rt, rules, Options{Key: "sweep", TimeSource: Client, MaxSkew: -1})
+	require.NoError(t, err)
 	const step = 100 * time.Millisecond
 	for range 200 {
 		rt.t += int64(step)
-		if err := l.Acquire(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, l.Acquire(context.Background()))
 	}
 	for i, r := range rules {
 		kept := r.Window + max(r.Window, time.Second)
 		inWindow := int((r.Window + step - 1) / step)
 		most := int(kept/step) + sweepEvery
 		got, _ := m.ZMembers(l.Keys()[i])
-		if len(got) < inWindow || len(got) > most {
-			t.Errorf("%v: the set holds %d entries; want %d to %d", r, len(got), inWindow, most)
-		}
+		assert.GreaterOrEqual(t, len(got), inWindow, "%v: entries in the set", r)
+		assert.LessOrEqual(t, len(got), most, "%v: entries in the set", r)
 	}
 }
 
 func TestParseTimeSource(t *testing.T) {
 	for _, src := range []TimeSource{Server, Client, Virtual} {
-		if got, err := ParseTimeSource(src.String()); err != nil || got != src {
-			t.Errorf("ParseTimeSource(%q) = %v, %v", src.String(), got, err)
-		}
+		got, err := ParseTimeSource(src.String())
+		require.NoError(t, err)
+		assert.Equal(t, src, got)
 	}
-	if _, err := ParseTimeSource("ntp"); err == nil {
-		t.Error("ParseTimeSource(ntp) succeeded")
-	}
+	_, err := ParseTimeSource("ntp")
+	assert.Error(t, err, "ParseTimeSource(ntp)")
 }

@@ -77,7 +77,32 @@ type Options struct {
 	// Now is the clock of the Virtual time source, in nanoseconds; nil
 	// means rt.Now. Other sources ignore it.
 	Now func() int64
+	// CallTimeout bounds each run of the script, go-redis' own retries
+	// included, whatever the caller's context allows: a Redis that stops
+	// answering fails the call with ErrTimeout. 0 means
+	// DefaultCallTimeout; negative, no bound beyond the context and the
+	// client's own timeouts.
+	CallTimeout time.Duration
+	// MaxSkew bounds, under Client time, how far the caller's clock may be
+	// from Redis TIME: the script refuses a call beyond it with ErrSkew.
+	// 0 means DefaultMaxSkew; negative turns the check off (a simulation
+	// that passes virtual instants as client time does). Other sources
+	// ignore it.
+	MaxSkew time.Duration
 }
+
+// DefaultCallTimeout is the bound on each script run when
+// Options.CallTimeout is 0: room for two attempts of DefaultTimeout.
+const DefaultCallTimeout = 3 * time.Second
+
+// DefaultMaxSkew is how far a Client clock may be from Redis TIME when
+// Options.MaxSkew is 0. Hosts kept by NTP agree within milliseconds.
+const DefaultMaxSkew = time.Second
+
+// FutureTolerance, added to the largest window (at least 1 s), is how far
+// ahead of a call's check time an entry may lie before the script reports
+// the set as corrupt (ErrCorrupt): twice MaxSkew when that is larger.
+const FutureTolerance = time.Minute
 
 // ErrKey reports an unusable Options.Key.
 var ErrKey = errors.New("redislimit: bad key name")
@@ -117,6 +142,12 @@ func KeyFor(k string, w time.Duration) string {
 // rlcheck:{acme}:ttl:1000:1s=3000,1m=62000.
 func markerKey(k, lease string, windows []string) string {
 	return "rlcheck:{" + k + "}:ttl:" + lease + ":" + strings.Join(windows, ",")
+}
+
+// sentinelKey names the key whose presence says that the limiters with
+// member prefix p still have their state: rlcheck:{acme}:live:p.
+func sentinelKey(k, p string) string {
+	return "rlcheck:{" + k + "}:live:" + p
 }
 
 // windowName spells a window rounded up to whole microseconds, so two

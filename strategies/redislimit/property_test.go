@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
@@ -96,9 +99,7 @@ func (w workload) drive(t *testing.T, rt *stepRT, l interface {
 		if rt.t < epoch+a {
 			rt.set(epoch + a)
 		}
-		if err := l.Acquire(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, l.Acquire(context.Background()))
 		sends = append(sends, rt.t-epoch)
 	}
 	return sends
@@ -112,15 +113,12 @@ func TestMatchesCombinedAndReference(t *testing.T) {
 		w := newWorkload(seed)
 		want := w.reference()
 		rep, err := checker.Check(want, checker.Config{Rules: w.rules})
-		if err != nil || rep.Violations() != 0 {
-			t.Fatalf("seed %d: reference breaks its rules: %v, %d", seed, err, rep.Violations())
-		}
+		require.NoError(t, err)
+		require.Zero(t, rep.Violations(), "seed %d: the reference breaks its rules", seed)
 
 		rt := &stepRT{t: epoch}
 		got := w.drive(t, rt, strategies.NewCombined(rt, w.rules...))
-		if !slices.Equal(got, want) {
-			t.Fatalf("seed %d rules %v: combined %v\nreference %v", seed, w.rules, got, want)
-		}
+		require.Equal(t, want, got, "seed %d rules %v: combined against the reference", seed, w.rules)
 
 		for _, src := range []TimeSource{Server, Client, Virtual} {
 			m, c := newMini(t)
@@ -129,22 +127,14 @@ func TestMatchesCombinedAndReference(t *testing.T) {
 				rt.onAdvance = func(now int64) { m.SetTime(time.Unix(0, now)) }
 				rt.set(epoch)
 			}
-			l, err := New(c, rt, w.rules, Options{Key: fmt.Sprintf("w%d", seed), TimeSource: src, MemberPrefix: "p:"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			l, err := New(c, rt, w.rules, Options{Key: fmt.Sprintf("w%d", seed), TimeSource: src, MemberPrefix: "p:", MaxSkew: -1})
+			require.NoError(t, err)
 			got := w.drive(t, rt, l)
-			if !slices.Equal(got, want) {
-				t.Fatalf("seed %d %v rules %v:\nredis     %v\nreference %v", seed, src, w.rules, got, want)
-			}
-			if s := l.Stats(); s.Records[0] != int64(len(want)) {
-				t.Fatalf("seed %d: stats %+v", seed, s)
-			}
+			require.Equal(t, want, got, "seed %d %v rules %v: redis against the reference", seed, src, w.rules)
+			require.Equal(t, int64(len(want)), l.Stats().Records[0], "seed %d: records", seed)
 			// One run per call, plus one after the sleep of each call that
 			// waited: the longest wait is always enough.
-			if runs := w.runs(want); l.Runs() != runs {
-				t.Fatalf("seed %d %v: %d script runs, want %d", seed, src, l.Runs(), runs)
-			}
+			require.Equal(t, w.runs(want), l.Runs(), "seed %d %v: script runs", seed, src)
 		}
 	}
 }
@@ -156,7 +146,5 @@ func TestReferenceCatchesAFirstRuleWait(t *testing.T) {
 		rules:    []rule.Rule{{Limit: 1, Window: time.Second}, {Limit: 1, Window: 3 * time.Second}},
 		arrivals: []int64{0, 0},
 	}
-	if got := w.reference(); got[1] != int64(3*time.Second) {
-		t.Fatalf("reference %v, want the second send after 3s", got)
-	}
+	assert.Equal(t, int64(3*time.Second), w.reference()[1], "the second send")
 }

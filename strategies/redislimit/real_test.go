@@ -13,6 +13,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/clock"
@@ -41,12 +43,12 @@ func TestRealFixedInstants(t *testing.T) {
 	runFixedSteps(t, realClient(t, redistest.Start(t)))
 }
 
-// fleet runs 4 workers sharing one key under 10/1s and 50/5s on the real
-// clock, 200 calls in all, with the server's clock, and checks the instants
-// the script recorded. It takes about 19 s: the rules allow 10 calls a
-// second.
+// fleet runs 4 workers sharing one key under 10/100ms and 50/500ms on the
+// real clock, 200 calls in all, with the server's clock, and checks the
+// instants the script recorded. It takes about 2 s: the rules allow 100
+// calls a second.
 func fleet(t *testing.T, c redis.Scripter) {
-	rules := []rule.Rule{{Limit: 10, Window: time.Second}, {Limit: 50, Window: 5 * time.Second}}
+	rules := []rule.Rule{{Limit: 10, Window: 100 * time.Millisecond}, {Limit: 50, Window: 500 * time.Millisecond}}
 	const workers, calls = 4, 200
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -63,9 +65,7 @@ func fleet(t *testing.T, c redis.Scripter) {
 	for range workers {
 		// One limiter per worker, as separate processes would have.
 		l, err := New(c, rt, rules, Options{Key: "fleet"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -86,23 +86,18 @@ func fleet(t *testing.T, c redis.Scripter) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		t.Fatal(err)
+		require.NoError(t, err)
 	}
-	if len(recorded) != calls {
-		t.Fatalf("%d calls recorded, want %d", len(recorded), calls)
-	}
+	require.Len(t, recorded, calls, "calls recorded")
 	slices.Sort(recorded)
 	rep, err := checker.Check(recorded, checker.Config{Rules: rules})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for i, rr := range rep.Rules {
 		t.Logf("%v: %d violations, at most %d in one window", rules[i], rr.Violations, rr.MaxInWindow)
 	}
-	if rep.Violations() != 0 || rep.Rules[0].MaxInWindow != 10 || rep.Rules[1].MaxInWindow != 50 {
-		t.Fatalf("recorded sends: %d violations; max in window %d and %d, want 0 violations and full windows",
-			rep.Violations(), rep.Rules[0].MaxInWindow, rep.Rules[1].MaxInWindow)
-	}
+	assert.Zero(t, rep.Violations(), "violations among the recorded sends")
+	assert.Equal(t, int64(10), rep.Rules[0].MaxInWindow, "the 10/100ms windows fill")
+	assert.Equal(t, int64(50), rep.Rules[1].MaxInWindow, "the 50/500ms windows fill")
 	// The callers' own clock adds a few µs of reply latency to each send,
 	// which can land a send just inside a window the server saw it leave;
 	// logged, not asserted, so that scheduling noise cannot fail the test.
@@ -125,22 +120,16 @@ func TestRealCluster(t *testing.T) {
 		l, err := New(c, clock.NewReal(), []rule.Rule{
 			{Limit: 10, Window: time.Second}, {Limit: 500, Window: time.Minute}, {Limit: 10000, Window: 24 * time.Hour},
 		}, Options{Key: "acme/prod"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys := append(l.Keys(), l.marker)
-		slots := keySlots(t, c, keys)
-		if len(slots) != 4 || slots[0] != slots[1] || slots[1] != slots[2] || slots[2] != slots[3] {
-			t.Fatalf("keys %v map to slots %v", keys, slots)
+		require.NoError(t, err)
+		slots := keySlots(t, c, l.script)
+		require.Len(t, slots, 5)
+		for i := range slots {
+			require.Equal(t, slots[0], slots[i], "keys %v map to slots %v", l.script, slots)
 		}
 		// The same names without the tag spread over slots: the check can fail.
 		untagged := keySlots(t, c, []string{"rlcheck:acme/prod:1s", "rlcheck:acme/prod:1m", "rlcheck:acme/prod:24h"})
-		if untagged[0] == untagged[1] && untagged[1] == untagged[2] {
-			t.Fatalf("untagged keys share slot %d too; pick other names", untagged[0])
-		}
-		if err := l.Acquire(context.Background()); err != nil {
-			t.Fatalf("acquire on the cluster: %v", err)
-		}
+		require.False(t, untagged[0] == untagged[1] && untagged[1] == untagged[2], "untagged keys share slot %d too; pick other names", untagged[0])
+		require.NoError(t, l.Acquire(context.Background()), "acquire on the cluster")
 	})
 	t.Run("script flush", func(t *testing.T) {
 		testScriptFlush(t, c, clock.NewReal(), Server, scriptCache{
@@ -166,9 +155,7 @@ func keySlots(t *testing.T, c *redis.ClusterClient, keys []string) []int64 {
 	var slots []int64
 	for _, k := range keys {
 		s, err := c.ClusterKeySlot(context.Background(), k).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		slots = append(slots, s)
 	}
 	return slots
@@ -182,20 +169,16 @@ func TestKeySlotsOnMiniredis(t *testing.T) {
 	defer c.Close()
 	l, err := New(c, &stepRT{}, []rule.Rule{{Limit: 1, Window: time.Second}, {Limit: 2, Window: time.Minute}, {Limit: 3, Window: time.Hour}},
 		Options{Key: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var slots []int64
-	keys := append(l.Keys(), l.marker)
-	for _, k := range keys {
+	for _, k := range l.script {
 		s, err := c.ClusterKeySlot(context.Background(), k).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		slots = append(slots, s)
 	}
-	if slots[0] != slots[1] || slots[1] != slots[2] || slots[2] != slots[3] {
-		t.Fatalf("keys %v map to slots %v", keys, slots)
+	require.Len(t, slots, 5)
+	for i := range slots {
+		assert.Equal(t, slots[0], slots[i], "keys %v map to slots %v", l.script, slots)
 	}
 }
 
@@ -210,17 +193,12 @@ func TestRealScriptFlush(t *testing.T) {
 func TestRealWrongType(t *testing.T) {
 	c := realClient(t, redistest.Start(t))
 	ctx := context.Background()
-	if err := c.HSet(ctx, KeyFor("wt", time.Second), "f", "v").Err(); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, c.HSet(ctx, KeyFor("wt", time.Second), "f", "v").Err())
 	l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "wt"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	err = l.Acquire(ctx)
-	if !errors.Is(err, ErrWrongType) || !strings.Contains(err.Error(), "holds a hash") {
-		t.Fatalf("err = %v, want ErrWrongType saying the key holds a hash", err)
-	}
+	require.ErrorIs(t, err, ErrWrongType)
+	assert.ErrorContains(t, err, "holds a hash")
 }
 
 // TestRealServerKilledMidRun kills the server while 4 workers wait on a
@@ -241,9 +219,7 @@ func TestRealServerKilledMidRun(t *testing.T) {
 	)
 	for range 4 {
 		l, err := New(c, clock.NewReal(), rules, Options{Key: "killed"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -270,11 +246,9 @@ func TestRealServerKilledMidRun(t *testing.T) {
 	wg.Wait()
 	close(errs)
 	for err := range errs {
-		if errors.Is(err, context.DeadlineExceeded) || !strings.HasPrefix(err.Error(), "redislimit: ") {
-			t.Errorf("worker ended with %v; want a redislimit error about the lost server before the deadline", err)
-		} else {
-			t.Logf("worker ended with: %v", err)
-		}
+		assert.NotErrorIs(t, err, context.DeadlineExceeded, "want an error about the lost server before the deadline")
+		assert.True(t, strings.HasPrefix(err.Error(), "redislimit: "), "worker ended with %v; want a redislimit error", err)
+		t.Logf("worker ended with: %v", err)
 	}
 }
 
@@ -282,9 +256,7 @@ func TestRealServerKilledMidRun(t *testing.T) {
 // never answers fails when the caller's deadline ends. Nothing hangs.
 func TestUnreachable(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	silent := ln.Addr().String()
 	go func() {
 		for {
@@ -298,9 +270,7 @@ func TestUnreachable(t *testing.T) {
 	t.Cleanup(func() { ln.Close() })
 	closed := func() string {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		defer l.Close()
 		return l.Addr().String()
 	}()
@@ -309,21 +279,18 @@ func TestUnreachable(t *testing.T) {
 			c := redis.NewClient(&redis.Options{Addr: tc.addr})
 			defer c.Close()
 			l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "down"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, err)
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
 			done := make(chan error, 1)
 			go func() { done <- l.Acquire(ctx) }()
 			select {
 			case err := <-done:
-				if err == nil || !strings.HasPrefix(err.Error(), "redislimit: ") {
-					t.Fatalf("err = %v, want a redislimit error", err)
-				}
+				require.Error(t, err)
+				assert.True(t, strings.HasPrefix(err.Error(), "redislimit: "), "err = %v, want a redislimit error", err)
 				t.Logf("%v", err)
 			case <-time.After(30 * time.Second): // a hang, not a slow machine
-				t.Fatal("Acquire hung past its deadline")
+				require.Fail(t, "Acquire hung past its deadline")
 			}
 		})
 	}
