@@ -4,6 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/simulate"
 )
 
@@ -86,6 +89,24 @@ func TestSeedOverManySeeds(t *testing.T) {
 	for _, st := range rs.Strategies[1:] {
 		if st.RunsWithViolations != 0 {
 			t.Errorf("%s violates in %d runs", st.Name, st.RunsWithViolations)
+		}
+	}
+}
+
+// TestProviderEdgeNeedsAMargin: with no margin, combined and redis keep
+// every window among their own admissions and still overfill the
+// provider's; local-per-worker overfills both.
+func TestProviderEdgeNeedsAMargin(t *testing.T) {
+	s, err := Shipped("provider-edge")
+	require.NoError(t, err)
+	r, err := simulate.Run(&s.Scenario, simulate.Options{})
+	require.NoError(t, err)
+	for _, st := range r.Strategies {
+		assert.Positive(t, st.Violations(), st.Name)
+		if st.Name == "local-per-worker" {
+			assert.Positive(t, st.RecordViolations(), st.Name)
+		} else {
+			assert.Zero(t, st.RecordViolations(), st.Name)
 		}
 	}
 }

@@ -55,6 +55,9 @@ type file struct {
 	Skew         []yaml.Node `yaml:"skew"`
 	Timeout      yaml.Node   `yaml:"timeout"`
 	Seed         uint64      `yaml:"seed"`
+	SendDelay    yaml.Node   `yaml:"send_delay"`
+	RedisRTT     yaml.Node   `yaml:"redis_rtt"`
+	Margin       yaml.Node   `yaml:"margin"`
 }
 
 type arrivals struct {
@@ -213,6 +216,15 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 	if sc.Timeout, err = c.dur(&f.Timeout, "timeout"); err != nil {
 		return nil, err
 	}
+	if sc.SendDelay, err = c.dists(&f.SendDelay, "send_delay"); err != nil {
+		return nil, err
+	}
+	if sc.RedisRTT, err = c.dist(&f.RedisRTT, "redis_rtt"); err != nil {
+		return nil, err
+	}
+	if sc.Margin, err = c.dur(&f.Margin, "margin"); err != nil {
+		return nil, err
+	}
 	if err := c.arrivals(&f.Arrivals, sc, open); err != nil {
 		return nil, err
 	}
@@ -221,6 +233,9 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 	}
 	if len(sc.Skew) > 0 && len(sc.Skew) != sc.Workers {
 		return nil, c.errf(&f.Skew[0], "skew: %d offsets for %d workers; give one per worker", len(sc.Skew), sc.Workers)
+	}
+	if len(sc.SendDelay) > 1 && len(sc.SendDelay) != sc.Workers {
+		return nil, c.errf(&f.SendDelay, "send_delay: %d distributions for %d workers; give one, or one per worker", len(sc.SendDelay), sc.Workers)
 	}
 	if err := sc.Validate(); err != nil {
 		return nil, &Error{File: name, Msg: err.Error()}
@@ -278,6 +293,26 @@ func (c conv) dist(n *yaml.Node, field string) (simulate.Dist, error) {
 		return simulate.Dist{}, c.errf(n, "%s: %v", field, err)
 	}
 	return d, nil
+}
+
+// dists reads one distribution or a list of them.
+func (c conv) dists(n *yaml.Node, field string) ([]simulate.Dist, error) {
+	nodes := []*yaml.Node{n}
+	switch n.Kind {
+	case 0:
+		return nil, nil
+	case yaml.SequenceNode:
+		nodes = n.Content
+	}
+	var out []simulate.Dist
+	for _, e := range nodes {
+		d, err := c.dist(e, field)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 func (c conv) dur(n *yaml.Node, field string) (time.Duration, error) {

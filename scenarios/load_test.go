@@ -16,21 +16,40 @@ import (
 
 func TestShippedScenariosLoad(t *testing.T) {
 	names := Names()
-	want := []string{"api-contract", "cancellation", "clock-skew", "fleet", "gate-order", "seed"}
-	if strings.Join(names, ",") != strings.Join(want, ",") {
-		t.Fatalf("shipped %v, want %v", names, want)
-	}
+	want := []string{"api-contract", "cancellation", "clock-skew", "fleet", "gate-order", "provider-edge", "seed"}
+	require.Equal(t, want, names)
 	for _, n := range names {
 		s, err := Shipped(n)
-		if err != nil {
-			t.Fatal(err)
+		require.NoError(t, err)
+		assert.Equal(t, n, s.Name)
+		assert.NotEmpty(t, s.Description, n)
+		f, err := Load("../scenarios/" + n + ".yaml")
+		if assert.NoError(t, err, "Load(%s.yaml)", n) {
+			assert.Equal(t, n, f.Name)
 		}
-		if s.Name != n || s.Description == "" {
-			t.Errorf("%s: name %q, description %q", n, s.Name, s.Description)
-		}
-		if f, err := Load("../scenarios/" + n + ".yaml"); err != nil || f.Name != n {
-			t.Errorf("Load(%s.yaml): %v", n, err)
-		}
+	}
+}
+
+func TestSendPathFields(t *testing.T) {
+	y := "rules: [5/1s]\nstrategies: [combined]\ncallers: 3\nworkers: 2\nsend_delay:\n  - 2ms\n  - uniform(1ms, 3ms)\nredis_rtt: 500us\nmargin: 2ms\n"
+	s, err := Parse("p.yaml", []byte(y), noFiles)
+	require.NoError(t, err)
+	assert.Equal(t, []simulate.Dist{{A: 2 * time.Millisecond}, {Kind: simulate.Uniform, A: time.Millisecond, B: 3 * time.Millisecond}}, s.SendDelay)
+	assert.Equal(t, simulate.Dist{A: 500 * time.Microsecond}, s.RedisRTT)
+	assert.Equal(t, 2*time.Millisecond, s.Margin)
+	assert.True(t, s.HasSendPath())
+
+	s, err = Parse("p.yaml", []byte("rules: [5/1s]\nstrategies: [combined]\ncallers: 3\nsend_delay: exponential(1ms)\n"), noFiles)
+	require.NoError(t, err)
+	assert.Equal(t, []simulate.Dist{{Kind: simulate.Exponential, A: time.Millisecond}}, s.SendDelay, "one for every worker")
+
+	for y, want := range map[string]string{
+		"workers: 3\nsend_delay: [1ms, 2ms]\n": "p.yaml:5: send_delay: 2 distributions for 3 workers; give one, or one per worker",
+		"margin: -1ms\n":                        "p.yaml:4: margin: must not be negative",
+		"redis_rtt: lognormal(1ms)\n":           `p.yaml:4: redis_rtt: distribution "lognormal(1ms)": takes a median and a sigma`,
+	} {
+		_, err := Parse("p.yaml", []byte("rules: [5/1s]\nstrategies: [combined]\ncallers: 3\n"+y), noFiles)
+		assert.EqualError(t, err, want)
 	}
 }
 

@@ -60,6 +60,21 @@ func (d Dist) IsZero() bool {
 	return d.A == 0 && (d.Kind != Uniform || d.B == 0)
 }
 
+// Bounds returns the least and the greatest value a draw can take; ok is
+// false for the unbounded kinds (exponential, log-normal with sigma > 0).
+func (d Dist) Bounds() (lo, hi time.Duration, ok bool) {
+	switch d.Kind {
+	case Uniform:
+		return d.A, max(d.A, d.B), true
+	case Exponential:
+		return 0, 0, d.A == 0
+	case LogNormal:
+		return d.A, d.A, d.Sigma == 0 || d.A == 0
+	default:
+		return d.A, d.A, true
+	}
+}
+
 // Mean returns the distribution's mean, for sizing and reports.
 func (d Dist) Mean() time.Duration {
 	switch d.Kind {

@@ -1,9 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
-	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -30,6 +31,8 @@ type simulateOptions struct {
 	plotDir      string
 	plotFormat   string
 	plotRuns     int
+	margin       time.Duration // --margin; --find-margin, its resolution
+	findMargin   time.Duration
 
 	// Filled by complete.
 	scn *scenarios.Scenario
@@ -98,6 +101,9 @@ flags or a bad scenario.`,
 	f.IntVar(&o.plotRuns, "plot-runs", 1000, "seeds for the distribution chart when --runs is not given")
 	f.StringVar(&o.redisURL, "redis-url", "", "run the redis strategies on this server (redis://host:port/db) instead of an in-process one")
 	f.StringVar(&o.redisCluster, "redis-cluster", "", "run the redis strategies on this Redis Cluster (host:port,host:port,...)")
+	f.DurationVar(&o.margin, "margin", 0, "widen every window the limiters enforce by this much; the checker keeps the rules as written")
+	f.DurationVar(&o.findMargin, "find-margin", 0, "find, per strategy, the smallest margin at which no run violates at the provider (--runs, default 1000), to this resolution")
+	f.Lookup("find-margin").NoOptDefVal = "100us"
 	return cmd
 }
 
@@ -116,6 +122,9 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 		return err
 	}
 	sc := &scn.Scenario
+	if cmd.Flags().Changed("margin") {
+		sc.Margin = o.margin
+	}
 	if o.callers != 0 {
 		if o.callers < 0 || sc.Arrivals.Kind == simulate.Replay {
 			return fmt.Errorf("--callers: want a positive number, and a scenario that does not replay a log")
@@ -153,7 +162,9 @@ func (o *simulateOptions) run(s streams) error {
 	}
 	ro := simulate.ReportOptions{Format: o.format, Waits: o.waits, Usage: o.usage}
 	var res *simulate.Result
-	if o.runs > 0 {
+	if o.findMargin > 0 {
+		return simulate.ReportMargins(report, sc, simulate.MarginOptions{Options: opt, Runs: cmp.Or(o.runs, 1000), Resolution: o.findMargin}, o.format)
+	} else if o.runs > 0 {
 		runs, err := simulate.RunSeeds(sc, o.runs, opt)
 		if err != nil {
 			return err
@@ -180,7 +191,7 @@ func (o *simulateOptions) run(s streams) error {
 			return err
 		}
 	}
-	return o.writeLog(s, res.SendsOf(o.strategy))
+	return simulate.WriteLogFile(o.logPath, s.out, res.SendsOf(o.strategy))
 }
 
 // plot runs the scenario over seeds (--runs, else --plot-runs) and writes
@@ -199,22 +210,4 @@ func (o *simulateOptions) plot(s streams, opt simulate.Options) error {
 		fmt.Fprintln(s.errOut, "wrote", f)
 	}
 	return err
-}
-
-func (o *simulateOptions) writeLog(s streams, sends []int64) error {
-	switch o.logPath {
-	case "":
-		return nil
-	case "-":
-		return simulate.WriteLog(s.out, sends)
-	}
-	f, err := os.Create(o.logPath)
-	if err != nil {
-		return err
-	}
-	if err := simulate.WriteLog(f, sends); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
