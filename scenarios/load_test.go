@@ -45,8 +45,8 @@ func TestSendPathFields(t *testing.T) {
 
 	for y, want := range map[string]string{
 		"workers: 3\nsend_delay: [1ms, 2ms]\n": "p.yaml:5: send_delay: 2 distributions for 3 workers; give one, or one per worker",
-		"margin: -1ms\n":                        "p.yaml:4: margin: must not be negative",
-		"redis_rtt: lognormal(1ms)\n":           `p.yaml:4: redis_rtt: distribution "lognormal(1ms)": takes a median and a sigma`,
+		"margin: -1ms\n":                       "p.yaml:4: margin: must not be negative",
+		"redis_rtt: lognormal(1ms)\n":          `p.yaml:4: redis_rtt: distribution "lognormal(1ms)": takes a median and a sigma`,
 	} {
 		_, err := Parse("p.yaml", []byte("rules: [5/1s]\nstrategies: [combined]\ncallers: 3\n"+y), noFiles)
 		assert.EqualError(t, err, want)

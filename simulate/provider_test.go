@@ -121,8 +121,8 @@ func TestMarginOfTheSpreadKeepsTheProvider(t *testing.T) {
 				}
 				delays[0].A = a
 				s := &Scenario{
-					Name:  "prop",
-					Rules: []rule.Rule{{Limit: 1 + rng.IntN(5), Window: time.Duration(50+rng.IntN(500)) * msec}, {Limit: 8 + rng.IntN(10), Window: 2 * time.Second}},
+					Name:       "prop",
+					Rules:      []rule.Rule{{Limit: 1 + rng.IntN(5), Window: time.Duration(50+rng.IntN(500)) * msec}, {Limit: 8 + rng.IntN(10), Window: 2 * time.Second}},
 					Strategies: []string{name}, Callers: 40, Workers: workers, MaxInFlight: 3,
 					Arrivals: Arrivals{Kind: Poisson, Rate: 30}, Lateness: Dist{Kind: Uniform, B: 2 * msec},
 					CallDuration: Dist{Kind: Exponential, A: 20 * msec}, SendDelay: delays, Seed: uint64(c),
