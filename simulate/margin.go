@@ -149,7 +149,7 @@ func findMargin(s *Scenario, st Strategy, o MarginOptions) (StrategyMargin, erro
 func pathBound(s *Scenario, st Strategy) (time.Duration, bool) {
 	var lo, hi time.Duration
 	for w := range s.Workers {
-		l, h, ok := s.sendDelay(w).Bounds()
+		l, h, ok := s.SendDelayFor(w).Bounds()
 		if !ok {
 			return 0, false
 		}

@@ -139,7 +139,7 @@ func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyRe
 				admitted = p.mark // the script's instant, before the reply leg
 			}
 			res.Admissions = append(res.Admissions, admitted)
-			delay = s.sendDelay(w).Draw(path)
+			delay = s.SendDelayFor(w).Draw(path)
 			d := now + int64(delay) - admitted
 			if len(res.Admissions) == 1 {
 				lo, hi = d, d

@@ -76,8 +76,8 @@ func (s *Scenario) HasSendPath() bool {
 	return !s.RedisRTT.IsZero()
 }
 
-// sendDelay returns worker w's send delay.
-func (s *Scenario) sendDelay(w int) Dist {
+// SendDelayFor returns worker w's send delay.
+func (s *Scenario) SendDelayFor(w int) Dist {
 	switch len(s.SendDelay) {
 	case 0:
 		return Dist{}
