@@ -40,13 +40,12 @@ func Scale(s *simulate.Scenario, speed float64) (*simulate.Scenario, error) {
 			c.Arrivals.Times[i] = int64(sd(time.Duration(t)))
 		}
 	}
-	c.CallDuration.A, c.CallDuration.B = sd(s.CallDuration.A), sd(s.CallDuration.B)
+	c.CallDuration = s.CallDuration.Scaled(sd)
 	c.SendDelay = make([]simulate.Dist, len(s.SendDelay))
 	for i, d := range s.SendDelay {
-		c.SendDelay[i] = d
-		c.SendDelay[i].A, c.SendDelay[i].B = sd(d.A), sd(d.B)
+		c.SendDelay[i] = d.Scaled(sd)
 	}
-	c.RedisRTT.A, c.RedisRTT.B = sd(s.RedisRTT.A), sd(s.RedisRTT.B)
+	c.RedisRTT = s.RedisRTT.Scaled(sd)
 	c.Margin = sd(s.Margin)
 	c.Skew = make([]time.Duration, len(s.Skew))
 	for i, d := range s.Skew {

@@ -162,7 +162,7 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 	if err := dec.Decode(&extra); err == nil {
 		return nil, &Error{File: name, Line: extra.Line, Msg: "a second YAML document; a scenario file holds one"}
 	}
-	c := conv{file: name}
+	c := conv{file: name, open: open}
 	s := &Scenario{Description: strings.TrimSpace(f.Description), Path: name}
 	sc := &s.Scenario
 	sc.Name = f.Name
@@ -275,7 +275,10 @@ func yamlError(name string, err error) error {
 }
 
 // conv turns nodes into values, with errors at their line.
-type conv struct{ file string }
+type conv struct {
+	file string
+	open func(string) (io.ReadCloser, error) // files named by the scenario
+}
 
 func (c conv) errf(n *yaml.Node, format string, a ...any) error {
 	return &Error{File: c.file, Line: n.Line, Msg: fmt.Sprintf(format, a...)}
@@ -288,7 +291,7 @@ func (c conv) dist(n *yaml.Node, field string) (simulate.Dist, error) {
 	if n.Kind != yaml.ScalarNode {
 		return simulate.Dist{}, c.errf(n, "%s: want a duration or a distribution such as uniform(100us, 3ms)", field)
 	}
-	d, err := simulate.ParseDist(n.Value)
+	d, err := simulate.ParseDistFiles(n.Value, c.open)
 	if err != nil {
 		return simulate.Dist{}, c.errf(n, "%s: %v", field, err)
 	}

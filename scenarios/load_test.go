@@ -30,6 +30,16 @@ func TestShippedScenariosLoad(t *testing.T) {
 	}
 }
 
+func TestEmpiricalReadsBesideTheScenario(t *testing.T) {
+	y := "rules: [5/1s]\nstrategies: [combined]\ncallers: 3\nlateness: empirical(late.txt)\nsend_delay: empirical(late.txt)\n"
+	s, err := Parse("e.yaml", []byte(y), files)
+	require.NoError(t, err)
+	assert.Equal(t, []time.Duration{time.Millisecond, 2 * time.Millisecond}, s.Lateness.Samples.D)
+	assert.Equal(t, "empirical(late.txt)", s.SendDelay[0].String())
+	_, err = Parse("e.yaml", []byte("rules: [5/1s]\nstrategies: [combined]\ncallers: 3\nop_cost: empirical(ok.txt)\n"), files)
+	assert.EqualError(t, err, `e.yaml:4: op_cost: distribution "empirical(ok.txt)": ok.txt:1: "1.0" is not a duration such as 250us, 3ms or 1s`)
+}
+
 func TestSendPathFields(t *testing.T) {
 	y := "rules: [5/1s]\nstrategies: [combined]\ncallers: 3\nworkers: 2\nsend_delay:\n  - 2ms\n  - uniform(1ms, 3ms)\nredis_rtt: 500us\nmargin: 2ms\n"
 	s, err := Parse("p.yaml", []byte(y), noFiles)
@@ -61,6 +71,7 @@ func files(name string) (io.ReadCloser, error) {
 		"ok.txt":   "1.0\n1.5\n",
 		"long.txt": "1.0\n" + strings.Repeat("9", 5000) + "x\n",
 		"wide.txt": "1.0\n" + strings.Repeat("1", 70_000) + "\n",
+		"late.txt": "1ms\n2ms\n",
 	}
 	if l, ok := logs[name]; ok {
 		return io.NopCloser(strings.NewReader(l)), nil

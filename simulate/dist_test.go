@@ -2,9 +2,14 @@ package simulate
 
 import (
 	"bytes"
+	"io"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseDist(t *testing.T) {
@@ -65,21 +70,42 @@ func TestDrawStaysInRange(t *testing.T) {
 }
 
 func FuzzParseDist(f *testing.F) {
-	for _, s := range []string{"0", "2ms", "uniform(100us, 3ms)", "exponential(1s)", "lognormal(1ms, 2)", "fixed(", "uniform(,)"} {
+	for _, s := range []string{"0", "2ms", "uniform(100us, 3ms)", "exponential(1s)", "lognormal(1ms, 2)", "fixed(", "uniform(,)", "empirical(s.txt)"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := ParseDist(s)
+		d, err := ParseDistFiles(s, sampleFiles)
 		if err != nil {
 			return
 		}
-		back, err := ParseDist(d.String())
+		back, err := ParseDistFiles(d.String(), sampleFiles)
+		if d.Samples != nil && back.Samples != nil {
+			require.Equal(t, d.Samples.D, back.Samples.D)
+			back.Samples = d.Samples
+		}
 		if err != nil || back != d {
 			t.Fatalf("%q -> %+v -> %q -> %+v, %v", s, d, d.String(), back, err)
 		}
 		if d.A < 0 || d.B < 0 {
 			t.Fatalf("negative duration from %q", s)
 		}
+	})
+}
+
+func FuzzReadSamples(f *testing.F) {
+	for _, s := range []string{"1ms\n2ms\n", "# x\n\n0\n", "-1ms\n", "1h\n\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		smp, err := ReadSamples("f.txt", func(string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(text)), nil })
+		if err != nil {
+			require.True(t, strings.HasPrefix(err.Error(), "f.txt"), err.Error())
+			require.Less(t, len(err.Error()), 400, "an excerpt of at most 80 bytes, quoted")
+			return
+		}
+		require.NotEmpty(t, smp.D)
+		require.True(t, slices.IsSorted(smp.D))
+		require.GreaterOrEqual(t, smp.D[0], time.Duration(0))
 	})
 }
 
