@@ -76,6 +76,9 @@ type StrategyResult struct {
 	// Late holds the overshoot of every completed sleep inside the
 	// strategy: how late real timers woke it.
 	Late []time.Duration
+	// SendDelays are, per send, the measured time from Acquire returning
+	// to the arrival: the scenario's send delay as the real clock slept it.
+	SendDelays []time.Duration
 }
 
 // RuleResult is one rule's verdict on the measured sends.
@@ -259,6 +262,7 @@ func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy
 			}
 			mu.Lock()
 			res.Sends = append(res.Sends, now-t0)
+			res.SendDelays = append(res.SendDelays, time.Duration(now-back))
 			if withAt {
 				recs.add(at + epoch - t0)
 				res.SendGap = append(res.SendGap, time.Duration(back-epoch-at))
