@@ -19,6 +19,10 @@ type MarginOptions struct {
 	// the provider; Resolution is the step of the margins tried (0: 0.1 ms).
 	Runs       int
 	Resolution time.Duration
+	// Sweep, when above 1, also runs every strategy at that many margins
+	// evenly spread from 0 to the largest bound (all seeds each), for a
+	// chart of violations and throughput against the margin.
+	Sweep int
 }
 
 // MarginResult is, per strategy, the smallest margin that keeps every run
@@ -30,6 +34,8 @@ type MarginResult struct {
 	Resolution time.Duration
 	Rules      []rule.Rule
 	Strategies []StrategyMargin
+	// Margins are the sweep's margins; each strategy's Sweep follows them.
+	Margins []time.Duration
 }
 
 // StrategyMargin is one strategy's search.
@@ -53,6 +59,15 @@ type StrategyMargin struct {
 	Zero, AtMargin RunCost
 	// Tried counts the margins run.
 	Tried int
+	// Sweep is, per margin of MarginResult.Margins, the share of runs
+	// violating at the provider and the mean run.
+	Sweep []SweepPoint
+}
+
+// SweepPoint is one strategy at one margin over every seed.
+type SweepPoint struct {
+	Violating int
+	Cost      RunCost
 }
 
 // RunCost is the mean run of a batch of seeds.
@@ -95,7 +110,34 @@ func FindMargins(s *Scenario, o MarginOptions) (*MarginResult, error) {
 		}
 		out.Strategies = append(out.Strategies, sm)
 	}
+	if o.Sweep > 1 {
+		return out, sweep(s, out, o)
+	}
 	return out, nil
+}
+
+// sweep runs every strategy at o.Sweep margins from 0 to the largest bound.
+func sweep(s *Scenario, out *MarginResult, o MarginOptions) error {
+	var top time.Duration
+	for _, sm := range out.Strategies {
+		top = max(top, sm.Bound, sm.Margin)
+	}
+	for i := range o.Sweep {
+		m := top * time.Duration(i) / time.Duration(o.Sweep-1)
+		out.Margins = append(out.Margins, m.Round(o.Resolution))
+	}
+	for k := range out.Strategies {
+		sm := &out.Strategies[k]
+		st, _ := Lookup(sm.Name)
+		for _, m := range out.Margins {
+			b, err := runBatch(s, st, m, o, false)
+			if err != nil {
+				return err
+			}
+			sm.Sweep = append(sm.Sweep, SweepPoint{Violating: b.violating, Cost: b.cost})
+		}
+	}
+	return nil
 }
 
 func findMargin(s *Scenario, st Strategy, o MarginOptions) (StrategyMargin, error) {
@@ -299,14 +341,24 @@ func WriteMarginsJSON(w io.Writer, r *MarginResult) error {
 	return encode(w, out)
 }
 
-// ReportMargins runs FindMargins and writes its report as text or JSON.
-func ReportMargins(w io.Writer, s *Scenario, o MarginOptions, format string) error {
+// ReportMargins runs FindMargins, writes its report as text or JSON, and
+// returns it.
+func ReportMargins(w io.Writer, s *Scenario, o MarginOptions, format string) (*MarginResult, error) {
 	r, err := FindMargins(s, o)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if format == "json" {
-		return WriteMarginsJSON(w, r)
+		return r, WriteMarginsJSON(w, r)
 	}
-	return WriteMarginsText(w, r)
+	return r, WriteMarginsText(w, r)
+}
+
+// SweepFor is the sweep a margin chart needs (11 margins), or none when no
+// chart is wanted (an empty directory).
+func SweepFor(plotDir string) int {
+	if plotDir == "" {
+		return 0
+	}
+	return 11
 }

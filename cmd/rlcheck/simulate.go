@@ -101,7 +101,7 @@ flags or a bad scenario.`,
 	f.IntVar(&o.plotRuns, "plot-runs", 1000, "seeds for the distribution chart when --runs is not given")
 	f.StringVar(&o.redisURL, "redis-url", "", "run the redis strategies on this server (redis://host:port/db) instead of an in-process one")
 	f.StringVar(&o.redisCluster, "redis-cluster", "", "run the redis strategies on this Redis Cluster (host:port,host:port,...)")
-	f.DurationVar(&o.margin, "margin", 0, "widen every window the limiters enforce by this much; the checker keeps the rules as written")
+	f.DurationVar(&o.margin, "margin", 0, "widen every window the limiters enforce by this much (default the scenario's); the checker keeps the rules as written")
 	f.DurationVar(&o.findMargin, "find-margin", 0, "find, per strategy, the smallest margin at which no run violates at the provider (--runs, default 1000), to this resolution")
 	f.Lookup("find-margin").NoOptDefVal = "100us"
 	return cmd
@@ -122,9 +122,7 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 		return err
 	}
 	sc := &scn.Scenario
-	if cmd.Flags().Changed("margin") {
-		sc.Margin = o.margin
-	}
+	sc.Margin = cmp.Or(o.margin, sc.Margin)
 	if o.callers != 0 {
 		if o.callers < 0 || sc.Arrivals.Kind == simulate.Replay {
 			return fmt.Errorf("--callers: want a positive number, and a scenario that does not replay a log")
@@ -163,8 +161,14 @@ func (o *simulateOptions) run(s streams) error {
 	ro := simulate.ReportOptions{Format: o.format, Waits: o.waits, Usage: o.usage}
 	var res *simulate.Result
 	if o.findMargin > 0 {
-		return simulate.ReportMargins(report, sc, simulate.MarginOptions{Options: opt, Runs: cmp.Or(o.runs, 1000), Resolution: o.findMargin}, o.format)
-	} else if o.runs > 0 {
+		mo := simulate.MarginOptions{Options: opt, Runs: cmp.Or(o.runs, 1000), Resolution: o.findMargin, Sweep: simulate.SweepFor(o.plotDir)}
+		mr, err := simulate.ReportMargins(report, sc, mo, o.format)
+		if err == nil && o.plotDir != "" {
+			err = plots.MarginsFile(o.plotDir, "."+o.plotFormat, mr, s.errOut)
+		}
+		return err
+	}
+	if o.runs > 0 {
 		runs, err := simulate.RunSeeds(sc, o.runs, opt)
 		if err != nil {
 			return err
