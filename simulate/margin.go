@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -302,7 +301,7 @@ func costText(sm StrategyMargin) string {
 		return "-"
 	}
 	pct := 100 * (float64(sm.AtMargin.Duration)/float64(sm.Zero.Duration) - 1)
-	return strconv.FormatFloat(pct, 'f', 1, 64) + "%"
+	return fmt.Sprintf("%+.1f%%", pct)
 }
 
 // WriteMarginsJSON writes the search as JSON, durations in integer
