@@ -157,21 +157,12 @@ func TestReplayReadsACheckableLog(t *testing.T) {
 		return io.NopCloser(strings.NewReader("# a recorded log\n10.5\n10.500000001\n\n10.9\n")), nil
 	}
 	s, err := Parse("r.yaml", []byte(y), open)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []int64{10_500_000_000, 10_500_000_001, 10_900_000_000}
-	if len(s.Arrivals.Times) != 3 || s.Arrivals.Times[1] != want[1] || s.Arrivals.Times[2] != want[2] {
-		t.Fatalf("times %v, want %v", s.Arrivals.Times, want)
-	}
+	require.NoError(t, err)
+	require.Equal(t, []int64{10_500_000_000, 10_500_000_001, 10_900_000_000}, s.Arrivals.Times)
 	r, err := simulate.Run(&s.Scenario, simulate.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Arrivals start at 0; the third, at 0.4 s, waits for the first to leave.
-	if got := r.Strategies[0].Sends; len(got) != 3 || got[1] != 1 || got[2] != int64(time.Second) {
-		t.Fatalf("sends %v", got)
-	}
+	require.Equal(t, []int64{0, 1, int64(time.Second)}, r.Strategies[0].Sends)
 }
 
 func TestParseSeconds(t *testing.T) {
@@ -186,9 +177,8 @@ func TestParseSeconds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := ParseSeconds(tt.in)
-		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("ParseSeconds(%q) = %d, %v", tt.in, got, err)
-		}
+		assert.Equal(t, tt.err, err != nil, "ParseSeconds(%q): %v", tt.in, err)
+		assert.Equal(t, tt.want, got, "ParseSeconds(%q)", tt.in)
 	}
 }
 
@@ -202,12 +192,9 @@ func FuzzParseSeconds(f *testing.F) {
 			return
 		}
 		var b strings.Builder
-		if err := simulate.WriteLog(&b, []int64{ns}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, simulate.WriteLog(&b, []int64{ns}))
 		back, err := ParseSeconds(strings.TrimSpace(b.String()))
-		if err != nil || back != ns {
-			t.Fatalf("%q -> %d -> %q -> %d, %v", s, ns, b.String(), back, err)
-		}
+		require.NoError(t, err)
+		require.Equal(t, ns, back, "%q -> %q", s, b.String())
 	})
 }

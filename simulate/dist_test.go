@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -33,14 +34,14 @@ func TestParseDist(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := ParseDist(tt.in)
-		if (err != nil) != tt.err || (!tt.err && got != tt.want) {
-			t.Errorf("ParseDist(%q) = %+v, %v", tt.in, got, err)
+		if tt.err {
+			assert.Error(t, err, "ParseDist(%q)", tt.in)
+			continue
 		}
-		if err == nil {
+		if assert.NoError(t, err, "ParseDist(%q)", tt.in) && assert.Equal(t, tt.want, got, "ParseDist(%q)", tt.in) {
 			back, err := ParseDist(got.String())
-			if err != nil || back != got {
-				t.Errorf("%q does not read back: %+v, %v", got.String(), back, err)
-			}
+			assert.NoError(t, err)
+			assert.Equal(t, got, back, "%q reads back", got.String())
 		}
 	}
 }
@@ -51,20 +52,15 @@ func TestDrawStaysInRange(t *testing.T) {
 	var lo, hi bool
 	for range 10000 {
 		d := u.Draw(r)
-		if d < u.A || d > u.B {
-			t.Fatalf("uniform draw %v outside [%v, %v]", d, u.A, u.B)
-		}
+		require.True(t, d >= u.A && d <= u.B, "uniform draw %v outside [%v, %v]", d, u.A, u.B)
 		lo = lo || d < u.A+100*time.Microsecond
 		hi = hi || d > u.B-100*time.Microsecond
 	}
-	if !lo || !hi {
-		t.Fatal("uniform draws never reach the ends")
-	}
+	require.True(t, lo && hi, "uniform draws reach the ends")
 	for _, d := range []Dist{{Kind: Exponential, A: time.Millisecond}, {Kind: LogNormal, A: time.Millisecond, Sigma: 1}} {
 		for range 1000 {
-			if x := d.Draw(r); x < 0 {
-				t.Fatalf("%v drew %v", d, x)
-			}
+			x := d.Draw(r)
+			require.GreaterOrEqual(t, x, time.Duration(0), "%v drew %v", d, x)
 		}
 	}
 }
