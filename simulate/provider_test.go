@@ -157,3 +157,33 @@ func TestFindMarginBisectsToTheSpread(t *testing.T) {
 	assert.Equal(t, RunCost{Duration: 70 * msec, Sends: 2}, sm.Zero, "arrivals at 30 and 100 ms")
 	assert.Equal(t, RunCost{Duration: 100 * msec, Sends: 2}, sm.AtMargin, "arrivals at 30 and 130 ms")
 }
+
+// TestMetricsCarryBothViews: with a send path the registry counts the
+// violations among the admissions beside those at the provider; without
+// one it holds the series it always did.
+func TestMetricsCarryBothViews(t *testing.T) {
+	for _, tt := range []struct {
+		delays  []Dist
+		records bool
+	}{{[]Dist{{A: 30 * msec}, {}}, true}, {nil, false}} {
+		s := twoWorkers(0)
+		s.SendDelay = tt.delays
+		res, err := Run(s, Options{})
+		require.NoError(t, err)
+		fams, err := MetricsRegistry(res).Gather()
+		require.NoError(t, err)
+		got := map[string]float64{}
+		for _, f := range fams {
+			for _, m := range f.GetMetric() {
+				if c := m.GetCounter(); c != nil {
+					got[f.GetName()] += c.GetValue()
+				}
+			}
+		}
+		if tt.records {
+			assert.Equal(t, map[string]float64{"rlcheck_violations_total": 1, "rlcheck_record_violations_total": 0}, got)
+		} else {
+			assert.Equal(t, map[string]float64{"rlcheck_violations_total": 0}, got)
+		}
+	}
+}
