@@ -1,6 +1,8 @@
 package simulate
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -186,4 +188,54 @@ func TestMetricsCarryBothViews(t *testing.T) {
 			assert.Equal(t, map[string]float64{"rlcheck_violations_total": 0}, got)
 		}
 	}
+}
+
+func TestReportsShowBothViews(t *testing.T) {
+	res, err := Run(twoWorkers(0), Options{})
+	require.NoError(t, err)
+	var text, js bytes.Buffer
+	require.NoError(t, WriteText(&text, res))
+	assert.Contains(t, text.String(), "strategy  sends  duration  1/100ms  records 1/100ms\ncombined      2   0.070 s        1                0\n")
+	require.NoError(t, WriteJSON(&js, res))
+	var out struct {
+		Strategies []struct {
+			Rules []map[string]any `json:"rules"`
+		} `json:"strategies"`
+	}
+	require.NoError(t, json.Unmarshal(js.Bytes(), &out))
+	assert.Equal(t, 1.0, out.Strategies[0].Rules[0]["violations"])
+	assert.Equal(t, 0.0, out.Strategies[0].Rules[0]["record_violations"])
+
+	s := twoWorkers(0)
+	s.SendDelay = nil
+	res, err = Run(s, Options{})
+	require.NoError(t, err)
+	js.Reset()
+	require.NoError(t, WriteJSON(&js, res))
+	assert.NotContains(t, js.String(), "record_violations", "no send path: one view")
+}
+
+func TestMarginReports(t *testing.T) {
+	r, err := FindMargins(twoWorkers(0), MarginOptions{Runs: 3, Resolution: msec})
+	require.NoError(t, err)
+	var text, js bytes.Buffer
+	require.NoError(t, WriteMarginsText(&text, r))
+	assert.Contains(t, text.String(), "combined    3/3 (100.0%)    30ms   30ms        0.070 s    0.100 s  +42.9%\n")
+	require.NoError(t, WriteMarginsJSON(&js, r))
+	var out struct {
+		ResolutionNs int64 `json:"resolution_ns"`
+		Strategies   []struct {
+			ViolatingAtZero int   `json:"runs_violating_at_zero"`
+			MarginNs        int64 `json:"margin_ns"`
+			BoundNs         int64 `json:"bound_ns"`
+			AtMargin        struct {
+				DurationNs int64 `json:"duration_ns"`
+			} `json:"at_margin"`
+		} `json:"strategies"`
+	}
+	require.NoError(t, json.Unmarshal(js.Bytes(), &out))
+	assert.Equal(t, int64(msec), out.ResolutionNs)
+	st := out.Strategies[0]
+	assert.Equal(t, []int64{3, int64(30 * msec), int64(30 * msec), int64(100 * msec)},
+		[]int64{int64(st.ViolatingAtZero), st.MarginNs, st.BoundNs, st.AtMargin.DurationNs})
 }
