@@ -1,6 +1,7 @@
 package realrun
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -73,6 +74,8 @@ func WriteText(w io.Writer, r *Report) error {
 		s.Name, strings.Join(rules, ", "), len(s.ArrivalTimes(s.Seed)), r.Speed, len(r.Runs))
 	if r.Margin > 0 {
 		fmt.Fprintf(w, "margin: the limiters enforce every window %v wider; the sends are checked against the rules as written, and the prediction is for limiters without the margin\n", r.Margin)
+	} else if s.Margin > 0 {
+		fmt.Fprintf(w, "margin: the limiters enforce every window %v wider (the scenario's, in the prediction too); the sends are checked against the rules as written\n", s.Margin)
 	}
 	fmt.Fprintf(w, "prediction: virtual clock over seeds %d..%d, lateness %v, op cost %v\n",
 		s.Seed, s.Seed+uint64(r.Prediction.Seeds)-1, s.Lateness, s.OpCost)
@@ -221,7 +224,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Prediction *Prediction `json:"prediction"`
 		Runs       []jsonRun   `json:"runs"`
 		Broken     []string    `json:"broken,omitempty"`
-	}{Header: buildinfo.NewHeader(), Scenario: r.Scenario.Name, Speed: r.Speed, MarginNs: int64(r.Margin), Rules: ruleNames(r), Prediction: r.Prediction, Broken: r.Broken()}
+	}{Header: buildinfo.NewHeader(), Scenario: r.Scenario.Name, Speed: r.Speed, MarginNs: int64(cmp.Or(r.Margin, r.Scenario.Margin)), Rules: ruleNames(r), Prediction: r.Prediction, Broken: r.Broken()}
 	for _, run := range r.Runs {
 		jr := jsonRun{WallNs: int64(run.Wall)}
 		for _, st := range run.Strategies {

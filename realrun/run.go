@@ -1,6 +1,7 @@
 package realrun
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -35,7 +36,8 @@ type Options struct {
 	WallEpoch bool
 	// Margin widens every window the limiters enforce, while the checker
 	// judges the sends by the scenario's own rules: room for the jitter
-	// between a limiter's record and the caller's send.
+	// between a limiter's record and the caller's send. Zero takes the
+	// scenario's.
 	Margin time.Duration
 }
 
@@ -55,7 +57,9 @@ type StrategyResult struct {
 	Calls     int
 	Cancelled int // callers whose timeout ended their wait
 	// Sends are the measured send instants, nanoseconds from the run's
-	// start, in time order: the moment each caller got back from Acquire.
+	// start, in time order: the moment each caller got back from Acquire,
+	// plus the scenario's send delay, spent in a real sleep (the arrival
+	// at the provider).
 	Sends []int64
 	// Duration is from the first send to the last.
 	Duration    time.Duration
@@ -72,6 +76,9 @@ type StrategyResult struct {
 	// Late holds the overshoot of every completed sleep inside the
 	// strategy: how late real timers woke it.
 	Late []time.Duration
+	// SendDelays are, per send, the measured time from Acquire returning
+	// to the arrival: the scenario's send delay as the real clock slept it.
+	SendDelays []time.Duration
 }
 
 // RuleResult is one rule's verdict on the measured sends.
@@ -118,6 +125,7 @@ func Run(ctx context.Context, s *simulate.Scenario, opt Options) (*Result, error
 	}
 	times := s.ArrivalTimes(s.Seed)
 	calls := callDurations(s, s.Seed, len(times))
+	delays := sendDelays(s, s.Seed, len(times))
 	res := &Result{Scenario: s.Name, Rules: s.Rules, Strategies: make([]StrategyResult, len(sts))}
 	errs := make([]error, len(sts))
 	var wg sync.WaitGroup
@@ -126,7 +134,7 @@ func Run(ctx context.Context, s *simulate.Scenario, opt Options) (*Result, error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res.Strategies[i], errs[i] = runStrategy(ctx, s, st, times, calls, opt)
+			res.Strategies[i], errs[i] = runStrategy(ctx, s, st, times, calls, delays, opt)
 		}()
 	}
 	wg.Wait()
@@ -139,7 +147,7 @@ func Run(ctx context.Context, s *simulate.Scenario, opt Options) (*Result, error
 
 // runStrategy drives one strategy: a goroutine per caller, started at its
 // arrival instant.
-func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy, times []int64, calls []time.Duration, opt Options) (StrategyResult, error) {
+func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy, times []int64, calls, delays []time.Duration, opt Options) (StrategyResult, error) {
 	rt := clock.NewReal()
 	late := &lateLog{}
 	t0 := rt.Now()
@@ -161,13 +169,7 @@ func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy
 		shared.Redis = emb
 	}
 	res := StrategyResult{Name: st.Name, CheckAll: st.CheckAll, Calls: len(times)}
-	limits := s.Rules
-	if opt.Margin > 0 {
-		limits = make([]rule.Rule, len(s.Rules))
-		for i, r := range s.Rules {
-			limits[i] = rule.Rule{Limit: r.Limit, Window: r.Window + opt.Margin}
-		}
-	}
+	limits := strategies.Widen(cmp.Or(opt.Margin, s.Margin), s.Rules...)
 	limiters := make([]strategies.Limiter, s.Workers)
 	// Room for every call up front, so that no append in the admission
 	// path allocates (and so invites a collection) between a record and
@@ -198,6 +200,10 @@ func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy
 		}
 		limiters[w] = lim
 	}
+	// With a send path, a limiter that cannot tell its record instants is
+	// judged on when Acquire returned.
+	admitted := !recs.on && s.HasSendPath()
+	recs.on = recs.on || admitted
 
 	if st.NeedsSlots {
 		res.MaxSlots = s.MaxInFlight
@@ -236,6 +242,14 @@ func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy
 				err = lim.Acquire(cctx)
 			}
 			now := rt.Now() // the send, as soon as the caller may make it
+			back := now
+			if err == nil && admitted {
+				recs.add(now - t0)
+			}
+			if err == nil && delays[i] > 0 {
+				time.Sleep(delays[i]) // on the way to the provider
+				now = rt.Now()
+			}
 			if err != nil {
 				mu.Lock()
 				defer mu.Unlock()
@@ -248,9 +262,10 @@ func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy
 			}
 			mu.Lock()
 			res.Sends = append(res.Sends, now-t0)
+			res.SendDelays = append(res.SendDelays, time.Duration(now-back))
 			if withAt {
 				recs.add(at + epoch - t0)
-				res.SendGap = append(res.SendGap, time.Duration(now-epoch-at))
+				res.SendGap = append(res.SendGap, time.Duration(back-epoch-at))
 			}
 			inFlight++
 			res.MaxInFlight = max(res.MaxInFlight, inFlight)

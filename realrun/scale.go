@@ -40,7 +40,13 @@ func Scale(s *simulate.Scenario, speed float64) (*simulate.Scenario, error) {
 			c.Arrivals.Times[i] = int64(sd(time.Duration(t)))
 		}
 	}
-	c.CallDuration.A, c.CallDuration.B = sd(s.CallDuration.A), sd(s.CallDuration.B)
+	c.CallDuration = s.CallDuration.Scaled(sd)
+	c.SendDelay = make([]simulate.Dist, len(s.SendDelay))
+	for i, d := range s.SendDelay {
+		c.SendDelay[i] = d.Scaled(sd)
+	}
+	c.RedisRTT = s.RedisRTT.Scaled(sd)
+	c.Margin = sd(s.Margin)
 	c.Skew = make([]time.Duration, len(s.Skew))
 	for i, d := range s.Skew {
 		c.Skew[i] = sd(d)
@@ -60,5 +66,19 @@ func callDurations(s *simulate.Scenario, seed uint64, n int) []time.Duration {
 	return out
 }
 
-// streamCalls is the PCG stream of call durations on the real clock.
-const streamCalls = 0x63616c6c // "call"
+// sendDelays draws every caller's send delay up front, in caller order,
+// each from its worker's distribution.
+func sendDelays(s *simulate.Scenario, seed uint64, n int) []time.Duration {
+	r := rand.New(rand.NewPCG(seed, streamPath))
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = s.SendDelayFor(i % s.Workers).Draw(r)
+	}
+	return out
+}
+
+// The PCG streams of call durations and send delays on the real clock.
+const (
+	streamCalls = 0x63616c6c // "call"
+	streamPath  = 0x70617468 // "path"
+)

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
 )
@@ -20,28 +23,19 @@ func TestScale(t *testing.T) {
 		Timeout:      2 * time.Second,
 	}
 	c, err := Scale(s, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Rules[0].Window != 250*time.Millisecond || c.Rules[1].Window != 750*time.Millisecond || c.Rules[1].Limit != 12 {
-		t.Errorf("rules %v", c.Rules)
-	}
-	if c.Arrivals.Start != 25*time.Millisecond || c.Arrivals.Rate != 32 || c.Timeout != 500*time.Millisecond {
-		t.Errorf("arrivals %+v, timeout %v", c.Arrivals, c.Timeout)
-	}
-	if c.CallDuration.A != 2500*time.Microsecond || c.CallDuration.B != 7500*time.Microsecond || c.Skew[1] != -time.Millisecond {
-		t.Errorf("calls %v, skew %v", c.CallDuration, c.Skew)
-	}
-	if c.Lateness != s.Lateness {
-		t.Errorf("lateness scaled to %v; it belongs to the machine", c.Lateness)
-	}
-	if s.Rules[0].Window != time.Second || s.Skew[1] != -4*time.Millisecond {
-		t.Error("Scale changed its argument")
-	}
+	require.NoError(t, err)
+	assert.Equal(t, []rule.Rule{{Limit: 5, Window: 250 * time.Millisecond}, {Limit: 12, Window: 750 * time.Millisecond}}, c.Rules)
+	assert.Equal(t, 25*time.Millisecond, c.Arrivals.Start)
+	assert.Equal(t, 32.0, c.Arrivals.Rate)
+	assert.Equal(t, 500*time.Millisecond, c.Timeout)
+	assert.Equal(t, simulate.Dist{Kind: simulate.Uniform, A: 2500 * time.Microsecond, B: 7500 * time.Microsecond}, c.CallDuration)
+	assert.Equal(t, []time.Duration{0, -time.Millisecond}, c.Skew)
+	assert.Equal(t, s.Lateness, c.Lateness, "lateness belongs to the machine")
+	assert.Equal(t, time.Second, s.Rules[0].Window, "Scale changed its argument")
+	assert.Equal(t, -4*time.Millisecond, s.Skew[1], "Scale changed its argument")
 	for _, bad := range []float64{0, -1, math.NaN(), math.Inf(1), 1e10} {
-		if _, err := Scale(s, bad); err == nil {
-			t.Errorf("speed %v accepted", bad)
-		}
+		_, err := Scale(s, bad)
+		assert.Error(t, err, "speed %v", bad)
 	}
 }
 
@@ -57,19 +51,11 @@ func TestArrivalsMatchSimulate(t *testing.T) {
 	} {
 		s := &simulate.Scenario{Name: "arrivals", Rules: []rule.Rule{{Limit: 1 << 20, Window: time.Second}},
 			Strategies: []string{"combined"}, Callers: 200, Workers: 1, Arrivals: a, Seed: 7}
+		if a.Kind == simulate.Replay {
+			s.Callers = 0 // the replayed instants set them
+		}
 		res, err := simulate.Run(s, simulate.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := res.Strategies[0].Sends
-		got := s.ArrivalTimes(s.Seed)
-		if len(got) != len(want) {
-			t.Fatalf("%s: %d arrivals, simulator sent %d", a.Kind, len(got), len(want))
-		}
-		for i := range got {
-			if got[i] != want[i] {
-				t.Fatalf("%s: arrival %d at %d, simulator sent at %d", a.Kind, i, got[i], want[i])
-			}
-		}
+		require.NoError(t, err)
+		require.Equal(t, res.Strategies[0].Sends, s.ArrivalTimes(s.Seed), "%s: arrivals against the simulator's sends", a.Kind)
 	}
 }

@@ -55,6 +55,9 @@ type file struct {
 	Skew         []yaml.Node `yaml:"skew"`
 	Timeout      yaml.Node   `yaml:"timeout"`
 	Seed         uint64      `yaml:"seed"`
+	SendDelay    yaml.Node   `yaml:"send_delay"`
+	RedisRTT     yaml.Node   `yaml:"redis_rtt"`
+	Margin       yaml.Node   `yaml:"margin"`
 }
 
 type arrivals struct {
@@ -159,7 +162,7 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 	if err := dec.Decode(&extra); err == nil {
 		return nil, &Error{File: name, Line: extra.Line, Msg: "a second YAML document; a scenario file holds one"}
 	}
-	c := conv{file: name}
+	c := conv{file: name, open: open}
 	s := &Scenario{Description: strings.TrimSpace(f.Description), Path: name}
 	sc := &s.Scenario
 	sc.Name = f.Name
@@ -213,6 +216,15 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 	if sc.Timeout, err = c.dur(&f.Timeout, "timeout"); err != nil {
 		return nil, err
 	}
+	if sc.SendDelay, err = c.dists(&f.SendDelay, "send_delay"); err != nil {
+		return nil, err
+	}
+	if sc.RedisRTT, err = c.dist(&f.RedisRTT, "redis_rtt"); err != nil {
+		return nil, err
+	}
+	if sc.Margin, err = c.dur(&f.Margin, "margin"); err != nil {
+		return nil, err
+	}
 	if err := c.arrivals(&f.Arrivals, sc, open); err != nil {
 		return nil, err
 	}
@@ -221,6 +233,9 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 	}
 	if len(sc.Skew) > 0 && len(sc.Skew) != sc.Workers {
 		return nil, c.errf(&f.Skew[0], "skew: %d offsets for %d workers; give one per worker", len(sc.Skew), sc.Workers)
+	}
+	if len(sc.SendDelay) > 1 && len(sc.SendDelay) != sc.Workers {
+		return nil, c.errf(&f.SendDelay, "send_delay: %d distributions for %d workers; give one, or one per worker", len(sc.SendDelay), sc.Workers)
 	}
 	if err := sc.Validate(); err != nil {
 		return nil, &Error{File: name, Msg: err.Error()}
@@ -260,7 +275,10 @@ func yamlError(name string, err error) error {
 }
 
 // conv turns nodes into values, with errors at their line.
-type conv struct{ file string }
+type conv struct {
+	file string
+	open func(string) (io.ReadCloser, error) // files named by the scenario
+}
 
 func (c conv) errf(n *yaml.Node, format string, a ...any) error {
 	return &Error{File: c.file, Line: n.Line, Msg: fmt.Sprintf(format, a...)}
@@ -273,11 +291,31 @@ func (c conv) dist(n *yaml.Node, field string) (simulate.Dist, error) {
 	if n.Kind != yaml.ScalarNode {
 		return simulate.Dist{}, c.errf(n, "%s: want a duration or a distribution such as uniform(100us, 3ms)", field)
 	}
-	d, err := simulate.ParseDist(n.Value)
+	d, err := simulate.ParseDistFiles(n.Value, c.open)
 	if err != nil {
 		return simulate.Dist{}, c.errf(n, "%s: %v", field, err)
 	}
 	return d, nil
+}
+
+// dists reads one distribution or a list of them.
+func (c conv) dists(n *yaml.Node, field string) ([]simulate.Dist, error) {
+	nodes := []*yaml.Node{n}
+	switch n.Kind {
+	case 0:
+		return nil, nil
+	case yaml.SequenceNode:
+		nodes = n.Content
+	}
+	var out []simulate.Dist
+	for _, e := range nodes {
+		d, err := c.dist(e, field)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 func (c conv) dur(n *yaml.Node, field string) (time.Duration, error) {

@@ -16,21 +16,50 @@ import (
 
 func TestShippedScenariosLoad(t *testing.T) {
 	names := Names()
-	want := []string{"api-contract", "cancellation", "clock-skew", "fleet", "gate-order", "seed"}
-	if strings.Join(names, ",") != strings.Join(want, ",") {
-		t.Fatalf("shipped %v, want %v", names, want)
-	}
+	want := []string{"api-contract", "cancellation", "clock-skew", "fleet", "gate-order", "provider-edge", "seed"}
+	require.Equal(t, want, names)
 	for _, n := range names {
 		s, err := Shipped(n)
-		if err != nil {
-			t.Fatal(err)
+		require.NoError(t, err)
+		assert.Equal(t, n, s.Name)
+		assert.NotEmpty(t, s.Description, n)
+		f, err := Load("../scenarios/" + n + ".yaml")
+		if assert.NoError(t, err, "Load(%s.yaml)", n) {
+			assert.Equal(t, n, f.Name)
 		}
-		if s.Name != n || s.Description == "" {
-			t.Errorf("%s: name %q, description %q", n, s.Name, s.Description)
-		}
-		if f, err := Load("../scenarios/" + n + ".yaml"); err != nil || f.Name != n {
-			t.Errorf("Load(%s.yaml): %v", n, err)
-		}
+	}
+}
+
+func TestEmpiricalReadsBesideTheScenario(t *testing.T) {
+	y := "rules: [5/1s]\nstrategies: [combined]\ncallers: 3\nlateness: empirical(late.txt)\nsend_delay: empirical(late.txt)\n"
+	s, err := Parse("e.yaml", []byte(y), files)
+	require.NoError(t, err)
+	assert.Equal(t, []time.Duration{time.Millisecond, 2 * time.Millisecond}, s.Lateness.Samples.D)
+	assert.Equal(t, "empirical(late.txt)", s.SendDelay[0].String())
+	_, err = Parse("e.yaml", []byte("rules: [5/1s]\nstrategies: [combined]\ncallers: 3\nop_cost: empirical(ok.txt)\n"), files)
+	assert.EqualError(t, err, `e.yaml:4: op_cost: distribution "empirical(ok.txt)": ok.txt:1: "1.0" is not a duration such as 250us, 3ms or 1s`)
+}
+
+func TestSendPathFields(t *testing.T) {
+	y := "rules: [5/1s]\nstrategies: [combined]\ncallers: 3\nworkers: 2\nsend_delay:\n  - 2ms\n  - uniform(1ms, 3ms)\nredis_rtt: 500us\nmargin: 2ms\n"
+	s, err := Parse("p.yaml", []byte(y), noFiles)
+	require.NoError(t, err)
+	assert.Equal(t, []simulate.Dist{{A: 2 * time.Millisecond}, {Kind: simulate.Uniform, A: time.Millisecond, B: 3 * time.Millisecond}}, s.SendDelay)
+	assert.Equal(t, simulate.Dist{A: 500 * time.Microsecond}, s.RedisRTT)
+	assert.Equal(t, 2*time.Millisecond, s.Margin)
+	assert.True(t, s.HasSendPath())
+
+	s, err = Parse("p.yaml", []byte("rules: [5/1s]\nstrategies: [combined]\ncallers: 3\nsend_delay: exponential(1ms)\n"), noFiles)
+	require.NoError(t, err)
+	assert.Equal(t, []simulate.Dist{{Kind: simulate.Exponential, A: time.Millisecond}}, s.SendDelay, "one for every worker")
+
+	for y, want := range map[string]string{
+		"workers: 3\nsend_delay: [1ms, 2ms]\n": "p.yaml:5: send_delay: 2 distributions for 3 workers; give one, or one per worker",
+		"margin: -1ms\n":                       "p.yaml:4: margin: must not be negative",
+		"redis_rtt: lognormal(1ms)\n":          `p.yaml:4: redis_rtt: distribution "lognormal(1ms)": takes a median and a sigma`,
+	} {
+		_, err := Parse("p.yaml", []byte("rules: [5/1s]\nstrategies: [combined]\ncallers: 3\n"+y), noFiles)
+		assert.EqualError(t, err, want)
 	}
 }
 
@@ -42,6 +71,7 @@ func files(name string) (io.ReadCloser, error) {
 		"ok.txt":   "1.0\n1.5\n",
 		"long.txt": "1.0\n" + strings.Repeat("9", 5000) + "x\n",
 		"wide.txt": "1.0\n" + strings.Repeat("1", 70_000) + "\n",
+		"late.txt": "1ms\n2ms\n",
 	}
 	if l, ok := logs[name]; ok {
 		return io.NopCloser(strings.NewReader(l)), nil
@@ -127,21 +157,12 @@ func TestReplayReadsACheckableLog(t *testing.T) {
 		return io.NopCloser(strings.NewReader("# a recorded log\n10.5\n10.500000001\n\n10.9\n")), nil
 	}
 	s, err := Parse("r.yaml", []byte(y), open)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []int64{10_500_000_000, 10_500_000_001, 10_900_000_000}
-	if len(s.Arrivals.Times) != 3 || s.Arrivals.Times[1] != want[1] || s.Arrivals.Times[2] != want[2] {
-		t.Fatalf("times %v, want %v", s.Arrivals.Times, want)
-	}
+	require.NoError(t, err)
+	require.Equal(t, []int64{10_500_000_000, 10_500_000_001, 10_900_000_000}, s.Arrivals.Times)
 	r, err := simulate.Run(&s.Scenario, simulate.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Arrivals start at 0; the third, at 0.4 s, waits for the first to leave.
-	if got := r.Strategies[0].Sends; len(got) != 3 || got[1] != 1 || got[2] != int64(time.Second) {
-		t.Fatalf("sends %v", got)
-	}
+	require.Equal(t, []int64{0, 1, int64(time.Second)}, r.Strategies[0].Sends)
 }
 
 func TestParseSeconds(t *testing.T) {
@@ -156,9 +177,8 @@ func TestParseSeconds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := ParseSeconds(tt.in)
-		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("ParseSeconds(%q) = %d, %v", tt.in, got, err)
-		}
+		assert.Equal(t, tt.err, err != nil, "ParseSeconds(%q): %v", tt.in, err)
+		assert.Equal(t, tt.want, got, "ParseSeconds(%q)", tt.in)
 	}
 }
 
@@ -172,12 +192,9 @@ func FuzzParseSeconds(f *testing.F) {
 			return
 		}
 		var b strings.Builder
-		if err := simulate.WriteLog(&b, []int64{ns}); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, simulate.WriteLog(&b, []int64{ns}))
 		back, err := ParseSeconds(strings.TrimSpace(b.String()))
-		if err != nil || back != ns {
-			t.Fatalf("%q -> %d -> %q -> %d, %v", s, ns, b.String(), back, err)
-		}
+		require.NoError(t, err)
+		require.Equal(t, ns, back, "%q -> %q", s, b.String())
 	})
 }

@@ -1,9 +1,13 @@
 package simulate
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,16 +22,26 @@ const (
 	Uniform                     // uniform on [A, B]
 	Exponential                 // exponential with mean A
 	LogNormal                   // log-normal with median A and shape Sigma
+	Empirical                   // one of Samples, each as likely
 )
 
 // Dist is a distribution of non-negative durations. The zero value is the
 // constant zero. Its text form, read by ParseDist and written by String, is
-// one of "2ms" (fixed), "uniform(100us, 3ms)", "exponential(5ms)" or
-// "lognormal(120ms, 0.5)".
+// one of "2ms" (fixed), "uniform(100us, 3ms)", "exponential(5ms)",
+// "lognormal(120ms, 0.5)" or "empirical(FILE)".
 type Dist struct {
 	Kind  DistKind
 	A, B  time.Duration
 	Sigma float64
+	// Samples are the recorded durations an Empirical distribution draws
+	// from; shared and never changed, so Dist stays comparable.
+	Samples *Samples
+}
+
+// Samples are recorded durations read from File, one a line.
+type Samples struct {
+	File string
+	D    []time.Duration // at least one, sorted
 }
 
 // Draw returns one duration from r; floats are used only inside the draw
@@ -43,9 +57,24 @@ func (d Dist) Draw(r *rand.Rand) time.Duration {
 		return toDur(r.ExpFloat64() * float64(d.A))
 	case LogNormal:
 		return toDur(float64(d.A) * math.Exp(d.Sigma*r.NormFloat64()))
+	case Empirical:
+		return d.Samples.D[r.IntN(len(d.Samples.D))]
 	default:
 		return d.A
 	}
+}
+
+// Scaled returns d with every duration passed through f (a speed-up).
+func (d Dist) Scaled(f func(time.Duration) time.Duration) Dist {
+	d.A, d.B = f(d.A), f(d.B)
+	if d.Samples != nil {
+		sc := &Samples{File: d.Samples.File, D: make([]time.Duration, len(d.Samples.D))}
+		for i, x := range d.Samples.D {
+			sc.D[i] = f(x)
+		}
+		d.Samples = sc
+	}
+	return d
 }
 
 func toDur(f float64) time.Duration {
@@ -57,7 +86,27 @@ func toDur(f float64) time.Duration {
 
 // IsZero reports whether every draw is zero.
 func (d Dist) IsZero() bool {
+	if d.Kind == Empirical {
+		return d.Samples.D[len(d.Samples.D)-1] == 0
+	}
 	return d.A == 0 && (d.Kind != Uniform || d.B == 0)
+}
+
+// Bounds returns the least and the greatest value a draw can take; ok is
+// false for the unbounded kinds (exponential, log-normal with sigma > 0).
+func (d Dist) Bounds() (lo, hi time.Duration, ok bool) {
+	switch d.Kind {
+	case Uniform:
+		return d.A, max(d.A, d.B), true
+	case Exponential:
+		return 0, 0, d.A == 0
+	case LogNormal:
+		return d.A, d.A, d.Sigma == 0 || d.A == 0
+	case Empirical:
+		return d.Samples.D[0], d.Samples.D[len(d.Samples.D)-1], true
+	default:
+		return d.A, d.A, true
+	}
 }
 
 // Mean returns the distribution's mean, for sizing and reports.
@@ -67,6 +116,12 @@ func (d Dist) Mean() time.Duration {
 		return (d.A + d.B) / 2
 	case LogNormal:
 		return toDur(float64(d.A) * math.Exp(d.Sigma*d.Sigma/2))
+	case Empirical:
+		var sum float64
+		for _, x := range d.Samples.D {
+			sum += float64(x)
+		}
+		return toDur(sum / float64(len(d.Samples.D)))
 	default:
 		return d.A
 	}
@@ -80,6 +135,8 @@ func (d Dist) String() string {
 		return fmt.Sprintf("exponential(%v)", d.A)
 	case LogNormal:
 		return fmt.Sprintf("lognormal(%v, %s)", d.A, strconv.FormatFloat(d.Sigma, 'g', -1, 64))
+	case Empirical:
+		return "empirical(" + d.Samples.File + ")"
 	default:
 		return d.A.String()
 	}
@@ -99,9 +156,16 @@ func (d *Dist) UnmarshalText(b []byte) error {
 }
 
 // ParseDist reads a distribution: a duration alone ("0", "2ms") is fixed;
-// otherwise "uniform(MIN, MAX)", "exponential(MEAN)", "fixed(D)" or
-// "lognormal(MEDIAN, SIGMA)".
+// otherwise "uniform(MIN, MAX)", "exponential(MEAN)", "fixed(D)",
+// "lognormal(MEDIAN, SIGMA)" or "empirical(FILE)", FILE opened from the
+// working directory.
 func ParseDist(s string) (Dist, error) {
+	return ParseDistFiles(s, func(name string) (io.ReadCloser, error) { return os.Open(name) })
+}
+
+// ParseDistFiles is ParseDist with the samples of empirical(FILE) read
+// through open (a scenario's, relative to its file).
+func ParseDistFiles(s string, open func(string) (io.ReadCloser, error)) (Dist, error) {
 	s = strings.TrimSpace(s)
 	name, args, ok := strings.Cut(s, "(")
 	if !ok {
@@ -136,6 +200,15 @@ func ParseDist(s string) (Dist, error) {
 		return out, nil
 	}
 	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "empirical":
+		if len(parts) != 1 || parts[0] == "" {
+			return bad("takes a file of durations, one a line")
+		}
+		smp, err := ReadSamples(parts[0], open)
+		if err != nil {
+			return bad("%v", err)
+		}
+		return Dist{Kind: Empirical, Samples: smp}, nil
 	case "fixed":
 		ds, err := durs(1)
 		if err != nil {
@@ -171,7 +244,7 @@ func ParseDist(s string) (Dist, error) {
 		}
 		return Dist{Kind: LogNormal, A: med, Sigma: sigma}, nil
 	}
-	return bad("unknown kind %q (want fixed, uniform, exponential or lognormal)", name)
+	return bad("unknown kind %q (want fixed, uniform, exponential, lognormal or empirical)", name)
 }
 
 func parseDur(s string) (time.Duration, error) {
@@ -186,4 +259,44 @@ func parseDur(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("%q is negative", s)
 	}
 	return d, nil
+}
+
+// MaxSamples bounds an empirical distribution's file.
+const MaxSamples = 1_000_000
+
+// ReadSamples reads durations, one a line ("1.5ms"; blank lines and lines
+// starting with # are skipped), from the file open gives for name.
+func ReadSamples(name string, open func(string) (io.ReadCloser, error)) (*Samples, error) {
+	rc, err := open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	sc := bufio.NewScanner(rc)
+	out := &Samples{File: name}
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || text[0] == '#' {
+			continue
+		}
+		d, err := parseDur(text)
+		if err != nil {
+			if len(text) > 80 {
+				err = fmt.Errorf("%q... is not a duration", text[:80])
+			}
+			return nil, fmt.Errorf("%s:%d: %v", name, line, err)
+		}
+		if len(out.D) == MaxSamples {
+			return nil, fmt.Errorf("%s: more than %d samples", name, MaxSamples)
+		}
+		out.D = append(out.D, d)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if len(out.D) == 0 {
+		return nil, fmt.Errorf("%s: no durations", name)
+	}
+	slices.Sort(out.D)
+	return out, nil
 }

@@ -2,9 +2,15 @@ package simulate
 
 import (
 	"bytes"
+	"io"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestParseDist(t *testing.T) {
@@ -28,14 +34,14 @@ func TestParseDist(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := ParseDist(tt.in)
-		if (err != nil) != tt.err || (!tt.err && got != tt.want) {
-			t.Errorf("ParseDist(%q) = %+v, %v", tt.in, got, err)
+		if tt.err {
+			assert.Error(t, err, "ParseDist(%q)", tt.in)
+			continue
 		}
-		if err == nil {
+		if assert.NoError(t, err, "ParseDist(%q)", tt.in) && assert.Equal(t, tt.want, got, "ParseDist(%q)", tt.in) {
 			back, err := ParseDist(got.String())
-			if err != nil || back != got {
-				t.Errorf("%q does not read back: %+v, %v", got.String(), back, err)
-			}
+			assert.NoError(t, err)
+			assert.Equal(t, got, back, "%q reads back", got.String())
 		}
 	}
 }
@@ -46,40 +52,56 @@ func TestDrawStaysInRange(t *testing.T) {
 	var lo, hi bool
 	for range 10000 {
 		d := u.Draw(r)
-		if d < u.A || d > u.B {
-			t.Fatalf("uniform draw %v outside [%v, %v]", d, u.A, u.B)
-		}
+		require.True(t, d >= u.A && d <= u.B, "uniform draw %v outside [%v, %v]", d, u.A, u.B)
 		lo = lo || d < u.A+100*time.Microsecond
 		hi = hi || d > u.B-100*time.Microsecond
 	}
-	if !lo || !hi {
-		t.Fatal("uniform draws never reach the ends")
-	}
+	require.True(t, lo && hi, "uniform draws reach the ends")
 	for _, d := range []Dist{{Kind: Exponential, A: time.Millisecond}, {Kind: LogNormal, A: time.Millisecond, Sigma: 1}} {
 		for range 1000 {
-			if x := d.Draw(r); x < 0 {
-				t.Fatalf("%v drew %v", d, x)
-			}
+			x := d.Draw(r)
+			require.GreaterOrEqual(t, x, time.Duration(0), "%v drew %v", d, x)
 		}
 	}
 }
 
 func FuzzParseDist(f *testing.F) {
-	for _, s := range []string{"0", "2ms", "uniform(100us, 3ms)", "exponential(1s)", "lognormal(1ms, 2)", "fixed(", "uniform(,)"} {
+	for _, s := range []string{"0", "2ms", "uniform(100us, 3ms)", "exponential(1s)", "lognormal(1ms, 2)", "fixed(", "uniform(,)", "empirical(s.txt)"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		d, err := ParseDist(s)
+		d, err := ParseDistFiles(s, sampleFiles)
 		if err != nil {
 			return
 		}
-		back, err := ParseDist(d.String())
+		back, err := ParseDistFiles(d.String(), sampleFiles)
+		if d.Samples != nil && back.Samples != nil {
+			require.Equal(t, d.Samples.D, back.Samples.D)
+			back.Samples = d.Samples
+		}
 		if err != nil || back != d {
 			t.Fatalf("%q -> %+v -> %q -> %+v, %v", s, d, d.String(), back, err)
 		}
 		if d.A < 0 || d.B < 0 {
 			t.Fatalf("negative duration from %q", s)
 		}
+	})
+}
+
+func FuzzReadSamples(f *testing.F) {
+	for _, s := range []string{"1ms\n2ms\n", "# x\n\n0\n", "-1ms\n", "1h\n\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		smp, err := ReadSamples("f.txt", func(string) (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(text)), nil })
+		if err != nil {
+			require.True(t, strings.HasPrefix(err.Error(), "f.txt"), err.Error())
+			require.Less(t, len(err.Error()), 400, "an excerpt of at most 80 bytes, quoted")
+			return
+		}
+		require.NotEmpty(t, smp.D)
+		require.True(t, slices.IsSorted(smp.D))
+		require.GreaterOrEqual(t, smp.D[0], time.Duration(0))
 	})
 }
 

@@ -11,7 +11,10 @@ import (
 // for node_exporter's textfile collector: rlcheck_rule_usage_ratio (peak
 // and mean), rlcheck_wait_seconds (time waited with the rule binding, for
 // strategies that keep it), rlcheck_rule_binding (1 for the binding rule)
-// and rlcheck_violations_total, labelled by scenario, strategy and rule.
+// and rlcheck_violations_total (at the provider), labelled by scenario,
+// strategy and rule; when the report shows the limiter's own view
+// (Result.ShowRecords), rlcheck_record_violations_total counts the
+// violations among its admissions.
 func MetricsRegistry(r *Result) *prometheus.Registry {
 	reg := metrics.NewRegistry()
 	labels := []string{"scenario", "strategy", "rule"}
@@ -26,6 +29,14 @@ func MetricsRegistry(r *Result) *prometheus.Registry {
 	}, labels)
 	viol := metrics.ViolationsVec(labels...)
 	reg.MustRegister(usage, wait, binding, viol)
+	var records *prometheus.CounterVec
+	if r.ShowRecords() {
+		records = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "rlcheck_record_violations_total",
+			Help: "Violations among the instants the limiter admitted its calls, beside rlcheck_violations_total at the provider.",
+		}, labels)
+		reg.MustRegister(records)
+	}
 	for i := range r.Strategies {
 		st := &r.Strategies[i]
 		us := Usage(st, rule.HalfOpen)
@@ -43,6 +54,9 @@ func MetricsRegistry(r *Result) *prometheus.Registry {
 			}
 			binding.WithLabelValues(l...).Set(b)
 			viol.WithLabelValues(l...).Add(float64(st.Rules[k].Violations))
+			if records != nil {
+				records.WithLabelValues(l...).Add(float64(st.Rules[k].RecordViolations))
+			}
 		}
 	}
 	return reg

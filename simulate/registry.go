@@ -34,6 +34,7 @@ type Shared struct {
 	// Now is the run's unskewed virtual clock, which a shared server's
 	// clock stands for.
 	Now func() int64
+	rtt *rttPath // the Redis round trip, nil when none
 }
 
 // Strategy is one entry of the strategy table.

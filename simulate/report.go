@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,6 +31,26 @@ func WriteLog(w io.Writer, sends []int64) error {
 	return bw.Flush()
 }
 
+// WriteLogFile writes sends as a send log (see WriteLog) to path, or to
+// stdout when path is "-"; an empty path writes nothing.
+func WriteLogFile(path string, stdout io.Writer, sends []int64) error {
+	switch path {
+	case "":
+		return nil
+	case "-":
+		return WriteLog(stdout, sends)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := WriteLog(f, sends); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 func appendSeconds(b []byte, t int64) []byte {
 	if t < 0 {
 		b = append(b, '-')
@@ -50,11 +72,17 @@ func durationText(d time.Duration) string {
 // WriteText writes a run as a table: strategy, sends, duration, violations
 // per rule; then cancellations and leaked capacity when there are any.
 func WriteText(w io.Writer, r *Result) error {
-	fmt.Fprintf(w, "scenario %s, seed %d, rules %s\n\n", r.Scenario, r.Seed, ruleList(r.Rules))
+	fmt.Fprintf(w, "scenario %s, seed %d, rules %s%s\n\n", r.Scenario, r.Seed, ruleList(r.Rules), marginText(r.Margin))
+	records := r.ShowRecords()
 	var t table
 	head := []string{"strategy", "sends", "duration"}
 	for _, ru := range r.Rules {
 		head = append(head, ru.String())
+	}
+	if records {
+		for _, ru := range r.Rules {
+			head = append(head, "records "+ru.String())
+		}
 	}
 	t.add(head...)
 	for i := range r.Strategies {
@@ -63,6 +91,11 @@ func WriteText(w io.Writer, r *Result) error {
 		for _, rr := range st.Rules {
 			row = append(row, strconv.FormatInt(rr.Violations, 10))
 		}
+		if records {
+			for _, rr := range st.Rules {
+				row = append(row, strconv.FormatInt(rr.RecordViolations, 10))
+			}
+		}
 		t.add(row...)
 	}
 	if err := t.write(w); err != nil {
@@ -70,7 +103,24 @@ func WriteText(w io.Writer, r *Result) error {
 	}
 	writeLeaks(w, r.Rules, r.Strategies)
 	writeUsage(w, r.Strategies)
-	_, err := fmt.Fprintln(w, "\nviolations per rule are counted by the checker (sends that overfill a window)")
+	return writeFooter(w, records)
+}
+
+// marginText names the limiters' margin in a report's first line.
+func marginText(m time.Duration) string {
+	if m == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; limiters enforce every window %v wider", m)
+}
+
+func writeFooter(w io.Writer, records bool) error {
+	if !records {
+		_, err := fmt.Fprintln(w, "\nviolations per rule are counted by the checker (sends that overfill a window)")
+		return err
+	}
+	_, err := fmt.Fprintln(w, "\nviolations per rule are counted by the checker: at the provider, on the instants the requests\n"+
+		"arrive (the verdict), and under \"records\", on the instants the limiter admitted them")
 	return err
 }
 
@@ -125,26 +175,39 @@ func ruleList(rules []rule.Rule) string {
 // WriteRunsText writes runs over seeds: per strategy the share of runs with
 // any violation, and per rule the mean, p50, p95 and max violations.
 func WriteRunsText(w io.Writer, r *RunsResult) error {
-	fmt.Fprintf(w, "scenario %s, %d runs on seeds %d to %d, rules %s\n\n",
-		r.Scenario, r.Runs, r.Seed, r.Seed+uint64(r.Runs)-1, ruleList(r.Rules))
+	fmt.Fprintf(w, "scenario %s, %d runs on seeds %d to %d, rules %s%s\n\n",
+		r.Scenario, r.Runs, r.Seed, r.Seed+uint64(r.Runs)-1, ruleList(r.Rules), marginText(r.Margin))
+	records := r.ShowRecords()
 	var t table
-	t.add("strategy", "runs with violations", "rule", "mean", "p50", "p95", "max")
+	head := []string{"strategy", "runs with violations", "rule", "mean", "p50", "p95", "max"}
+	if records {
+		head = slices.Insert(head, 2, "in records")
+	}
+	t.add(head...)
 	for _, st := range r.Strategies {
 		for k, rr := range st.Rules {
-			name, share := "", ""
+			name, share, own := "", "", ""
 			if k == 0 {
 				name = st.Name
-				share = fmt.Sprintf("%d/%d (%.1f%%)", st.RunsWithViolations, r.Runs, 100*float64(st.RunsWithViolations)/float64(r.Runs))
+				share = shareText(st.RunsWithViolations, r.Runs)
+				own = shareText(st.RunsWithRecordViolations, r.Runs)
 			}
-			t.add(name, share, rr.Rule.String(), strconv.FormatFloat(rr.Mean, 'f', 2, 64),
-				strconv.FormatInt(rr.P50, 10), strconv.FormatInt(rr.P95, 10), strconv.FormatInt(rr.Max, 10))
+			row := []string{name, share, rr.Rule.String(), strconv.FormatFloat(rr.Mean, 'f', 2, 64),
+				strconv.FormatInt(rr.P50, 10), strconv.FormatInt(rr.P95, 10), strconv.FormatInt(rr.Max, 10)}
+			if records {
+				row = slices.Insert(row, 2, own)
+			}
+			t.add(row...)
 		}
 	}
 	if err := t.write(w); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "\nviolations per rule are counted by the checker (sends that overfill a window)")
-	return err
+	return writeFooter(w, records)
+}
+
+func shareText(n, of int) string {
+	return fmt.Sprintf("%d/%d (%.1f%%)", n, of, 100*float64(n)/float64(of))
 }
 
 // The JSON shape; fields beyond the documented ones appear only when they
@@ -154,35 +217,42 @@ type jsonReport struct {
 	Scenario   string         `json:"scenario"`
 	Seed       uint64         `json:"seed"`
 	Runs       int            `json:"runs,omitempty"`
+	MarginNs   int64          `json:"margin_ns,omitempty"`
 	Strategies []jsonStrategy `json:"strategies"`
 }
 
 type jsonStrategy struct {
-	Name               string     `json:"name"`
-	Sends              int        `json:"sends"`
-	DurationNs         int64      `json:"duration_ns"`
-	DurationSeconds    float64    `json:"duration_seconds"`
-	Cancelled          int        `json:"cancelled,omitempty"`
-	Runs               int        `json:"runs,omitempty"`
-	RunsWithViolations *int       `json:"runs_with_violations,omitempty"`
-	Rules              []jsonRule `json:"rules"`
-	Binding            string     `json:"binding,omitempty"`
-	BindingRule        string     `json:"binding_rule,omitempty"`
+	Name               string  `json:"name"`
+	Sends              int     `json:"sends"`
+	DurationNs         int64   `json:"duration_ns"`
+	DurationSeconds    float64 `json:"duration_seconds"`
+	Cancelled          int     `json:"cancelled,omitempty"`
+	Runs               int     `json:"runs,omitempty"`
+	RunsWithViolations *int    `json:"runs_with_violations,omitempty"`
+	// RunsWithRecordViolations counts runs with a violation among the
+	// limiter's admissions; shown with a send path, as record_violations.
+	RunsWithRecordViolations *int       `json:"runs_with_record_violations,omitempty"`
+	Rules                    []jsonRule `json:"rules"`
+	Binding                  string     `json:"binding,omitempty"`
+	BindingRule              string     `json:"binding_rule,omitempty"`
 }
 
 type jsonRule struct {
-	Limit          int      `json:"limit"`
-	Window         string   `json:"window"`
-	Violations     int64    `json:"violations"`
-	Leaked         int64    `json:"leaked,omitempty"`
-	ViolationsMean *float64 `json:"violations_mean,omitempty"`
-	ViolationsP50  *int64   `json:"violations_p50,omitempty"`
-	ViolationsP95  *int64   `json:"violations_p95,omitempty"`
-	ViolationsMax  *int64   `json:"violations_max,omitempty"`
+	Limit      int    `json:"limit"`
+	Window     string `json:"window"`
+	Violations int64  `json:"violations"`
+	// RecordViolations are among the limiter's admissions, beside the
+	// violations at the provider.
+	RecordViolations *int64   `json:"record_violations,omitempty"`
+	Leaked           int64    `json:"leaked,omitempty"`
+	ViolationsMean   *float64 `json:"violations_mean,omitempty"`
+	ViolationsP50    *int64   `json:"violations_p50,omitempty"`
+	ViolationsP95    *int64   `json:"violations_p95,omitempty"`
+	ViolationsMax    *int64   `json:"violations_max,omitempty"`
 	*jsonUsage
 }
 
-func jsonOf(st *StrategyResult) jsonStrategy {
+func jsonOf(st *StrategyResult, records bool) jsonStrategy {
 	js := jsonStrategy{
 		Name:            st.Name,
 		Sends:           len(st.Sends),
@@ -191,12 +261,16 @@ func jsonOf(st *StrategyResult) jsonStrategy {
 		Cancelled:       st.Cancelled,
 	}
 	for _, rr := range st.Rules {
-		js.Rules = append(js.Rules, jsonRule{
+		jr := jsonRule{
 			Limit:      rr.Rule.Limit,
 			Window:     rule.FormatWindow(rr.Rule.Window),
 			Violations: rr.Violations,
 			Leaked:     max(rr.Leaked, 0),
-		})
+		}
+		if records {
+			jr.RecordViolations = ptr(rr.RecordViolations)
+		}
+		js.Rules = append(js.Rules, jr)
 	}
 	addUsage(&js, st)
 	return js
@@ -206,9 +280,9 @@ func jsonOf(st *StrategyResult) jsonStrategy {
 // "strategies": [{"name", "sends", "duration_ns", "rules": [{"limit",
 // "window", "violations"}]}]} (docs/json.md).
 func WriteJSON(w io.Writer, r *Result) error {
-	out := jsonReport{Header: buildinfo.NewHeader(), Scenario: r.Scenario, Seed: r.Seed, Strategies: []jsonStrategy{}}
+	out := jsonReport{Header: buildinfo.NewHeader(), Scenario: r.Scenario, Seed: r.Seed, MarginNs: int64(r.Margin), Strategies: []jsonStrategy{}}
 	for i := range r.Strategies {
-		out.Strategies = append(out.Strategies, jsonOf(&r.Strategies[i]))
+		out.Strategies = append(out.Strategies, jsonOf(&r.Strategies[i], r.ShowRecords()))
 	}
 	return encode(w, out)
 }
@@ -217,12 +291,16 @@ func WriteJSON(w io.Writer, r *Result) error {
 // seed, plus runs, runs_with_violations and per rule violations_mean,
 // violations_p50, violations_p95 and violations_max.
 func WriteRunsJSON(w io.Writer, r *RunsResult) error {
-	out := jsonReport{Header: buildinfo.NewHeader(), Scenario: r.Scenario, Seed: r.Seed, Runs: r.Runs, Strategies: []jsonStrategy{}}
+	out := jsonReport{Header: buildinfo.NewHeader(), Scenario: r.Scenario, Seed: r.Seed, Runs: r.Runs, MarginNs: int64(r.Margin), Strategies: []jsonStrategy{}}
+	records := r.ShowRecords()
 	for i := range r.Strategies {
 		st := &r.Strategies[i]
-		js := jsonOf(&st.First)
+		js := jsonOf(&st.First, records)
 		js.Runs = r.Runs
 		js.RunsWithViolations = &st.RunsWithViolations
+		if records {
+			js.RunsWithRecordViolations = &st.RunsWithRecordViolations
+		}
 		for k := range js.Rules {
 			rr := &st.Rules[k]
 			mean := float64(int64(rr.Mean*1000+0.5)) / 1000
@@ -308,7 +386,7 @@ func ReportRuns(w io.Writer, r *RunsResult, o ReportOptions) error {
 // FirstRuns is the run on the scenario's own seed of every strategy: the
 // figures a single run would report, and the ones metrics describe.
 func (r *RunsResult) FirstRuns() *Result {
-	res := &Result{Scenario: r.Scenario, Seed: r.Seed, Rules: r.Rules}
+	res := &Result{Scenario: r.Scenario, Seed: r.Seed, Rules: r.Rules, SendPath: r.SendPath, Margin: r.Margin}
 	for i := range r.Strategies {
 		res.Strategies = append(res.Strategies, r.Strategies[i].First)
 	}

@@ -12,18 +12,31 @@ type Result struct {
 	Seed       uint64
 	Rules      []rule.Rule
 	Strategies []StrategyResult
+	// SendPath is set when the scenario puts a delay between admission and
+	// the provider (Scenario.HasSendPath); Margin is the limiters' margin.
+	SendPath bool
+	Margin   time.Duration
 }
 
 // StrategyResult is what one strategy did. Every figure about violations
 // comes from the checker.
 type StrategyResult struct {
 	Name string
-	// Sends are the true send instants in nanoseconds, in time order, and
-	// SendWorkers the worker of each.
+	// Sends are the instants the requests reach the provider, in
+	// nanoseconds and in time order, and SendWorkers the worker of each:
+	// what the verdict is about.
 	Sends       []int64
 	SendWorkers []int32
-	Calls       int // callers that arrived
-	Cancelled   int // callers that gave up waiting (virtual deadline)
+	// Admissions are the instants the limiter admitted each call (when
+	// Acquire returned; for Redis, when the admitting script ran), in time
+	// order; nil when the scenario has no send path, as they are Sends.
+	Admissions []int64
+	// PathSpread is the greatest minus the least delay from admission to
+	// arrival at the provider over the calls: a margin that large keeps
+	// this run clean at the provider.
+	PathSpread time.Duration
+	Calls      int // callers that arrived
+	Cancelled  int // callers that gave up waiting (virtual deadline)
 	// Duration is from the first send to the last, as `rlcheck check` sees it.
 	Duration time.Duration
 	// MaxInFlight is the most calls sent and not yet finished at once.
@@ -40,6 +53,10 @@ type RuleResult struct {
 	Violations  int64
 	ViolationAt []int64
 	MaxInWindow int64
+	// RecordViolations are the checker's violations among the
+	// admissions: zero there and violations at the provider put the fault
+	// on the send path.
+	RecordViolations int64
 	// Records is how many calls the strategy's bookkeeping recorded for the
 	// rule (-1 when the strategy keeps no stats); Leaked is Records minus
 	// sends: capacity spent with nothing sent.
@@ -51,13 +68,45 @@ type RuleResult struct {
 	FirstBound int64
 }
 
-// Violations returns the violations over every rule.
+// Violations returns the violations at the provider over every rule.
 func (r *StrategyResult) Violations() int64 {
 	var n int64
 	for _, rr := range r.Rules {
 		n += rr.Violations
 	}
 	return n
+}
+
+// RecordViolations returns the violations among the admissions over
+// every rule.
+func (r *StrategyResult) RecordViolations() int64 {
+	var n int64
+	for _, rr := range r.Rules {
+		n += rr.RecordViolations
+	}
+	return n
+}
+
+// ViewsDiffer reports whether the provider and the admissions disagree.
+func (r *StrategyResult) ViewsDiffer() bool {
+	for _, rr := range r.Rules {
+		if rr.Violations != rr.RecordViolations {
+			return true
+		}
+	}
+	return false
+}
+
+// ShowRecords reports whether a report should show the admissions'
+// view beside the provider's: when the scenario has a send path, or when
+// the two views differ for some strategy.
+func (r *Result) ShowRecords() bool {
+	for i := range r.Strategies {
+		if r.Strategies[i].ViewsDiffer() {
+			return true
+		}
+	}
+	return r.SendPath
 }
 
 // RunsResult is a scenario repeated over seeds Seed, Seed+1, ....
@@ -67,6 +116,8 @@ type RunsResult struct {
 	Runs       int
 	Rules      []rule.Rule
 	Strategies []StrategyRuns
+	SendPath   bool
+	Margin     time.Duration
 }
 
 // StrategyRuns sums up one strategy over every seed.
@@ -75,7 +126,16 @@ type StrategyRuns struct {
 	// First is the run on the scenario's own seed, in full.
 	First              StrategyResult
 	RunsWithViolations int
-	Rules              []RuleRuns
+	// RunsWithRecordViolations counts the runs with a violation among
+	// the admissions.
+	RunsWithRecordViolations int
+	Rules                    []RuleRuns
+	// MeanDuration is the mean, over the runs, of the time from the first
+	// send to the last, and MeanSends the mean number of sends.
+	MeanDuration time.Duration
+	MeanSends    float64
+	// PathSpread is the largest StrategyResult.PathSpread over the runs.
+	PathSpread time.Duration
 }
 
 // RuleRuns is one rule's violations over the runs.
@@ -87,4 +147,16 @@ type RuleRuns struct {
 	P50    int64
 	P95    int64
 	Max    int64
+}
+
+// ShowRecords reports whether a report should show the admissions' view:
+// with a send path, or when some strategy's runs differ between the views.
+func (r *RunsResult) ShowRecords() bool {
+	for i := range r.Strategies {
+		st := &r.Strategies[i]
+		if st.RunsWithViolations != st.RunsWithRecordViolations || st.First.ViewsDiffer() {
+			return true
+		}
+	}
+	return r.SendPath
 }

@@ -1,11 +1,13 @@
 package simulate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -38,7 +40,7 @@ func Run(s *Scenario, opt Options) (*Result, error) {
 	if names == nil {
 		names = s.Strategies
 	}
-	res := &Result{Scenario: s.Name, Seed: s.Seed, Rules: s.Rules}
+	res := &Result{Scenario: s.Name, Seed: s.Seed, Rules: s.Rules, SendPath: s.HasSendPath(), Margin: s.Margin}
 	for _, name := range names {
 		st, ok := Lookup(name)
 		if !ok {
@@ -65,6 +67,11 @@ func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyRe
 		Rand:     rand.New(rand.NewPCG(seed, streamRuntime)),
 	})
 	shared := &Shared{Key: fmt.Sprintf("rlcheck:%s:%s:%d", s.Name, st.Name, seed), Redis: opt.Redis, Now: sch.Now}
+	path := rand.New(rand.NewPCG(seed, streamPath))
+	if !s.RedisRTT.IsZero() {
+		shared.rtt = &rttPath{sch: sch, rtt: s.RedisRTT, rng: path}
+	}
+	limits := strategies.Widen(s.Margin, s.Rules...)
 	if st.NeedsRedis && shared.Redis == nil {
 		emb, err := embedded.Start()
 		if err != nil {
@@ -83,7 +90,7 @@ func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyRe
 		if opt.Wrap != nil {
 			view = opt.Wrap(view)
 		}
-		lim, err := st.New(Env{Runtime: view, Rules: s.Rules, MaxInFlight: s.MaxInFlight, Worker: w, Workers: s.Workers, Shared: shared})
+		lim, err := st.New(Env{Runtime: view, Rules: limits, MaxInFlight: s.MaxInFlight, Worker: w, Workers: s.Workers, Shared: shared})
 		if err != nil {
 			return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
 		}
@@ -93,7 +100,12 @@ func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyRe
 	res := StrategyResult{Name: st.Name, Calls: len(times)}
 	res.Sends = make([]int64, 0, len(times))
 	res.SendWorkers = make([]int32, 0, len(times))
+	sendPath := s.HasSendPath()
+	if sendPath {
+		res.Admissions = make([]int64, 0, len(times))
+	}
 	var (
+		lo, hi   int64 // the least and greatest path delay
 		inFlight int
 		failure  error
 		base     = context.Background()
@@ -109,6 +121,8 @@ func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyRe
 		if s.Timeout > 0 {
 			ctx = WithDeadline(base, sch.Now()+int64(s.Timeout))
 		}
+		p := sch.cur
+		p.marked = false
 		if err := lim.Acquire(ctx); err != nil {
 			if errors.Is(err, ErrDeadline) {
 				res.Cancelled++
@@ -117,11 +131,27 @@ func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyRe
 			}
 			return
 		}
-		res.Sends = append(res.Sends, sch.Now())
+		now := sch.Now()
+		var delay time.Duration
+		if sendPath {
+			admitted := now
+			if p.marked {
+				admitted = p.mark // the script's instant, before the reply leg
+			}
+			res.Admissions = append(res.Admissions, admitted)
+			delay = s.SendDelayFor(w).Draw(path)
+			d := now + int64(delay) - admitted
+			if len(res.Admissions) == 1 {
+				lo, hi = d, d
+			}
+			lo, hi = min(lo, d), max(hi, d)
+		}
+		res.Sends = append(res.Sends, now+int64(delay))
 		res.SendWorkers = append(res.SendWorkers, int32(w))
 		inFlight++
 		res.MaxInFlight = max(res.MaxInFlight, inFlight)
-		if d := s.CallDuration.Draw(rng); d > 0 {
+		// The call is in flight on its way to the provider too.
+		if d := delay + s.CallDuration.Draw(rng); d > 0 {
 			_ = sch.Sleep(base, d) // no deadline: cannot fail
 		}
 		inFlight--
@@ -132,6 +162,10 @@ func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyRe
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, failure)
 	}
 	res.Sched = sch.Stats()
+	if sendPath {
+		sortSends(&res)
+		res.PathSpread = time.Duration(hi - lo)
+	}
 	if err := judge(&res, s, limiters, st.PerWorker); err != nil {
 		return StrategyResult{}, err
 	}
@@ -145,11 +179,39 @@ func workerSkew(s *Scenario, w int) time.Duration {
 	return 0
 }
 
-// judge hands the sends to the checker and adds the limiters' own stats.
+// sortSends puts the arrivals at the provider in time order (equal
+// instants in the order their callers were admitted), each with its
+// worker, and the admissions in time order.
+func sortSends(res *StrategyResult) {
+	idx := make([]int32, len(res.Sends))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(res.Sends[a], res.Sends[b]) })
+	sends := make([]int64, len(idx))
+	workers := make([]int32, len(idx))
+	for i, j := range idx {
+		sends[i], workers[i] = res.Sends[j], res.SendWorkers[j]
+	}
+	res.Sends, res.SendWorkers = sends, workers
+	slices.Sort(res.Admissions)
+}
+
+// judge hands the arrivals at the provider, and the admissions when they
+// differ, to the checker, and adds the limiters' own stats.
 func judge(res *StrategyResult, s *Scenario, limiters []strategies.Limiter, perWorker bool) error {
 	res.Rules = make([]RuleResult, len(s.Rules))
 	for i, r := range s.Rules {
 		res.Rules[i] = RuleResult{Rule: r, Records: -1, Leaked: -1, FirstBound: -1}
+	}
+	if res.Admissions != nil {
+		rep, err := checker.Check(res.Admissions, checker.Config{Rules: s.Rules, Boundary: s.Boundary})
+		if err != nil {
+			return fmt.Errorf("simulate: %w", err)
+		}
+		for i, rr := range rep.Rules {
+			res.Rules[i].RecordViolations = rr.Violations
+		}
 	}
 	rep, err := checker.Check(res.Sends, checker.Config{
 		Rules:    s.Rules,
@@ -167,6 +229,9 @@ func judge(res *StrategyResult, s *Scenario, limiters []strategies.Limiter, perW
 	for i, rr := range rep.Rules {
 		res.Rules[i].Violations = rr.Violations
 		res.Rules[i].MaxInWindow = rr.MaxInWindow
+		if res.Admissions == nil {
+			res.Rules[i].RecordViolations = rr.Violations // the same instants
+		}
 	}
 	n := 1
 	if perWorker {
@@ -211,7 +276,9 @@ func RunSeeds(s *Scenario, n int, opt Options) (*RunsResult, error) {
 	if names == nil {
 		names = s.Strategies
 	}
-	out := &RunsResult{Scenario: s.Name, Seed: s.Seed, Runs: n, Rules: s.Rules}
+	out := &RunsResult{Scenario: s.Name, Seed: s.Seed, Runs: n, Rules: s.Rules, SendPath: s.HasSendPath(), Margin: s.Margin}
+	durations := make([][2]int64, len(names)) // per strategy: sum of durations, of sends
+	admViolated := make([]int, len(names))
 	type job struct{ si, run int }
 	sts := make([]Strategy, len(names))
 	for i, name := range names {
@@ -247,6 +314,12 @@ func RunSeeds(s *Scenario, n int, opt Options) (*RunsResult, error) {
 					for k := range r.Rules {
 						sr.Rules[k].PerRun[j.run] = r.Rules[k].Violations
 					}
+					if r.RecordViolations() > 0 {
+						admViolated[j.si]++
+					}
+					durations[j.si][0] += int64(r.Duration)
+					durations[j.si][1] += int64(len(r.Sends))
+					sr.PathSpread = max(sr.PathSpread, r.PathSpread)
 					if j.run == 0 {
 						sr.First = r
 					}
@@ -267,6 +340,9 @@ func RunSeeds(s *Scenario, n int, opt Options) (*RunsResult, error) {
 	}
 	for si := range out.Strategies {
 		sr := &out.Strategies[si]
+		sr.RunsWithRecordViolations = admViolated[si]
+		sr.MeanDuration = time.Duration(durations[si][0] / int64(n))
+		sr.MeanSends = float64(durations[si][1]) / float64(n)
 		for run := range n {
 			for k := range sr.Rules {
 				if sr.Rules[k].PerRun[run] > 0 {

@@ -52,6 +52,39 @@ type Scenario struct {
 	// zero means forever.
 	Timeout time.Duration
 	Seed    uint64
+	// SendDelay is the time from Acquire returning to the request's
+	// arrival at the provider, where the checker judges it: one
+	// distribution for every worker, or one per worker.
+	SendDelay []Dist
+	// RedisRTT is the round trip to Redis of the redis strategies: the
+	// script runs when the request leg (half of it) arrives, and the caller
+	// resumes after the reply leg.
+	RedisRTT Dist
+	// Margin widens every window the limiters enforce; the checker judges
+	// the rules as written.
+	Margin time.Duration
+}
+
+// HasSendPath reports whether anything lies between a limiter's admission
+// and the provider's count: a send delay or a Redis round trip.
+func (s *Scenario) HasSendPath() bool {
+	for _, d := range s.SendDelay {
+		if !d.IsZero() {
+			return true
+		}
+	}
+	return !s.RedisRTT.IsZero()
+}
+
+// SendDelayFor returns worker w's send delay.
+func (s *Scenario) SendDelayFor(w int) Dist {
+	switch len(s.SendDelay) {
+	case 0:
+		return Dist{}
+	case 1:
+		return s.SendDelay[0]
+	}
+	return s.SendDelay[w]
 }
 
 // Validate reports the first inconsistency in s.
@@ -69,6 +102,10 @@ func (s *Scenario) Validate() error {
 		return fmt.Errorf("scenario %q: timeout must not be negative", s.Name)
 	case len(s.Skew) > 0 && len(s.Skew) != s.Workers:
 		return fmt.Errorf("scenario %q: %d skews for %d workers; give one per worker", s.Name, len(s.Skew), s.Workers)
+	case len(s.SendDelay) > 1 && len(s.SendDelay) != s.Workers:
+		return fmt.Errorf("scenario %q: %d send delays for %d workers; give one, or one per worker", s.Name, len(s.SendDelay), s.Workers)
+	case s.Margin < 0:
+		return fmt.Errorf("scenario %q: margin must not be negative", s.Name)
 	case s.Arrivals.Kind == Replay && s.Callers != 0:
 		return fmt.Errorf("scenario %q: callers are set by the replayed instants; leave callers at 0", s.Name)
 	}
@@ -162,4 +199,5 @@ const maxCallers = 2_000_000
 const (
 	streamArrivals = 0x61727269 // "arri"
 	streamRuntime  = 0x72756e74 // "runt"
+	streamPath     = 0x70617468 // "path": send delays and Redis round trips
 )

@@ -80,6 +80,8 @@ type proc struct {
 	finished bool   // task has returned; the coroutine waits for another
 	waitGen  uint64 // numbers the caller's semaphore waits (see vsem)
 	granted  bool   // a semaphore handed this caller a slot
+	mark     int64  // the instant a limiter admitted the caller, when marked
+	marked   bool
 	next     func() (struct{}, bool)
 	stop     func()
 	yield    func(struct{}) bool

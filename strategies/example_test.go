@@ -32,3 +32,16 @@ func ExampleBooks() {
 	// 1000 ms: wait 2s (rule 1 binds)
 	// 1500 ms: wait 1.5s (rule 1 binds)
 }
+
+// Requests reach the provider 15 to 40 ms after they are admitted: a limiter
+// that keeps every window 25 ms wider keeps the rules as the provider
+// counts them.
+func ExampleWiden() {
+	rules, _ := rule.ParseList("10/s,500/min")
+	for _, r := range strategies.Widen(25*time.Millisecond, rules...) {
+		fmt.Println(r.Limit, r.Window)
+	}
+	// Output:
+	// 10 1.025s
+	// 500 1m0.025s
+}

@@ -23,6 +23,7 @@ type runOptions struct {
 	format    string
 	wallEpoch bool
 	margin    time.Duration
+	calibrate string
 
 	// Filled by complete.
 	scn   *simulate.Scenario
@@ -91,6 +92,7 @@ wrong (sequential, gated-rates-first, ...) are results, not failures.`,
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.StringVar(&o.overrides.lateness, "lateness", "", "timer lateness the prediction models: a duration or a distribution (default the scenario's)")
 	f.DurationVar(&o.margin, "margin", 0, "widen every window the limiters enforce by this much (the checker keeps the rules as written)")
+	f.StringVar(&o.calibrate, "calibrate", "", "write the measured lateness and send delays to FILE as a scenario fragment (samples beside it)")
 	f.BoolVar(&o.wallEpoch, "wall-epoch", false, "give strategies Unix time, so fixed windows start at an arbitrary phase, instead of time from the run's start as the simulator does")
 	cmd.ValidArgsFunction = cli.Scenario
 	cmd.RegisterFlagCompletionFunc("format", cli.Words("text", "json"))
@@ -137,6 +139,9 @@ func (o *runOptions) run(ctx context.Context, s streams) error {
 		rep.Runs = append(rep.Runs, res)
 	}
 	if err := realrun.Write(s.out, rep, o.format); err != nil {
+		return err
+	}
+	if err := realrun.WriteCalibration(o.calibrate, rep); err != nil {
 		return err
 	}
 	if len(rep.Broken()) > 0 {

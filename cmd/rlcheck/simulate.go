@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -31,6 +33,8 @@ type simulateOptions struct {
 	plotDir      string
 	plotFormat   string
 	plotRuns     int
+	margin       time.Duration // --margin; --find-margin, its resolution
+	findMargin   time.Duration
 
 	// Filled by complete.
 	scn *scenarios.Scenario
@@ -103,6 +107,9 @@ flags or a bad scenario.`,
 	cmd.RegisterFlagCompletionFunc("format", cli.Words("text", "json"))
 	cmd.RegisterFlagCompletionFunc("strategies", cli.Strategies())
 	cmd.RegisterFlagCompletionFunc("plot-format", cli.Words("png", "svg"))
+	f.DurationVar(&o.margin, "margin", 0, "widen every window the limiters enforce by this much (default the scenario's); the checker keeps the rules as written")
+	f.DurationVar(&o.findMargin, "find-margin", 0, "find, per strategy, the smallest margin at which no run violates at the provider (--runs, default 1000), to this resolution")
+	f.Lookup("find-margin").NoOptDefVal = "100us"
 	return cmd
 }
 
@@ -124,6 +131,7 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 		return err
 	}
 	sc := &scn.Scenario
+	sc.Margin = cmp.Or(o.margin, sc.Margin)
 	if o.callers != 0 {
 		if o.callers < 0 || sc.Arrivals.Kind == simulate.Replay {
 			return fmt.Errorf("--callers: want a positive number, and a scenario that does not replay a log")
@@ -169,6 +177,14 @@ func (o *simulateOptions) run(s streams) error {
 	}
 	ro := simulate.ReportOptions{Format: o.format, Waits: o.waits, Usage: o.usage}
 	var res *simulate.Result
+	if o.findMargin > 0 {
+		mo := simulate.MarginOptions{Options: opt, Runs: cmp.Or(o.runs, 1000), Resolution: o.findMargin, Sweep: simulate.SweepFor(o.plotDir)}
+		mr, err := simulate.ReportMargins(report, sc, mo, o.format)
+		if err == nil && o.plotDir != "" {
+			err = plots.MarginsFile(o.plotDir, "."+o.plotFormat, mr, s.errOut)
+		}
+		return err
+	}
 	if o.runs > 0 {
 		runs, err := simulate.RunSeeds(sc, o.runs, opt)
 		if err != nil {
