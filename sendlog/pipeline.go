@@ -104,9 +104,11 @@ func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid boo
 	go p.produce(br, skipInvalid)
 	for range workers {
 		p.wg.Add(1)
+		// Cloned here, not in the goroutine: the Reader goes on to update
+		// lp's unit from the chunks.
+		own := lp.clone()
 		go func() {
 			defer p.wg.Done()
-			own := lp.clone()
 			for c := range p.work {
 				b := p.batches.Get().(*batch)
 				parseChunk(b, c, own, skipInvalid)
