@@ -86,8 +86,11 @@ type pipeline struct {
 	open    int // chunks sent and not yet received back
 	eof     chan int
 	total   int       // chunks the producer made, once eof has been read
-	pool    sync.Pool // chunk buffers
-	batches sync.Pool
+	// Chunk buffers and batches are reused through free lists as long as
+	// the most that can be in flight: a sync.Pool, emptied only by the
+	// collector, let them pile up between collections on long inputs.
+	bufs    chan []byte
+	batches chan *batch
 }
 
 func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid bool, workers int) *pipeline {
@@ -99,8 +102,9 @@ func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid boo
 		eof:     make(chan int, 1),
 		total:   -1,
 	}
-	p.pool.New = func() any { return make([]byte, 0, chunkSize+4096) }
-	p.batches.New = func() any { return new(batch) }
+	inFlight := 3*workers + 4 // work, parsing, results, pending, in hand
+	p.bufs = make(chan []byte, inFlight)
+	p.batches = make(chan *batch, inFlight)
 	go p.produce(br, skipInvalid)
 	for range workers {
 		p.wg.Add(1)
@@ -110,7 +114,12 @@ func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid boo
 		go func() {
 			defer p.wg.Done()
 			for c := range p.work {
-				b := p.batches.Get().(*batch)
+				var b *batch
+				select {
+				case b = <-p.batches:
+				default:
+					b = new(batch)
+				}
 				parseChunk(b, c, own, skipInvalid)
 				select {
 				case p.results <- b:
@@ -140,7 +149,12 @@ func (p *pipeline) produce(br *bufio.Reader, skipInvalid bool) {
 	}
 	defer func() { p.eof <- seq }()
 	for {
-		buf := p.pool.Get().([]byte)[:0]
+		var buf []byte
+		select {
+		case buf = <-p.bufs:
+		default:
+			buf = make([]byte, 0, chunkSize+4096)
+		}
 		buf = append(buf, carry...)
 		carry = carry[:0]
 		n, err := fill(br, buf[len(buf):cap(buf)])
@@ -435,10 +449,16 @@ func (p *pipeline) next() (*batch, bool) {
 // recycle returns a consumed batch and its chunk buffer for reuse.
 func (p *pipeline) recycle(b *batch) {
 	if cap(b.data) >= chunkSize {
-		p.pool.Put(b.data[:0]) //nolint:staticcheck // a slice header is fine here
+		select {
+		case p.bufs <- b.data[:0]:
+		default:
+		}
 	}
 	b.data, b.skips, b.err = nil, nil, nil
-	p.batches.Put(b)
+	select {
+	case p.batches <- b:
+	default:
+	}
 }
 
 // close stops the goroutines; batches not yet handed out are dropped.
