@@ -85,7 +85,7 @@ type pipeline struct {
 	want    int
 	open    int // chunks sent and not yet received back
 	eof     chan int
-	total   int       // chunks the producer made, once eof has been read
+	total   int // chunks the producer made, once eof has been read
 	// Chunk buffers and batches are reused through free lists as long as
 	// the most that can be in flight: a sync.Pool, emptied only by the
 	// collector, let them pile up between collections on long inputs.
