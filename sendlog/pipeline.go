@@ -18,6 +18,7 @@ type chunk struct {
 	seq     int
 	data    []byte
 	tooLong bool  // data is the start of one line longer than MaxLine
+	endless bool  // and the line goes on past MaxSkip: not even --skip-invalid reads on
 	readErr error // the source failed after data
 }
 
@@ -174,13 +175,14 @@ func (p *pipeline) produce(br *bufio.Reader, skipInvalid bool) {
 		if cut < 0 {
 			// One line fills the chunk: read on to its end, keeping at most
 			// MaxLine of it; past that, only --skip-invalid reads on (to
-			// skip it), the rest stop at once, endless input or not.
-			long, rest, err := readLongLine(br, buf, skipInvalid)
+			// skip it, up to MaxSkip), the rest stop at once, endless input
+			// or not.
+			long, rest, endless, err := readLongLine(br, buf, skipInvalid)
 			if long != nil {
 				if !send(chunk{data: long}) {
 					return
 				}
-			} else if !send(chunk{data: buf[:min(len(buf), 40)], tooLong: true}) || !skipInvalid {
+			} else if !send(chunk{data: buf[:min(len(buf), 40)], tooLong: true, endless: endless}) || !skipInvalid || endless {
 				return
 			}
 			if err != nil {
@@ -214,32 +216,40 @@ func fill(r io.Reader, buf []byte) (int, error) {
 	return n, nil
 }
 
+// MaxSkip is the longest line --skip-invalid reads through to skip it: a
+// line longer still is an error, so that endless input (/dev/zero) stops.
+const MaxSkip = 64 * MaxLine
+
 // readLongLine reads the rest of a line that began with start. It returns
 // the whole line when it fits MaxLine, else nil: at once, or with drain,
-// after reading past the line's end.
-func readLongLine(br *bufio.Reader, start []byte, drain bool) (line, rest []byte, err error) {
+// after reading past the line's end, or past MaxSkip (endless).
+func readLongLine(br *bufio.Reader, start []byte, drain bool) (line, rest []byte, endless bool, err error) {
 	line = append([]byte(nil), start...)
+	read := len(start)
 	for {
 		var b []byte
 		b, err = br.ReadSlice('\n')
+		read += len(b)
 		if line != nil {
 			line = append(line, b...)
 			if len(line) > MaxLine+2 {
 				line = nil
 				if !drain {
-					return nil, nil, nil
+					return nil, nil, false, nil
 				}
 			}
 		}
 		if err != bufio.ErrBufferFull {
 			break
 		}
+		if read > MaxSkip {
+			return nil, nil, true, nil
+		}
 	}
 	if err == io.EOF && line != nil && len(line) > 0 {
-		err = nil
-		return line, nil, io.EOF
+		return line, nil, false, io.EOF
 	}
-	return line, nil, err
+	return line, nil, false, err
 }
 
 // parseChunk parses every line of a chunk into b, reusing its slices.
@@ -266,6 +276,10 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 	}
 	if c.tooLong {
 		b.lines = 1
+		if c.endless {
+			b.err = &InputError{Line: 1, Text: string(c.data), Msg: fmt.Sprintf("line longer than %d bytes, even for --skip-invalid", MaxSkip)}
+			return
+		}
 		fail(1, c.data, fmt.Sprintf("line longer than %d bytes", MaxLine))
 		return
 	}
