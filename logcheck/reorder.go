@@ -1,6 +1,7 @@
 package logcheck
 
 import (
+	"container/heap"
 	"fmt"
 	"math"
 	"time"
@@ -182,50 +183,21 @@ type entry struct {
 	key          int32
 }
 
-// lateHeap orders late entries by time, then input order.
+// lateHeap orders late entries by time, then input order (a
+// container/heap).
 type lateHeap []entry
 
 func before(at, ref, at2, ref2 int64) bool { return at < at2 || (at == at2 && ref < ref2) }
 
-func (h lateHeap) less(i, j int) bool { return before(h[i].at, h[i].ref, h[j].at, h[j].ref) }
-
-func (h *lateHeap) push(e entry) {
-	*h = append(*h, e)
+func (h lateHeap) Len() int           { return len(h) }
+func (h lateHeap) Less(i, j int) bool { return before(h[i].at, h[i].ref, h[j].at, h[j].ref) }
+func (h lateHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *lateHeap) Push(x any)        { *h = append(*h, x.(entry)) }
+func (h *lateHeap) Pop() any {
 	s := *h
-	for i := len(s) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !s.less(i, p) {
-			break
-		}
-		s[i], s[p] = s[p], s[i]
-		i = p
-	}
-}
-
-func (h lateHeap) down(i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		j := l
-		if r := l + 1; r < len(h) && h.less(r, l) {
-			j = r
-		}
-		if !h.less(j, i) {
-			return
-		}
-		h[i], h[j] = h[j], h[i]
-		i = j
-	}
-}
-
-func (h *lateHeap) pop() {
-	s := *h
-	n := len(s) - 1
-	s[0] = s[n]
-	*h = s[:n]
-	h.down(0)
+	e := s[len(s)-1]
+	*h = s[:len(s)-1]
+	return e
 }
 
 // budget bounds the entries held over every input of one Run.
@@ -429,7 +401,7 @@ func (r *reorder) placeLate(it item) error {
 		}
 	}
 	if c.n > 0 {
-		r.late.push(*c)
+		heap.Push(&r.late, *c)
 	}
 	*c = entry{at: it.at, end: it.end, ref: int64(it.ref), n: 1, key: it.key}
 	return nil
@@ -442,7 +414,7 @@ func (r *reorder) placeLate(it item) error {
 func (r *reorder) release(flush bool) held {
 	r.settle()
 	if r.cur.n > 0 {
-		r.late.push(r.cur)
+		heap.Push(&r.late, r.cur)
 		r.cur = entry{}
 	}
 	defer r.account()
@@ -485,7 +457,7 @@ func (r *reorder) release(flush bool) held {
 			e := &r.late[0]
 			took := r.emit(e.at, e.end, e.ref, int64(e.step), e.key, int64(e.n))
 			if took == int64(e.n) {
-				r.late.pop()
+				heap.Pop(&r.late)
 			} else {
 				e.ref += took * int64(e.step)
 				e.n -= uint32(took)

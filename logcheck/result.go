@@ -73,8 +73,8 @@ type Result struct {
 	First, Last int64
 	Disorder    Disorder
 	// PeakBuffered is the most entries held at once to put late lines in
-	// place (a run of sends at one instant counts once); Config.MaxBuffered
-	// bounds it.
+	// place (a run of sends at one instant counts once). Config.MaxBuffered
+	// bounds it, give or take the batch of lines just read.
 	PeakBuffered int
 	// Groups holds one verdict per key, worst first (most violations, then
 	// key order); a single group when the logs are not split per key.

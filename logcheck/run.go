@@ -35,9 +35,10 @@ type Config struct {
 	Sort bool
 	// MaxBuffered bounds the sends held at once over all inputs: those
 	// within MaxDisorder of the newest, which a late line may still
-	// precede, or with Sort every send. Past it Run fails with an error
-	// naming the bound rather than grow without end. Sends at one instant
-	// from consecutive lines are held as one. 0 means DefaultMaxBuffered.
+	// precede, or with Sort every send. Past it (checked before each read,
+	// so one batch of lines may pass it) Run fails with an error naming the
+	// bound rather than grow without end. Sends at one instant from
+	// consecutive lines are held as one. 0 means DefaultMaxBuffered.
 	MaxBuffered int
 	// KeepTimes keeps every group's send times in Group.Times, for charts
 	// (8 bytes a send).

@@ -23,7 +23,7 @@ csv_lines=${CSV_LINES:-2000000}
 mkdir -p "$dir"
 
 bomb="$dir/bomb-$bomb_lines.txt.gz"
-[ -s "$bomb" ] || yes 1 | head -n "$bomb_lines" | gzip -1 > "$bomb"
+[ -s "$bomb" ] || { yes 1 || true; } | head -n "$bomb_lines" | gzip -1 > "$bomb"
 rev="$dir/rev-$rev_lines.txt"
 [ -s "$rev" ] || awk -v n="$rev_lines" 'BEGIN { for (i = n - 1; i >= 0; i--) { t = i * 10; printf "%d.%06d\n", 1700000000 + int(t / 1000000), t % 1000000 } }' > "$rev"
 csv="$dir/sends-$csv_lines.csv"
@@ -42,9 +42,8 @@ cap_kb=${CAP_KB:-4000000}
 measure() { # label binary args...
   local label=$1 bin=$2
   shift 2
-  local out
-  out=$( { ulimit -v "$cap_kb"; /usr/bin/time -f "%e %M %U %S %x" "$bin" check "$@" > /dev/null 2>"$dir/stderr"; } 2>&1 | tail -1 ) || true
-  read -r wall rss_kb user sys code <<<"$out"
+  ( ulimit -v "$cap_kb"; /usr/bin/time -o "$dir/time" -f "%e %M %U %S %x" "$bin" check "$@" > /dev/null 2>"$dir/stderr" ) || true
+  read -r wall rss_kb user sys code < <(tail -1 "$dir/time")
   printf "%-34s %-5s wall %6.2f s  CPU %6.2f s  peak RSS %7.1f MB  exit %s  %s\n" \
     "$label" "$(basename "$bin" | sed 's/rlcheck-//')" "$wall" "$(echo "$user + $sys" | bc)" "$(echo "$rss_kb / 1024" | bc -l)" "$code" \
     "$(head -c 100 "$dir/stderr")"

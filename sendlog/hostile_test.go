@@ -256,4 +256,18 @@ func TestEndlessLine(t *testing.T) {
 			assert.Less(t, tt.in.read, int64(4*MaxLine), "bytes read before the error")
 		})
 	}
+	// --skip-invalid reads through a long line to skip it, but not through
+	// one that never ends.
+	t.Run("skip-invalid", func(t *testing.T) {
+		in := &endless{prefix: "1\n", b: 0}
+		r := NewReader("/dev/zero", in, Options{Workers: 2, SkipInvalid: true})
+		var err error
+		for err == nil {
+			_, err = r.Next()
+		}
+		ie := requireInputError(t, err, "/dev/zero")
+		assert.Equal(t, int64(2), ie.Line)
+		assert.Equal(t, "line longer than 67108864 bytes, even for --skip-invalid", ie.Msg)
+		assert.Less(t, in.read, int64(MaxSkip+4*MaxLine), "bytes read before the error")
+	})
 }

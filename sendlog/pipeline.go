@@ -18,6 +18,7 @@ type chunk struct {
 	seq     int
 	data    []byte
 	tooLong bool  // data is the start of one line longer than MaxLine
+	endless bool  // and the line goes on past MaxSkip: not even --skip-invalid reads on
 	readErr error // the source failed after data
 }
 
@@ -85,9 +86,12 @@ type pipeline struct {
 	want    int
 	open    int // chunks sent and not yet received back
 	eof     chan int
-	total   int       // chunks the producer made, once eof has been read
-	pool    sync.Pool // chunk buffers
-	batches sync.Pool
+	total   int // chunks the producer made, once eof has been read
+	// Chunk buffers and batches are reused through free lists as long as
+	// the most that can be in flight: a sync.Pool, emptied only by the
+	// collector, let them pile up between collections on long inputs.
+	bufs    chan []byte
+	batches chan *batch
 }
 
 func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid bool, workers int) *pipeline {
@@ -99,16 +103,24 @@ func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid boo
 		eof:     make(chan int, 1),
 		total:   -1,
 	}
-	p.pool.New = func() any { return make([]byte, 0, chunkSize+4096) }
-	p.batches.New = func() any { return new(batch) }
+	inFlight := 3*workers + 4 // work, parsing, results, pending, in hand
+	p.bufs = make(chan []byte, inFlight)
+	p.batches = make(chan *batch, inFlight)
 	go p.produce(br, skipInvalid)
 	for range workers {
 		p.wg.Add(1)
+		// Cloned here, not in the goroutine: the Reader goes on to update
+		// lp's unit from the chunks.
+		own := lp.clone()
 		go func() {
 			defer p.wg.Done()
-			own := lp.clone()
 			for c := range p.work {
-				b := p.batches.Get().(*batch)
+				var b *batch
+				select {
+				case b = <-p.batches:
+				default:
+					b = new(batch)
+				}
 				parseChunk(b, c, own, skipInvalid)
 				select {
 				case p.results <- b:
@@ -138,7 +150,12 @@ func (p *pipeline) produce(br *bufio.Reader, skipInvalid bool) {
 	}
 	defer func() { p.eof <- seq }()
 	for {
-		buf := p.pool.Get().([]byte)[:0]
+		var buf []byte
+		select {
+		case buf = <-p.bufs:
+		default:
+			buf = make([]byte, 0, chunkSize+4096)
+		}
 		buf = append(buf, carry...)
 		carry = carry[:0]
 		n, err := fill(br, buf[len(buf):cap(buf)])
@@ -158,13 +175,14 @@ func (p *pipeline) produce(br *bufio.Reader, skipInvalid bool) {
 		if cut < 0 {
 			// One line fills the chunk: read on to its end, keeping at most
 			// MaxLine of it; past that, only --skip-invalid reads on (to
-			// skip it), the rest stop at once, endless input or not.
-			long, rest, err := readLongLine(br, buf, skipInvalid)
+			// skip it, up to MaxSkip), the rest stop at once, endless input
+			// or not.
+			long, rest, endless, err := readLongLine(br, buf, skipInvalid)
 			if long != nil {
 				if !send(chunk{data: long}) {
 					return
 				}
-			} else if !send(chunk{data: buf[:min(len(buf), 40)], tooLong: true}) || !skipInvalid {
+			} else if !send(chunk{data: buf[:min(len(buf), 40)], tooLong: true, endless: endless}) || !skipInvalid || endless {
 				return
 			}
 			if err != nil {
@@ -198,32 +216,40 @@ func fill(r io.Reader, buf []byte) (int, error) {
 	return n, nil
 }
 
+// MaxSkip is the longest line --skip-invalid reads through to skip it: a
+// line longer still is an error, so that endless input (/dev/zero) stops.
+const MaxSkip = 64 * MaxLine
+
 // readLongLine reads the rest of a line that began with start. It returns
 // the whole line when it fits MaxLine, else nil: at once, or with drain,
-// after reading past the line's end.
-func readLongLine(br *bufio.Reader, start []byte, drain bool) (line, rest []byte, err error) {
+// after reading past the line's end, or past MaxSkip (endless).
+func readLongLine(br *bufio.Reader, start []byte, drain bool) (line, rest []byte, endless bool, err error) {
 	line = append([]byte(nil), start...)
+	read := len(start)
 	for {
 		var b []byte
 		b, err = br.ReadSlice('\n')
+		read += len(b)
 		if line != nil {
 			line = append(line, b...)
 			if len(line) > MaxLine+2 {
 				line = nil
 				if !drain {
-					return nil, nil, nil
+					return nil, nil, false, nil
 				}
 			}
 		}
 		if err != bufio.ErrBufferFull {
 			break
 		}
+		if read > MaxSkip {
+			return nil, nil, true, nil
+		}
 	}
 	if err == io.EOF && line != nil && len(line) > 0 {
-		err = nil
-		return line, nil, io.EOF
+		return line, nil, false, io.EOF
 	}
-	return line, nil, err
+	return line, nil, false, err
 }
 
 // parseChunk parses every line of a chunk into b, reusing its slices.
@@ -250,6 +276,10 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 	}
 	if c.tooLong {
 		b.lines = 1
+		if c.endless {
+			b.err = &InputError{Line: 1, Text: string(c.data), Msg: fmt.Sprintf("line longer than %d bytes, even for --skip-invalid", MaxSkip)}
+			return
+		}
 		fail(1, c.data, fmt.Sprintf("line longer than %d bytes", MaxLine))
 		return
 	}
@@ -433,10 +463,16 @@ func (p *pipeline) next() (*batch, bool) {
 // recycle returns a consumed batch and its chunk buffer for reuse.
 func (p *pipeline) recycle(b *batch) {
 	if cap(b.data) >= chunkSize {
-		p.pool.Put(b.data[:0]) //nolint:staticcheck // a slice header is fine here
+		select {
+		case p.bufs <- b.data[:0]:
+		default:
+		}
 	}
 	b.data, b.skips, b.err = nil, nil, nil
-	p.batches.Put(b)
+	select {
+	case p.batches <- b:
+	default:
+	}
 }
 
 // close stops the goroutines; batches not yet handed out are dropped.
