@@ -39,25 +39,7 @@ func newAuditCmd(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit --rules LIST [flags]",
 		Short: "Measure what golang.org/x/time/rate and go.uber.org/ratelimit let through, and suggest a safe setting",
-		Long: `Audit configures the rate limiters Go services commonly use the way their
-users write them, one limiter per rule ("N per W" becomes
-rate.NewLimiter(rate.Limit(N/W), N) or ratelimit.New(N, ratelimit.Per(W))),
-runs them on the virtual clock over adversarial workloads (a burst after a
-long idle spell, steady saturation, Poisson traffic), and has the checker
-count the violations of the strict window contract.
-
-Strategies: xrate-chained (x/time/rate limiters waited on in turn),
-xrate-reserve-all (reserve on every limiter, sleep the longest delay),
-uber-ratelimit (ratelimit limiters taken in turn).
-
---burst, --slack and --margin set the audited configuration: the x/time/rate
-burst (0: each rule's N), go.uber.org/ratelimit's slack (its default is 10),
-and a margin added to every window (N per W+margin). Unless --no-search is
-given, a search then tries smaller margins first and, for each, the largest
-burst or slack down to 1 or 0, and suggests the first setting the checker
-finds clean on every workload over --seeds seeds, then over --verify seeds.
-
-Exit status: 0 when the audit ran (violations are results), 2 for bad flags.`,
+		Long:  help("audit"),
 		Example: `  rlcheck audit --rules 5/1s,12/3s
   rlcheck audit --rules 10/s,500/min --format json
   rlcheck audit --rules 5/1s --burst 1 --lateness 0 --no-search`,

@@ -63,23 +63,7 @@ func newCheckCmd(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check [flags] FILE...",
 		Short: "Check send logs against every rule; exit 1 when any window is overfilled",
-		Long: `Check reads send timestamps and decides, for every rule, whether any window
-held more sends than the rule allows.
-
-A rule N/W means: for every instant t, at most N sends in [t, t+W). Send i is a
-violation when N or more earlier sends lie in (t_i-W, t_i]; the count is of
-such sends. --boundary closed counts both ends of the window instead.
-
-Each FILE is plain text (one timestamp a line), CSV with a header, or JSON
-lines; "-" reads standard input, and gzip input is decompressed. Several files
-are merged by time and checked as one stream, since the provider sees the sum
-(--per-file checks each alone). Timestamps are decimal seconds, integer epochs
-(s, ms, us or ns; detected from the digit count unless --unit is given) or
-RFC 3339 times. Lines may arrive out of time order by up to --max-disorder;
---sort sorts the whole input in memory instead.
-
-Exit status: 0 when every rule holds, 1 when there are violations, 2 for bad
-flags or bad input.`,
+		Long:  help("check"),
 		Example: `  rlcheck check --rules 5/1s,12/3s sends.txt
   rlcheck check --rule 10/s --rule 500/min --rule 10000/day --format json sends.csv
   rlcheck check --rules 10/s --key-col tenant host1.csv.gz host2.csv.gz

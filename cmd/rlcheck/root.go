@@ -39,16 +39,9 @@ type streams struct {
 // NewRootCmd builds the rlcheck command tree.
 func NewRootCmd(s streams) *cobra.Command {
 	root := &cobra.Command{
-		Use:   "rlcheck",
-		Short: "Check send logs against several rate limits at once, and simulate the strategies that enforce them",
-		Long: `rlcheck checks whether calls stay within several rate limits at once
-("10 per second, 500 per minute, 10000 per day").
-
-  rlcheck check     prove a send log keeps every window (exit 1 on violations)
-  rlcheck simulate  run limiter strategies on a deterministic virtual clock
-  rlcheck run       run them on the real clock, beside the simulator's prediction
-  rlcheck audit     measure what x/time/rate and uber ratelimit let through
-  rlcheck version   which rlcheck this is`,
+		Use:           "rlcheck",
+		Short:         "Check send logs against several rate limits at once, and simulate the strategies that enforce them",
+		Long:          help("root"),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/realrun"
-	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
 )
 
@@ -35,38 +33,7 @@ func newRunCmd(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [flags] SCENARIO",
 		Short: "Run a scenario's strategies on the real clock and compare with the simulator's prediction",
-		Long: `Run drives every strategy of a scenario at once on the wall clock, with a
-goroutine per caller and real timers: the same strategy code the simulator
-runs, on a different clock. Each strategy's actual send instants go to the
-checker, and the violations are printed beside the virtual clock's
-prediction for the same scenario (p5, p50, p95 and max over --seeds seeds).
-
-SCENARIO is a YAML file, or the name of a shipped scenario (` + strings.Join(scenarios.Names(), ", ") + `).
-The run lasts as long as the scenario does in real time; --speed 10 runs it
-ten times faster by shrinking windows, arrivals, call durations and timeouts,
-while the machine's own timer lateness stays what it is (so high speeds are
-harsher). Strategies that need Redis get an in-process miniredis.
-
---repeat N runs the scenario N times and prints each run and a summary.
-
---lateness replaces the timer lateness of the prediction only ("2ms",
-"uniform(100us, 3ms)", "exponential(1ms)"): the real run has the machine's
-own, which the report measures.
-
---margin 2ms makes the limiters enforce every window 2 ms wider while the
-checker keeps the rules as written: a limiter exact to the nanosecond on its
-own records can still be broken by the jitter between a record and the send
-that follows it, and the margin is the room for that jitter.
-
-Instants handed to the strategies count from the run's start, as on the
-virtual clock, where every run starts on a boundary of every window.
---wall-epoch hands them Unix time instead: a real service starts at an
-arbitrary phase of each fixed window, which combined-counter is sensitive to.
-
-Exit status: 0 when the runs completed and every check-every-rule strategy
-kept every rule and its in-flight cap, 1 when one of them did not, 2 for bad
-flags or a bad scenario. Violations of the designs that are known to be
-wrong (sequential, gated-rates-first, ...) are results, not failures.`,
+		Long:  help("run"),
 		Example: `  rlcheck run scenarios/seed.yaml
   rlcheck run seed --repeat 10
   rlcheck run cancellation --strategies combined,sequential --speed 2`,

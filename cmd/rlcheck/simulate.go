@@ -45,29 +45,7 @@ func newSimulateCmd(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "simulate [flags] SCENARIO",
 		Short: "Run limiter strategies over a scenario on a deterministic virtual clock",
-		Long: `Simulate runs each strategy of a scenario on a virtual clock and hands every
-send to the checker, which counts the violations.
-
-SCENARIO is a YAML file, or the name of a shipped scenario (` + strings.Join(scenarios.Names(), ", ") + `).
-The same scenario and seed always give the same output, byte for byte.
-
-Strategies: ` + strings.Join(simulate.StrategyNames(), ", ") + `.
-
---runs N repeats the scenario on seeds SEED..SEED+N-1 and reports, per
-strategy, the share of runs with any violation and the mean, p50, p95 and max
-violations per rule.
-
---lateness and --op-cost replace the scenario's timer lateness and per-step
-cost: a duration ("0", "2ms") or a distribution ("uniform(100us, 3ms)",
-"exponential(1ms)", "lognormal(120ms, 0.5)"). --lateness 0 is the exact
-virtual clock that hides the sequential bug.
-
---log FILE writes one strategy's sends (--strategy, default the first) as a
-send log that "rlcheck check" reads; with --log - the log goes to standard
-output and the table to standard error.
-
-Exit status: 0 when the simulation ran (violations are results), 2 for bad
-flags or a bad scenario.`,
+		Long:  help("simulate"),
 		Example: `  rlcheck simulate scenarios/seed.yaml
   rlcheck simulate seed --runs 1000
   rlcheck simulate seed --lateness 0
