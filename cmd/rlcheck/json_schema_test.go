@@ -111,18 +111,21 @@ type docSimulate struct {
 	Scenario   string `json:"scenario"`
 	Seed       uint64 `json:"seed"`
 	Runs       int    `json:"runs"`
+	MarginNs   int64  `json:"margin_ns"`
 	Strategies []struct {
-		Name               string  `json:"name"`
-		Sends              int     `json:"sends"`
-		DurationNs         int64   `json:"duration_ns"`
-		DurationSeconds    float64 `json:"duration_seconds"`
-		Cancelled          int     `json:"cancelled"`
-		Runs               int     `json:"runs"`
-		RunsWithViolations *int    `json:"runs_with_violations"`
-		Rules              []struct {
-			Limit          int      `json:"limit"`
-			Window         string   `json:"window"`
-			Violations     int64    `json:"violations"`
+		Name                     string  `json:"name"`
+		Sends                    int     `json:"sends"`
+		DurationNs               int64   `json:"duration_ns"`
+		DurationSeconds          float64 `json:"duration_seconds"`
+		Cancelled                int     `json:"cancelled"`
+		Runs                     int     `json:"runs"`
+		RunsWithViolations       *int    `json:"runs_with_violations"`
+		RunsWithRecordViolations *int    `json:"runs_with_record_violations"`
+		Rules                    []struct {
+			Limit            int      `json:"limit"`
+			Window           string   `json:"window"`
+			Violations       int64    `json:"violations"`
+			RecordViolations *int64   `json:"record_violations"`
 			Leaked         int64    `json:"leaked"`
 			ViolationsMean *float64 `json:"violations_mean"`
 			ViolationsP50  *int64   `json:"violations_p50"`
@@ -137,6 +140,30 @@ type docSimulate struct {
 		Binding     string `json:"binding"`
 		BindingRule string `json:"binding_rule"`
 	} `json:"strategies"`
+}
+
+type docMargins struct {
+	docHeader
+	Scenario     string `json:"scenario"`
+	Seed         uint64 `json:"seed"`
+	Runs         int    `json:"runs"`
+	ResolutionNs int64  `json:"resolution_ns"`
+	Strategies   []struct {
+		Name            string  `json:"name"`
+		ViolatingAtZero int     `json:"runs_violating_at_zero"`
+		Found           bool    `json:"found"`
+		MarginNs        int64   `json:"margin_ns"`
+		BoundNs         int64   `json:"bound_ns"`
+		BoundObserved   bool    `json:"bound_observed"`
+		MarginsTried    int     `json:"margins_tried"`
+		AtZero          docCost `json:"at_zero"`
+		AtMargin        docCost `json:"at_margin"`
+	} `json:"strategies"`
+}
+
+type docCost struct {
+	DurationNs int64   `json:"duration_ns"`
+	SendsMean  float64 `json:"sends_mean"`
 }
 
 type docSpread struct {
@@ -291,6 +318,23 @@ func TestJSONSchema(t *testing.T) {
 				assert.Equal(t, int64(7005927470), doc.Strategies[0].DurationNs)
 				require.NotNil(t, doc.Strategies[0].Rules[0].ViolationsMax)
 			}},
+		{"simulate send path", []string{"simulate", "provider-edge", "--runs", "3", "--strategies", "combined", "--margin", "1ms"},
+			func() any { return &docSimulate{} }, func(t *testing.T, d any) {
+				doc := d.(*docSimulate)
+				assert.Equal(t, int64(1e6), doc.MarginNs)
+				st := doc.Strategies[0]
+				require.NotNil(t, st.RunsWithRecordViolations)
+				assert.Zero(t, *st.RunsWithRecordViolations, "combined keeps its own records")
+				require.NotNil(t, st.Rules[0].RecordViolations)
+			}},
+		{"simulate find-margin", []string{"simulate", "provider-edge", "--runs", "3", "--strategies", "combined", "--find-margin=1ms"},
+			func() any { return &docMargins{} }, func(t *testing.T, d any) {
+				doc := d.(*docMargins)
+				assert.Equal(t, int64(1e6), doc.ResolutionNs)
+				st := doc.Strategies[0]
+				assert.True(t, st.Found)
+				assert.LessOrEqual(t, st.MarginNs, st.BoundNs, "the margin found is within the max-min bound")
+			}},
 		{"run", []string{"run", "seed", "--strategies", "sequential,redis", "--speed", "20", "--seeds", "2", "--margin", "1ms"},
 			func() any { return &docRun{} }, func(t *testing.T, d any) {
 				doc := d.(*docRun)
@@ -339,7 +383,7 @@ func TestJSONDocsNameEveryField(t *testing.T) {
 			walk(f.Type)
 		}
 	}
-	for _, v := range []any{docCheck{}, docCheckPerFile{}, docSimulate{}, docRun{}, docAudit{}} {
+	for _, v := range []any{docCheck{}, docCheckPerFile{}, docSimulate{}, docMargins{}, docRun{}, docAudit{}} {
 		walk(reflect.TypeOf(v))
 	}
 }
