@@ -13,12 +13,12 @@ import (
 // LogHeader is the first line of the request log.
 const LogHeader = "ts_ns,key,status,duration_ns"
 
-// LogReadOptions says how to read the request log: as `rlcheck check
+// LogReadOptions says how to read the request log, exactly as `rlcheck check
 // --key-col key --duration-col duration_ns --duration-unit ns` does, the
 // key column only when the server split its contract per key.
 func LogReadOptions(perKey bool) sendlog.Options {
 	o := sendlog.Options{
-		Format: sendlog.FormatCSV, TimeCol: "ts_ns", Unit: sendlog.UnitNanos,
+		Format: sendlog.FormatCSV, TimeCol: "ts_ns",
 		DurationCol: "duration_ns", DurationUnit: sendlog.UnitNanos,
 	}
 	if perKey {

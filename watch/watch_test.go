@@ -1,0 +1,203 @@
+package watch
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/sendlog"
+)
+
+// syncBuffer is an io.Writer safe to read while Run writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var rules = []rule.Rule{{Limit: 3, Window: 100 * time.Millisecond}, {Limit: 20, Window: time.Second}}
+
+// sends returns n CSV lines "ts,key" in time order from t, with gaps that
+// break the rules now and then (some exactly one window apart).
+func sends(rng *rand.Rand, t *int64, n int) []string {
+	var out []string
+	for range n {
+		switch rng.IntN(5) {
+		case 0:
+		case 1:
+			*t += int64(100 * time.Millisecond)
+		default:
+			*t += rng.Int64N(int64(80 * time.Millisecond))
+		}
+		out = append(out, fmt.Sprintf("%d,k%d", *t, rng.IntN(2)))
+	}
+	return out
+}
+
+func appendLines(t *testing.T, path string, lines []string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	_, err = io.WriteString(f, strings.Join(lines, "\n")+"\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
+
+// linesRead scrapes the lines read so far from the metrics.
+func linesRead(t *testing.T, url string) int {
+	t.Helper()
+	body := scrape(t, url)
+	m := regexp.MustCompile(`rlcheck_watch_lines_total\{file="[^"]*"\} (\d+)`).FindStringSubmatch(body)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+func scrape(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// waitLines waits until watch has read n lines.
+func waitLines(t *testing.T, url string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for linesRead(t, url) < n {
+		require.True(t, time.Now().Before(deadline), "watch read %d lines of %d", linesRead(t, url), n)
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestRotateTruncate appends to a file, rotates it (rename and a new
+// file), truncates it and appends again while watch runs: every line is
+// judged once, and the violations printed are check's on the lines
+// concatenated.
+func TestRotateTruncate(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "app.csv")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	url := "http://" + ln.Addr().String() + "/metrics"
+	out, errOut := &syncBuffer{}, &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var sum *Summary
+	var runErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		sum, runErr = Run(ctx, Config{
+			Rules: rules, Read: sendlog.Options{KeyCol: "key"}, Paths: []string{path},
+			Poll: 5 * time.Millisecond, JSON: true, Out: out, ErrOut: errOut, Listener: ln,
+		})
+	}()
+	rng := rand.New(rand.NewPCG(1, 2))
+	at := int64(1_700_000_000) * int64(time.Second)
+	var all []string // the data lines, in the order written
+	read := 0
+	write := func(lines []string, header bool) {
+		if header {
+			appendLines(t, path, []string{"ts,key"})
+			read++
+		}
+		appendLines(t, path, lines)
+		all = append(all, lines...)
+		read += len(lines)
+		waitLines(t, url, read)
+	}
+	write(sends(rng, &at, 40), true)
+	write(sends(rng, &at, 30), false)
+	require.NoError(t, os.Rename(path, path+".1")) // rotation
+	write(sends(rng, &at, 50), true)
+	require.NoError(t, os.Truncate(path, 0)) // truncation, then a shorter file
+	write(sends(rng, &at, 5), true)
+	write(sends(rng, &at, 60), false)
+	// A last line without its newline counts at the end, as for check.
+	last := sends(rng, &at, 1)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	io.WriteString(f, last[0])
+	f.Close()
+	all = append(all, last...)
+	read++
+
+	metrics := scrape(t, url)
+	cancel()
+	<-done
+	require.NoError(t, runErr)
+	assert.Equal(t, int64(len(all)), sum.Sends, "every line judged once")
+	assert.Equal(t, int64(read), sum.Lines)
+
+	concat := "ts,key\n" + strings.Join(all, "\n") + "\n"
+	res, err := logcheck.Run([]logcheck.Input{{Name: "all.csv", R: strings.NewReader(concat)}},
+		logcheck.Config{Rules: rules, Read: sendlog.Options{KeyCol: "key"}, List: 1 << 20})
+	require.NoError(t, err)
+	require.Positive(t, res.Violations())
+	type found struct {
+		at   int64
+		rule string
+		key  string
+	}
+	var want, got []found
+	for _, g := range res.Groups {
+		for i, rr := range g.Report.Rules {
+			for _, v := range rr.Listed {
+				want = append(want, found{v.Send.At, rules[i].String(), g.Key})
+			}
+		}
+	}
+	sc := bufio.NewScanner(strings.NewReader(out.String()))
+	for sc.Scan() {
+		if !strings.HasPrefix(sc.Text(), "{") {
+			continue
+		}
+		var v Violation
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &v), sc.Text())
+		got = append(got, found{v.At, v.Rule, v.Key})
+	}
+	assert.ElementsMatch(t, want, got)
+	for i, r := range rules {
+		assert.Equal(t, res.Totals[i].Violations, sum.Violations[i], "rule %v", r)
+		assert.Contains(t, metrics, fmt.Sprintf("rlcheck_violations_total{rule=%q} ", r.String()))
+	}
+	summary := out.String()[strings.LastIndex(out.String(), "}\n")+2:]
+	assert.Contains(t, summary, fmt.Sprintf("watched 1 files: %d lines, %d sends", read, len(all)))
+	assert.Empty(t, errOut.String()[strings.Index(errOut.String(), "\n")+1:], "no line out of order")
+}
