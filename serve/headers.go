@@ -2,7 +2,7 @@ package serve
 
 import (
 	"fmt"
-	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,30 +48,31 @@ func ceilSeconds(d int64) int64 {
 // rateHeaders fills a's RateLimit fields and the Retry-After it would get:
 // the longest wait, over the rules it broke, until their windows free a
 // slot (1 s for the in-flight cap alone). a.k.mu must be held.
-func (s *Server) rateHeaders(a *arrival) http.Header {
-	h := http.Header{}
+func (s *Server) rateHeaders(a *arrival) {
 	if len(s.opt.Rules) == 0 {
 		if a.overCap {
 			a.retryAfter = 1
 		}
-		return h
+		return
 	}
-	h["Ratelimit-Policy"] = []string{s.policy}
-	var b strings.Builder
+	b := make([]byte, 0, 32*len(s.opt.Rules))
 	for i, r := range s.opt.Rules {
 		n, free := a.k.chk.InWindow(i, a.at)
 		if i > 0 {
-			b.WriteString(", ")
+			b = append(b, ", "...)
 		}
 		left := max(int64(r.Limit)-n, 0)
-		fmt.Fprintf(&b, "%q;r=%d", policyName(r), left)
+		b = append(b, s.names[i]...)
+		b = append(b, ";r="...)
+		b = strconv.AppendInt(b, left, 10)
 		if left == 0 {
 			wait := free.At + int64(r.Window) - a.at
 			if s.opt.Boundary == rule.Closed {
 				wait++
 			}
 			t := ceilSeconds(wait)
-			fmt.Fprintf(&b, ";t=%d", t)
+			b = append(b, ";t="...)
+			b = strconv.AppendInt(b, t, 10)
 			for _, br := range a.broken {
 				if br.rule == i {
 					a.retryAfter = max(a.retryAfter, t)
@@ -82,6 +83,5 @@ func (s *Server) rateHeaders(a *arrival) http.Header {
 	if a.overCap {
 		a.retryAfter = max(a.retryAfter, 1)
 	}
-	h["Ratelimit"] = []string{b.String()}
-	return h
+	a.rateLimit = string(b)
 }

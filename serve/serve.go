@@ -72,7 +72,8 @@ type Server struct {
 	sweep int
 	rng   *rand.Rand
 
-	policy   string // the RateLimit-Policy field
+	policy   []string // the RateLimit-Policy field
+	names    []string // each rule's policy name, quoted
 	log      *logWriter
 	proxy    *httputil.ReverseProxy
 	metrics  http.Handler
@@ -119,7 +120,10 @@ func New(opt Options) (*Server, error) {
 		rng:  rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)),
 		log:  newLogWriter(opt.Log),
 	}
-	s.policy = policyField(opt.Rules)
+	s.policy = []string{policyField(opt.Rules)}
+	for _, r := range opt.Rules {
+		s.names = append(s.names, strconv.Quote(policyName(r)))
+	}
 	if opt.Upstream != nil {
 		s.proxy = s.newProxy(opt.Upstream)
 	}
@@ -209,7 +213,8 @@ type arrival struct {
 	latency time.Duration
 	broken  []brokenRule
 	overCap bool // the in-flight cap was full
-	headers http.Header
+	// rateLimit is the RateLimit field of the answer.
+	rateLimit string
 	// retryAfter is the Retry-After of a 429, in seconds.
 	retryAfter int64
 	ended      bool
@@ -246,7 +251,7 @@ func (s *Server) arrive(name string) *arrival {
 		k.capViol++
 	}
 	k.inFlight++
-	a.headers = s.rateHeaders(a)
+	s.rateHeaders(a)
 	s.inFlight.Add(1)
 	if a.violates() {
 		s.violN.Add(1)
@@ -287,9 +292,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		name = r.Header.Get(s.opt.KeyHeader)
 	}
 	a := s.arrive(name)
-	h := w.Header()
-	for k, v := range a.headers {
-		h[k] = v
+	if a.rateLimit != "" {
+		h := w.Header()
+		h["Ratelimit-Policy"] = s.policy
+		h["Ratelimit"] = []string{a.rateLimit}
 	}
 	if a.violates() && !s.opt.Record {
 		s.reject(w, a)

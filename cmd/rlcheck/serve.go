@@ -78,5 +78,6 @@ SIGTERM or after --duration it prints check's report on that log and exits
 	f.DurationVar(&cfg.Duration, "duration", 0, "stop after this long (default: at SIGINT or SIGTERM)")
 	f.StringVar(&upstream, "upstream", "", "forward the requests the contract allows to this API, as a recording proxy")
 	f.StringVar(&format, "format", "text", "report format: text, json, junit or github")
+	f.IntVar(&cfg.Report.MaxKeys, "keys", 20, "how many keys the text report shows, worst first (0: all)")
 	return cmd
 }
