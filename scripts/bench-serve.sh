@@ -29,7 +29,7 @@ echo "load average before: $(cat /proc/loadavg)"
 serve=$!
 "$dir/loadgen" -url "http://127.0.0.1:$port/v1/load" -conns "$conns" -duration "$duration" -latency "$latency" | tee "$dir/load.txt"
 echo "load average after: $(cat /proc/loadavg)"
-kill -INT "$serve"
+kill -INT "$(pgrep -P "$serve")" # serve itself, not /usr/bin/time
 status=0
 wait "$serve" || status=$?
 echo "serve exited $status"
@@ -38,6 +38,12 @@ cat "$dir/serve.time"
 awk -v n="$answered" '/serve CPU/ {printf "serve CPU per request: %.1f us\n", ($3 + $6) / n * 1e6}' "$dir/serve.time"
 logged=$(($(wc -l <"$dir/requests.csv") - 1))
 echo "answered $answered, logged $logged"
+# What serve itself held each request, arrival to answer, beyond the latency
+# it was told to add (its own judging, scheduling and log, not the client's).
+tail -n +2 "$dir/requests.csv" | cut -d, -f4 | sort -n | awk -v lat="$latency" '
+  BEGIN { l = lat + 0; if (lat ~ /ms$/) l *= 1e6; else if (lat ~ /us$/) l *= 1e3; else if (lat ~ /s$/) l *= 1e9 }
+  { d[NR] = $1 - l }
+  END { printf "serve-side added: p50 %.1f us, p99 %.1f us, p99.9 %.1f us\n", d[int(NR*0.5)]/1e3, d[int(NR*0.99)]/1e3, d[int(NR*0.999)]/1e3 }' 
 if [ "$answered" -ne "$logged" ]; then
   echo "FAIL: the log does not hold every answered request" >&2
   exit 1
