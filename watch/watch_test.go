@@ -207,3 +207,33 @@ func TestRotateTruncate(t *testing.T) {
 	assert.Contains(t, summary, fmt.Sprintf("watched 1 files: %d lines, %d sends", read, len(all)))
 	assert.Empty(t, errOut.String()[strings.Index(errOut.String(), "\n")+1:], "no line out of order")
 }
+
+// TestIdleKeysDropped feeds sends from many short-lived keys and one busy
+// one: keys whose windows have passed are dropped, and the totals still
+// equal check's.
+func TestIdleKeysDropped(t *testing.T) {
+	rs := []rule.Rule{{Limit: 2, Window: 5 * time.Millisecond}}
+	w := &watcher{cfg: Config{Rules: rs, Read: sendlog.Options{KeyCol: "key"}, Out: io.Discard}, keys: map[string]*stream{}}
+	w.sum.Violations, w.sum.Peak = make([]int64, 1), make([]int64, 1)
+	f := &follower{path: "x.csv"}
+	var csv strings.Builder
+	csv.WriteString("ts,key\n")
+	for i := range 10000 {
+		at := int64(1_700_000_000)*int64(time.Second) + int64(i)*int64(time.Millisecond)
+		key := "k" + strconv.Itoa(i)
+		if i%2 == 0 {
+			key = "hot"
+		}
+		w.observe(f, sendlog.Record{At: at, Key: []byte(key), Line: int64(i + 2)})
+		fmt.Fprintf(&csv, "%d,%s\n", at, key)
+	}
+	assert.Less(t, len(w.keys), 10000-8192+10, "the keys gone quiet before the last sweep are dropped")
+	for _, s := range w.keys {
+		w.fold(s)
+	}
+	res, err := logcheck.Run([]logcheck.Input{{Name: "x.csv", R: strings.NewReader(csv.String())}},
+		logcheck.Config{Rules: rs, Read: sendlog.Options{KeyCol: "key"}})
+	require.NoError(t, err)
+	require.Positive(t, res.Totals[0].Violations)
+	assert.Equal(t, res.Totals[0].Violations, w.sum.Violations[0])
+}
