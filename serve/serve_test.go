@@ -236,9 +236,11 @@ func TestInFlightCapCountsUntilTheAnswer(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	resp, _ := get(t, c, r.url+"/after") // the slots are free again
+	assert.Equal(t, 200, resp.StatusCode)
 	res := r.finish(t)
 	assert.Equal(t, map[int]int{200: 2, 429: 3}, codes)
-	rows := assertVerdict(t, r, res, opt, 5)
+	rows := assertVerdict(t, r, res, opt, 6)
 	for _, row := range rows {
 		if row.status == 200 {
 			assert.GreaterOrEqual(t, row.dur, int64(400*time.Millisecond))
@@ -300,4 +302,24 @@ func TestMetrics(t *testing.T) {
 	assert.Contains(t, text, `rlcheck_serve_requests_total{verdict="violation"} 1`)
 	res := r.finish(t)
 	assertVerdict(t, r, res, opt, 2) // the scrape is not judged
+}
+
+func TestHeadersCountDown(t *testing.T) {
+	opt := Options{Rules: []rule.Rule{{Limit: 2, Window: 10 * time.Second}, {Limit: 5, Window: time.Minute}}}
+	r := start(t, opt)
+	c := &http.Client{}
+	var fields, retry []string
+	for range 3 {
+		resp, _ := get(t, c, r.url+"/")
+		assert.Equal(t, `"2-per-10s";q=2;w=10, "5-per-1m";q=5;w=60`, resp.Header.Get("RateLimit-Policy"))
+		fields = append(fields, resp.Header.Get("RateLimit"))
+		retry = append(retry, resp.Header.Get("Retry-After"))
+	}
+	r.finish(t)
+	assert.Equal(t, []string{
+		`"2-per-10s";r=1, "5-per-1m";r=4`,
+		`"2-per-10s";r=0;t=10, "5-per-1m";r=3`,
+		`"2-per-10s";r=0;t=10, "5-per-1m";r=2`,
+	}, fields)
+	assert.Equal(t, []string{"", "", "10"}, retry, "a slot frees when the second request leaves the window")
 }
