@@ -83,8 +83,11 @@ func Run(ctx context.Context, cfg Config) (*logcheck.Result, error) {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	if cfg.ErrOut != nil {
-		fmt.Fprintf(cfg.ErrOut, "rlcheck serve: listening on http://%s (metrics at %s); recording to %s\n",
-			ln.Addr(), cfg.MetricsPath, path)
+		metrics := "no metrics"
+		if cfg.MetricsPath != "" {
+			metrics = "metrics at " + cfg.MetricsPath
+		}
+		fmt.Fprintf(cfg.ErrOut, "rlcheck serve: listening on http://%s (%s); recording to %s\n", ln.Addr(), metrics, path)
 	}
 	flush := time.NewTicker(time.Second)
 	defer flush.Stop()

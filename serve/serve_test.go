@@ -220,8 +220,10 @@ func TestRecordAnswersEverything(t *testing.T) {
 	assertVerdict(t, r, res, opt, 10)
 }
 
+func fixed(d time.Duration) simulate.Dist { return simulate.Dist{Kind: simulate.Fixed, A: d} }
+
 func TestInFlightCapCountsUntilTheAnswer(t *testing.T) {
-	opt := Options{MaxInFlight: 2, Latency: simulate.Dist{Kind: simulate.Fixed, A: 400 * time.Millisecond}}
+	opt := Options{MaxInFlight: 2, Latency: fixed(400 * time.Millisecond)}
 	r := start(t, opt)
 	c := &http.Client{}
 	var wg sync.WaitGroup
