@@ -1,8 +1,9 @@
 """A client that keeps several rate limits, built from the guide's own code.
 
 SlidingLog, MultiLimit (check every rule, record once) and sequential (one
-limiter per rule, acquired one after another) are the guide's asyncio code;
-only the windows are scaled down so that a run takes under a second. Calls
+limiter per rule, acquired one after another) are the guide's asyncio code,
+returning the instant they admitted the call; only the windows are scaled
+down so that a run takes under a second. Calls
 go out over asyncio's own streams (the standard library only), and the
 instant each is sent is logged (decimal seconds to the ns, on the
 monotonic clock the limiter uses, one a line): the client's own log, which
@@ -43,7 +44,7 @@ class MultiLimit:
         self.limits = limits
         self._lock = asyncio.Lock()
 
-    async def acquire(self) -> None:
+    async def acquire(self) -> float:
         async with self._lock:
             while True:
                 now = time.monotonic()
@@ -51,7 +52,7 @@ class MultiLimit:
                 if wait <= 0:
                     for l in self.limits:
                         l.record(now)
-                    return
+                    return now
                 await asyncio.sleep(wait)
 
 
@@ -59,7 +60,9 @@ async def sequential(limits):
     for limit in limits:
         while (w := limit.wait_time(time.monotonic())) > 0:
             await asyncio.sleep(w)
-        limit.record(time.monotonic())
+        now = time.monotonic()
+        limit.record(now)
+    return now
 
 
 async def call(url: urllib.parse.SplitResult, admitted) -> int:
@@ -69,8 +72,9 @@ async def call(url: urllib.parse.SplitResult, admitted) -> int:
     # amount, and a limiter without a margin then overfills windows at its
     # own send instants.
     reader, writer = await asyncio.open_connection(url.hostname, url.port)
-    await admitted()
-    sent.append(time.monotonic_ns())
+    # The send instant is the one the limiter admitted the call at: it is
+    # sent from here at once, a few microseconds on.
+    sent.append(round(await admitted() * 1e9))
     writer.write(f"GET {url.path or '/'} HTTP/1.1\r\nHost: {url.netloc}\r\n\r\n".encode())
     await writer.drain()
     head = await reader.readuntil(b"\r\n\r\n")
@@ -94,11 +98,10 @@ async def main() -> None:
     limits = [SlidingLog(int(n), float(w)) for n, w in rules]
     multi = MultiLimit(*limits)
 
-    async def admitted() -> None:
+    async def admitted() -> float:
         if design == "sequential":
-            await sequential(limits)
-        else:
-            await multi.acquire()
+            return await sequential(limits)
+        return await multi.acquire()
 
     statuses = await asyncio.gather(*(call(url, admitted) for _ in range(calls)))
     with open(log, "w") as f:
