@@ -167,7 +167,11 @@ func (w *watcher) finish() (*Summary, error) {
 		w.fold(s)
 	}
 	sum := w.sum
-	fmt.Fprintf(w.cfg.Out, "watched %d files: %d lines, %d sends", len(w.files), sum.Lines, sum.Sends)
+	files := "files"
+	if len(w.files) == 1 {
+		files = "file"
+	}
+	fmt.Fprintf(w.cfg.Out, "watched %d %s: %d lines, %d sends", len(w.files), files, sum.Lines, sum.Sends)
 	if sum.OutOfOrder > 0 {
 		fmt.Fprintf(w.cfg.Out, ", %d out of order (left out)", sum.OutOfOrder)
 	}

@@ -204,7 +204,7 @@ func TestRotateTruncate(t *testing.T) {
 		assert.Equal(t, res.Totals[i].Violations, sum.Violations[i], "rule %v", r)
 	}
 	summary := out.String()[strings.LastIndex(out.String(), "}\n")+2:]
-	assert.Contains(t, summary, fmt.Sprintf("watched 1 files: %d lines, %d sends", read, len(all)))
+	assert.Contains(t, summary, fmt.Sprintf("watched 1 file: %d lines, %d sends", read, len(all)))
 	assert.Empty(t, errOut.String()[strings.Index(errOut.String(), "\n")+1:], "no line out of order")
 }
 
