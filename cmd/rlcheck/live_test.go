@@ -55,7 +55,7 @@ func TestServeReportIsChecks(t *testing.T) {
 	var out, errOut lockedBuffer
 	code := make(chan int)
 	go func() {
-		code <- Execute([]string{"serve", "--rules", "2/1m", "--listen", "127.0.0.1:0", "--log", log, "--duration", "1500ms"}, nil, &out, &errOut)
+		code <- Execute([]string{"serve", "--rules", "2/1m", "--listen", "127.0.0.1:0", "--log", log, "--duration", "1s"}, nil, &out, &errOut)
 	}()
 	addr := waitFor(t, &errOut, regexp.MustCompile(`listening on (http://\S+) `))[1]
 	var statuses []int
