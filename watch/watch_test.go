@@ -2,7 +2,6 @@ package watch
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,35 +14,17 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlcheck/rlcheck/internal/syncbuf"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
-
-// syncBuffer is an io.Writer safe to read while Run writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 var rules = []rule.Rule{{Limit: 3, Window: 100 * time.Millisecond}, {Limit: 20, Window: time.Second}}
 
@@ -115,7 +96,7 @@ func TestRotateTruncate(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	url := "http://" + ln.Addr().String() + "/metrics"
-	out, errOut := &syncBuffer{}, &syncBuffer{}
+	out, errOut := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var sum *Summary

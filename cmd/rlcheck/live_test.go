@@ -3,40 +3,22 @@
 package main
 
 import (
-	"bytes"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/internal/syncbuf"
 )
 
-// lockedBuffer is a command's output, read while the command runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // waitFor polls a running command's output for re.
-func waitFor(t *testing.T, b *lockedBuffer, re *regexp.Regexp) []string {
+func waitFor(t *testing.T, b *syncbuf.Buffer, re *regexp.Regexp) []string {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		if m := re.FindStringSubmatch(b.String()); m != nil {
@@ -52,7 +34,7 @@ func waitFor(t *testing.T, b *lockedBuffer, re *regexp.Regexp) []string {
 func TestServeReportIsChecks(t *testing.T) {
 	t.Setenv("GITHUB_ACTIONS", "")
 	log := filepath.Join(t.TempDir(), "requests.csv")
-	var out, errOut lockedBuffer
+	var out, errOut syncbuf.Buffer
 	code := make(chan int)
 	go func() {
 		code <- Execute([]string{"serve", "--rules", "2/1m", "--listen", "127.0.0.1:0", "--log", log, "--duration", "1s"}, nil, &out, &errOut)
@@ -79,7 +61,7 @@ func TestServeReportIsChecks(t *testing.T) {
 func TestWatchCommand(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sends.txt")
 	require.NoError(t, os.WriteFile(path, []byte("1.0\n1.5\n"), 0o644))
-	var out, errOut lockedBuffer
+	var out, errOut syncbuf.Buffer
 	code := make(chan int)
 	go func() {
 		code <- Execute([]string{"watch", "--rules", "2/1s", "--poll", "5ms", path}, nil, &out, &errOut)
