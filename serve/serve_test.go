@@ -207,7 +207,7 @@ func TestGoClientRejectsPastTheContract(t *testing.T) {
 }
 
 func TestRecordAnswersEverything(t *testing.T) {
-	opt := Options{Rules: []rule.Rule{{Limit: 2, Window: 50 * time.Millisecond}}, Record: true, Status: 201, Body: "made"}
+	opt := Options{Rules: []rule.Rule{{Limit: 2, Window: 50 * time.Millisecond}}, Boundary: rule.Closed, Record: true, Status: 201, Body: "made"}
 	r := start(t, opt)
 	c := &http.Client{}
 	for range 10 {

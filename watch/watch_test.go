@@ -2,6 +2,7 @@ package watch
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -217,4 +218,26 @@ func TestIdleKeysDropped(t *testing.T) {
 	require.NoError(t, err)
 	require.Positive(t, res.Totals[0].Violations)
 	assert.Equal(t, res.Totals[0].Violations, w.sum.Violations[0])
+}
+
+// TestOutOfOrderAcrossFiles reads two files one after the other: a line of
+// the second earlier than one judged from the first is reported and left
+// out, and bad input ends the run with check's error.
+func TestOutOfOrderAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	require.NoError(t, os.WriteFile(a, []byte("1.0\n3.0\n3.5\n"), 0o644))
+	require.NoError(t, os.WriteFile(b, []byte("2.0\n3.9"), 0o644))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // one look at the files, then the end
+	var out, errOut bytes.Buffer
+	sum, err := Run(ctx, Config{Rules: []rule.Rule{{Limit: 2, Window: time.Second}}, Paths: []string{a, b}, Out: &out, ErrOut: &errOut})
+	require.NoError(t, err)
+	assert.Equal(t, b+":1: out of order: 2.000000000 s is before 3.500000000 s, read earlier; left out\n", errOut.String())
+	assert.Equal(t, &Summary{Lines: 5, Sends: 5, OutOfOrder: 1, Violations: []int64{1}, Peak: []int64{3}}, sum)
+	assert.Contains(t, out.String(), b+":2: 3.900000000 s breaks 2/1s: 3 sends in the window from 3.000000000 s\n")
+
+	require.NoError(t, os.WriteFile(b, []byte("5.0\nfive\n"), 0o644))
+	_, err = Run(ctx, Config{Rules: []rule.Rule{{Limit: 2, Window: time.Second}}, Paths: []string{b}, Out: &out})
+	assert.EqualError(t, err, b+`:2: not a timestamp (want decimal seconds, an integer epoch or RFC 3339): "five"`)
 }
