@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlcheck/rlcheck/internal/cli"
+	"github.com/rlcheck/rlcheck/serve"
+)
+
+func newServeCmd(s streams) *cobra.Command {
+	var f cli.ServeFlags
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "Fake a rate-limited API: judge each request at arrival, 429 past the contract, report like check",
+		Long: `Serve answers HTTP on every path, judging each request at arrival against the
+contract (per key with --key-header): 429 past it, unless --on-violation
+record. It logs every request as CSV for check, and at SIGINT, SIGTERM or
+--duration prints check's report on that log and exits like check.
+See docs/serve.md.`,
+		Example: `  rlcheck serve --contract api.yaml --duration 60s & run-my-client; wait`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := f.Config(cmd.Flags())
+			if err != nil {
+				return usageError{err}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			cfg.Out, cfg.ErrOut = s.out, s.errOut
+			res, err := serve.Run(ctx, cfg)
+			if err == nil && res != nil && res.Violations() > 0 {
+				return errViolations
+			}
+			return err
+		},
+	}
+	f.Add(cmd.Flags())
+	return cmd
+}

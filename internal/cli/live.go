@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rlcheck/rlcheck/sendlog"
+	"github.com/rlcheck/rlcheck/serve"
+	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/watch"
+)
+
+// ServeFlags are the flags of rlcheck serve.
+type ServeFlags struct {
+	Rules                                  RuleFlags
+	cfg                                    serve.Config
+	latency, onViolation, upstream, format string
+}
+
+// Add registers the flags on fs.
+func (f *ServeFlags) Add(fs *pflag.FlagSet) {
+	f.Rules.Add(fs)
+	c := &f.cfg
+	fs.StringVar(&c.Listen, "listen", serve.DefaultListen, "address to listen on")
+	fs.IntVar(&c.MaxInFlight, "max-in-flight", 0, "cap on requests in flight, from arrival to answer (default: the contract's)")
+	fs.StringVar(&c.KeyHeader, "key-header", "", "request header that splits the contract per key, e.g. X-API-Key")
+	fs.StringVar(&f.latency, "latency", "0", `answer latency: "80ms", "uniform(50ms, 100ms)", "exponential(80ms)" or "lognormal(80ms, 0.5)"`)
+	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the latency draws")
+	fs.IntVar(&c.Status, "status", 200, "status of an answer within the contract")
+	fs.StringVar(&c.Body, "body", "", "body of an answer within the contract")
+	fs.StringVar(&f.onViolation, "on-violation", "reject", "reject (429) or record (answer as usual; judge at the end)")
+	fs.StringVar(&c.LogPath, "log", "", "request log, CSV ts_ns,key,status,duration_ns (default: a temporary file)")
+	fs.StringVar(&c.MetricsPath, "metrics-path", "/metrics", "path of the Prometheus metrics, not judged")
+	fs.DurationVar(&c.Duration, "duration", 0, "stop after this long (default: at SIGINT or SIGTERM)")
+	fs.StringVar(&f.upstream, "upstream", "", "forward the requests the contract allows to this API, as a recording proxy")
+	fs.StringVar(&f.format, "format", "text", "report format: text, json, junit or github")
+	fs.IntVar(&c.Report.MaxKeys, "keys", 20, "how many keys the text report shows, worst first (0: all)")
+}
+
+// Config validates the flags set on fs and returns what serve.Run takes.
+func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
+	cfg := f.cfg
+	c, err := f.Rules.Load()
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Rules, cfg.Boundary, cfg.Report.Format = c.Rules, c.Boundary, f.format
+	if !fs.Changed("max-in-flight") {
+		cfg.MaxInFlight = c.MaxInFlight
+	}
+	if cfg.Latency, err = simulate.ParseDist(f.latency); err != nil {
+		return cfg, err
+	}
+	switch f.format {
+	case "text", "json", "junit", "github":
+	default:
+		return cfg, fmt.Errorf("--format %q: want text, json, junit or github", f.format)
+	}
+	if f.onViolation != "reject" && f.onViolation != "record" {
+		return cfg, fmt.Errorf("--on-violation %q: want reject or record", f.onViolation)
+	}
+	cfg.Record = f.onViolation == "record"
+	if f.upstream != "" {
+		if cfg.Upstream, err = url.Parse(f.upstream); err != nil || cfg.Upstream.Host == "" {
+			return cfg, fmt.Errorf("--upstream %q: want an absolute URL", f.upstream)
+		}
+	}
+	return cfg, nil
+}
+
+// WatchFlags are the flags of rlcheck watch.
+type WatchFlags struct {
+	Rules               RuleFlags
+	cfg                 watch.Config
+	inFmt, unit, format string
+}
+
+// Add registers the flags on fs.
+func (f *WatchFlags) Add(fs *pflag.FlagSet) {
+	f.Rules.Add(fs)
+	c := &f.cfg
+	fs.StringVar(&f.inFmt, "input-format", "auto", "input layout: auto, plain, csv, jsonl, nginx or apache")
+	fs.StringVar(&c.Read.TimeCol, "time-col", "", "CSV time column: a header name or a 1-based index")
+	fs.StringVar(&c.Read.TimeField, "time-field", "", "JSON-lines time field, dotted for nesting")
+	fs.StringVar(&c.Read.KeyCol, "key-col", "", "CSV column that splits the rules per key")
+	fs.StringVar(&c.Read.KeyField, "key-field", "", "JSON-lines field that splits the rules per key")
+	fs.StringVar(&f.unit, "unit", "auto", "unit of numeric timestamps: auto, s, ms, us or ns")
+	fs.StringVar(&f.format, "format", "text", "violations as text or json (one object a line)")
+	fs.DurationVar(&c.Poll, "poll", 0, "how often the files are looked at (default 100ms)")
+	fs.StringVar(&c.Listen, "listen", "", "serve Prometheus metrics on this address, e.g. 127.0.0.1:9100")
+	fs.StringVar(&c.MetricsPath, "metrics-path", "/metrics", "path of the metrics")
+}
+
+// Config validates the flags and returns what watch.Run takes for paths.
+func (f *WatchFlags) Config(paths []string) (watch.Config, error) {
+	cfg := f.cfg
+	c, err := f.Rules.Load()
+	if err != nil {
+		return cfg, err
+	}
+	if len(c.Rules) == 0 {
+		return cfg, errors.New("watch checks rates: give at least one rule")
+	}
+	if f.format != "text" && f.format != "json" {
+		return cfg, fmt.Errorf("--format %q: want text or json", f.format)
+	}
+	if cfg.Read.Format, err = sendlog.ParseFormat(f.inFmt); err != nil {
+		return cfg, err
+	}
+	if cfg.Read.Unit, err = sendlog.ParseUnit(f.unit); err != nil {
+		return cfg, err
+	}
+	if cfg.Poll < 0 {
+		return cfg, fmt.Errorf("--poll %v: want more than 0", cfg.Poll)
+	}
+	cfg.Rules, cfg.Boundary, cfg.Paths, cfg.JSON = c.Rules, c.Boundary, paths, f.format == "json"
+	return cfg, nil
+}

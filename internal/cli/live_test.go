@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/sendlog"
+	"github.com/rlcheck/rlcheck/simulate"
+)
+
+func serveConfig(t *testing.T, args ...string) (*ServeFlags, *pflag.FlagSet, error) {
+	t.Helper()
+	var f ServeFlags
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	f.Add(fs)
+	require.NoError(t, fs.Parse(args))
+	_, err := f.Config(fs)
+	return &f, fs, err
+}
+
+func TestServeFlags(t *testing.T) {
+	contract := filepath.Join(t.TempDir(), "api.yaml")
+	require.NoError(t, os.WriteFile(contract, []byte("rules: [5/1s]\nmax_in_flight: 4\nboundary: closed\n"), 0o644))
+	var f ServeFlags
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	f.Add(fs)
+	require.NoError(t, fs.Parse([]string{"--contract", contract, "--rules", "12/3s", "--latency", "lognormal(80ms, 0.5)",
+		"--on-violation", "record", "--upstream", "http://127.0.0.1:9/api"}))
+	cfg, err := f.Config(fs)
+	require.NoError(t, err)
+	assert.Equal(t, []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}}, cfg.Rules)
+	assert.Equal(t, rule.Closed, cfg.Boundary)
+	assert.Equal(t, 4, cfg.MaxInFlight, "the contract's cap")
+	assert.Equal(t, simulate.Dist{Kind: simulate.LogNormal, A: 80 * time.Millisecond, Sigma: 0.5}, cfg.Latency)
+	assert.True(t, cfg.Record)
+	assert.Equal(t, "127.0.0.1:9", cfg.Upstream.Host)
+
+	require.NoError(t, fs.Parse([]string{"--max-in-flight", "0"}))
+	cfg, err = f.Config(fs)
+	require.NoError(t, err)
+	assert.Zero(t, cfg.MaxInFlight, "an explicit 0 lifts the contract's cap")
+
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{nil, "no rules"},
+		{[]string{"--rules", "5/1s", "--latency", "sometimes"}, `distribution "sometimes"`},
+		{[]string{"--rules", "5/1s", "--on-violation", "ignore"}, `--on-violation "ignore": want reject or record`},
+		{[]string{"--rules", "5/1s", "--upstream", "api.example.com"}, "want an absolute URL"},
+		{[]string{"--rules", "5/1s", "--format", "xml"}, `--format "xml"`},
+		{[]string{"--rules", "5/1s", "--boundary", "open-ish"}, "boundary"},
+		{[]string{"--rules", "5/0s"}, "5/0s"},
+	} {
+		_, _, err := serveConfig(t, tc.args...)
+		assert.ErrorContains(t, err, tc.err, "%v", tc.args)
+	}
+}
+
+func TestWatchFlags(t *testing.T) {
+	parse := func(args ...string) error {
+		var f WatchFlags
+		fs := pflag.NewFlagSet("watch", pflag.ContinueOnError)
+		f.Add(fs)
+		require.NoError(t, fs.Parse(args))
+		_, err := f.Config([]string{"a.csv"})
+		return err
+	}
+	var f WatchFlags
+	fs := pflag.NewFlagSet("watch", pflag.ContinueOnError)
+	f.Add(fs)
+	require.NoError(t, fs.Parse([]string{"--rules", "10/s", "--key-col", "tenant", "--format", "json", "--unit", "ms", "--input-format", "csv"}))
+	cfg, err := f.Config([]string{"a.csv", "b.csv"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a.csv", "b.csv"}, cfg.Paths)
+	assert.True(t, cfg.JSON)
+	assert.Equal(t, sendlog.Options{Format: sendlog.FormatCSV, KeyCol: "tenant", Unit: sendlog.UnitMillis}, cfg.Read)
+
+	assert.ErrorContains(t, parse(), "no rules")
+	assert.ErrorContains(t, parse("--rules", "10/s", "--format", "xml"), `--format "xml"`)
+	assert.ErrorContains(t, parse("--rules", "10/s", "--unit", "min"), "min")
+	assert.ErrorContains(t, parse("--rules", "10/s", "--input-format", "xml"), "xml")
+	assert.ErrorContains(t, parse("--rules", "10/s", "--poll", "-1s"), "--poll")
+}

@@ -1,0 +1,121 @@
+package serve
+
+import (
+	"bufio"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/rlcheck/rlcheck/sendlog"
+)
+
+// LogHeader is the first line of the request log.
+const LogHeader = "ts_ns,key,status,duration_ns"
+
+// LogReadOptions says how to read the request log, exactly as `rlcheck check
+// --key-col key --duration-col duration_ns --duration-unit ns` does, the
+// key column only when the server split its contract per key.
+func LogReadOptions(perKey bool) sendlog.Options {
+	o := sendlog.Options{
+		Format: sendlog.FormatCSV, TimeCol: "ts_ns",
+		DurationCol: "duration_ns", DurationUnit: sendlog.UnitNanos,
+	}
+	if perKey {
+		o.KeyCol = "key"
+	}
+	return o
+}
+
+// logWriter writes the request log in arrival order: a request is recorded
+// when it is answered, and held until every earlier arrival has been.
+type logWriter struct {
+	mu      sync.Mutex
+	w       *bufio.Writer
+	next    int64
+	pending map[int64][]byte
+	rows    int64
+	err     error
+}
+
+func newLogWriter(w io.Writer) *logWriter {
+	l := &logWriter{pending: map[int64][]byte{}}
+	if w != nil {
+		l.w = bufio.NewWriterSize(w, 64<<10)
+		l.w.WriteString(LogHeader + "\n")
+	}
+	return l
+}
+
+// put records arrival seq; its line is written once those before it are.
+func (l *logWriter) put(seq, at int64, key string, status int, dur int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.w == nil {
+		l.rows++
+		return
+	}
+	row := strconv.AppendInt(make([]byte, 0, 48+len(key)), at, 10)
+	row = append(row, ',')
+	row = appendCSV(row, key)
+	row = append(row, ',')
+	row = strconv.AppendInt(row, int64(status), 10)
+	row = append(row, ',')
+	row = strconv.AppendInt(row, dur, 10)
+	row = append(row, '\n')
+	if seq != l.next {
+		l.pending[seq] = row
+		return
+	}
+	l.write(row)
+	for {
+		r, ok := l.pending[l.next]
+		if !ok {
+			return
+		}
+		delete(l.pending, l.next)
+		l.write(r)
+	}
+}
+
+func (l *logWriter) write(row []byte) {
+	if _, err := l.w.Write(row); err != nil && l.err == nil {
+		l.err = err
+	}
+	l.next++
+	l.rows++
+}
+
+// appendCSV appends a CSV field, quoted when it must be.
+func appendCSV(b []byte, s string) []byte {
+	if s == "" || !strings.ContainsAny(s, ",\"\r\n") && s[0] != ' ' && s[len(s)-1] != ' ' {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	b = append(b, strings.ReplaceAll(s, `"`, `""`)...)
+	return append(b, '"')
+}
+
+// flush writes out what is buffered, for readers of a log still growing.
+func (l *logWriter) flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.w == nil {
+		return nil
+	}
+	if err := l.w.Flush(); err != nil && l.err == nil {
+		l.err = err
+	}
+	return l.err
+}
+
+// close flushes the log; every request must have been answered.
+func (l *logWriter) close() error {
+	if err := l.flush(); err != nil {
+		return err
+	}
+	if n := len(l.pending); n > 0 {
+		return io.ErrShortWrite
+	}
+	return nil
+}

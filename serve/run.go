@@ -1,0 +1,131 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/rlcheck/rlcheck/logcheck"
+)
+
+// Config is what `rlcheck serve` runs: a server, where it listens, where
+// its log goes, how long it runs and how its verdict is reported.
+type Config struct {
+	Options
+	// Listen is the address to listen on (default 127.0.0.1:8080);
+	// Listener, when set, is used instead.
+	Listen   string
+	Listener net.Listener
+	// LogPath is the request log; "" keeps it in a temporary file, removed
+	// once the verdict is written.
+	LogPath string
+	// Duration stops the server after this long; 0 runs until ctx ends.
+	Duration time.Duration
+	// Report is how the verdict is written to Out; ErrOut gets the address
+	// served once listening.
+	Report      logcheck.ReportOptions
+	Out, ErrOut io.Writer
+}
+
+// DefaultListen is where Run listens when Config.Listen is empty: the
+// loopback interface only.
+const DefaultListen = "127.0.0.1:8080"
+
+// shutdownGrace is how long the requests in progress at the end may take
+// to be answered before their connections are closed.
+const shutdownGrace = 10 * time.Second
+
+// Run serves until ctx ends or Config.Duration has passed, then answers the
+// requests in progress, closes the log and writes the verdict on it: the
+// report of `rlcheck check` on the log (logcheck.Run), so that the two
+// always agree. The result is nil when no request arrived.
+func Run(ctx context.Context, cfg Config) (*logcheck.Result, error) {
+	path, name := cfg.LogPath, cfg.LogPath
+	if path == "" {
+		f, err := os.CreateTemp("", "rlcheck-serve-*.csv")
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+		path, name = f.Name(), "requests"
+		defer os.Remove(path)
+	}
+	logFile, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+	cfg.Log = logFile
+	s, err := New(cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	ln := cfg.Listener
+	if ln == nil {
+		addr := cfg.Listen
+		if addr == "" {
+			addr = DefaultListen
+		}
+		if ln, err = net.Listen("tcp", addr); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, cfg.Duration)
+		defer cancel()
+	}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	if cfg.ErrOut != nil {
+		metrics := "no metrics"
+		if cfg.MetricsPath != "" {
+			metrics = "metrics at " + cfg.MetricsPath
+		}
+		fmt.Fprintf(cfg.ErrOut, "rlcheck serve: listening on http://%s (%s); recording to %s\n", ln.Addr(), metrics, path)
+	}
+	flush := time.NewTicker(time.Second)
+	defer flush.Stop()
+	for done := false; !done; {
+		select {
+		case <-ctx.Done():
+			done = true
+		case err := <-served:
+			return nil, err
+		case <-flush.C:
+			s.log.flush()
+		}
+	}
+	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(grace); err != nil {
+		srv.Close() // the requests still waiting see their context end
+	}
+	s.handlers.Wait()
+	if err := s.Close(); err != nil {
+		return nil, fmt.Errorf("serve: writing %s: %w", path, err)
+	}
+	if judged, _ := s.Requests(); judged == 0 {
+		fmt.Fprintln(cfg.Out, "no requests arrived")
+		return nil, nil
+	}
+	if _, err := logFile.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	res, err := logcheck.Run([]logcheck.Input{{Name: name, R: logFile}}, logcheck.Config{
+		Rules: cfg.Rules, Boundary: cfg.Boundary, MaxInFlight: cfg.MaxInFlight,
+		Read: LogReadOptions(cfg.KeyHeader != ""),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if live := s.Violations(); live != res.Violations() {
+		return nil, fmt.Errorf("serve: %d violations judged live, %d in the log: a bug; please report it", live, res.Violations())
+	}
+	return res, logcheck.Write(cfg.Out, []*logcheck.Result{res}, cfg.Report)
+}

@@ -1,0 +1,388 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/simulate"
+)
+
+// Options say what a Server promises and how it answers.
+type Options struct {
+	// Rules, Boundary and MaxInFlight (0: no cap) are the contract every
+	// request is judged against.
+	Rules       []rule.Rule
+	Boundary    rule.Boundary
+	MaxInFlight int
+	// KeyHeader names the request header that splits the contract per key
+	// (X-API-Key, say); "" judges every request as one stream.
+	KeyHeader string
+	// Latency is how long a request within the contract waits for its
+	// answer, drawn in arrival order from a generator seeded with Seed.
+	Latency simulate.Dist
+	Seed    uint64
+	// Status (0: 200) and Body answer a request within the contract.
+	Status int
+	Body   string
+	// Record answers (or, with Upstream, forwards) every request as though
+	// it kept the contract, so that an unmodified client runs to its end;
+	// the verdict still counts every violation.
+	Record bool
+	// Upstream, when set, makes the server a recording reverse proxy: the
+	// requests the contract allows are forwarded there, with their real
+	// latency.
+	Upstream *url.URL
+	// MetricsPath serves Prometheus metrics, outside the judging; "" none.
+	MetricsPath string
+	// Log receives the CSV record of every request, header first, in
+	// arrival order (see LogReadOptions); nil keeps none.
+	Log io.Writer
+}
+
+// Server judges and answers requests; it is an http.Handler. Call Close
+// once no handler runs any more, to flush the log.
+type Server struct {
+	opt   Options
+	start time.Time
+	base  int64 // the epoch in ns at start
+
+	// mu orders every arrival and answer: it hands out the stamps, the
+	// sequence numbers and the latency draws, and holds the key table.
+	mu    sync.Mutex
+	last  int64
+	seq   int64
+	keys  map[string]*key
+	list  []*key
+	sweep int
+	rng   *rand.Rand
+
+	policy   []string // the RateLimit-Policy field
+	names    []string // each rule's policy name, quoted
+	log      *logWriter
+	proxy    *httputil.ReverseProxy
+	metrics  http.Handler
+	inFlight atomic.Int64
+	okN      atomic.Int64
+	violN    atomic.Int64
+	handlers sync.WaitGroup
+}
+
+// key is one key's stream: its checker and the requests it has in flight.
+type key struct {
+	name     string
+	mu       sync.Mutex
+	chk      *checker.Checker
+	inFlight int
+	capViol  int64
+	broken   []brokenRule // filled by the checker during one Observe
+	idle     bool
+}
+
+type brokenRule struct {
+	rule int
+	v    checker.Violation
+}
+
+// New returns a server for opt.
+func New(opt Options) (*Server, error) {
+	if len(opt.Rules) == 0 && opt.MaxInFlight <= 0 {
+		return nil, errors.New("serve: no rules and no in-flight cap: nothing to judge")
+	}
+	if opt.MaxInFlight < 0 {
+		return nil, fmt.Errorf("serve: in-flight cap %d: want 0 or more", opt.MaxInFlight)
+	}
+	if opt.Status == 0 {
+		opt.Status = http.StatusOK
+	}
+	if opt.Status < 100 || opt.Status > 999 {
+		return nil, fmt.Errorf("serve: status %d: want a three-digit HTTP status", opt.Status)
+	}
+	now := time.Now()
+	s := &Server{
+		opt: opt, start: now, base: now.UnixNano(),
+		keys: map[string]*key{},
+		rng:  rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)),
+		log:  newLogWriter(opt.Log),
+	}
+	s.policy = []string{policyField(opt.Rules)}
+	for _, r := range opt.Rules {
+		s.names = append(s.names, strconv.Quote(policyName(r)))
+	}
+	if opt.Upstream != nil {
+		s.proxy = s.newProxy(opt.Upstream)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collector{s})
+	s.metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	return s, nil
+}
+
+// Close flushes the log; no request may be in progress.
+func (s *Server) Close() error { return s.log.close() }
+
+// Requests returns how many requests were judged, and how many of them
+// broke the contract.
+func (s *Server) Requests() (judged, violations int64) {
+	v := s.violN.Load()
+	return s.okN.Load() + v, v
+}
+
+// Violations returns the violations judged so far, over every key and
+// rule and the in-flight cap, as check would count them on the log.
+func (s *Server) Violations() int64 {
+	s.mu.Lock()
+	keys := append([]*key(nil), s.list...)
+	s.mu.Unlock()
+	var n int64
+	for _, k := range keys {
+		k.mu.Lock()
+		rep := k.chk.Report()
+		n += rep.Violations() + k.capViol
+		k.mu.Unlock()
+	}
+	return n
+}
+
+// stamp returns the next instant: now in epoch nanoseconds (read from the
+// monotonic clock), and strictly after every instant handed out before, so
+// that the log's order is the judging order and no two events of a key tie.
+// s.mu must be held.
+func (s *Server) stamp() int64 {
+	t := s.base + int64(time.Since(s.start))
+	if t <= s.last {
+		t = s.last + 1
+	}
+	s.last = t
+	return t
+}
+
+// lookup returns key name's stream, adding it on first sight. s.mu must be
+// held.
+func (s *Server) lookup(name string) *key {
+	if k, ok := s.keys[name]; ok {
+		return k
+	}
+	k := &key{name: name}
+	k.chk = checker.New(checker.Config{
+		Rules: s.opt.Rules, Boundary: s.opt.Boundary,
+		OnViolation: func(r int, v checker.Violation) { k.broken = append(k.broken, brokenRule{r, v}) },
+	})
+	s.keys[name] = k
+	s.list = append(s.list, k)
+	return k
+}
+
+// sweepEvery arrivals, up to sweepEvery keys are tried for release: a key
+// whose windows have all passed gives back their memory (as check does).
+const sweepEvery = 4096
+
+// release frees the windows of keys gone quiet. s.mu must be held.
+func (s *Server) release(now int64) {
+	for range min(sweepEvery, len(s.list)) {
+		s.sweep = (s.sweep + 1) % len(s.list)
+		k := s.list[s.sweep]
+		k.mu.Lock()
+		if !k.idle && k.inFlight == 0 {
+			k.idle = k.chk.Idle(now)
+		}
+		k.mu.Unlock()
+	}
+}
+
+// arrival is one request as judged at its arrival.
+type arrival struct {
+	k       *key
+	seq     int64
+	at      int64
+	latency time.Duration
+	broken  []brokenRule
+	overCap bool // the in-flight cap was full
+	// rateLimit is the RateLimit field of the answer.
+	rateLimit string
+	// retryAfter is the Retry-After of a 429, in seconds.
+	retryAfter int64
+	ended      bool
+}
+
+func (a *arrival) violates() bool { return len(a.broken) > 0 || a.overCap }
+
+// arrive stamps and judges a request of key name.
+func (s *Server) arrive(name string) *arrival {
+	s.mu.Lock()
+	a := &arrival{at: s.stamp(), seq: s.seq}
+	s.seq++
+	a.k = s.lookup(name)
+	if !s.opt.Latency.IsZero() {
+		a.latency = s.opt.Latency.Draw(s.rng)
+	}
+	if s.seq%sweepEvery == 0 && len(s.list) > 1 {
+		s.release(a.at)
+	}
+	k := a.k
+	// The key's lock is taken before the order's is let go, so that the
+	// key sees its requests in stamp order.
+	k.mu.Lock()
+	s.mu.Unlock()
+	defer k.mu.Unlock()
+	k.idle = false
+	k.broken = k.broken[:0]
+	_ = k.chk.Observe(a.at, a.seq+2) // stamps only grow; the ref is the log line
+	if len(k.broken) > 0 {
+		a.broken = append([]brokenRule(nil), k.broken...)
+	}
+	if s.opt.MaxInFlight > 0 && k.inFlight >= s.opt.MaxInFlight {
+		a.overCap = true
+		k.capViol++
+	}
+	k.inFlight++
+	s.rateHeaders(a)
+	s.inFlight.Add(1)
+	if a.violates() {
+		s.violN.Add(1)
+	} else {
+		s.okN.Add(1)
+	}
+	return a
+}
+
+// end stamps a request's answer, which frees its in-flight slot, and
+// records it.
+func (s *Server) end(a *arrival, status int) {
+	if a.ended {
+		return
+	}
+	a.ended = true
+	s.mu.Lock()
+	t := s.stamp()
+	a.k.mu.Lock()
+	s.mu.Unlock()
+	a.k.inFlight--
+	a.k.mu.Unlock()
+	s.inFlight.Add(-1)
+	s.log.put(a.seq, a.at, a.k.name, status, t-a.at)
+}
+
+// ServeHTTP judges the request, unless it asks for the metrics, and
+// answers it.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.opt.MetricsPath != "" && r.URL.Path == s.opt.MetricsPath {
+		s.metrics.ServeHTTP(w, r)
+		return
+	}
+	s.handlers.Add(1)
+	defer s.handlers.Done()
+	name := ""
+	if s.opt.KeyHeader != "" {
+		name = r.Header.Get(s.opt.KeyHeader)
+	}
+	a := s.arrive(name)
+	if a.rateLimit != "" {
+		h := w.Header()
+		h["Ratelimit-Policy"] = s.policy
+		h["Ratelimit"] = []string{a.rateLimit}
+	}
+	if a.violates() && !s.opt.Record {
+		s.reject(w, a)
+		return
+	}
+	if s.proxy != nil {
+		defer s.end(a, http.StatusBadGateway) // when the proxy answered nothing
+		s.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), arrivalKey{}, a)))
+		return
+	}
+	if a.latency > 0 {
+		t := time.NewTimer(a.latency)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+		}
+	}
+	s.end(a, s.opt.Status)
+	w.WriteHeader(s.opt.Status)
+	io.WriteString(w, s.opt.Body)
+}
+
+// rejection is the JSON body of a 429.
+type rejection struct {
+	Error       string       `json:"error"`
+	Line        int64        `json:"log_line"`
+	At          int64        `json:"arrived_ns"`
+	Violations  []windowJSON `json:"violations,omitempty"`
+	MaxInFlight int          `json:"max_in_flight,omitempty"`
+	RetryAfter  int64        `json:"retry_after_s"`
+}
+
+// windowJSON names the rule a request broke and the window it overfilled:
+// the sends in [start, at] (both ends included), this one the last.
+type windowJSON struct {
+	Rule  string `json:"rule"`
+	Limit int    `json:"limit"`
+	Start int64  `json:"window_start_ns"`
+	End   int64  `json:"window_end_ns"`
+	Sends int64  `json:"sends_in_window"`
+}
+
+// reject answers a request that broke the contract: 429 at once.
+func (s *Server) reject(w http.ResponseWriter, a *arrival) {
+	body := rejection{Error: "rate limit exceeded", Line: a.seq + 2, At: a.at, RetryAfter: a.retryAfter}
+	for _, b := range a.broken {
+		body.Violations = append(body.Violations, windowJSON{
+			Rule: s.opt.Rules[b.rule].String(), Limit: s.opt.Rules[b.rule].Limit,
+			Start: b.v.WindowStart.At, End: a.at, Sends: b.v.Count,
+		})
+	}
+	if a.overCap {
+		body.MaxInFlight = s.opt.MaxInFlight
+		if len(a.broken) == 0 {
+			body.Error = "too many requests in flight"
+		}
+	}
+	s.end(a, http.StatusTooManyRequests)
+	h := w.Header()
+	h.Set("Retry-After", strconv.FormatInt(body.RetryAfter, 10))
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusTooManyRequests)
+	json.NewEncoder(w).Encode(body)
+}
+
+type arrivalKey struct{}
+
+// newProxy forwards to up, stamping each answer when the upstream's
+// response headers arrive (or it fails), before the body is copied.
+func (s *Server) newProxy(up *url.URL) *httputil.ReverseProxy {
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(up)
+			pr.SetXForwarded()
+		},
+		ModifyResponse: func(resp *http.Response) error {
+			if a, ok := resp.Request.Context().Value(arrivalKey{}).(*arrival); ok {
+				s.end(a, resp.StatusCode)
+			}
+			return nil
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if a, ok := r.Context().Value(arrivalKey{}).(*arrival); ok {
+				s.end(a, http.StatusBadGateway)
+			}
+			http.Error(w, "serve: upstream: "+err.Error(), http.StatusBadGateway)
+		},
+	}
+}

@@ -1,0 +1,473 @@
+package watch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/metrics"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/sendlog"
+)
+
+// Config says what to follow and how to report.
+type Config struct {
+	Rules    []rule.Rule
+	Boundary rule.Boundary
+	// Read is how lines are read, as check reads them (layout, columns,
+	// key, unit); Paths are the files followed.
+	Read  sendlog.Options
+	Paths []string
+	// Poll is how often the files are looked at (default 100 ms).
+	Poll time.Duration
+	// JSON prints each violation as a JSON line instead of text.
+	JSON bool
+	// Out gets the violations as they are found, and the summary at the
+	// end; ErrOut the lines out of order and where metrics are served.
+	Out, ErrOut io.Writer
+	// Listen serves Prometheus metrics at MetricsPath (default /metrics)
+	// when set; Listener is used instead when given.
+	Listen      string
+	Listener    net.Listener
+	MetricsPath string
+}
+
+// Violation is one violation as watch prints it with Config.JSON.
+type Violation struct {
+	File        string `json:"file"`
+	Line        int64  `json:"line"`
+	At          int64  `json:"at_ns"`
+	Key         string `json:"key,omitempty"`
+	Rule        string `json:"rule"`
+	WindowStart int64  `json:"window_start_ns"`
+	Sends       int64  `json:"sends_in_window"`
+}
+
+// Summary is what was read and found.
+type Summary struct {
+	Lines, Sends, OutOfOrder int64
+	// Violations and Peak are per rule, in Config.Rules order, over every
+	// key: the sends that broke the rule, and the most sends in a window.
+	Violations, Peak []int64
+}
+
+// Total returns the violations over every rule.
+func (s *Summary) Total() int64 {
+	var n int64
+	for _, v := range s.Violations {
+		n += v
+	}
+	return n
+}
+
+// watcher is the state of one Run; mu guards it against metric scrapes.
+type watcher struct {
+	cfg   Config
+	mu    sync.Mutex
+	files []*follower
+	keys  map[string]*stream
+	sum   Summary
+	// newest is the latest send time read, the instant usage is shown at.
+	newest int64
+	// cur is the send being judged, for the violations it reports.
+	cur  *follower
+	rec  sendlog.Record
+	key  string
+	seen int64
+}
+
+type stream struct {
+	chk  *checker.Checker
+	last int64
+	n    int64
+}
+
+// Run follows cfg.Paths until ctx ends, reads what was written up to then,
+// and returns the summary. Bad input ends it with an *sendlog.InputError.
+func Run(ctx context.Context, cfg Config) (*Summary, error) {
+	if len(cfg.Rules) == 0 {
+		return nil, errors.New("watch: no rules")
+	}
+	if len(cfg.Paths) == 0 {
+		return nil, errors.New("watch: no files to follow")
+	}
+	if cfg.Poll <= 0 {
+		cfg.Poll = 100 * time.Millisecond
+	}
+	if cfg.MetricsPath == "" {
+		cfg.MetricsPath = "/metrics"
+	}
+	w := &watcher{cfg: cfg, keys: map[string]*stream{}}
+	w.sum.Violations = make([]int64, len(cfg.Rules))
+	w.sum.Peak = make([]int64, len(cfg.Rules))
+	for _, p := range cfg.Paths {
+		w.files = append(w.files, &follower{path: p})
+	}
+	if stop, err := w.serveMetrics(); err != nil {
+		return nil, err
+	} else {
+		defer stop()
+	}
+	tick := time.NewTicker(cfg.Poll)
+	defer tick.Stop()
+	for {
+		err := w.poll()
+		if err != nil {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			if err := w.poll(); err != nil {
+				return nil, err
+			}
+			return w.finish()
+		case <-tick.C:
+		}
+	}
+}
+
+// poll reads what every file gained.
+func (w *watcher) poll() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, f := range w.files {
+		if err := f.poll(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish ends every file (a last line without its newline counts, as it
+// does for check) and writes the summary.
+func (w *watcher) finish() (*Summary, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, f := range w.files {
+		if err := f.end(w); err != nil {
+			return nil, err
+		}
+		f.close()
+	}
+	for _, s := range w.keys {
+		w.fold(s)
+	}
+	sum := w.sum
+	files := "files"
+	if len(w.files) == 1 {
+		files = "file"
+	}
+	fmt.Fprintf(w.cfg.Out, "watched %d %s: %d lines, %d sends", len(w.files), files, sum.Lines, sum.Sends)
+	if sum.OutOfOrder > 0 {
+		fmt.Fprintf(w.cfg.Out, ", %d out of order (left out)", sum.OutOfOrder)
+	}
+	fmt.Fprintln(w.cfg.Out)
+	for i, r := range w.cfg.Rules {
+		fmt.Fprintf(w.cfg.Out, "  %-12s %d violations, at most %d sends in a window\n", r, sum.Violations[i], sum.Peak[i])
+	}
+	return &sum, nil
+}
+
+// fold adds a key's verdict to the totals.
+func (w *watcher) fold(s *stream) {
+	rep := s.chk.Report()
+	for i, rr := range rep.Rules {
+		w.sum.Violations[i] += rr.Violations
+		w.sum.Peak[i] = max(w.sum.Peak[i], rr.MaxInWindow)
+	}
+}
+
+// sweepEvery sends, idle keys are dropped (their verdicts kept in the
+// totals).
+const sweepEvery = 4096
+
+// observe judges one send read from f.
+func (w *watcher) observe(f *follower, rec sendlog.Record) {
+	w.sum.Sends++
+	key := string(rec.Key)
+	s, ok := w.keys[key]
+	if !ok {
+		s = &stream{chk: checker.New(checker.Config{Rules: w.cfg.Rules, Boundary: w.cfg.Boundary, OnViolation: w.report})}
+		w.keys[key] = s
+	}
+	if s.n > 0 && rec.At < s.last {
+		w.sum.OutOfOrder++
+		if w.cfg.ErrOut != nil {
+			fmt.Fprintf(w.cfg.ErrOut, "%s:%d: out of order: %s is before %s, read earlier; left out\n",
+				f.path, rec.Line, instant(rec.At), instant(s.last))
+		}
+		return
+	}
+	w.cur, w.rec, w.key = f, rec, key
+	_ = s.chk.Observe(rec.At, rec.Line) // in order, checked above
+	s.last, s.n = rec.At, s.n+1
+	w.newest = max(w.newest, rec.At)
+	if w.seen++; w.seen%sweepEvery == 0 && len(w.keys) > 1 {
+		for k, s := range w.keys {
+			if s.chk.Idle(w.newest) {
+				w.fold(s)
+				delete(w.keys, k)
+			}
+		}
+	}
+}
+
+// report prints a violation of the send being judged.
+func (w *watcher) report(r int, v checker.Violation) {
+	out := Violation{
+		File: w.cur.path, Line: w.rec.Line, At: w.rec.At, Key: w.key,
+		Rule: w.cfg.Rules[r].String(), WindowStart: v.WindowStart.At, Sends: v.Count,
+	}
+	if w.cfg.JSON {
+		b, _ := json.Marshal(out)
+		w.cfg.Out.Write(append(b, '\n'))
+		return
+	}
+	key := ""
+	if w.cfg.Read.HasKey() {
+		key = fmt.Sprintf(" (key %q)", out.Key)
+	}
+	fmt.Fprintf(w.cfg.Out, "%s:%d: %s breaks %s%s: %d sends in the window from %s\n",
+		out.File, out.Line, instant(out.At), out.Rule, key, out.Sends, instant(out.WindowStart))
+}
+
+// epochFloor: times from 2000 on are shown as UTC, earlier ones as seconds.
+const epochFloor = 946684800 * int64(time.Second)
+
+func instant(ns int64) string {
+	if ns >= epochFloor {
+		return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z")
+	}
+	return strconv.FormatFloat(float64(ns)/1e9, 'f', 9, 64) + " s"
+}
+
+// follower follows one path across rotations and truncations.
+type follower struct {
+	path    string
+	f       *os.File
+	fi      os.FileInfo
+	off     int64
+	partial []byte
+	lines   *sendlog.Lines
+	read    int64 // lines read, over every file at the path
+	buf     []byte
+}
+
+func (f *follower) close() {
+	if f.f != nil {
+		f.f.Close()
+		f.f = nil
+	}
+}
+
+// open starts following the file now at the path, from its start.
+func (f *follower) open(w *watcher) error {
+	file, err := os.Open(f.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // not yet there: look again at the next poll
+	}
+	if err != nil {
+		return err
+	}
+	fi, err := file.Stat()
+	if err != nil {
+		file.Close()
+		return err
+	}
+	f.f, f.fi, f.off, f.partial = file, fi, 0, f.partial[:0]
+	f.lines = sendlog.NewLines(f.path, w.cfg.Read)
+	return nil
+}
+
+// poll reads what the file gained, then looks for a rotation or a
+// truncation at the path.
+func (f *follower) poll(w *watcher) error {
+	if f.f == nil {
+		if err := f.open(w); err != nil || f.f == nil {
+			return err
+		}
+	}
+	if err := f.drain(w); err != nil {
+		return err
+	}
+	st, err := os.Stat(f.path)
+	switch {
+	case err != nil:
+		return nil // renamed away and not yet replaced: the old file is read out
+	case !os.SameFile(st, f.fi):
+		if err := f.drain(w); err != nil { // lines written before the rename
+			return err
+		}
+		if err := f.end(w); err != nil {
+			return err
+		}
+		f.close()
+		if err := f.open(w); err != nil || f.f == nil {
+			return err
+		}
+		return f.drain(w)
+	case st.Size() < f.off:
+		if err := f.end(w); err != nil {
+			return err
+		}
+		if _, err := f.f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		f.off = 0
+		f.lines = sendlog.NewLines(f.path, w.cfg.Read)
+		return f.drain(w)
+	}
+	return nil
+}
+
+// drain reads the file to its current end, judging each complete line.
+func (f *follower) drain(w *watcher) error {
+	if f.buf == nil {
+		f.buf = make([]byte, 64<<10)
+	}
+	for {
+		n, err := f.f.Read(f.buf)
+		f.off += int64(n)
+		data := f.buf[:n]
+		for len(data) > 0 {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				if len(f.partial)+len(data) > sendlog.MaxLine+2 {
+					return &sendlog.InputError{File: f.path, Line: f.read + 1, Msg: fmt.Sprintf("line longer than %d bytes", sendlog.MaxLine)}
+				}
+				f.partial = append(f.partial, data...)
+				break
+			}
+			line := data[:i]
+			if len(f.partial) > 0 {
+				f.partial = append(f.partial, line...)
+				line = f.partial
+			}
+			if err := f.line(w, line); err != nil {
+				return err
+			}
+			f.partial = f.partial[:0]
+			data = data[i+1:]
+		}
+		if err == io.EOF || n == 0 {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// line judges one complete line.
+func (f *follower) line(w *watcher, line []byte) error {
+	f.read++
+	w.sum.Lines++
+	recs, err := f.lines.Parse(line)
+	for _, rec := range recs {
+		w.observe(f, rec)
+	}
+	return err
+}
+
+// end takes the file's last line, even without its newline, and the lines
+// held to learn its layout.
+func (f *follower) end(w *watcher) error {
+	if f.lines == nil {
+		return nil
+	}
+	if len(f.partial) > 0 {
+		line := f.partial
+		f.partial = f.partial[:0]
+		if err := f.line(w, line); err != nil {
+			return err
+		}
+	}
+	recs, err := f.lines.Flush()
+	for _, rec := range recs {
+		w.observe(f, rec)
+	}
+	return err
+}
+
+// serveMetrics serves the metrics when asked to; stop shuts them down.
+func (w *watcher) serveMetrics() (stop func(), err error) {
+	ln := w.cfg.Listener
+	if ln == nil {
+		if w.cfg.Listen == "" {
+			return func() {}, nil
+		}
+		if ln, err = net.Listen("tcp", w.cfg.Listen); err != nil {
+			return nil, err
+		}
+	}
+	reg := metrics.NewRegistry()
+	reg.MustRegister(collector{w})
+	mux := http.NewServeMux()
+	mux.Handle(w.cfg.MetricsPath, promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln)
+	if w.cfg.ErrOut != nil {
+		fmt.Fprintf(w.cfg.ErrOut, "rlcheck watch: metrics at http://%s%s\n", ln.Addr(), w.cfg.MetricsPath)
+	}
+	return func() { srv.Close() }, nil
+}
+
+var (
+	linesDesc = prometheus.NewDesc("rlcheck_watch_lines_total", "Lines read from the file at each path.", []string{"file"}, nil)
+	orderDesc = prometheus.NewDesc("rlcheck_watch_out_of_order_total", "Lines earlier than one read before them for their key, left out.", nil, nil)
+)
+
+// collector reads each rule's usage, over the busiest key, at the newest
+// send read: the current window's and the peak; and the violations so far.
+type collector struct{ w *watcher }
+
+func (c collector) Describe(ch chan<- *prometheus.Desc) {
+	metrics.UsageRatioVec("rule").Describe(ch)
+	metrics.ViolationsVec("rule").Describe(ch)
+	ch <- linesDesc
+	ch <- orderDesc
+}
+
+func (c collector) Collect(ch chan<- prometheus.Metric) {
+	w := c.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	usage := metrics.UsageRatioVec("rule")
+	viol := metrics.ViolationsVec("rule")
+	cur, peak, v := make([]int64, len(w.cfg.Rules)), slices.Clone(w.sum.Peak), slices.Clone(w.sum.Violations)
+	for _, s := range w.keys {
+		rep := s.chk.Report()
+		for i, rr := range rep.Rules {
+			n, _ := s.chk.InWindow(i, w.newest)
+			cur[i] = max(cur[i], n)
+			peak[i] = max(peak[i], rr.MaxInWindow)
+			v[i] += rr.Violations
+		}
+	}
+	for i, r := range w.cfg.Rules {
+		limit := float64(r.Limit)
+		usage.WithLabelValues(r.String(), "current").Set(float64(cur[i]) / limit)
+		usage.WithLabelValues(r.String(), "peak").Set(float64(peak[i]) / limit)
+		viol.WithLabelValues(r.String()).Add(float64(v[i]))
+	}
+	usage.Collect(ch)
+	viol.Collect(ch)
+	for _, f := range w.files {
+		ch <- prometheus.MustNewConstMetric(linesDesc, prometheus.CounterValue, float64(f.read), f.path)
+	}
+	ch <- prometheus.MustNewConstMetric(orderDesc, prometheus.CounterValue, float64(w.sum.OutOfOrder))
+}
