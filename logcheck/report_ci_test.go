@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/joshdk/go-junit"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/internal/golden"
 	"github.com/rlcheck/rlcheck/rule"
@@ -66,13 +69,9 @@ func ciResult(t *testing.T, files []string, rules []rule.Rule, maxInFlight int, 
 			keys = append(keys, key)
 		}
 		ref := int64(MakeRef(s.file, s.line))
-		if err := g.c.Observe(s.at, ref); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, g.c.Observe(s.at, ref))
 		if g.f != nil {
-			if err := g.f.Observe(s.at, s.end, ref); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, g.f.Observe(s.at, s.end, ref))
 		}
 	}
 	for _, k := range keys {
@@ -115,9 +114,7 @@ func ciResult(t *testing.T, files []string, rules []rule.Rule, maxInFlight int, 
 func mustRules(t *testing.T, s string) []rule.Rule {
 	t.Helper()
 	rs, err := rule.ParseList(s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return rs
 }
 
@@ -178,9 +175,7 @@ func TestCIGolden(t *testing.T) {
 		for _, w := range writers {
 			t.Run(r.name+"."+w.ext, func(t *testing.T) {
 				var b bytes.Buffer
-				if err := w.write(&b, r.res(t)); err != nil {
-					t.Fatal(err)
-				}
+				require.NoError(t, w.write(&b, r.res(t)))
 				golden.Assert(t, "ci/"+r.name+"."+w.ext, b.String())
 			})
 		}
@@ -192,13 +187,9 @@ func TestCIGolden(t *testing.T) {
 func TestJUnitReadBack(t *testing.T) {
 	for _, res := range []*Result{ciFleet(t), ciTenants(t), ciClean(t)} {
 		var b bytes.Buffer
-		if err := WriteJUnit(&b, res); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, WriteJUnit(&b, res))
 		suites, err := junit.Ingest(b.Bytes())
-		if err != nil {
-			t.Fatalf("%v\n%s", err, b.String())
-		}
+		require.NoError(t, err, "%s", b.String())
 		failing := map[string]int{}   // rule → failing cases
 		counted := map[string]int64{} // rule → violations named in the failures
 		cases := 0
@@ -208,20 +199,17 @@ func TestJUnitReadBack(t *testing.T) {
 				name := tc.Name
 				if res.PerKey {
 					_, name, _ = strings.Cut(name, ": ")
-					if key := strings.TrimPrefix(s.Name, "key "); !strings.HasPrefix(tc.Name, key+": ") {
-						t.Errorf("case %q is in the suite of another key, %q", tc.Name, s.Name)
-					}
+					key := strings.TrimPrefix(s.Name, "key ")
+					assert.True(t, strings.HasPrefix(tc.Name, key+": "), "case %q is in the suite of another key, %q", tc.Name, s.Name)
 				}
 				if tc.Status != junit.StatusFailed {
-					if tc.Status != junit.StatusPassed {
-						t.Errorf("case %q: status %s", tc.Name, tc.Status)
-					}
+					assert.Equal(t, junit.StatusPassed, tc.Status, "case %q: status", tc.Name)
 					continue
 				}
 				var n int64
-				if _, err := fmt.Sscanf(tc.Message, "%d ", &n); err != nil || n <= 0 {
-					t.Errorf("case %q: failure message %q does not start with the count", tc.Name, tc.Message)
-				}
+				_, err := fmt.Sscanf(tc.Message, "%d ", &n)
+				assert.NoError(t, err, "case %q: failure message %q does not start with the count", tc.Name, tc.Message)
+				assert.Positive(t, n, "case %q: failure message %q does not start with the count", tc.Name, tc.Message)
 				failing[name]++
 				counted[name] += n
 			}
@@ -229,20 +217,15 @@ func TestJUnitReadBack(t *testing.T) {
 		wantCases := len(res.Groups) * len(res.Rules)
 		for _, tot := range res.Totals {
 			name := tot.Rule.String()
-			if failing[name] != tot.Groups || counted[name] != tot.Violations {
-				t.Errorf("%s: %d failing cases with %d violations, want %d with %d", name, failing[name], counted[name], tot.Groups, tot.Violations)
-			}
+			assert.Equal(t, tot.Groups, failing[name], "%s: failing cases", name)
+			assert.Equal(t, tot.Violations, counted[name], "%s: violations named in the failures", name)
 		}
 		if res.InFlight != nil {
 			wantCases += len(res.Groups)
 			name := fmt.Sprintf("in flight ≤ %d", res.MaxInFlight)
-			if counted[name] != res.InFlight.Violations {
-				t.Errorf("%s: %d violations, want %d", name, counted[name], res.InFlight.Violations)
-			}
+			assert.Equal(t, res.InFlight.Violations, counted[name], "%s: violations", name)
 		}
-		if cases != wantCases {
-			t.Errorf("%d test cases, want %d", cases, wantCases)
-		}
+		assert.Equal(t, wantCases, cases, "test cases")
 	}
 }
 
@@ -259,15 +242,9 @@ func TestGitHubEscaping(t *testing.T) {
 		{"a%,:\n", "a%25,:%0A", "a%25%2C%3A%0A"},
 	}
 	for _, tt := range tests {
-		if got := ghData(tt.in); got != tt.data {
-			t.Errorf("ghData(%q) = %q, want %q", tt.in, got, tt.data)
-		}
-		if got := ghProperty(tt.in); got != tt.property {
-			t.Errorf("ghProperty(%q) = %q, want %q", tt.in, got, tt.property)
-		}
-		if got := ghUnescape(ghProperty(tt.in)); got != tt.in {
-			t.Errorf("unescaping ghProperty(%q) gives %q", tt.in, got)
-		}
+		assert.Equal(t, tt.data, ghData(tt.in), "ghData(%q)", tt.in)
+		assert.Equal(t, tt.property, ghProperty(tt.in), "ghProperty(%q)", tt.in)
+		assert.Equal(t, tt.in, ghUnescape(ghProperty(tt.in)), "unescaping ghProperty(%q)", tt.in)
 	}
 }
 
@@ -281,39 +258,27 @@ func ghUnescape(s string) string {
 func TestGitHubCommands(t *testing.T) {
 	res := ciTenants(t)
 	var b bytes.Buffer
-	if err := WriteGitHub(&b, res); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteGitHub(&b, res))
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	broken := 0
 	for _, tot := range res.Totals {
 		broken += tot.Groups
 	}
-	if len(lines) != broken {
-		t.Errorf("%d annotations, want one per broken rule and key, %d:\n%s", len(lines), broken, b.String())
-	}
+	assert.Len(t, lines, broken, "annotations, want one per broken rule and key:\n%s", b.String())
 	for _, l := range lines {
 		cmd, msg, ok := strings.Cut(strings.TrimPrefix(l, "::error "), "::")
-		if !strings.HasPrefix(l, "::error ") || !ok {
-			t.Fatalf("not an ::error command: %q", l)
-		}
+		require.True(t, strings.HasPrefix(l, "::error ") && ok, "not an ::error command: %q", l)
 		props := map[string]string{}
 		for _, p := range strings.Split(cmd, ",") {
 			k, v, ok := strings.Cut(p, "=")
-			if !ok || strings.ContainsAny(v, ":\r\n") {
-				t.Fatalf("property %q of %q is not escaped", p, l)
-			}
+			require.True(t, ok && !strings.ContainsAny(v, ":\r\n"), "property %q of %q is not escaped", p, l)
 			props[k] = ghUnescape(v)
 		}
-		if props["file"] != "logs/api,east:50%.csv" || props["line"] == "" {
-			t.Errorf("annotation %q: file %q line %q", l, props["file"], props["line"])
-		}
-		if !strings.Contains(props["title"], "tenant") {
-			t.Errorf("annotation %q: title %q names no key", l, props["title"])
-		}
-		if strings.ContainsAny(msg, "\r\n") || !strings.Contains(ghUnescape(msg), "\n") {
-			t.Errorf("message %q: want newlines escaped", msg)
-		}
+		assert.Equal(t, "logs/api,east:50%.csv", props["file"], "annotation %q: file", l)
+		assert.NotEmpty(t, props["line"], "annotation %q: line", l)
+		assert.Contains(t, props["title"], "tenant", "annotation %q: title names no key", l)
+		assert.False(t, strings.ContainsAny(msg, "\r\n"), "message %q: want newlines escaped", msg)
+		assert.Contains(t, ghUnescape(msg), "\n", "message %q: want newlines escaped", msg)
 	}
 }
 
@@ -326,17 +291,11 @@ func TestGitHubAnnotationCap(t *testing.T) {
 	}
 	res := ciResult(t, []string{"a.csv"}, mustRules(t, "2/1s"), 0, true, sends)
 	var b bytes.Buffer
-	if err := WriteGitHub(&b, res); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteGitHub(&b, res))
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	if len(lines) != ghMaxAnnotations {
-		t.Fatalf("%d annotations, want %d:\n%s", len(lines), ghMaxAnnotations, b.String())
-	}
+	require.Len(t, lines, ghMaxAnnotations, "annotations:\n%s", b.String())
 	want := "::error title=rlcheck%3A more violations::5 more broken rules with 5 violations in all; 14 violations overall"
-	if last := lines[len(lines)-1]; last != want {
-		t.Errorf("last annotation\n  %s\nwant\n  %s", last, want)
-	}
+	assert.Equal(t, want, lines[len(lines)-1], "last annotation")
 }
 
 func TestStepSummaryKeyCap(t *testing.T) {
@@ -348,20 +307,12 @@ func TestStepSummaryKeyCap(t *testing.T) {
 	}
 	res := ciResult(t, []string{"a.csv"}, mustRules(t, "2/1s"), 0, true, sends)
 	var b bytes.Buffer
-	if err := WriteStepSummary(&b, res); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteStepSummary(&b, res))
 	out := b.String()
-	if rows := strings.Count(out, "\n| k"); rows != ghSummaryKeys {
-		t.Errorf("%d key rows, want %d:\n%s", rows, ghSummaryKeys, out)
-	}
-	if want := fmt.Sprintf("The %d worst of %d keys.", ghSummaryKeys, ghSummaryKeys+5); !strings.Contains(out, want) {
-		t.Errorf("summary does not say %q:\n%s", want, out)
-	}
+	assert.Equal(t, ghSummaryKeys, strings.Count(out, "\n| k"), "key rows:\n%s", out)
+	assert.Contains(t, out, fmt.Sprintf("The %d worst of %d keys.", ghSummaryKeys, ghSummaryKeys+5), "summary")
 	// The worst keys (three sends each, one violation) come first.
-	if !strings.Contains(out, "| k02 | 1 | 1 |\n| k05 | 1 | 1 |") {
-		t.Errorf("worst keys not first:\n%s", out)
-	}
+	assert.Contains(t, out, "| k02 | 1 | 1 |\n| k05 | 1 | 1 |", "worst keys not first")
 }
 
 func TestMarkdownCell(t *testing.T) {
@@ -372,9 +323,7 @@ func TestMarkdownCell(t *testing.T) {
 		"<script>&amp;":    "&lt;script&gt;&amp;amp;",
 		"tenant-a 5/1s ok": "tenant-a 5/1s ok",
 	} {
-		if got := mdCell(in); got != want {
-			t.Errorf("mdCell(%q) = %q, want %q", in, got, want)
-		}
+		assert.Equal(t, want, mdCell(in), "mdCell(%q)", in)
 	}
 }
 
@@ -386,14 +335,12 @@ func TestCIEmptyResult(t *testing.T) {
 		"junit": WriteJUnit, "github": WriteGitHub, "summary": WriteStepSummary,
 	} {
 		var b bytes.Buffer
-		if err := write(&b, res); err != nil {
-			t.Fatalf("%s: %v", name, err)
+		require.NoError(t, write(&b, res), name)
+		if name == "github" {
+			assert.True(t, strings.HasPrefix(b.String(), "::warning "), "github: want a warning, got %q", b.String())
 		}
-		if name == "github" && !strings.HasPrefix(b.String(), "::warning ") {
-			t.Errorf("github: want a warning, got %q", b.String())
-		}
-		if out := b.String(); strings.Contains(out, "a.log:0") || strings.Contains(out, "line 0") || strings.Contains(out, "1970") {
-			t.Errorf("%s points at line 0:\n%s", name, out)
+		for _, bad := range []string{"a.log:0", "line 0", "1970"} {
+			assert.NotContains(t, b.String(), bad, "%s points at line 0", name)
 		}
 	}
 }

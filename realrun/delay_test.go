@@ -4,6 +4,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/internal/fixtures"
 	"github.com/rlcheck/rlcheck/rule"
 )
@@ -25,23 +28,15 @@ func TestWakeDelays(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := WakeDelays(tc.sends, two)
-			if len(got) != len(tc.want) {
-				t.Fatalf("got %v, want %v", got, tc.want)
-			}
-			for i := range got {
-				if got[i] != tc.want[i] {
-					t.Fatalf("got %v, want %v", got, tc.want)
-				}
+			if tc.want == nil {
+				assert.Empty(t, got, "sends %v", tc.sends)
+			} else {
+				assert.Equal(t, tc.want, got, "sends %v", tc.sends)
 			}
 		})
 	}
-	sp := SpreadOf([]time.Duration{5, 1, 3, 2, 4})
-	if sp != (Spread{N: 5, Min: 1, P50: 3, P95: 5, Max: 5}) {
-		t.Errorf("spread %+v", sp)
-	}
-	if SpreadOf(nil) != (Spread{}) {
-		t.Error("spread of nothing")
-	}
+	assert.Equal(t, Spread{N: 5, Min: 1, P50: 3, P95: 5, Max: 5}, SpreadOf([]time.Duration{5, 1, 3, 2, 4}), "spread")
+	assert.Equal(t, Spread{}, SpreadOf(nil), "spread of nothing")
 }
 
 // TestFixtureWakeDelays measures the recorded asyncio runs the way rlcheck
@@ -51,9 +46,7 @@ func TestFixtureWakeDelays(t *testing.T) {
 	for _, name := range []string{"asyncio-combined.txt", "asyncio-sequential.txt"} {
 		sends := fixtures.MustTimes(t, name)
 		sp := SpreadOf(WakeDelays(sends, rules))
-		if sp.N == 0 {
-			t.Fatalf("%s: no send waited for a window", name)
-		}
+		require.NotZero(t, sp.N, "%s: no send waited for a window", name)
 		t.Logf("%s: %d sends waited for a window; delay after it freed: min %v, p50 %v, p95 %v, max %v",
 			name, sp.N, sp.Min, sp.P50, sp.P95, sp.Max)
 	}

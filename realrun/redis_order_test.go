@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/rule"
@@ -20,17 +23,13 @@ import (
 // the rule: the sweep keeps entries long enough for such a call.
 func TestRedisOutOfOrderInstants(t *testing.T) {
 	emb, err := embedded.Start()
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	defer emb.Close()
 	rules := []rule.Rule{{Limit: 5, Window: 50 * time.Millisecond}}
 	var now int64
 	lim, err := redislimit.New(emb, clock.NewReal(), rules,
 		redislimit.Options{Key: "order", TimeSource: redislimit.Virtual, Now: func() int64 { return now }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var recs []int64
 	for _, at := range []time.Duration{0, 0, 0, 0, 0, 60 * time.Millisecond, 30 * time.Millisecond} {
 		now = int64(at)
@@ -43,10 +42,6 @@ func TestRedisOutOfOrderInstants(t *testing.T) {
 	}
 	sorted := slices.Sorted(slices.Values(recs))
 	rep, err := checker.Check(sorted, checker.Config{Rules: rules})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Violations() != 0 {
-		t.Fatalf("records %v break 5/50ms %d times", recs, rep.Violations())
-	}
+	require.NoError(t, err)
+	assert.Zero(t, rep.Violations(), "records %v break 5/50ms", recs)
 }

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/scenarios"
@@ -18,25 +19,17 @@ import (
 func fastSeed(t *testing.T, strategies ...string) *Report {
 	t.Helper()
 	scn, err := scenarios.Shipped("seed")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	if strategies != nil {
 		scn.Strategies = strategies
 	}
 	s, err := Scale(&scn.Scenario, 20)
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	// Predicting redis starts a miniredis per seed: too slow for a unit test.
 	pred, err := Predict(s, 20, []string{"sequential", "combined", "gated"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	res, err := Run(context.Background(), s, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	return &Report{Scenario: s, Speed: 20, Prediction: pred, Runs: []*Result{res}}
 }
 
@@ -49,61 +42,48 @@ func fastSeed(t *testing.T, strategies ...string) *Report {
 func TestRunSeed(t *testing.T) {
 	rep := fastSeed(t, "sequential", "combined", "gated", "redis")
 	res := rep.Runs[0]
-	if len(res.Strategies) != 4 {
-		t.Fatalf("%d strategies", len(res.Strategies))
-	}
+	require.Len(t, res.Strategies, 4, "strategies")
 	for _, st := range res.Strategies {
-		if len(st.Sends) != 30 || st.Cancelled != 0 || len(st.Rules) != 2 {
-			t.Errorf("%s: %d sends, %d cancelled, %d rules", st.Name, len(st.Sends), st.Cancelled, len(st.Rules))
-		}
-		for i := 1; i < len(st.Sends); i++ {
-			if st.Sends[i] < st.Sends[i-1] {
-				t.Fatalf("%s: sends out of order", st.Name)
-			}
-		}
+		assert.Len(t, st.Sends, 30, "%s: sends", st.Name)
+		assert.Zero(t, st.Cancelled, "%s: cancelled", st.Name)
+		assert.Len(t, st.Rules, 2, "%s: rules", st.Name)
+		require.IsNonDecreasing(t, st.Sends, "%s: sends out of order", st.Name)
 		// The limiter's own record instants are taken under its lock (or
 		// in the script), so no scheduling delay can excuse a violation.
-		if (st.RecordViolations == nil) != (st.Name == "sequential") {
-			t.Errorf("%s: record violations %v", st.Name, st.RecordViolations)
+		if st.Name == "sequential" {
+			assert.Nil(t, st.RecordViolations, "%s: record violations", st.Name)
+		} else {
+			assert.NotNil(t, st.RecordViolations, "%s: record violations", st.Name)
 		}
 		for _, n := range st.RecordViolations {
-			if n != 0 {
-				t.Errorf("%s: its own records break a rule: %v", st.Name, st.RecordViolations)
-			}
+			assert.Zero(t, n, "%s: its own records break a rule: %v", st.Name, st.RecordViolations)
 		}
-		if (st.SendGap != nil) != (st.Name == "redis") {
-			t.Errorf("%s: send gaps %v", st.Name, st.SendGap)
+		if st.Name == "redis" {
+			assert.NotNil(t, st.SendGap, "%s: send gaps", st.Name)
+		} else {
+			assert.Nil(t, st.SendGap, "%s: send gaps", st.Name)
 		}
-		if st.Name == "gated" && (st.MaxSlots != 4 || st.MaxInFlight > 4) {
-			t.Errorf("gated: %d in flight, cap %d", st.MaxInFlight, st.MaxSlots)
+		if st.Name == "gated" {
+			assert.Equal(t, 4, st.MaxSlots, "gated: cap")
+			assert.LessOrEqual(t, st.MaxInFlight, 4, "gated: in flight")
 		}
-		if len(st.Late) == 0 && st.Name != "redis" {
-			t.Errorf("%s: no sleep measured", st.Name)
+		if st.Name != "redis" {
+			assert.NotEmpty(t, st.Late, "%s: no sleep measured", st.Name)
 		}
 		for _, d := range st.Late {
-			if d < 0 {
-				t.Errorf("%s: a timer woke %v early", st.Name, -d)
-			}
+			assert.GreaterOrEqual(t, d, time.Duration(0), "%s: a timer woke early", st.Name)
 		}
 	}
 	var text, js bytes.Buffer
-	if err := WriteText(&text, rep); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteText(&text, rep))
 	t.Log("\n" + text.String())
 	for _, want := range []string{"scenario seed on the real clock", "run 1 of 1", "predicted p5 p50 p95 max", "timer lateness"} {
-		if !strings.Contains(text.String(), want) {
-			t.Errorf("text lacks %q", want)
-		}
+		assert.Contains(t, text.String(), want, "text")
 	}
 	// redis was run but not predicted: its row says so rather than
 	// borrowing another strategy's forecast.
-	if !regexp.MustCompile(`(?m)^redis +\d+/1 +- +5/50ms +\d+ +- +-`).MatchString(text.String()) {
-		t.Errorf("no unpredicted redis row")
-	}
-	if err := WriteJSON(&js, rep); err != nil {
-		t.Fatal(err)
-	}
+	assert.Regexp(t, `(?m)^redis +\d+/1 +- +5/50ms +\d+ +- +-`, text.String(), "no unpredicted redis row")
+	require.NoError(t, WriteJSON(&js, rep))
 	var back struct {
 		Runs []struct {
 			Strategies []struct {
@@ -113,34 +93,27 @@ func TestRunSeed(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
-		t.Fatal(err)
-	}
-	if len(back.Runs) != 1 || len(back.Runs[0].Strategies) != 4 || back.Runs[0].Strategies[1].Rules[1].Rule != "12/150ms" {
-		t.Errorf("json: %s", js.String())
-	}
+	require.NoError(t, json.Unmarshal(js.Bytes(), &back))
+	require.Len(t, back.Runs, 1, "json: %s", js.String())
+	require.Len(t, back.Runs[0].Strategies, 4, "json: %s", js.String())
+	require.Len(t, back.Runs[0].Strategies[1].Rules, 2, "json: %s", js.String())
+	assert.Equal(t, "12/150ms", back.Runs[0].Strategies[1].Rules[1].Rule, "json: %s", js.String())
 }
 
 func TestRunCancelledContext(t *testing.T) {
 	scn, err := scenarios.Shipped("seed")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Run(ctx, &scn.Scenario, Options{}); err == nil {
-		t.Fatal("a run under an ended context reported success")
-	}
+	_, err = Run(ctx, &scn.Scenario, Options{})
+	assert.Error(t, err, "a run under an ended context reported success")
 }
 
 func TestRunUnknownStrategy(t *testing.T) {
 	scn, err := scenarios.Shipped("seed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Run(context.Background(), &scn.Scenario, Options{Strategies: []string{"nope"}}); err == nil {
-		t.Fatal("unknown strategy accepted")
-	}
+	require.NoError(t, err)
+	_, err = Run(context.Background(), &scn.Scenario, Options{Strategies: []string{"nope"}})
+	assert.Error(t, err, "unknown strategy accepted")
 }
 
 // TestRunMargin: with a margin the limiter spaces its records by W+margin,
@@ -150,14 +123,9 @@ func TestRunMargin(t *testing.T) {
 	s := &simulate.Scenario{Name: "margin", Rules: []rule.Rule{{Limit: 1, Window: 50 * time.Millisecond}},
 		Strategies: []string{"combined"}, Callers: 3, Workers: 1, Arrivals: simulate.Arrivals{Kind: simulate.AllAtOnce}}
 	res, err := Run(context.Background(), s, Options{Margin: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	sends := res.Strategies[0].Sends
-	if len(sends) != 3 || sends[2] < int64(300*time.Millisecond) {
-		t.Fatalf("sends %v: the margin was not enforced", sends)
-	}
-	if res.Strategies[0].Violations() != 0 {
-		t.Fatalf("sends 150ms apart break 1/50ms: %v", sends)
-	}
+	require.Len(t, sends, 3, "sends %v", sends)
+	assert.GreaterOrEqual(t, sends[2], int64(300*time.Millisecond), "sends %v: the margin was not enforced", sends)
+	assert.Zero(t, res.Strategies[0].Violations(), "sends 150ms apart break 1/50ms: %v", sends)
 }

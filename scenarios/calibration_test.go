@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/simulate"
 )
@@ -15,42 +18,29 @@ import (
 // the recorded one. It is what the lateness and cost model is tuned to.
 func TestSeedTracksTheRecordedRuns(t *testing.T) {
 	s, err := Shipped("seed")
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	for _, tt := range []struct{ strategy, fixture string }{
 		{"sequential", "asyncio-sequential.txt"},
 		{"combined", "asyncio-combined.txt"},
 	} {
 		f, err := os.Open("../testdata/fixtures/" + tt.fixture)
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		recorded, err := ReadTimes(tt.fixture, f)
 		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, err)
 		st, _ := simulate.Lookup(tt.strategy)
 		res, err := simulate.RunStrategy(&s.Scenario, st, s.Seed, simulate.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.Sends) != len(recorded) {
-			t.Fatalf("%s: %d sends, recorded %d", tt.strategy, len(res.Sends), len(recorded))
-		}
+		require.NoError(t, err)
+		require.Len(t, res.Sends, len(recorded), "%s: sends, against the recorded run", tt.strategy)
 		want, _ := checker.Check(recorded, checker.Config{Rules: s.Rules})
 		for i, rr := range res.Rules {
-			if rr.Violations != want.Rules[i].Violations || rr.MaxInWindow != want.Rules[i].MaxInWindow {
-				t.Errorf("%s %v: %d violations, max %d in a window; recorded %d and %d", tt.strategy, rr.Rule,
-					rr.Violations, rr.MaxInWindow, want.Rules[i].Violations, want.Rules[i].MaxInWindow)
-			}
+			assert.Equal(t, want.Rules[i].Violations, rr.Violations, "%s %v: violations against the recorded run", tt.strategy, rr.Rule)
+			assert.Equal(t, want.Rules[i].MaxInWindow, rr.MaxInWindow, "%s %v: max in a window against the recorded run", tt.strategy, rr.Rule)
 		}
 		const tolerance = 10 * time.Millisecond
 		for i := range recorded {
-			if d := time.Duration(res.Sends[i] - recorded[i]).Abs(); d > tolerance {
-				t.Errorf("%s send %d: at %d ns, recorded %d ns (%v apart)", tt.strategy, i+1, res.Sends[i], recorded[i], d)
-			}
+			d := time.Duration(res.Sends[i] - recorded[i]).Abs()
+			assert.LessOrEqual(t, d, tolerance, "%s send %d: at %d ns, recorded %d ns", tt.strategy, i+1, res.Sends[i], recorded[i])
 		}
 	}
 }

@@ -1,12 +1,14 @@
 package simulate
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/rule"
@@ -68,13 +70,9 @@ func TestUsageAgainstBruteForce(t *testing.T) {
 		for i := 1; i < len(sends); i++ {
 			sends[i] = sends[i-1] + []int64{0, w, 1, int64(rng.IntN(8))}[rng.IntN(4)]
 		}
-		if got, want := metrics.MeanOccupancy(sends, r.Window), bruteMean(sends, w); math.Abs(got-want) > 1e-9 {
-			t.Fatalf("#%d mean %v: got %v, want %v (sends %v)", iter, r, got, want, sends)
-		}
+		require.InDelta(t, bruteMean(sends, w), metrics.MeanOccupancy(sends, r.Window), 1e-9, "#%d mean %v (sends %v)", iter, r, sends)
 		for _, b := range []rule.Boundary{rule.HalfOpen, rule.Closed} {
-			if got, want := FirstFull(sends, r, b), bruteFirstFull(sends, r, b); got != want {
-				t.Fatalf("#%d first full %v %v: got %d, want %d (sends %v)", iter, r, b, got, want, sends)
-			}
+			require.Equal(t, bruteFirstFull(sends, r, b), FirstFull(sends, r, b), "#%d first full %v %v (sends %v)", iter, r, b, sends)
 		}
 	}
 }
@@ -107,9 +105,8 @@ func TestBinding(t *testing.T) {
 	}
 	for _, tt := range tests {
 		bind, say := Binding(tt.us)
-		if bind != tt.bind || say != tt.say {
-			t.Errorf("Binding = %d, %q\nwant %d, %q", bind, say, tt.bind, tt.say)
-		}
+		assert.Equal(t, tt.bind, bind, "Binding index, want %q", tt.say)
+		assert.Equal(t, tt.say, say, "Binding text")
 	}
 }
 
@@ -122,19 +119,13 @@ func TestSimulateNamesBindingRule(t *testing.T) {
 		Arrivals: Arrivals{Kind: Interval, Every: 250 * time.Millisecond}, Timeout: 2 * time.Second, Seed: 1,
 	}
 	res, err := Run(s, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, err)
 	var b strings.Builder
-	if err := WriteText(&b, res); err != nil {
-		t.Fatal(err)
-	}
+	require.NoError(t, WriteText(&b, res))
 	for _, want := range []string{
 		"combined           the daily quota (20/24h) binds",
 		"xrate-reserve-all  the daily quota (20/24h) binds",
 	} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("report lacks %q:\n%s", want, b.String())
-		}
+		assert.Contains(t, b.String(), want, "report")
 	}
 }

@@ -79,12 +79,10 @@ func FuzzParseDist(f *testing.F) {
 			require.Equal(t, d.Samples.D, back.Samples.D)
 			back.Samples = d.Samples
 		}
-		if err != nil || back != d {
-			t.Fatalf("%q -> %+v -> %q -> %+v, %v", s, d, d.String(), back, err)
-		}
-		if d.A < 0 || d.B < 0 {
-			t.Fatalf("negative duration from %q", s)
-		}
+		require.NoError(t, err, "%q -> %+v -> %q", s, d, d.String())
+		require.Equal(t, d, back, "%q -> %q reads back", s, d.String())
+		require.GreaterOrEqual(t, d.A, time.Duration(0), "negative duration from %q", s)
+		require.GreaterOrEqual(t, d.B, time.Duration(0), "negative duration from %q", s)
 	})
 }
 
@@ -107,11 +105,6 @@ func FuzzReadSamples(f *testing.F) {
 
 func TestWriteLogNineDigits(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteLog(&b, []int64{0, 5_153_000, 7_005_153_000, 12_000_000_001}); err != nil {
-		t.Fatal(err)
-	}
-	want := "0.000000000\n0.005153000\n7.005153000\n12.000000001\n"
-	if b.String() != want {
-		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
-	}
+	require.NoError(t, WriteLog(&b, []int64{0, 5_153_000, 7_005_153_000, 12_000_000_001}))
+	assert.Equal(t, "0.000000000\n0.005153000\n7.005153000\n12.000000001\n", b.String())
 }

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestHeapOrderMatchesSorting drives the event heap with random schedules,
@@ -37,24 +39,14 @@ func TestHeapOrderMatchesSorting(t *testing.T) {
 						want, first = ev, false
 					}
 				}
-				if got != want {
-					t.Fatalf("seed %d: pop gave %+v, want %+v", seed, got, want)
-				}
-				if got.p.hidx != -1 {
-					t.Fatalf("seed %d: popped caller still has position %d", seed, got.p.hidx)
-				}
+				require.Equal(t, want, got, "seed %d: pop", seed)
+				require.Equal(t, -1, got.p.hidx, "seed %d: popped caller still has a position", seed)
 				delete(pending, got.p)
 			}
-			if len(h) != len(pending) {
-				t.Fatalf("seed %d: %d events in the heap, %d pending", seed, len(h), len(pending))
-			}
+			require.Len(t, h, len(pending), "seed %d: events in the heap vs pending", seed)
 			for i, ev := range h {
-				if ev.p.hidx != i {
-					t.Fatalf("seed %d: caller at %d thinks it is at %d", seed, i, ev.p.hidx)
-				}
-				if i > 0 && ev.before(h[(i-1)/4]) {
-					t.Fatalf("seed %d: heap order broken at %d", seed, i)
-				}
+				require.Equal(t, i, ev.p.hidx, "seed %d: position the caller at %d holds", seed, i)
+				require.False(t, i > 0 && ev.before(h[(i-1)/4]), "seed %d: heap order broken at %d", seed, i)
 			}
 		}
 		// Drain: what is left comes out sorted.
@@ -62,13 +54,11 @@ func TestHeapOrderMatchesSorting(t *testing.T) {
 		for len(h) > 0 {
 			rest = append(rest, h.pop())
 		}
-		if !slices.IsSortedFunc(rest, func(a, b event) int {
+		require.True(t, slices.IsSortedFunc(rest, func(a, b event) int {
 			if a.before(b) {
 				return -1
 			}
 			return 1
-		}) {
-			t.Fatalf("seed %d: drained events out of order", seed)
-		}
+		}), "seed %d: drained events out of order", seed)
 	}
 }

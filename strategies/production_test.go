@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/rlchecktest"
 	"github.com/rlcheck/rlcheck/rule"
@@ -56,26 +59,20 @@ func TestRealClock200Goroutines(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					<-start
-					if err := strategies.Do(context.Background(), lim, call); err != nil {
-						t.Error(err)
-					}
+					// assert, not require: FailNow must not run off the test goroutine.
+					assert.NoError(t, strategies.Do(context.Background(), lim, call))
 				}()
 			}
 			close(start)
 			wg.Wait()
-			if calls.Load() != goroutines || len(admitted) != goroutines {
-				t.Fatalf("%d calls ran, %d admitted; want %d", calls.Load(), len(admitted), goroutines)
-			}
+			require.Equal(t, int64(goroutines), calls.Load(), "calls that ran")
+			require.Len(t, admitted, goroutines, "admissions")
 			rep, err := checker.Check(admitted, checker.Config{Rules: rules})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if rep.Violations() != 0 {
-				t.Errorf("%d violations among %d admissions", rep.Violations(), rep.Sends)
-			}
+			require.NoError(t, err)
+			assert.Zero(t, rep.Violations(), "violations among %d admissions", rep.Sends)
 			rlchecktest.AssertCompliantNs(t, admitted, rules...)
-			if name == "gate" && maxInFlight.Load() > slots {
-				t.Errorf("%d calls in flight, cap %d", maxInFlight.Load(), slots)
+			if name == "gate" {
+				assert.LessOrEqual(t, maxInFlight.Load(), int64(slots), "calls in flight")
 			}
 		})
 	}
@@ -90,7 +87,7 @@ func TestRealClock200Goroutines(t *testing.T) {
 func TestRealClockCancelledContextsSpendNothing(t *testing.T) {
 	const window = 150 * time.Millisecond
 	rules := []rule.Rule{{Limit: 2, Window: window}}
-	never := func() error { t.Error("a refused call ran"); return nil }
+	never := func() error { assert.Fail(t, "a refused call ran"); return nil }
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
 	expired, cancel2 := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
@@ -99,23 +96,15 @@ func TestRealClockCancelledContextsSpendNothing(t *testing.T) {
 	t.Run("combined", func(t *testing.T) {
 		lim := strategies.NewRealCombined(rules...)
 		for _, ctx := range []context.Context{ended, expired} {
-			if err := strategies.Do(ctx, lim, never); err == nil {
-				t.Fatal("an ended context was admitted")
-			}
+			require.Error(t, strategies.Do(ctx, lim, never), "an ended context was admitted")
 		}
-		if got := lim.Stats().Records[0]; got != 0 {
-			t.Fatalf("%d records after refused contexts, want 0", got)
-		}
+		require.Zero(t, lim.Stats().Records[0], "records after refused contexts")
 		first := time.Now()
 		for range 2 {
-			if err := lim.Acquire(context.Background()); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, lim.Acquire(context.Background()))
 		}
 		in := timeouts(t, 8, 20*time.Millisecond, lim, first.Add(window))
-		if got := lim.Stats().Records[0]; got != 2+in {
-			t.Fatalf("%d records for %d admitted calls", got, 2+in)
-		}
+		require.Equal(t, 2+in, lim.Stats().Records[0], "records for %d admitted calls", 2+in)
 		if in > 0 {
 			return
 		}
@@ -125,39 +114,27 @@ func TestRealClockCancelledContextsSpendNothing(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), window/2)
 		defer cancel()
 		for range 2 {
-			if err := lim.Acquire(ctx); err != nil {
-				t.Fatalf("capacity was spent by cancelled callers: %v", err)
-			}
+			require.NoError(t, lim.Acquire(ctx), "capacity was spent by cancelled callers")
 		}
 	})
 
 	t.Run("gate", func(t *testing.T) {
 		gate := strategies.NewRealGated(1, rules...)
-		if err := gate.Do(ended, never); !errors.Is(err, context.Canceled) {
-			t.Fatalf("Do on an ended context: %v", err)
-		}
+		require.ErrorIs(t, gate.Do(ended, never), context.Canceled, "Do on an ended context")
 		first := time.Now()
-		if err := gate.Acquire(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, gate.Acquire(context.Background()))
 		// Wait for the slot, which is held: nobody may get in.
 		timeouts(t, 8, 20*time.Millisecond, gate, time.Now().Add(time.Hour))
 		gate.Release()
-		if err := gate.Acquire(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		require.NoError(t, gate.Acquire(context.Background()))
 		gate.Release()
 		// The rates are now full: callers wait for them holding the slot,
 		// and must give it back when they give up.
 		in := timeouts(t, 4, 20*time.Millisecond, gate, first.Add(window))
-		if got := gate.Stats().Records[0]; got != 2+in {
-			t.Fatalf("%d records for %d admitted calls", got, 2+in)
-		}
+		require.Equal(t, 2+in, gate.Stats().Records[0], "records for %d admitted calls", 2+in)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*window)
 		defer cancel()
-		if err := gate.Do(ctx, func() error { return nil }); err != nil {
-			t.Fatalf("the slot leaked: %v", err)
-		}
+		require.NoError(t, gate.Do(ctx, func() error { return nil }), "the slot leaked")
 	})
 }
 
@@ -178,15 +155,14 @@ func timeouts(t *testing.T, n int, d time.Duration, lim strategies.Limiter, full
 			if err == nil {
 				admitted.Add(1)
 				lim.Release()
-			} else if !errors.Is(err, context.DeadlineExceeded) {
-				t.Errorf("Acquire: %v", err)
+			} else {
+				// assert, not require: FailNow must not run off the test goroutine.
+				assert.ErrorIs(t, err, context.DeadlineExceeded, "Acquire")
 			}
 		}()
 	}
 	wg.Wait()
-	if admitted.Load() != 0 && time.Now().Before(full) {
-		t.Fatalf("%d of %d callers were admitted past a full limiter", admitted.Load(), n)
-	}
+	require.False(t, admitted.Load() != 0 && time.Now().Before(full), "%d of %d callers were admitted past a full limiter", admitted.Load(), n)
 	return admitted.Load()
 }
 
@@ -194,18 +170,14 @@ func timeouts(t *testing.T, n int, d time.Duration, lim strategies.Limiter, full
 func TestGateDoReleasesOnPanic(t *testing.T) {
 	gate := strategies.NewRealGated(1, rule.Rule{Limit: 100, Window: time.Second})
 	boom := errors.New("boom")
-	if err := gate.Do(context.Background(), func() error { return boom }); err != boom {
-		t.Fatalf("Do returned %v, want f's error", err)
-	}
+	require.Same(t, boom, gate.Do(context.Background(), func() error { return boom }), "Do returns f's error")
 	func() {
 		defer func() { _ = recover() }()
 		_ = gate.Do(context.Background(), func() error { panic("call failed") })
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if err := gate.Do(ctx, func() error { return nil }); err != nil {
-		t.Fatalf("the slot leaked: %v", err)
-	}
+	require.NoError(t, gate.Do(ctx, func() error { return nil }), "the slot leaked")
 }
 
 // TestAcquireEndedContextRecordsNothing: Acquire itself, not only Do, must
@@ -218,11 +190,7 @@ func TestAcquireEndedContextRecordsNothing(t *testing.T) {
 		"combined": strategies.NewRealCombined(rules...),
 		"gated":    strategies.NewRealGated(1, rules...),
 	} {
-		if err := lim.Acquire(ctx); err == nil {
-			t.Errorf("%s: Acquire on a cancelled context admitted the call", name)
-		}
-		if st := lim.(strategies.StatsReporter).Stats(); st.Records[0] != 0 {
-			t.Errorf("%s: %d records after a cancelled Acquire", name, st.Records[0])
-		}
+		assert.Error(t, lim.Acquire(ctx), "%s: Acquire on a cancelled context admitted the call", name)
+		assert.Zero(t, lim.(strategies.StatsReporter).Stats().Records[0], "%s: records after a cancelled Acquire", name)
 	}
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/rule"
@@ -48,8 +51,8 @@ func TestRealClockGoroutines(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for next.Add(1) <= calls {
-						if err := lim.Acquire(context.Background()); err != nil {
-							t.Error(err)
+						// assert, not require: FailNow must not run off the test goroutine.
+						if !assert.NoError(t, lim.Acquire(context.Background())) {
 							return
 						}
 						n := inFlight.Add(1)
@@ -63,18 +66,13 @@ func TestRealClockGoroutines(t *testing.T) {
 			}
 			wg.Wait()
 			rep, err := checker.Check(admitted, checker.Config{Rules: rules})
-			if err != nil {
-				t.Fatal(err)
+			require.NoError(t, err)
+			assert.EqualValues(t, calls, rep.Sends, "admissions")
+			assert.Zero(t, rep.Violations(), "violations")
+			if name != "combined" {
+				assert.LessOrEqual(t, maxInFlight.Load(), int64(slots), "calls in flight")
 			}
-			if rep.Sends != calls || rep.Violations() != 0 {
-				t.Errorf("%d admissions, %d violations; want %d and 0", rep.Sends, rep.Violations(), calls)
-			}
-			if name != "combined" && maxInFlight.Load() > slots {
-				t.Errorf("%d calls in flight, cap %d", maxInFlight.Load(), slots)
-			}
-			if st := lim.Stats(); st.Records[0] != calls || st.Records[1] != calls {
-				t.Errorf("records %v, want %d each", st.Records, calls)
-			}
+			assert.Equal(t, []int64{calls, calls}, lim.Stats().Records, "records per rule")
 		})
 	}
 }
@@ -98,7 +96,6 @@ func TestRealClockCancelledCallerLeavesNoRecord(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if ok.Load() != 2 || lim.Stats().Records[0] != 2 {
-		t.Fatalf("admitted %d, recorded %d; want 2 and 2", ok.Load(), lim.Stats().Records[0])
-	}
+	assert.Equal(t, int64(2), ok.Load(), "admitted")
+	assert.Equal(t, []int64{2}, lim.Stats().Records, "records")
 }

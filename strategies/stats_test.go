@@ -2,9 +2,11 @@ package strategies_test
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/rule"
@@ -51,20 +53,13 @@ func TestStatsAttributeWaitsAndLeaks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &stepClock{}
 			lim := tt.make(c)
-			if err := lim.(strategies.Limiter).Acquire(context.Background()); err != nil {
-				t.Fatal(err)
-			}
+			require.NoError(t, lim.(strategies.Limiter).Acquire(context.Background()))
 			c.limit = int64(2 * time.Second)
-			if err := lim.(strategies.Limiter).Acquire(context.Background()); !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("second call: %v, want a deadline", err)
-			}
+			require.ErrorIs(t, lim.(strategies.Limiter).Acquire(context.Background()), context.DeadlineExceeded, "second call")
 			st := lim.Stats()
-			for i := range rules {
-				if st.Records[i] != tt.wantRecords[i] || st.Waited[i] != tt.wantWaited[i] || st.FirstBound[i] != tt.wantBound[i] {
-					t.Errorf("rule %d: records %d waited %v first bound %d; want %d %v %d", i,
-						st.Records[i], st.Waited[i], st.FirstBound[i], tt.wantRecords[i], tt.wantWaited[i], tt.wantBound[i])
-				}
-			}
+			assert.Equal(t, tt.wantRecords, st.Records, "records per rule")
+			assert.Equal(t, tt.wantWaited, st.Waited, "waited per rule")
+			assert.Equal(t, tt.wantBound, st.FirstBound, "first bound per rule")
 		})
 	}
 }
