@@ -126,16 +126,16 @@ type docSimulate struct {
 			Window           string   `json:"window"`
 			Violations       int64    `json:"violations"`
 			RecordViolations *int64   `json:"record_violations"`
-			Leaked         int64    `json:"leaked"`
-			ViolationsMean *float64 `json:"violations_mean"`
-			ViolationsP50  *int64   `json:"violations_p50"`
-			ViolationsP95  *int64   `json:"violations_p95"`
-			ViolationsMax  *int64   `json:"violations_max"`
-			UsagePeak      float64  `json:"usage_peak"`
-			UsageMean      float64  `json:"usage_mean"`
-			FirstFullNs    *int64   `json:"first_full_ns"`
-			WaitedNs       *int64   `json:"waited_ns"`
-			FirstBoundNs   *int64   `json:"first_bound_ns"`
+			Leaked           int64    `json:"leaked"`
+			ViolationsMean   *float64 `json:"violations_mean"`
+			ViolationsP50    *int64   `json:"violations_p50"`
+			ViolationsP95    *int64   `json:"violations_p95"`
+			ViolationsMax    *int64   `json:"violations_max"`
+			UsagePeak        float64  `json:"usage_peak"`
+			UsageMean        float64  `json:"usage_mean"`
+			FirstFullNs      *int64   `json:"first_full_ns"`
+			WaitedNs         *int64   `json:"waited_ns"`
+			FirstBoundNs     *int64   `json:"first_bound_ns"`
 		} `json:"rules"`
 		Binding     string `json:"binding"`
 		BindingRule string `json:"binding_rule"`
