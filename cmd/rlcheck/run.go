@@ -55,9 +55,9 @@ func newRunCmd(s streams) *cobra.Command {
 	f.IntVar(&o.repeat, "repeat", 1, "run the scenario N times")
 	f.IntVar(&o.seeds, "seeds", 1000, "seeds of the virtual-clock prediction")
 	f.Var(&o.overrides.seed, "seed", "seed of arrivals and call durations, and the first seed of the prediction (default: the scenario's)")
-	f.StringVar(&o.overrides.strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
+	f.StringVar(&o.overrides.Strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	f.StringVar(&o.overrides.lateness, "lateness", "", "timer lateness the prediction models: a duration or a distribution (default the scenario's)")
+	f.StringVar(&o.overrides.Lateness, "lateness", "", "timer lateness the prediction models: a duration or a distribution (default the scenario's)")
 	f.DurationVar(&o.margin, "margin", 0, "widen every window the limiters enforce by this much (the checker keeps the rules as written)")
 	f.StringVar(&o.calibrate, "calibrate", "", "write the measured lateness and send delays to FILE as a scenario fragment (samples beside it)")
 	f.BoolVar(&o.wallEpoch, "wall-epoch", false, "give strategies Unix time, so fixed windows start at an arbitrary phase, instead of time from the run's start as the simulator does")
@@ -77,7 +77,7 @@ func (o *runOptions) complete(cmd *cobra.Command, path string) error {
 	if o.repeat < 1 || o.seeds < 1 {
 		return fmt.Errorf("--repeat and --seeds must be at least 1")
 	}
-	scn, err := o.overrides.load(cmd, path)
+	scn, err := o.overrides.load(path)
 	if err != nil {
 		return err
 	}

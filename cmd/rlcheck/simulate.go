@@ -67,13 +67,13 @@ func newSimulateCmd(s streams) *cobra.Command {
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.IntVar(&o.runs, "runs", 0, "repeat over N seeds and report statistics")
 	f.Var(&o.overrides.seed, "seed", "seed (default: the scenario's)")
-	f.StringVar(&o.overrides.strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
+	f.StringVar(&o.overrides.Strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
 	f.StringVar(&o.strategy, "strategy", "", "strategy whose sends --log writes (default the first run)")
 	f.StringVar(&o.logPath, "log", "", "write a send log to FILE, or - for standard output")
 	f.BoolVar(&o.usage, "usage", false, "also show each rule's window usage (peak, mean), when it first filled and the waiting it caused")
 	f.StringVar(&o.metrics, "metrics", "", "write usage, wait and violation figures to FILE.prom (Prometheus text format)")
-	f.StringVar(&o.overrides.lateness, "lateness", "", "timer lateness: a duration or a distribution (overrides the scenario)")
-	f.StringVar(&o.overrides.opCost, "op-cost", "", "cost of each caller step: a duration or a distribution (overrides the scenario)")
+	f.StringVar(&o.overrides.Lateness, "lateness", "", "timer lateness: a duration or a distribution (overrides the scenario)")
+	f.StringVar(&o.overrides.OpCost, "op-cost", "", "cost of each caller step: a duration or a distribution (overrides the scenario)")
 	f.BoolVar(&o.waits, "waits", false, "also show, per rule, the time callers slept with it binding and when it first bound")
 	f.IntVar(&o.callers, "callers", 0, "number of callers (overrides the scenario; not for replay)")
 	f.StringVar(&o.plotDir, "plot", "", "write charts into DIR: a window-usage timeline per strategy, the comparison, the distribution across seeds, the waits")
@@ -104,7 +104,7 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	if o.plotFormat != "png" && o.plotFormat != "svg" {
 		return fmt.Errorf("--plot-format %q: want png or svg", o.plotFormat)
 	}
-	scn, err := o.overrides.load(cmd, path)
+	scn, err := o.overrides.load(path)
 	if err != nil {
 		return err
 	}
