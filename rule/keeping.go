@@ -43,3 +43,14 @@ func (r Rule) BucketWidth(k int) time.Duration {
 	w := int64(r.Window)
 	return time.Duration((w + int64(k) - 1) / int64(k))
 }
+
+// Resolve returns the rules with their bookkeeping resolved by Keeping:
+// each one names Exact or its bucket count.
+func Resolve(rules []Rule) []Rule {
+	out := make([]Rule, len(rules))
+	for i, r := range rules {
+		out[i] = r
+		out[i].Buckets = r.Keeping()
+	}
+	return out
+}

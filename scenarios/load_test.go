@@ -16,7 +16,7 @@ import (
 
 func TestShippedScenariosLoad(t *testing.T) {
 	names := Names()
-	want := []string{"api-contract", "cancellation", "clock-skew", "fleet", "gate-order", "seed"}
+	want := []string{"api-contract", "cancellation", "clock-skew", "fleet", "gate-order", "long-window", "seed"}
 	if strings.Join(names, ",") != strings.Join(want, ",") {
 		t.Fatalf("shipped %v, want %v", names, want)
 	}
