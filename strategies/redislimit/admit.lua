@@ -76,6 +76,7 @@ local function limit(i) return -tonumber(ARGV[4 * i + 8]) end
 local function window(i) return tonumber(ARGV[4 * i + 9]) end
 local function width(i) return tonumber(ARGV[4 * i + 11]) end
 local idem = 0
+local lastMember, lastAt -- fields m and a of the first rule, read when bucketed
 for i = 1, n do
   if width(i) == 0 then idem = i break end
 end
@@ -91,9 +92,8 @@ local function earlier()
   local s
   if idem > 0 then
     s = call('ZSCORE', KEYS[idem], ARGV[3])
-  else
-    local h = call('HMGET', KEYS[1], 'm', 'a')
-    if h[1] == ARGV[3] then s = h[2] end
+  elseif lastMember == ARGV[3] then
+    s = lastAt
   end
   if not s then return nil end
   s = tonumber(s)
@@ -143,7 +143,7 @@ local function bucketOf(x, g)
   if r < 0 then r = r + g end
   return (x - r) / g
 end
-local buckets = {} -- per bucketed rule: {lo, first, last, total, dropped}
+local buckets = {} -- per bucketed rule: what put needs to record
 local function wrongType(i, want)
   local kind = call('TYPE', KEYS[i])
   return redis.error_reply('WRONGTYPE rlcheck: key ' .. KEYS[i] .. ' holds a ' ..
@@ -151,15 +151,17 @@ local function wrongType(i, want)
 end
 local function bucketWait(i)
   local key, g, w = KEYS[i], width(i), window(i)
-  local h = redis.pcall('HMGET', key, 't', 'f', 'l')
-  if h.err then return nil, wrongType(i, 'hash of bucket counts') end
   local lo = bucketOf(check - w, g)
+  local cur = math.max(bucketOf(at, g), lo)
+  local curField = string.format('%d', cur)
+  local h = redis.pcall('HMGET', key, 't', 'f', 'l', curField, 'm', 'a')
+  if h.err then return nil, wrongType(i, 'hash of bucket counts') end
+  if i == 1 then lastMember, lastAt = h[5], h[6] end
   local total, first, last = tonumber(h[1]) or 0, tonumber(h[2]) or lo, tonumber(h[3]) or lo - 1
   if last * g - check > ahead then
     return nil, corrupt(key, string.format('%d', last * g))
   end
   if lo < first then
-    buckets[i] = false
     return first * g + w - check
   end
   local dropped = {}
@@ -168,7 +170,8 @@ local function bucketWait(i)
     dropped[#dropped + 1] = f
     total = total - (tonumber(call('HGET', key, f)) or 0)
   end
-  buckets[i] = {lo, math.max(first, lo), last, total, dropped}
+  buckets[i] = {first = math.max(first, lo), old = tonumber(h[2]), last = last, total = total, dropped = dropped,
+    cur = cur, curField = curField, count = tonumber(h[4]) or 0}
   if total < limit(i) then return 0 end
   local need, acc = total - limit(i) + 1, 0
   for b = math.max(first, lo), last do
@@ -236,13 +239,26 @@ end
 local function put(i)
   local key = KEYS[i]
   if width(i) > 0 then
+    -- One HSET: the call's bucket, the total, the bound's ends when they
+    -- moved, and on the first rule the member that tells a retry.
     local b = buckets[i]
-    if #b[5] > 0 then call('HDEL', key, unpack(b[5])) end
-    local bucket = math.max(bucketOf(at, width(i)), b[2])
-    local f = string.format('%d', bucket)
-    call('HINCRBY', key, f, 1)
-    call('HSET', key, 't', string.format('%d', b[4] + 1), 'f', string.format('%d', b[2]),
-      'l', string.format('%d', math.max(b[3], bucket)), 'm', ARGV[3], 'a', record)
+    if #b.dropped > 0 then call('HDEL', key, unpack(b.dropped)) end
+    local set = {b.curField, string.format('%d', b.count + 1), 't', string.format('%d', b.total + 1)}
+    if b.first ~= b.old then
+      set[#set + 1] = 'f'
+      set[#set + 1] = string.format('%d', b.first)
+    end
+    if b.cur > b.last then
+      set[#set + 1] = 'l'
+      set[#set + 1] = b.curField
+    end
+    if i == 1 then
+      set[#set + 1] = 'm'
+      set[#set + 1] = ARGV[3]
+      set[#set + 1] = 'a'
+      set[#set + 1] = record
+    end
+    call('HSET', key, unpack(set))
     return nil
   end
   if call('ZADD', key, 'NX', record, ARGV[3]) == 0 then
