@@ -216,7 +216,11 @@ func TestRealBoundedMemory(t *testing.T) {
 			name  string
 			rules []rule.Rule
 			at    []int64
-		}{"600000/24h saturated", huge, admitted(huge, 1_000_000, 0)})
+		}{"600000/24h saturated", huge, admitted(huge, 1_000_000, 0)}, struct {
+			name  string
+			rules []rule.Rule
+			at    []int64
+		}{"600000/24h, calls every 144 ms", huge, admitted(huge, 1_000_000, 144*time.Millisecond)})
 	} else {
 		t.Log("600000/24h after 1,000,000 admissions runs with RLCHECK_FULL=1")
 	}
@@ -231,4 +235,10 @@ func TestRealBoundedMemory(t *testing.T) {
 			assert.LessOrEqual(t, used, int64(4096))
 		})
 	}
+	// The exact sets of the same rules, for the record beside them.
+	rt := &stepRT{t: epoch}
+	l, err := New(c, rt, api, Options{Key: "mem-exact", TimeSource: Virtual, MemberPrefix: "p:"})
+	require.NoError(t, err)
+	pipeline(t, c, l, cases[0].at)
+	t.Logf("exact sets, spaced 8.65 s, %d admissions: %d bytes", len(cases[0].at), memoryOf(t, c, l.Keys()))
 }
