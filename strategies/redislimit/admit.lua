@@ -72,14 +72,15 @@ end
 -- Which rule's key tells whether this very call was recorded: the first
 -- exact rule, whose set holds the call's member; else the first rule's
 -- hash, which remembers the last member it counted.
-local function limit(i) return -tonumber(ARGV[4 * i + 8]) end
-local function window(i) return tonumber(ARGV[4 * i + 9]) end
-local function width(i) return tonumber(ARGV[4 * i + 11]) end
+local limits, windows, widths = {}, {}, {}
 local idem = 0
-local lastMember, lastAt -- fields m and a of the first rule, read when bucketed
 for i = 1, n do
-  if width(i) == 0 then idem = i break end
+  limits[i] = -tonumber(ARGV[4 * i + 8])
+  windows[i] = tonumber(ARGV[4 * i + 9])
+  widths[i] = tonumber(ARGV[4 * i + 11])
+  if idem == 0 and widths[i] == 0 then idem = i end
 end
+local lastMember, lastAt -- fields m and a of the first rule, read when every rule is bucketed
 
 -- An earlier attempt of this very call (a retry after a lost reply) may
 -- have recorded it already: then report that record. The member's entry
@@ -115,7 +116,7 @@ end
 -- call only make its decision stricter. So calls up to keep(i) older than
 -- the newest sweeping call are judged in full.
 local function keep(i)
-  return math.max(window(i), 1000000)
+  return math.max(windows[i], 1000000)
 end
 
 -- No entry belongs further ahead of the check time than ARGV[10]: one that
@@ -138,44 +139,57 @@ end
 -- so a call reads and writes a few fields whatever the bucket count. A
 -- call whose window starts before f (an instant older than one already
 -- used) waits until it starts at f: the counts before it are gone.
+local fmod, format = math.fmod, string.format
 local function bucketOf(x, g)
-  local r = math.fmod(x, g) -- exact, unlike x / g on large doubles
+  local r = fmod(x, g) -- exact, unlike x / g on large doubles
   if r < 0 then r = r + g end
   return (x - r) / g
 end
-local buckets = {} -- per bucketed rule: what put needs to record
+-- Per bucketed rule, what put needs: {first, old first, last, total,
+-- the call's bucket, its field, its count, the buckets to delete}.
+local buckets = {}
 local function wrongType(i, want)
   local kind = call('TYPE', KEYS[i])
   return redis.error_reply('WRONGTYPE rlcheck: key ' .. KEYS[i] .. ' holds a ' ..
     tostring(kind.ok or kind) .. ', not the ' .. want .. ' of a rate rule')
 end
 local function bucketWait(i)
-  local key, g, w = KEYS[i], width(i), window(i)
+  local key, g, w = KEYS[i], widths[i], windows[i]
   local lo = bucketOf(check - w, g)
-  local cur = math.max(bucketOf(at, g), lo)
-  local curField = string.format('%d', cur)
-  local h = redis.pcall('HMGET', key, 't', 'f', 'l', curField, 'm', 'a')
+  local cur = bucketOf(at, g)
+  if cur < lo then cur = lo end
+  local curField = format('%d', cur)
+  local h
+  if i == 1 and idem == 0 then
+    h = redis.pcall('HMGET', key, 't', 'f', 'l', curField, 'm', 'a')
+    if not h.err then lastMember, lastAt = h[5], h[6] end
+  else
+    h = redis.pcall('HMGET', key, 't', 'f', 'l', curField)
+  end
   if h.err then return nil, wrongType(i, 'hash of bucket counts') end
-  if i == 1 then lastMember, lastAt = h[5], h[6] end
-  local total, first, last = tonumber(h[1]) or 0, tonumber(h[2]) or lo, tonumber(h[3]) or lo - 1
+  local total, old = tonumber(h[1]) or 0, tonumber(h[2])
+  local first, last = old or lo, tonumber(h[3]) or lo - 1
   if last * g - check > ahead then
-    return nil, corrupt(key, string.format('%d', last * g))
+    return nil, corrupt(key, format('%d', last * g))
   end
   if lo < first then
     return first * g + w - check
   end
-  local dropped = {}
-  for b = first, math.min(lo - 1, last) do
-    local f = string.format('%d', b)
-    dropped[#dropped + 1] = f
-    total = total - (tonumber(call('HGET', key, f)) or 0)
+  local dropped
+  if first < lo then
+    dropped = {}
+    for b = first, math.min(lo - 1, last) do
+      local f = format('%d', b)
+      dropped[#dropped + 1] = f
+      total = total - (tonumber(call('HGET', key, f)) or 0)
+    end
+    first = lo
   end
-  buckets[i] = {first = math.max(first, lo), old = tonumber(h[2]), last = last, total = total, dropped = dropped,
-    cur = cur, curField = curField, count = tonumber(h[4]) or 0}
-  if total < limit(i) then return 0 end
-  local need, acc = total - limit(i) + 1, 0
-  for b = math.max(first, lo), last do
-    acc = acc + (tonumber(call('HGET', key, string.format('%d', b))) or 0)
+  buckets[i] = {first, old, last, total, cur, curField, tonumber(h[4]) or 0, dropped}
+  if total < limits[i] then return 0 end
+  local need, acc = total - limits[i] + 1, 0
+  for b = first, last do
+    acc = acc + (tonumber(call('HGET', key, format('%d', b))) or 0)
     if acc >= need then return (b + 1) * g + w - check end
   end
   return (last + 1) * g + w - check -- unreachable: the counts add up to t
@@ -188,7 +202,7 @@ end
 local cue = ARGV[4] == '1'
 local wait, binding, expired = 0, 0, nil
 for i = 1, n do
-  if width(i) > 0 then
+  if widths[i] > 0 then
     local w, err = bucketWait(i)
     if err then return err end
     if w > wait then wait, binding = w, i end
@@ -203,7 +217,7 @@ for i = 1, n do
       if score - check > ahead then
         return corrupt(KEYS[i], entry[2])
       end
-      local w = score + window(i) - check
+      local w = score + windows[i] - check
       if w > wait then
         wait, binding = w, i
       elseif w <= -keep(i) then
@@ -238,21 +252,28 @@ end
 -- before counting anything twice.
 local function put(i)
   local key = KEYS[i]
-  if width(i) > 0 then
+  if widths[i] > 0 then
     -- One HSET: the call's bucket, the total, the bound's ends when they
-    -- moved, and on the first rule the member that tells a retry.
+    -- moved, and the member that tells a retry when every rule is
+    -- bucketed.
     local b = buckets[i]
-    if #b.dropped > 0 then call('HDEL', key, unpack(b.dropped)) end
-    local set = {b.curField, string.format('%d', b.count + 1), 't', string.format('%d', b.total + 1)}
-    if b.first ~= b.old then
+    if b[8] then call('HDEL', key, unpack(b[8])) end
+    local first, cur = b[1], b[5]
+    local count, total = format('%d', b[7] + 1), format('%d', b[4] + 1)
+    if first == b[2] and cur <= b[3] and (i ~= 1 or idem > 0) then
+      call('HSET', key, b[6], count, 't', total)
+      return nil
+    end
+    local set = {b[6], count, 't', total}
+    if first ~= b[2] then
       set[#set + 1] = 'f'
-      set[#set + 1] = string.format('%d', b.first)
+      set[#set + 1] = format('%d', first)
     end
-    if b.cur > b.last then
+    if cur > b[3] then
       set[#set + 1] = 'l'
-      set[#set + 1] = b.curField
+      set[#set + 1] = b[6]
     end
-    if i == 1 then
+    if i == 1 and idem == 0 then
       set[#set + 1] = 'm'
       set[#set + 1] = ARGV[3]
       set[#set + 1] = 'a'
@@ -269,7 +290,7 @@ local function put(i)
       ': limiters sharing a key need distinct member prefixes')
   end
   if cue or (expired and expired[i]) then
-    call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', check - window(i) - keep(i)))
+    call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', check - windows[i] - keep(i)))
   end
   return nil
 end
