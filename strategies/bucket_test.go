@@ -178,3 +178,13 @@ func TestNewBookFollowsThePolicy(t *testing.T) {
 		assert.Equal(t, tt.bucket, ok, tt.in)
 	}
 }
+
+func TestFixedWindowOverfillsAcrossABoundary(t *testing.T) {
+	r := rule.Rule{Limit: 2, Window: 10}
+	f := NewFixedWindow(r)
+	sends := admitGreedily(f, []int64{18, 19, 20, 21, 22})
+	assert.Equal(t, []int64{18, 19, 20, 21, 30}, sends)
+	rep, err := checker.Check(sends, checker.Config{Rules: []rule.Rule{r}})
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), rep.Violations(), "20 and 21 find 18 and 19 in their window")
+}
