@@ -23,7 +23,13 @@ func bucketedSeeds(t *testing.T) (inMemory, embedded int) {
 	case testing.Short() || raceEnabled:
 		return 2, 1
 	}
-	return 5, 1
+	return 3, 1
+}
+
+// heavy scenarios run the script only in the full run: tens of thousands
+// of script runs each.
+func heavy(name string) bool {
+	return os.Getenv("RLCHECK_FULL") != "1" && (name == "api-contract" || name == "long-window")
 }
 
 // TestBucketedNeverViolate: the default policy (exact logs for small
@@ -39,9 +45,7 @@ func TestBucketedNeverViolate(t *testing.T) {
 			seeds    int
 		}{{"combined-bucketed", mem}, {"redis-bucketed", emb}} {
 			seeds := c.seeds
-			if n == "api-contract" && os.Getenv("RLCHECK_FULL") != "1" {
-				// 64,800 callers a run: once in memory, and the script
-				// only in the full run.
+			if heavy(n) {
 				if c.strategy != "combined-bucketed" {
 					continue
 				}
@@ -64,8 +68,8 @@ func TestRealRedisBucketedNeverViolate(t *testing.T) {
 		seeds = 1000
 	}
 	for _, n := range Names() {
-		if n == "api-contract" && seeds == 1 {
-			continue // 64,800 callers: only in the full run
+		if heavy(n) {
+			continue
 		}
 		s, err := Shipped(n)
 		require.NoError(t, err)
