@@ -105,7 +105,7 @@ func TestBoundaryWithin(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"5/1s", "10/min", "10000/day", "3/1m30s", "7/2d", "0/1s", "5/-1h", "9223372036854775807/1ns", "5/106751d"} {
+	for _, s := range []string{"5/1s", "10/min", "10000/day", "3/1m30s", "7/2d", "0/1s", "5/-1h", "9223372036854775807/1ns", "5/106751d", "10000/24h:b96", "500/min:exact", "3/3ns:b3", "3/2ns:b3", "5/1s:b65536"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
