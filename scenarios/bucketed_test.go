@@ -58,6 +58,33 @@ func TestBucketedNeverViolate(t *testing.T) {
 	}
 }
 
+// TestForcedBucketsNeverViolate keeps every rule of every shipped scenario
+// in buckets, small limits too (the default policy keeps those exact), in
+// the combined limiter and the redis script, which keep a rule as it says.
+func TestForcedBucketsNeverViolate(t *testing.T) {
+	mem, emb := bucketedSeeds(t)
+	for _, n := range Names() {
+		for _, k := range []int{1, 16} {
+			s, err := Shipped(n)
+			require.NoError(t, err)
+			for i := range s.Rules {
+				s.Rules[i].Buckets = k
+			}
+			for _, c := range []struct {
+				strategy string
+				seeds    int
+			}{{"combined", mem}, {"redis", emb}} {
+				if heavy(n) && c.strategy != "combined" {
+					continue
+				}
+				rs, err := simulate.RunSeeds(&s.Scenario, c.seeds, simulate.Options{Strategies: []string{c.strategy}})
+				require.NoError(t, err, "%s %s", n, c.strategy)
+				assert.Zero(t, rs.Strategies[0].RunsWithViolations, "%s with %d buckets, %s: runs with violations over %d seeds", n, k, c.strategy, c.seeds)
+			}
+		}
+	}
+}
+
 // TestRealRedisBucketedNeverViolate is the same on a real redis-server.
 func TestRealRedisBucketedNeverViolate(t *testing.T) {
 	srv := redistest.Start(t)
