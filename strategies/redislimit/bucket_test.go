@@ -242,3 +242,32 @@ func TestRealBoundedMemory(t *testing.T) {
 	pipeline(t, c, l, cases[0].at)
 	t.Logf("exact sets, spaced 8.65 s, %d admissions: %d bytes", len(cases[0].at), memoryOf(t, c, l.Keys()))
 }
+
+// TestBucketedRetryCountsOnce: when every rule is bucketed, a retry of a
+// recorded call (same member, same record time) finds it in the first
+// rule's hash and counts nothing again; the same member at another time
+// is another limiter's call.
+func TestBucketedRetryCountsOnce(t *testing.T) {
+	m, c := newMini(t)
+	rt := &stepRT{t: epoch}
+	rules := []rule.Rule{{Limit: 5, Window: time.Second, Buckets: 4}, {Limit: 50, Window: time.Minute, Buckets: 4}}
+	l, err := New(c, rt, rules, Options{Key: "retry", TimeSource: Client, MemberPrefix: "p:", MaxSkew: -1})
+	require.NoError(t, err)
+	for range 2 {
+		wait, _, _, err := l.try(context.Background(), "p:1", false)
+		require.NoError(t, err)
+		require.Zero(t, wait)
+	}
+	for _, k := range l.Keys() {
+		assert.Equal(t, "1", m.HGet(k, "t"), "%s counted the retry", k)
+	}
+	rt.t += int64(time.Millisecond)
+	_, _, _, err = l.try(context.Background(), "p:1", false)
+	assert.ErrorIs(t, err, ErrMemberClash)
+	// A wrong-type key is named.
+	m.Del(l.Keys()[1])
+	require.NoError(t, m.Set(l.Keys()[1], "not a hash"))
+	_, _, _, err = l.try(context.Background(), "p:2", false)
+	assert.ErrorIs(t, err, ErrWrongType)
+	assert.ErrorContains(t, err, l.Keys()[1])
+}
