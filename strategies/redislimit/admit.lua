@@ -109,13 +109,17 @@ local function earlier()
     ' from another call: limiters sharing a key need distinct member prefixes')
 end
 
--- A sweep removes only entries older than the window plus keep(i): the
--- window again, and at least 1 s. A caller's clock (Client, Virtual) can
--- bring an instant older than one already used, and such a call must still
--- see every entry that shares a window with it; entries newer than the
--- call only make its decision stricter. So calls up to keep(i) older than
--- the newest sweeping call are judged in full.
+-- A sweep removes only entries older than the window plus keep(i). A
+-- caller's clock (Client, Virtual) can bring an instant older than one
+-- already used, and such a call must still see every entry that shares a
+-- window with it; entries newer than the call only make its decision
+-- stricter. So there keep(i) is the window again, and at least 1 s: calls
+-- up to that much older than the newest sweeping call are judged in full.
+-- Under server time every call is judged at TIME, which only a clock step
+-- sets back: 1 s covers it, and a day's set keeps one day, not two.
+local serverTime = ARGV[1] == ''
 local function keep(i)
+  if serverTime then return 1000000 end
   return math.max(windows[i], 1000000)
 end
 

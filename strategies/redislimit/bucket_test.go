@@ -271,3 +271,24 @@ func TestBucketedRetryCountsOnce(t *testing.T) {
 	assert.ErrorIs(t, err, ErrWrongType)
 	assert.ErrorContains(t, err, l.Keys()[1])
 }
+
+// TestServerTimeKeepsOneWindow: under server time, whose calls are all
+// judged at TIME, exact entries are kept for their window plus 1 s, not
+// twice the window; caller clocks keep the longer retention
+// (TestSweepBoundsMemory) for their late calls.
+func TestServerTimeKeepsOneWindow(t *testing.T) {
+	m, c := newMini(t)
+	rt := &stepRT{t: epoch, onAdvance: func(now int64) { m.SetTime(time.Unix(0, now)) }}
+	rt.set(epoch)
+	r := rule.Rule{Limit: 1000, Window: 10 * time.Second, Buckets: rule.Exact}
+	l, err := New(c, rt, []rule.Rule{r}, Options{Key: "server-keep", MemberPrefix: "p:"})
+	require.NoError(t, err)
+	const step = 100 * time.Millisecond
+	for range 400 {
+		rt.set(rt.t + int64(step))
+		require.NoError(t, l.Acquire(context.Background()))
+	}
+	got, _ := m.ZMembers(l.Keys()[0])
+	assert.GreaterOrEqual(t, len(got), int(r.Window/step), "entries in the window")
+	assert.LessOrEqual(t, len(got), int((r.Window+time.Second)/step)+sweepEvery, "entries kept")
+}
