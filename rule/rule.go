@@ -7,17 +7,44 @@ import (
 	"time"
 )
 
-// Rule is the contract "at most Limit sends in any window of length Window".
+// Rule is the contract "at most Limit sends in any window of length Window",
+// with the bookkeeping a limiter should keep for it.
+//
+// Buckets chooses that bookkeeping and never changes the contract: the
+// checker judges Limit and Window alone. Zero leaves the choice to the
+// default policy (see Keeping), Exact asks for the exact sliding log, and
+// k > 0 for a window counted in k buckets. Compare contracts with
+// Contract, not with ==, when the bookkeeping does not matter.
 type Rule struct {
-	Limit  int
-	Window time.Duration
+	Limit   int
+	Window  time.Duration
+	Buckets int
 }
 
+// Exact is the Buckets value of a rule kept as an exact sliding log.
+const Exact = -1
+
+// MaxBuckets bounds the buckets a rule may ask for; beyond it a bucketed
+// window costs more than it saves.
+const MaxBuckets = 1 << 16
+
 // String formats the rule compactly, for example "5/1s", "500/1m" or
-// "10000/24h". Parse reads it back.
+// "10000/24h", followed by ":exact" or ":bK" when the rule names its
+// bookkeeping ("10000/24h:b96"). Parse reads it back.
 func (r Rule) String() string {
-	return strconv.Itoa(r.Limit) + "/" + FormatWindow(r.Window)
+	s := strconv.Itoa(r.Limit) + "/" + FormatWindow(r.Window)
+	switch {
+	case r.Buckets == Exact:
+		s += ":exact"
+	case r.Buckets > 0:
+		s += ":b" + strconv.Itoa(r.Buckets)
+	}
+	return s
 }
+
+// Contract returns the rule without its bookkeeping choice: the part the
+// checker judges, and the one to compare or use as a map key.
+func (r Rule) Contract() Rule { return Rule{Limit: r.Limit, Window: r.Window} }
 
 // FormatWindow is time.Duration's String without the trailing zero units
 // ("1m" rather than "1m0s", "24h" rather than "24h0m0s").
@@ -40,13 +67,24 @@ var friendly = map[string]time.Duration{
 	"d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
 }
 
-// Parse reads a rule written "LIMIT/WINDOW". WINDOW is any Go duration
-// ("1s", "1m30s", "24h"), a unit word alone ("s", "sec", "second", "min",
-// "minute", "h", "hour", "d", "day", meaning one of that unit), or a whole
-// number followed by a unit word ("3d", "10min").
+// Parse reads a rule written "LIMIT/WINDOW", optionally followed by its
+// bookkeeping: ":exact" for the exact sliding log, ":bK" for K buckets
+// ("10000/day:b96"). WINDOW is any Go duration ("1s", "1m30s", "24h"), a
+// unit word alone ("s", "sec", "second", "min", "minute", "h", "hour", "d",
+// "day", meaning one of that unit), or a whole number followed by a unit
+// word ("3d", "10min").
 func Parse(s string) (Rule, error) {
 	s = strings.TrimSpace(s)
-	limitText, windowText, ok := strings.Cut(s, "/")
+	text, keeping, hasKeeping := strings.Cut(s, ":")
+	buckets := 0
+	if hasKeeping {
+		b, err := ParseKeeping(strings.TrimSpace(keeping))
+		if err != nil {
+			return Rule{}, fmt.Errorf("rule %q: %v", s, err)
+		}
+		buckets = b
+	}
+	limitText, windowText, ok := strings.Cut(text, "/")
 	if !ok {
 		return Rule{}, fmt.Errorf("rule %q: want LIMIT/WINDOW, for example 5/1s or 10/min", s)
 	}
@@ -61,7 +99,25 @@ func Parse(s string) (Rule, error) {
 	if err != nil {
 		return Rule{}, fmt.Errorf("rule %q: %v", s, err)
 	}
-	return Rule{Limit: limit, Window: window}, nil
+	if int64(buckets) > int64(window) {
+		return Rule{}, fmt.Errorf("rule %q: %d buckets are more than the window's %d ns", s, buckets, int64(window))
+	}
+	return Rule{Limit: limit, Window: window, Buckets: buckets}, nil
+}
+
+// ParseKeeping reads the bookkeeping part of a rule, after the colon:
+// "exact" (Exact) or "bK" with 1 <= K <= MaxBuckets (K).
+func ParseKeeping(s string) (int, error) {
+	if strings.EqualFold(s, "exact") {
+		return Exact, nil
+	}
+	digits, ok := strings.CutPrefix(s, "b")
+	if ok && digits != "" && digits[0] >= '1' && digits[0] <= '9' {
+		if k, err := strconv.Atoi(digits); err == nil && k <= MaxBuckets {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("bookkeeping %q: want exact, or b followed by a bucket count from 1 to %d (b96)", s, MaxBuckets)
 }
 
 // ParseWindow reads the WINDOW part of a rule; see Parse.

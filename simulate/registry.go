@@ -103,6 +103,21 @@ var strategyTable = append([]Strategy{
 		PerWorker: true, NeedsRedis: true,
 		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Client) },
 	},
+	{
+		Name: "combined-bucketed", Doc: "combined under the default bookkeeping: exact logs for small limits, bucketed windows for large ones",
+		CheckAll: true,
+		New: func(e Env) (strategies.Limiter, error) {
+			return strategies.NewCombinedBounded(e.Runtime, e.Rules...), nil
+		},
+	},
+	{
+		Name: "redis-bucketed", Doc: "the redis script under the default bookkeeping, as combined-bucketed",
+		PerWorker: true, CheckAll: true, NeedsRedis: true,
+		New: func(e Env) (strategies.Limiter, error) {
+			e.Rules = rule.Resolve(e.Rules)
+			return newRedis(e, redislimit.Virtual)
+		},
+	},
 }, libStrategies()...)
 
 // StrategyNames names every strategy of the table, in its order.

@@ -45,11 +45,28 @@ type Combined struct {
 	onAdmit func(at int64)
 }
 
-// NewCombined returns a combined limiter over exact sliding logs.
+// NewCombined returns a combined limiter over exact sliding logs, except
+// for rules that ask for buckets (rule.Rule.Buckets > 0).
 func NewCombined(rt clock.Runtime, rules ...rule.Rule) *Combined {
 	books := make(Books, len(rules))
 	for i, r := range rules {
+		if r.Buckets > 0 {
+			books[i] = NewBook(r)
+			continue
+		}
 		books[i] = NewSlidingLog(r)
+	}
+	return newCombined(rt, books)
+}
+
+// NewCombinedBounded returns a combined limiter that keeps each rule as it
+// asks (rule.Rule.Keeping): exact sliding logs for small limits and
+// bucketed windows for large ones unless a rule says otherwise. Its memory
+// stays bounded whatever the limits, and it never overfills a window.
+func NewCombinedBounded(rt clock.Runtime, rules ...rule.Rule) *Combined {
+	books := make(Books, len(rules))
+	for i, r := range rules {
+		books[i] = NewBook(r)
 	}
 	return newCombined(rt, books)
 }

@@ -2,8 +2,11 @@
 //
 // Each strategy is written once against clock.Runtime: the simulator runs it
 // on a virtual clock, production code on the real one. Rule bookkeeping (the
-// sliding log, the sliding-window counter) is pure: it takes now as an
-// argument and owns no clock.
+// exact sliding log, the bucketed window, the sliding-window counter, the
+// fixed window) is pure: it takes now as an argument and owns no clock.
+// NewBook picks a rule's bookkeeping as the rule says (rule.Rule.Keeping),
+// and NewCombinedBounded checks every rule that way, in memory bounded
+// whatever the limits and without ever overfilling a window.
 //
 // Every constructor takes its arguments in one order: the runtime (none for
 // the NewReal forms, which use the wall clock), then any count such as the

@@ -124,10 +124,12 @@ func (f *file) contract(name string) (Contract, error) {
 				return fail(n, "rules[%d]: %v", i, err)
 			}
 			for _, r := range rs {
-				if line, dup := seen[r]; dup {
+				// The bookkeeping never changes the contract: 10/s and
+				// 10/s:exact are the same rule listed twice.
+				if line, dup := seen[r.Contract()]; dup {
 					return fail(n, "rules[%d]: %s is already listed at line %d", i, r, line)
 				}
-				seen[r] = n.Line
+				seen[r.Contract()] = n.Line
 				c.Rules = append(c.Rules, r)
 			}
 		}

@@ -42,6 +42,7 @@ func TestParse(t *testing.T) {
 	}{
 		{"flow list", "rules: [5/1s, 12/3s]\n", Contract{Rules: []rule.Rule{r("5/1s"), r("12/3s")}}},
 		{"one string", "rules: 10/s, 500/min\n", Contract{Rules: []rule.Rule{r("10/s"), r("500/min")}}},
+		{"bookkeeping", "rules: [10/s:exact, 10000/day:b96]\n", Contract{Rules: []rule.Rule{r("10/s:exact"), r("10000/day:b96")}}},
 		{"cap alone", "max_in_flight: 8\n", Contract{MaxInFlight: 8}},
 		{"closed", "rules: [5/1s]\nboundary: closed\n", Contract{Rules: []rule.Rule{r("5/1s")}, Boundary: rule.Closed}},
 		{"null fields are unset", "name:\nrules: [5/1s]\nmax_in_flight: ~\nboundary: null\n", Contract{Rules: []rule.Rule{r("5/1s")}}},
@@ -76,6 +77,7 @@ func TestParseErrors(t *testing.T) {
 		{"rules a map", "rules:\n  limit: 5\n", "c.yaml:2: rules: want a list such as [10/s, 500/min]"},
 		{"rules empty string", "rules: ''\n", `c.yaml:1: rules[0]: rule list "" names no rule`},
 		{"duplicate rule", "rules: [10/s, 10/1s]\n", "c.yaml:1: rules[1]: 10/1s is already listed at line 1"},
+		{"duplicate rule kept otherwise", "rules: [10/s, 10/s:exact]\n", "c.yaml:1: rules[1]: 10/1s:exact is already listed at line 1"},
 		{"cap zero", "rules: [5/1s]\nmax_in_flight: 0\n", `c.yaml:2: max_in_flight: want a whole number above 0, got "0"`},
 		{"cap negative", "max_in_flight: -3\n", `c.yaml:1: max_in_flight: want a whole number above 0, got "-3"`},
 		{"cap quoted", "max_in_flight: \"4\"\n", `c.yaml:1: max_in_flight: want a whole number above 0, got "4"`},

@@ -1,6 +1,8 @@
 -- rlcheck: check every rule of one limiter, then record the call in all of
--- them or in none. One sorted set per rule (KEYS[1..n]); scores are integer
--- microseconds and every call brings a member of its own. KEYS[n+1] is the
+-- them or in none. One key per rule (KEYS[1..n]): a sorted set for an exact
+-- rule, whose scores are integer microseconds and where every call brings a
+-- member of its own; a hash of bucket counts for a bucketed rule (see
+-- "Bucketed rules" below). KEYS[n+1] is the
 -- expiry marker of this exact set of keys and expiries; KEYS[n+2] is the
 -- sentinel of this limiter's member prefix, which says its state is there.
 --
@@ -19,8 +21,9 @@
 -- ARGV[11] empty when any entry of the call's member is this call's own
 --   (the prefix is random); else, for server time, how many microseconds
 --   after its own record a retry of the call may run;
--- then per rule i: ARGV[3i+9] minus its limit (the rank to read),
---   ARGV[3i+10] window in microseconds, ARGV[3i+11] key expiry in ms.
+-- then per rule i: ARGV[4i+8] minus its limit (the rank to read),
+--   ARGV[4i+9] window in microseconds, ARGV[4i+10] key expiry in ms,
+--   ARGV[4i+11] bucket width in microseconds, or '0' for an exact rule.
 -- Reply: the record time when the call is recorded (now, or by an earlier
 -- attempt of the same call); else {wait, check, rule}: nothing was
 -- written, and rule i asks for the longest wait. Errors start with a code
@@ -66,13 +69,33 @@ if not fresh and ARGV[6] == '1' and call('EXISTS', KEYS[n + 2]) == 0 then
     'the limiter state was flushed, evicted or lost in a failover')
 end
 
+-- Which rule's key tells whether this very call was recorded: the first
+-- exact rule, whose set holds the call's member; else the first rule's
+-- hash, which remembers the last member it counted.
+local limits, windows, widths = {}, {}, {}
+local idem = 0
+for i = 1, n do
+  limits[i] = -tonumber(ARGV[4 * i + 8])
+  windows[i] = tonumber(ARGV[4 * i + 9])
+  widths[i] = tonumber(ARGV[4 * i + 11])
+  if idem == 0 and widths[i] == 0 then idem = i end
+end
+local lastMember, lastAt -- fields m and a of the first rule, read when every rule is bucketed
+
 -- An earlier attempt of this very call (a retry after a lost reply) may
 -- have recorded it already: then report that record. The member's entry
 -- is the call's own when the prefix is random, when its score is the
 -- caller-supplied record time, or, for server time, when it is recent
--- enough to be a retry's.
+-- enough to be a retry's. A bucketed hash remembers only the last member,
+-- so a retry that comes after another call of the key counts again:
+-- capacity spent without a send, never the reverse.
 local function earlier()
-  local s = call('ZSCORE', KEYS[1], ARGV[3])
+  local s
+  if idem > 0 then
+    s = call('ZSCORE', KEYS[idem], ARGV[3])
+  elseif lastMember == ARGV[3] then
+    s = lastAt
+  end
   if not s then return nil end
   s = tonumber(s)
   if ARGV[11] == '' or (ARGV[1] ~= '' and s == at) or
@@ -82,18 +105,22 @@ local function earlier()
     end
     return s
   end
-  return redis.error_reply('CLASH member ' .. ARGV[3] .. ' is already in ' .. KEYS[1] ..
+  return redis.error_reply('CLASH member ' .. ARGV[3] .. ' is already in ' .. KEYS[math.max(idem, 1)] ..
     ' from another call: limiters sharing a key need distinct member prefixes')
 end
 
--- A sweep removes only entries older than the window plus keep(i): the
--- window again, and at least 1 s. A caller's clock (Client, Virtual) can
--- bring an instant older than one already used, and such a call must still
--- see every entry that shares a window with it; entries newer than the
--- call only make its decision stricter. So calls up to keep(i) older than
--- the newest sweeping call are judged in full.
+-- A sweep removes only entries older than the window plus keep(i). A
+-- caller's clock (Client, Virtual) can bring an instant older than one
+-- already used, and such a call must still see every entry that shares a
+-- window with it; entries newer than the call only make its decision
+-- stricter. So there keep(i) is the window again, and at least 1 s: calls
+-- up to that much older than the newest sweeping call are judged in full.
+-- Under server time every call is judged at TIME, which only a clock step
+-- sets back: 1 s covers it, and a day's set keeps one day, not two.
+local serverTime = ARGV[1] == ''
 local function keep(i)
-  return math.max(tonumber(ARGV[3 * i + 10]), 1000000)
+  if serverTime then return 1000000 end
+  return math.max(windows[i], 1000000)
 end
 
 -- No entry belongs further ahead of the check time than ARGV[10]: one that
@@ -105,40 +132,111 @@ local function corrupt(key, score)
     key, tonumber(score), math.floor((tonumber(score) - check) / 1000000), check))
 end
 
--- A rule is full when its limit-th latest entry is still in the window
--- (check - score < window, half-open); the call may go when that entry
--- leaves. Reading that one entry decides the rule without trimming first,
--- so a refused call writes nothing.
+-- Bucketed rules. Bucket b counts the calls recorded in [b*g, (b+1)*g)
+-- µs, g the rule's bucket width; the calls in the window (t-W, t] all lie
+-- in the buckets floor((t-W)/g) to floor(t/g), so their sum bounds the
+-- window's count, and the rule is full when it reaches the limit. The
+-- hash holds those counts under their bucket numbers, and t, their total
+-- over the buckets f (the oldest still in the bound) to l (the newest);
+-- m and a are the last member counted and its record time. A bucket that
+-- leaves the bound is subtracted from t and deleted on the next record,
+-- so a call reads and writes a few fields whatever the bucket count. A
+-- call whose window starts before f (an instant older than one already
+-- used) waits until it starts at f: the counts before it are gone.
+local fmod, format = math.fmod, string.format
+local function bucketOf(x, g)
+  local r = fmod(x, g) -- exact, unlike x / g on large doubles
+  if r < 0 then r = r + g end
+  return (x - r) / g
+end
+-- Per bucketed rule, what put needs: {first, old first, last, total,
+-- the call's bucket, its field, its count, the buckets to delete}.
+local buckets = {}
+local function wrongType(i, want)
+  local kind = call('TYPE', KEYS[i])
+  return redis.error_reply('WRONGTYPE rlcheck: key ' .. KEYS[i] .. ' holds a ' ..
+    tostring(kind.ok or kind) .. ', not the ' .. want .. ' of a rate rule')
+end
+local function bucketWait(i)
+  local key, g, w = KEYS[i], widths[i], windows[i]
+  local lo = bucketOf(check - w, g)
+  local cur = bucketOf(at, g)
+  if cur < lo then cur = lo end
+  local curField = format('%d', cur)
+  local h
+  if i == 1 and idem == 0 then
+    h = redis.pcall('HMGET', key, 't', 'f', 'l', curField, 'm', 'a')
+    if not h.err then lastMember, lastAt = h[5], h[6] end
+  else
+    h = redis.pcall('HMGET', key, 't', 'f', 'l', curField)
+  end
+  if h.err then return nil, wrongType(i, 'hash of bucket counts') end
+  local total, old = tonumber(h[1]) or 0, tonumber(h[2])
+  local first, last = old or lo, tonumber(h[3]) or lo - 1
+  if last * g - check > ahead then
+    return nil, corrupt(key, format('%d', last * g))
+  end
+  if lo < first then
+    return first * g + w - check
+  end
+  local dropped
+  if first < lo then
+    dropped = {}
+    for b = first, math.min(lo - 1, last) do
+      local f = format('%d', b)
+      dropped[#dropped + 1] = f
+      total = total - (tonumber(call('HGET', key, f)) or 0)
+    end
+    first = lo
+  end
+  buckets[i] = {first, old, last, total, cur, curField, tonumber(h[4]) or 0, dropped}
+  if total < limits[i] then return 0 end
+  local need, acc = total - limits[i] + 1, 0
+  for b = first, last do
+    acc = acc + (tonumber(call('HGET', key, format('%d', b))) or 0)
+    if acc >= need then return (b + 1) * g + w - check end
+  end
+  return (last + 1) * g + w - check -- unreachable: the counts add up to t
+end
+
+-- An exact rule is full when its limit-th latest entry is still in the
+-- window (check - score < window, half-open); the call may go when that
+-- entry leaves. Reading that one entry decides the rule without trimming
+-- first, so a refused call writes nothing.
 local cue = ARGV[4] == '1'
 local wait, binding, expired = 0, 0, nil
 for i = 1, n do
-  local rank = ARGV[3 * i + 9]
-  local entry = redis.pcall('ZRANGE', KEYS[i], rank, rank, 'WITHSCORES')
-  if entry.err then
-    local kind = call('TYPE', KEYS[i])
-    return redis.error_reply('WRONGTYPE rlcheck: key ' .. KEYS[i] .. ' holds a ' ..
-      tostring(kind.ok or kind) .. ', not the sorted set of a rate rule')
-  end
-  if entry[2] then
-    local score = tonumber(entry[2])
-    if score - check > ahead then
-      return corrupt(KEYS[i], entry[2])
+  if widths[i] > 0 then
+    local w, err = bucketWait(i)
+    if err then return err end
+    if w > wait then wait, binding = w, i end
+  else
+    local rank = ARGV[4 * i + 8]
+    local entry = redis.pcall('ZRANGE', KEYS[i], rank, rank, 'WITHSCORES')
+    if entry.err then
+      return wrongType(i, 'sorted set')
     end
-    local w = score + tonumber(ARGV[3 * i + 10]) - check
-    if w > wait then
-      wait, binding = w, i
-    elseif w <= -keep(i) then
-      -- Entries past keeping do not change the decision above; they are
-      -- swept when the set holds more than limit of them, or on the
-      -- caller's cue.
-      expired = expired or {}
-      expired[i] = true
+    if entry[2] then
+      local score = tonumber(entry[2])
+      if score - check > ahead then
+        return corrupt(KEYS[i], entry[2])
+      end
+      local w = score + windows[i] - check
+      if w > wait then
+        wait, binding = w, i
+      elseif w <= -keep(i) then
+        -- Entries past keeping do not change the decision above; they are
+        -- swept when the set holds more than limit of them, or on the
+        -- caller's cue.
+        expired = expired or {}
+        expired[i] = true
+      end
     end
-  end
-  if cue then
-    local last = call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')
-    if last[2] and tonumber(last[2]) - check > ahead then
-      return corrupt(KEYS[i], last[2])
+    if cue then
+      local last = call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')
+      if last[2] and tonumber(last[2]) - check > ahead then
+        return corrupt(KEYS[i], last[2])
+      end
     end
   end
 end
@@ -147,20 +245,67 @@ if wait > 0 then
   if s then return s end
   return {wait, check, binding}
 end
+if idem == 0 then
+  local s = earlier()
+  if s then return s end
+end
 
 -- The record goes in before the sweep, so a sweep never empties a set:
 -- Redis would delete the key, and ZADD would make it again without expiry.
-for i = 1, n do
+-- The rule that tells a retry goes first, so a retry finds its record
+-- before counting anything twice.
+local function put(i)
   local key = KEYS[i]
+  if widths[i] > 0 then
+    -- One HSET: the call's bucket, the total, the bound's ends when they
+    -- moved, and the member that tells a retry when every rule is
+    -- bucketed.
+    local b = buckets[i]
+    if b[8] then call('HDEL', key, unpack(b[8])) end
+    local first, cur = b[1], b[5]
+    local count, total = format('%d', b[7] + 1), format('%d', b[4] + 1)
+    if first == b[2] and cur <= b[3] and (i ~= 1 or idem > 0) then
+      call('HSET', key, b[6], count, 't', total)
+      return nil
+    end
+    local set = {b[6], count, 't', total}
+    if first ~= b[2] then
+      set[#set + 1] = 'f'
+      set[#set + 1] = format('%d', first)
+    end
+    if cur > b[3] then
+      set[#set + 1] = 'l'
+      set[#set + 1] = b[6]
+    end
+    if i == 1 and idem == 0 then
+      set[#set + 1] = 'm'
+      set[#set + 1] = ARGV[3]
+      set[#set + 1] = 'a'
+      set[#set + 1] = record
+    end
+    call('HSET', key, unpack(set))
+    return nil
+  end
   if call('ZADD', key, 'NX', record, ARGV[3]) == 0 then
-    if i == 1 then
+    if i == idem then
       return earlier()
     end
     return redis.error_reply('CLASH member ' .. ARGV[3] .. ' is already in ' .. key ..
       ': limiters sharing a key need distinct member prefixes')
   end
   if cue or (expired and expired[i]) then
-    call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', check - tonumber(ARGV[3 * i + 10]) - keep(i)))
+    call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', check - windows[i] - keep(i)))
+  end
+  return nil
+end
+if idem > 0 then
+  local r = put(idem)
+  if r then return r end
+end
+for i = 1, n do
+  if i ~= idem then
+    local r = put(i)
+    if r then return r end
   end
 end
 if ARGV[7] == '1' then
@@ -176,7 +321,7 @@ end
 -- for, so limiters with other rules refresh theirs through their own.
 if not fresh then
   for i = 1, n do
-    local ttl = ARGV[3 * i + 11]
+    local ttl = ARGV[4 * i + 10]
     if call('PTTL', KEYS[i]) < tonumber(ttl) then
       call('PEXPIRE', KEYS[i], ttl)
     end

@@ -84,9 +84,12 @@ func BenchmarkLoopback(b *testing.B) {
 	b.Run("admit-3-rules-deadline", func(b *testing.B) { admit(b, true) })
 }
 
-// BenchmarkLoopbackPaired measures the same pair in alternating slices of
-// 250 ms, one round per b.N, so that load from other processes falls on
-// both alike. It reports each rate, the median per-round ratio, and the
+// BenchmarkLoopbackPaired measures the trivial script, the admission
+// script over exact sets and the same rules under the default policy
+// (Options.Bounded: bucket hashes, since no limit is small) in alternating
+// slices of 250 ms, one round per b.N, so that load from other processes
+// falls on all alike. It reports each rate, the medians of the ratios taken
+// within each round (exact against trivial, bounded against exact), and the
 // server's own CPU time per EVALSHA (INFO commandstats), which the client
 // side does not blur.
 //
@@ -96,45 +99,57 @@ func BenchmarkLoopbackPaired(b *testing.B) {
 	c := redis.NewClient(&redis.Options{Addr: s.Addr, PoolSize: 2 * benchWorkers})
 	defer c.Close()
 	ctx := context.Background()
-	l, err := New(c, clock.NewReal(), neverBind, Options{Key: "paired"})
+	exact, err := New(c, clock.NewReal(), neverBind, Options{Key: "paired"})
 	require.NoError(b, err)
-	trivial := func(ctx context.Context) error { return trivialScript.Run(ctx, c, nil).Err() }
-	var (
-		ratios          []float64
-		nTriv, nAdmit   int64
-		dTriv, dAdmit   time.Duration
-		usTriv, usAdmit float64
-	)
+	bounded, err := New(c, clock.NewReal(), neverBind, Options{Key: "paired-bounded", Bounded: true})
+	require.NoError(b, err)
+	type contender struct {
+		name string
+		call func(context.Context) error
+		n    int64
+		d    time.Duration
+		us   float64
+		rate float64 // in the current round
+	}
+	cs := []*contender{
+		{name: "trivial", call: func(ctx context.Context) error { return trivialScript.Run(ctx, c, nil).Err() }},
+		{name: "admit", call: exact.Acquire},
+		{name: "bounded", call: bounded.Acquire},
+	}
+	var exactRatios, boundedRatios []float64
+	round := 0
 	for b.Loop() {
-		for _, p := range []struct {
-			call func(context.Context) error
-			n    *int64
-			d    *time.Duration
-			us   *float64
-		}{{trivial, &nTriv, &dTriv, &usTriv}, {l.Acquire, &nAdmit, &dAdmit, &usAdmit}} {
+		// Rotate the order each round, so no contender always follows
+		// another.
+		for i := range cs {
+			p := cs[(i+round)%len(cs)]
 			require.NoError(b, c.ConfigResetStat(ctx).Err())
 			n, d := slice(b, p.call, 250*time.Millisecond)
-			*p.n += n
-			*p.d += d
-			*p.us += evalshaMicros(b, c) * float64(n)
+			p.n += n
+			p.d += d
+			p.us += evalshaMicros(b, c) * float64(n)
+			p.rate = float64(n) / d.Seconds()
 		}
-		ratios = append(ratios, (float64(nAdmit)/dAdmit.Seconds())/(float64(nTriv)/dTriv.Seconds()))
+		round++
+		exactRatios = append(exactRatios, cs[1].rate/cs[0].rate)
+		boundedRatios = append(boundedRatios, cs[2].rate/cs[1].rate)
 	}
-	// The commands inside the last admission slice, to see where its server
-	// time goes; shown with -v.
+	// The commands inside the last slice, to see where its server time
+	// goes; shown with -v.
 	if info, err := c.Info(ctx, "commandstats").Result(); err == nil {
 		for _, line := range strings.Split(info, "\n") {
 			if f, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"); ok {
-				b.Logf("inside admissions: %s", f)
+				b.Logf("inside the last slice: %s", f)
 			}
 		}
 	}
-	slices.Sort(ratios)
-	b.ReportMetric(float64(nTriv)/dTriv.Seconds(), "trivial-calls/s")
-	b.ReportMetric(float64(nAdmit)/dAdmit.Seconds(), "admit-calls/s")
-	b.ReportMetric(ratios[len(ratios)/2], "ratio-median")
-	b.ReportMetric(usTriv/float64(nTriv), "trivial-server-µs/call")
-	b.ReportMetric(usAdmit/float64(nAdmit), "admit-server-µs/call")
+	median := func(x []float64) float64 { slices.Sort(x); return x[len(x)/2] }
+	for _, p := range cs {
+		b.ReportMetric(float64(p.n)/p.d.Seconds(), p.name+"-calls/s")
+		b.ReportMetric(p.us/float64(p.n), p.name+"-server-µs/call")
+	}
+	b.ReportMetric(median(exactRatios), "ratio-median")
+	b.ReportMetric(median(boundedRatios), "bounded/exact-median")
 }
 
 // slice runs call from benchWorkers goroutines for about d and returns how

@@ -188,8 +188,10 @@ func Reset(ctx context.Context, c redis.Scripter, key string, rules []rule.Rule)
 	}
 	var keys []string
 	for _, r := range rules {
-		if k := KeyFor(key, r.Window); indexOf(keys, k) < 0 {
-			keys = append(keys, k)
+		for _, bounded := range []bool{false, true} {
+			if k := ruleKey(key, r, keeping(r, bounded)); indexOf(keys, k) < 0 {
+				keys = append(keys, k)
+			}
 		}
 	}
 	if err := resetScript.Run(ctx, c, keys).Err(); err != nil {

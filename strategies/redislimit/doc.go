@@ -2,8 +2,10 @@
 // record in all of them run as one atomic Lua script in Redis, so processes
 // that share a key can never admit past a limit between them.
 //
-// Each rule keeps a sorted set of integer-microsecond scores, one unique
-// member per admitted call. All keys of one limiter carry the same hash tag,
+// An exact rule keeps a sorted set of integer-microsecond scores, one
+// unique member per admitted call; a bucketed rule (10000/day:b64, or any
+// large limit under Options.Bounded) a hash of bucket counts that stays a
+// few hundred bytes whatever the limit (docs/windows.md). All keys of one limiter carry the same hash tag,
 // so the script also runs on a Redis Cluster. The script works unchanged on
 // a single server, a ClusterClient and miniredis (anything that is a
 // redis.Scripter); the in-process miniredis of simulations lives in

@@ -95,7 +95,9 @@ var _ strategies.StatsReporter = (*Limiter)(nil)
 // New returns a limiter for rules over c (a *redis.Client, a
 // *redis.ClusterClient, or a client of miniredis). rt supplies Sleep, and Now
 // for the Client and Virtual time sources. Windows are rounded up to whole
-// microseconds; rules with the same window merge into the strictest one.
+// microseconds; rules with the same window and bookkeeping merge into the
+// strictest one. Each rule is kept as it says (exact, or in buckets), and
+// rules that leave it open are exact unless Options.Bounded is set.
 func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*Limiter, error) {
 	if c == nil || rt == nil {
 		return nil, errors.New("redislimit: New needs a Redis client and a runtime")
@@ -134,7 +136,8 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 		if r.Window > 100*365*24*time.Hour {
 			return nil, fmt.Errorf("redislimit: rule %v: window longer than a century", r)
 		}
-		key := KeyFor(opts.Key, r.Window)
+		r.Buckets = keeping(r, opts.Bounded)
+		key := ruleKey(opts.Key, r, r.Buckets)
 		if k := indexOf(l.keys, key); k >= 0 {
 			if r.Limit < l.rules[k].Limit {
 				l.rules[k].Limit = r.Limit
@@ -169,8 +172,9 @@ func (l *Limiter) setLease(g time.Duration) {
 	var longest time.Duration // of the keys' lives
 	var widest time.Duration  // of the windows
 	type pair struct {
-		w   time.Duration
-		ttl string
+		w    time.Duration
+		name string
+		ttl  string
 	}
 	var pairs []pair
 	for _, r := range l.rules {
@@ -180,13 +184,20 @@ func (l *Limiter) setLease(g time.Duration) {
 		}
 		ttl := ms(base + 2*g)
 		longest, widest = max(longest, base+2*g), max(widest, r.Window)
-		l.args = append(l.args, "-"+strconv.Itoa(r.Limit), strconv.FormatInt(ceilMicros(r.Window), 10), ttl)
-		pairs = append(pairs, pair{time.Duration(ceilMicros(r.Window)) * time.Microsecond, ttl})
+		wµs := ceilMicros(r.Window)
+		width := int64(0)
+		name := windowName(r.Window)
+		if r.Buckets > 0 {
+			width = (wµs + int64(r.Buckets) - 1) / int64(r.Buckets)
+			name += "b" + strconv.Itoa(r.Buckets)
+		}
+		l.args = append(l.args, "-"+strconv.Itoa(r.Limit), strconv.FormatInt(wµs, 10), ttl, strconv.FormatInt(width, 10))
+		pairs = append(pairs, pair{time.Duration(wµs) * time.Microsecond, name, ttl})
 	}
-	slices.SortFunc(pairs, func(a, b pair) int { return cmp.Compare(a.w, b.w) })
+	slices.SortFunc(pairs, func(a, b pair) int { return cmp.Or(cmp.Compare(a.w, b.w), cmp.Compare(a.name, b.name)) })
 	name := make([]string, len(pairs))
 	for i, p := range pairs {
-		name[i] = windowName(p.w) + "=" + p.ttl
+		name[i] = p.name + "=" + p.ttl
 	}
 	l.marker = markerKey(l.name, ms(g), name)
 	l.script = append(append([]string(nil), l.keys...), l.marker, sentinelKey(l.name, l.prefix))
@@ -219,8 +230,9 @@ func indexOf(s []string, x string) int {
 	return -1
 }
 
-// Rules returns the rules as the limiter keeps them: one per window, in
-// the order of first appearance.
+// Rules returns the rules as the limiter keeps them: one per window and
+// bookkeeping, in the order of first appearance, each with its bookkeeping
+// resolved (Buckets is rule.Exact or a bucket count).
 func (l *Limiter) Rules() []rule.Rule { return append([]rule.Rule(nil), l.rules...) }
 
 // Keys returns the Redis keys of the rules, in the order of Rules.
@@ -282,24 +294,23 @@ func (l *Limiter) AcquireAt(ctx context.Context) (int64, error) {
 // Release does nothing: the strategy has no concurrency cap.
 func (l *Limiter) Release() {}
 
-// try runs the script once at the time source's instant and returns the
-// longest wait (0 when recorded), the instant it used in nanoseconds, and the
-// index of the rule that asked for the wait.
-func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Duration, int64, int, error) {
-	args := make([]any, 0, 4+len(l.args))
+// scriptArgs builds the script's ARGV for one run at rt instant now, and
+// says whether a recorded call refreshes the sentinel.
+func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, string) {
+	args := make([]any, 0, 11+len(l.args))
 	if l.source == Server {
 		args = append(args, "", "")
 	} else {
 		// Floor for the check and ceiling for the record keep the decision
 		// on the safe side of every nanosecond boundary.
-		now := l.now()
-		check := floorDiv(now, 1000)
-		record := -floorDiv(-now, 1000)
+		at := l.now()
+		check := floorDiv(at, 1000)
+		record := -floorDiv(-at, 1000)
 		args = append(args, strconv.FormatInt(check, 10), strconv.FormatInt(record, 10))
 	}
 	// The sentinel: refreshed once a lease by a recorded call, and counted
 	// on for expectFor after the last refresh.
-	now, last := l.rt.Now(), l.refreshed.Load()
+	last := l.refreshed.Load()
 	expect, refresh := "0", "0"
 	if last != 0 && now-last < int64(l.expectFor) {
 		expect = "1"
@@ -309,7 +320,15 @@ func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Dura
 	}
 	args = append(args, member, boolArg(sweep), l.leaseMs, expect, refresh)
 	args = append(args, l.fixed...)
-	args = append(args, l.args...)
+	return append(args, l.args...), refresh
+}
+
+// try runs the script once at the time source's instant and returns the
+// longest wait (0 when recorded), the instant it used in nanoseconds, and the
+// index of the rule that asked for the wait.
+func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Duration, int64, int, error) {
+	now := l.rt.Now()
+	args, refresh := l.scriptArgs(member, sweep, now)
 	l.runs.Add(1)
 	res, err := l.run(ctx, args)
 	if err != nil {

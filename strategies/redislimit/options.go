@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,6 +90,15 @@ type Options struct {
 	// that passes virtual instants as client time does). Other sources
 	// ignore it.
 	MaxSkew time.Duration
+	// Bounded applies the default policy (rule.Rule.Keeping) to rules that
+	// leave their bookkeeping open: exact sets for small limits, a hash of
+	// bucket counts for large ones, so a limiter's keys stay within a few
+	// kilobytes whatever its limits (docs/windows.md). Without it such
+	// rules are exact. Rules that name theirs (10/s:exact, 500/min:b64)
+	// are kept as they say either way. Every limiter sharing a Key must
+	// keep its rules alike: an exact set and a bucket hash of one window
+	// are separate keys and do not see each other's calls.
+	Bounded bool
 }
 
 // DefaultCallTimeout is the bound on each script run when
@@ -134,6 +144,34 @@ func checkKey(k string) error {
 // limits for the same window still count into one set.
 func KeyFor(k string, w time.Duration) string {
 	return "rlcheck:{" + k + "}:" + windowName(w)
+}
+
+// BucketKeyFor returns the Redis key of a rule with window w kept in k
+// buckets under key name k: a hash of bucket counts, for example
+// rlcheck:{acme-api}:24h:b64.
+func BucketKeyFor(name string, w time.Duration, k int) string {
+	return KeyFor(name, w) + ":b" + strconv.Itoa(k)
+}
+
+// keeping resolves how the script keeps r: Exact or a bucket count, at
+// most one bucket per microsecond of the window.
+func keeping(r rule.Rule, bounded bool) int {
+	if r.Buckets == 0 && !bounded {
+		return rule.Exact
+	}
+	k := r.Keeping()
+	if k > 0 {
+		k = int(min(int64(k), ceilMicros(r.Window)))
+	}
+	return k
+}
+
+// ruleKey is the key of r kept as keeping says.
+func ruleKey(name string, r rule.Rule, keep int) string {
+	if keep > 0 {
+		return BucketKeyFor(name, r.Window, keep)
+	}
+	return KeyFor(name, r.Window)
 }
 
 // markerKey names the expiry marker of one limiter's keys after the lease

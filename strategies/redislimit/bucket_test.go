@@ -1,0 +1,294 @@
+package redislimit
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/internal/redistest"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies"
+)
+
+// newBucketWorkload draws rules kept in buckets of whole microseconds (so
+// the script's buckets and the in-memory ones are the same instants),
+// some exact, and arrivals with ties and gaps of exactly a window and
+// exactly a bucket width.
+func newBucketWorkload(seed uint64) workload {
+	r := rand.New(rand.NewPCG(seed, 0xb0c))
+	var w workload
+	var gaps []int64
+	seen := map[string]bool{}
+	for range 1 + r.IntN(3) {
+		k := 1 + r.IntN(8)
+		g := time.Duration(1+r.IntN(300)) * time.Millisecond
+		if r.IntN(3) == 0 {
+			g += time.Duration(r.IntN(1000)) * time.Microsecond
+		}
+		ru := rule.Rule{Limit: 1 + r.IntN(12), Window: time.Duration(k) * g, Buckets: k}
+		if r.IntN(4) == 0 {
+			ru.Buckets = rule.Exact
+		}
+		if key := ruleKey("", ru, ru.Buckets); seen[key] {
+			continue
+		} else {
+			seen[key] = true
+		}
+		w.rules = append(w.rules, ru)
+		gaps = append(gaps, int64(ru.Window), int64(g))
+	}
+	t := int64(0)
+	for range 30 + r.IntN(60) {
+		switch r.IntN(5) {
+		case 0: // a tie
+		case 1:
+			t += gaps[r.IntN(len(gaps))]
+		default:
+			t += int64(r.IntN(100_000)) * 1000
+		}
+		w.arrivals = append(w.arrivals, t)
+	}
+	return w
+}
+
+// bucketSeeds runs the property over seeds on c: the script gives the same
+// sends as the in-memory combined limiter over the same bookkeeping, and
+// the checker finds no violation, half-open or closed.
+func bucketSeeds(t *testing.T, c redis.Scripter, seeds int, sources []TimeSource, set func(int64)) {
+	for seed := range uint64(seeds) {
+		w := newBucketWorkload(seed)
+		rt := &stepRT{t: epoch}
+		want := w.drive(t, rt, strategies.NewCombined(rt, w.rules...))
+		rep, err := checker.Check(want, checker.Config{Rules: w.rules})
+		require.NoError(t, err)
+		require.Zero(t, rep.Violations(), "seed %d: combined overfills", seed)
+		// Exact logs keep half-open windows only; buckets keep closed ones too.
+		var bucketed []rule.Rule
+		for _, r := range w.rules {
+			if r.Buckets > 0 {
+				bucketed = append(bucketed, r)
+			}
+		}
+		if len(bucketed) > 0 {
+			rep, err := checker.Check(want, checker.Config{Rules: bucketed, Boundary: rule.Closed})
+			require.NoError(t, err)
+			require.Zero(t, rep.Violations(), "seed %d: buckets overfill a closed window", seed)
+		}
+		for _, src := range sources {
+			rt := &stepRT{t: epoch}
+			if src == Server {
+				rt.onAdvance = set
+				rt.set(epoch)
+			}
+			key := fmt.Sprintf("b%d-%v", seed, src)
+			require.NoError(t, Reset(context.Background(), c, key, w.rules))
+			l, err := New(c, rt, w.rules, Options{Key: key, TimeSource: src, MemberPrefix: "p:", MaxSkew: -1})
+			require.NoError(t, err)
+			got := w.drive(t, rt, l)
+			require.Equal(t, want, got, "seed %d %v rules %v: the script against combined", seed, src, w.rules)
+		}
+	}
+}
+
+// TestBucketedMatchesCombined: exact and bucketed rules mixed in one
+// atomic decision, on miniredis with every time source.
+func TestBucketedMatchesCombined(t *testing.T) {
+	seeds := 15
+	if testing.Short() {
+		seeds = 5
+	}
+	m, c := newMini(t)
+	bucketSeeds(t, c, seeds, []TimeSource{Server, Client, Virtual}, func(now int64) { m.SetTime(time.Unix(0, now)) })
+}
+
+// TestRealBucketedMatchesCombined is the same on a real server's Lua.
+func TestRealBucketedMatchesCombined(t *testing.T) {
+	c := realClient(t, redistest.Start(t))
+	bucketSeeds(t, c, 20, []TimeSource{Virtual}, nil)
+}
+
+// TestBucketedLateCallWaits: under a caller's clock, a call older than
+// the buckets already dropped waits until its window starts in a kept
+// one; a late call within them is judged on the counts, never overfilling.
+func TestBucketedLateCallWaits(t *testing.T) {
+	_, c := newMini(t)
+	rt := &stepRT{}
+	rules := []rule.Rule{{Limit: 2, Window: 10 * time.Second, Buckets: 10}}
+	l, err := New(c, rt, rules, Options{Key: "late", TimeSource: Client, MemberPrefix: "p:", MaxSkew: -1})
+	require.NoError(t, err)
+	try := func(at int64, member string) time.Duration {
+		rt.t = epoch + at
+		wait, _, _, err := l.try(context.Background(), member, false)
+		require.NoError(t, err)
+		return wait
+	}
+	sec, ms := int64(time.Second), int64(time.Millisecond)
+	assert.Zero(t, try(20*sec, "a"))   // its window starts in bucket 10
+	assert.Zero(t, try(20500*ms, "b")) // bucket 20 holds a and b
+	// 300 ms late, its window still starts in bucket 10: judged on the
+	// counts, full until bucket 20 leaves at 31 s.
+	assert.Equal(t, 10800*time.Millisecond, try(20200*ms, "c"))
+	assert.Zero(t, try(31*sec, "d")) // the bound now starts at bucket 21
+	// 500 ms late, its window would start in bucket 20, no longer counted:
+	// it waits until its window starts in bucket 21.
+	assert.Equal(t, 500*time.Millisecond, try(30500*ms, "e"))
+	assert.Zero(t, try(31*sec, "f"))
+	assert.Equal(t, 11*time.Second, try(31*sec, "g"), "d and f fill bucket 31, which leaves the bound at 42 s")
+}
+
+// pipeline records the admissions at the given instants (ns after epoch,
+// each one the limiter admits) in batches, and fails on any refusal.
+func pipeline(t *testing.T, c *redis.Client, l *Limiter, at []int64) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, admitScript.Load(ctx, c).Err())
+	for start := 0; start < len(at); start += 2000 {
+		p := c.Pipeline()
+		end := min(start+2000, len(at))
+		for i := start; i < end; i++ {
+			now := epoch + at[i]
+			l.now = func() int64 { return now }
+			args, _ := l.scriptArgs(l.prefix+strconv.Itoa(i), uint64(i)%sweepEvery == 0, now)
+			admitScript.EvalSha(ctx, p, l.script, args...)
+		}
+		cmds, err := p.Exec(ctx)
+		require.NoError(t, err)
+		for i, cmd := range cmds {
+			_, ok := cmd.(*redis.Cmd).Val().(int64)
+			require.True(t, ok, "call %d refused: %v", start+i, cmd)
+		}
+	}
+}
+
+// memoryOf sums MEMORY USAGE (SAMPLES 0: every element) over the keys.
+func memoryOf(t *testing.T, c *redis.Client, keys []string) int64 {
+	var sum int64
+	for _, k := range keys {
+		n, err := c.Do(context.Background(), "MEMORY", "USAGE", k, "SAMPLES", "0").Int64()
+		require.NoError(t, err, k)
+		sum += n
+	}
+	return sum
+}
+
+// admitted returns n admission instants (ns after epoch) of an in-memory
+// limiter under the default policy whose calls arrive every, one after
+// another; every 0 saturates it.
+func admitted(rules []rule.Rule, n int, every time.Duration) []int64 {
+	rt := &stepRT{t: epoch}
+	c := strategies.NewCombinedBounded(rt, rules...)
+	out := make([]int64, n)
+	for i := range out {
+		rt.t = max(rt.t, epoch+int64(i)*int64(every))
+		_ = c.Acquire(context.Background())
+		out[i] = rt.t - epoch
+	}
+	return out
+}
+
+// TestRealBoundedMemory: under the default policy a limiter's keys stay
+// within 4 KB on a real server, where the exact sets of the same rules
+// took 2.58 MB after the spaced admissions.
+func TestRealBoundedMemory(t *testing.T) {
+	c := realClient(t, redistest.Start(t))
+	api, err := rule.ParseList("10/s,500/min,10000/day")
+	require.NoError(t, err)
+	cases := []struct {
+		name  string
+		rules []rule.Rule
+		at    []int64
+	}{
+		{"spaced 8.65 s", api, admitted(api, 20000, 8650*time.Millisecond)},
+		{"saturated", api, admitted(api, 20000, 0)},
+	}
+	if os.Getenv("RLCHECK_FULL") == "1" {
+		huge := []rule.Rule{{Limit: 600000, Window: 24 * time.Hour}}
+		cases = append(cases, struct {
+			name  string
+			rules []rule.Rule
+			at    []int64
+		}{"600000/24h saturated", huge, admitted(huge, 1_000_000, 0)}, struct {
+			name  string
+			rules []rule.Rule
+			at    []int64
+		}{"600000/24h, calls every 144 ms", huge, admitted(huge, 1_000_000, 144*time.Millisecond)})
+	} else {
+		t.Log("600000/24h after 1,000,000 admissions runs with RLCHECK_FULL=1")
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := &stepRT{t: epoch}
+			l, err := New(c, rt, tc.rules, Options{Key: "mem-" + tc.name, TimeSource: Virtual, MemberPrefix: "p:", Bounded: true})
+			require.NoError(t, err)
+			pipeline(t, c, l, tc.at)
+			used := memoryOf(t, c, l.Keys())
+			t.Logf("%s, %d admissions: %d bytes in %v", tc.name, len(tc.at), used, l.Keys())
+			assert.LessOrEqual(t, used, int64(4096))
+		})
+	}
+	// The exact sets of the same rules, for the record beside them.
+	rt := &stepRT{t: epoch}
+	l, err := New(c, rt, api, Options{Key: "mem-exact", TimeSource: Virtual, MemberPrefix: "p:"})
+	require.NoError(t, err)
+	pipeline(t, c, l, cases[0].at)
+	t.Logf("exact sets, spaced 8.65 s, %d admissions: %d bytes", len(cases[0].at), memoryOf(t, c, l.Keys()))
+}
+
+// TestBucketedRetryCountsOnce: when every rule is bucketed, a retry of a
+// recorded call (same member, same record time) finds it in the first
+// rule's hash and counts nothing again; the same member at another time
+// is another limiter's call.
+func TestBucketedRetryCountsOnce(t *testing.T) {
+	m, c := newMini(t)
+	rt := &stepRT{t: epoch}
+	rules := []rule.Rule{{Limit: 5, Window: time.Second, Buckets: 4}, {Limit: 50, Window: time.Minute, Buckets: 4}}
+	l, err := New(c, rt, rules, Options{Key: "retry", TimeSource: Client, MemberPrefix: "p:", MaxSkew: -1})
+	require.NoError(t, err)
+	for range 2 {
+		wait, _, _, err := l.try(context.Background(), "p:1", false)
+		require.NoError(t, err)
+		require.Zero(t, wait)
+	}
+	for _, k := range l.Keys() {
+		assert.Equal(t, "1", m.HGet(k, "t"), "%s counted the retry", k)
+	}
+	rt.t += int64(time.Millisecond)
+	_, _, _, err = l.try(context.Background(), "p:1", false)
+	assert.ErrorIs(t, err, ErrMemberClash)
+	// A wrong-type key is named.
+	m.Del(l.Keys()[1])
+	require.NoError(t, m.Set(l.Keys()[1], "not a hash"))
+	_, _, _, err = l.try(context.Background(), "p:2", false)
+	assert.ErrorIs(t, err, ErrWrongType)
+	assert.ErrorContains(t, err, l.Keys()[1])
+}
+
+// TestServerTimeKeepsOneWindow: under server time, whose calls are all
+// judged at TIME, exact entries are kept for their window plus 1 s, not
+// twice the window; caller clocks keep the longer retention
+// (TestSweepBoundsMemory) for their late calls.
+func TestServerTimeKeepsOneWindow(t *testing.T) {
+	m, c := newMini(t)
+	rt := &stepRT{t: epoch, onAdvance: func(now int64) { m.SetTime(time.Unix(0, now)) }}
+	rt.set(epoch)
+	r := rule.Rule{Limit: 1000, Window: 10 * time.Second, Buckets: rule.Exact}
+	l, err := New(c, rt, []rule.Rule{r}, Options{Key: "server-keep", MemberPrefix: "p:"})
+	require.NoError(t, err)
+	const step = 100 * time.Millisecond
+	for range 400 {
+		rt.set(rt.t + int64(step))
+		require.NoError(t, l.Acquire(context.Background()))
+	}
+	got, _ := m.ZMembers(l.Keys()[0])
+	assert.GreaterOrEqual(t, len(got), int(r.Window/step), "entries in the window")
+	assert.LessOrEqual(t, len(got), int((r.Window+time.Second)/step)+sweepEvery, "entries kept")
+}
