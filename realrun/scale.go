@@ -26,7 +26,8 @@ func Scale(s *simulate.Scenario, speed float64) (*simulate.Scenario, error) {
 	sd := func(d time.Duration) time.Duration { return time.Duration(math.Round(float64(d) / speed)) }
 	c.Rules = make([]rule.Rule, len(s.Rules))
 	for i, r := range s.Rules {
-		c.Rules[i] = rule.Rule{Limit: r.Limit, Window: sd(r.Window)}
+		c.Rules[i] = r // keeps the rule's bookkeeping (exact or bucketed)
+		c.Rules[i].Window = sd(r.Window)
 		if c.Rules[i].Window < 1 {
 			return nil, fmt.Errorf("realrun: speed %v shrinks rule %v to nothing", speed, r)
 		}
