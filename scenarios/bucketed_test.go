@@ -26,6 +26,17 @@ func bucketedSeeds(t *testing.T) (inMemory, embedded int) {
 	return 3, 1
 }
 
+// violating counts the runs in which the limiter broke a rule: among the
+// arrivals at the provider, or, for a scenario with a send path (whose
+// delays only a margin can absorb: see provider-edge's own tests), among
+// the limiter's own admissions.
+func violating(rs *simulate.RunsResult) int {
+	if rs.SendPath {
+		return rs.Strategies[0].RunsWithRecordViolations
+	}
+	return rs.Strategies[0].RunsWithViolations
+}
+
 // heavy scenarios run the script only in the full run: tens of thousands
 // of script runs each.
 func heavy(name string) bool {
@@ -53,7 +64,7 @@ func TestBucketedNeverViolate(t *testing.T) {
 			}
 			rs, err := simulate.RunSeeds(&s.Scenario, seeds, simulate.Options{Strategies: []string{c.strategy}})
 			require.NoError(t, err, "%s %s", n, c.strategy)
-			assert.Zero(t, rs.Strategies[0].RunsWithViolations, "%s %s: runs with violations over %d seeds", n, c.strategy, seeds)
+			assert.Zero(t, violating(rs), "%s %s: runs with violations over %d seeds", n, c.strategy, seeds)
 		}
 	}
 }
@@ -79,7 +90,7 @@ func TestForcedBucketsNeverViolate(t *testing.T) {
 				}
 				rs, err := simulate.RunSeeds(&s.Scenario, c.seeds, simulate.Options{Strategies: []string{c.strategy}})
 				require.NoError(t, err, "%s %s", n, c.strategy)
-				assert.Zero(t, rs.Strategies[0].RunsWithViolations, "%s with %d buckets, %s: runs with violations over %d seeds", n, k, c.strategy, c.seeds)
+				assert.Zero(t, violating(rs), "%s with %d buckets, %s: runs with violations over %d seeds", n, k, c.strategy, c.seeds)
 			}
 		}
 	}
@@ -102,7 +113,7 @@ func TestRealRedisBucketedNeverViolate(t *testing.T) {
 		require.NoError(t, err)
 		rs, err := simulate.RunSeeds(&s.Scenario, seeds, simulate.Options{Strategies: []string{"redis-bucketed"}, Redis: c})
 		require.NoError(t, err, n)
-		assert.Zero(t, rs.Strategies[0].RunsWithViolations, "%s: runs with violations over %d seeds", n, seeds)
+		assert.Zero(t, violating(rs), "%s: runs with violations over %d seeds", n, seeds)
 	}
 }
 
