@@ -1,0 +1,110 @@
+package htmlreport_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/htmlreport"
+	"github.com/rlcheck/rlcheck/internal/genlog"
+	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/scenarios"
+	"github.com/rlcheck/rlcheck/sendlog"
+	"github.com/rlcheck/rlcheck/simulate"
+)
+
+// checkLog checks a generated log of three keys, keeping what the HTML
+// report needs, as rlcheck check --html does.
+func checkLog(t *testing.T, lines int) *logcheck.Result {
+	t.Helper()
+	var csv bytes.Buffer
+	require.NoError(t, genlog.WriteCSV(&csv, genlog.Config{Lines: lines, Keys: 3, MeanGap: 30 * time.Millisecond, Seed: 1, Start: 1767225600_000_000_000}))
+	rules, err := rule.ParseList("10/1s,500/1m")
+	require.NoError(t, err)
+	res, err := logcheck.Run([]logcheck.Input{{Name: "sends.csv", R: &csv}}, logcheck.Config{
+		Rules: rules, Read: sendlog.Options{KeyCol: "key"}, KeepTimes: true,
+		List: htmlreport.CheckList(0, "r.html"), MaxDisorder: time.Second, MaxBuffered: logcheck.DefaultMaxBuffered,
+	})
+	require.NoError(t, err)
+	return res
+}
+
+func TestCheckInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	res := checkLog(t, 20000)
+	require.Len(t, res.Groups, 3)
+	type want struct {
+		violations int64
+		firstCount int64
+	}
+	wants := make([][]want, len(res.Groups))
+	for g := range res.Groups {
+		for _, rr := range res.Groups[g].Report.Rules {
+			w := want{violations: rr.Violations}
+			if len(rr.Listed) > 0 {
+				w.firstCount = int64(len(rr.Listed[0].Window))
+			}
+			wants[g] = append(wants[g], w)
+		}
+	}
+	path := filepath.Join(dir, "check.html")
+	require.NoError(t, htmlreport.Check(path, res, 0, 20))
+	for g := range res.Groups {
+		for _, rr := range res.Groups[g].Report.Rules {
+			assert.Empty(t, rr.Listed, "trimmed to the --list asked for")
+		}
+	}
+	b.open(t, path)
+	for g := range wants {
+		for r, w := range wants[g] {
+			assert.EqualValues(t, w.violations, b.violationsShown(t, g, r), "key %d rule %d", g, r)
+		}
+	}
+	require.Positive(t, wants[0][0].violations)
+	mode, sends := b.zoomFirst(t, 0, 0)
+	assert.Equal(t, "detail", mode, "zoomed into the first violation, the chart shows every send")
+	assert.EqualValues(t, wants[0][0].firstCount, sends, "the sends of its window are listed")
+	assert.EqualValues(t, 11, sends, "10/1s: ten sends and the one too many")
+	b.screenshot(t, dir, "check.png", filepath.Join("..", "docs", "img", "html-check.png"))
+	b.noErrors(t)
+}
+
+func TestSimulateFleetInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	scn, err := scenarios.Shipped("fleet")
+	require.NoError(t, err)
+	runs, err := simulate.RunSeeds(&scn.Scenario, 5, simulate.Options{})
+	require.NoError(t, err)
+	path := filepath.Join(dir, "fleet.html")
+	require.NoError(t, htmlreport.Simulate(path, runs))
+	b.open(t, path)
+	var names []string
+	for _, st := range runs.Strategies {
+		names = append(names, st.Name)
+	}
+	assert.Equal(t, names, panelNames(t, b), "every strategy's timeline")
+	for p, st := range runs.Strategies {
+		for r, rr := range st.First.Rules {
+			assert.EqualValues(t, rr.Violations, b.violationsShown(t, p, r), "%s rule %s", st.Name, rr.Rule)
+		}
+	}
+	require.Equal(t, "local-per-worker", runs.Strategies[0].Name)
+	first := runs.Strategies[0].First
+	rep, err := checker.Check(first.Sends, checker.Config{Rules: runs.Rules, List: 1})
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Rules[0].Listed, "local-per-worker breaks 10/s")
+	mode, sends := b.zoomFirst(t, 0, 0)
+	assert.Equal(t, "detail", mode)
+	assert.Len(t, rep.Rules[0].Listed[0].Window, sends, "the sends of the first violation's window")
+	b.screenshot(t, dir, "fleet.png", "")
+	b.noErrors(t)
+}
+
