@@ -27,10 +27,39 @@ type browser struct {
 	errors []string
 }
 
-// newBrowser starts Chromium for one test, or skips it when there is none;
-// CI=true or RLCHECK_REQUIRE_BROWSER=1 turns the skip into a failure.
+var (
+	shared    *browser
+	sharedErr string
+	closeAll  = func() {}
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	closeAll()
+	os.Exit(code)
+}
+
+// newBrowser returns the package's Chromium, started by the first test
+// that asks, or skips the test when there is none; CI=true or
+// RLCHECK_REQUIRE_BROWSER=1 turns the skip into a failure.
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
+	if shared == nil && sharedErr == "" {
+		shared, sharedErr = startBrowser()
+	}
+	if sharedErr != "" {
+		if os.Getenv("CI") == "true" || os.Getenv("RLCHECK_REQUIRE_BROWSER") == "1" {
+			t.Fatal(sharedErr)
+		}
+		t.Skip(sharedErr)
+	}
+	shared.mu.Lock()
+	shared.errors = nil
+	shared.mu.Unlock()
+	return shared
+}
+
+func startBrowser() (*browser, string) {
 	path := ""
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -39,11 +68,11 @@ func newBrowser(t *testing.T) *browser {
 		}
 	}
 	if path == "" {
-		msg := "no chromium on PATH (apt-get install -y chromium): the HTML reports are not tested in a browser"
-		if os.Getenv("CI") == "true" || os.Getenv("RLCHECK_REQUIRE_BROWSER") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		return nil, "no chromium on PATH (apt-get install -y chromium): the HTML reports are not tested in a browser"
+	}
+	profile, err := os.MkdirTemp("", "rlcheck-chromium-")
+	if err != nil {
+		return nil, err.Error()
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),
@@ -53,13 +82,13 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1280, 1000),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	closeAll = func() { cancelTimeout(); cancel(); cancelAlloc(); os.RemoveAll(profile) }
 	b := &browser{ctx: ctx}
 	msgs := chromedp.Console(ctx)
 	go func() {
@@ -74,7 +103,7 @@ func newBrowser(t *testing.T) *browser {
 			}
 		}
 	}()
-	return b
+	return b, ""
 }
 
 // open loads a report and waits until its script has drawn it.

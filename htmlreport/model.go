@@ -138,11 +138,24 @@ func deltas(xs []int64) []int64 {
 	return out
 }
 
-// overview reduces a whole timeline per pixel column.
-func overview(times []int64, rules []rule.Rule, b rule.Boundary, from int64) ([]series, []plots.RuleSeries, error) {
-	s, err := plots.TimelineSeries(plots.TimelineInput{Times: times, Rules: rules, Boundary: b}, Columns)
+// overview reduces a whole timeline per pixel column, and collects the
+// violations that fall in each span for its exact detail.
+func overview(times []int64, rules []rule.Rule, b rule.Boundary, from int64, sp [][2]int64) ([]series, []plots.RuleSeries, [][]series, error) {
+	marks := make([][]series, len(sp))
+	for i := range marks {
+		marks[i] = make([]series, len(rules))
+	}
+	onViolation := func(r int, v checker.Violation) {
+		k := sort.Search(len(sp), func(k int) bool { return sp[k][1] >= v.Send.At })
+		if k < len(sp) && sp[k][0] <= v.Send.At {
+			m := &marks[k][r]
+			m.MXD = append(m.MXD, v.Send.At-from)
+			m.MY = append(m.MY, v.Count)
+		}
+	}
+	s, err := plots.TimelineSeries(plots.TimelineInput{Times: times, Rules: rules, Boundary: b, OnViolation: onViolation}, Columns)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	out := make([]series, len(rules))
 	for i, rs := range s.Rules {
@@ -158,50 +171,26 @@ func overview(times []int64, rules []rule.Rule, b rule.Boundary, from int64) ([]
 		}
 		out[i] = series{XD: deltas(xs), YD: deltas(ys), MXD: deltas(mx), MY: my}
 	}
-	return out, s.Rules, nil
+	return out, s.Rules, marks, nil
 }
 
-// exact computes the exact occupancy and violations of every rule over
-// [a, b]. Only sends that can lie in a window ending in [a, b] matter, so
-// the sweep starts one longest window before a.
-func exact(times []int64, rules []rule.Rule, bd rule.Boundary, from, a, b int64) ([]series, error) {
-	var wmax int64
-	for _, r := range rules {
-		wmax = max(wmax, int64(r.Window))
-	}
-	lo := sort.Search(len(times), func(i int) bool { return times[i] >= a-wmax-1 })
+// exact gives the exact occupancy of every rule over [a, b], starting at
+// the first send at or after a, with the span's violations.
+func exact(times []int64, rules []rule.Rule, bd rule.Boundary, from, a, b int64, marks []series) []series {
+	lo := sort.Search(len(times), func(i int) bool { return times[i] >= a })
 	hi := sort.Search(len(times), func(i int) bool { return times[i] > b })
-	sub := times[lo:hi]
 	out := make([]series, len(rules))
-	marks := make([][2][]int64, len(rules))
-	_, err := checker.Check(sub, checker.Config{Rules: rules, Boundary: bd, OnViolation: func(r int, v checker.Violation) {
-		if v.Send.At >= a {
-			marks[r][0] = append(marks[r][0], v.Send.At-from)
-			marks[r][1] = append(marks[r][1], v.Count)
-		}
-	}})
-	if err != nil {
-		return nil, fmt.Errorf("htmlreport: %w", err)
-	}
 	for i, r := range rules {
-		var xs, ys []int64
-		var last int64
-		for st := range plots.Occupancy(sub, r.Window, bd) {
-			if st.At < a {
-				last = st.Count
-				continue
-			}
-			if len(xs) == 0 && st.At > a {
-				xs, ys = append(xs, a-from), append(ys, last)
-			}
+		xs, ys := []int64{}, []int64{}
+		for st := range plots.OccupancyFrom(times[:hi], r.Window, bd, lo) {
 			xs, ys = append(xs, st.At-from), append(ys, st.Count)
 		}
-		out[i] = series{XD: deltas(xs), YD: deltas(ys), MXD: deltas(marks[i][0]), MY: marks[i][1]}
+		out[i] = series{XD: deltas(xs), YD: deltas(ys), MXD: deltas(marks[i].MXD), MY: marks[i].MY}
 		if out[i].MY == nil {
-			out[i].MY, out[i].MXD = []int64{}, []int64{}
+			out[i].MY = []int64{}
 		}
 	}
-	return out, nil
+	return out
 }
 
 // spans picks the ranges whose detail is inlined: the whole timeline when it
@@ -233,18 +222,8 @@ func spans(times []int64, firsts [][]int64) [][2]int64 {
 // build turns a timeline into a panel.
 func build(t timeline) (*panel, error) {
 	from := t.times[0]
-	p := &panel{Name: t.name, From: from, FromStr: strconv.FormatInt(from, 10), Wall: t.wall, Sends: len(t.times), Color: t.color, Records: t.records != nil}
-	over, rss, err := overview(t.times, t.rules, t.boundary, from)
-	if err != nil {
-		return nil, err
-	}
-	var recOver []series
-	var recSeries []plots.RuleSeries
-	if t.records != nil {
-		if recOver, recSeries, err = overview(t.records, t.rules, t.boundary, from); err != nil {
-			return nil, err
-		}
-	}
+	p := &panel{Name: t.name, From: from, FromStr: strconv.FormatInt(from, 10), Wall: t.wall, Sends: len(t.times),
+		Color: t.color, Records: t.records != nil}
 	listed := t.listed
 	if listed == nil {
 		rep, err := checker.Check(t.times, checker.Config{Rules: t.rules, Boundary: t.boundary, List: Listed})
@@ -256,6 +235,24 @@ func build(t timeline) (*panel, error) {
 		}
 	}
 	firsts := make([][]int64, len(t.rules))
+	for i := range t.rules {
+		for _, v := range listed[i] {
+			firsts[i] = append(firsts[i], v.Index)
+		}
+	}
+	sp := spans(t.times, firsts)
+	over, rss, marks, err := overview(t.times, t.rules, t.boundary, from, sp)
+	if err != nil {
+		return nil, err
+	}
+	var recOver []series
+	var recSeries []plots.RuleSeries
+	var recMarks [][]series
+	if len(t.records) > 0 {
+		if recOver, recSeries, recMarks, err = overview(t.records, t.rules, t.boundary, from, sp); err != nil {
+			return nil, err
+		}
+	}
 	for i, r := range t.rules {
 		pr := &panelRule{
 			Rule: r.String(), Limit: int64(r.Limit), Window: int64(r.Window),
@@ -266,7 +263,6 @@ func build(t timeline) (*panel, error) {
 			pr.RecordViolations = recSeries[i].Violations
 		}
 		for _, v := range listed[i][:min(len(listed[i]), Listed)] {
-			firsts[i] = append(firsts[i], v.Index)
 			w := v.Window[max(0, len(v.Window)-WindowSends):]
 			rw := row{At: v.Send.At - from, Where: t.where(v.Send.Ref), Count: v.Count, Start: v.WindowStart.At - from,
 				Sat: v.CountSaturated, Shown: len(w)}
@@ -277,18 +273,11 @@ func build(t timeline) (*panel, error) {
 		}
 		p.Rules = append(p.Rules, pr)
 	}
-	for _, sp := range spans(t.times, firsts) {
-		c := &chunk{A: sp[0] - from, B: sp[1] - from}
-		if c.Rule, err = exact(t.times, t.rules, t.boundary, from, sp[0], sp[1]); err != nil {
-			return nil, err
-		}
-		if t.records != nil {
-			rec, err := exact(t.records, t.rules, t.boundary, from, sp[0], sp[1])
-			if err != nil {
-				return nil, err
-			}
-			for i := range rec {
-				c.Rec = append(c.Rec, &rec[i])
+	for k, s := range sp {
+		c := &chunk{A: s[0] - from, B: s[1] - from, Rule: exact(t.times, t.rules, t.boundary, from, s[0], s[1], marks[k])}
+		if recOver != nil {
+			for _, rs := range exact(t.records, t.rules, t.boundary, from, s[0], s[1], recMarks[k]) {
+				c.Rec = append(c.Rec, &rs)
 			}
 		}
 		p.Chunks = append(p.Chunks, c)

@@ -38,7 +38,7 @@ func checkLog(t *testing.T, lines int) *logcheck.Result {
 func TestCheckInBrowser(t *testing.T) {
 	b := newBrowser(t)
 	dir := t.TempDir()
-	res := checkLog(t, 20000)
+	res := checkLog(t, 6000)
 	require.Len(t, res.Groups, 3)
 	type want struct {
 		violations int64
@@ -107,4 +107,3 @@ func TestSimulateFleetInBrowser(t *testing.T) {
 	b.screenshot(t, dir, "fleet.png", "")
 	b.noErrors(t)
 }
-
