@@ -152,7 +152,11 @@ func (b *browser) screenshot(t *testing.T, dir, name string, readme string) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name), png, 0o644))
 	if *update && readme != "" {
-		require.NoError(t, os.WriteFile(readme, png, 0o644))
+		// The top of the page, as a reader first sees it.
+		require.NoError(t, chromedp.Do(b.ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`)))
+		top, err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot())
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(readme, top, 0o644))
 	}
 }
 

@@ -230,3 +230,18 @@ func TestPixelColumns(t *testing.T) {
 	}
 	assert.Zero(t, newPixelColumns(7, 7, 10).of(7), "zero span: column")
 }
+
+// TestBandMergesAdjacentColumns: violations in neighbouring pixel columns
+// shade one run, a gap of an empty column starts another, and the runs
+// cover every violation.
+func TestBandMergesAdjacentColumns(t *testing.T) {
+	axis := newTimeAxis(0, int64(10*time.Second))
+	ms := []Marker{{At: 1e9}, {At: 1.1e9}, {At: 1.2e9}, {At: 5e9}, {At: 5e9}}
+	b := newBand(ms, axis, 0.1, 7)
+	require.Len(t, b.spans, 2)
+	assert.InDelta(t, 0.95, b.spans[0][0], 1e-9)
+	assert.InDelta(t, 1.25, b.spans[0][1], 1e-9)
+	assert.InDelta(t, 4.95, b.spans[1][0], 1e-9)
+	assert.InDelta(t, 5.05, b.spans[1][1], 1e-9)
+	assert.Equal(t, 7.0, b.top)
+}
