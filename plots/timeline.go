@@ -52,7 +52,7 @@ func Timeline(path string, in TimelineInput) error {
 	}
 	panels := make([][]*plot.Plot, len(s.Rules))
 	for i, rs := range s.Rules {
-		p, err := timelinePanel(rs, axis, xMax, s.Columns, line, at)
+		p, err := timelinePanel(rs, axis, xMax, newPixelColumns(s.From, s.To, s.Columns), line, at)
 		if err != nil {
 			return err
 		}
@@ -67,8 +67,14 @@ func Timeline(path string, in TimelineInput) error {
 	if title == "" {
 		title = "Window usage"
 	}
-	sub := fmt.Sprintf("%s over %s · %s windows: %s · red dots are sends that broke the rule",
-		plural(int64(len(in.Times)), "send"), seconds(time.Duration(s.To-s.From)), in.Boundary, boundaryNote(in.Boundary))
+	marks := "red dots are sends that broke the rule"
+	for _, rs := range s.Rules {
+		if len(rs.Markers) > MaxDots {
+			marks = "red marks sends that broke the rule"
+		}
+	}
+	sub := fmt.Sprintf("%s over %s · %s windows: %s · %s",
+		plural(int64(len(in.Times)), "send"), seconds(time.Duration(s.To-s.From)), in.Boundary, boundaryNote(in.Boundary), marks)
 	h := headerHeight + panelHeight*vg.Length(len(panels)) + 0.3*vg.Inch
 	return save(path, timelineWidth, h, func(dc draw.Canvas) { drawFigure(dc, title, sub, panels) })
 }
@@ -82,7 +88,7 @@ func boundaryNote(b rule.Boundary) string {
 
 // timelinePanel draws one rule: occupancy as a step line, the limit dashed,
 // violations as red dots at the instant and height they happened.
-func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, columns int, lineColor color.Color, at func(int64) string) (*plot.Plot, error) {
+func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns, lineColor color.Color, at func(int64) string) (*plot.Plot, error) {
 	viol := "no violations"
 	switch {
 	case rs.Violations == 1:
@@ -122,7 +128,7 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, columns int, line
 	if len(rs.Markers) > MaxDots {
 		// Dots this dense would hide the line: shade the columns instead,
 		// behind it.
-		b := newBand(rs.Markers, axis, xMax/float64(max(1, columns)), yMax)
+		b := newBand(rs.Markers, axis, cols, yMax)
 		p.Add(plotter.NewGrid(), b, occ, lim)
 		p.Legend.Add(fmt.Sprintf("violations (shaded where they happen): %s, the first at %s, %s in its window",
 			thousands(rs.Violations), at(rs.First.At), thousands(rs.First.Count)), b)
@@ -172,14 +178,24 @@ type band struct {
 	top   float64
 }
 
-var bandColor = color.RGBA{0xD0, 0x00, 0x00, 0x40}
+var bandColor = color.NRGBA{0xD0, 0x00, 0x00, 0x48}
 
-// newBand merges the markers' columns (each width wide) into runs.
-func newBand(ms []Marker, axis timeAxis, width, top float64) *band {
+// newBand merges the pixel columns of the markers (in time order) into
+// runs of neighbouring columns.
+func newBand(ms []Marker, axis timeAxis, cols pixelColumns, top float64) *band {
 	b := &band{top: top}
+	edge := func(c int) float64 {
+		if c >= cols.n {
+			return axis.x(cols.from + cols.span)
+		}
+		if c == 0 {
+			return axis.x(cols.from)
+		}
+		return axis.x(cols.start(c))
+	}
 	for _, m := range ms {
-		x := axis.x(m.At)
-		lo, hi := x-width/2, x+width/2
+		c := cols.of(m.At)
+		lo, hi := edge(c), edge(c+1)
 		if n := len(b.spans); n > 0 && lo <= b.spans[n-1][1] {
 			b.spans[n-1][1] = max(b.spans[n-1][1], hi)
 			continue
