@@ -168,6 +168,21 @@ func (b *browser) violationsShown(t *testing.T, p, r int) int {
 	return n
 }
 
+// recordViolationsShown reads the violations among the limiter's records
+// that the page shows for panel p and rule r.
+func (b *browser) recordViolationsShown(t *testing.T, p, r int) int {
+	var n int
+	b.eval(t, fmt.Sprintf(`document.querySelector("#rule-%d-%d .recviol").dataset.violations`, p, r), &n)
+	return n
+}
+
+// layers counts the series of panel p's chart for rule r.
+func (b *browser) layers(t *testing.T, p, r int) int {
+	var n int
+	b.eval(t, fmt.Sprintf(`window.rlcheckReport.panels[%d].charts[%d].series.length`, p, r), &n)
+	return n
+}
+
 // zoomFirst clicks the first violation of panel p, rule r, and returns the
 // chart's mode and the number of sends listed.
 func (b *browser) zoomFirst(t *testing.T, p, r int) (mode string, sends int) {

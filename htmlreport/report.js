@@ -110,7 +110,10 @@
       const v = el("span", { class: r.violations ? "bad viol" : "ok viol", "data-violations": r.violations },
         r.violations === 1 ? "1 violation" : fmt(r.violations) + " violations");
       head.append(v, `, peak ${fmt(r.peak)} sends in one window`);
-      if (p.records) head.append(`; among the limiter's records: ${fmt(r.recordViolations)} violations`);
+      if (p.records) {
+        head.append("; among the limiter's records: ",
+          el("span", { class: "recviol", "data-violations": r.recordViolations }, fmt(r.recordViolations) + " violations"));
+      }
       box.append(head);
       sec.append(box);
       const series = [

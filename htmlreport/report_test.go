@@ -2,6 +2,7 @@ package htmlreport_test
 
 import (
 	"bytes"
+	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/internal/genlog"
 	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/realrun"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/sendlog"
@@ -104,6 +106,55 @@ func TestSimulateFleetInBrowser(t *testing.T) {
 	mode, sends := b.zoomFirst(t, 0, 0)
 	assert.Equal(t, "detail", mode)
 	assert.Len(t, rep.Rules[0].Listed[0].Window, sends, "the sends of the first violation's window")
+	assert.Equal(t, 11, sends, "10/s broken by an eleventh send")
+	assert.Equal(t, 4, b.layers(t, 0, 0), "no send path: no record layer")
 	b.screenshot(t, dir, "fleet.png", "")
+	b.noErrors(t)
+}
+
+// TestSimulateSendPathInBrowser: with a send path, the limiter's own records
+// are a layer of their own, with their own violation counts.
+func TestSimulateSendPathInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	scn, err := scenarios.Shipped("provider-edge")
+	require.NoError(t, err)
+	runs, err := simulate.RunSeeds(&scn.Scenario, 3, simulate.Options{})
+	require.NoError(t, err)
+	require.True(t, runs.SendPath)
+	path := filepath.Join(dir, "edge.html")
+	require.NoError(t, htmlreport.Simulate(path, runs))
+	b.open(t, path)
+	for p, st := range runs.Strategies {
+		for r, rr := range st.First.Rules {
+			assert.EqualValues(t, rr.Violations, b.violationsShown(t, p, r), "%s rule %s", st.Name, rr.Rule)
+			assert.EqualValues(t, rr.RecordViolations, b.recordViolationsShown(t, p, r), "%s rule %s among records", st.Name, rr.Rule)
+			assert.Equal(t, 6, b.layers(t, p, r), "%s: usage and violations among the records too", st.Name)
+		}
+	}
+	b.noErrors(t)
+}
+
+// TestRunInBrowser: a real-clock run's report, 20 times faster than real
+// time.
+func TestRunInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	scn, err := scenarios.Shipped("seed")
+	require.NoError(t, err)
+	sc, err := realrun.Scale(&scn.Scenario, 20)
+	require.NoError(t, err)
+	pred, err := realrun.Predict(sc, 5, nil)
+	require.NoError(t, err)
+	res, err := realrun.Run(context.Background(), sc, realrun.Options{})
+	require.NoError(t, err)
+	path := filepath.Join(dir, "run.html")
+	require.NoError(t, htmlreport.Run(path, &realrun.Report{Scenario: sc, Speed: 20, Prediction: pred, Runs: []*realrun.Result{res}}))
+	b.open(t, path)
+	for p, st := range res.Strategies {
+		for r, rr := range st.Rules {
+			assert.EqualValues(t, rr.Violations, b.violationsShown(t, p, r), "%s rule %s", st.Name, rr.Rule)
+		}
+	}
 	b.noErrors(t)
 }
