@@ -3,6 +3,7 @@ package htmlreport_test
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -156,5 +157,44 @@ func TestRunInBrowser(t *testing.T) {
 			assert.EqualValues(t, rr.Violations, b.violationsShown(t, p, r), "%s rule %s", st.Name, rr.Rule)
 		}
 	}
+	b.noErrors(t)
+}
+
+// TestLargeLogInBrowser checks the report of a long log, given by
+// RLCHECK_HTML_LOG (the benchmark log: go run ./scripts/genlog -lines
+// 10000000), with the benchmark's rules: under 5 MB, and the right counts
+// in the browser. Without the variable it skips.
+func TestLargeLogInBrowser(t *testing.T) {
+	name := os.Getenv("RLCHECK_HTML_LOG")
+	if name == "" {
+		t.Skip("set RLCHECK_HTML_LOG to a long send log to check its report")
+	}
+	f, err := os.Open(name)
+	require.NoError(t, err)
+	defer f.Close()
+	rules, err := rule.ParseList("10/1s,500/1m,600000/24h")
+	require.NoError(t, err)
+	res, err := logcheck.Run([]logcheck.Input{{Name: name, R: f}}, logcheck.Config{
+		Rules: rules, KeepTimes: true, List: htmlreport.CheckList(0, "r.html"),
+		MaxDisorder: 5 * time.Second, MaxBuffered: logcheck.DefaultMaxBuffered,
+	})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "large.html")
+	start := time.Now()
+	require.NoError(t, htmlreport.Check(path, res, 0, 20))
+	t.Logf("report written in %v", time.Since(start))
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Less(t, st.Size(), int64(5<<20), "bytes")
+	t.Logf("%d bytes", st.Size())
+	b := newBrowser(t)
+	b.open(t, path)
+	for r, rr := range res.Groups[0].Report.Rules {
+		assert.EqualValues(t, rr.Violations, b.violationsShown(t, 0, r), "rule %s", rr.Rule)
+		t.Logf("rule %s: %d violations", rr.Rule, rr.Violations)
+	}
+	mode, sends := b.zoomFirst(t, 0, 0)
+	assert.Equal(t, "detail", mode)
+	assert.Equal(t, 11, sends)
 	b.noErrors(t)
 }
