@@ -25,8 +25,11 @@ func CheckList(list int, path string) int {
 // filled their windows, and the text report. res must come from a run with
 // Config.KeepTimes and Config.List at CheckList(list, path); Check then
 // trims every group's listed violations to list, as the text report that
-// follows should show them.
+// follows should show them. An empty path writes nothing.
 func Check(path string, res *logcheck.Result, list, maxKeys int) error {
+	if path == "" {
+		return nil
+	}
 	where := func(ref int64) string {
 		r := logcheck.Ref(ref)
 		return fmt.Sprintf("%s:%d", res.Files[r.File()].Name, r.Line())

@@ -292,10 +292,8 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		}
 		results = append(results, res)
 	}
-	if o.html != "" {
-		if err := htmlreport.Check(o.html, results[0], o.list, o.keys); err != nil {
-			return err
-		}
+	if err := htmlreport.Check(o.html, results[0], o.list, o.keys); err != nil {
+		return err
 	}
 	if err := logcheck.Write(s.out, results, logcheck.ReportOptions{
 		Format: o.format, MaxKeys: o.keys, PerFile: o.perFile, StepSummary: o.summaryPath,
