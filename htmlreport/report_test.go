@@ -79,26 +79,38 @@ func TestCheckInBrowser(t *testing.T) {
 	b.noErrors(t)
 }
 
+// simulateReport runs a shipped scenario over seeds, writes its report
+// into dir and opens it in b, checking the violations shown per strategy
+// and rule at the provider and among the records.
+func simulateReport(t *testing.T, b *browser, dir, name string, seeds int) *simulate.RunsResult {
+	t.Helper()
+	scn, err := scenarios.Shipped(name)
+	require.NoError(t, err)
+	runs, err := simulate.RunSeeds(&scn.Scenario, seeds, simulate.Options{})
+	require.NoError(t, err)
+	path := filepath.Join(dir, name+".html")
+	require.NoError(t, htmlreport.Simulate(path, runs))
+	b.open(t, path)
+	for p, st := range runs.Strategies {
+		for r, rr := range st.First.Rules {
+			assert.EqualValues(t, rr.Violations, b.violationsShown(t, p, r), "%s rule %s", st.Name, rr.Rule)
+			if runs.SendPath {
+				assert.EqualValues(t, rr.RecordViolations, b.recordViolationsShown(t, p, r), "%s rule %s among records", st.Name, rr.Rule)
+			}
+		}
+	}
+	return runs
+}
+
 func TestSimulateFleetInBrowser(t *testing.T) {
 	b := newBrowser(t)
 	dir := t.TempDir()
-	scn, err := scenarios.Shipped("fleet")
-	require.NoError(t, err)
-	runs, err := simulate.RunSeeds(&scn.Scenario, 5, simulate.Options{})
-	require.NoError(t, err)
-	path := filepath.Join(dir, "fleet.html")
-	require.NoError(t, htmlreport.Simulate(path, runs))
-	b.open(t, path)
+	runs := simulateReport(t, b, dir, "fleet", 5)
 	var names []string
 	for _, st := range runs.Strategies {
 		names = append(names, st.Name)
 	}
 	assert.Equal(t, names, panelNames(t, b), "every strategy's timeline")
-	for p, st := range runs.Strategies {
-		for r, rr := range st.First.Rules {
-			assert.EqualValues(t, rr.Violations, b.violationsShown(t, p, r), "%s rule %s", st.Name, rr.Rule)
-		}
-	}
 	require.Equal(t, "local-per-worker", runs.Strategies[0].Name)
 	first := runs.Strategies[0].First
 	rep, err := checker.Check(first.Sends, checker.Config{Rules: runs.Rules, List: 1})
@@ -117,19 +129,10 @@ func TestSimulateFleetInBrowser(t *testing.T) {
 // are a layer of their own, with their own violation counts.
 func TestSimulateSendPathInBrowser(t *testing.T) {
 	b := newBrowser(t)
-	dir := t.TempDir()
-	scn, err := scenarios.Shipped("provider-edge")
-	require.NoError(t, err)
-	runs, err := simulate.RunSeeds(&scn.Scenario, 3, simulate.Options{})
-	require.NoError(t, err)
+	runs := simulateReport(t, b, t.TempDir(), "provider-edge", 3)
 	require.True(t, runs.SendPath)
-	path := filepath.Join(dir, "edge.html")
-	require.NoError(t, htmlreport.Simulate(path, runs))
-	b.open(t, path)
 	for p, st := range runs.Strategies {
-		for r, rr := range st.First.Rules {
-			assert.EqualValues(t, rr.Violations, b.violationsShown(t, p, r), "%s rule %s", st.Name, rr.Rule)
-			assert.EqualValues(t, rr.RecordViolations, b.recordViolationsShown(t, p, r), "%s rule %s among records", st.Name, rr.Rule)
+		for r := range st.First.Rules {
 			assert.Equal(t, 6, b.layers(t, p, r), "%s: usage and violations among the records too", st.Name)
 		}
 	}
