@@ -87,7 +87,7 @@ func startBrowser() (*browser, string) {
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 5*time.Minute)
 	closeAll = func() { cancelTimeout(); cancel(); cancelAlloc(); os.RemoveAll(profile) }
 	b := &browser{ctx: ctx}
 	msgs := chromedp.Console(ctx)
