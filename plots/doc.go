@@ -20,9 +20,12 @@
 // TimelineSeries reduces them to at most four points per pixel column (the
 // column's first and last steps, its lowest and its highest) and attaches
 // the checker's violations (Config.OnViolation) as markers. Up to MaxMarkers
-// violations per rule are drawn one by one; beyond that, one marker per pixel
+// violations per rule are kept one by one; beyond that, one marker per pixel
 // column stands for them, and the legend says how many are not drawn and when
-// the first happened. A 10-million-send log with limits in the thousands
+// the first happened. A panel with more than MaxDots markers shades the pixel
+// columns that hold violations instead of drawing dots, so the usage line
+// stays visible at fleet scale. OccupancyFrom yields the exact steps from any
+// send on, for a zoomed-in range of a long log (the HTML reports). A 10-million-send log with limits in the thousands
 // plots in about a second (see docs/benchmarks-plots.md).
 //
 // Time axes show seconds (minutes, hours or days for longer spans) from the

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"iter"
+	"sort"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -27,6 +28,13 @@ type Step struct {
 // that very instant (its step then carries the net count). No step is
 // yielded after the last send.
 func Occupancy(times []int64, w time.Duration, b rule.Boundary) iter.Seq[Step] {
+	return OccupancyFrom(times, w, b, 0)
+}
+
+// OccupancyFrom yields the steps of Occupancy from the step of send start
+// on, without sweeping the sends before it: a zoomed-in chart of a long log
+// needs the steps of a short range, exactly.
+func OccupancyFrom(times []int64, w time.Duration, b rule.Boundary, start int) iter.Seq[Step] {
 	// A send at s is out of the window from s+leave on: half-open windows
 	// drop it at exactly s+w, closed ones one nanosecond later.
 	leave := int64(w)
@@ -34,9 +42,13 @@ func Occupancy(times []int64, w time.Duration, b rule.Boundary) iter.Seq[Step] {
 		leave++
 	}
 	return func(yield func(Step) bool) {
-		var count int64
-		oldest := 0
-		for i := 0; i < len(times); {
+		if start >= len(times) {
+			return
+		}
+		// The sends still in the window when send start arrives.
+		oldest := sort.Search(start, func(k int) bool { return times[k]+leave > times[start] })
+		count := int64(start - oldest)
+		for i := start; i < len(times); {
 			t := times[i]
 			for oldest < i && times[oldest]+leave <= t {
 				at := times[oldest] + leave

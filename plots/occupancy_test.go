@@ -180,3 +180,32 @@ func FuzzOccupancy(f *testing.F) {
 		}
 	})
 }
+
+// TestOccupancyFromIsASuffix: starting at any send yields exactly the steps
+// the full sweep yields from that send's step on.
+func TestOccupancyFromIsASuffix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := range 200 {
+		w := time.Duration(1 + rng.IntN(50))
+		b := rule.Boundary(trial % 2)
+		times := randomTimes(rng, 1+rng.IntN(60), int64(w))
+		all := collect(times, w, b)
+		for start := range len(times) + 1 {
+			got := []Step{}
+			for st := range OccupancyFrom(times, w, b, start) {
+				if st.Send >= 0 {
+					require.Equal(t, bruteOccupancy(times, st.Send+1, st.At, w, b), st.Count, "trial %d from send %d: step %+v", trial, start, st)
+				}
+				got = append(got, st)
+			}
+			k := len(all)
+			for i, st := range all {
+				if st.Send == start {
+					k = i
+					break
+				}
+			}
+			require.Equal(t, all[k:], got, "trial %d (%v, w=%d, %v) from send %d", trial, times, w, b, start)
+		}
+	}
+}

@@ -26,6 +26,9 @@ type TimelineInput struct {
 	// send. Location defaults to UTC.
 	WallClock bool
 	Location  *time.Location
+	// OnViolation, when set, is also called for every violation the
+	// checker finds, in stream order (checker.Config.OnViolation).
+	OnViolation func(rule int, v checker.Violation)
 }
 
 // Marker is a drawn violation. Up to MaxMarkers violations per rule are drawn
@@ -106,6 +109,9 @@ func TimelineSeries(in TimelineInput, columns int) (Series, error) {
 				*m = Marker{At: v.Send.At, Count: v.Count, Send: v.Index, Merged: m.Merged}
 			}
 			m.Merged++
+			if in.OnViolation != nil {
+				in.OnViolation(r, v)
+			}
 		},
 	}
 	// The occupancy of each rule is independent of the checker's verdicts,

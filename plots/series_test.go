@@ -230,3 +230,21 @@ func TestPixelColumns(t *testing.T) {
 	}
 	assert.Zero(t, newPixelColumns(7, 7, 10).of(7), "zero span: column")
 }
+
+// TestBandMergesAdjacentColumns: violations in neighbouring pixel columns
+// shade one run, a gap of an empty column starts another, and the runs
+// cover every violation.
+func TestBandMergesAdjacentColumns(t *testing.T) {
+	axis := newTimeAxis(0, int64(10*time.Second))
+	cols := newPixelColumns(0, 10e9, 100) // 0.1 s a column
+	ms := []Marker{{At: 1.05e9}, {At: 1.1e9}, {At: 1.25e9}, {At: 5e9}, {At: 5.01e9}, {At: 10e9}}
+	b := newBand(ms, axis, cols, 7)
+	require.Len(t, b.spans, 3)
+	assert.InDelta(t, 1.0, b.spans[0][0], 1e-9)
+	assert.InDelta(t, 1.3, b.spans[0][1], 1e-9)
+	assert.InDelta(t, 5.0, b.spans[1][0], 1e-9)
+	assert.InDelta(t, 5.1, b.spans[1][1], 1e-9)
+	assert.InDelta(t, 9.9, b.spans[2][0], 1e-9, "the last send is in the last column")
+	assert.InDelta(t, 10.0, b.spans[2][1], 1e-9)
+	assert.Equal(t, 7.0, b.top)
+}

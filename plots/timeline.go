@@ -52,7 +52,7 @@ func Timeline(path string, in TimelineInput) error {
 	}
 	panels := make([][]*plot.Plot, len(s.Rules))
 	for i, rs := range s.Rules {
-		p, err := timelinePanel(rs, axis, xMax, line, at)
+		p, err := timelinePanel(rs, axis, xMax, newPixelColumns(s.From, s.To, s.Columns), line, at)
 		if err != nil {
 			return err
 		}
@@ -67,8 +67,14 @@ func Timeline(path string, in TimelineInput) error {
 	if title == "" {
 		title = "Window usage"
 	}
-	sub := fmt.Sprintf("%s over %s · %s windows: %s · red dots are sends that broke the rule",
-		plural(int64(len(in.Times)), "send"), seconds(time.Duration(s.To-s.From)), in.Boundary, boundaryNote(in.Boundary))
+	marks := "red dots are sends that broke the rule"
+	for _, rs := range s.Rules {
+		if len(rs.Markers) > MaxDots {
+			marks = "red marks sends that broke the rule"
+		}
+	}
+	sub := fmt.Sprintf("%s over %s · %s windows: %s · %s",
+		plural(int64(len(in.Times)), "send"), seconds(time.Duration(s.To-s.From)), in.Boundary, boundaryNote(in.Boundary), marks)
 	h := headerHeight + panelHeight*vg.Length(len(panels)) + 0.3*vg.Inch
 	return save(path, timelineWidth, h, func(dc draw.Canvas) { drawFigure(dc, title, sub, panels) })
 }
@@ -82,7 +88,7 @@ func boundaryNote(b rule.Boundary) string {
 
 // timelinePanel draws one rule: occupancy as a step line, the limit dashed,
 // violations as red dots at the instant and height they happened.
-func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, lineColor color.Color, at func(int64) string) (*plot.Plot, error) {
+func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns, lineColor color.Color, at func(int64) string) (*plot.Plot, error) {
 	viol := "no violations"
 	switch {
 	case rs.Violations == 1:
@@ -117,11 +123,22 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, lineColor color.C
 	lim.Width = vg.Points(1)
 	lim.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 
-	p.Add(plotter.NewGrid(), occ, lim)
+	top := max(rs.Peak, int64(rs.Rule.Limit))
+	yMax := float64(top)*1.55 + 1
+	if len(rs.Markers) > MaxDots {
+		// Dots this dense would hide the line: shade the columns instead,
+		// behind it.
+		b := newBand(rs.Markers, axis, cols, yMax)
+		p.Add(plotter.NewGrid(), b, occ, lim)
+		p.Legend.Add(fmt.Sprintf("violations (shaded where they happen): %s, the first at %s, %s in its window",
+			thousands(rs.Violations), at(rs.First.At), thousands(rs.First.Count)), b)
+	} else {
+		p.Add(plotter.NewGrid(), occ, lim)
+	}
 	p.Legend.Add(fmt.Sprintf("sends in the last %s", rule.FormatWindow(rs.Rule.Window)), occ)
 	p.Legend.Add(fmt.Sprintf("limit: %s per %s", thousands(int64(rs.Rule.Limit)), rule.FormatWindow(rs.Rule.Window)), lim)
 
-	if len(rs.Markers) > 0 {
+	if n := len(rs.Markers); n > 0 && n <= MaxDots {
 		mk := make(plotter.XYs, len(rs.Markers))
 		for i, m := range rs.Markers {
 			mk[i] = plotter.XY{X: axis.x(m.At), Y: float64(m.Count)}
@@ -145,11 +162,64 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, lineColor color.C
 		}
 		p.Legend.Add(label, sc)
 	}
-	top := max(rs.Peak, int64(rs.Rule.Limit))
 	p.Y.Tick.Marker = niceTicks{n: 4, integer: true}
 	p.Y.Min = 0
-	p.Y.Max = float64(top)*1.55 + 1
+	p.Y.Max = yMax
 	return p, nil
+}
+
+// MaxDots is how many violation markers a timeline panel draws as dots;
+// past it, the pixel columns with violations are shaded instead.
+const MaxDots = 200
+
+// band shades the x ranges where violations happened, full height.
+type band struct {
+	spans [][2]float64
+	top   float64
+}
+
+var bandColor = color.NRGBA{0xD0, 0x00, 0x00, 0x48}
+
+// newBand merges the pixel columns of the markers (in time order) into
+// runs of neighbouring columns.
+func newBand(ms []Marker, axis timeAxis, cols pixelColumns, top float64) *band {
+	b := &band{top: top}
+	edge := func(c int) float64 {
+		if c >= cols.n {
+			return axis.x(cols.from + cols.span)
+		}
+		if c == 0 {
+			return axis.x(cols.from)
+		}
+		return axis.x(cols.start(c))
+	}
+	for _, m := range ms {
+		c := cols.of(m.At)
+		lo, hi := edge(c), edge(c+1)
+		if n := len(b.spans); n > 0 && lo <= b.spans[n-1][1] {
+			b.spans[n-1][1] = max(b.spans[n-1][1], hi)
+			continue
+		}
+		b.spans = append(b.spans, [2]float64{lo, hi})
+	}
+	return b
+}
+
+// Plot implements plot.Plotter.
+func (b *band) Plot(c draw.Canvas, p *plot.Plot) {
+	tx, ty := p.Transforms(&c)
+	for _, s := range b.spans {
+		x0, x1 := tx(s[0]), tx(s[1])
+		if x1-x0 < vg.Points(0.75) {
+			x1 = x0 + vg.Points(0.75) // at least a hairline, whatever the column width
+		}
+		c.FillPolygon(bandColor, c.ClipPolygonXY([]vg.Point{{X: x0, Y: ty(0)}, {X: x1, Y: ty(0)}, {X: x1, Y: ty(b.top)}, {X: x0, Y: ty(b.top)}}))
+	}
+}
+
+// Thumbnail implements plot.Thumbnailer, for the legend.
+func (b *band) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(bandColor, []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Min.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Min.X, Y: c.Max.Y}})
 }
 
 // offsetLabel writes a duration in seconds with every significant digit, so

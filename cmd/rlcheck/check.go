@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/internal/progress"
 	"github.com/rlcheck/rlcheck/logcheck"
@@ -51,7 +52,7 @@ type checkOptions struct {
 	methods      []string
 	statuses     []string
 	summaryPath  string // $GITHUB_STEP_SUMMARY, for --format github
-	plot         string
+	plot, html   string
 	metrics      string
 
 	cfg        logcheck.Config // filled by complete
@@ -109,6 +110,7 @@ func newCheckCmd(s streams) *cobra.Command {
 	f.IntVar(&o.maxBuffered, "max-buffered", logcheck.DefaultMaxBuffered, "hold at most N sends to put late lines in place (or, with --sort, the whole input); past it, fail")
 	f.StringVar(&o.metrics, "metrics", "", "write each rule's peak window usage and violations to FILE.prom (Prometheus text format)")
 	f.StringVar(&o.plot, "plot", "", "draw each rule's window usage over time to FILE.png or FILE.svg (keeps the send times in memory, 8 bytes a send)")
+	f.StringVar(&o.html, "html", "", "write a self-contained HTML report to FILE: zoomable timelines, the violations with their sends (docs/html.md)")
 	f.BoolVar(&o.perFile, "per-file", false, "check each file on its own instead of merging them")
 	f.BoolVar(&o.skipInvalid, "skip-invalid", false, "skip and count bad lines instead of failing")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress bar (it shows only on a terminal, for inputs over 8 MB, and never under CI)")
@@ -211,19 +213,16 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 		if err := plots.CheckPath(o.plot); err != nil {
 			return err
 		}
-		if o.perFile {
-			return errors.New("--plot draws one chart: it does not go with --per-file")
-		}
 	}
-	if err := cli.PrepareFile(o.plot); err != nil {
-		return err
+	if o.perFile && o.plot+o.html != "" {
+		return errors.New("--plot and --html draw one stream: they do not go with --per-file")
 	}
-	if err := cli.PrepareFile(o.metrics); err != nil {
+	if err := cli.PrepareFile(o.plot, o.html, o.metrics); err != nil {
 		return err
 	}
 	o.cfg = logcheck.Config{
-		Rules: rules, Boundary: b, List: o.list, MaxInFlight: o.maxInFlight,
-		Read: read, MaxDisorder: o.maxDisorder, Sort: o.sort, KeepTimes: o.plot != "", MaxBuffered: o.maxBuffered,
+		Rules: rules, Boundary: b, List: htmlreport.CheckList(o.list, o.html), MaxInFlight: o.maxInFlight,
+		Read: read, MaxDisorder: o.maxDisorder, Sort: o.sort, KeepTimes: o.plot+o.html != "", MaxBuffered: o.maxBuffered,
 	}
 	return nil
 }
@@ -276,6 +275,9 @@ func (o *checkOptions) run(s streams, paths []string) error {
 			res.NotChecked = []string{o.notChecked}
 		}
 		results = append(results, res)
+	}
+	if err := htmlreport.Check(o.html, results[0], o.list, o.keys); err != nil {
+		return err
 	}
 	if err := logcheck.Write(s.out, results, logcheck.ReportOptions{
 		Format: o.format, MaxKeys: o.keys, PerFile: o.perFile, StepSummary: o.summaryPath,

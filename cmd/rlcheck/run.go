@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/realrun"
 	"github.com/rlcheck/rlcheck/simulate"
@@ -22,6 +23,7 @@ type runOptions struct {
 	wallEpoch bool
 	margin    time.Duration
 	calibrate string
+	html      string
 
 	// Filled by complete.
 	scn   *simulate.Scenario
@@ -60,6 +62,7 @@ func newRunCmd(s streams) *cobra.Command {
 	f.StringVar(&o.overrides.Lateness, "lateness", "", "timer lateness the prediction models: a duration or a distribution (default the scenario's)")
 	f.DurationVar(&o.margin, "margin", 0, "widen every window the limiters enforce by this much (the checker keeps the rules as written)")
 	f.StringVar(&o.calibrate, "calibrate", "", "write the measured lateness and send delays to FILE as a scenario fragment (samples beside it)")
+	f.StringVar(&o.html, "html", "", "write a self-contained HTML report to FILE: each strategy's zoomable timeline beside the prediction (docs/html.md)")
 	f.BoolVar(&o.wallEpoch, "wall-epoch", false, "give strategies Unix time, so fixed windows start at an arbitrary phase, instead of time from the run's start as the simulator does")
 	cmd.ValidArgsFunction = cli.Scenario
 	cmd.RegisterFlagCompletionFunc("format", cli.Words("text", "json"))
@@ -76,6 +79,9 @@ func (o *runOptions) complete(cmd *cobra.Command, path string) error {
 	}
 	if o.repeat < 1 || o.seeds < 1 {
 		return fmt.Errorf("--repeat and --seeds must be at least 1")
+	}
+	if err := cli.PrepareFile(o.html); err != nil {
+		return err
 	}
 	scn, err := o.overrides.load(path)
 	if err != nil {
@@ -106,6 +112,9 @@ func (o *runOptions) run(ctx context.Context, s streams) error {
 		rep.Runs = append(rep.Runs, res)
 	}
 	if err := realrun.Write(s.out, rep, o.format); err != nil {
+		return err
+	}
+	if err := htmlreport.Run(o.html, rep); err != nil {
 		return err
 	}
 	if err := realrun.WriteCalibration(o.calibrate, rep); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/plots"
 	"github.com/rlcheck/rlcheck/scenarios"
@@ -27,14 +28,14 @@ type simulateOptions struct {
 	callers   int
 	// --redis-url and --redis-cluster choose the Redis of the redis
 	// strategies.
-	redisURL     string
-	redisCluster string
-	waits        bool
-	plotDir      string
-	plotFormat   string
-	plotRuns     int
-	margin       time.Duration // --margin; --find-margin, its resolution
-	findMargin   time.Duration
+	redisURL      string
+	redisCluster  string
+	waits         bool
+	plotDir, html string
+	plotFormat    string
+	plotRuns      int
+	margin        time.Duration // --margin; --find-margin, its resolution
+	findMargin    time.Duration
 
 	// Filled by complete.
 	scn *scenarios.Scenario
@@ -77,6 +78,7 @@ func newSimulateCmd(s streams) *cobra.Command {
 	f.BoolVar(&o.waits, "waits", false, "also show, per rule, the time callers slept with it binding and when it first bound")
 	f.IntVar(&o.callers, "callers", 0, "number of callers (overrides the scenario; not for replay)")
 	f.StringVar(&o.plotDir, "plot", "", "write charts into DIR: a window-usage timeline per strategy, the comparison, the distribution across seeds, the waits")
+	f.StringVar(&o.html, "html", "", "write a self-contained HTML report to FILE: each strategy's zoomable timeline, the comparison, the distribution across seeds (docs/html.md)")
 	f.StringVar(&o.plotFormat, "plot-format", "png", "chart format: png or svg")
 	f.IntVar(&o.plotRuns, "plot-runs", 1000, "seeds for the distribution chart when --runs is not given")
 	f.StringVar(&o.redisURL, "redis-url", "", "run the redis strategies on this server (redis://host:port/db) instead of an in-process one")
@@ -136,7 +138,7 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 			return err
 		}
 	}
-	if err := cli.PrepareFile(o.metrics); err != nil {
+	if err := cli.PrepareFile(o.metrics, o.html); err != nil {
 		return err
 	}
 	return cli.PrepareDir(o.plotDir)
@@ -185,7 +187,7 @@ func (o *simulateOptions) run(s streams) error {
 			return err
 		}
 	}
-	if o.plotDir != "" {
+	if o.plotDir+o.html != "" {
 		if err := o.plot(s, opt); err != nil {
 			return err
 		}
@@ -202,6 +204,9 @@ func (o *simulateOptions) plot(s streams, opt simulate.Options) error {
 	}
 	res, err := simulate.RunSeeds(&o.scn.Scenario, runs, opt)
 	if err != nil {
+		return err
+	}
+	if err := htmlreport.Simulate(o.html, res); err != nil || o.plotDir == "" {
 		return err
 	}
 	files, err := plots.Simulation(o.plotDir, "."+o.plotFormat, res)

@@ -10,14 +10,19 @@ import (
 )
 
 // PrepareFile makes sure a file can be written at path before the work that
-// fills it starts: it creates the missing directories and tries a file
+// fills it starts: for each path it creates the missing directories and tries a file
 // there, so a long check or simulation never ends in "no such directory".
-// An empty path (no such output) is nothing to prepare.
-func PrepareFile(path string) error {
-	if path == "" {
-		return nil
+// Empty paths (no such output) are nothing to prepare.
+func PrepareFile(paths ...string) error {
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if err := PrepareDir(filepath.Dir(p)); err != nil {
+			return err
+		}
 	}
-	return PrepareDir(filepath.Dir(path))
+	return nil
 }
 
 // PrepareDir creates dir when it is missing and checks that files can be

@@ -1,0 +1,203 @@
+package htmlreport_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/htmlreport"
+	"github.com/rlcheck/rlcheck/internal/genlog"
+	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/realrun"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/scenarios"
+	"github.com/rlcheck/rlcheck/sendlog"
+	"github.com/rlcheck/rlcheck/simulate"
+)
+
+// checkLog checks a generated log of three keys, keeping what the HTML
+// report needs, as rlcheck check --html does.
+func checkLog(t *testing.T, lines int) *logcheck.Result {
+	t.Helper()
+	var csv bytes.Buffer
+	require.NoError(t, genlog.WriteCSV(&csv, genlog.Config{Lines: lines, Keys: 3, MeanGap: 30 * time.Millisecond, Seed: 1, Start: 1767225600_000_000_000}))
+	rules, err := rule.ParseList("10/1s,500/1m")
+	require.NoError(t, err)
+	res, err := logcheck.Run([]logcheck.Input{{Name: "sends.csv", R: &csv}}, logcheck.Config{
+		Rules: rules, Read: sendlog.Options{KeyCol: "key"}, KeepTimes: true,
+		List: htmlreport.CheckList(0, "r.html"), MaxDisorder: time.Second, MaxBuffered: logcheck.DefaultMaxBuffered,
+	})
+	require.NoError(t, err)
+	return res
+}
+
+func TestCheckInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	res := checkLog(t, 6000)
+	require.Len(t, res.Groups, 3)
+	type want struct {
+		violations int64
+		firstCount int64
+	}
+	wants := make([][]want, len(res.Groups))
+	for g := range res.Groups {
+		for _, rr := range res.Groups[g].Report.Rules {
+			w := want{violations: rr.Violations}
+			if len(rr.Listed) > 0 {
+				w.firstCount = int64(len(rr.Listed[0].Window))
+			}
+			wants[g] = append(wants[g], w)
+		}
+	}
+	path := filepath.Join(dir, "check.html")
+	require.NoError(t, htmlreport.Check(path, res, 0, 20))
+	for g := range res.Groups {
+		for _, rr := range res.Groups[g].Report.Rules {
+			assert.Empty(t, rr.Listed, "trimmed to the --list asked for")
+		}
+	}
+	b.open(t, path)
+	for g := range wants {
+		for r, w := range wants[g] {
+			assert.EqualValues(t, w.violations, b.violationsShown(t, g, r), "key %d rule %d", g, r)
+		}
+	}
+	require.Positive(t, wants[0][0].violations)
+	mode, sends := b.zoomFirst(t, 0, 0)
+	assert.Equal(t, "detail", mode, "zoomed into the first violation, the chart shows every send")
+	assert.EqualValues(t, wants[0][0].firstCount, sends, "the sends of its window are listed")
+	assert.EqualValues(t, 11, sends, "10/1s: ten sends and the one too many")
+	b.screenshot(t, dir, "check.png", filepath.Join("..", "docs", "img", "html-check.png"))
+	b.noErrors(t)
+}
+
+// simulateReport runs a shipped scenario over seeds, writes its report
+// into dir and opens it in b, checking the violations shown per strategy
+// and rule at the provider and among the records.
+func simulateReport(t *testing.T, b *browser, dir, name string, seeds int) *simulate.RunsResult {
+	t.Helper()
+	scn, err := scenarios.Shipped(name)
+	require.NoError(t, err)
+	runs, err := simulate.RunSeeds(&scn.Scenario, seeds, simulate.Options{})
+	require.NoError(t, err)
+	path := filepath.Join(dir, name+".html")
+	require.NoError(t, htmlreport.Simulate(path, runs))
+	b.open(t, path)
+	for p, st := range runs.Strategies {
+		for r, rr := range st.First.Rules {
+			assert.EqualValues(t, rr.Violations, b.violationsShown(t, p, r), "%s rule %s", st.Name, rr.Rule)
+			if runs.SendPath {
+				assert.EqualValues(t, rr.RecordViolations, b.recordViolationsShown(t, p, r), "%s rule %s among records", st.Name, rr.Rule)
+			}
+		}
+	}
+	return runs
+}
+
+func TestSimulateFleetInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	runs := simulateReport(t, b, dir, "fleet", 5)
+	var names []string
+	for _, st := range runs.Strategies {
+		names = append(names, st.Name)
+	}
+	assert.Equal(t, names, panelNames(t, b), "every strategy's timeline")
+	require.Equal(t, "local-per-worker", runs.Strategies[0].Name)
+	first := runs.Strategies[0].First
+	rep, err := checker.Check(first.Sends, checker.Config{Rules: runs.Rules, List: 1})
+	require.NoError(t, err)
+	require.NotEmpty(t, rep.Rules[0].Listed, "local-per-worker breaks 10/s")
+	mode, sends := b.zoomFirst(t, 0, 0)
+	assert.Equal(t, "detail", mode)
+	assert.Len(t, rep.Rules[0].Listed[0].Window, sends, "the sends of the first violation's window")
+	assert.Equal(t, 11, sends, "10/s broken by an eleventh send")
+	assert.Equal(t, 4, b.layers(t, 0, 0), "no send path: no record layer")
+	b.screenshot(t, dir, "fleet.png", "")
+	b.noErrors(t)
+}
+
+// TestSimulateSendPathInBrowser: with a send path, the limiter's own records
+// are a layer of their own, with their own violation counts.
+func TestSimulateSendPathInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	runs := simulateReport(t, b, t.TempDir(), "provider-edge", 3)
+	require.True(t, runs.SendPath)
+	for p, st := range runs.Strategies {
+		for r := range st.First.Rules {
+			assert.Equal(t, 6, b.layers(t, p, r), "%s: usage and violations among the records too", st.Name)
+		}
+	}
+	b.noErrors(t)
+}
+
+// TestRunInBrowser: a real-clock run's report, 20 times faster than real
+// time.
+func TestRunInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	dir := t.TempDir()
+	scn, err := scenarios.Shipped("seed")
+	require.NoError(t, err)
+	sc, err := realrun.Scale(&scn.Scenario, 20)
+	require.NoError(t, err)
+	pred, err := realrun.Predict(sc, 5, nil)
+	require.NoError(t, err)
+	res, err := realrun.Run(context.Background(), sc, realrun.Options{})
+	require.NoError(t, err)
+	path := filepath.Join(dir, "run.html")
+	require.NoError(t, htmlreport.Run(path, &realrun.Report{Scenario: sc, Speed: 20, Prediction: pred, Runs: []*realrun.Result{res}}))
+	b.open(t, path)
+	for p, st := range res.Strategies {
+		for r, rr := range st.Rules {
+			assert.EqualValues(t, rr.Violations, b.violationsShown(t, p, r), "%s rule %s", st.Name, rr.Rule)
+		}
+	}
+	b.noErrors(t)
+}
+
+// TestLargeLogInBrowser checks the report of a long log, given by
+// RLCHECK_HTML_LOG (the benchmark log: go run ./scripts/genlog -lines
+// 10000000), with the benchmark's rules: under 5 MB, and the right counts
+// in the browser. Without the variable it skips.
+func TestLargeLogInBrowser(t *testing.T) {
+	name := os.Getenv("RLCHECK_HTML_LOG")
+	if name == "" {
+		t.Skip("set RLCHECK_HTML_LOG to a long send log to check its report")
+	}
+	f, err := os.Open(name)
+	require.NoError(t, err)
+	defer f.Close()
+	rules, err := rule.ParseList("10/1s,500/1m,600000/24h")
+	require.NoError(t, err)
+	res, err := logcheck.Run([]logcheck.Input{{Name: name, R: f}}, logcheck.Config{
+		Rules: rules, KeepTimes: true, List: htmlreport.CheckList(0, "r.html"),
+		MaxDisorder: 5 * time.Second, MaxBuffered: logcheck.DefaultMaxBuffered,
+	})
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "large.html")
+	start := time.Now()
+	require.NoError(t, htmlreport.Check(path, res, 0, 20))
+	t.Logf("report written in %v", time.Since(start))
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Less(t, st.Size(), int64(5<<20), "bytes")
+	t.Logf("%d bytes", st.Size())
+	b := newBrowser(t)
+	b.open(t, path)
+	for r, rr := range res.Groups[0].Report.Rules {
+		assert.EqualValues(t, rr.Violations, b.violationsShown(t, 0, r), "rule %s", rr.Rule)
+		t.Logf("rule %s: %d violations", rr.Rule, rr.Violations)
+	}
+	mode, sends := b.zoomFirst(t, 0, 0)
+	assert.Equal(t, "detail", mode)
+	assert.Equal(t, 11, sends)
+	b.noErrors(t)
+}
