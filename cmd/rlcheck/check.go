@@ -15,45 +15,24 @@ import (
 	"github.com/rlcheck/rlcheck/internal/progress"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/plots"
-	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/rule/contract"
-	"github.com/rlcheck/rlcheck/sendlog"
-	"github.com/rlcheck/rlcheck/sendlog/accesslog"
 )
 
 // checkOptions holds the flags of rlcheck check.
 type checkOptions struct {
-	rules        []string
-	ruleList     string
-	boundary     string
-	format       string
-	inputFormat  string
-	timeCol      string
-	timeField    string
-	keyCol       string
-	keyField     string
-	endCol       string
-	endField     string
-	durationCol  string
-	durationFld  string
-	durationUnit string
-	unit         string
-	list         int
-	keys         int
-	maxInFlight  int
-	maxDisorder  time.Duration
-	maxBuffered  int
-	sort         bool
-	perFile      bool
-	skipInvalid  bool
-	noProgress   bool
-	contract     string
-	paths        []string
-	methods      []string
-	statuses     []string
-	summaryPath  string // $GITHUB_STEP_SUMMARY, for --format github
-	plot, html   string
-	metrics      string
+	rules       cli.RuleFlags
+	read        cli.ReadFlags
+	format      string
+	list        int
+	keys        int
+	maxInFlight int
+	maxDisorder time.Duration
+	maxBuffered int
+	sort        bool
+	perFile     bool
+	noProgress  bool
+	summaryPath string // $GITHUB_STEP_SUMMARY, for --format github
+	plot, html  string
+	metrics     string
 
 	cfg        logcheck.Config // filled by complete
 	notChecked string          // a contract's limit this input cannot check
@@ -83,25 +62,9 @@ func newCheckCmd(s streams) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringArrayVar(&o.rules, "rule", nil, "a rule LIMIT/WINDOW, e.g. 5/1s (repeatable)")
-	f.StringVar(&o.ruleList, "rules", "", "comma-separated rules, e.g. 10/s,500/min,10000/day")
-	f.StringVar(&o.boundary, "boundary", "", "window ends that count: half-open [t, t+W) (the default) or closed [t, t+W]")
+	o.rules.Add(f)
+	o.read.Add(f)
 	f.StringVar(&o.format, "format", "", "output format: text, json, junit or github (default github under GITHUB_ACTIONS=true, else text)")
-	f.StringVar(&o.inputFormat, "input-format", "auto", "input layout: auto, plain, csv, jsonl, nginx or apache")
-	f.StringVar(&o.contract, "contract", "", "a contract file (YAML) naming the rules, the in-flight cap and the boundary")
-	f.StringSliceVar(&o.paths, "path", nil, "access logs: keep requests whose path has this prefix or matches this glob (repeatable)")
-	f.StringSliceVar(&o.methods, "method", nil, "access logs: keep requests with these methods (GET,POST)")
-	f.StringSliceVar(&o.statuses, "status", nil, "access logs: keep requests with these statuses (200, 2xx, 429)")
-	f.StringVar(&o.timeCol, "time-col", "", "CSV time column: a header name or a 1-based index (default ts, time or timestamp, else the first)")
-	f.StringVar(&o.timeField, "time-field", "", "JSON-lines time field, dotted for nesting (default ts, time or timestamp)")
-	f.StringVar(&o.keyCol, "key-col", "", "CSV column that splits the rules per key (tenant, API key)")
-	f.StringVar(&o.keyField, "key-field", "", "JSON-lines field that splits the rules per key")
-	f.StringVar(&o.endCol, "end-col", "", "CSV column with each call's end time (for --max-in-flight)")
-	f.StringVar(&o.endField, "end-field", "", "JSON-lines field with each call's end time")
-	f.StringVar(&o.durationCol, "duration-col", "", "CSV column with each call's duration (for --max-in-flight)")
-	f.StringVar(&o.durationFld, "duration-field", "", "JSON-lines field with each call's duration")
-	f.StringVar(&o.durationUnit, "duration-unit", "s", "unit of plain-number durations: s, ms, us or ns (\"150ms\" carries its own)")
-	f.StringVar(&o.unit, "unit", "auto", "unit of numeric timestamps: auto, s, ms, us or ns")
 	f.IntVar(&o.list, "list", 0, "print the first N violations of each rule with the sends that filled the window")
 	f.IntVar(&o.keys, "keys", 20, "with a key column, how many keys the text report shows, worst first (0: all)")
 	f.IntVar(&o.maxInFlight, "max-in-flight", 0, "check at most N calls in flight at once (needs --end-col or --duration-col)")
@@ -112,7 +75,6 @@ func newCheckCmd(s streams) *cobra.Command {
 	f.StringVar(&o.plot, "plot", "", "draw each rule's window usage over time to FILE.png or FILE.svg (keeps the send times in memory, 8 bytes a send)")
 	f.StringVar(&o.html, "html", "", "write a self-contained HTML report to FILE: zoomable timelines, the violations with their sends (docs/html.md)")
 	f.BoolVar(&o.perFile, "per-file", false, "check each file on its own instead of merging them")
-	f.BoolVar(&o.skipInvalid, "skip-invalid", false, "skip and count bad lines instead of failing")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress bar (it shows only on a terminal, for inputs over 8 MB, and never under CI)")
 	cmd.RegisterFlagCompletionFunc("format", cli.Words(logcheck.Formats...))
 	cmd.RegisterFlagCompletionFunc("input-format", cli.Words(cli.InputFormats...))
@@ -121,40 +83,14 @@ func newCheckCmd(s streams) *cobra.Command {
 }
 
 func (o *checkOptions) complete(cmd *cobra.Command) error {
-	var rules []rule.Rule
-	b := rule.HalfOpen
-	contractCap := 0
-	if o.contract != "" {
-		c, err := contract.Load(o.contract)
-		if err != nil {
-			return err
-		}
-		rules = append(rules, c.Rules...)
-		contractCap, b = c.MaxInFlight, c.Boundary
+	c, err := o.rules.Load()
+	if errors.Is(err, cli.ErrNoRules) && o.maxInFlight > 0 {
+		err = nil // a cap from the command line is enough
 	}
-	for _, r := range o.rules {
-		p, err := rule.Parse(r)
-		if err != nil {
-			return err
-		}
-		rules = append(rules, p)
+	if err != nil {
+		return err
 	}
-	if o.ruleList != "" {
-		ps, err := rule.ParseList(o.ruleList)
-		if err != nil {
-			return err
-		}
-		rules = append(rules, ps...)
-	}
-	if len(rules) == 0 && o.maxInFlight == 0 && contractCap == 0 {
-		return errors.New("no rules: give --rule 5/1s (repeatable), --rules 5/1s,12/3s or --contract FILE")
-	}
-	if o.boundary != "" {
-		var err error
-		if b, err = rule.ParseBoundary(o.boundary); err != nil {
-			return err
-		}
-	}
+	rules, b, contractCap := c.Rules, c.Boundary, c.MaxInFlight
 	if o.format == "" {
 		o.format = "text"
 		if os.Getenv("GITHUB_ACTIONS") == "true" {
@@ -174,34 +110,9 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 	if o.maxDisorder < 0 {
 		return fmt.Errorf("--max-disorder %v: want 0 or more", o.maxDisorder)
 	}
-	inFmt, err := sendlog.ParseFormat(o.inputFormat)
+	read, err := o.read.Options()
 	if err != nil {
 		return err
-	}
-	unit, err := sendlog.ParseUnit(o.unit)
-	if err != nil {
-		return err
-	}
-	durUnit, err := sendlog.ParseUnit(o.durationUnit)
-	if err != nil || durUnit == sendlog.UnitAuto {
-		return fmt.Errorf("--duration-unit %q: want s, ms, us or ns", o.durationUnit)
-	}
-	var filter *accesslog.Filter
-	if len(o.paths)+len(o.methods)+len(o.statuses) > 0 {
-		if inFmt != sendlog.FormatNginx && inFmt != sendlog.FormatApache {
-			return errors.New("--path, --method and --status filter access logs: give --input-format nginx or apache")
-		}
-		if filter, err = accesslog.NewFilter(accesslog.FilterSpec{Paths: o.paths, Methods: o.methods, Statuses: o.statuses}); err != nil {
-			return err
-		}
-	}
-	read := sendlog.Options{
-		AccessFilter: filter,
-		Format:       inFmt, TimeCol: o.timeCol, TimeField: o.timeField,
-		KeyCol: o.keyCol, KeyField: o.keyField,
-		EndCol: o.endCol, EndField: o.endField,
-		DurationCol: o.durationCol, DurationField: o.durationFld, DurationUnit: durUnit,
-		Unit: unit, SkipInvalid: o.skipInvalid,
 	}
 	if o.maxInFlight, o.notChecked, err = logcheck.InFlightCap(contractCap, o.maxInFlight, cmd.Flags().Changed("max-in-flight"), read.HasEnd()); err != nil {
 		return err

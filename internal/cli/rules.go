@@ -9,6 +9,9 @@ import (
 	"github.com/rlcheck/rlcheck/rule/contract"
 )
 
+// ErrNoRules is Load's error when the flags name neither a rule nor a cap.
+var ErrNoRules = errors.New("no rules: give --rule 5/1s (repeatable), --rules 5/1s,12/3s or --contract FILE")
+
 // RuleFlags are the flags that name a contract, as check reads them:
 // --contract FILE, --rule (repeatable), --rules (a list) and --boundary.
 type RuleFlags struct {
@@ -59,7 +62,7 @@ func (f *RuleFlags) Load() (contract.Contract, error) {
 		c.Boundary = b
 	}
 	if len(c.Rules) == 0 && c.MaxInFlight == 0 {
-		return c, errors.New("no rules: give --rule 5/1s (repeatable), --rules 5/1s,12/3s or --contract FILE")
+		return c, ErrNoRules
 	}
 	return c, nil
 }

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rlcheck/rlcheck/sendlog"
+	"github.com/rlcheck/rlcheck/sendlog/accesslog"
+)
+
+// ReadFlags are the flags that say how check reads a send log: its layout,
+// where the time, key and end of each call are, units, access-log filters.
+type ReadFlags struct {
+	format, timeCol, timeField, keyCol, keyField string
+	endCol, endField, durationCol, durationField string
+	durationUnit, unit                           string
+	paths, methods, statuses                     []string
+	skipInvalid                                  bool
+}
+
+// Add registers the flags on fs.
+func (f *ReadFlags) Add(fs *pflag.FlagSet) {
+	fs.StringVar(&f.format, "input-format", "auto", "input layout: auto, plain, csv, jsonl, nginx or apache")
+	fs.StringSliceVar(&f.paths, "path", nil, "access logs: keep requests whose path has this prefix or matches this glob (repeatable)")
+	fs.StringSliceVar(&f.methods, "method", nil, "access logs: keep requests with these methods (GET,POST)")
+	fs.StringSliceVar(&f.statuses, "status", nil, "access logs: keep requests with these statuses (200, 2xx, 429)")
+	fs.StringVar(&f.timeCol, "time-col", "", "CSV time column: a header name or a 1-based index (default ts, time or timestamp, else the first)")
+	fs.StringVar(&f.timeField, "time-field", "", "JSON-lines time field, dotted for nesting (default ts, time or timestamp)")
+	fs.StringVar(&f.keyCol, "key-col", "", "CSV column that splits the rules per key (tenant, API key)")
+	fs.StringVar(&f.keyField, "key-field", "", "JSON-lines field that splits the rules per key")
+	fs.StringVar(&f.endCol, "end-col", "", "CSV column with each call's end time (for --max-in-flight)")
+	fs.StringVar(&f.endField, "end-field", "", "JSON-lines field with each call's end time")
+	fs.StringVar(&f.durationCol, "duration-col", "", "CSV column with each call's duration (for --max-in-flight)")
+	fs.StringVar(&f.durationField, "duration-field", "", "JSON-lines field with each call's duration")
+	fs.StringVar(&f.durationUnit, "duration-unit", "s", "unit of plain-number durations: s, ms, us or ns (\"150ms\" carries its own)")
+	fs.StringVar(&f.unit, "unit", "auto", "unit of numeric timestamps: auto, s, ms, us or ns")
+	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "skip and count bad lines instead of failing")
+}
+
+// Options returns the reading options the flags give, or what is wrong
+// with them.
+func (f *ReadFlags) Options() (sendlog.Options, error) {
+	inFmt, err := sendlog.ParseFormat(f.format)
+	if err != nil {
+		return sendlog.Options{}, err
+	}
+	unit, err := sendlog.ParseUnit(f.unit)
+	if err != nil {
+		return sendlog.Options{}, err
+	}
+	durUnit, err := sendlog.ParseUnit(f.durationUnit)
+	if err != nil || durUnit == sendlog.UnitAuto {
+		return sendlog.Options{}, fmt.Errorf("--duration-unit %q: want s, ms, us or ns", f.durationUnit)
+	}
+	var filter *accesslog.Filter
+	if len(f.paths)+len(f.methods)+len(f.statuses) > 0 {
+		if inFmt != sendlog.FormatNginx && inFmt != sendlog.FormatApache {
+			return sendlog.Options{}, errors.New("--path, --method and --status filter access logs: give --input-format nginx or apache")
+		}
+		if filter, err = accesslog.NewFilter(accesslog.FilterSpec{Paths: f.paths, Methods: f.methods, Statuses: f.statuses}); err != nil {
+			return sendlog.Options{}, err
+		}
+	}
+	return sendlog.Options{
+		AccessFilter: filter,
+		Format:       inFmt, TimeCol: f.timeCol, TimeField: f.timeField,
+		KeyCol: f.keyCol, KeyField: f.keyField,
+		EndCol: f.endCol, EndField: f.endField,
+		DurationCol: f.durationCol, DurationField: f.durationField, DurationUnit: durUnit,
+		Unit: unit, SkipInvalid: f.skipInvalid,
+	}, nil
+}
