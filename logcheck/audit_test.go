@@ -239,14 +239,16 @@ func TestInFlightAgainstSweep(t *testing.T) {
 // TestIdleKeysReleaseMemory: keys that send a burst and go quiet give
 // their window memory back, so memory follows the active keys.
 func TestIdleKeysReleaseMemory(t *testing.T) {
-	var res Result
+	res := Result{PerKey: true}
 	tab := &groupTable{cfg: Config{Rules: []rule.Rule{{Limit: 2, Window: time.Second}}, Read: sendlog.Options{KeyCol: "key"}}, ids: map[string]int32{}, res: &res}
 	const keys = 20_000
 	for k := range keys {
 		id := tab.lookup([]byte("k" + strconv.Itoa(k)))
+		var run held
 		for j := range 3 {
-			tab.observe(item{at: int64(k)*int64(2*time.Second) + int64(j), key: id})
+			run.appendItem(item{at: int64(k)*int64(2*time.Second) + int64(j), key: id}, false, true)
 		}
+		tab.observeRun(run)
 	}
 	idle := 0
 	for _, g := range tab.groups {

@@ -40,15 +40,21 @@ func BenchmarkReadCSV(b *testing.B) {
 	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mlines/s")
 }
 
-// BenchmarkParseChunk measures one goroutine parsing one chunk.
+// BenchmarkParseChunk measures one goroutine parsing one chunk, without
+// and with the key column.
 func BenchmarkParseChunk(b *testing.B) {
 	data := benchCSV(20000)
 	data = data[bytes.IndexByte(data, '\n')+1:]
-	lp := &lineParser{format: FormatCSV, tp: *newTimeParser(UnitNanos), cols: [nSlots]int{0, -1, -1, -1}}
-	bt := new(batch)
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		parseChunk(bt, chunk{data: data}, lp, false)
+	for _, key := range []int{-1, 1} {
+		name := map[int]string{-1: "plain", 1: "key"}[key]
+		b.Run(name, func(b *testing.B) {
+			lp := &lineParser{format: FormatCSV, tp: *newTimeParser(UnitNanos), cols: [nSlots]int{0, key, -1, -1}}
+			bt := new(batch)
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				parseChunk(bt, chunk{data: data}, lp, false)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*20000), "ns/line")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*20000), "ns/line")
 }

@@ -36,6 +36,7 @@ type lineParser struct {
 	numBuf  []byte
 	fields  [nSlots][]byte
 	access  *accesslog.Parser // access-log formats only
+	keys    keyDict
 	// checkNUL asks parse to refuse lines with NUL bytes; parseChunk sets
 	// it only for chunks that hold one, sparing the common case a scan.
 	checkNUL bool
