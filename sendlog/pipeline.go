@@ -567,7 +567,9 @@ func (d *keyDict) index(b *Batch, key []byte) int32 {
 			break
 		}
 		if s.word == w && int(s.n) == len(key) && (len(key) <= 8 || string(b.DistinctKey(int(s.id-1))) == string(key)) {
-			d.last, d.lastID, d.hasLast = key, s.id-1, true
+			// The stored copy, not key: a JSON key's bytes may be the
+			// parser's, overwritten by the next line.
+			d.last, d.lastID, d.hasLast = b.DistinctKey(int(s.id-1)), s.id-1, true
 			return s.id - 1
 		}
 		i = (i + 1) & mask
@@ -581,7 +583,7 @@ func (d *keyDict) index(b *Batch, key []byte) int32 {
 	if 2*len(d.used) > len(d.slots) {
 		d.rehash()
 	}
-	d.last, d.lastID, d.hasLast = key, id, true
+	d.last, d.lastID, d.hasLast = b.DistinctKey(int(id)), id, true
 	return id
 }
 
