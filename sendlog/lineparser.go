@@ -37,6 +37,7 @@ type lineParser struct {
 	fields  [nSlots][]byte
 	access  *accesslog.Parser // access-log formats only
 	keys    keyDict
+	flat    flatLayout // fastJSON's view of the fields
 	// checkNUL asks parse to refuse lines with NUL bytes; parseChunk sets
 	// it only for chunks that hold one, sparing the common case a scan.
 	checkNUL bool
@@ -341,13 +342,17 @@ func (p *lineParser) parseJSON(b []byte) (Record, error) {
 // what it takes it reads as that path does (the same texts go to record,
 // so the same errors), which FuzzJSONPaths holds it to.
 func (p *lineParser) fastJSON(b []byte) (rec Record, ok bool, err error) {
-	if p.paths[slotTime] == nil {
-		return rec, false, nil
-	}
-	for _, path := range p.paths {
-		if path != nil && len(path) != 1 {
-			return rec, false, nil
+	if !p.flat.ready {
+		p.flat = flatLayout{ready: true, ok: p.paths[slotTime] != nil, timeOnly: !p.hasEnd()}
+		for s, path := range p.paths {
+			if path != nil {
+				p.flat.ok = p.flat.ok && len(path) == 1
+				p.flat.names[s], p.flat.want[s] = path[0], true
+			}
 		}
+	}
+	if !p.flat.ok {
+		return rec, false, nil
 	}
 	var texts [nSlots][]byte
 	var found [nSlots]bool
@@ -386,21 +391,17 @@ func (p *lineParser) fastJSON(b []byte) (rec Record, ok bool, err error) {
 			}
 			val = b[i : i+n]
 			i += n
-		default:
-			n = 0
-			for _, lit := range [...]string{"true", "false", "null"} {
-				if bytes.HasPrefix(b[i:], []byte(lit)) {
-					n = len(lit)
-				}
-			}
-			if n == 0 {
-				return rec, false, nil
-			}
+		case bytes.HasPrefix(b[i:], []byte("true")) || bytes.HasPrefix(b[i:], []byte("null")):
 			isText = false
-			i += n
+			i += 4
+		case bytes.HasPrefix(b[i:], []byte("false")):
+			isText = false
+			i += 5
+		default:
+			return rec, false, nil
 		}
-		for s, path := range p.paths {
-			if path != nil && !found[s] && string(key) == path[0] {
+		for s := range nSlots {
+			if p.flat.want[s] && !found[s] && string(key) == p.flat.names[s] {
 				if !isText {
 					return rec, false, nil
 				}
@@ -422,13 +423,27 @@ func (p *lineParser) fastJSON(b []byte) (rec Record, ok bool, err error) {
 	if jsonSpace(b, i+1) != len(b) {
 		return rec, false, nil
 	}
-	for s, path := range p.paths {
-		if path != nil && !found[s] {
-			return rec, false, nil
+	if found != p.flat.want {
+		return rec, false, nil
+	}
+	if t := texts[slotTime]; p.flat.timeOnly && len(t) > 0 && len(t) <= 19 {
+		// An integer epoch, the common case, as fastCSV reads it.
+		if v, n := leadingDigits(t); n == len(t) {
+			if at, ok := p.tp.fastInt(v, n); ok {
+				return Record{At: at, Key: texts[slotKey]}, true, nil
+			}
 		}
 	}
 	rec, err = p.record(texts[slotTime], texts[slotKey], texts[slotEnd], texts[slotDur])
 	return rec, true, err
+}
+
+// flatLayout is what fastJSON needs of the fields, worked out once.
+type flatLayout struct {
+	ready, ok bool
+	timeOnly  bool // no end or duration field
+	names     [nSlots]string
+	want      [nSlots]bool
 }
 
 // jsonSpace skips JSON whitespace from b[i] on.
