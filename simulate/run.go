@@ -57,15 +57,27 @@ func Run(s *Scenario, opt Options) (*Result, error) {
 
 // RunStrategy runs one strategy of s on seed.
 func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyResult, error) {
+	return runStrategy(s, st, seed, opt, nil)
+}
+
+// runStrategy is RunStrategy taking its coroutines from pool, and leaving
+// them there, when pool is not nil.
+func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procPool) (StrategyResult, error) {
 	if st.NeedsSlots && s.MaxInFlight < 1 {
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s needs max_in_flight", st.Name)
 	}
 	times := s.ArrivalTimes(seed)
-	sch := NewSched(SchedConfig{
+	cfg := SchedConfig{
 		Lateness: s.Lateness,
 		OpCost:   s.OpCost,
 		Rand:     rand.New(rand.NewPCG(seed, streamRuntime)),
-	})
+	}
+	var sch *Sched
+	if pool != nil {
+		sch = pool.newSched(cfg)
+	} else {
+		sch = NewSched(cfg)
+	}
 	shared := &Shared{Key: fmt.Sprintf("rlcheck:%s:%s:%d", s.Name, st.Name, seed), Redis: opt.Redis, Now: sch.Now}
 	path := rand.New(rand.NewPCG(seed, streamPath))
 	if !s.RedisRTT.IsZero() {
@@ -302,8 +314,10 @@ func RunSeeds(s *Scenario, n int, opt Options) (*RunsResult, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var pool procPool
+			defer pool.close()
 			for j := range jobs {
-				r, err := RunStrategy(s, sts[j.si], s.Seed+uint64(j.run), opt)
+				r, err := runStrategy(s, sts[j.si], s.Seed+uint64(j.run), opt, &pool)
 				mu.Lock()
 				if err != nil {
 					if firstErr == nil {
