@@ -5,6 +5,10 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/rule"
 )
 
 const ms = int64(time.Millisecond)
@@ -157,4 +161,31 @@ func equal[T comparable](a, b []T) bool {
 		}
 	}
 	return true
+}
+
+// TestPooledRunsMatchFreshRuns: runs that reuse one worker's coroutines,
+// scheduler and semaphore queues (as RunSeeds does) give each seed what a
+// fresh run gives it, with timeouts that abandon callers and semaphores
+// left with waiters among them.
+func TestPooledRunsMatchFreshRuns(t *testing.T) {
+	lateness, err := ParseDist("uniform(100us, 3ms)")
+	require.NoError(t, err)
+	s := &Scenario{
+		Name: "pool", Rules: []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}},
+		Callers: 40, Workers: 2, MaxInFlight: 3, Arrivals: Arrivals{Kind: Poisson, Rate: 20},
+		Lateness: lateness, Timeout: 2 * time.Second, Seed: 7,
+	}
+	var pool procPool
+	defer pool.close()
+	for _, name := range []string{"sequential", "combined", "gated"} {
+		st, ok := Lookup(name)
+		require.True(t, ok)
+		for seed := range uint64(30) {
+			fresh, err := RunStrategy(s, st, seed, Options{})
+			require.NoError(t, err)
+			pooled, err := runStrategy(s, st, seed, Options{}, &pool)
+			require.NoError(t, err)
+			require.Equal(t, fresh, pooled, "%s seed %d", name, seed)
+		}
+	}
 }
