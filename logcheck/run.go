@@ -128,8 +128,11 @@ func runMerged(streams []*stream, groups *groupTable) error {
 	}
 	h.init()
 	// The merged sends go to the checkers in runs, as a single input's do.
-	withKey := groups.res.PerKey
-	buf := held{at: []int64{}, ref: []int64{}, end: []int64{}}
+	withKey, withEnd := groups.res.PerKey, groups.cfg.MaxInFlight > 0
+	buf := held{at: []int64{}, ref: []int64{}}
+	if withEnd {
+		buf.end = []int64{}
+	}
 	if withKey {
 		buf.key = []int32{}
 	}
@@ -139,7 +142,7 @@ func runMerged(streams []*stream, groups *groupTable) error {
 			buf.reset()
 		}
 		top := &h[0]
-		buf.appendItem(top.it, true, withKey)
+		buf.appendItem(top.it, withEnd, withKey)
 		it, ok, err := top.s.next()
 		if err != nil {
 			return err
@@ -194,6 +197,11 @@ func (s *stream) fill() error {
 // next returns the stream's next send in time order, one at a time, for
 // the merge.
 func (s *stream) next() (item, bool, error) {
+	if s.pos < len(s.out.at) && s.out.end == nil && s.out.key == nil {
+		it := item{at: s.out.at[s.pos], ref: Ref(s.out.ref[s.pos])}
+		s.pos++
+		return it, true, nil
+	}
 	for s.pos == s.out.len() {
 		if s.out, s.pos = s.ro.release(s.eof), 0; s.out.len() > 0 {
 			break
