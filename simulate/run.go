@@ -86,12 +86,21 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 	}
 	limits := strategies.Widen(s.Margin, s.Rules...)
 	if st.NeedsRedis && shared.Redis == nil {
-		emb, err := embedded.Start()
-		if err != nil {
-			return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
+		if pool != nil && pool.redis != nil {
+			// Keys name the run, so runs sharing a server never meet.
+			shared.Redis = pool.redis
+		} else {
+			emb, err := embedded.Start()
+			if err != nil {
+				return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
+			}
+			if pool != nil {
+				pool.redis = emb
+			} else {
+				defer emb.Close()
+			}
+			shared.Redis = emb
 		}
-		defer emb.Close()
-		shared.Redis = emb
 	}
 	limiters := make([]strategies.Limiter, s.Workers)
 	for w := range s.Workers {

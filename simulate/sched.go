@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/rlcheck/rlcheck/clock"
 )
 
@@ -72,6 +74,10 @@ type procPool struct {
 	idle   []*proc
 	sched  *Sched     // the last run's scheduler, whose slices the next reuses
 	queues [][]waiter // semaphore queues of past runs
+	redis  interface {
+		redis.Scripter
+		Close() error
+	} // the in-process Redis of the runs that need one and were given none
 }
 
 // newSched returns a scheduler at instant 0 that takes its coroutines from
@@ -103,6 +109,10 @@ func (pp *procPool) close() {
 		p.stop()
 	}
 	pp.idle = nil
+	if pp.redis != nil {
+		pp.redis.Close()
+		pp.redis = nil
+	}
 }
 
 // NewSched returns a scheduler at instant 0.
