@@ -139,7 +139,8 @@ func TestShuffledWithinHorizon(t *testing.T) {
 }
 
 // TestPerKeyAgainstBruteForce compares per-key counts with the O(n²)
-// definition applied to each key's sends.
+// definition applied to each key's sends, from one file and from three
+// merged.
 func TestPerKeyAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	rules := []rule.Rule{{Limit: 3, Window: time.Second}, {Limit: 8, Window: 5 * time.Second}}
@@ -151,7 +152,20 @@ func TestPerKeyAgainstBruteForce(t *testing.T) {
 		for i := range keys {
 			keys[i] = "tenant-" + strconv.Itoa(rng.IntN(nk))
 		}
-		res, err := Run([]Input{{Name: "k.csv", R: strings.NewReader(csvOf(ts, keys))}}, Config{
+		inputs := []Input{{Name: "k.csv", R: strings.NewReader(csvOf(ts, keys))}}
+		if iter%2 == 1 {
+			// Dealt round robin into three files, merged back.
+			var parts [3][]int64
+			var partKeys [3][]string
+			for i := range ts {
+				parts[i%3], partKeys[i%3] = append(parts[i%3], ts[i]), append(partKeys[i%3], keys[i])
+			}
+			inputs = nil
+			for f := range parts {
+				inputs = append(inputs, Input{Name: "k" + strconv.Itoa(f) + ".csv", R: strings.NewReader(csvOf(parts[f], partKeys[f]))})
+			}
+		}
+		res, err := Run(inputs, Config{
 			Rules: rules, Read: sendlog.Options{KeyCol: "key"}, MaxDisorder: time.Second,
 		})
 		require.NoError(t, err)

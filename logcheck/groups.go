@@ -22,6 +22,7 @@ type groupTable struct {
 	// in time order, and the keys the run touched.
 	byKey   held
 	touched []int32
+	pos     []int32 // per group, during observeByKey
 }
 
 type groupState struct {
@@ -30,7 +31,6 @@ type groupState struct {
 	chk   *checker.Checker
 	inf   *checker.InFlight
 	idle  bool
-	n     int // observeRun: the group's sends in the run, then where they go
 }
 
 // keyIDs appends the group id of each send of a batch to dst. Each of the
@@ -107,18 +107,20 @@ func (t *groupTable) observeRun(run held) {
 // sends in time order, and hands each key's sends to its checker at once.
 func (t *groupTable) observeByKey(run held) {
 	n := run.len()
+	if len(t.pos) < len(t.groups) {
+		t.pos = append(t.pos, make([]int32, len(t.groups)-len(t.pos))...)
+	}
+	pos := t.pos // per group: its sends in the run, then where the next goes
 	touched := t.touched[:0]
 	for _, k := range run.key {
-		g := t.groups[k]
-		if g.n == 0 {
+		if pos[k] == 0 {
 			touched = append(touched, k)
 		}
-		g.n++
+		pos[k]++
 	}
-	off := 0
+	off := int32(0)
 	for _, k := range touched {
-		g := t.groups[k]
-		g.n, off = off, off+g.n
+		pos[k], off = off, off+pos[k]
 	}
 	by := &t.byKey
 	by.at, by.ref = grow(by.at, n), grow(by.ref, n)
@@ -126,24 +128,24 @@ func (t *groupTable) observeByKey(run held) {
 	if withEnd {
 		by.end = grow(by.end, n)
 	}
+	at, ref := by.at[:n], by.ref[:n]
 	for i, k := range run.key {
-		g := t.groups[k]
-		j := g.n
-		g.n++
-		by.at[j], by.ref[j] = run.at[i], run.ref[i]
+		j := pos[k]
+		pos[k]++
+		at[j], ref[j] = run.at[i], run.ref[i]
 		if withEnd {
 			by.end[j] = run.end[i]
 		}
 	}
-	start := 0
+	start := int32(0)
 	for _, k := range touched {
-		g := t.groups[k]
-		part := held{at: by.at[start:g.n], ref: by.ref[start:g.n]}
+		end := pos[k]
+		part := held{at: at[start:end], ref: ref[start:end]}
 		if withEnd {
-			part.end = by.end[start:g.n]
+			part.end = by.end[start:end]
 		}
-		start, g.n = g.n, 0
-		t.observeGroup(g, part)
+		start, pos[k] = end, 0
+		t.observeGroup(t.groups[k], part)
 	}
 	t.touched = touched
 }
