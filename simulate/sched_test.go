@@ -2,10 +2,10 @@ package simulate
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -23,9 +23,7 @@ func TestTiesGoInInsertionOrder(t *testing.T) {
 		})
 	}
 	s.Run()
-	if want := []int{0, 1, 2, 3}; !equal(order, want) {
-		t.Fatalf("woke in order %v, want %v", order, want)
-	}
+	require.Equal(t, []int{0, 1, 2, 3}, order, "wake order")
 }
 
 func TestLatenessIsPerLoopWaitAndNeverEarly(t *testing.T) {
@@ -40,12 +38,10 @@ func TestLatenessIsPerLoopWaitAndNeverEarly(t *testing.T) {
 	s.Run()
 	// The loop waits for 10 ms and wakes at 11 ms; the 10.5 ms timer is
 	// already due then and runs in the same batch; 20 ms needs a new wait.
-	if want := []int64{11 * ms, 11 * ms, 21 * ms}; !equal(woke, want) {
-		t.Fatalf("woke at %v, want %v", woke, want)
-	}
-	if st := s.Stats(); st.EarlyWakes != 0 || st.LoopWaits != 2 {
-		t.Fatalf("stats %+v", st)
-	}
+	require.Equal(t, []int64{11 * ms, 11 * ms, 21 * ms}, woke, "wake instants")
+	st := s.Stats()
+	assert.Zero(t, st.EarlyWakes, "early wakes")
+	assert.Equal(t, int64(2), st.LoopWaits, "loop waits")
 }
 
 func TestOpCostAdvancesTheClockPerStep(t *testing.T) {
@@ -55,9 +51,7 @@ func TestOpCostAdvancesTheClockPerStep(t *testing.T) {
 		s.Go(0, func() { at = append(at, s.Now()) })
 	}
 	s.Run()
-	if want := []int64{0, 5000, 10000}; !equal(at, want) {
-		t.Fatalf("steps ran at %v, want %v", at, want)
-	}
+	require.Equal(t, []int64{0, 5000, 10000}, at, "step instants")
 }
 
 func TestSleepStopsAtTheVirtualDeadline(t *testing.T) {
@@ -70,9 +64,8 @@ func TestSleepStopsAtTheVirtualDeadline(t *testing.T) {
 		at = s.Now()
 	})
 	s.Run()
-	if !errors.Is(err, context.DeadlineExceeded) || at != 30*ms {
-		t.Fatalf("err %v at %d, want deadline exceeded at %d", err, at, 30*ms)
-	}
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, 30*ms, at, "woke at the deadline")
 }
 
 func TestSemaphoreIsFIFOAndLosesNoSlotToATimeout(t *testing.T) {
@@ -99,15 +92,7 @@ func TestSemaphoreIsFIFOAndLosesNoSlotToATimeout(t *testing.T) {
 	hold("c", 2*ms, 0, 0)
 	hold("d", 3*ms, 0, 0)
 	s.Run()
-	want := []string{"a", "b gave up", "c", "d"}
-	if len(got) != len(want) {
-		t.Fatalf("got %v, want %v", got, want)
-	}
-	for i := range want {
-		if got[i] != want[i] {
-			t.Fatalf("got %v, want %v", got, want)
-		}
-	}
+	require.Equal(t, []string{"a", "b gave up", "c", "d"}, got)
 	// The slot is free again: a new caller takes it at once.
 	var at int64 = -1
 	s.Go(s.Now(), func() {
@@ -116,9 +101,7 @@ func TestSemaphoreIsFIFOAndLosesNoSlotToATimeout(t *testing.T) {
 		}
 	})
 	s.Run()
-	if at != s.Now() {
-		t.Fatalf("slot leaked: acquired at %d", at)
-	}
+	require.Equal(t, s.Now(), at, "slot leaked")
 }
 
 func TestCallerParkedForeverIsAbandoned(t *testing.T) {
@@ -131,9 +114,8 @@ func TestCallerParkedForeverIsAbandoned(t *testing.T) {
 		done = true
 	})
 	s.Run()
-	if done || s.Stats().Abandoned != 1 {
-		t.Fatalf("done %v, abandoned %d", done, s.Stats().Abandoned)
-	}
+	assert.False(t, done, "the parked caller finished")
+	assert.Equal(t, int64(1), s.Stats().Abandoned, "abandoned callers")
 }
 
 func TestSkewedViewOnlyShiftsNow(t *testing.T) {
@@ -146,21 +128,8 @@ func TestSkewedViewOnlyShiftsNow(t *testing.T) {
 		woke = s.Now()
 	})
 	s.Run()
-	if seen != 7*ms || woke != 10*ms {
-		t.Fatalf("view read %d, slept until %d", seen, woke)
-	}
-}
-
-func equal[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	assert.Equal(t, 7*ms, seen, "the view's reading")
+	assert.Equal(t, 10*ms, woke, "slept until")
 }
 
 // TestPooledRunsMatchFreshRuns: runs that reuse one worker's coroutines,
