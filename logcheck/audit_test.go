@@ -139,7 +139,8 @@ func TestShuffledWithinHorizon(t *testing.T) {
 }
 
 // TestPerKeyAgainstBruteForce compares per-key counts with the O(n²)
-// definition applied to each key's sends.
+// definition applied to each key's sends, from one file and from three
+// merged.
 func TestPerKeyAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	rules := []rule.Rule{{Limit: 3, Window: time.Second}, {Limit: 8, Window: 5 * time.Second}}
@@ -151,7 +152,20 @@ func TestPerKeyAgainstBruteForce(t *testing.T) {
 		for i := range keys {
 			keys[i] = "tenant-" + strconv.Itoa(rng.IntN(nk))
 		}
-		res, err := Run([]Input{{Name: "k.csv", R: strings.NewReader(csvOf(ts, keys))}}, Config{
+		inputs := []Input{{Name: "k.csv", R: strings.NewReader(csvOf(ts, keys))}}
+		if iter%2 == 1 {
+			// Dealt round robin into three files, merged back.
+			var parts [3][]int64
+			var partKeys [3][]string
+			for i := range ts {
+				parts[i%3], partKeys[i%3] = append(parts[i%3], ts[i]), append(partKeys[i%3], keys[i])
+			}
+			inputs = nil
+			for f := range parts {
+				inputs = append(inputs, Input{Name: "k" + strconv.Itoa(f) + ".csv", R: strings.NewReader(csvOf(parts[f], partKeys[f]))})
+			}
+		}
+		res, err := Run(inputs, Config{
 			Rules: rules, Read: sendlog.Options{KeyCol: "key"}, MaxDisorder: time.Second,
 		})
 		require.NoError(t, err)
@@ -239,14 +253,16 @@ func TestInFlightAgainstSweep(t *testing.T) {
 // TestIdleKeysReleaseMemory: keys that send a burst and go quiet give
 // their window memory back, so memory follows the active keys.
 func TestIdleKeysReleaseMemory(t *testing.T) {
-	var res Result
+	res := Result{PerKey: true}
 	tab := &groupTable{cfg: Config{Rules: []rule.Rule{{Limit: 2, Window: time.Second}}, Read: sendlog.Options{KeyCol: "key"}}, ids: map[string]int32{}, res: &res}
 	const keys = 20_000
 	for k := range keys {
 		id := tab.lookup([]byte("k" + strconv.Itoa(k)))
+		var run held
 		for j := range 3 {
-			tab.observe(item{at: int64(k)*int64(2*time.Second) + int64(j), key: id})
+			run.appendItem(item{at: int64(k)*int64(2*time.Second) + int64(j), key: id}, false, true)
 		}
+		tab.observeRun(run)
 	}
 	idle := 0
 	for _, g := range tab.groups {

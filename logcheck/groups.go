@@ -16,6 +16,13 @@ type groupTable struct {
 	groups []*groupState
 	seen   int64
 	sweep  int // next group to try to release
+
+	local []int32 // keyIDs: a batch's distinct keys' group ids
+	// byKey: a released run regrouped by key, each key's sends together
+	// in time order, and the keys the run touched.
+	byKey   held
+	touched []int32
+	pos     []int32 // per group, during observeByKey
 }
 
 type groupState struct {
@@ -26,8 +33,19 @@ type groupState struct {
 	idle  bool
 }
 
-// keyOf returns the group id of send i of a batch.
-func (t *groupTable) keyOf(b *sendlog.Batch, i int) int32 { return t.lookup(b.Key(i)) }
+// keyIDs appends the group id of each send of a batch to dst. Each of the
+// batch's distinct keys is looked up once.
+func (t *groupTable) keyIDs(b *sendlog.Batch, dst []int32) []int32 {
+	local := t.local[:0]
+	for j := range b.NumKeys() {
+		local = append(local, t.lookup(b.DistinctKey(j)))
+	}
+	t.local = local
+	for _, k := range b.KeyIndexes() {
+		dst = append(dst, local[k])
+	}
+	return dst
+}
 
 // lookup returns the id of key, adding it on first sight.
 func (t *groupTable) lookup(key []byte) int32 {
@@ -65,41 +83,93 @@ func (t *groupTable) count(first, last int64, n int) {
 // whole run goes to the checker in one call.
 func (t *groupTable) observeRun(run held) {
 	n := run.len()
-	if t.res.PerKey {
-		for i := range n {
-			t.observe(run.item(i))
-		}
+	if n == 0 {
 		return
 	}
 	t.count(run.at[0], run.at[n-1], n)
-	g := t.groups[0]
+	if !t.res.PerKey {
+		t.observeGroup(t.groups[0], run)
+		return
+	}
+	if len(t.groups) == 1 {
+		t.observeGroup(t.groups[0], run)
+	} else {
+		t.observeByKey(run)
+	}
+	before := t.seen
+	t.seen += int64(n)
+	if t.seen/sweepEvery != before/sweepEvery && len(t.groups) > 1 {
+		t.release(run.at[n-1])
+	}
+}
+
+// observeByKey regroups a run by key, a counting sort that keeps each key's
+// sends in time order, and hands each key's sends to its checker at once.
+func (t *groupTable) observeByKey(run held) {
+	n := run.len()
+	if len(t.pos) < len(t.groups) {
+		t.pos = append(t.pos, make([]int32, len(t.groups)-len(t.pos))...)
+	}
+	pos := t.pos // per group: its sends in the run, then where the next goes
+	touched := t.touched[:0]
+	for _, k := range run.key {
+		if pos[k] == 0 {
+			touched = append(touched, k)
+		}
+		pos[k]++
+	}
+	off := int32(0)
+	for _, k := range touched {
+		pos[k], off = off, off+pos[k]
+	}
+	by := &t.byKey
+	by.at, by.ref = grow(by.at, n), grow(by.ref, n)
+	withEnd := run.end != nil
+	if withEnd {
+		by.end = grow(by.end, n)
+	}
+	at, ref := by.at[:n], by.ref[:n]
+	for i, k := range run.key {
+		j := pos[k]
+		pos[k]++
+		at[j], ref[j] = run.at[i], run.ref[i]
+		if withEnd {
+			by.end[j] = run.end[i]
+		}
+	}
+	start := int32(0)
+	for _, k := range touched {
+		end := pos[k]
+		part := held{at: at[start:end], ref: ref[start:end]}
+		if withEnd {
+			part.end = by.end[start:end]
+		}
+		start, pos[k] = end, 0
+		t.observeGroup(t.groups[k], part)
+	}
+	t.touched = touched
+}
+
+// grow returns s resliced to length n, reallocated if it is too short.
+func grow(s []int64, n int) []int64 {
+	if cap(s) < n {
+		return make([]int64, n, max(n, 2*cap(s)))
+	}
+	return s[:n]
+}
+
+// observeGroup hands one group's sends, in time order, to its checkers.
+func (t *groupTable) observeGroup(g *groupState, run held) {
+	g.idle = false
 	if t.cfg.KeepTimes {
 		g.times = append(g.times, run.at...)
 	}
 	// Times arrive sorted, so neither checker can refuse them.
 	_ = g.chk.ObserveBatch(run.at, run.ref)
 	if g.inf != nil {
-		for i := range n {
+		for i := range run.at {
 			_ = g.inf.Observe(run.at[i], run.end[i], run.ref[i])
 		}
-	}
-}
-
-func (t *groupTable) observe(it item) {
-	t.count(it.at, it.at, 1)
-	g := t.groups[it.key]
-	g.idle = false
-	if t.cfg.KeepTimes {
-		g.times = append(g.times, it.at)
-	}
-	// Times arrive sorted, so neither checker can refuse them.
-	_ = g.chk.Observe(it.at, int64(it.ref))
-	if g.inf != nil {
-		_ = g.inf.Observe(it.at, it.end, int64(it.ref))
-	}
-	t.seen++
-	if t.seen%sweepEvery == 0 && len(t.groups) > 1 {
-		t.release(it.at)
 	}
 }
 

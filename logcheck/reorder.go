@@ -265,10 +265,11 @@ func (r *reorder) settle() {
 	}
 }
 
-// push adds a batch of sends read from the input.
-func (r *reorder) push(b *sendlog.Batch, keyOf func(b *sendlog.Batch, i int) int32) error {
+// push adds a batch of sends read from the input; keys, with a key column,
+// holds each send's group id.
+func (r *reorder) push(b *sendlog.Batch, keys []int32) error {
 	r.settle()
-	withEnd, withKey := b.End != nil, keyOf != nil
+	withEnd, withKey := b.End != nil, keys != nil
 	if r.tail.at == nil {
 		r.tail = held{at: []int64{}, ref: []int64{}}
 		if withEnd {
@@ -279,14 +280,14 @@ func (r *reorder) push(b *sendlog.Batch, keyOf func(b *sendlog.Batch, i int) int
 		}
 		r.compactAt = minCompact
 	}
-	if !r.pushSorted(b, withEnd, withKey) {
+	if !r.pushSorted(b, keys, withEnd) {
 		for i := range b.At {
 			it := item{at: b.At[i], ref: MakeRef(r.file, b.Line[i])}
 			if withEnd {
 				it.end = b.End[i]
 			}
 			if withKey {
-				it.key = keyOf(b, i)
+				it.key = keys[i]
 			}
 			if !r.seen || it.at >= r.maxSeen {
 				r.seen, r.maxSeen, r.maxLine = true, it.at, b.Line[i]
@@ -344,8 +345,8 @@ func (r *reorder) bound() error {
 // pushSorted appends a batch in bulk when it is in time order and starts
 // no earlier than every held send, the common case; it reports whether it
 // did.
-func (r *reorder) pushSorted(b *sendlog.Batch, withEnd, withKey bool) bool {
-	if withKey || len(b.At) == 0 || (r.seen && b.At[0] < r.maxSeen) {
+func (r *reorder) pushSorted(b *sendlog.Batch, keys []int32, withEnd bool) bool {
+	if len(b.At) == 0 || (r.seen && b.At[0] < r.maxSeen) {
 		return false
 	}
 	prev := b.At[0]
@@ -358,6 +359,9 @@ func (r *reorder) pushSorted(b *sendlog.Batch, withEnd, withKey bool) bool {
 	r.tail.at = append(r.tail.at, b.At...)
 	if withEnd {
 		r.tail.end = append(r.tail.end, b.End...)
+	}
+	if keys != nil {
+		r.tail.key = append(r.tail.key, keys...)
 	}
 	start := len(r.tail.ref)
 	r.tail.ref = append(r.tail.ref, b.Line...)

@@ -29,11 +29,6 @@ var raceEnabled bool
 func reorderOut(t *testing.T, rng *rand.Rand, in []item, horizon int64, withEnd, withKey bool) ([]item, *budget) {
 	bud := &budget{max: math.MaxInt}
 	ro := reorder{name: "p", file: 1, horizon: horizon, budget: bud}
-	var keyOf func(b *sendlog.Batch, i int) int32
-	keys := map[int64]int32{} // by line: the batch has no key column here
-	if withKey {
-		keyOf = func(b *sendlog.Batch, i int) int32 { return keys[b.Line[i]] }
-	}
 	var out []item
 	drain := func(flush bool) {
 		for {
@@ -49,15 +44,21 @@ func reorderOut(t *testing.T, rng *rand.Rand, in []item, horizon int64, withEnd,
 	for len(in) > 0 {
 		n := min(len(in), 1+rng.IntN(300))
 		var b sendlog.Batch
+		var keys []int32 // the batch has no key column here
+		if withKey {
+			keys = []int32{}
+		}
 		for _, it := range in[:n] {
 			b.At = append(b.At, it.at)
 			b.Line = append(b.Line, it.ref.Line())
 			if withEnd {
 				b.End = append(b.End, it.end)
 			}
-			keys[it.ref.Line()] = it.key
+			if withKey {
+				keys = append(keys, it.key)
+			}
 		}
-		require.NoError(t, ro.push(&b, keyOf))
+		require.NoError(t, ro.push(&b, keys))
 		in = in[n:]
 		drain(false)
 	}

@@ -74,7 +74,7 @@ func Run(inputs []Input, cfg Config) (*Result, error) {
 			ro: reorder{name: in.Name, file: i, horizon: horizon, budget: bud},
 		}
 		if res.PerKey {
-			streams[i].keyOf = groups.keyOf
+			streams[i].groups = groups
 		}
 		defer streams[i].rd.Close()
 	}
@@ -127,9 +127,22 @@ func runMerged(streams []*stream, groups *groupTable) error {
 		}
 	}
 	h.init()
+	// The merged sends go to the checkers in runs, as a single input's do.
+	withKey, withEnd := groups.res.PerKey, groups.cfg.MaxInFlight > 0
+	buf := held{at: []int64{}, ref: []int64{}}
+	if withEnd {
+		buf.end = []int64{}
+	}
+	if withKey {
+		buf.key = []int32{}
+	}
 	for len(h) > 0 {
+		if buf.len() == outMax {
+			groups.observeRun(buf)
+			buf.reset()
+		}
 		top := &h[0]
-		groups.observe(top.it)
+		buf.appendItem(top.it, withEnd, withKey)
 		it, ok, err := top.s.next()
 		if err != nil {
 			return err
@@ -141,18 +154,20 @@ func runMerged(streams []*stream, groups *groupTable) error {
 			h.pop()
 		}
 	}
+	groups.observeRun(buf)
 	return nil
 }
 
 // stream is one input, read in batches and repaired within the reorder
 // horizon.
 type stream struct {
-	rd    *sendlog.Reader
-	ro    reorder
-	keyOf func(b *sendlog.Batch, i int) int32
-	eof   bool
-	out   held // released sends, handed out one at a time by next
-	pos   int  // the next of them
+	rd     *sendlog.Reader
+	ro     reorder
+	groups *groupTable // with a key column, to look up the keys' groups
+	keys   []int32     // fill: the group ids of a batch's sends
+	eof    bool
+	out    held // released sends, handed out one at a time by next
+	pos    int  // the next of them
 }
 
 // fill reads the next batch into the reorder buffer.
@@ -168,12 +183,25 @@ func (s *stream) fill() error {
 	if err != nil {
 		return err
 	}
-	return s.ro.push(b, s.keyOf)
+	var keys []int32
+	if s.groups != nil {
+		if s.keys == nil {
+			s.keys = []int32{}
+		}
+		s.keys = s.groups.keyIDs(b, s.keys[:0])
+		keys = s.keys
+	}
+	return s.ro.push(b, keys)
 }
 
 // next returns the stream's next send in time order, one at a time, for
 // the merge.
 func (s *stream) next() (item, bool, error) {
+	if s.pos < len(s.out.at) && s.out.end == nil && s.out.key == nil {
+		it := item{at: s.out.at[s.pos], ref: Ref(s.out.ref[s.pos])}
+		s.pos++
+		return it, true, nil
+	}
 	for s.pos == s.out.len() {
 		if s.out, s.pos = s.ro.release(s.eof), 0; s.out.len() > 0 {
 			break

@@ -2,6 +2,7 @@ package sendlog
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"testing"
 
@@ -40,15 +41,43 @@ func BenchmarkReadCSV(b *testing.B) {
 	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mlines/s")
 }
 
-// BenchmarkParseChunk measures one goroutine parsing one chunk.
+// BenchmarkParseChunk measures one goroutine parsing one chunk, without
+// and with the key column.
 func BenchmarkParseChunk(b *testing.B) {
 	data := benchCSV(20000)
 	data = data[bytes.IndexByte(data, '\n')+1:]
-	lp := &lineParser{format: FormatCSV, tp: *newTimeParser(UnitNanos), cols: [nSlots]int{0, -1, -1, -1}}
+	for _, key := range []int{-1, 1} {
+		name := map[int]string{-1: "plain", 1: "key"}[key]
+		b.Run(name, func(b *testing.B) {
+			lp := &lineParser{format: FormatCSV, tp: *newTimeParser(UnitNanos), cols: [nSlots]int{0, key, -1, -1}}
+			bt := new(batch)
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				parseChunk(bt, chunk{data: data}, lp, false)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*20000), "ns/line")
+		})
+	}
+}
+
+// BenchmarkParseChunkJSON measures one goroutine parsing one chunk of JSON
+// lines, {"ts":N,"key":"kN"}.
+func BenchmarkParseChunkJSON(b *testing.B) {
+	var data []byte
+	for _, line := range bytes.Split(benchCSV(20000), []byte("\n"))[1:] {
+		if ts, key, ok := bytes.Cut(line, []byte(",")); ok {
+			data = fmt.Appendf(data, "{\"ts\":%s,\"key\":\"%s\"}\n", ts, key)
+		}
+	}
+	lp := &lineParser{format: FormatJSONL, tp: *newTimeParser(UnitNanos), cols: [nSlots]int{-1, -1, -1, -1}}
+	lp.paths[slotTime], lp.paths[slotKey] = []string{"ts"}, []string{"key"}
 	bt := new(batch)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
 		parseChunk(bt, chunk{data: data}, lp, false)
+	}
+	if bt.err != nil || bt.Len() != 20000 {
+		b.Fatal(bt.err, bt.Len())
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*20000), "ns/line")
 }

@@ -190,28 +190,67 @@ func FuzzFastLines(f *testing.F) {
 		f.Add(s, true, uint8(0))
 		f.Add(s, false, uint8(4))
 	}
-	read := func(s string, opt Options, fast bool) (out []string) {
-		disableFastPath = !fast
-		defer func() { disableFastPath = false }()
-		r := NewReader("f.csv", strings.NewReader(s), opt)
-		defer r.Close()
-		for {
-			rec, err := r.Next()
-			if err == io.EOF {
-				return out
-			}
-			if err != nil {
-				return append(out, err.Error())
-			}
-			out = append(out, fmt.Sprintf("%d %d %q", rec.At, rec.Line, rec.Key))
-		}
-	}
 	f.Fuzz(func(t *testing.T, s string, withKey bool, u uint8) {
 		opt := Options{Format: FormatCSV, Unit: Unit(u % 5), Workers: 1}
 		if withKey {
 			opt.KeyCol = "2"
 		}
-		fast, slow := read(s, opt, true), read(s, opt, false)
+		fast, slow := readPath("f.csv", s, opt, true), readPath("f.csv", s, opt, false)
+		require.Equal(t, slow, fast, "%q: fast path against the general path", s)
+	})
+}
+
+// readPath reads a whole log, with or without the fast paths, into one
+// line per record and the error that stopped it, if any.
+func readPath(name, s string, opt Options, fast bool) (out []string) {
+	disableFastPath = !fast
+	defer func() { disableFastPath = false }()
+	r := NewReader(name, strings.NewReader(s), opt)
+	defer r.Close()
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			return append(out, err.Error())
+		}
+		out = append(out, fmt.Sprintf("%d %d %d %q", rec.At, rec.End, rec.Line, rec.Key))
+	}
+}
+
+// FuzzFastJSON reads JSON lines logs with and without the fast path for
+// flat objects: records, line numbers, keys, end times and errors must
+// agree, whichever fields are asked for.
+func FuzzFastJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"ts":1767225600032485268,"key":"k3"}` + "\n" + `{"ts":1767225600032485269,"key":"k4"}`,
+		`{"time":"2026-01-01T00:00:00.5Z","key":" a ","end":"2026-01-01T00:00:01Z"}`,
+		`{ "ts" : 1.5 , "key" : 7 , "dur" : "150ms" }` + "\r\n" + `{"ts":2,"dur":0.25}`,
+		`{"ts":1,"ts":2}` + "\n" + `{"ts":null}` + "\n" + `{"ts":true}`,
+		`{"ts":"1\u0030","key":"a\"b"}` + "\n" + `{"ts":1e3}` + "\n" + `{"ts":-1}` + "\n" + `{"ts":01}`,
+		`{"ts":1,"a":{"b":2}}` + "\n" + `{"ts":1,}` + "\n" + `{"ts":1} x` + "\n" + `{}` + "\n" + `{"ts":1,"end":0}`,
+		`{"ts":99999999999999999999}` + "\n" + `{"ts":"1700000000"}` + "\n" + `{"ts":-}` + "\n" + `{"ts":1.}`,
+	} {
+		f.Add(s, uint8(0))
+		f.Add(s, uint8(1))
+		f.Add(s, uint8(2))
+		f.Add(s, uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, s string, which uint8) {
+		opt := Options{Format: FormatJSONL, Workers: 1}
+		if which&1 != 0 {
+			opt.KeyField = "key"
+		}
+		switch which >> 1 & 3 {
+		case 1:
+			opt.EndField = "end"
+		case 2:
+			opt.DurationField = "dur"
+		case 3:
+			opt.TimeField = "time"
+		}
+		fast, slow := readPath("f.jsonl", s, opt, true), readPath("f.jsonl", s, opt, false)
 		require.Equal(t, slow, fast, "%q: fast path against the general path", s)
 	})
 }

@@ -36,6 +36,8 @@ type lineParser struct {
 	numBuf  []byte
 	fields  [nSlots][]byte
 	access  *accesslog.Parser // access-log formats only
+	keys    keyDict
+	flat    flatLayout // fastJSON's view of the fields
 	// checkNUL asks parse to refuse lines with NUL bytes; parseChunk sets
 	// it only for chunks that hold one, sparing the common case a scan.
 	checkNUL bool
@@ -286,6 +288,11 @@ func csvFields(b []byte, cols *[nSlots]int, out *[nSlots][]byte) {
 }
 
 func (p *lineParser) parseJSON(b []byte) (Record, error) {
+	if !disableFastPath {
+		if rec, ok, err := p.fastJSON(b); ok {
+			return rec, err
+		}
+	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return Record{}, errSkipLine
 	}
@@ -326,4 +333,172 @@ func (p *lineParser) parseJSON(b []byte) (Record, error) {
 	rec, err := p.record(texts[slotTime], texts[slotKey], texts[slotEnd], texts[slotDur])
 	p.numBuf = p.numBuf[:0]
 	return rec, err
+}
+
+// fastJSON reads the common JSON line, a flat object whose fields are
+// numbers, strings without escapes, true, false or null, and whose wanted
+// fields are top-level numbers or strings, without building a parse tree.
+// It declines (ok false) anything else, which then takes the general path;
+// what it takes it reads as that path does (the same texts go to record,
+// so the same errors), which FuzzJSONPaths holds it to.
+func (p *lineParser) fastJSON(b []byte) (rec Record, ok bool, err error) {
+	if !p.flat.ready {
+		p.flat = flatLayout{ready: true, ok: p.paths[slotTime] != nil, timeOnly: !p.hasEnd()}
+		for s, path := range p.paths {
+			if path != nil {
+				p.flat.ok = p.flat.ok && len(path) == 1
+				p.flat.names[s], p.flat.want[s] = path[0], true
+			}
+		}
+	}
+	if !p.flat.ok {
+		return rec, false, nil
+	}
+	var texts [nSlots][]byte
+	var found [nSlots]bool
+	i := jsonSpace(b, 0)
+	if i == len(b) || b[i] != '{' {
+		return rec, false, nil
+	}
+	i = jsonSpace(b, i+1)
+	for {
+		if i == len(b) || b[i] != '"' {
+			return rec, false, nil
+		}
+		key, n := jsonPlainString(b[i+1:])
+		if n < 0 {
+			return rec, false, nil
+		}
+		i = jsonSpace(b, i+1+n)
+		if i == len(b) || b[i] != ':' {
+			return rec, false, nil
+		}
+		if i = jsonSpace(b, i+1); i == len(b) {
+			return rec, false, nil
+		}
+		var val []byte
+		isText := true
+		switch c := b[i]; {
+		case c == '"':
+			if val, n = jsonPlainString(b[i+1:]); n < 0 {
+				return rec, false, nil
+			}
+			val = bytes.TrimSpace(val)
+			i += 1 + n
+		case c == '-' || (c >= '0' && c <= '9'):
+			if n = jsonNumber(b[i:]); n == 0 {
+				return rec, false, nil
+			}
+			val = b[i : i+n]
+			i += n
+		case bytes.HasPrefix(b[i:], []byte("true")) || bytes.HasPrefix(b[i:], []byte("null")):
+			isText = false
+			i += 4
+		case bytes.HasPrefix(b[i:], []byte("false")):
+			isText = false
+			i += 5
+		default:
+			return rec, false, nil
+		}
+		for s := range nSlots {
+			if p.flat.want[s] && !found[s] && string(key) == p.flat.names[s] {
+				if !isText {
+					return rec, false, nil
+				}
+				found[s], texts[s] = true, val
+			}
+		}
+		i = jsonSpace(b, i)
+		if i == len(b) {
+			return rec, false, nil
+		}
+		if b[i] == '}' {
+			break
+		}
+		if b[i] != ',' {
+			return rec, false, nil
+		}
+		i = jsonSpace(b, i+1)
+	}
+	if jsonSpace(b, i+1) != len(b) {
+		return rec, false, nil
+	}
+	if found != p.flat.want {
+		return rec, false, nil
+	}
+	if t := texts[slotTime]; p.flat.timeOnly && len(t) > 0 && len(t) <= 19 {
+		// An integer epoch, the common case, as fastCSV reads it.
+		if v, n := leadingDigits(t); n == len(t) {
+			if at, ok := p.tp.fastInt(v, n); ok {
+				return Record{At: at, Key: texts[slotKey]}, true, nil
+			}
+		}
+	}
+	rec, err = p.record(texts[slotTime], texts[slotKey], texts[slotEnd], texts[slotDur])
+	return rec, true, err
+}
+
+// flatLayout is what fastJSON needs of the fields, worked out once.
+type flatLayout struct {
+	ready, ok bool
+	timeOnly  bool // no end or duration field
+	names     [nSlots]string
+	want      [nSlots]bool
+}
+
+// jsonSpace skips JSON whitespace from b[i] on.
+func jsonSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// jsonPlainString reads a string's text up to its closing quote; n is how
+// many bytes that took, quote included, or -1 for a string with an escape
+// or without an end.
+func jsonPlainString(b []byte) (s []byte, n int) {
+	for j, c := range b {
+		switch c {
+		case '"':
+			return b[:j], j + 1
+		case '\\':
+			return nil, -1
+		}
+	}
+	return nil, -1
+}
+
+// jsonNumber returns the length of the number at the start of b in the
+// plain form -?digits(.digits)?, followed by the end, a space, a comma or
+// a brace; 0 for anything else.
+func jsonNumber(b []byte) int {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	digits := func() bool {
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if !digits() {
+		return 0
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return 0
+		}
+	}
+	if i < len(b) {
+		switch b[i] {
+		case ' ', '\t', '\n', '\r', ',', '}':
+		default:
+			return 0
+		}
+	}
+	return i
 }

@@ -53,6 +53,9 @@ type Batch struct {
 	End  []int64 // filled when the options name an end or a duration
 	Line []int64 // 1-based line numbers
 
+	// Keys are stored once per batch: keyIdx[i] is send i's index among
+	// the batch's distinct keys, whose bytes are keys[keyOff[j]:][:keyLen[j]].
+	keyIdx         []int32
 	keyOff, keyLen []int32
 	keys           []byte
 }
@@ -62,16 +65,31 @@ func (b *Batch) Len() int { return len(b.At) }
 
 // Key returns send i's key, or nil when the options name no key column.
 func (b *Batch) Key(i int) []byte {
-	if b.keyOff == nil {
+	if b.keyIdx == nil {
 		return nil
 	}
-	o, n := b.keyOff[i], b.keyLen[i]
+	return b.DistinctKey(int(b.keyIdx[i]))
+}
+
+// KeyIndexes returns, for each send, the index of its key among the batch's
+// distinct keys (see DistinctKey), or nil when the options name no key
+// column. A consumer that groups by key looks up each distinct key once
+// per batch rather than once per send.
+func (b *Batch) KeyIndexes() []int32 { return b.keyIdx }
+
+// NumKeys returns how many distinct keys the batch holds.
+func (b *Batch) NumKeys() int { return len(b.keyOff) }
+
+// DistinctKey returns the batch's j-th distinct key, in order of first
+// appearance.
+func (b *Batch) DistinctKey(j int) []byte {
+	o, n := b.keyOff[j], b.keyLen[j]
 	return b.keys[o : o+n : o+n]
 }
 
 func (b *Batch) reset() {
 	b.At, b.End, b.Line = b.At[:0], b.End[:0], b.Line[:0]
-	b.keyOff, b.keyLen, b.keys = b.keyOff[:0], b.keyLen[:0], b.keys[:0]
+	b.keyIdx, b.keyOff, b.keyLen, b.keys = b.keyIdx[:0], b.keyOff[:0], b.keyLen[:0], b.keys[:0]
 }
 
 // pipeline reads chunks in one goroutine, parses them in several, and hands
@@ -284,6 +302,9 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 		return
 	}
 	b.unit = unitSeen{}
+	if hasKey {
+		lp.keys.reset()
+	}
 	if lp.chunkUnit {
 		lp.tp.unit, lp.tp.detected = UnitAuto, ""
 	}
@@ -335,9 +356,7 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 			b.End = append(b.End, rec.End)
 		}
 		if hasKey {
-			b.keyOff = append(b.keyOff, int32(len(b.keys)))
-			b.keyLen = append(b.keyLen, int32(len(rec.Key)))
-			b.keys = append(b.keys, rec.Key...)
+			b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, rec.Key))
 		}
 	}
 	b.readErr = c.readErr
@@ -398,9 +417,7 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 		b.At = append(b.At, int64(v)*scale)
 		b.Line = append(b.Line, b.lines)
 		if withKey {
-			b.keyOff = append(b.keyOff, int32(len(b.keys)))
-			b.keyLen = append(b.keyLen, int32(len(key)))
-			b.keys = append(b.keys, key...)
+			b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, key))
 		}
 		data = data[next:]
 	}
@@ -478,4 +495,113 @@ func (p *pipeline) recycle(b *batch) {
 // close stops the goroutines; batches not yet handed out are dropped.
 func (p *pipeline) close() {
 	p.once.Do(func() { close(p.quit) })
+}
+
+// keyDict gives each distinct key of a batch its index, with a shortcut
+// for a key that repeats the line before's. It is an open-addressing table
+// over the batch's own key store whose slots hold keys of up to eight
+// bytes whole, so that the common short key costs one hash and one word
+// comparison: a Go map cost more than parsing the rest of the line.
+type keyDict struct {
+	slots   []dictSlot
+	used    []int32 // the slots filled for this batch, to clear them
+	last    []byte
+	lastID  int32
+	hasLast bool
+}
+
+type dictSlot struct {
+	word uint64 // the key's first eight bytes, little-endian
+	hash uint64
+	n    int32 // the key's length
+	id   int32 // the key's index + 1; 0 is an empty slot
+}
+
+func (d *keyDict) reset() {
+	for _, s := range d.used {
+		d.slots[s] = dictSlot{}
+	}
+	d.used = d.used[:0]
+	d.hasLast = false
+	if d.slots == nil {
+		d.slots = make([]dictSlot, 256)
+	}
+}
+
+// keyWord packs a key's first eight bytes into a word and hashes the key.
+func keyWord(key []byte) (w, h uint64) {
+	if len(key) >= 8 {
+		w = binary.LittleEndian.Uint64(key)
+	} else {
+		for i, c := range key {
+			w |= uint64(c) << (8 * i)
+		}
+	}
+	h = (w ^ uint64(len(key))<<56) * 0x9E3779B97F4A7C15
+	for rest := key[min(len(key), 8):]; len(rest) > 0; rest = rest[min(len(rest), 8):] {
+		var x uint64
+		if len(rest) >= 8 {
+			x = binary.LittleEndian.Uint64(rest)
+		} else {
+			for i, c := range rest {
+				x |= uint64(c) << (8 * i)
+			}
+		}
+		h = (h ^ h>>29 ^ x) * 0xBF58476D1CE4E5B9
+	}
+	return w, h ^ h>>32
+}
+
+// index returns key's index among b's distinct keys, adding it on first
+// sight.
+func (d *keyDict) index(b *Batch, key []byte) int32 {
+	if d.hasLast && string(key) == string(d.last) {
+		return d.lastID
+	}
+	w, h := keyWord(key)
+	mask := uint64(len(d.slots) - 1)
+	i := h & mask
+	for {
+		s := &d.slots[i]
+		if s.id == 0 {
+			break
+		}
+		if s.word == w && int(s.n) == len(key) && (len(key) <= 8 || string(b.DistinctKey(int(s.id-1))) == string(key)) {
+			// The stored copy, not key: a JSON key's bytes may be the
+			// parser's, overwritten by the next line.
+			d.last, d.lastID, d.hasLast = b.DistinctKey(int(s.id-1)), s.id-1, true
+			return s.id - 1
+		}
+		i = (i + 1) & mask
+	}
+	id := int32(len(b.keyOff))
+	b.keyOff = append(b.keyOff, int32(len(b.keys)))
+	b.keyLen = append(b.keyLen, int32(len(key)))
+	b.keys = append(b.keys, key...)
+	d.slots[i] = dictSlot{word: w, hash: h, n: int32(len(key)), id: id + 1}
+	d.used = append(d.used, int32(i))
+	if 2*len(d.used) > len(d.slots) {
+		d.rehash()
+	}
+	d.last, d.lastID, d.hasLast = b.DistinctKey(int(id)), id, true
+	return id
+}
+
+// rehash doubles the table, keeping it at most half full.
+func (d *keyDict) rehash() {
+	old := d.slots
+	d.slots = make([]dictSlot, 2*len(old))
+	mask := uint64(len(d.slots) - 1)
+	d.used = d.used[:0]
+	for _, s := range old {
+		if s.id == 0 {
+			continue
+		}
+		i := s.hash & mask
+		for d.slots[i].id != 0 {
+			i = (i + 1) & mask
+		}
+		d.slots[i] = s
+		d.used = append(d.used, int32(i))
+	}
 }

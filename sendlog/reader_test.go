@@ -1,7 +1,10 @@
 package sendlog
 
 import (
+	"bytes"
 	"io"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -122,4 +125,41 @@ func TestGzip(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int64{1e9, 2e9}, times(recs))
 	assert.Equal(t, FormatCSV, r.Format())
+}
+
+// TestKeyDict: each send's key comes back from the batch's distinct keys,
+// with keys that share their first eight bytes, repeat, differ only in
+// length, and outnumber the table's first size.
+func TestKeyDict(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var pool [][]byte
+	for i := range 700 {
+		switch i % 4 {
+		case 0:
+			pool = append(pool, []byte("k"+strconv.Itoa(i)))
+		case 1:
+			pool = append(pool, []byte("tenant-0000-"+strconv.Itoa(i)))
+		case 2:
+			pool = append(pool, bytes.Repeat([]byte("a"), i%17))
+		default:
+			pool = append(pool, []byte{0, byte(i), byte(i >> 8)})
+		}
+	}
+	var d keyDict
+	for round := range 3 {
+		var b Batch
+		d.reset()
+		var want [][]byte
+		for range 5000 {
+			k := pool[rng.IntN(len(pool)-round*200)]
+			want = append(want, k)
+			b.keyIdx = append(b.keyIdx, d.index(&b, k))
+		}
+		seen := map[string]bool{}
+		for i, k := range want {
+			require.Equal(t, string(k), string(b.Key(i)), "round %d send %d", round, i)
+			seen[string(k)] = true
+		}
+		assert.Equal(t, len(seen), b.NumKeys(), "round %d: one entry per distinct key", round)
+	}
 }

@@ -118,3 +118,45 @@ func BenchmarkCallerBytes(b *testing.B) {
 	}
 	b.ReportMetric(perCaller, "bytes/caller")
 }
+
+// seedScenario is scenarios/seed.yaml: 30 callers at once under 5/1s and
+// 12/3s, timers 0.1–3 ms late.
+func seedScenario(b *testing.B) *Scenario {
+	lateness, err := ParseDist("uniform(100us, 3ms)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cost, err := ParseDist("uniform(3us, 6us)")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &Scenario{
+		Name: "seed", Rules: []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}},
+		Strategies: []string{"sequential", "combined", "gated", "gated-rates-first", "combined-counter"},
+		Callers:    30, Workers: 1, MaxInFlight: 4, Arrivals: Arrivals{Kind: AllAtOnce},
+		Lateness: lateness, OpCost: cost, Seed: 1,
+	}
+}
+
+// BenchmarkRunSeeds is `rlcheck simulate seed --runs 1000`: five
+// strategies over 1,000 seeds, spread over the cores. It reports the CPU
+// time and allocations per run (one strategy on one seed).
+func BenchmarkRunSeeds(b *testing.B) {
+	s := seedScenario(b)
+	const seeds = 1000
+	runs := seeds * len(s.Strategies)
+	cpu := cpuSeconds()
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	for b.Loop() {
+		if _, err := RunSeeds(s, seeds, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&ms1)
+	n := float64(b.N * runs)
+	b.ReportMetric((cpuSeconds()-cpu)*1e6/n, "cpu-µs/run")
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/n, "allocs/run")
+	b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/n, "B/run")
+	b.ReportMetric(float64(ms1.NumGC-ms0.NumGC)/float64(b.N), "GCs/op")
+}

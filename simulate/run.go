@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -57,15 +58,27 @@ func Run(s *Scenario, opt Options) (*Result, error) {
 
 // RunStrategy runs one strategy of s on seed.
 func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyResult, error) {
+	return runStrategy(s, st, seed, opt, nil)
+}
+
+// runStrategy is RunStrategy taking its coroutines from pool, and leaving
+// them there, when pool is not nil.
+func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procPool) (StrategyResult, error) {
 	if st.NeedsSlots && s.MaxInFlight < 1 {
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s needs max_in_flight", st.Name)
 	}
 	times := s.ArrivalTimes(seed)
-	sch := NewSched(SchedConfig{
+	cfg := SchedConfig{
 		Lateness: s.Lateness,
 		OpCost:   s.OpCost,
 		Rand:     rand.New(rand.NewPCG(seed, streamRuntime)),
-	})
+	}
+	var sch *Sched
+	if pool != nil {
+		sch = pool.newSched(cfg)
+	} else {
+		sch = NewSched(cfg)
+	}
 	shared := &Shared{Key: fmt.Sprintf("rlcheck:%s:%s:%d", s.Name, st.Name, seed), Redis: opt.Redis, Now: sch.Now}
 	path := rand.New(rand.NewPCG(seed, streamPath))
 	if !s.RedisRTT.IsZero() {
@@ -73,12 +86,21 @@ func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyRe
 	}
 	limits := strategies.Widen(s.Margin, s.Rules...)
 	if st.NeedsRedis && shared.Redis == nil {
-		emb, err := embedded.Start()
-		if err != nil {
-			return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
+		if pool != nil && pool.redis != nil {
+			// Keys name the run, so runs sharing a server never meet.
+			shared.Redis = pool.redis
+		} else {
+			emb, err := embedded.Start()
+			if err != nil {
+				return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
+			}
+			if pool != nil {
+				pool.redis = emb
+			} else {
+				defer emb.Close()
+			}
+			shared.Redis = emb
 		}
-		defer emb.Close()
-		shared.Redis = emb
 	}
 	limiters := make([]strategies.Limiter, s.Workers)
 	for w := range s.Workers {
@@ -279,7 +301,6 @@ func RunSeeds(s *Scenario, n int, opt Options) (*RunsResult, error) {
 	out := &RunsResult{Scenario: s.Name, Seed: s.Seed, Runs: n, Rules: s.Rules, SendPath: s.HasSendPath(), Margin: s.Margin}
 	durations := make([][2]int64, len(names)) // per strategy: sum of durations, of sends
 	admViolated := make([]int, len(names))
-	type job struct{ si, run int }
 	sts := make([]Strategy, len(names))
 	for i, name := range names {
 		st, ok := Lookup(name)
@@ -292,51 +313,76 @@ func RunSeeds(s *Scenario, n int, opt Options) (*RunsResult, error) {
 			out.Strategies[i].Rules[k] = RuleRuns{Rule: r, PerRun: make([]int64, n)}
 		}
 	}
-	jobs := make(chan job)
+	// Workers take jobs by an atomic counter and write each job's summary
+	// to its own slot, so that none waits on another; the summaries are
+	// added up in job order afterwards.
+	type summary struct {
+		viol       []int64
+		recViol    bool
+		dur, sends int64
+		spread     time.Duration
+		err        error
+	}
+	jobs := len(sts) * n
+	sums := make([]summary, jobs)
+	viol := make([]int64, jobs*len(s.Rules))
 	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
+		next atomic.Int64
+		wg   sync.WaitGroup
 	)
-	for range runtime.GOMAXPROCS(0) {
+	for range min(runtime.GOMAXPROCS(0), jobs) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
-				r, err := RunStrategy(s, sts[j.si], s.Seed+uint64(j.run), opt)
-				mu.Lock()
-				if err != nil {
-					if firstErr == nil {
-						firstErr = err
-					}
-				} else {
-					sr := &out.Strategies[j.si]
-					for k := range r.Rules {
-						sr.Rules[k].PerRun[j.run] = r.Rules[k].Violations
-					}
-					if r.RecordViolations() > 0 {
-						admViolated[j.si]++
-					}
-					durations[j.si][0] += int64(r.Duration)
-					durations[j.si][1] += int64(len(r.Sends))
-					sr.PathSpread = max(sr.PathSpread, r.PathSpread)
-					if j.run == 0 {
-						sr.First = r
-					}
+			var pool procPool
+			defer pool.close()
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= jobs {
+					return
 				}
-				mu.Unlock()
+				si, run := j/n, j%n
+				r, err := runStrategy(s, sts[si], s.Seed+uint64(run), opt, &pool)
+				sum := &sums[j]
+				if err != nil {
+					sum.err = err
+					next.Store(int64(jobs)) // stop the others early
+					continue
+				}
+				sum.viol = viol[j*len(s.Rules) : (j+1)*len(s.Rules)]
+				for k := range r.Rules {
+					sum.viol[k] = r.Rules[k].Violations
+				}
+				sum.recViol = r.RecordViolations() > 0
+				sum.dur, sum.sends, sum.spread = int64(r.Duration), int64(len(r.Sends)), r.PathSpread
+				if run == 0 {
+					out.Strategies[si].First = r
+				}
 			}
 		}()
 	}
-	for si := range sts {
-		for run := range n {
-			jobs <- job{si, run}
+	wg.Wait()
+	for j := range sums {
+		if err := sums[j].err; err != nil {
+			return nil, err
 		}
 	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	for j := range sums {
+		sum := &sums[j]
+		if sum.viol == nil {
+			continue // not run: an earlier job failed
+		}
+		si, run := j/n, j%n
+		sr := &out.Strategies[si]
+		for k, v := range sum.viol {
+			sr.Rules[k].PerRun[run] = v
+		}
+		if sum.recViol {
+			admViolated[si]++
+		}
+		durations[si][0] += sum.dur
+		durations[si][1] += sum.sends
+		sr.PathSpread = max(sr.PathSpread, sum.spread)
 	}
 	for si := range out.Strategies {
 		sr := &out.Strategies[si]

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/rlcheck/rlcheck/clock"
 )
 
@@ -61,6 +63,56 @@ type Sched struct {
 	stats      SchedStats
 	body       func(i int64) // the caller started by arrival i
 	times      []int64
+	pool       *procPool // where finished coroutines go after Run, if set
+	sems       []*vsem   // with a pool: the run's semaphores, whose queues the next run reuses
+}
+
+// procPool keeps the coroutines of finished runs for the next run on the
+// same goroutine: a run of a small scenario spends most of its allocations
+// starting coroutines. Close stops them.
+type procPool struct {
+	idle   []*proc
+	sched  *Sched     // the last run's scheduler, whose slices the next reuses
+	queues [][]waiter // semaphore queues of past runs
+	redis  interface {
+		redis.Scripter
+		Close() error
+	} // the in-process Redis of the runs that need one and were given none
+}
+
+// newSched returns a scheduler at instant 0 that takes its coroutines from
+// the pool, reusing the pool's last scheduler.
+func (pp *procPool) newSched(cfg SchedConfig) *Sched {
+	s := pp.sched
+	if s == nil {
+		s = NewSched(cfg)
+		s.pool = pp
+		pp.sched = s
+		return s
+	}
+	for _, m := range s.sems {
+		clear(m.q[:cap(m.q)])
+		pp.queues = append(pp.queues, m.q[:0])
+	}
+	*s = Sched{
+		heap: s.heap[:0], live: s.live[:0], idle: s.idle[:0], sems: s.sems[:0],
+		cfg: cfg, rng: cfg.Rand, pool: pp,
+	}
+	if s.rng == nil {
+		s.rng = rand.New(rand.NewPCG(0, 0))
+	}
+	return s
+}
+
+func (pp *procPool) close() {
+	for _, p := range pp.idle {
+		p.stop()
+	}
+	pp.idle = nil
+	if pp.redis != nil {
+		pp.redis.Close()
+		pp.redis = nil
+	}
 }
 
 // NewSched returns a scheduler at instant 0.
@@ -126,6 +178,9 @@ func (s *Sched) newProc(f func(int64), arg int64) *proc {
 	if n := len(s.idle); n > 0 {
 		p = s.idle[n-1]
 		s.idle = s.idle[:n-1]
+	} else if pp := s.pool; pp != nil && len(pp.idle) > 0 {
+		p = pp.idle[len(pp.idle)-1]
+		pp.idle = pp.idle[:len(pp.idle)-1]
 	} else {
 		p = &proc{hidx: -1}
 		p.next, p.stop = iter.Pull(func(yield func(struct{}) bool) {
@@ -219,6 +274,14 @@ func (s *Sched) Run() {
 		s.stats.Abandoned++
 		p.stop()
 	}
+	if s.pool != nil {
+		for _, p := range s.idle {
+			p.hidx, p.mark, p.marked = -1, 0, false
+		}
+		s.pool.idle = append(s.pool.idle, s.idle...)
+		s.idle = s.idle[:0]
+		return
+	}
 	for _, p := range s.idle {
 		p.stop()
 	}
@@ -270,10 +333,21 @@ func (s *Sched) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 // NewMutex returns a FIFO mutex that parks on the scheduler.
-func (s *Sched) NewMutex() clock.Mutex { return &vsem{s: s, free: 1} }
+func (s *Sched) NewMutex() clock.Mutex { return s.newSem(1) }
 
 // NewSemaphore returns a FIFO semaphore with n slots.
-func (s *Sched) NewSemaphore(n int) clock.Semaphore { return &vsem{s: s, free: n} }
+func (s *Sched) NewSemaphore(n int) clock.Semaphore { return s.newSem(n) }
+
+func (s *Sched) newSem(n int) *vsem {
+	m := &vsem{s: s, free: n}
+	if pp := s.pool; pp != nil {
+		if k := len(pp.queues); k > 0 {
+			m.q, pp.queues = pp.queues[k-1], pp.queues[:k-1]
+		}
+		s.sems = append(s.sems, m)
+	}
+	return m
+}
 
 // View returns the runtime as seen by a worker whose clock reads skew ahead
 // of the true virtual time; sleeping and locking are unchanged.

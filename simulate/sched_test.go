@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/rule"
 )
 
 const ms = int64(time.Millisecond)
@@ -21,7 +23,7 @@ func TestTiesGoInInsertionOrder(t *testing.T) {
 		})
 	}
 	s.Run()
-	assert.Equal(t, []int{0, 1, 2, 3}, order, "wake order")
+	require.Equal(t, []int{0, 1, 2, 3}, order, "wake order")
 }
 
 func TestLatenessIsPerLoopWaitAndNeverEarly(t *testing.T) {
@@ -36,10 +38,10 @@ func TestLatenessIsPerLoopWaitAndNeverEarly(t *testing.T) {
 	s.Run()
 	// The loop waits for 10 ms and wakes at 11 ms; the 10.5 ms timer is
 	// already due then and runs in the same batch; 20 ms needs a new wait.
-	assert.Equal(t, []int64{11 * ms, 11 * ms, 21 * ms}, woke, "wake times")
+	require.Equal(t, []int64{11 * ms, 11 * ms, 21 * ms}, woke, "wake instants")
 	st := s.Stats()
-	assert.Zero(t, st.EarlyWakes, "early wakes, stats %+v", st)
-	assert.Equal(t, int64(2), st.LoopWaits, "loop waits, stats %+v", st)
+	assert.Zero(t, st.EarlyWakes, "early wakes")
+	assert.Equal(t, int64(2), st.LoopWaits, "loop waits")
 }
 
 func TestOpCostAdvancesTheClockPerStep(t *testing.T) {
@@ -49,7 +51,7 @@ func TestOpCostAdvancesTheClockPerStep(t *testing.T) {
 		s.Go(0, func() { at = append(at, s.Now()) })
 	}
 	s.Run()
-	assert.Equal(t, []int64{0, 5000, 10000}, at, "step times")
+	require.Equal(t, []int64{0, 5000, 10000}, at, "step instants")
 }
 
 func TestSleepStopsAtTheVirtualDeadline(t *testing.T) {
@@ -62,8 +64,8 @@ func TestSleepStopsAtTheVirtualDeadline(t *testing.T) {
 		at = s.Now()
 	})
 	s.Run()
-	assert.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Equal(t, 30*ms, at, "Sleep returned at")
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	assert.Equal(t, 30*ms, at, "woke at the deadline")
 }
 
 func TestSemaphoreIsFIFOAndLosesNoSlotToATimeout(t *testing.T) {
@@ -90,7 +92,7 @@ func TestSemaphoreIsFIFOAndLosesNoSlotToATimeout(t *testing.T) {
 	hold("c", 2*ms, 0, 0)
 	hold("d", 3*ms, 0, 0)
 	s.Run()
-	require.Equal(t, []string{"a", "b gave up", "c", "d"}, got, "acquire order")
+	require.Equal(t, []string{"a", "b gave up", "c", "d"}, got)
 	// The slot is free again: a new caller takes it at once.
 	var at int64 = -1
 	s.Go(s.Now(), func() {
@@ -99,7 +101,7 @@ func TestSemaphoreIsFIFOAndLosesNoSlotToATimeout(t *testing.T) {
 		}
 	})
 	s.Run()
-	assert.Equal(t, s.Now(), at, "slot leaked: acquired at")
+	require.Equal(t, s.Now(), at, "slot leaked")
 }
 
 func TestCallerParkedForeverIsAbandoned(t *testing.T) {
@@ -112,7 +114,7 @@ func TestCallerParkedForeverIsAbandoned(t *testing.T) {
 		done = true
 	})
 	s.Run()
-	assert.False(t, done, "the second caller took the lock")
+	assert.False(t, done, "the parked caller finished")
 	assert.Equal(t, int64(1), s.Stats().Abandoned, "abandoned callers")
 }
 
@@ -126,6 +128,33 @@ func TestSkewedViewOnlyShiftsNow(t *testing.T) {
 		woke = s.Now()
 	})
 	s.Run()
-	assert.Equal(t, 7*ms, seen, "view read")
+	assert.Equal(t, 7*ms, seen, "the view's reading")
 	assert.Equal(t, 10*ms, woke, "slept until")
+}
+
+// TestPooledRunsMatchFreshRuns: runs that reuse one worker's coroutines,
+// scheduler and semaphore queues (as RunSeeds does) give each seed what a
+// fresh run gives it, with timeouts that abandon callers and semaphores
+// left with waiters among them.
+func TestPooledRunsMatchFreshRuns(t *testing.T) {
+	lateness, err := ParseDist("uniform(100us, 3ms)")
+	require.NoError(t, err)
+	s := &Scenario{
+		Name: "pool", Rules: []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}},
+		Callers: 40, Workers: 2, MaxInFlight: 3, Arrivals: Arrivals{Kind: Poisson, Rate: 20},
+		Lateness: lateness, Timeout: 2 * time.Second, Seed: 7,
+	}
+	var pool procPool
+	defer pool.close()
+	for _, name := range []string{"sequential", "combined", "gated"} {
+		st, ok := Lookup(name)
+		require.True(t, ok)
+		for seed := range uint64(30) {
+			fresh, err := RunStrategy(s, st, seed, Options{})
+			require.NoError(t, err)
+			pooled, err := runStrategy(s, st, seed, Options{}, &pool)
+			require.NoError(t, err)
+			require.Equal(t, fresh, pooled, "%s seed %d", name, seed)
+		}
+	}
 }
