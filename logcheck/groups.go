@@ -15,7 +15,8 @@ type groupTable struct {
 	ids    map[string]int32
 	groups []*groupState
 	seen   int64
-	sweep  int // next group to try to release
+	sweep  int         // next group to try to release
+	shard  *shardState // with Config.Shard
 }
 
 type groupState struct {
@@ -24,6 +25,7 @@ type groupState struct {
 	chk   *checker.Checker
 	inf   *checker.InFlight
 	idle  bool
+	shard *shardGroup // with Config.Shard
 }
 
 // keyOf returns the group id of send i of a batch.
@@ -35,9 +37,10 @@ func (t *groupTable) lookup(key []byte) int32 {
 		return id
 	}
 	id := int32(len(t.groups))
-	g := &groupState{key: string(key), chk: checker.New(checker.Config{
-		Rules: t.cfg.Rules, Boundary: t.cfg.Boundary, List: t.cfg.List,
-	})}
+	g := &groupState{key: string(key)}
+	ccfg := checker.Config{Rules: t.cfg.Rules, Boundary: t.cfg.Boundary, List: t.cfg.List}
+	t.shard.watch(&ccfg, g)
+	g.chk = checker.New(ccfg)
 	if t.cfg.MaxInFlight > 0 {
 		g.inf = checker.NewInFlight(t.cfg.MaxInFlight)
 	}
@@ -78,6 +81,9 @@ func (t *groupTable) observeRun(run held) {
 	}
 	// Times arrive sorted, so neither checker can refuse them.
 	_ = g.chk.ObserveBatch(run.at, run.ref)
+	if t.shard != nil {
+		t.shard.observed(g, run.at)
+	}
 	if g.inf != nil {
 		for i := range n {
 			_ = g.inf.Observe(run.at[i], run.end[i], run.ref[i])
@@ -94,6 +100,10 @@ func (t *groupTable) observe(it item) {
 	}
 	// Times arrive sorted, so neither checker can refuse them.
 	_ = g.chk.Observe(it.at, int64(it.ref))
+	if t.shard != nil {
+		ats := [1]int64{it.at}
+		t.shard.observed(g, ats[:])
+	}
 	if g.inf != nil {
 		_ = g.inf.Observe(it.at, it.end, int64(it.ref))
 	}
