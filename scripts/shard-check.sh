@@ -32,7 +32,8 @@ echo "load: $(cat /proc/loadavg)"
 start=$(date +%s.%N)
 check "$rl" check --rules "$rules" --format json - < "$log" > "$dir/shards/whole.json"
 echo "whole: $(echo "$(date +%s.%N) - $start" | bc) s"
-# Bounds, and the first line of each shard's context (timestamps have one
+# Bounds, and the first line of each shard's context: the last line before
+# the longest window before its start (timestamps have one
 # digit count, so they compare as strings).
 bounds=()
 for k in $(seq 0 $shards); do bounds+=($((first + (last - first) / shards * k))); done
@@ -40,7 +41,7 @@ bounds[$shards]=$((last + 1))
 ctx=""
 for k in $(seq 1 $((shards - 1))); do ctx="$ctx $((bounds[k] - longest))"; done
 starts=($(awk -F, -v c="$ctx" 'BEGIN { n = split(c, want, " "); i = 1 }
-  NR > 1 { while (i <= n && ($1 "") >= (want[i] "")) { print NR; i++ } }
+  NR > 1 { while (i <= n && ($1 "") >= (want[i] "")) { print (NR > 2 ? NR - 1 : 2); i++ } }
   END { while (i <= n) { print NR; i++ } }' "$log"))
 start=$(date +%s.%N)
 rm -f "$dir"/shards/shard-*.json
@@ -50,7 +51,7 @@ for k in $(seq 0 $((shards - 1))); do
     check "$rl" check "${args[@]}" - < "$log" > "$dir/shards/shard-$k.json"
   else
     s=${starts[k-1]}
-    { echo "$header"; tail -n +"$s" "$log"; } |
+    { echo "$header"; tail -n +"$s" "$log" || true; } | # check stops reading at --to
       check "$rl" check "${args[@]}" --from "${bounds[k]}" --line-offset $((s - 2)) - > "$dir/shards/shard-$k.json"
   fi
 done

@@ -10,74 +10,114 @@ s AS (
   SELECT k, t, tb AS ref,
     row_number() OVER (PARTITION BY k ORDER BY t, tb) - 1 AS i,
     count(*) OVER (PARTITION BY k ORDER BY t) AS cum,
-    t - lag(t, 10) OVER (PARTITION BY k ORDER BY t, tb) AS d0,
-    t - lag(t, 500) OVER (PARTITION BY k ORDER BY t, tb) AS d1,
-    t - lag(t, 10000) OVER (PARTITION BY k ORDER BY t, tb) AS d2,
-    count(*) OVER (PARTITION BY k ORDER BY t RANGE BETWEEN 999 PRECEDING AND CURRENT ROW) AS c0,
-    count(*) OVER (PARTITION BY k ORDER BY t RANGE BETWEEN 59999 PRECEDING AND CURRENT ROW) AS c1,
-    count(*) OVER (PARTITION BY k ORDER BY t RANGE BETWEEN 86399999 PRECEDING AND CURRENT ROW) AS c2
+    CASE WHEN t - lag(t, 10) OVER (PARTITION BY k ORDER BY t, tb) <= 999 THEN 1 ELSE 0 END AS v0,
+    CASE WHEN t - lag(t, 500) OVER (PARTITION BY k ORDER BY t, tb) <= 59999 THEN 1 ELSE 0 END AS v1,
+    CASE WHEN t - lag(t, 10000) OVER (PARTITION BY k ORDER BY t, tb) <= 86399999 THEN 1 ELSE 0 END AS v2
   FROM src
 ),
-s2 AS (
-  SELECT k, t, ref, i,
-    CASE WHEN d0 <= 999 THEN 1 ELSE 0 END AS v0,
-    CASE WHEN d1 <= 59999 THEN 1 ELSE 0 END AS v1,
-    CASE WHEN d2 <= 86399999 THEN 1 ELSE 0 END AS v2,
-    c0, cum - c0 AS lo0,
-    CASE WHEN c0 > COALESCE(max(c0) OVER (PARTITION BY k ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) THEN 1 ELSE 0 END AS up0,
-    c1, cum - c1 AS lo1,
-    CASE WHEN c1 > COALESCE(max(c1) OVER (PARTITION BY k ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) THEN 1 ELSE 0 END AS up1,
-    c2, cum - c2 AS lo2,
-    CASE WHEN c2 > COALESCE(max(c2) OVER (PARTITION BY k ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) THEN 1 ELSE 0 END AS up2
-  FROM s
+p0 AS (
+  SELECT k, i, cum - lo AS c, lo, v0 FROM (
+    SELECT k, i, cum, v0, d,
+      count(d) OVER (PARTITION BY k ORDER BY pt, d NULLS FIRST ROWS UNBOUNDED PRECEDING) AS lo
+    FROM (
+      SELECT k, t - 999 AS pt, CAST(NULL AS INTEGER) AS d, i, cum, v0 FROM s
+      UNION ALL
+      SELECT k, t, 1, NULL, NULL, NULL FROM src
+    ) u
+  ) q WHERE d IS NULL
+),
+p1 AS (
+  SELECT k, i, cum - lo AS c, lo, v1 FROM (
+    SELECT k, i, cum, v1, d,
+      count(d) OVER (PARTITION BY k ORDER BY pt, d NULLS FIRST ROWS UNBOUNDED PRECEDING) AS lo
+    FROM (
+      SELECT k, t - 59999 AS pt, CAST(NULL AS INTEGER) AS d, i, cum, v1 FROM s
+      UNION ALL
+      SELECT k, t, 1, NULL, NULL, NULL FROM src
+    ) u
+  ) q WHERE d IS NULL
+),
+p2 AS (
+  SELECT k, i, cum - lo AS c, lo, v2 FROM (
+    SELECT k, i, cum, v2, d,
+      count(d) OVER (PARTITION BY k ORDER BY pt, d NULLS FIRST ROWS UNBOUNDED PRECEDING) AS lo
+    FROM (
+      SELECT k, t - 86399999 AS pt, CAST(NULL AS INTEGER) AS d, i, cum, v2 FROM s
+      UNION ALL
+      SELECT k, t, 1, NULL, NULL, NULL FROM src
+    ) u
+  ) q WHERE d IS NULL
+),
+a0 AS (
+  SELECT k, max(c) AS mx,
+    CAST(sum(v0) AS BIGINT) AS n0, min(CASE WHEN v0 = 1 THEN i END) AS fi0, min(CASE WHEN v0 = 1 THEN lo END) AS fs0
+  FROM p0 GROUP BY k
+),
+m0 AS (
+  SELECT p0.k, min(p0.lo) AS ms FROM p0 JOIN a0 ON p0.k = a0.k AND p0.c = a0.mx GROUP BY p0.k
+),
+a1 AS (
+  SELECT k, max(c) AS mx,
+    CAST(sum(v1) AS BIGINT) AS n1, min(CASE WHEN v1 = 1 THEN i END) AS fi1, min(CASE WHEN v1 = 1 THEN lo END) AS fs1
+  FROM p1 GROUP BY k
+),
+m1 AS (
+  SELECT p1.k, min(p1.lo) AS ms FROM p1 JOIN a1 ON p1.k = a1.k AND p1.c = a1.mx GROUP BY p1.k
+),
+a2 AS (
+  SELECT k, max(c) AS mx,
+    CAST(sum(v2) AS BIGINT) AS n2, min(CASE WHEN v2 = 1 THEN i END) AS fi2, min(CASE WHEN v2 = 1 THEN lo END) AS fs2
+  FROM p2 GROUP BY k
+),
+m2 AS (
+  SELECT p2.k, min(p2.lo) AS ms FROM p2 JOIN a2 ON p2.k = a2.k AND p2.c = a2.mx GROUP BY p2.k
 ),
 a AS (
-  SELECT k, count(*) AS sends, min(t) AS first_t, max(t) AS last_t,
-    CAST(sum(v0) AS BIGINT) AS n0, min(CASE WHEN v0 = 1 THEN i END) AS fi0, min(CASE WHEN v0 = 1 THEN lo0 END) AS fs0,
-    CAST(sum(v1) AS BIGINT) AS n1, min(CASE WHEN v1 = 1 THEN i END) AS fi1, min(CASE WHEN v1 = 1 THEN lo1 END) AS fs1,
-    CAST(sum(v2) AS BIGINT) AS n2, min(CASE WHEN v2 = 1 THEN i END) AS fi2, min(CASE WHEN v2 = 1 THEN lo2 END) AS fs2,
-    max(c0) AS mx0, max(CASE WHEN up0 = 1 THEN lo0 END) AS ms0,
-    max(c1) AS mx1, max(CASE WHEN up1 = 1 THEN lo1 END) AS ms1,
-    max(c2) AS mx2, max(CASE WHEN up2 = 1 THEN lo2 END) AS ms2
-  FROM s2 GROUP BY k
+  SELECT k, count(*) AS sends, min(t) AS first_t, max(t) AS last_t FROM src GROUP BY k
 ),
 want AS (
-  SELECT k, fi0 AS i FROM a
+  SELECT k, fi0 AS i FROM a0
   UNION
-  SELECT k, fs0 FROM a
+  SELECT k, fs0 FROM a0
   UNION
-  SELECT k, fi1 AS i FROM a
+  SELECT k, fi1 AS i FROM a1
   UNION
-  SELECT k, fs1 FROM a
+  SELECT k, fs1 FROM a1
   UNION
-  SELECT k, fi2 AS i FROM a
+  SELECT k, fi2 AS i FROM a2
   UNION
-  SELECT k, fs2 FROM a
+  SELECT k, fs2 FROM a2
   UNION
-  SELECT k, ms0 FROM a
+  SELECT k, ms FROM m0
   UNION
-  SELECT k, ms1 FROM a
+  SELECT k, ms FROM m1
   UNION
-  SELECT k, ms2 FROM a
+  SELECT k, ms FROM m2
 ),
 d AS (
-  SELECT s2.k, s2.i, s2.t, s2.ref FROM s2 JOIN want ON s2.k = want.k AND s2.i = want.i
+  SELECT s.k, s.i, s.t, s.ref FROM s JOIN want ON s.k = want.k AND s.i = want.i
 )
-SELECT a.k AS key, 0 AS rule_index, '10/1s' AS rule, a.sends AS sends, a.first_t AS first_t, a.last_t AS last_t, a.n0 AS violations, a.fi0 AS first_index, f.t AS first_t_violation, f.ref AS first_ref, a.fs0 AS first_window_index, fs.t AS first_window_t, fs.ref AS first_window_ref, a.mx0 AS max_in_window, ms.t AS max_window_t, ms.ref AS max_window_ref
+SELECT a.k AS key, 0 AS rule_index, '10/1s' AS rule, a.sends AS sends, a.first_t AS first_t, a.last_t AS last_t, r.n0 AS violations, r.fi0 AS first_index, f.t AS first_t_violation, f.ref AS first_ref, r.fs0 AS first_window_index, fs.t AS first_window_t, fs.ref AS first_window_ref, r.mx AS max_in_window, ms.t AS max_window_t, ms.ref AS max_window_ref
 FROM a
-  LEFT JOIN d f ON f.k = a.k AND f.i = a.fi0
-  LEFT JOIN d fs ON fs.k = a.k AND fs.i = a.fs0
-  LEFT JOIN d ms ON ms.k = a.k AND ms.i = a.ms0
+  JOIN a0 r ON r.k = a.k
+  JOIN m0 m ON m.k = a.k
+  LEFT JOIN d f ON f.k = a.k AND f.i = r.fi0
+  LEFT JOIN d fs ON fs.k = a.k AND fs.i = r.fs0
+  LEFT JOIN d ms ON ms.k = a.k AND ms.i = m.ms
 UNION ALL
-SELECT a.k, 1, '500/1m', a.sends, a.first_t, a.last_t, a.n1, a.fi1, f.t, f.ref, a.fs1, fs.t, fs.ref, a.mx1, ms.t, ms.ref
+SELECT a.k, 1, '500/1m', a.sends, a.first_t, a.last_t, r.n1, r.fi1, f.t, f.ref, r.fs1, fs.t, fs.ref, r.mx, ms.t, ms.ref
 FROM a
-  LEFT JOIN d f ON f.k = a.k AND f.i = a.fi1
-  LEFT JOIN d fs ON fs.k = a.k AND fs.i = a.fs1
-  LEFT JOIN d ms ON ms.k = a.k AND ms.i = a.ms1
+  JOIN a1 r ON r.k = a.k
+  JOIN m1 m ON m.k = a.k
+  LEFT JOIN d f ON f.k = a.k AND f.i = r.fi1
+  LEFT JOIN d fs ON fs.k = a.k AND fs.i = r.fs1
+  LEFT JOIN d ms ON ms.k = a.k AND ms.i = m.ms
 UNION ALL
-SELECT a.k, 2, '10000/24h', a.sends, a.first_t, a.last_t, a.n2, a.fi2, f.t, f.ref, a.fs2, fs.t, fs.ref, a.mx2, ms.t, ms.ref
+SELECT a.k, 2, '10000/24h', a.sends, a.first_t, a.last_t, r.n2, r.fi2, f.t, f.ref, r.fs2, fs.t, fs.ref, r.mx, ms.t, ms.ref
 FROM a
-  LEFT JOIN d f ON f.k = a.k AND f.i = a.fi2
-  LEFT JOIN d fs ON fs.k = a.k AND fs.i = a.fs2
-  LEFT JOIN d ms ON ms.k = a.k AND ms.i = a.ms2
+  JOIN a2 r ON r.k = a.k
+  JOIN m2 m ON m.k = a.k
+  LEFT JOIN d f ON f.k = a.k AND f.i = r.fi2
+  LEFT JOIN d fs ON fs.k = a.k AND fs.i = r.fs2
+  LEFT JOIN d ms ON ms.k = a.k AND ms.i = m.ms
 ORDER BY 1, 2;
