@@ -36,6 +36,9 @@ type Spec struct {
 	Table    Table
 	Rules    []rule.Rule
 	Boundary rule.Boundary
+	// CountsOnly leaves out the largest count in one window and the first
+	// violation: one sort, as fast as a hand-written count (docs/sql.md).
+	CountsOnly bool
 }
 
 // Columns are the query's result columns, one row per key and rule, in
@@ -139,13 +142,20 @@ func Compile(spec Spec) (string, error) {
 	w("WITH src AS (\n  SELECT %s AS k, CAST(%s AS BIGINT) AS t%s\n  FROM %s\n),\n", key, timeCol, tb, table)
 	// s: each send's position, the sends up to its instant, and whether it
 	// breaks each rule (its N-th predecessor is within reach).
-	w("s AS (\n  SELECT k, t, %s AS ref,\n", ref)
-	w("    row_number() OVER (%sORDER BY %s) - 1 AS i,\n", part, order)
-	w("    count(*) OVER (%sORDER BY t) AS cum", part)
+	w("s AS (\n  SELECT k, t")
+	if !spec.CountsOnly {
+		w(", %s AS ref,\n", ref)
+		w("    row_number() OVER (%sORDER BY %s) - 1 AS i,\n", part, order)
+		w("    count(*) OVER (%sORDER BY t) AS cum", part)
+	}
 	for i, r := range spec.Rules {
 		w(",\n    CASE WHEN t - lag(t, %d) OVER (%sORDER BY %s) <= %d THEN 1 ELSE 0 END AS v%d", r.Limit, part, order, reach[i], i)
 	}
 	w("\n  FROM src\n),\n")
+	if spec.CountsOnly {
+		countsOnly(w, spec.Rules)
+		return b.String(), nil
+	}
 	// p<j>: for each reach K, each send's window start lo, the number of
 	// sends before t-K, counted by sorting a probe (d NULL) at t-K among
 	// the sends (probes first at one instant): one sort, where DuckDB's
@@ -214,6 +224,32 @@ func Compile(spec Spec) (string, error) {
 	}
 	w("ORDER BY 1, 2;\n")
 	return b.String(), nil
+}
+
+// countsOnly ends the query with the violation counts alone, the other
+// columns NULL.
+func countsOnly(w func(string, ...any), rules []rule.Rule) {
+	w("a AS (\n  SELECT k, count(*) AS sends, min(t) AS first_t, max(t) AS last_t")
+	for i := range rules {
+		w(", CAST(sum(v%d) AS BIGINT) AS n%d", i, i)
+	}
+	w("\n  FROM s GROUP BY k\n)\n")
+	for i, r := range rules {
+		if i > 0 {
+			w("UNION ALL\n")
+		}
+		cols := []string{"k", fmt.Sprint(i), fmt.Sprintf("'%s'", r), "sends", "first_t", "last_t", fmt.Sprintf("n%d", i)}
+		for range len(Columns) - len(cols) {
+			cols = append(cols, "CAST(NULL AS BIGINT)")
+		}
+		if i == 0 {
+			for c := range cols {
+				cols[c] += " AS " + Columns[c]
+			}
+		}
+		w("SELECT %s FROM a\n", strings.Join(cols, ", "))
+	}
+	w("ORDER BY 1, 2;\n")
 }
 
 func unitName(u time.Duration) string {

@@ -128,6 +128,17 @@ func TestPostgresMatchesCheck(t *testing.T) {
 		want := checkCSV(t, sends, unit, rules, b, keyed)
 		assert.Equal(t, verdict(t, want), verdict(t, got), name)
 		assert.Equal(t, want.Violations(), got.Violations(), name)
+		spec.CountsOnly = true
+		counts, err := sqlcheck.Run(ctx, db, spec)
+		require.NoError(t, err, name)
+		require.Len(t, counts.Groups, len(want.Groups), name)
+		for g := range want.Groups {
+			assert.Equal(t, want.Groups[g].Key, counts.Groups[g].Key, name)
+			assert.Equal(t, want.Groups[g].Report.Sends, counts.Groups[g].Report.Sends, name)
+			for r, rr := range want.Groups[g].Report.Rules {
+				assert.Equal(t, rr.Violations, counts.Groups[g].Report.Rules[r].Violations, "%s, counts only, key %s, rule %s", name, want.Groups[g].Key, rr.Rule)
+			}
+		}
 	}
 }
 

@@ -55,7 +55,9 @@ func TestGeneratedMatchesCheck(t *testing.T) {
 		if seed%2 == 1 {
 			boundary = rule.Closed
 		}
-		got, err := b.Generated(ctx, rules, boundary)
+		got, err := b.Generated(ctx, rules, boundary, false)
+		require.NoError(t, err)
+		only, err := b.Generated(ctx, rules, boundary, true)
 		require.NoError(t, err)
 		b.Close()
 		f, err := os.Open(path)
@@ -76,6 +78,9 @@ func TestGeneratedMatchesCheck(t *testing.T) {
 			}
 		}
 		assert.Equal(t, w, g, "seed %d, %s", seed, boundary)
+		for i, r := range want.Groups[0].Report.Rules {
+			assert.Equal(t, r.Violations, only.Groups[0].Report.Rules[i].Violations, "seed %d, rule %s, counts only", seed, r.Rule)
+		}
 		if boundary == rule.HalfOpen {
 			for _, r := range got.Groups[0].Report.Rules {
 				assert.Equal(t, bruteViolations(times, r.Rule), r.Violations, "seed %d, rule %s", seed, r.Rule)

@@ -19,6 +19,7 @@ import (
 func newSQLCmd(s streams) *cobra.Command {
 	var ruleList, contractPath, boundary, unit, run, format string
 	var t sqlcheck.Table
+	var countsOnly bool
 	cmd := &cobra.Command{
 		Use:   "sql --table T --time-col C (--rules R | --contract F) [--run postgres://...]",
 		Short: "Compile the rules into one SQL query over a table of sends (PostgreSQL, DuckDB), or run it",
@@ -31,7 +32,7 @@ with check's exit status. docs/sql.md explains the query.`,
   rlcheck sql --rules 10/s --table sends --time-col ts --tiebreak id --run postgres://localhost/app`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			spec := sqlcheck.Spec{Table: t}
+			spec := sqlcheck.Spec{Table: t, CountsOnly: countsOnly}
 			var err error
 			if spec.Table.Unit, err = sqlcheck.ParseUnit(unit); err != nil {
 				return usageError{err}
@@ -96,6 +97,7 @@ with check's exit status. docs/sql.md explains the query.`,
 	f.StringVar(&unit, "time-unit", "ns", "unit of the time column: s, ms, us or ns")
 	f.StringVar(&t.KeyCol, "key-col", "", "a column that splits the rules per key")
 	f.StringVar(&t.Tiebreak, "tiebreak", "", "an integer column ordering sends at one instant, reported as their line")
+	f.BoolVar(&countsOnly, "counts-only", false, "only the violation counts: one sort, no largest window or first violation")
 	f.StringVar(&run, "run", "", "run the query on this PostgreSQL (postgres://...) and report")
 	f.StringVar(&format, "format", "text", "with --run: text, json, junit or github")
 	return cmd
