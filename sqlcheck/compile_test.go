@@ -1,6 +1,7 @@
 package sqlcheck_test
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -58,4 +59,13 @@ func TestCompileRejects(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, q, `FROM app."Sends""x"`)
 	assert.Contains(t, q, `CAST("Ts" AS BIGINT)`)
+}
+
+// docs/sql.md shows the pinned query.
+func TestDocsShowQuery(t *testing.T) {
+	doc, err := os.ReadFile("../docs/sql.md")
+	require.NoError(t, err)
+	q, err := os.ReadFile("testdata/api.sql")
+	require.NoError(t, err)
+	assert.Contains(t, string(doc), string(q), "paste sqlcheck/testdata/api.sql into docs/sql.md")
 }
