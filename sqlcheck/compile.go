@@ -149,11 +149,11 @@ func Compile(spec Spec) (string, error) {
 		w("    count(*) OVER (%sORDER BY t) AS cum", part)
 	}
 	for i, r := range spec.Rules {
-		w(",\n    CASE WHEN t - lag(t, %d) OVER (%sORDER BY %s) <= %d THEN 1 ELSE 0 END AS v%d", r.Limit, part, order, reach[i], i)
+		w(",\n    CASE WHEN t - lag(t, %d) OVER (%sORDER BY %s) <= %d THEN 1 END AS v%d", r.Limit, part, order, reach[i], i)
 	}
 	w("\n  FROM src\n),\n")
 	if spec.CountsOnly {
-		countsOnly(w, spec.Rules)
+		countsOnly(w, spec.Rules, t.KeyCol != "")
 		return b.String(), nil
 	}
 	// p<j>: for each reach K, each send's window start lo, the number of
@@ -182,7 +182,7 @@ func Compile(spec Spec) (string, error) {
 		w("a%d AS (\n  SELECT k, max(c) AS mx", j)
 		for i := range spec.Rules {
 			if kof(i) == j {
-				w(",\n    CAST(sum(v%d) AS BIGINT) AS n%d, min(CASE WHEN v%d = 1 THEN i END) AS fi%d, min(CASE WHEN v%d = 1 THEN lo END) AS fs%d", i, i, i, i, i, i)
+				w(",\n    count(v%d) AS n%d, min(CASE WHEN v%d = 1 THEN i END) AS fi%d, min(CASE WHEN v%d = 1 THEN lo END) AS fs%d", i, i, i, i, i, i)
 			}
 		}
 		w("\n  FROM p%d GROUP BY k\n),\n", j)
@@ -228,12 +228,21 @@ func Compile(spec Spec) (string, error) {
 
 // countsOnly ends the query with the violation counts alone, the other
 // columns NULL.
-func countsOnly(w func(string, ...any), rules []rule.Rule) {
-	w("a AS (\n  SELECT k, count(*) AS sends, min(t) AS first_t, max(t) AS last_t")
-	for i := range rules {
-		w(", CAST(sum(v%d) AS BIGINT) AS n%d", i, i)
+func countsOnly(w func(string, ...any), rules []rule.Rule, keyed bool) {
+	key := "k"
+	if !keyed {
+		key = "CAST('' AS VARCHAR) AS k"
 	}
-	w("\n  FROM s GROUP BY k\n)\n")
+	w("a AS (\n  SELECT %s, count(*) AS sends, min(t) AS first_t, max(t) AS last_t", key)
+	for i := range rules {
+		w(", count(v%d) AS n%d", i, i)
+	}
+	if keyed {
+		w("\n  FROM s GROUP BY k\n)\n")
+	} else {
+		// One group: no grouping, and no row for an empty table.
+		w("\n  FROM s HAVING count(*) > 0\n)\n")
+	}
 	for i, r := range rules {
 		if i > 0 {
 			w("UNION ALL\n")

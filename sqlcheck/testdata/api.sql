@@ -10,9 +10,9 @@ s AS (
   SELECT k, t, tb AS ref,
     row_number() OVER (PARTITION BY k ORDER BY t, tb) - 1 AS i,
     count(*) OVER (PARTITION BY k ORDER BY t) AS cum,
-    CASE WHEN t - lag(t, 10) OVER (PARTITION BY k ORDER BY t, tb) <= 999 THEN 1 ELSE 0 END AS v0,
-    CASE WHEN t - lag(t, 500) OVER (PARTITION BY k ORDER BY t, tb) <= 59999 THEN 1 ELSE 0 END AS v1,
-    CASE WHEN t - lag(t, 10000) OVER (PARTITION BY k ORDER BY t, tb) <= 86399999 THEN 1 ELSE 0 END AS v2
+    CASE WHEN t - lag(t, 10) OVER (PARTITION BY k ORDER BY t, tb) <= 999 THEN 1 END AS v0,
+    CASE WHEN t - lag(t, 500) OVER (PARTITION BY k ORDER BY t, tb) <= 59999 THEN 1 END AS v1,
+    CASE WHEN t - lag(t, 10000) OVER (PARTITION BY k ORDER BY t, tb) <= 86399999 THEN 1 END AS v2
   FROM src
 ),
 p0 AS (
@@ -50,7 +50,7 @@ p2 AS (
 ),
 a0 AS (
   SELECT k, max(c) AS mx,
-    CAST(sum(v0) AS BIGINT) AS n0, min(CASE WHEN v0 = 1 THEN i END) AS fi0, min(CASE WHEN v0 = 1 THEN lo END) AS fs0
+    count(v0) AS n0, min(CASE WHEN v0 = 1 THEN i END) AS fi0, min(CASE WHEN v0 = 1 THEN lo END) AS fs0
   FROM p0 GROUP BY k
 ),
 m0 AS (
@@ -58,7 +58,7 @@ m0 AS (
 ),
 a1 AS (
   SELECT k, max(c) AS mx,
-    CAST(sum(v1) AS BIGINT) AS n1, min(CASE WHEN v1 = 1 THEN i END) AS fi1, min(CASE WHEN v1 = 1 THEN lo END) AS fs1
+    count(v1) AS n1, min(CASE WHEN v1 = 1 THEN i END) AS fi1, min(CASE WHEN v1 = 1 THEN lo END) AS fs1
   FROM p1 GROUP BY k
 ),
 m1 AS (
@@ -66,7 +66,7 @@ m1 AS (
 ),
 a2 AS (
   SELECT k, max(c) AS mx,
-    CAST(sum(v2) AS BIGINT) AS n2, min(CASE WHEN v2 = 1 THEN i END) AS fi2, min(CASE WHEN v2 = 1 THEN lo END) AS fs2
+    count(v2) AS n2, min(CASE WHEN v2 = 1 THEN i END) AS fi2, min(CASE WHEN v2 = 1 THEN lo END) AS fs2
   FROM p2 GROUP BY k
 ),
 m2 AS (
