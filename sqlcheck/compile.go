@@ -142,7 +142,9 @@ func Compile(spec Spec) (string, error) {
 	w("WITH src AS (\n  SELECT %s AS k, CAST(%s AS BIGINT) AS t%s\n  FROM %s\n),\n", key, timeCol, tb, table)
 	// s: each send's position, the sends up to its instant, and whether it
 	// breaks each rule (its N-th predecessor is within reach).
-	w("s AS (\n  SELECT k, t")
+	// MATERIALIZED: the steps read more than once are computed once (the
+	// default in PostgreSQL; DuckDB may otherwise compute them again).
+	w("s AS MATERIALIZED (\n  SELECT k, t")
 	if !spec.CountsOnly {
 		w(", %s AS ref,\n", ref)
 		w("    row_number() OVER (%sORDER BY %s) - 1 AS i,\n", part, order)
@@ -169,7 +171,7 @@ func Compile(spec Spec) (string, error) {
 				nulls = append(nulls, "NULL")
 			}
 		}
-		w("p%d AS (\n  SELECT k, i, cum - lo AS c, lo, %s FROM (\n", j, strings.Join(vs, ", "))
+		w("p%d AS MATERIALIZED (\n  SELECT k, i, cum - lo AS c, lo, %s FROM (\n", j, strings.Join(vs, ", "))
 		w("    SELECT k, i, cum, %s, d,\n", strings.Join(vs, ", "))
 		w("      count(d) OVER (%sORDER BY pt, d NULLS FIRST ROWS UNBOUNDED PRECEDING) AS lo\n", part)
 		w("    FROM (\n      SELECT k, t - %d AS pt, CAST(NULL AS INTEGER) AS d, i, cum, %s FROM s\n", k, strings.Join(vs, ", "))
@@ -233,7 +235,7 @@ func countsOnly(w func(string, ...any), rules []rule.Rule, keyed bool) {
 	if !keyed {
 		key = "CAST('' AS VARCHAR) AS k"
 	}
-	w("a AS (\n  SELECT %s, count(*) AS sends, min(t) AS first_t, max(t) AS last_t", key)
+	w("a AS MATERIALIZED (\n  SELECT %s, count(*) AS sends, min(t) AS first_t, max(t) AS last_t", key)
 	for i := range rules {
 		w(", count(v%d) AS n%d", i, i)
 	}

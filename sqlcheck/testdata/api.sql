@@ -6,7 +6,7 @@ WITH src AS (
   SELECT COALESCE(CAST(tenant AS VARCHAR), '') AS k, CAST(ts_ms AS BIGINT) AS t, CAST(line AS BIGINT) AS tb
   FROM sends
 ),
-s AS (
+s AS MATERIALIZED (
   SELECT k, t, tb AS ref,
     row_number() OVER (PARTITION BY k ORDER BY t, tb) - 1 AS i,
     count(*) OVER (PARTITION BY k ORDER BY t) AS cum,
@@ -15,7 +15,7 @@ s AS (
     CASE WHEN t - lag(t, 10000) OVER (PARTITION BY k ORDER BY t, tb) <= 86399999 THEN 1 END AS v2
   FROM src
 ),
-p0 AS (
+p0 AS MATERIALIZED (
   SELECT k, i, cum - lo AS c, lo, v0 FROM (
     SELECT k, i, cum, v0, d,
       count(d) OVER (PARTITION BY k ORDER BY pt, d NULLS FIRST ROWS UNBOUNDED PRECEDING) AS lo
@@ -26,7 +26,7 @@ p0 AS (
     ) u
   ) q WHERE d IS NULL
 ),
-p1 AS (
+p1 AS MATERIALIZED (
   SELECT k, i, cum - lo AS c, lo, v1 FROM (
     SELECT k, i, cum, v1, d,
       count(d) OVER (PARTITION BY k ORDER BY pt, d NULLS FIRST ROWS UNBOUNDED PRECEDING) AS lo
@@ -37,7 +37,7 @@ p1 AS (
     ) u
   ) q WHERE d IS NULL
 ),
-p2 AS (
+p2 AS MATERIALIZED (
   SELECT k, i, cum - lo AS c, lo, v2 FROM (
     SELECT k, i, cum, v2, d,
       count(d) OVER (PARTITION BY k ORDER BY pt, d NULLS FIRST ROWS UNBOUNDED PRECEDING) AS lo
