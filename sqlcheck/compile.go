@@ -139,12 +139,22 @@ func Compile(spec Spec) (string, error) {
 	for i, r := range spec.Rules {
 		w("-- rule %d: %s: send i breaks it when t_i - t_{i-%d} <= %d.\n", i, r, r.Limit, reach[i])
 	}
-	w("WITH src AS (\n  SELECT %s AS k, CAST(%s AS BIGINT) AS t%s\n  FROM %s\n),\n", key, timeCol, tb, table)
+	// Counting alone over one stream carries nothing but the times through
+	// the sort.
+	lean := spec.CountsOnly && t.KeyCol == ""
+	kcol, mat := "k, ", " MATERIALIZED"
+	if lean {
+		kcol = ""
+	}
+	if spec.CountsOnly {
+		mat = ""
+	}
+	w("WITH src AS (\n  SELECT %sCAST(%s AS BIGINT) AS t%s\n  FROM %s\n),\n", strings.Replace(kcol, "k", key+" AS k", 1), timeCol, tb, table)
 	// s: each send's position, the sends up to its instant, and whether it
 	// breaks each rule (its N-th predecessor is within reach).
 	// MATERIALIZED: the steps read more than once are computed once (the
 	// default in PostgreSQL; DuckDB may otherwise compute them again).
-	w("s AS MATERIALIZED (\n  SELECT k, t")
+	w("s AS%s (\n  SELECT %st", mat, kcol)
 	if !spec.CountsOnly {
 		w(", %s AS ref,\n", ref)
 		w("    row_number() OVER (%sORDER BY %s) - 1 AS i,\n", part, order)
