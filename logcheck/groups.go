@@ -22,7 +22,8 @@ type groupTable struct {
 	// in time order, and the keys the run touched.
 	byKey   held
 	touched []int32
-	pos     []int32 // per group, during observeByKey
+	pos     []int32     // per group, during observeByKey
+	shard   *shardState // with Config.Shard
 }
 
 type groupState struct {
@@ -31,6 +32,7 @@ type groupState struct {
 	chk   *checker.Checker
 	inf   *checker.InFlight
 	idle  bool
+	shard *shardGroup // with Config.Shard
 }
 
 // keyIDs appends the group id of each send of a batch to dst. Each of the
@@ -53,9 +55,10 @@ func (t *groupTable) lookup(key []byte) int32 {
 		return id
 	}
 	id := int32(len(t.groups))
-	g := &groupState{key: string(key), chk: checker.New(checker.Config{
-		Rules: t.cfg.Rules, Boundary: t.cfg.Boundary, List: t.cfg.List,
-	})}
+	g := &groupState{key: string(key)}
+	ccfg := checker.Config{Rules: t.cfg.Rules, Boundary: t.cfg.Boundary, List: t.cfg.List}
+	t.shard.watch(&ccfg, g)
+	g.chk = checker.New(ccfg)
 	if t.cfg.MaxInFlight > 0 {
 		g.inf = checker.NewInFlight(t.cfg.MaxInFlight)
 	}
@@ -166,6 +169,9 @@ func (t *groupTable) observeGroup(g *groupState, run held) {
 	}
 	// Times arrive sorted, so neither checker can refuse them.
 	_ = g.chk.ObserveBatch(run.at, run.ref)
+	if t.shard != nil {
+		t.shard.observed(g, run.at)
+	}
 	if g.inf != nil {
 		for i := range run.at {
 			_ = g.inf.Observe(run.at[i], run.end[i], run.ref[i])

@@ -43,6 +43,8 @@ type Config struct {
 	// KeepTimes keeps every group's send times in Group.Times, for charts
 	// (8 bytes a send).
 	KeepTimes bool
+	// Shard, when set, judges only the sends in a time range (see Shard).
+	Shard *Shard
 }
 
 // Run reads the inputs as one stream merged by time (the provider sees the
@@ -63,7 +65,10 @@ func Run(inputs []Input, cfg Config) (*Result, error) {
 		horizon = math.MaxInt64
 	}
 	res := &Result{Rules: cfg.Rules, Boundary: cfg.Boundary, MaxInFlight: cfg.MaxInFlight, PerKey: cfg.Read.HasKey()}
-	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res}
+	if cfg.Shard != nil && cfg.MaxInFlight > 0 {
+		return nil, errors.New("--from and --to do not go with an in-flight cap")
+	}
+	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res, shard: newShardState(cfg)}
 	if !res.PerKey {
 		groups.lookup(nil)
 	}
@@ -94,6 +99,7 @@ func Run(inputs []Input, cfg Config) (*Result, error) {
 		res.Disorder.Max = max(res.Disorder.Max, s.ro.disorder.Max)
 	}
 	groups.finish()
+	groups.finishShard()
 	return res, nil
 }
 
@@ -102,7 +108,16 @@ func Run(inputs []Input, cfg Config) (*Result, error) {
 func runSingle(s *stream, groups *groupTable) error {
 	for {
 		if run := s.ro.release(s.eof); run.len() > 0 {
-			groups.observeRun(run)
+			run, stop, err := groups.shard.clip(run)
+			if err != nil {
+				return err
+			}
+			if run.len() > 0 {
+				groups.observeRun(run)
+			}
+			if stop {
+				return nil
+			}
 			continue
 		}
 		if s.eof {
@@ -142,6 +157,13 @@ func runMerged(streams []*stream, groups *groupTable) error {
 			buf.reset()
 		}
 		top := &h[0]
+		stop, err := groups.shard.past(top.it.at)
+		if err != nil {
+			return err
+		}
+		if stop {
+			break
+		}
 		buf.appendItem(top.it, withEnd, withKey)
 		it, ok, err := top.s.next()
 		if err != nil {

@@ -25,6 +25,7 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	rulesText := fs.String("rules", defaultRules, "comma-separated rules N/W")
 	threads := fs.Int("threads", 0, "DuckDB worker threads (0 keeps DuckDB's default)")
 	together := fs.Bool("one-query", false, "count every rule in one query over one shared sort, instead of one query per rule")
+	compare := fs.Int("compare", 0, "run rlcheck's generated query (rlcheck sql) and the one-query baseline N times each, alternating, on the same loaded table")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -37,7 +38,12 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 		fmt.Fprintln(errOut, "duckdb-baseline:", err)
 		return 2
 	}
-	if err := report(ctx, out, *csvPath, rules, *threads, *together); err != nil {
+	if *compare > 0 {
+		err = compareQueries(ctx, out, *csvPath, rules, *threads, *compare)
+	} else {
+		err = report(ctx, out, *csvPath, rules, *threads, *together)
+	}
+	if err != nil {
 		fmt.Fprintln(errOut, "duckdb-baseline:", err)
 		return 2
 	}

@@ -33,6 +33,8 @@ type checkOptions struct {
 	summaryPath string // $GITHUB_STEP_SUMMARY, for --format github
 	plot, html  string
 	metrics     string
+	from, to    string
+	lineOffset  int64
 
 	cfg        logcheck.Config // filled by complete
 	notChecked string          // a contract's limit this input cannot check
@@ -74,6 +76,9 @@ func newCheckCmd(s streams) *cobra.Command {
 	f.StringVar(&o.metrics, "metrics", "", "write each rule's peak window usage and violations to FILE.prom (Prometheus text format)")
 	f.StringVar(&o.plot, "plot", "", "draw each rule's window usage over time to FILE.png or FILE.svg (keeps the send times in memory, 8 bytes a send)")
 	f.StringVar(&o.html, "html", "", "write a self-contained HTML report to FILE: zoomable timelines, the violations with their sends (docs/html.md)")
+	f.StringVar(&o.from, "from", "", "judge only sends at or after this time (RFC 3339 or epoch ns); earlier lines are context (docs/sql.md)")
+	f.StringVar(&o.to, "to", "", "judge only sends before this time, and stop reading there")
+	f.Int64Var(&o.lineOffset, "line-offset", 0, "with --from: add N to the line numbers reported (the whole log's lines before this input)")
 	f.BoolVar(&o.perFile, "per-file", false, "check each file on its own instead of merging them")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress bar (it shows only on a terminal, for inputs over 8 MB, and never under CI)")
 	cmd.RegisterFlagCompletionFunc("format", cli.Words(logcheck.Formats...))
@@ -135,7 +140,10 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 		Rules: rules, Boundary: b, List: htmlreport.CheckList(o.list, o.html), MaxInFlight: o.maxInFlight,
 		Read: read, MaxDisorder: o.maxDisorder, Sort: o.sort, KeepTimes: o.plot+o.html != "", MaxBuffered: o.maxBuffered,
 	}
-	return nil
+	if o.from != "" || o.to != "" || o.lineOffset != 0 {
+		o.cfg.Shard, err = shardOf(o.from, o.to, o.lineOffset)
+	}
+	return err
 }
 
 func (o *checkOptions) run(s streams, paths []string) error {

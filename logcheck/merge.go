@@ -1,0 +1,195 @@
+package logcheck
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// Finish completes a Result built outside Run (from SQL, or merged shards)
+// from its groups: it orders them worst first, then by key, and fills
+// Sends, First, Last and Totals as Run does.
+func Finish(res *Result) {
+	slices.SortStableFunc(res.Groups, func(a, b Group) int {
+		if va, vb := a.Violations(), b.Violations(); va != vb {
+			if va > vb {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	res.Sends, res.First, res.Last = 0, 0, 0
+	for _, g := range res.Groups {
+		r := g.Report
+		if r.Sends == 0 {
+			continue
+		}
+		if res.Sends == 0 || r.First < res.First {
+			res.First = r.First
+		}
+		if res.Sends == 0 || r.Last > res.Last {
+			res.Last = r.Last
+		}
+		res.Sends += r.Sends
+	}
+	res.Totals = nil
+	for i, r := range res.Rules {
+		tot := RuleTotal{Rule: r}
+		for _, g := range res.Groups {
+			if v := g.Report.Rules[i].Violations; v > 0 {
+				tot.Violations += v
+				tot.Groups++
+			}
+		}
+		res.Totals = append(res.Totals, tot)
+	}
+}
+
+// ParseInstant reads a shard bound: an RFC 3339 time or integer epoch
+// nanoseconds.
+func ParseInstant(s string) (int64, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return 0, fmt.Errorf("time %q: want RFC 3339 (2026-01-01T00:00:00Z) or integer epoch nanoseconds", s)
+	}
+	return t.UnixNano(), nil
+}
+
+// Merge adds the JSON reports of checks on time shards of one log (check
+// --from/--to --format json, one document each, in any order) into the
+// report of the whole: violations and sends add up, the largest count in
+// one window is the largest of the shards' (with the earliest such
+// window), and the first violation is the earliest, its index counted over
+// the shards before it. Listed violations and in-flight reports are not
+// merged.
+func Merge(names []string, docs [][]byte) (*Result, error) {
+	var parsed []checkJSON
+	for i, d := range docs {
+		var doc checkJSON
+		if err := json.Unmarshal(d, &doc); err != nil {
+			return nil, fmt.Errorf("%s: not a check report in JSON: %w", names[i], err)
+		}
+		if doc.Rules == nil || doc.Boundary == "" {
+			return nil, fmt.Errorf("%s: not a check report in JSON (rlcheck check --format json, without --per-file)", names[i])
+		}
+		parsed = append(parsed, doc)
+	}
+	if len(parsed) == 0 {
+		return nil, errors.New("merge: no reports")
+	}
+	slices.SortStableFunc(parsed, func(a, b checkJSON) int { return cmp.Compare(a.FirstNs, b.FirstNs) })
+	base := parsed[0]
+	res := &Result{PerKey: base.KeysInTotal > 0 || len(base.Keys) > 0}
+	var err error
+	if res.Boundary, err = rule.ParseBoundary(base.Boundary); err != nil {
+		return nil, err
+	}
+	for _, r := range base.Rules {
+		res.Rules = append(res.Rules, rule.Rule{Limit: r.Limit, Window: time.Duration(r.WindowNs)})
+	}
+	files := map[string]int{}
+	byKey := map[string]int{}
+	first := true
+	for di, doc := range parsed {
+		if doc.Boundary != base.Boundary || len(doc.Rules) != len(res.Rules) {
+			return nil, fmt.Errorf("merge: the reports check different rules or boundaries")
+		}
+		for i, r := range doc.Rules {
+			if r.Limit != res.Rules[i].Limit || r.WindowNs != int64(res.Rules[i].Window) {
+				return nil, fmt.Errorf("merge: the reports check different rules (%s and %s)", res.Rules[i], r.Rule)
+			}
+		}
+		fileOf := func(p placeJSON) int {
+			name := p.File
+			if name == "" && len(doc.Files) == 1 {
+				name = doc.Files[0].Name
+			}
+			if _, ok := files[name]; !ok {
+				files[name] = len(res.Files)
+				res.Files = append(res.Files, FileInfo{Name: name})
+			}
+			return files[name]
+		}
+		for _, f := range doc.Files {
+			i := fileOf(placeJSON{File: f.Name})
+			fi := &res.Files[i]
+			fi.Format, fi.Column, fi.Detected = f.Format, f.Column, f.Times
+			fi.Lines += f.Lines
+			fi.Skipped += f.Skipped
+		}
+		send := func(p placeJSON) checker.Send {
+			return checker.Send{At: p.AtNs, Ref: int64(MakeRef(fileOf(p), p.Line))}
+		}
+		res.Disorder.Lines += doc.Disorder.Lines
+		res.Disorder.Max = max(res.Disorder.Max, time.Duration(doc.Disorder.MaxNs))
+		for _, n := range doc.NotChecked {
+			if !slices.Contains(res.NotChecked, n) {
+				res.NotChecked = append(res.NotChecked, n)
+			}
+		}
+		if doc.Sends > 0 {
+			if first || doc.FirstNs < res.First {
+				res.First = doc.FirstNs
+			}
+			if first || doc.LastNs > res.Last {
+				res.Last = doc.LastNs
+			}
+			first = false
+		}
+		keys := doc.Keys
+		if !res.PerKey {
+			keys = []keyJSON{{Sends: doc.Sends, Rules: doc.Rules}}
+		}
+		for _, k := range keys {
+			gi, ok := byKey[k.Key]
+			if !ok {
+				gi = len(res.Groups)
+				byKey[k.Key] = gi
+				g := Group{Key: k.Key, Report: checker.Report{Boundary: res.Boundary}}
+				for _, r := range res.Rules {
+					g.Report.Rules = append(g.Report.Rules, checker.RuleReport{Rule: r})
+				}
+				res.Groups = append(res.Groups, g)
+			}
+			g := &res.Groups[gi].Report
+			if len(k.Rules) != len(g.Rules) {
+				return nil, fmt.Errorf("%s: key %q has %d rules, want %d", names[di], k.Key, len(k.Rules), len(g.Rules))
+			}
+			for i, r := range k.Rules {
+				m := &g.Rules[i]
+				m.Violations += r.Violations
+				var start checker.Send
+				if r.MaxWindowStart != nil {
+					start = send(*r.MaxWindowStart)
+				}
+				if r.MaxInWindow > m.MaxInWindow || (r.MaxInWindow == m.MaxInWindow && r.MaxInWindow > 0 && start.At < m.MaxWindowStart.At) {
+					m.MaxInWindow, m.MaxWindowStart, m.MaxSaturated = r.MaxInWindow, start, r.MaxSaturated
+				}
+				if v := r.First; v != nil && m.First == nil {
+					m.First = &checker.Violation{Send: send(v.placeJSON), Index: v.Index + g.Sends,
+						WindowStart: send(v.WindowStart), Count: v.Count, CountSaturated: v.CountSaturated}
+				}
+			}
+			g.Sends += k.Sends
+		}
+	}
+	from, to := res.First, res.Last
+	Finish(res)
+	res.First, res.Last = from, to // keys' reports carry no times
+	if len(res.Files) == 1 {
+		res.Files[0].Sends = res.Sends
+	}
+	return res, nil
+}

@@ -1,0 +1,209 @@
+package logcheck
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// Shard limits a check to the sends in [From, To): earlier sends are read
+// as context, so that the windows of the first judged sends are whole, and
+// reading stops at the first send at or after To. The reports of shards
+// that tile a log add up, with Merge, to the report of the whole.
+type Shard struct {
+	// HasFrom and HasTo say which ends are set; an unset end is open.
+	From, To       int64
+	HasFrom, HasTo bool
+	// LineOffset is added to every line number the report names: the
+	// lines of the whole log that precede this input.
+	LineOffset int64
+}
+
+// shardState is a Run's progress through its shard.
+type shardState struct {
+	Shard
+	longest time.Duration
+	closed  bool
+	started bool // the first send has been seen and the context checked
+}
+
+// ShardContextError reports an input that starts too late for its shard:
+// the windows of its first judged sends would miss earlier sends.
+type ShardContextError struct {
+	From, First int64
+	Need        time.Duration // how far before From the input must start
+	Missing     time.Duration
+}
+
+func (e *ShardContextError) Error() string {
+	at := instantFormatter(e.From)
+	return fmt.Sprintf("--from %s: the input starts at %s, %v before it; the longest window needs it to start %v before (or earlier): %v of context is missing",
+		at(e.From), at(e.First), time.Duration(e.From-e.First), e.Need, e.Missing)
+}
+
+func newShardState(cfg Config) *shardState {
+	if cfg.Shard == nil {
+		return nil
+	}
+	s := &shardState{Shard: *cfg.Shard, closed: cfg.Boundary == rule.Closed}
+	for _, r := range cfg.Rules {
+		s.longest = max(s.longest, r.Window)
+	}
+	return s
+}
+
+// first checks the context before the first send, at: the input must hold
+// every send in the windows of sends at From on, so it must start at
+// From-W at the latest (before it, for closed windows).
+func (s *shardState) first(at int64) error {
+	s.started = true
+	if !s.HasFrom {
+		return nil
+	}
+	need := s.longest
+	if s.closed {
+		need++
+	}
+	if missing := at - (s.From - int64(need)); missing > 0 {
+		return &ShardContextError{From: s.From, First: at, Need: need, Missing: time.Duration(missing)}
+	}
+	return nil
+}
+
+// clip checks the context on the first run and cuts a run at To; stop
+// says that no later send can be judged. A released send at or after To
+// means every earlier one has been released: a later line earlier than
+// it would lie beyond the reorder horizon.
+func (s *shardState) clip(run held) (held, bool, error) {
+	if s == nil || run.len() == 0 {
+		return run, false, nil
+	}
+	if !s.started {
+		if err := s.first(run.at[0]); err != nil {
+			return held{}, true, err
+		}
+	}
+	if !s.HasTo || run.at[run.len()-1] < s.To {
+		return run, false, nil
+	}
+	n, _ := slices.BinarySearch(run.at, s.To)
+	return run.slice(n), true, nil
+}
+
+// past is clip for one send.
+func (s *shardState) past(at int64) (bool, error) {
+	if s == nil {
+		return false, nil
+	}
+	if !s.started {
+		if err := s.first(at); err != nil {
+			return true, err
+		}
+	}
+	return s.HasTo && at >= s.To, nil
+}
+
+// shardGroup keeps what one key's checker reports only for judged sends.
+type shardGroup struct {
+	context int64 // sends before From
+	judged  int64 // sends from From on
+	first   int64 // the first judged send
+	viol    []int64
+	firstV  []*checker.Violation
+}
+
+// watch makes the checker of g report its violations to the shard.
+func (s *shardState) watch(cfg *checker.Config, g *groupState) {
+	if s == nil {
+		return
+	}
+	g.shard = &shardGroup{viol: make([]int64, len(cfg.Rules)), firstV: make([]*checker.Violation, len(cfg.Rules))}
+	sg := g.shard
+	cfg.OnViolation = func(r int, v checker.Violation) {
+		if s.HasFrom && v.Send.At < s.From {
+			return
+		}
+		sg.viol[r]++
+		if sg.firstV[r] == nil {
+			sg.firstV[r] = &v
+		}
+	}
+}
+
+// observed notes sends ats of g, in time order: those before From, a
+// prefix, are context.
+func (s *shardState) observed(g *groupState, ats []int64) {
+	sg := g.shard
+	if s.HasFrom && sg.judged == 0 {
+		n, _ := slices.BinarySearch(ats, s.From)
+		sg.context += int64(n)
+		ats = ats[n:]
+	}
+	if len(ats) > 0 {
+		if sg.judged == 0 {
+			sg.first = ats[0]
+		}
+		sg.judged += int64(len(ats))
+	}
+}
+
+// finishShard makes the result speak of the judged sends only: their
+// count, times and violations, indices counted from the first of them and
+// lines shifted by LineOffset. Keys with no judged send are left out. The
+// largest count in one window may come from a window that ends in the
+// context, which the shard before judges too: the maximum over shards is
+// the whole log's.
+func (t *groupTable) finishShard() {
+	s := t.shard
+	if s == nil {
+		return
+	}
+	res := t.res
+	line := func(ref int64) int64 { return int64(MakeRef(Ref(ref).File(), Ref(ref).Line()+s.LineOffset)) }
+	kept := res.Groups[:0]
+	for _, grp := range res.Groups {
+		g := t.groups[t.ids[grp.Key]]
+		sg := g.shard
+		if sg.judged == 0 {
+			continue
+		}
+		rep := &grp.Report
+		rep.Sends, rep.First = sg.judged, sg.first
+		for i := range rep.Rules {
+			rr := &rep.Rules[i]
+			rr.Violations, rr.First = sg.viol[i], nil
+			rr.MaxWindowStart.Ref = line(rr.MaxWindowStart.Ref)
+			if v := sg.firstV[i]; v != nil {
+				first := *v
+				first.Index -= sg.context
+				first.Send.Ref, first.WindowStart.Ref = line(first.Send.Ref), line(first.WindowStart.Ref)
+				rr.First = &first
+			}
+			listed := rr.Listed[:0]
+			for _, v := range rr.Listed {
+				if !s.HasFrom || v.Send.At >= s.From {
+					v.Index -= sg.context
+					v.Send.Ref, v.WindowStart.Ref = line(v.Send.Ref), line(v.WindowStart.Ref)
+					for k := range v.Window {
+						v.Window[k].Ref = line(v.Window[k].Ref)
+					}
+					listed = append(listed, v)
+				}
+			}
+			rr.Listed = listed
+		}
+		kept = append(kept, grp)
+	}
+	res.Groups = kept
+	if !res.PerKey && len(res.Groups) == 0 {
+		g := Group{Report: checker.Report{Boundary: res.Boundary}}
+		for _, r := range res.Rules {
+			g.Report.Rules = append(g.Report.Rules, checker.RuleReport{Rule: r})
+		}
+		res.Groups = append(res.Groups, g)
+	}
+	Finish(res)
+}

@@ -1,0 +1,21 @@
+// Package sqlcheck compiles a set of rules into one SQL query that checks a
+// table of sends where it lives, with exactly the semantics of `rlcheck
+// check`, and turns the query's rows into a logcheck.Result that
+// logcheck's writers report.
+//
+// Send i breaks rule N/W when N or more earlier sends of its key lie in
+// (t_i-W, t_i]; on sends ordered by time (then the tiebreak column) that is
+//
+//	t - lag(t, N) OVER (PARTITION BY key ORDER BY t, tiebreak) < W
+//
+// computed on the integer time column in its own unit: with unit u the test
+// is t_i - t_{i-N} <= K, K = ceil(W/u)-1 for half-open windows and
+// floor(W/u) for closed ones, which is the checker's test on t*u exactly.
+// The largest number of sends in one window is cum-lo: the sends up to t_i
+// less those before t_i-K, counted by sorting a probe at t_i-K among the
+// sends; a range-framed count(*) OVER (ORDER BY t RANGE BETWEEN K
+// PRECEDING AND CURRENT ROW) gives the same, but DuckDB takes about ten
+// times as long over it.
+//
+// The same text runs on PostgreSQL and DuckDB (docs/sql.md).
+package sqlcheck
