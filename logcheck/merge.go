@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +53,40 @@ func Finish(res *Result) {
 		}
 		res.Totals = append(res.Totals, tot)
 	}
+}
+
+// ParseShard reads check's --from, --to and --line-offset; empty bounds are
+// open.
+func ParseShard(from, to string, lineOffset int64) (*Shard, error) {
+	sh := &Shard{HasFrom: from != "", HasTo: to != "", LineOffset: lineOffset}
+	var err error
+	if sh.HasFrom {
+		if sh.From, err = ParseInstant(from); err != nil {
+			return nil, err
+		}
+	}
+	if sh.HasTo {
+		if sh.To, err = ParseInstant(to); err != nil {
+			return nil, err
+		}
+	}
+	if sh.HasFrom && sh.HasTo && sh.To <= sh.From {
+		return nil, errors.New("--to must be after --from")
+	}
+	return sh, nil
+}
+
+// MergeFiles reads the JSON reports at paths and merges them (Merge).
+func MergeFiles(paths []string) (*Result, error) {
+	docs := make([][]byte, len(paths))
+	for i, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		docs[i] = b
+	}
+	return Merge(paths, docs)
 }
 
 // ParseInstant reads a shard bound: an RFC 3339 time or integer epoch

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -299,4 +300,56 @@ func (h *mergeHeap) pop() {
 	old[0] = old[n]
 	*h = old[:n]
 	h.down(0)
+}
+
+// Open opens the send logs at paths for Run, "-" being stdin. It returns
+// them with their total size in bytes (stdin counts 0) and a func that
+// closes them.
+func Open(paths []string, stdin io.Reader) ([]Input, int64, func(), error) {
+	var inputs []Input
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}
+	var total int64
+	for _, p := range paths {
+		if p == "-" {
+			inputs = append(inputs, Input{Name: "<stdin>", R: stdin})
+			continue
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			closeAll()
+			return nil, 0, nil, err
+		}
+		files = append(files, f)
+		if st, err := f.Stat(); err == nil {
+			total += st.Size()
+		}
+		inputs = append(inputs, Input{Name: p, R: f})
+	}
+	return inputs, total, closeAll, nil
+}
+
+// RunEach runs the inputs merged into one stream, or with perFile each on
+// its own, and returns a result per stream checked.
+func RunEach(inputs []Input, perFile bool, cfg Config) ([]*Result, error) {
+	groups := [][]Input{inputs}
+	if perFile {
+		groups = nil
+		for _, in := range inputs {
+			groups = append(groups, []Input{in})
+		}
+	}
+	var results []*Result
+	for _, g := range groups {
+		res, err := Run(g, cfg)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, res)
+	}
+	return results, nil
 }

@@ -2,6 +2,7 @@ package realrun
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -252,4 +253,25 @@ func Write(w io.Writer, r *Report, format string) error {
 		return WriteJSON(w, r)
 	}
 	return WriteText(w, r)
+}
+
+// Repeat predicts s over seeds seeds on the virtual clock, then runs it
+// repeat times on the real clock (run i with opt.Run = i), naming each run
+// on progress as it starts, and returns the report of them all.
+func Repeat(ctx context.Context, s *simulate.Scenario, speed float64, seeds, repeat int, opt Options, progress io.Writer) (*Report, error) {
+	pred, err := Predict(s, seeds, nil)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{Scenario: s, Speed: speed, Margin: opt.Margin, Prediction: pred}
+	for i := range repeat {
+		fmt.Fprintf(progress, "run %d of %d...\n", i+1, repeat)
+		opt.Run = i
+		res, err := Run(ctx, s, opt)
+		if err != nil {
+			return nil, err
+		}
+		rep.Runs = append(rep.Runs, res)
+	}
+	return rep, nil
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -201,3 +203,16 @@ const (
 	streamRuntime  = 0x72756e74 // "runt"
 	streamPath     = 0x70617468 // "path": send delays and Redis round trips
 )
+
+// Pick returns name when the scenario runs that strategy, its first
+// strategy when name is empty, and an error naming the strategies run
+// otherwise.
+func (s *Scenario) Pick(name string) (string, error) {
+	if name == "" && len(s.Strategies) > 0 {
+		return s.Strategies[0], nil
+	}
+	if slices.Contains(s.Strategies, name) {
+		return name, nil
+	}
+	return "", fmt.Errorf("--strategy %q is not among the strategies run (%s)", name, strings.Join(s.Strategies, ", "))
+}

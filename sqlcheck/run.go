@@ -1,10 +1,15 @@
 package sqlcheck
 
 import (
+	"errors"
+	"strings"
+
 	"context"
 	"database/sql"
 	"fmt"
 	"math"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/logcheck"
@@ -13,6 +18,19 @@ import (
 // Querier is what Run needs of a database: *sql.DB and *sql.Conn have it.
 type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// RunURL runs spec on the PostgreSQL server a postgres:// URL names.
+func RunURL(ctx context.Context, url string, spec Spec) (*logcheck.Result, error) {
+	if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
+		return nil, errors.New("sqlcheck: --run takes a postgres:// URL")
+	}
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	return Run(ctx, db, spec)
 }
 
 // Run compiles spec, runs the query on db and returns the verdict as a

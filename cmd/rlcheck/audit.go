@@ -78,8 +78,8 @@ func (o *auditOptions) complete() error {
 	if err != nil {
 		return err
 	}
-	if o.format != "text" && o.format != "json" {
-		return fmt.Errorf("--format %q: want text or json", o.format)
+	if err := cli.OneOf("--format", o.format, "text", "json"); err != nil {
+		return err
 	}
 	opt := audit.DefaultOptions(rules)
 	if o.boundary != "" {

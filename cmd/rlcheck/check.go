@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -141,7 +140,7 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 		Read: read, MaxDisorder: o.maxDisorder, Sort: o.sort, KeepTimes: o.plot+o.html != "", MaxBuffered: o.maxBuffered,
 	}
 	if o.from != "" || o.to != "" || o.lineOffset != 0 {
-		o.cfg.Shard, err = shardOf(o.from, o.to, o.lineOffset)
+		o.cfg.Shard, err = logcheck.ParseShard(o.from, o.to, o.lineOffset)
 	}
 	return err
 }
@@ -152,23 +151,11 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		// rather than 2× keeps peak RSS near it (docs/benchmarks.md).
 		defer debug.SetGCPercent(debug.SetGCPercent(50))
 	}
-	var inputs []logcheck.Input
-	var total int64
-	for _, p := range paths {
-		if p == "-" {
-			inputs = append(inputs, logcheck.Input{Name: "<stdin>", R: s.in})
-			continue
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if st, err := f.Stat(); err == nil {
-			total += st.Size()
-		}
-		inputs = append(inputs, logcheck.Input{Name: p, R: f})
+	inputs, total, closeAll, err := logcheck.Open(paths, s.in)
+	if err != nil {
+		return err
 	}
+	defer closeAll()
 	if progress.Wanted(s.errOut, o.noProgress) {
 		if bar := progress.New(s.errOut, total); bar != nil {
 			for i := range inputs {
@@ -177,34 +164,20 @@ func (o *checkOptions) run(s streams, paths []string) error {
 			defer bar.Finish()
 		}
 	}
-	groups := [][]logcheck.Input{inputs}
-	if o.perFile {
-		groups = nil
-		for _, in := range inputs {
-			groups = append(groups, []logcheck.Input{in})
-		}
+	results, err := logcheck.RunEach(inputs, o.perFile, o.cfg)
+	if err != nil {
+		return err
 	}
-	var results []*logcheck.Result
-	for _, g := range groups {
-		res, err := logcheck.Run(g, o.cfg)
-		if err != nil {
-			return err
-		}
+	for _, res := range results {
 		if o.notChecked != "" {
 			res.NotChecked = []string{o.notChecked}
 		}
-		results = append(results, res)
 	}
 	if err := htmlreport.Check(o.html, results[0], o.list, o.keys); err != nil {
 		return err
 	}
-	if err := logcheck.Write(s.out, results, logcheck.ReportOptions{
-		Format: o.format, MaxKeys: o.keys, PerFile: o.perFile, StepSummary: o.summaryPath,
-	}); err != nil {
-		return err
-	}
 	if o.plot != "" {
-		if err := plotCheck(o.plot, results[0], paths); err != nil {
+		if err := plots.Check(o.plot, results[0], paths); err != nil {
 			return err
 		}
 	}
@@ -213,24 +186,7 @@ func (o *checkOptions) run(s streams, paths []string) error {
 			return err
 		}
 	}
-	for _, res := range results {
-		if res.Violations() > 0 {
-			return errViolations
-		}
-	}
-	return nil
-}
-
-// plotCheck draws the timeline of a checked log: the whole stream, or with
-// keys the worst key's.
-func plotCheck(path string, res *logcheck.Result, files []string) error {
-	g := res.Groups[0]
-	title := strings.Join(files, ", ")
-	if res.PerKey {
-		title = fmt.Sprintf("key %s (the worst of %d) in %s", g.Key, len(res.Groups), title)
-	}
-	return plots.Timeline(path, plots.TimelineInput{
-		Title: title, Times: g.Times, Rules: res.Rules, Boundary: res.Boundary,
-		WallClock: res.WallClock(),
+	return report(s, results, logcheck.ReportOptions{
+		Format: o.format, MaxKeys: o.keys, PerFile: o.perFile, StepSummary: o.summaryPath,
 	})
 }

@@ -1,37 +1,13 @@
 package main
 
 import (
-	"errors"
-	"os"
-
 	"github.com/spf13/cobra"
 
 	"github.com/rlcheck/rlcheck/logcheck"
 )
 
-// shardOf reads check's --from, --to and --line-offset.
-func shardOf(from, to string, offset int64) (*logcheck.Shard, error) {
-	sh := &logcheck.Shard{HasFrom: from != "", HasTo: to != "", LineOffset: offset}
-	var err error
-	if sh.HasFrom {
-		if sh.From, err = logcheck.ParseInstant(from); err != nil {
-			return nil, err
-		}
-	}
-	if sh.HasTo {
-		if sh.To, err = logcheck.ParseInstant(to); err != nil {
-			return nil, err
-		}
-	}
-	if sh.HasFrom && sh.HasTo && sh.To <= sh.From {
-		return nil, errors.New("--to must be after --from")
-	}
-	return sh, nil
-}
-
 func newMergeCmd(s streams) *cobra.Command {
-	var format string
-	var keys int
+	o := logcheck.ReportOptions{}
 	cmd := &cobra.Command{
 		Use:   "merge [--format F] REPORT.json...",
 		Short: "Add the JSON reports of check --from/--to shards into the report of the whole log",
@@ -40,28 +16,28 @@ func newMergeCmd(s streams) *cobra.Command {
   rlcheck merge a.json b.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, paths []string) error {
-			var docs [][]byte
-			for _, p := range paths {
-				b, err := os.ReadFile(p)
-				if err != nil {
-					return err
-				}
-				docs = append(docs, b)
-			}
-			res, err := logcheck.Merge(paths, docs)
+			res, err := logcheck.MergeFiles(paths)
 			if err != nil {
 				return err
 			}
-			if err := logcheck.Write(s.out, []*logcheck.Result{res}, logcheck.ReportOptions{Format: format, MaxKeys: keys}); err != nil {
-				return usageError{err}
-			}
-			if res.Violations() > 0 {
-				return errViolations
-			}
-			return nil
+			return report(s, []*logcheck.Result{res}, o)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "text", "output format: text, json, junit or github")
-	cmd.Flags().IntVar(&keys, "keys", 20, "with keys, how many the text report shows, worst first (0: all)")
+	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: text, json, junit or github")
+	cmd.Flags().IntVar(&o.MaxKeys, "keys", 20, "with keys, how many the text report shows, worst first (0: all)")
 	return cmd
+}
+
+// report writes check results and returns errViolations when any rule was
+// broken, so the command exits 1.
+func report(s streams, results []*logcheck.Result, o logcheck.ReportOptions) error {
+	if err := logcheck.Write(s.out, results, o); err != nil {
+		return usageError{err}
+	}
+	for _, res := range results {
+		if res.Violations() > 0 {
+			return errViolations
+		}
+	}
+	return nil
 }

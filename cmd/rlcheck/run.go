@@ -71,8 +71,8 @@ func newRunCmd(s streams) *cobra.Command {
 }
 
 func (o *runOptions) complete(cmd *cobra.Command, path string) error {
-	if o.format != "text" && o.format != "json" {
-		return fmt.Errorf("--format %q: want text or json", o.format)
+	if err := cli.OneOf("--format", o.format, "text", "json"); err != nil {
+		return err
 	}
 	if o.margin < 0 {
 		return fmt.Errorf("--margin must not be negative")
@@ -98,18 +98,9 @@ func (o *runOptions) run(ctx context.Context, s streams) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	pred, err := realrun.Predict(o.scn, o.seeds, nil)
+	rep, err := realrun.Repeat(ctx, o.scn, o.speed, o.seeds, o.repeat, realrun.Options{WallEpoch: o.wallEpoch, Margin: o.margin}, s.errOut)
 	if err != nil {
 		return err
-	}
-	rep := &realrun.Report{Scenario: o.scn, Speed: o.speed, Margin: o.margin, Prediction: pred}
-	for i := range o.repeat {
-		fmt.Fprintf(s.errOut, "run %d of %d...\n", i+1, o.repeat)
-		res, err := realrun.Run(ctx, o.scn, realrun.Options{Run: i, WallEpoch: o.wallEpoch, Margin: o.margin})
-		if err != nil {
-			return err
-		}
-		rep.Runs = append(rep.Runs, res)
 	}
 	if err := realrun.Write(s.out, rep, o.format); err != nil {
 		return err

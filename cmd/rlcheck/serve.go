@@ -15,13 +15,9 @@ import (
 func newServeCmd(s streams) *cobra.Command {
 	var f cli.ServeFlags
 	cmd := &cobra.Command{
-		Use:   "serve [flags]",
-		Short: "Fake a rate-limited API: judge each request at arrival, 429 past the contract, report like check",
-		Long: `Serve answers HTTP on every path, judging each request at arrival against the
-contract (per key with --key-header): 429 past it, unless --on-violation
-record. It logs every request as CSV for check, and at SIGINT, SIGTERM or
---duration prints check's report on that log and exits like check.
-See docs/serve.md.`,
+		Use:     "serve [flags]",
+		Short:   "Fake a rate-limited API: judge each request at arrival, 429 past the contract, report like check",
+		Long:    help("serve"),
 		Example: `  rlcheck serve --contract api.yaml --duration 60s & run-my-client; wait`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

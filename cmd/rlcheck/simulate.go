@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -94,8 +93,8 @@ func newSimulateCmd(s streams) *cobra.Command {
 }
 
 func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
-	if o.format != "text" && o.format != "json" {
-		return fmt.Errorf("--format %q: want text or json", o.format)
+	if err := cli.OneOf("--format", o.format, "text", "json"); err != nil {
+		return err
 	}
 	if o.runs < 0 {
 		return fmt.Errorf("--runs %d: want 0 (one run) or more", o.runs)
@@ -103,8 +102,8 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	if o.plotRuns < 1 {
 		return fmt.Errorf("--plot-runs %d: want 1 or more", o.plotRuns)
 	}
-	if o.plotFormat != "png" && o.plotFormat != "svg" {
-		return fmt.Errorf("--plot-format %q: want png or svg", o.plotFormat)
+	if err := cli.OneOf("--plot-format", o.plotFormat, "png", "svg"); err != nil {
+		return err
 	}
 	scn, err := o.overrides.load(path)
 	if err != nil {
@@ -121,16 +120,8 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	if err := sc.Validate(); err != nil {
 		return err
 	}
-	if o.strategy != "" {
-		found := false
-		for _, name := range sc.Strategies {
-			found = found || name == o.strategy
-		}
-		if !found {
-			return fmt.Errorf("--strategy %q is not among the strategies run (%s)", o.strategy, strings.Join(sc.Strategies, ", "))
-		}
-	} else {
-		o.strategy = sc.Strategies[0]
+	if o.strategy, err = sc.Pick(o.strategy); err != nil {
+		return err
 	}
 	o.scn = scn
 	if o.logPath != "-" {

@@ -15,12 +15,9 @@ import (
 func newWatchCmd(s streams) *cobra.Command {
 	var f cli.WatchFlags
 	cmd := &cobra.Command{
-		Use:   "watch [flags] FILE...",
-		Short: "Follow growing send logs like tail -F and print each violation as it is read",
-		Long: `Watch follows each FILE from its start as it grows (rotation and truncation
-too), reads it as check does and prints each violation as its line is read.
-Lines must be in time order per file and key. At SIGINT or SIGTERM it prints
-a summary and exits like check. See docs/watch.md.`,
+		Use:     "watch [flags] FILE...",
+		Short:   "Follow growing send logs like tail -F and print each violation as it is read",
+		Long:    help("watch"),
 		Example: `  rlcheck watch --rules 10/s,500/min --key-col tenant --listen 127.0.0.1:9100 sends.csv`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -57,4 +59,12 @@ func Scenario(_ *cobra.Command, args []string, toComplete string) ([]string, cob
 		return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// OneOf checks that a flag's value is one of the words it takes.
+func OneOf(flag, value string, words ...string) error {
+	if slices.Contains(words, value) {
+		return nil
+	}
+	return fmt.Errorf("%s %q: want %s", flag, value, strings.Join(words, " or "))
 }

@@ -1,0 +1,23 @@
+package plots
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rlcheck/rlcheck/logcheck"
+)
+
+// Check draws the timeline of a checked log to path: the whole stream, or
+// with keys the worst key's. The result must hold the send times
+// (logcheck.Config.KeepTimes).
+func Check(path string, res *logcheck.Result, files []string) error {
+	g := res.Groups[0]
+	title := strings.Join(files, ", ")
+	if res.PerKey {
+		title = fmt.Sprintf("key %s (the worst of %d) in %s", g.Key, len(res.Groups), title)
+	}
+	return Timeline(path, TimelineInput{
+		Title: title, Times: g.Times, Rules: res.Rules, Boundary: res.Boundary,
+		WallClock: res.WallClock(),
+	})
+}
