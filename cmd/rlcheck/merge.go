@@ -11,6 +11,7 @@ func newMergeCmd(s streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "merge [--format F] REPORT.json...",
 		Short: "Add the JSON reports of check --from/--to shards into the report of the whole log",
+		Long:  help("merge"),
 		Example: `  rlcheck check --to 2026-01-03T00:00:00Z --format json sends.csv > a.json
   rlcheck check --from 2026-01-03T00:00:00Z --format json sends.csv > b.json
   rlcheck merge a.json b.json`,
