@@ -2,6 +2,9 @@ package audit
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -34,13 +37,24 @@ type Options struct {
 func DefaultOptions(rules []rule.Rule) Options {
 	return Options{
 		Rules:    rules,
-		Config:   libs.Default(),
+		Config:   DefaultConfig(),
 		Lateness: simulate.Dist{Kind: simulate.Uniform, A: 100 * time.Microsecond, B: 3 * time.Millisecond},
 		OpCost:   simulate.Dist{Kind: simulate.Uniform, A: 3 * time.Microsecond, B: 6 * time.Microsecond},
 		Seed:     1,
 		Seeds:    5,
 		Verify:   20,
 	}
+}
+
+// DefaultRoundTrip is the virtual time between the two round trips of the
+// two-round-trip design: a loopback round trip.
+const DefaultRoundTrip = 500 * time.Microsecond
+
+// DefaultConfig is libs.Default with the audit's round trip.
+func DefaultConfig() libs.Config {
+	c := libs.Default()
+	c.RoundTrip = DefaultRoundTrip
+	return c
 }
 
 // Report is a whole audit.
@@ -113,7 +127,7 @@ func Run(opt Options) (*Report, error) {
 	}
 	names := opt.Strategies
 	if names == nil {
-		names = simulate.LibStrategyNames()
+		names = simulate.AuditStrategyNames()
 	}
 	rep := &Report{
 		Rules: opt.Rules, Boundary: opt.Boundary, Workloads: Workloads(opt.Rules),
@@ -121,7 +135,7 @@ func Run(opt Options) (*Report, error) {
 	}
 	for _, name := range names {
 		if _, ok := simulate.LibStrategy(name, opt.Config); !ok {
-			return nil, fmt.Errorf("audit: %q is not a library strategy (known: %v)", name, simulate.LibStrategyNames())
+			return nil, fmt.Errorf("audit: %q is not a library strategy (known: %v)", name, simulate.AuditStrategyNames())
 		}
 		sa := StrategyAudit{Name: name, Config: opt.Config}
 		var err error
@@ -144,11 +158,7 @@ func run(opt *Options, wls []Workload, name string, cfg libs.Config, seeds int, 
 	st, _ := simulate.LibStrategy(name, cfg)
 	out := make([]Outcome, 0, len(wls))
 	for _, wl := range wls {
-		sc := &simulate.Scenario{
-			Name: "audit-" + wl.Name, Rules: opt.Rules, Boundary: opt.Boundary, Strategies: []string{name},
-			Callers: wl.Callers, Workers: 1, Arrivals: wl.Arrivals, Lateness: opt.Lateness, OpCost: opt.OpCost,
-			Seed: opt.Seed,
-		}
+		sc := wl.Scenario(opt, name)
 		if err := sc.Validate(); err != nil {
 			return nil, err
 		}
@@ -157,10 +167,13 @@ func run(opt *Options, wls []Workload, name string, cfg libs.Config, seeds int, 
 		for k, r := range opt.Rules {
 			o.Rules[k].Rule = r
 		}
-		for i := range seeds {
-			res, err := simulate.RunStrategy(sc, st, opt.Seed+uint64(i), simulate.Options{})
-			if err != nil {
-				return nil, err
+		results, err := runSeeds(sc, st, opt.Seed, seeds, stopEarly)
+		if err != nil {
+			return nil, err
+		}
+		for _, res := range results {
+			if res == nil {
+				continue
 			}
 			sends += len(res.Sends)
 			if res.Violations() > 0 {
@@ -178,4 +191,53 @@ func run(opt *Options, wls []Workload, name string, cfg libs.Config, seeds int, 
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// Scenario is the simulated scenario of wl for strategy name under opt.
+func (wl Workload) Scenario(opt *Options, name string) *simulate.Scenario {
+	return &simulate.Scenario{
+		Name: "audit-" + wl.Name, Rules: opt.Rules, Boundary: opt.Boundary, Strategies: []string{name},
+		Callers: wl.Callers, Workers: max(wl.Workers, 1), Skew: wl.Skew, Arrivals: wl.Arrivals,
+		Lateness: opt.Lateness, OpCost: opt.OpCost, Seed: opt.Seed,
+	}
+}
+
+// runSeeds runs st on seeds seed .. seed+n-1 over the machine's cores; with
+// stopEarly, the runs not yet started are skipped once one violates (their
+// results stay nil). Results are in seed order whatever the scheduling.
+func runSeeds(sc *simulate.Scenario, st simulate.Strategy, seed uint64, n int, stopEarly bool) ([]*simulate.StrategyResult, error) {
+	out := make([]*simulate.StrategyResult, n)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		violated atomic.Bool
+		next     atomic.Int64
+	)
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || (stopEarly && violated.Load()) {
+					return
+				}
+				res, err := simulate.RunStrategy(sc, st, seed+uint64(i), simulate.Options{})
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				if err == nil {
+					out[i] = &res
+					if res.Violations() > 0 {
+						violated.Store(true)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return out, firstErr
 }

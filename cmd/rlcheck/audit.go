@@ -105,7 +105,7 @@ func (o *auditOptions) complete() error {
 			return err
 		}
 	}
-	opt.Config = libs.Config{Burst: o.burst, Slack: o.slack, Margin: o.margin}
+	opt.Config.Burst, opt.Config.Slack, opt.Config.Margin = o.burst, o.slack, o.margin
 	if err := opt.Config.Validate(); err != nil {
 		return err
 	}
