@@ -34,8 +34,13 @@ func TestFleetPinned(t *testing.T) {
 		callers  int
 		maxInWin []int64
 	}{
+		// 17 at once, then one every 30/17 s: 16 more before 30 s.
 		{"redis_rate 17 per 30 s, burst 17", simulate.RedisRate, "17/30s", libs.Default(), idleThen(60), 0, []int64{33}},
-		{"throttled memstore 17 per 30 s, MaxBurst 16", simulate.ThrottledMem, "17/30s", libs.Default(), idleThen(60), 0, []int64{33}},
+		// PerDuration truncates 30 s/17 to 1,764,705,882 ns, so the 17th
+		// spaced send lands 6 ns before the window's end: one more.
+		{"throttled memstore 17 per 30 s, MaxBurst 16", simulate.ThrottledMem, "17/30s", libs.Default(), idleThen(60), 0, []int64{34}},
+		// The Redis store reads the server's TIME in microseconds, which
+		// rounds that 6 ns away.
 		{"throttled go-redis store 17 per 30 s, MaxBurst 16", simulate.ThrottledRedis, "17/30s", libs.Default(), idleThen(60), 0, []int64{33}},
 		{"ulule Redis store 5 per s across a window's end", simulate.UluleRedis, "5/1s", libs.Default(), straddle(5), 0, []int64{9}},
 		{"INCR fixed windows 5 per s across an edge", simulate.FixedWindow, "5/1s", libs.Default(), straddle(5), 0, []int64{9}},
