@@ -30,6 +30,11 @@ type Options struct {
 	Verify int
 	// NoSearch skips the search for a safe setting.
 	NoSearch bool
+	// SearchDir, when set, turns on the worst-case search: per strategy,
+	// SearchTries schedules (0: DefaultSearchTries), the worst written to
+	// SearchDir as a scenario that `rlcheck simulate` replays.
+	SearchDir   string
+	SearchTries int
 }
 
 // DefaultOptions are the audit's defaults for rules: the libraries as users
@@ -37,24 +42,13 @@ type Options struct {
 func DefaultOptions(rules []rule.Rule) Options {
 	return Options{
 		Rules:    rules,
-		Config:   DefaultConfig(),
+		Config:   libs.Default(),
 		Lateness: simulate.Dist{Kind: simulate.Uniform, A: 100 * time.Microsecond, B: 3 * time.Millisecond},
 		OpCost:   simulate.Dist{Kind: simulate.Uniform, A: 3 * time.Microsecond, B: 6 * time.Microsecond},
 		Seed:     1,
 		Seeds:    5,
 		Verify:   20,
 	}
-}
-
-// DefaultRoundTrip is the virtual time between the two round trips of the
-// two-round-trip design: a loopback round trip.
-const DefaultRoundTrip = 500 * time.Microsecond
-
-// DefaultConfig is libs.Default with the audit's round trip.
-func DefaultConfig() libs.Config {
-	c := libs.Default()
-	c.RoundTrip = DefaultRoundTrip
-	return c
 }
 
 // Report is a whole audit.
@@ -68,6 +62,8 @@ type Report struct {
 	Lateness   simulate.Dist
 	OpCost     simulate.Dist
 	Strategies []StrategyAudit
+	// Worst are the worst schedules found, per strategy, with SearchDir.
+	Worst []Worst
 }
 
 // StrategyAudit is one library strategy's audit.
@@ -148,6 +144,20 @@ func Run(opt Options) (*Report, error) {
 			}
 		}
 		rep.Strategies = append(rep.Strategies, sa)
+		if opt.SearchDir != "" {
+			tries := opt.SearchTries
+			if tries <= 0 {
+				tries = DefaultSearchTries
+			}
+			w, err := searchWorst(&opt, name, opt.Config, tries)
+			if err != nil {
+				return nil, err
+			}
+			if w.File, err = WriteReplay(opt.SearchDir, &opt, w); err != nil {
+				return nil, fmt.Errorf("audit: %w", err)
+			}
+			rep.Worst = append(rep.Worst, *w)
+		}
 	}
 	return rep, nil
 }

@@ -26,18 +26,27 @@ func TestSafeSettingsAreClean(t *testing.T) {
 	for _, contract := range []string{"5/1s,12/3s", "3/100ms,20/2s"} {
 		t.Run(contract, func(t *testing.T) {
 			opt := DefaultOptions(mustRules(t, contract))
-			opt.Seeds, opt.Verify = 3, 6
+			opt.Seeds, opt.Verify = 1, 3
+			if contract != "5/1s,12/3s" {
+				// The Redis designs cost a script per try: one contract is enough for them.
+				opt.Strategies = []string{simulate.XRateChained, simulate.XRateReserveAll, simulate.UberRatelimit, simulate.ThrottledMem}
+			}
 			rep, err := Run(opt)
 			require.NoError(t, err)
-			require.Len(t, rep.Strategies, len(simulate.LibStrategyNames()), "strategies audited")
+			if opt.Strategies == nil {
+				require.Len(t, rep.Strategies, len(simulate.AuditStrategyNames()), "strategies audited")
+			}
 			for _, sa := range rep.Strategies {
+				if NoSetting(sa.Name) != "" && Family(sa.Name) != Windows {
+					assert.Nil(t, sa.Safe, "%s: a safe setting for a design that has none", sa.Name)
+					continue
+				}
 				if !assert.NotNil(t, sa.Safe, "%s: no safe setting found in %d tries", sa.Name, sa.Tried) {
 					continue
 				}
 				st, _ := simulate.LibStrategy(sa.Name, *sa.Safe)
 				for _, wl := range rep.Workloads {
-					sc := &simulate.Scenario{Name: wl.Name, Rules: opt.Rules, Strategies: []string{sa.Name}, Workers: 1,
-						Callers: wl.Callers, Arrivals: wl.Arrivals, Lateness: opt.Lateness, OpCost: opt.OpCost}
+					sc := wl.Scenario(&opt, sa.Name)
 					for seed := opt.Seed; seed < opt.Seed+uint64(opt.Verify); seed++ {
 						res, err := simulate.RunStrategy(sc, st, seed, simulate.Options{})
 						require.NoError(t, err, "%s %s seed %d", sa.Name, wl.Name, seed)
@@ -62,6 +71,9 @@ func TestDefaultsViolateAfterIdle(t *testing.T) {
 	rep, err := Run(opt)
 	require.NoError(t, err)
 	for _, sa := range rep.Strategies {
+		if sa.Name == simulate.GuideScript || sa.Name == simulate.RedisClientTime {
+			continue // sliding logs: their flaws are elsewhere
+		}
 		o := sa.Outcomes[0]
 		assert.Equal(t, "burst-after-idle", o.Workload, "%s: first workload", sa.Name)
 		assert.Greater(t, o.Rules[0].MaxInWindow, int64(5), "%s: most sends in one window of 5/1s, outcome %+v", sa.Name, o)
@@ -71,7 +83,7 @@ func TestDefaultsViolateAfterIdle(t *testing.T) {
 
 func TestWorkloads(t *testing.T) {
 	w := Workloads(mustRules(t, "5/1s,12/3s"))
-	require.Len(t, w, 3, "workloads")
+	require.Len(t, w, 5, "workloads")
 	// Burst after idle: one call at 0, then 36 together at 6 s.
 	want := []int64{0}
 	for range 36 {
@@ -82,6 +94,16 @@ func TestWorkloads(t *testing.T) {
 	assert.Equal(t, 60, w[1].Callers, "steady: callers")
 	assert.Equal(t, 4.0, w[2].Arrivals.Rate, "poisson: rate")
 	assert.Equal(t, 48, w[2].Callers, "poisson: callers")
+	// Straddle: one call at 6 s opens a second, 5 at 6.99 s, 5 at 7 s.
+	want = []int64{int64(6 * time.Second)}
+	for range 5 {
+		want = append(want, int64(7*time.Second-10*time.Millisecond))
+	}
+	for range 5 {
+		want = append(want, int64(7*time.Second))
+	}
+	assert.Equal(t, want, w[3].Arrivals.Times, "straddle: instants")
+	assert.Equal(t, 4, w[4].Workers, "concurrent: workers")
 }
 
 func TestCode(t *testing.T) {

@@ -30,6 +30,7 @@ type auditOptions struct {
 	lateness   string
 	opCost     string
 	noSearch   bool
+	search     string
 
 	opt audit.Options // filled by complete
 }
@@ -83,6 +84,8 @@ Exit status: 0 when the audit ran (violations are results), 2 for bad flags.`,
 	f.StringVar(&o.lateness, "lateness", "", "timer lateness: a duration or a distribution (default uniform(100us, 3ms))")
 	f.StringVar(&o.opCost, "op-cost", "", "cost of each caller step (default uniform(3us, 6us))")
 	f.BoolVar(&o.noSearch, "no-search", false, "audit the given setting only")
+	f.StringVar(&o.search, "search", "", "search for each strategy's worst schedule; write it to `DIR` (default .) as a scenario")
+	f.Lookup("search").NoOptDefVal = "."
 	cmd.RegisterFlagCompletionFunc("format", cli.Words("text", "json"))
 	cmd.RegisterFlagCompletionFunc("boundary", cli.Words("half-open", "closed"))
 	return cmd
@@ -127,7 +130,7 @@ func (o *auditOptions) complete() error {
 	if o.seeds < 1 || o.verify < 1 {
 		return errors.New("--seeds and --verify must be at least 1")
 	}
-	opt.Seed, opt.Seeds, opt.Verify, opt.NoSearch = o.seed, o.seeds, o.verify, o.noSearch
+	opt.Seed, opt.Seeds, opt.Verify, opt.NoSearch, opt.SearchDir = o.seed, o.seeds, o.verify, o.noSearch, o.search
 	o.opt = opt
 	return nil
 }

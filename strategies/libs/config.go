@@ -32,8 +32,13 @@ type Config struct {
 // UberDefaultSlack is go.uber.org/ratelimit's slack when none is given.
 const UberDefaultSlack = 10
 
-// Default is the configuration users write when they do not tune anything.
-func Default() Config { return Config{Slack: UberDefaultSlack} }
+// DefaultRoundTrip is the two-round-trip design's gap between its trips
+// on a virtual clock: a loopback round trip.
+const DefaultRoundTrip = 500 * time.Microsecond
+
+// Default is the configuration users write when they do not tune anything,
+// with a loopback round trip between the two trips of that design.
+func Default() Config { return Config{Slack: UberDefaultSlack, RoundTrip: DefaultRoundTrip} }
 
 // Validate reports a setting the libraries cannot take.
 func (c Config) Validate() error {
