@@ -46,8 +46,8 @@ func DefaultOptions(rules []rule.Rule) Options {
 		Lateness: simulate.Dist{Kind: simulate.Uniform, A: 100 * time.Microsecond, B: 3 * time.Millisecond},
 		OpCost:   simulate.Dist{Kind: simulate.Uniform, A: 3 * time.Microsecond, B: 6 * time.Microsecond},
 		Seed:     1,
-		Seeds:    5,
-		Verify:   20,
+		Seeds:    3,
+		Verify:   10,
 	}
 }
 
@@ -133,33 +133,63 @@ func Run(opt Options) (*Report, error) {
 		if _, ok := simulate.LibStrategy(name, opt.Config); !ok {
 			return nil, fmt.Errorf("audit: %q is not a library strategy (known: %v)", name, simulate.AuditStrategyNames())
 		}
-		sa := StrategyAudit{Name: name, Config: opt.Config}
-		var err error
-		if sa.Outcomes, err = run(&opt, rep.Workloads, name, opt.Config, opt.Seeds, false); err != nil {
-			return nil, err
+	}
+	// Strategies are audited side by side (each is independent, and its
+	// results do not depend on the order), then reported in order.
+	rep.Strategies = make([]StrategyAudit, len(names))
+	worst := make([]*Worst, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for k, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			rep.Strategies[k], worst[k], errs[k] = auditOne(&opt, rep.Workloads, name)
+		}()
+	}
+	wg.Wait()
+	for k := range names {
+		if errs[k] != nil {
+			return nil, errs[k]
 		}
-		if !opt.NoSearch {
-			if err := search(&opt, rep.Workloads, &sa); err != nil {
-				return nil, err
-			}
-		}
-		rep.Strategies = append(rep.Strategies, sa)
-		if opt.SearchDir != "" {
-			tries := opt.SearchTries
-			if tries <= 0 {
-				tries = DefaultSearchTries
-			}
-			w, err := searchWorst(&opt, name, opt.Config, tries)
-			if err != nil {
-				return nil, err
-			}
-			if w.File, err = WriteReplay(opt.SearchDir, &opt, w); err != nil {
-				return nil, fmt.Errorf("audit: %w", err)
-			}
-			rep.Worst = append(rep.Worst, *w)
+		if worst[k] != nil {
+			rep.Worst = append(rep.Worst, *worst[k])
 		}
 	}
 	return rep, nil
+}
+
+// auditOne audits strategy name: its outcomes as configured, the safe
+// setting unless opt.NoSearch, and the worst schedule with opt.SearchDir.
+func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst, error) {
+	sa := StrategyAudit{Name: name, Config: opt.Config}
+	var err error
+	if sa.Outcomes, err = run(opt, wls, name, opt.Config, opt.Seeds, false); err != nil {
+		return sa, nil, err
+	}
+	if !opt.NoSearch {
+		if err := search(opt, wls, &sa); err != nil {
+			return sa, nil, err
+		}
+	}
+	if opt.SearchDir == "" {
+		return sa, nil, nil
+	}
+	tries := opt.SearchTries
+	if tries <= 0 {
+		tries = DefaultSearchTries
+	}
+	w, err := searchWorst(opt, name, opt.Config, tries)
+	if err != nil {
+		return sa, nil, err
+	}
+	if w.File, err = WriteReplay(opt.SearchDir, opt, w); err != nil {
+		return sa, nil, fmt.Errorf("audit: %w", err)
+	}
+	return sa, w, nil
 }
 
 // run runs every workload on seeds seeds with cfg; with stopEarly it returns

@@ -84,16 +84,16 @@ func TestDefaultsViolateAfterIdle(t *testing.T) {
 func TestWorkloads(t *testing.T) {
 	w := Workloads(mustRules(t, "5/1s,12/3s"))
 	require.Len(t, w, 5, "workloads")
-	// Burst after idle: one call at 0, then 36 together at 6 s.
+	// Burst after idle: one call at 0, then 30 (36, capped) together at 6 s.
 	want := []int64{0}
-	for range 36 {
+	for range 30 {
 		want = append(want, int64(6*time.Second))
 	}
 	assert.Equal(t, want, w[0].Arrivals.Times, "burst after idle: instants")
 	assert.Equal(t, 100*time.Millisecond, w[1].Arrivals.Every, "steady: every")
-	assert.Equal(t, 60, w[1].Callers, "steady: callers")
+	assert.Equal(t, 30, w[1].Callers, "steady: callers (60, capped)")
 	assert.Equal(t, 4.0, w[2].Arrivals.Rate, "poisson: rate")
-	assert.Equal(t, 48, w[2].Callers, "poisson: callers")
+	assert.Equal(t, 30, w[2].Callers, "poisson: callers (48, capped)")
 	// Straddle: one call at 6 s opens a second, 5 at 6.99 s, 5 at 7 s.
 	want = []int64{int64(6 * time.Second)}
 	for range 5 {

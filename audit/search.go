@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"slices"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -116,16 +117,20 @@ func Kept(cfg libs.Config, rules []rule.Rule) float64 {
 // opt.Seeds seeds and then over opt.Verify seeds. Among the bursts (or
 // slacks) of one margin it assumes that a smaller one is never worse: when
 // the smallest fails, the margin is passed over, and otherwise the largest
-// clean one is found by bisection.
+// clean one is found by bisection over opt.Seeds seeds, then verified
+// (stepping down while verification fails).
 func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 	cands := candidates(opt, sa.Name)
-	clean := func(c libs.Config) ([]Outcome, error) {
-		sa.Tried++
-		o, err := run(opt, wls, sa.Name, c, opt.Seeds, true)
-		if err != nil || o == nil {
-			return nil, err
+	// The most adversarial workloads first, so a setting that fails fails
+	// fast; outcomes are then put back in the report's order.
+	order := slices.Clone(wls)
+	slices.Reverse(order)
+	clean := func(c libs.Config, seeds int) ([]Outcome, error) {
+		o, err := run(opt, order, sa.Name, c, seeds, true)
+		if o != nil {
+			slices.Reverse(o)
 		}
-		return run(opt, wls, sa.Name, c, opt.Verify, true)
+		return o, err
 	}
 	for i := 0; i < len(cands); {
 		// cands[i:j] share a margin, most generous first.
@@ -133,7 +138,8 @@ func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 		for j < len(cands) && cands[j].Margin == cands[i].Margin {
 			j++
 		}
-		o, err := clean(cands[j-1])
+		sa.Tried++
+		o, err := clean(cands[j-1], opt.Seeds)
 		if err != nil {
 			return err
 		}
@@ -142,22 +148,32 @@ func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 			continue
 		}
 		// cands[hi] is clean; find the first clean one in cands[i:hi].
-		lo, hi, best := i, j-1, o
+		lo, hi := i, j-1
 		for lo < hi {
 			mid := (lo + hi) / 2
-			o, err := clean(cands[mid])
+			sa.Tried++
+			o, err := clean(cands[mid], opt.Seeds)
 			if err != nil {
 				return err
 			}
 			if o != nil {
-				hi, best = mid, o
+				hi = mid
 			} else {
 				lo = mid + 1
 			}
 		}
-		c := cands[hi]
-		sa.Safe, sa.SafeOutcomes = &c, best
-		return nil
+		for ; hi < j; hi++ {
+			o, err := clean(cands[hi], opt.Verify)
+			if err != nil {
+				return err
+			}
+			if o != nil {
+				c := cands[hi]
+				sa.Safe, sa.SafeOutcomes = &c, o
+				return nil
+			}
+		}
+		i = j
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 
 // maxCallers caps each workload, so contracts with long windows stay quick
 // to audit (their long windows are then not saturated).
-const maxCallers = 60
+const maxCallers = 30
 
 // ConcurrentSkew is each worker's clock offset in the concurrent workload:
 // hosts a few milliseconds apart, as NTP keeps them.

@@ -208,4 +208,3 @@ seed: %d
 	path := filepath.Join(dir, base+".yaml")
 	return path, os.WriteFile(path, []byte(yaml), 0o644)
 }
-
