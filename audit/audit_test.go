@@ -1,6 +1,9 @@
 package audit
 
 import (
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -121,4 +124,48 @@ func TestCode(t *testing.T) {
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, Code(tt.name, tt.cfg, rules), "Code(%s, %+v)", tt.name, tt.cfg)
 	}
+}
+
+// TestSafeSettingsThousandSeeds re-runs every safe setting the audit of
+// 5/1s, 12/3s suggests over RLCHECK_AUDIT_SEEDS seeds (1,000 for the
+// acceptance run; unset, it is skipped: it takes minutes) of every
+// workload, and hands the sends to the checker.
+func TestSafeSettingsThousandSeeds(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("RLCHECK_AUDIT_SEEDS"))
+	if n < 1 || testing.Short() {
+		t.Skip("set RLCHECK_AUDIT_SEEDS=1000 to verify every safe setting over that many seeds")
+	}
+	opt := DefaultOptions(mustRules(t, "5/1s,12/3s"))
+	if s := os.Getenv("RLCHECK_AUDIT_STRATEGIES"); s != "" {
+		opt.Strategies = strings.Split(s, ",")
+	}
+	rep, err := Run(opt)
+	require.NoError(t, err)
+	for _, sa := range rep.Strategies {
+		if sa.Safe == nil {
+			t.Logf("%s: no safe setting (%s)", sa.Name, NoSetting(sa.Name))
+			continue
+		}
+		var sends int
+		for _, wl := range rep.Workloads {
+			out, err := runSeeds(wl.Scenario(&opt, sa.Name), mustStrategy(t, sa.Name, *sa.Safe), 1, n, false)
+			require.NoError(t, err)
+			for seed, res := range out {
+				sends += len(res.Sends)
+				cr, err := checker.Check(res.Sends, checker.Config{Rules: opt.Rules})
+				require.NoError(t, err)
+				for _, rr := range cr.Rules {
+					assert.Zero(t, rr.Violations, "%s %s seed %d: violations of %v", sa.Name, wl.Name, seed+1, rr.Rule)
+				}
+			}
+		}
+		t.Logf("%s (%s): %d seeds of %d workloads, %d sends, no violation", sa.Name, Setting(sa.Name, *sa.Safe), n, len(rep.Workloads), sends)
+	}
+}
+
+func mustStrategy(t *testing.T, name string, cfg libs.Config) simulate.Strategy {
+	t.Helper()
+	st, ok := simulate.LibStrategy(name, cfg)
+	require.True(t, ok, name)
+	return st
 }
