@@ -140,6 +140,7 @@ type jsonStrategy struct {
 
 type jsonSetting struct {
 	Burst    int    `json:"burst,omitempty"`
+	Half     bool   `json:"half,omitempty"`
 	Slack    int    `json:"slack"`
 	MarginNs int64  `json:"margin_ns"`
 	Go       string `json:"go"`
@@ -185,7 +186,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 }
 
 func setting(name string, c libs.Config, rules []rule.Rule) jsonSetting {
-	return jsonSetting{Burst: c.Burst, Slack: c.Slack, MarginNs: int64(c.Margin), Go: Code(name, c, rules)}
+	return jsonSetting{Burst: c.Burst, Half: c.Half, Slack: c.Slack, MarginNs: int64(c.Margin), Go: Code(name, c, rules)}
 }
 
 func outcomes(os []Outcome) []jsonOutcome {
