@@ -72,6 +72,7 @@ func Workloads(rules []rule.Rule) []Workload {
 	for range min(minN, maxCallers/2) {
 		straddle = append(straddle, int64(edge))
 	}
+	pace := simulate.Arrivals{Kind: simulate.Interval, Every: max(fastest.Window/time.Duration(2*fastest.Limit), 1)}
 	steady := min(max(4*maxN, 2*int(int64(2*maxW)*int64(fastest.Limit)/int64(fastest.Window))), maxCallers)
 	return []Workload{
 		{
@@ -84,9 +85,7 @@ func Workloads(rules []rule.Rule) []Workload {
 		{
 			Name: "steady",
 			Doc:  "one caller every half of the fastest rule's spacing: saturation",
-			Arrivals: simulate.Arrivals{
-				Kind: simulate.Interval, Every: max(fastest.Window/time.Duration(2*fastest.Limit), 1),
-			},
+			Arrivals: pace,
 			Callers: steady,
 		},
 		{
@@ -107,9 +106,7 @@ func Workloads(rules []rule.Rule) []Workload {
 		{
 			Name: "concurrent",
 			Doc:  "callers at the steady pace dealt to 4 workers whose clocks are 0, +3, -2 and +1 ms off",
-			Arrivals: simulate.Arrivals{
-				Kind: simulate.Interval, Every: max(fastest.Window/time.Duration(2*fastest.Limit), 1),
-			},
+			Arrivals: pace,
 			Callers: steady,
 			Workers: len(ConcurrentSkew),
 			Skew:    ConcurrentSkew,
