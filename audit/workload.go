@@ -83,10 +83,10 @@ func Workloads(rules []rule.Rule) []Workload {
 			},
 		},
 		{
-			Name: "steady",
-			Doc:  "one caller every half of the fastest rule's spacing: saturation",
+			Name:     "steady",
+			Doc:      "one caller every half of the fastest rule's spacing: saturation",
 			Arrivals: pace,
-			Callers: steady,
+			Callers:  steady,
 		},
 		{
 			Name: "poisson",
@@ -104,12 +104,12 @@ func Workloads(rules []rule.Rule) []Workload {
 			},
 		},
 		{
-			Name: "concurrent",
-			Doc:  "callers at the steady pace dealt to 4 workers whose clocks are 0, +3, -2 and +1 ms off",
+			Name:     "concurrent",
+			Doc:      "callers at the steady pace dealt to 4 workers whose clocks are 0, +3, -2 and +1 ms off",
 			Arrivals: pace,
-			Callers: steady,
-			Workers: len(ConcurrentSkew),
-			Skew:    ConcurrentSkew,
+			Callers:  steady,
+			Workers:  len(ConcurrentSkew),
+			Skew:     ConcurrentSkew,
 		},
 	}
 }
