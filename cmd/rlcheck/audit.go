@@ -39,7 +39,7 @@ func newAuditCmd(s streams) *cobra.Command {
 	o := &auditOptions{}
 	cmd := &cobra.Command{
 		Use:   "audit --rules LIST [flags]",
-		Short: "Measure what golang.org/x/time/rate and go.uber.org/ratelimit let through, and suggest a safe setting",
+		Short: "Measure what the Go and Redis rate limiters fleets run let through, and suggest a safe setting",
 		Long: `Audit configures the rate limiters Go services commonly use the way their
 users write them, one limiter per rule ("N per W" becomes
 rate.NewLimiter(rate.Limit(N/W), N) or ratelimit.New(N, ratelimit.Per(W))),
@@ -47,16 +47,17 @@ runs them on the virtual clock over adversarial workloads (a burst after a
 long idle spell, steady saturation, Poisson traffic), and has the checker
 count the violations of the strict window contract.
 
-Strategies: xrate-chained (x/time/rate limiters waited on in turn),
-xrate-reserve-all (reserve on every limiter, sleep the longest delay),
-uber-ratelimit (ratelimit limiters taken in turn).
+Strategies: xrate-chained, xrate-reserve-all, uber-ratelimit, redis-rate,
+throttled-mem, throttled-redis, ulule-redis, the hand-written redis-two-trips,
+redis-ts-member, redis-fixed-window, redis-guide-script; redis-client-time.
 
 --burst, --slack and --margin set the audited configuration: the x/time/rate
 burst (0: each rule's N), go.uber.org/ratelimit's slack (its default is 10),
 and a margin added to every window (N per W+margin). Unless --no-search is
 given, a search then tries smaller margins first and, for each, the largest
 burst or slack down to 1 or 0, and suggests the first setting the checker
-finds clean on every workload over --seeds seeds, then over --verify seeds.
+finds clean on every workload over --seeds seeds, then over --verify seeds;
+--search[=DIR] writes each strategy's worst arrival schedule found as a scenario.
 
 Exit status: 0 when the audit ran (violations are results), 2 for bad flags.`,
 		Example: `  rlcheck audit --rules 5/1s,12/3s
