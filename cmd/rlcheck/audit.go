@@ -56,8 +56,7 @@ burst (0: each rule's N), go.uber.org/ratelimit's slack (its default is 10),
 and a margin added to every window (N per W+margin). Unless --no-search is
 given, a search then tries smaller margins first and, for each, the largest
 burst or slack down to 1 or 0, and suggests the first setting the checker
-finds clean on every workload over --seeds seeds, then over --verify seeds;
---search[=DIR] writes each strategy's worst arrival schedule found as a scenario.
+finds clean on every workload over --seeds seeds, then over --verify seeds.
 
 Exit status: 0 when the audit ran (violations are results), 2 for bad flags.`,
 		Example: `  rlcheck audit --rules 5/1s,12/3s
