@@ -2,6 +2,9 @@ package audit
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -27,6 +30,11 @@ type Options struct {
 	Verify int
 	// NoSearch skips the search for a safe setting.
 	NoSearch bool
+	// SearchDir, when set, turns on the worst-case search: per strategy,
+	// SearchTries schedules (0: DefaultSearchTries), the worst written to
+	// SearchDir as a scenario that `rlcheck simulate` replays.
+	SearchDir   string
+	SearchTries int
 }
 
 // DefaultOptions are the audit's defaults for rules: the libraries as users
@@ -38,8 +46,8 @@ func DefaultOptions(rules []rule.Rule) Options {
 		Lateness: simulate.Dist{Kind: simulate.Uniform, A: 100 * time.Microsecond, B: 3 * time.Millisecond},
 		OpCost:   simulate.Dist{Kind: simulate.Uniform, A: 3 * time.Microsecond, B: 6 * time.Microsecond},
 		Seed:     1,
-		Seeds:    5,
-		Verify:   20,
+		Seeds:    3,
+		Verify:   10,
 	}
 }
 
@@ -54,6 +62,8 @@ type Report struct {
 	Lateness   simulate.Dist
 	OpCost     simulate.Dist
 	Strategies []StrategyAudit
+	// Worst are the worst schedules found, per strategy, with SearchDir.
+	Worst []Worst
 }
 
 // StrategyAudit is one library strategy's audit.
@@ -113,7 +123,7 @@ func Run(opt Options) (*Report, error) {
 	}
 	names := opt.Strategies
 	if names == nil {
-		names = simulate.LibStrategyNames()
+		names = simulate.AuditStrategyNames()
 	}
 	rep := &Report{
 		Rules: opt.Rules, Boundary: opt.Boundary, Workloads: Workloads(opt.Rules),
@@ -121,21 +131,65 @@ func Run(opt Options) (*Report, error) {
 	}
 	for _, name := range names {
 		if _, ok := simulate.LibStrategy(name, opt.Config); !ok {
-			return nil, fmt.Errorf("audit: %q is not a library strategy (known: %v)", name, simulate.LibStrategyNames())
+			return nil, fmt.Errorf("audit: %q is not a library strategy (known: %v)", name, simulate.AuditStrategyNames())
 		}
-		sa := StrategyAudit{Name: name, Config: opt.Config}
-		var err error
-		if sa.Outcomes, err = run(&opt, rep.Workloads, name, opt.Config, opt.Seeds, false); err != nil {
-			return nil, err
+	}
+	// Strategies are audited side by side (each is independent, and its
+	// results do not depend on the order), then reported in order.
+	rep.Strategies = make([]StrategyAudit, len(names))
+	worst := make([]*Worst, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for k, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			rep.Strategies[k], worst[k], errs[k] = auditOne(&opt, rep.Workloads, name)
+		}()
+	}
+	wg.Wait()
+	for k := range names {
+		if errs[k] != nil {
+			return nil, errs[k]
 		}
-		if !opt.NoSearch {
-			if err := search(&opt, rep.Workloads, &sa); err != nil {
-				return nil, err
-			}
+		if worst[k] != nil {
+			rep.Worst = append(rep.Worst, *worst[k])
 		}
-		rep.Strategies = append(rep.Strategies, sa)
 	}
 	return rep, nil
+}
+
+// auditOne audits strategy name: its outcomes as configured, the safe
+// setting unless opt.NoSearch, and the worst schedule with opt.SearchDir.
+func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst, error) {
+	sa := StrategyAudit{Name: name, Config: opt.Config}
+	var err error
+	if sa.Outcomes, err = run(opt, wls, name, opt.Config, opt.Seeds, false); err != nil {
+		return sa, nil, err
+	}
+	if !opt.NoSearch {
+		if err := search(opt, wls, &sa); err != nil {
+			return sa, nil, err
+		}
+	}
+	if opt.SearchDir == "" {
+		return sa, nil, nil
+	}
+	tries := opt.SearchTries
+	if tries <= 0 {
+		tries = DefaultSearchTries
+	}
+	w, err := searchWorst(opt, name, opt.Config, tries)
+	if err != nil {
+		return sa, nil, err
+	}
+	if w.File, err = WriteReplay(opt.SearchDir, opt, w); err != nil {
+		return sa, nil, fmt.Errorf("audit: %w", err)
+	}
+	return sa, w, nil
 }
 
 // run runs every workload on seeds seeds with cfg; with stopEarly it returns
@@ -144,11 +198,7 @@ func run(opt *Options, wls []Workload, name string, cfg libs.Config, seeds int, 
 	st, _ := simulate.LibStrategy(name, cfg)
 	out := make([]Outcome, 0, len(wls))
 	for _, wl := range wls {
-		sc := &simulate.Scenario{
-			Name: "audit-" + wl.Name, Rules: opt.Rules, Boundary: opt.Boundary, Strategies: []string{name},
-			Callers: wl.Callers, Workers: 1, Arrivals: wl.Arrivals, Lateness: opt.Lateness, OpCost: opt.OpCost,
-			Seed: opt.Seed,
-		}
+		sc := wl.Scenario(opt, name)
 		if err := sc.Validate(); err != nil {
 			return nil, err
 		}
@@ -157,10 +207,13 @@ func run(opt *Options, wls []Workload, name string, cfg libs.Config, seeds int, 
 		for k, r := range opt.Rules {
 			o.Rules[k].Rule = r
 		}
-		for i := range seeds {
-			res, err := simulate.RunStrategy(sc, st, opt.Seed+uint64(i), simulate.Options{})
-			if err != nil {
-				return nil, err
+		results, err := runSeeds(sc, st, opt.Seed, seeds, stopEarly)
+		if err != nil {
+			return nil, err
+		}
+		for _, res := range results {
+			if res == nil {
+				continue
 			}
 			sends += len(res.Sends)
 			if res.Violations() > 0 {
@@ -178,4 +231,53 @@ func run(opt *Options, wls []Workload, name string, cfg libs.Config, seeds int, 
 		out = append(out, o)
 	}
 	return out, nil
+}
+
+// Scenario is the simulated scenario of wl for strategy name under opt.
+func (wl Workload) Scenario(opt *Options, name string) *simulate.Scenario {
+	return &simulate.Scenario{
+		Name: "audit-" + wl.Name, Rules: opt.Rules, Boundary: opt.Boundary, Strategies: []string{name},
+		Callers: wl.Callers, Workers: max(wl.Workers, 1), Skew: wl.Skew, Arrivals: wl.Arrivals,
+		Lateness: opt.Lateness, OpCost: opt.OpCost, Seed: opt.Seed,
+	}
+}
+
+// runSeeds runs st on seeds seed .. seed+n-1 over the machine's cores; with
+// stopEarly, the runs not yet started are skipped once one violates (their
+// results stay nil). Results are in seed order whatever the scheduling.
+func runSeeds(sc *simulate.Scenario, st simulate.Strategy, seed uint64, n int, stopEarly bool) ([]*simulate.StrategyResult, error) {
+	out := make([]*simulate.StrategyResult, n)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		violated atomic.Bool
+		next     atomic.Int64
+	)
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || (stopEarly && violated.Load()) {
+					return
+				}
+				res, err := simulate.RunStrategy(sc, st, seed+uint64(i), simulate.Options{})
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				if err == nil {
+					out[i] = &res
+					if res.Violations() > 0 {
+						violated.Store(true)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return out, firstErr
 }

@@ -17,6 +17,24 @@ func Code(name string, cfg libs.Config, rules []rule.Rule) string {
 	parts := make([]string, len(rules))
 	for i, r := range rules {
 		per := r.Window + cfg.Margin
+		n := cfg.LimitFor(r.Limit)
+		switch name {
+		case simulate.RedisRate:
+			parts[i] = fmt.Sprintf("redis_rate.Limit{Rate: %d, Period: %s, Burst: %d}", r.Limit, goDuration(per), cfg.BurstFor(r.Limit))
+			continue
+		case simulate.ThrottledMem, simulate.ThrottledRedis:
+			parts[i] = fmt.Sprintf("throttled.RateQuota{MaxRate: throttled.PerDuration(%d, %s), MaxBurst: %d}", r.Limit, goDuration(per), cfg.BurstFor(r.Limit)-1)
+			continue
+		case simulate.UluleRedis:
+			parts[i] = fmt.Sprintf("limiter.Rate{Period: %s, Limit: %d}", goDuration(per), n)
+			continue
+		case simulate.FixedWindow:
+			parts[i] = fmt.Sprintf("INCR ⌊t/%s⌋, at most %d", goDuration(per), n)
+			continue
+		case simulate.TwoTrips, simulate.TimestampMember, simulate.GuideScript, simulate.RedisClientTime:
+			parts[i] = fmt.Sprintf("%d per %s", n, goDuration(per))
+			continue
+		}
 		if name == simulate.UberRatelimit {
 			slack := fmt.Sprintf("ratelimit.WithSlack(%d)", cfg.Slack)
 			if cfg.Slack == 0 {
@@ -59,7 +77,12 @@ func goDuration(d time.Duration) string {
 // Setting describes cfg for strategy name in a few words.
 func Setting(name string, cfg libs.Config) string {
 	var s string
-	if name == simulate.UberRatelimit {
+	if f := Family(name); f == Windows || f == Logs {
+		s = "N"
+		if cfg.Half {
+			s = "N/2"
+		}
+	} else if name == simulate.UberRatelimit {
 		s = fmt.Sprintf("slack %d", cfg.Slack)
 	} else if cfg.Burst == 0 {
 		s = "burst N"

@@ -40,10 +40,14 @@ func WriteText(w io.Writer, r *Report) error {
 	if searched {
 		fmt.Fprintf(w, "\nsuggested safe settings (0 violations on every workload, seeds %d..%d):\n\n", r.Seed, r.Seed+uint64(r.Verify)-1)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "strategy\tsetting\ttried\tmax in window / limit\tGo")
+		fmt.Fprintln(tw, "strategy\tsetting\ttried\tmax in window / limit\trate kept\tGo")
 		for _, sa := range r.Strategies {
 			if sa.Safe == nil {
-				fmt.Fprintf(tw, "%s\tnone found\t%d\t\t\n", sa.Name, sa.Tried)
+				why := NoSetting(sa.Name)
+				if why == "" {
+					why = "no margin tried was enough"
+				}
+				fmt.Fprintf(tw, "%s\tnone found\t%d\t\t\t%s\n", sa.Name, sa.Tried, why)
 				continue
 			}
 			worst := make([]RuleOutcome, len(r.Rules))
@@ -53,8 +57,19 @@ func WriteText(w io.Writer, r *Report) error {
 					worst[k].MaxInWindow = max(worst[k].MaxInWindow, ro.MaxInWindow)
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", sa.Name, Setting(sa.Name, *sa.Safe), sa.Tried, windows(worst),
-				Code(sa.Name, *sa.Safe, r.Rules))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.1f%%\t%s\n", sa.Name, Setting(sa.Name, *sa.Safe), sa.Tried, windows(worst),
+				100*Kept(*sa.Safe, r.Rules), Code(sa.Name, *sa.Safe, r.Rules))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if len(r.Worst) > 0 {
+		fmt.Fprintf(w, "\nworst schedules found (seed %d), each a scenario for rlcheck simulate:\n\n", r.Seed)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "strategy\tsetting\ttried\tcalls\tmax in window / limit\tscenario")
+		for _, wo := range r.Worst {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", wo.Strategy, Setting(wo.Strategy, wo.Config), wo.Tried, len(wo.Times), windows(wo.Rules), wo.File)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -125,6 +140,7 @@ type jsonStrategy struct {
 
 type jsonSetting struct {
 	Burst    int    `json:"burst,omitempty"`
+	Half     bool   `json:"half,omitempty"`
 	Slack    int    `json:"slack"`
 	MarginNs int64  `json:"margin_ns"`
 	Go       string `json:"go"`
@@ -170,7 +186,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 }
 
 func setting(name string, c libs.Config, rules []rule.Rule) jsonSetting {
-	return jsonSetting{Burst: c.Burst, Slack: c.Slack, MarginNs: int64(c.Margin), Go: Code(name, c, rules)}
+	return jsonSetting{Burst: c.Burst, Half: c.Half, Slack: c.Slack, MarginNs: int64(c.Margin), Go: Code(name, c, rules)}
 }
 
 func outcomes(os []Outcome) []jsonOutcome {

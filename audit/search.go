@@ -1,8 +1,10 @@
 package audit
 
 import (
+	"slices"
 	"time"
 
+	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies/libs"
 )
@@ -22,10 +24,28 @@ func candidates(opt *Options, name string) []libs.Config {
 		}
 	}
 	var out []libs.Config
+	switch Family(name) {
+	case Windows:
+		// With the full N no fixed window keeps a sliding one (N calls
+		// before an edge and N after it), so only ⌊N/2⌋ is tried.
+		for _, m := range margins {
+			c := opt.Config
+			c.Margin, c.Half = m, true
+			out = append(out, c)
+		}
+		return out
+	case Logs:
+		for _, m := range margins {
+			c := opt.Config
+			c.Margin = m
+			out = append(out, c)
+		}
+		return out
+	}
 	for _, m := range margins {
 		c := opt.Config
 		c.Margin = m
-		if name == simulate.UberRatelimit {
+		if Family(name) == Slack {
 			for s := opt.Config.Slack; s >= 0; s-- {
 				c.Slack = s
 				out = append(out, c)
@@ -46,26 +66,114 @@ func candidates(opt *Options, name string) []libs.Config {
 	return out
 }
 
+// Kinds of design, by the knob a safe setting turns.
+const (
+	Buckets = "buckets" // token buckets and GCRA: burst, then margin
+	Slack   = "slack"   // go.uber.org/ratelimit: slack, then margin
+	Windows = "windows" // fixed windows: margin, then half the limit
+	Logs    = "logs"    // sliding logs in Redis: margin only
+)
+
+// Family returns the kind of design strategy name is.
+func Family(name string) string {
+	switch name {
+	case simulate.UberRatelimit:
+		return Slack
+	case simulate.UluleRedis, simulate.FixedWindow:
+		return Windows
+	case simulate.TwoTrips, simulate.TimestampMember, simulate.GuideScript, simulate.RedisClientTime:
+		return Logs
+	}
+	return Buckets
+}
+
+// NoSetting says why no setting of a design keeps a sliding rule, for the
+// designs where the search is expected to find none.
+func NoSetting(name string) string {
+	switch name {
+	case simulate.TwoTrips:
+		return "callers that check between another's check and record all see room; no limit or margin closes that gap"
+	case simulate.TimestampMember:
+		return "calls in the same millisecond write one member, so the set undercounts whatever the limit or margin"
+	case simulate.UluleRedis, simulate.FixedWindow:
+		return "with the full N, N calls before a window's end and N after it fit in a moment; only N/2 per window can hold"
+	}
+	return ""
+}
+
+// Kept is the share of each rule's sustained rate that cfg keeps, for the
+// rule that loses most: ⌊N/2⌋/N with Half, times W/(W+margin).
+func Kept(cfg libs.Config, rules []rule.Rule) float64 {
+	kept := 1.0
+	for _, r := range rules {
+		k := float64(r.Window) / float64(r.Window+cfg.Margin)
+		k *= float64(cfg.LimitFor(r.Limit)) / float64(r.Limit)
+		kept = min(kept, k)
+	}
+	return kept
+}
+
 // search fills sa.Safe with the first candidate clean on every workload over
-// opt.Seeds seeds and then over opt.Verify seeds.
+// opt.Seeds seeds and then over opt.Verify seeds. Among the bursts (or
+// slacks) of one margin it assumes that a smaller one is never worse: when
+// the smallest fails, the margin is passed over, and otherwise the largest
+// clean one is found by bisection over opt.Seeds seeds, then verified
+// (stepping down while verification fails).
 func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
-	for _, c := range candidates(opt, sa.Name) {
+	cands := candidates(opt, sa.Name)
+	// The most adversarial workloads first, so a setting that fails fails
+	// fast; outcomes are then put back in the report's order.
+	order := slices.Clone(wls)
+	slices.Reverse(order)
+	clean := func(c libs.Config, seeds int) ([]Outcome, error) {
+		o, err := run(opt, order, sa.Name, c, seeds, true)
+		if o != nil {
+			slices.Reverse(o)
+		}
+		return o, err
+	}
+	for i := 0; i < len(cands); {
+		// cands[i:j] share a margin, most generous first.
+		j := i + 1
+		for j < len(cands) && cands[j].Margin == cands[i].Margin {
+			j++
+		}
 		sa.Tried++
-		o, err := run(opt, wls, sa.Name, c, opt.Seeds, true)
+		o, err := clean(cands[j-1], opt.Seeds)
 		if err != nil {
 			return err
 		}
 		if o == nil {
+			i = j
 			continue
 		}
-		if o, err = run(opt, wls, sa.Name, c, opt.Verify, true); err != nil {
-			return err
+		// cands[hi] is clean; find the first clean one in cands[i:hi].
+		lo, hi := i, j-1
+		for lo < hi {
+			mid := (lo + hi) / 2
+			sa.Tried++
+			o, err := clean(cands[mid], opt.Seeds)
+			if err != nil {
+				return err
+			}
+			if o != nil {
+				hi = mid
+			} else {
+				lo = mid + 1
+			}
 		}
-		if o == nil {
-			continue
+		for ; hi < j; hi++ {
+			o, err := clean(cands[hi], opt.Verify)
+			if err != nil {
+				return err
+			}
+			if o != nil {
+				c := cands[hi]
+				sa.Safe, sa.SafeOutcomes = &c, o
+				return nil
+			}
 		}
-		sa.Safe, sa.SafeOutcomes = &c, o
-		return nil
+		i = j
 	}
 	return nil
 }

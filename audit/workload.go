@@ -9,21 +9,29 @@ import (
 
 // maxCallers caps each workload, so contracts with long windows stay quick
 // to audit (their long windows are then not saturated).
-const maxCallers = 20000
+const maxCallers = 30
+
+// ConcurrentSkew is each worker's clock offset in the concurrent workload:
+// hosts a few milliseconds apart, as NTP keeps them.
+var ConcurrentSkew = []time.Duration{0, 3 * time.Millisecond, -2 * time.Millisecond, time.Millisecond}
 
 // Workload is one adversarial traffic pattern for a contract.
 type Workload struct {
 	Name string
 	Doc  string
-	// Arrivals and Callers go into the simulated scenario.
+	// Arrivals, Callers, Workers and Skew go into the simulated scenario
+	// (Workers 0 means 1).
 	Arrivals simulate.Arrivals
 	Callers  int
+	Workers  int
+	Skew     []time.Duration
 }
 
 // Workloads returns the audit's traffic for rules: a burst after a long
 // idle spell (every bucket full, every window empty), steady arrivals at
 // twice the fastest rule's rate, and Poisson arrivals at the slowest rule's
-// long-run rate.
+// long-run rate, a burst on either side of the fastest rule's window edge,
+// and callers spread over several workers whose clocks disagree.
 func Workloads(rules []rule.Rule) []Workload {
 	var (
 		maxN    int
@@ -47,6 +55,24 @@ func Workloads(rules []rule.Rule) []Workload {
 	for i := 1; i < len(times); i++ {
 		times[i] = int64(2 * maxW)
 	}
+	// The straddle: one call opens a window (a fixed window started by its
+	// first hit, or the epoch-aligned one: the same instant), then N calls
+	// just before its end and N at its end.
+	minW, minN := rules[0].Window, rules[0].Limit
+	for _, r := range rules {
+		if r.Window < minW {
+			minW, minN = r.Window, r.Limit
+		}
+	}
+	edge := (2*maxW/minW + 1) * minW
+	straddle := []int64{int64(edge - minW)}
+	for range min(minN, maxCallers/2) {
+		straddle = append(straddle, int64(edge-max(minW/100, 1)))
+	}
+	for range min(minN, maxCallers/2) {
+		straddle = append(straddle, int64(edge))
+	}
+	pace := simulate.Arrivals{Kind: simulate.Interval, Every: max(fastest.Window/time.Duration(2*fastest.Limit), 1)}
 	steady := min(max(4*maxN, 2*int(int64(2*maxW)*int64(fastest.Limit)/int64(fastest.Window))), maxCallers)
 	return []Workload{
 		{
@@ -57,12 +83,10 @@ func Workloads(rules []rule.Rule) []Workload {
 			},
 		},
 		{
-			Name: "steady",
-			Doc:  "one caller every half of the fastest rule's spacing: saturation",
-			Arrivals: simulate.Arrivals{
-				Kind: simulate.Interval, Every: max(fastest.Window/time.Duration(2*fastest.Limit), 1),
-			},
-			Callers: steady,
+			Name:     "steady",
+			Doc:      "one caller every half of the fastest rule's spacing: saturation",
+			Arrivals: pace,
+			Callers:  steady,
 		},
 		{
 			Name: "poisson",
@@ -71,6 +95,21 @@ func Workloads(rules []rule.Rule) []Workload {
 				Kind: simulate.Poisson, Rate: float64(slowest.Limit) / slowest.Window.Seconds(),
 			},
 			Callers: min(4*maxN, maxCallers),
+		},
+		{
+			Name: "straddle",
+			Doc:  "one call opens a window of the fastest rule, then N calls 1% of it before its end and N at its end",
+			Arrivals: simulate.Arrivals{
+				Kind: simulate.Replay, Times: straddle,
+			},
+		},
+		{
+			Name:     "concurrent",
+			Doc:      "callers at the steady pace dealt to 4 workers whose clocks are 0, +3, -2 and +1 ms off",
+			Arrivals: pace,
+			Callers:  steady,
+			Workers:  len(ConcurrentSkew),
+			Skew:     ConcurrentSkew,
 		},
 	}
 }

@@ -121,7 +121,9 @@ func TestStrictDecodingNamesFieldLineAndFile(t *testing.T) {
 			var se *Error
 			require.ErrorAs(t, err, &se)
 			assert.Equal(t, tt.want, err.Error()[:min(len(tt.want), len(err.Error()))])
-			assert.Less(t, len(err.Error()), 300, "an error quotes a short excerpt")
+			// The list of known strategies grows with the table; it is no excerpt.
+			msg, _, _ := strings.Cut(err.Error(), " (known: ")
+			assert.Less(t, len(msg), 300, "an error quotes a short excerpt")
 		})
 	}
 }

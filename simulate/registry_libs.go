@@ -1,24 +1,51 @@
 package simulate
 
 import (
+	"fmt"
+	"runtime"
+
 	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/strategies/handwritten"
 	"github.com/rlcheck/rlcheck/strategies/libs"
+	"github.com/rlcheck/rlcheck/strategies/libs/clockredis"
+	"github.com/rlcheck/rlcheck/strategies/libs/redisrate"
+	"github.com/rlcheck/rlcheck/strategies/libs/throttled"
+	"github.com/rlcheck/rlcheck/strategies/libs/ulule"
+	"github.com/rlcheck/rlcheck/strategies/redislimit"
 )
 
-// Names of the library-backed strategies.
+// Names of the library-backed strategies and of the hand-written Redis
+// designs.
 const (
 	XRateChained    = "xrate-chained"
 	XRateReserveAll = "xrate-reserve-all"
 	UberRatelimit   = "uber-ratelimit"
+	RedisRate       = "redis-rate"
+	ThrottledMem    = "throttled-mem"
+	ThrottledRedis  = "throttled-redis"
+	UluleRedis      = "ulule-redis"
+	TwoTrips        = "redis-two-trips"
+	TimestampMember = "redis-ts-member"
+	FixedWindow     = "redis-fixed-window"
+	GuideScript     = "redis-guide-script"
+	RedisClientTime = "redis-client-time"
 )
 
-// LibStrategyNames lists the library-backed strategies, in table order.
-func LibStrategyNames() []string { return []string{XRateChained, XRateReserveAll, UberRatelimit} }
+// LibStrategyNames lists the library-backed strategies and the
+// hand-written Redis designs, in table order.
+func LibStrategyNames() []string {
+	return []string{XRateChained, XRateReserveAll, UberRatelimit, RedisRate, ThrottledMem, ThrottledRedis,
+		UluleRedis, TwoTrips, TimestampMember, FixedWindow, GuideScript}
+}
+
+// AuditStrategyNames lists what `rlcheck audit` audits by default: the
+// library strategies, the hand-written designs and redis-client-time.
+func AuditStrategyNames() []string { return append(LibStrategyNames(), RedisClientTime) }
 
 // libStrategies are the table entries for the libraries as users configure
 // them by default.
 func libStrategies() []Strategy {
-	out := make([]Strategy, 0, 3)
+	out := make([]Strategy, 0, len(LibStrategyNames()))
 	for _, name := range LibStrategyNames() {
 		st, _ := LibStrategy(name, libs.Default())
 		out = append(out, st)
@@ -27,37 +54,103 @@ func libStrategies() []Strategy {
 }
 
 // LibStrategy returns the library-backed strategy name with cfg, so callers
-// such as `rlcheck audit` can run tuned settings through RunStrategy.
+// such as `rlcheck audit` can run tuned settings through RunStrategy. The
+// Redis-backed ones run on an in-process Redis of their own whose clock is
+// the run's virtual clock (clockredis), whatever Options.Redis says: their
+// decisions read the server's clock. redis-client-time takes cfg.Margin.
 func LibStrategy(name string, cfg libs.Config) (Strategy, bool) {
+	var (
+		doc string
+		mk  func(e Env) (strategies.Limiter, error)
+	)
+	onRedis := func(f func(e Env, s *clockredis.Server) (*libs.Chain, error)) func(Env) (strategies.Limiter, error) {
+		return func(e Env) (strategies.Limiter, error) {
+			s, err := clockredis.Start(e.Shared.Now)
+			if err != nil {
+				return nil, err
+			}
+			lim, err := f(e, s)
+			if err != nil {
+				s.Close()
+				return nil, err
+			}
+			// The run has no end hook: the server goes with the limiter.
+			runtime.AddCleanup(lim, func(s *clockredis.Server) { _ = s.Close() }, s)
+			return lim, nil
+		}
+	}
 	switch name {
 	case XRateChained:
-		return Strategy{
-			Name: name, Doc: "golang.org/x/time/rate, one limiter per rule, waited on in turn",
-			New: func(e Env) (strategies.Limiter, error) {
-				return build(cfg, func() strategies.Limiter { return libs.NewXRateChained(e.Runtime, e.Rules, cfg) })
-			},
-		}, true
+		doc = "golang.org/x/time/rate, one limiter per rule, waited on in turn"
+		mk = func(e Env) (strategies.Limiter, error) { return libs.NewXRateChained(e.Runtime, e.Rules, cfg), nil }
 	case XRateReserveAll:
-		return Strategy{
-			Name: name, Doc: "golang.org/x/time/rate, reserve on every limiter, sleep the longest delay",
-			New: func(e Env) (strategies.Limiter, error) {
-				return build(cfg, func() strategies.Limiter { return libs.NewXRateReserveAll(e.Runtime, e.Rules, cfg) })
-			},
-		}, true
+		doc = "golang.org/x/time/rate, reserve on every limiter, sleep the longest delay"
+		mk = func(e Env) (strategies.Limiter, error) { return libs.NewXRateReserveAll(e.Runtime, e.Rules, cfg), nil }
 	case UberRatelimit:
+		doc = "go.uber.org/ratelimit, one limiter per rule, taken in turn"
+		mk = func(e Env) (strategies.Limiter, error) { return libs.NewUber(e.Runtime, e.Rules, cfg), nil }
+	case RedisRate:
+		doc = "github.com/go-redis/redis_rate/v10 (GCRA, server TIME), one limit per rule, asked in turn"
+		mk = onRedis(func(e Env, s *clockredis.Server) (*libs.Chain, error) {
+			return redisrate.New(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key), nil
+		})
+	case ThrottledMem:
+		doc = "github.com/throttled/throttled/v2 (GCRA), memstore, one quota per rule, asked in turn"
+		mk = func(e Env) (strategies.Limiter, error) { return throttled.NewMem(e.Runtime, e.Rules, cfg, libs.Epoch) }
+	case ThrottledRedis:
+		doc = "github.com/throttled/throttled/v2 (GCRA), go-redis v9 store (server TIME), one quota per rule"
+		mk = onRedis(func(e Env, s *clockredis.Server) (*libs.Chain, error) {
+			return throttled.NewRedis(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key+":")
+		})
+	case UluleRedis:
+		doc = "github.com/ulule/limiter/v3, Redis store: a fixed window from the first hit, one per rule"
+		mk = onRedis(func(e Env, s *clockredis.Server) (*libs.Chain, error) {
+			st, err := ulule.NewRedisStore(s.Client)
+			if err != nil {
+				return nil, err
+			}
+			return ulule.New(st, e.Runtime, e.Rules, cfg, e.Shared.Key), nil
+		})
+	case TwoTrips:
+		doc = "hand-written: check (ZCARD) in one round trip, record (ZADD) in a second"
+		mk = onRedis(func(e Env, s *clockredis.Server) (*libs.Chain, error) {
+			return handwritten.NewTwoTrips(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key, "c"), nil
+		})
+	case TimestampMember:
+		doc = "hand-written: one atomic script, the millisecond timestamp as the member"
+		mk = onRedis(func(e Env, s *clockredis.Server) (*libs.Chain, error) {
+			return handwritten.NewTimestampMember(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key), nil
+		})
+	case FixedWindow:
+		doc = "hand-written: fixed windows with INCR and EXPIRE, one per rule"
+		mk = onRedis(func(e Env, s *clockredis.Server) (*libs.Chain, error) {
+			return handwritten.NewFixedWindow(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key), nil
+		})
+	case GuideScript:
+		doc = "the guide's multi-window script as written: float seconds, the first wait found"
+		mk = onRedis(func(e Env, s *clockredis.Server) (*libs.Chain, error) {
+			return handwritten.NewGuideScript(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key, "c"), nil
+		})
+	case RedisClientTime:
 		return Strategy{
-			Name: name, Doc: "go.uber.org/ratelimit, one limiter per rule, taken in turn",
+			Name: name, Doc: "the redis script on each worker's own (possibly skewed) clock",
+			PerWorker: true, NeedsRedis: true,
 			New: func(e Env) (strategies.Limiter, error) {
-				return build(cfg, func() strategies.Limiter { return libs.NewUber(e.Runtime, e.Rules, cfg) })
+				e.Rules = strategies.Widen(cfg.Margin, e.Rules...)
+				return newRedis(e, redislimit.Client)
 			},
 		}, true
+	default:
+		return Strategy{}, false
 	}
-	return Strategy{}, false
-}
-
-func build(cfg libs.Config, f func() strategies.Limiter) (strategies.Limiter, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	return f(), nil
+	return Strategy{Name: name, Doc: doc, New: func(e Env) (strategies.Limiter, error) {
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
+		lim, err := mk(e)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return lim, nil
+	}}, true
 }

@@ -30,6 +30,7 @@ type auditOptions struct {
 	lateness   string
 	opCost     string
 	noSearch   bool
+	search     string
 
 	opt audit.Options // filled by complete
 }
@@ -38,7 +39,7 @@ func newAuditCmd(s streams) *cobra.Command {
 	o := &auditOptions{}
 	cmd := &cobra.Command{
 		Use:   "audit --rules LIST [flags]",
-		Short: "Measure what golang.org/x/time/rate and go.uber.org/ratelimit let through, and suggest a safe setting",
+		Short: "Measure what the Go and Redis rate limiters fleets run let through, and suggest a safe setting",
 		Long:  help("audit"),
 		Example: `  rlcheck audit --rules 5/1s,12/3s
   rlcheck audit --rules 10/s,500/min --format json
@@ -60,11 +61,13 @@ func newAuditCmd(s streams) *cobra.Command {
 	f.IntVar(&o.slack, "slack", libs.UberDefaultSlack, "go.uber.org/ratelimit slack")
 	f.DurationVar(&o.margin, "margin", 0, "added to every window before it becomes a rate")
 	f.Uint64Var(&o.seed, "seed", 1, "first seed")
-	f.IntVar(&o.seeds, "seeds", 5, "seeds per workload")
-	f.IntVar(&o.verify, "verify", 20, "seeds that confirm a suggested setting")
+	f.IntVar(&o.seeds, "seeds", 3, "seeds per workload")
+	f.IntVar(&o.verify, "verify", 10, "seeds that confirm a suggested setting")
 	f.StringVar(&o.lateness, "lateness", "", "timer lateness: a duration or a distribution (default uniform(100us, 3ms))")
 	f.StringVar(&o.opCost, "op-cost", "", "cost of each caller step (default uniform(3us, 6us))")
 	f.BoolVar(&o.noSearch, "no-search", false, "audit the given setting only")
+	f.StringVar(&o.search, "search", "", "search for each strategy's worst schedule; write it to `DIR` (default .) as a scenario")
+	f.Lookup("search").NoOptDefVal = "."
 	cmd.RegisterFlagCompletionFunc("format", cli.Words("text", "json"))
 	cmd.RegisterFlagCompletionFunc("boundary", cli.Words("half-open", "closed"))
 	return cmd
@@ -87,7 +90,7 @@ func (o *auditOptions) complete() error {
 			return err
 		}
 	}
-	opt.Config = libs.Config{Burst: o.burst, Slack: o.slack, Margin: o.margin}
+	opt.Config.Burst, opt.Config.Slack, opt.Config.Margin = o.burst, o.slack, o.margin
 	if err := opt.Config.Validate(); err != nil {
 		return err
 	}
@@ -109,7 +112,7 @@ func (o *auditOptions) complete() error {
 	if o.seeds < 1 || o.verify < 1 {
 		return errors.New("--seeds and --verify must be at least 1")
 	}
-	opt.Seed, opt.Seeds, opt.Verify, opt.NoSearch = o.seed, o.seeds, o.verify, o.noSearch
+	opt.Seed, opt.Seeds, opt.Verify, opt.NoSearch, opt.SearchDir = o.seed, o.seeds, o.verify, o.noSearch, o.search
 	o.opt = opt
 	return nil
 }

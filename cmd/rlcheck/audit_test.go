@@ -17,9 +17,10 @@ func TestAuditGolden(t *testing.T) {
 		golden string
 		args   []string
 	}{
-		{"5-1s-12-3s.txt", []string{"audit", "--rules", "5/1s,12/3s"}},
-		{"5-1s-12-3s.json", []string{"audit", "--rules", "5/1s,12/3s", "--format", "json"}},
-		{"exact-burst-1.txt", []string{"audit", "--rules", "5/1s", "--burst", "1", "--slack", "0", "--lateness", "0", "--op-cost", "0", "--no-search"}},
+		{"5-1s-12-3s.txt", []string{"audit", "--rules", "5/1s,12/3s", "--strategies", "xrate-chained,uber-ratelimit,redis-rate,redis-fixed-window,redis-two-trips", "--seeds", "3", "--verify", "10"}},
+		{"5-1s-12-3s.json", []string{"audit", "--rules", "5/1s,12/3s", "--format", "json", "--strategies", "xrate-chained,xrate-reserve-all,uber-ratelimit"}},
+		{"exact-burst-1.txt", []string{"audit", "--rules", "5/1s", "--burst", "1", "--slack", "0", "--lateness", "0", "--op-cost", "0", "--no-search",
+			"--strategies", "xrate-chained,xrate-reserve-all,uber-ratelimit,throttled-mem,redis-rate,ulule-redis,redis-fixed-window"}},
 		{"closed.txt", []string{"audit", "--rules", "5/1s", "--boundary", "closed", "--strategies", "xrate-chained", "--seeds", "2", "--verify", "4"}},
 	}
 	for _, tt := range tests {
@@ -35,7 +36,8 @@ func TestAuditGolden(t *testing.T) {
 // TestAuditJSONSafe checks the acceptance point through the command: every
 // library strategy gets a suggested setting with no violation anywhere.
 func TestAuditJSONSafe(t *testing.T) {
-	out, errOut, code := run(t, "", "audit", "--rules", "5/1s,12/3s", "--format", "json", "--seeds", "2", "--verify", "5")
+	out, errOut, code := run(t, "", "audit", "--rules", "5/1s,12/3s", "--format", "json", "--seeds", "2", "--verify", "5",
+		"--strategies", "xrate-chained,xrate-reserve-all,uber-ratelimit,throttled-mem")
 	require.Equal(t, exitOK, code, "exit code; stderr %q", errOut)
 	var rep struct {
 		Strategies []struct {
@@ -54,7 +56,7 @@ func TestAuditJSONSafe(t *testing.T) {
 		}
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
-	require.Len(t, rep.Strategies, 3, "strategies audited")
+	require.Len(t, rep.Strategies, 4, "strategies audited")
 	for _, s := range rep.Strategies {
 		if !assert.NotNil(t, s.Safe, "%s: no safe setting", s.Name) {
 			continue

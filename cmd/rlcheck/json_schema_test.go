@@ -218,6 +218,7 @@ type docRun struct {
 
 type docAuditSetting struct {
 	Burst    int    `json:"burst"`
+	Half     bool   `json:"half"`
 	Slack    int    `json:"slack"`
 	MarginNs int64  `json:"margin_ns"`
 	Go       string `json:"go"`

@@ -18,13 +18,27 @@ type Config struct {
 	Slack int
 	// Margin lengthens each window before it becomes a rate: N per W+Margin.
 	Margin time.Duration
+	// Half gives each rule ⌊N/2⌋ (at least 1) instead of N: what a fixed
+	// window needs to keep a sliding one, since any window of width W
+	// spans two fixed ones. Only the window-counting designs read it.
+	Half bool
+	// RoundTrip is the time between a design's two Redis round trips (the
+	// check's reply and the record's arrival) on the virtual clock; only
+	// the two-round-trip design reads it. On a real server it is 0: the
+	// network supplies it.
+	RoundTrip time.Duration
 }
 
 // UberDefaultSlack is go.uber.org/ratelimit's slack when none is given.
 const UberDefaultSlack = 10
 
-// Default is the configuration users write when they do not tune anything.
-func Default() Config { return Config{Slack: UberDefaultSlack} }
+// DefaultRoundTrip is the two-round-trip design's gap between its trips
+// on a virtual clock: a loopback round trip.
+const DefaultRoundTrip = 500 * time.Microsecond
+
+// Default is the configuration users write when they do not tune anything,
+// with a loopback round trip between the two trips of that design.
+func Default() Config { return Config{Slack: UberDefaultSlack, RoundTrip: DefaultRoundTrip} }
 
 // Validate reports a setting the libraries cannot take.
 func (c Config) Validate() error {
@@ -35,14 +49,28 @@ func (c Config) Validate() error {
 		return fmt.Errorf("libs: slack must not be negative")
 	case c.Margin < 0:
 		return fmt.Errorf("libs: margin must not be negative")
+	case c.RoundTrip < 0:
+		return fmt.Errorf("libs: round trip must not be negative")
 	}
 	return nil
 }
 
 // burst returns the bucket size for a rule of limit n.
-func (c Config) burst(n int) int {
+func (c Config) burst(n int) int { return c.BurstFor(n) }
+
+// BurstFor returns the bucket size for a rule of limit n: Burst, or n.
+func (c Config) BurstFor(n int) int {
 	if c.Burst > 0 {
 		return c.Burst
+	}
+	return n
+}
+
+// LimitFor returns the limit a window-counting design enforces for a rule
+// of limit n: n, or ⌊n/2⌋ (at least 1) with Half.
+func (c Config) LimitFor(n int) int {
+	if c.Half {
+		return max(n/2, 1)
 	}
 	return n
 }

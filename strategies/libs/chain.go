@@ -1,0 +1,77 @@
+package libs
+
+import (
+	"context"
+	"time"
+
+	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/strategies"
+)
+
+// Try asks rule i's limiter for one call at now: ok when it admitted the
+// call, else how long it says to wait before asking again.
+type Try func(ctx context.Context, i int, now int64) (ok bool, wait time.Duration, err error)
+
+// minRetry is the shortest sleep between two refused tries, so a limiter
+// that says "wait 0" while refusing cannot spin the virtual clock.
+const minRetry = time.Microsecond
+
+// Chain is the loop users write around a limiter that refuses instead of
+// waiting: for each rule in turn, ask; when refused, sleep the wait it
+// names and ask again. Admissions on earlier rules stay spent when a later
+// one makes the caller give up. It is safe for concurrent use when try is.
+type Chain struct {
+	rt    clock.Runtime
+	n     int
+	all   bool // one step checks and records every rule
+	try   Try
+	stats *strategies.StatsKeeper
+}
+
+// NewChain returns the loop over n rules' limiters, asked through try.
+func NewChain(rt clock.Runtime, n int, try Try) *Chain {
+	return &Chain{rt: rt, n: n, try: try, stats: strategies.NewStatsKeeper(n)}
+}
+
+// NewAtomic returns the loop around one step that checks and records all n
+// rules at once (try is called with i = 0).
+func NewAtomic(rt clock.Runtime, n int, try Try) *Chain {
+	return &Chain{rt: rt, n: 1, all: true, try: try, stats: strategies.NewStatsKeeper(n)}
+}
+
+// Acquire asks each rule's limiter in turn until it admits the call.
+func (c *Chain) Acquire(ctx context.Context) error {
+	for i := range c.n {
+		start := c.rt.Now()
+		for {
+			ok, wait, err := c.try(ctx, i, c.rt.Now())
+			if err != nil {
+				return err
+			}
+			if ok {
+				if c.all {
+					c.stats.RecordAll()
+				} else {
+					c.stats.Record(i, 1)
+				}
+				break
+			}
+			err = c.rt.Sleep(ctx, max(wait, minRetry))
+			c.stats.Bound(i, start)
+			if err != nil {
+				c.stats.Wait(i, time.Duration(c.rt.Now()-start))
+				return err
+			}
+		}
+		if d := time.Duration(c.rt.Now() - start); d > 0 {
+			c.stats.Wait(i, d)
+		}
+	}
+	return nil
+}
+
+// Release does nothing: rate limiters cap rates, not concurrency.
+func (c *Chain) Release() {}
+
+// Stats returns the figures so far; Records counts each rule's admissions.
+func (c *Chain) Stats() strategies.Stats { return c.stats.Stats() }

@@ -1,0 +1,50 @@
+// Package redisrate drives github.com/go-redis/redis_rate/v10 (GCRA in a
+// Lua script that reads the server's TIME) the way its README shows, one
+// redis_rate.Limit per rule of a contract, asked in turn and retried after
+// RetryAfter. The decisions are the server's: run it on a real Redis, or on
+// strategies/libs/clockredis to put the server on a virtual clock.
+package redisrate
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies/libs"
+)
+
+// Client is what redis_rate needs of a go-redis client (*redis.Client and
+// *redis.ClusterClient have it).
+type Client interface {
+	redis.Scripter
+	Del(ctx context.Context, keys ...string) *redis.IntCmd
+}
+
+// Limit returns the redis_rate.Limit users write for r: N per W+Margin,
+// burst Burst or N.
+func Limit(r rule.Rule, cfg libs.Config) redis_rate.Limit {
+	return redis_rate.Limit{Rate: r.Limit, Period: r.Window + cfg.Margin, Burst: cfg.BurstFor(r.Limit)}
+}
+
+// New returns the chained redis_rate limiter for rules on keys key:0,
+// key:1, ...; rt only sleeps (the server's clock decides).
+func New(rdb Client, rt clock.Runtime, rules []rule.Rule, cfg libs.Config, key string) *libs.Chain {
+	l := redis_rate.NewLimiter(rdb)
+	limits := make([]redis_rate.Limit, len(rules))
+	keys := make([]string, len(rules))
+	for i, r := range rules {
+		limits[i], keys[i] = Limit(r, cfg), key+":"+strconv.Itoa(i)
+	}
+	return libs.NewChain(rt, len(rules), func(ctx context.Context, i int, _ int64) (bool, time.Duration, error) {
+		res, err := l.Allow(ctx, keys[i], limits[i])
+		if err != nil {
+			return false, 0, err
+		}
+		return res.Allowed > 0, res.RetryAfter, nil
+	})
+}

@@ -1,0 +1,66 @@
+// Package throttled drives github.com/throttled/throttled/v2 (GCRA) the
+// way its README shows, a GCRARateLimiterCtx per rule of a contract, asked
+// in turn and retried after RetryAfter, on its in-memory store (whose clock
+// can be set, so it runs on a virtual clock) or its go-redis v9 store
+// (which reads the server's TIME).
+package throttled
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/throttled/throttled/v2"
+	"github.com/throttled/throttled/v2/store/goredisstore.v9"
+	"github.com/throttled/throttled/v2/store/memstore"
+
+	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies/libs"
+)
+
+// Quota returns the quota for r: N per W+Margin, and a MaxBurst that lets
+// Burst (or N) calls through at once; throttled's MaxBurst counts the calls
+// beyond the first, so it is one less.
+func Quota(r rule.Rule, cfg libs.Config) throttled.RateQuota {
+	return throttled.RateQuota{MaxRate: throttled.PerDuration(r.Limit, r.Window+cfg.Margin), MaxBurst: cfg.BurstFor(r.Limit) - 1}
+}
+
+// NewMem returns the chained limiter on memstore, its clock set to rt.
+func NewMem(rt clock.Runtime, rules []rule.Rule, cfg libs.Config, epoch time.Time) (*libs.Chain, error) {
+	st, err := memstore.New(65536)
+	if err != nil {
+		return nil, err
+	}
+	st.SetTimeNow(func() time.Time { return epoch.Add(time.Duration(rt.Now())) })
+	return chain(rt, throttled.WrapStoreWithContext(st), rules, cfg, "")
+}
+
+// NewRedis returns the chained limiter on the go-redis v9 store, its keys
+// under prefix.
+func NewRedis(c redis.UniversalClient, rt clock.Runtime, rules []rule.Rule, cfg libs.Config, prefix string) (*libs.Chain, error) {
+	st, err := goredisstore.NewCtx(c, prefix)
+	if err != nil {
+		return nil, err
+	}
+	return chain(rt, st, rules, cfg, prefix)
+}
+
+func chain(rt clock.Runtime, st throttled.GCRAStoreCtx, rules []rule.Rule, cfg libs.Config, prefix string) (*libs.Chain, error) {
+	lims := make([]*throttled.GCRARateLimiterCtx, len(rules))
+	for i, r := range rules {
+		l, err := throttled.NewGCRARateLimiterCtx(st, Quota(r, cfg))
+		if err != nil {
+			return nil, err
+		}
+		lims[i] = l
+	}
+	return libs.NewChain(rt, len(rules), func(ctx context.Context, i int, _ int64) (bool, time.Duration, error) {
+		limited, res, err := lims[i].RateLimitCtx(ctx, strconv.Itoa(i), 1)
+		if err != nil {
+			return false, 0, err
+		}
+		return !limited, res.RetryAfter, nil
+	}), nil
+}
