@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
 
@@ -203,25 +204,8 @@ func (t *groupTable) finish() {
 		}
 		res.Groups = append(res.Groups, grp)
 	}
-	slices.SortStableFunc(res.Groups, func(a, b Group) int {
-		if va, vb := a.Violations(), b.Violations(); va != vb {
-			if va > vb {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
-	for i, r := range t.cfg.Rules {
-		tot := RuleTotal{Rule: r}
-		for _, g := range res.Groups {
-			if v := g.Report.Rules[i].Violations; v > 0 {
-				tot.Violations += v
-				tot.Groups++
-			}
-		}
-		res.Totals = append(res.Totals, tot)
-	}
+	sortGroups(res.Groups)
+	res.Totals = ruleTotals(t.cfg.Rules, res.Groups)
 	if t.cfg.MaxInFlight > 0 {
 		sum := checker.InFlightReport{Max: t.cfg.MaxInFlight}
 		for _, g := range res.Groups {
@@ -237,4 +221,34 @@ func (t *groupTable) finish() {
 		}
 		res.InFlight = &sum
 	}
+}
+
+// sortGroups orders groups worst first, then by key.
+func sortGroups(groups []Group) {
+	slices.SortStableFunc(groups, func(a, b Group) int {
+		if va, vb := a.Violations(), b.Violations(); va != vb {
+			if va > vb {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+}
+
+// ruleTotals sums each rule's violations over the groups, and counts the
+// groups that broke it.
+func ruleTotals(rules []rule.Rule, groups []Group) []RuleTotal {
+	var out []RuleTotal
+	for i, r := range rules {
+		tot := RuleTotal{Rule: r}
+		for _, g := range groups {
+			if v := g.Report.Rules[i].Violations; v > 0 {
+				tot.Violations += v
+				tot.Groups++
+			}
+		}
+		out = append(out, tot)
+	}
+	return out
 }

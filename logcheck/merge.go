@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rlcheck/rlcheck/checker"
@@ -19,15 +18,7 @@ import (
 // from its groups: it orders them worst first, then by key, and fills
 // Sends, First, Last and Totals as Run does.
 func Finish(res *Result) {
-	slices.SortStableFunc(res.Groups, func(a, b Group) int {
-		if va, vb := a.Violations(), b.Violations(); va != vb {
-			if va > vb {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
+	sortGroups(res.Groups)
 	res.Sends, res.First, res.Last = 0, 0, 0
 	for _, g := range res.Groups {
 		r := g.Report
@@ -42,17 +33,7 @@ func Finish(res *Result) {
 		}
 		res.Sends += r.Sends
 	}
-	res.Totals = nil
-	for i, r := range res.Rules {
-		tot := RuleTotal{Rule: r}
-		for _, g := range res.Groups {
-			if v := g.Report.Rules[i].Violations; v > 0 {
-				tot.Violations += v
-				tot.Groups++
-			}
-		}
-		res.Totals = append(res.Totals, tot)
-	}
+	res.Totals = ruleTotals(res.Rules, res.Groups)
 }
 
 // ParseShard reads check's --from, --to and --line-offset; empty bounds are
