@@ -8,13 +8,15 @@
 #
 #   scripts/bench-serve.sh
 #
-# CONNS, DURATION, LATENCY (fixed, e.g. 0 or 2ms) and RULES (per key) can be
+# RATE (requests/s over all connections, on a fixed schedule; default 0,
+# back to back as fast as serve answers), CONNS, DURATION, LATENCY (fixed, e.g. 0 or 2ms) and RULES (per key) can be
 # set; files go to ${BENCH_DIR:-/tmp/rlcheck-bench-serve}. It stops by
 # itself (serve has a --duration cap as well).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${BENCH_DIR:-/tmp/rlcheck-bench-serve}
 conns=${CONNS:-64}
+rate=${RATE:-0}
 duration=${DURATION:-10s}
 latency=${LATENCY:-0}
 rules=${RULES:-1000/1s,20000/1m}
@@ -27,7 +29,7 @@ echo "load average before: $(cat /proc/loadavg)"
   "$dir/rlcheck" serve --listen "127.0.0.1:$port" --rules "$rules" --key-header X-API-Key \
   --latency "$latency" --log "$dir/requests.csv" --duration 120s >"$dir/serve.txt" 2>"$dir/serve.err" &
 serve=$!
-"$dir/loadgen" -url "http://127.0.0.1:$port/v1/load" -conns "$conns" -duration "$duration" -latency "$latency" | tee "$dir/load.txt"
+"$dir/loadgen" -url "http://127.0.0.1:$port/v1/load" -conns "$conns" -rate "$rate" -duration "$duration" -latency "$latency" | tee "$dir/load.txt"
 echo "load average after: $(cat /proc/loadavg)"
 kill -INT "$(pgrep -P "$serve")" # serve itself, not /usr/bin/time
 status=0

@@ -3,6 +3,13 @@
 // for -duration, one key per connection. It prints the requests answered
 // (by status), the rate, and the percentiles of the latency serve added
 // beyond the configured -latency (fixed).
+//
+// With -rate R (requests/s in all) each connection sends on a fixed
+// schedule, one request every conns/R, instead of back to back, and a
+// request's latency counts from its scheduled instant: a request sent late
+// because the one before it was slow is charged the wait, so a server that
+// falls behind the schedule shows it in the percentiles (no coordinated
+// omission).
 package main
 
 import (
@@ -23,6 +30,7 @@ func main() {
 	conns := flag.Int("conns", 64, "keep-alive connections")
 	duration := flag.Duration("duration", 10*time.Second, "how long to send")
 	latency := flag.Duration("latency", 0, "serve's configured latency (fixed), subtracted")
+	rate := flag.Float64("rate", 0, "requests/s over all connections on a fixed schedule (0: back to back)")
 	flag.Parse()
 	u, err := url.Parse(*target)
 	if err != nil {
@@ -55,10 +63,24 @@ func main() {
 			var lat []time.Duration
 			st := map[int]int{}
 			bad := 0
+			var every time.Duration
+			if *rate > 0 {
+				every = time.Duration(float64(*conns) / *rate * float64(time.Second))
+			}
+			// Connections start spread over one interval, not all at once.
+			next := start.Add(every * time.Duration(i) / time.Duration(*conns))
 			for time.Now().Before(end) {
 				req, _ := http.NewRequest("GET", *target, nil)
 				req.Header.Set("X-API-Key", key)
 				t0 := time.Now()
+				if every > 0 {
+					if next.After(end) {
+						break
+					}
+					time.Sleep(time.Until(next))
+					t0 = next
+					next = next.Add(every)
+				}
 				resp, err := client.Do(req)
 				if err != nil {
 					bad++
