@@ -8,9 +8,14 @@
 #
 #   scripts/bench-serve.sh
 #
+# First, as the anchor, the same load generator with the same settings
+# drives scripts/nullserve (a bare net/http server that answers 200): its
+# latency is what loopback, net/http and the generator cost by themselves on
+# this machine at this rate, and what serve adds is the difference.
+#
 # RATE (requests/s over all connections, on a fixed schedule; default 0,
-# back to back as fast as serve answers), CONNS, DURATION, LATENCY (fixed, e.g. 0 or 2ms) and RULES (per key) can be
-# set; files go to ${BENCH_DIR:-/tmp/rlcheck-bench-serve}. It stops by
+# back to back as fast as serve answers), CONNS, DURATION, LATENCY (fixed,
+# e.g. 0 or 2ms) and RULES (per key) can be set; files go to ${BENCH_DIR:-/tmp/rlcheck-bench-serve}. It stops by
 # itself (serve has a --duration cap as well).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +29,14 @@ port=${PORT:-18181}
 mkdir -p "$dir"
 go build -o "$dir/rlcheck" ./cmd/rlcheck
 go build -o "$dir/loadgen" ./scripts/loadgen
+go build -o "$dir/nullserve" ./scripts/nullserve
+echo "load average before the anchor: $(cat /proc/loadavg)"
+"$dir/nullserve" -listen "127.0.0.1:$((port + 1))" -duration 60s &
+null=$!
+"$dir/loadgen" -url "http://127.0.0.1:$((port + 1))/v1/load" -conns "$conns" -rate "$rate" -duration "$duration" |
+  sed 's/^/anchor: /' | tee "$dir/anchor.txt"
+kill "$null"
+wait "$null" 2>/dev/null || true
 echo "load average before: $(cat /proc/loadavg)"
 /usr/bin/time -f "serve CPU %U s user, %S s sys, peak RSS %M KB" -o "$dir/serve.time" \
   "$dir/rlcheck" serve --listen "127.0.0.1:$port" --rules "$rules" --key-header X-API-Key \
@@ -57,4 +70,8 @@ if ! cmp -s "$dir/serve.txt" "$dir/check.txt"; then
   diff "$dir/serve.txt" "$dir/check.txt" | head >&2
   exit 1
 fi
+# Each percentile beside the anchor's, and what serve adds beyond it.
+awk '$1 == "anchor:" && $2 == "added" { for (i = 4; i < NF; i += 2) a[$i] = $(i + 1); next }
+  $1 == "added" { for (i = 3; i < NF; i += 2) printf "%s: serve %s, anchor %s\n", $i, $(i + 1), a[$i] }' \
+  "$dir/anchor.txt" "$dir/load.txt"
 echo "OK: the log is complete and check's report equals serve's ($(tail -1 "$dir/serve.txt"))"
