@@ -79,7 +79,7 @@ for i = 1, n do
     break
   end
 end
-local lastMember, lastAt -- fields m and a of the first rule, read when every rule is bucketed
+local lastMember -- field m of the first rule, read when every rule is bucketed
 
 -- An earlier attempt of this very call (a retry after a lost reply) may
 -- have recorded it already: then report that record. The member's entry
@@ -93,7 +93,7 @@ local function earlier()
   if idem > 0 then
     s = call('ZSCORE', KEYS[idem], ARGV[3])
   elseif lastMember == ARGV[3] then
-    s = lastAt
+    s = call('HGET', KEYS[1], 'a')
   end
   if not s then return nil end
   s = tonumber(s)
@@ -203,8 +203,8 @@ for i = 1, n do
     if cur < lo then cur = lo end
     local h
     if i == 1 and idem == 0 then
-      h = redis.pcall('HMGET', key, 't', 'f', 'l', 'c', 'm', 'a')
-      if not h.err then lastMember, lastAt = h[5], h[6] end
+      h = redis.pcall('HMGET', key, 't', 'f', 'l', 'c', 'm')
+      if not h.err then lastMember = h[5] end
     else
       h = redis.pcall('HMGET', key, 't', 'f', 'l', 'c')
     end
