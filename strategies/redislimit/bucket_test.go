@@ -116,6 +116,17 @@ func TestRealBucketedMatchesCombined(t *testing.T) {
 	bucketSeeds(t, c, 20, []TimeSource{Virtual}, nil)
 }
 
+// tryAt returns a function that runs l's script once at instant base + at
+// (ns) of rt, for a call with the given member, and returns its wait.
+func tryAt(t *testing.T, l *Limiter, rt *stepRT, base int64) func(at int64, member string) time.Duration {
+	return func(at int64, member string) time.Duration {
+		rt.t = base + at
+		wait, _, _, err := l.try(context.Background(), member, false)
+		require.NoError(t, err)
+		return wait
+	}
+}
+
 // TestBucketedLateCallWaits: under a caller's clock, a call older than
 // the buckets already dropped waits until its window starts in a kept
 // one; a late call within them is judged on the counts, never overfilling.
@@ -125,12 +136,7 @@ func TestBucketedLateCallWaits(t *testing.T) {
 	rules := []rule.Rule{{Limit: 2, Window: 10 * time.Second, Buckets: 10}}
 	l, err := New(c, rt, rules, Options{Key: "late", TimeSource: Client, MemberPrefix: "p:", MaxSkew: -1})
 	require.NoError(t, err)
-	try := func(at int64, member string) time.Duration {
-		rt.t = epoch + at
-		wait, _, _, err := l.try(context.Background(), member, false)
-		require.NoError(t, err)
-		return wait
-	}
+	try := tryAt(t, l, rt, epoch)
 	sec, ms := int64(time.Second), int64(time.Millisecond)
 	assert.Zero(t, try(20*sec, "a"))   // its window starts in bucket 10
 	assert.Zero(t, try(20500*ms, "b")) // bucket 20 holds a and b
@@ -158,12 +164,7 @@ func TestBucketedLateCallCountsInItsBucket(t *testing.T) {
 	const g = 3_333_334 // µs: the window over 3 buckets, rounded up
 	bucket := epoch/1000/g + 10
 	start := bucket * g * 1000 // ns: bucket's start
-	try := func(at int64, member string) time.Duration {
-		rt.t = start + at
-		wait, _, _, err := l.try(context.Background(), member, false)
-		require.NoError(t, err)
-		return wait
-	}
+	try := tryAt(t, l, rt, start)
 	us, sec := int64(time.Microsecond), int64(time.Second)
 	require.Zero(t, try(-sec, "a"))
 	require.Zero(t, try(0, "b"))
