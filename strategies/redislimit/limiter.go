@@ -85,9 +85,8 @@ type Limiter struct {
 	expectFor   time.Duration // how long after a refresh the sentinel must exist
 	refreshed   atomic.Int64  // rt instant of the last sentinel refresh; 0: none
 
-	runs    atomic.Int64
-	stats   *strategies.StatsKeeper
-	runners runners
+	runs  atomic.Int64
+	stats *strategies.StatsKeeper
 }
 
 var _ strategies.Limiter = (*Limiter)(nil)
@@ -114,7 +113,7 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	if len(rules) == 0 {
 		return nil, errors.New("redislimit: no rules")
 	}
-	l := &Limiter{c: c, rt: rt, name: opts.Key, source: opts.TimeSource, prefix: opts.MemberPrefix, now: rt.Now, queue: rt.NewMutex(), runners: runners{work: make(chan func())}}
+	l := &Limiter{c: c, rt: rt, name: opts.Key, source: opts.TimeSource, prefix: opts.MemberPrefix, now: rt.Now, queue: rt.NewMutex()}
 	if opts.TimeSource == Virtual && opts.Now != nil {
 		l.now = opts.Now
 	}
@@ -423,7 +422,7 @@ func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
 		err error
 	}
 	done := make(chan reply, 1)
-	l.runners.do(func() {
+	scriptRunners.do(func() {
 		res, err := admitScript.Run(callCtx, l.c, l.script, args...).Result()
 		done <- reply{res, err}
 	})
@@ -441,14 +440,18 @@ func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
 	}
 }
 
-// runners runs the script calls of one limiter on goroutines kept between
-// calls: a goroutine made per call grows its stack through go-redis every
-// time, copying it a few times, which cost about a sixth of the client's
-// CPU per admission. A call that hangs keeps its goroutine; the next ones
-// start others. Idle ones end after runnerIdle.
+// runners runs script calls on goroutines kept between calls: a goroutine
+// made per call grows its stack through go-redis every time, copying it a
+// few times, which cost about a sixth of the client's CPU per admission. A
+// call that hangs keeps its goroutine; the next ones start others. Idle
+// ones end after runnerIdle. One set serves every limiter of the process,
+// so that the many short-lived limiters of a simulation leave no idle
+// goroutine each.
 type runners struct {
 	work chan func()
 }
+
+var scriptRunners = runners{work: make(chan func())}
 
 const runnerIdle = 10 * time.Second
 
