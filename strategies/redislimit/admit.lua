@@ -72,15 +72,14 @@ end
 -- Which rule's key tells whether this very call was recorded: the first
 -- exact rule, whose set holds the call's member; else the first rule's
 -- hash, which remembers the last member it counted.
-local limits, windows, widths = {}, {}, {}
 local idem = 0
 for i = 1, n do
-  limits[i] = -tonumber(ARGV[4 * i + 8])
-  windows[i] = tonumber(ARGV[4 * i + 9])
-  widths[i] = tonumber(ARGV[4 * i + 11])
-  if idem == 0 and widths[i] == 0 then idem = i end
+  if ARGV[4 * i + 11] == '0' then
+    idem = i
+    break
+  end
 end
-local lastMember, lastAt -- fields m and a of the first rule, read when every rule is bucketed
+local lastMember -- field m of the first rule, read when every rule is bucketed
 
 -- An earlier attempt of this very call (a retry after a lost reply) may
 -- have recorded it already: then report that record. The member's entry
@@ -94,7 +93,7 @@ local function earlier()
   if idem > 0 then
     s = call('ZSCORE', KEYS[idem], ARGV[3])
   elseif lastMember == ARGV[3] then
-    s = lastAt
+    s = call('HGET', KEYS[1], 'a')
   end
   if not s then return nil end
   s = tonumber(s)
@@ -109,95 +108,79 @@ local function earlier()
     ' from another call: limiters sharing a key need distinct member prefixes')
 end
 
--- A sweep removes only entries older than the window plus keep(i). A
+-- A sweep removes only entries older than the window plus keep. A
 -- caller's clock (Client, Virtual) can bring an instant older than one
 -- already used, and such a call must still see every entry that shares a
 -- window with it; entries newer than the call only make its decision
--- stricter. So there keep(i) is the window again, and at least 1 s: calls
+-- stricter. So there keep is the window again, and at least 1 s: calls
 -- up to that much older than the newest sweeping call are judged in full.
 -- Under server time every call is judged at TIME, which only a clock step
 -- sets back: 1 s covers it, and a day's set keeps one day, not two.
 local serverTime = ARGV[1] == ''
-local function keep(i)
-  if serverTime then return 1000000 end
-  return math.max(windows[i], 1000000)
-end
 
 -- No entry belongs further ahead of the check time than ARGV[10]: one that
 -- does was written by a broken clock or by hand, and would hold the rule
 -- full for as long as it lies ahead.
 local ahead = tonumber(ARGV[10])
+local format = string.format
 local function corrupt(key, score)
-  return redis.error_reply(string.format('CORRUPT key %s holds an entry at %d µs, %d s ahead of the script clock (%d µs): delete the key',
+  return redis.error_reply(format('CORRUPT key %s holds an entry at %d µs, %d s ahead of the script clock (%d µs): delete the key',
     key, tonumber(score), math.floor((tonumber(score) - check) / 1000000), check))
+end
+local function wrongType(i, want)
+  local kind = call('TYPE', KEYS[i])
+  return redis.error_reply('WRONGTYPE rlcheck: key ' .. KEYS[i] .. ' holds a ' ..
+    tostring(kind.ok or kind) .. ', not the ' .. want .. ' of a rate rule')
 end
 
 -- Bucketed rules. Bucket b counts the calls recorded in [b*g, (b+1)*g)
 -- µs, g the rule's bucket width; the calls in the window (t-W, t] all lie
 -- in the buckets floor((t-W)/g) to floor(t/g), so their sum bounds the
 -- window's count, and the rule is full when it reaches the limit. The
--- hash holds those counts under their bucket numbers, and t, their total
--- over the buckets f (the oldest still in the bound) to l (the newest);
--- m and a are the last member counted and its record time. A bucket that
--- leaves the bound is subtracted from t and deleted on the next record,
--- so a call reads and writes a few fields whatever the bucket count. A
--- call whose window starts before f (an instant older than one already
--- used) waits until it starts at f: the counts before it are gone.
-local fmod, format = math.fmod, string.format
-local function bucketOf(x, g)
-  local r = fmod(x, g) -- exact, unlike x / g on large doubles
-  if r < 0 then r = r + g end
-  return (x - r) / g
+-- hash holds t, the total over the buckets f (the oldest still in the
+-- bound) to l (the newest counted); c, the count of bucket l; the counts
+-- of the older buckets under their bucket numbers; m and a, the last
+-- member counted and its record time. A bucket that leaves the bound is
+-- subtracted from t and deleted on the next record, so a call reads and
+-- writes a few fields whatever the bucket count. A call whose window
+-- starts before f (an instant older than one already used) waits until it
+-- starts at f: the counts before it are gone.
+--
+-- Every Lua step, table, new string and redis.call costs here
+-- (docs/benchmarks-redis.md), so the common path is written out inline:
+-- one HMGET and one HSET per bucketed rule, of fields that sit at the head
+-- of the hash's listpack (Redis finds a field by scanning it, and a
+-- bucket number added last sits at its tail). Tables are made only where
+-- buckets leave the bound or the rule is full, and those read and delete
+-- buckets in chunks, as unpack takes a bounded number of values.
+local fmod = math.fmod
+local chunk = 1000
+-- fields names the buckets from to to, at most chunk of them.
+local function fields(from, to)
+  local f = {}
+  for b = from, math.min(to, from + chunk - 1) do
+    f[#f + 1] = format('%d', b)
+  end
+  return f
 end
--- Per bucketed rule, what put needs: {first, old first, last, total,
--- the call's bucket, its field, its count, the buckets to delete}.
-local buckets = {}
-local function wrongType(i, want)
-  local kind = call('TYPE', KEYS[i])
-  return redis.error_reply('WRONGTYPE rlcheck: key ' .. KEYS[i] .. ' holds a ' ..
-    tostring(kind.ok or kind) .. ', not the ' .. want .. ' of a rate rule')
-end
-local function bucketWait(i)
-  local key, g, w = KEYS[i], widths[i], windows[i]
-  local lo = bucketOf(check - w, g)
-  local cur = bucketOf(at, g)
-  if cur < lo then cur = lo end
-  local curField = format('%d', cur)
-  local h
-  if i == 1 and idem == 0 then
-    h = redis.pcall('HMGET', key, 't', 'f', 'l', curField, 'm', 'a')
-    if not h.err then lastMember, lastAt = h[5], h[6] end
-  else
-    h = redis.pcall('HMGET', key, 't', 'f', 'l', curField)
-  end
-  if h.err then return nil, wrongType(i, 'hash of bucket counts') end
-  local total, old = tonumber(h[1]) or 0, tonumber(h[2])
-  local first, last = old or lo, tonumber(h[3]) or lo - 1
-  if last * g - check > ahead then
-    return nil, corrupt(key, format('%d', last * g))
-  end
-  if lo < first then
-    return first * g + w - check
-  end
-  local dropped
-  if first < lo then
-    dropped = {}
-    for b = first, math.min(lo - 1, last) do
-      local f = format('%d', b)
-      dropped[#dropped + 1] = f
-      total = total - (tonumber(call('HGET', key, f)) or 0)
+-- sum adds the counts of buckets from to to of a hash whose bucket l
+-- (counted in c) is last: all of them, or, given need, only until they
+-- reach it, then also returning the bucket where they did.
+local function sum(key, from, to, last, c, need)
+  local acc = 0
+  for lo = from, math.min(to, last - 1), chunk do
+    local got = call('HMGET', key, unpack(fields(lo, math.min(to, last - 1))))
+    for j = 1, #got do
+      acc = acc + (tonumber(got[j]) or 0)
+      if need and acc >= need then return acc, lo + j - 1 end
     end
-    first = lo
   end
-  buckets[i] = {first, old, last, total, cur, curField, tonumber(h[4]) or 0, dropped}
-  if total < limits[i] then return 0 end
-  local need, acc = total - limits[i] + 1, 0
-  for b = first, last do
-    acc = acc + (tonumber(call('HGET', key, format('%d', b))) or 0)
-    if acc >= need then return (b + 1) * g + w - check end
-  end
-  return (last + 1) * g + w - check -- unreachable: the counts add up to t
+  if to >= last then acc = acc + c end
+  return acc, last
 end
+-- Per bucketed rule, what the record needs: {first, old first, last, its
+-- field, its count, total, the call's bucket, its count, dropped to}.
+local buckets
 
 -- An exact rule is full when its limit-th latest entry is still in the
 -- window (check - score < window, half-open); the call may go when that
@@ -206,25 +189,71 @@ end
 local cue = ARGV[4] == '1'
 local wait, binding, expired = 0, 0, nil
 for i = 1, n do
-  if widths[i] > 0 then
-    local w, err = bucketWait(i)
-    if err then return err end
-    if w > wait then wait, binding = w, i end
+  local key, w = KEYS[i], tonumber(ARGV[4 * i + 9])
+  local width = ARGV[4 * i + 11]
+  if width ~= '0' then
+    local g = tonumber(width)
+    local x = check - w
+    local r = fmod(x, g) -- exact, unlike x / g on large doubles
+    if r < 0 then r = r + g end
+    local lo = (x - r) / g
+    r = fmod(at, g)
+    if r < 0 then r = r + g end
+    local cur = (at - r) / g
+    if cur < lo then cur = lo end
+    local h
+    if i == 1 and idem == 0 then
+      h = redis.pcall('HMGET', key, 't', 'f', 'l', 'c', 'm')
+      if not h.err then lastMember = h[5] end
+    else
+      h = redis.pcall('HMGET', key, 't', 'f', 'l', 'c')
+    end
+    if h.err then return wrongType(i, 'hash of bucket counts') end
+    local total, old = tonumber(h[1]) or 0, tonumber(h[2])
+    local first, last, c = old or lo, tonumber(h[3]) or lo - 1, tonumber(h[4]) or 0
+    if last * g - check > ahead then
+      return corrupt(key, format('%d', last * g))
+    end
+    if lo < first then
+      local rw = first * g + w - check
+      if rw > wait then wait, binding = rw, i end
+    else
+      local dropTo
+      if first < lo then
+        dropTo = math.min(lo - 1, last)
+        total = total - sum(key, first, dropTo, last, c)
+        first = lo
+      end
+      local count = 0
+      if cur == last then
+        count = c
+      elseif cur < last then -- an instant older than one already counted
+        count = tonumber(call('HGET', key, format('%d', cur))) or 0
+      end
+      buckets = buckets or {}
+      buckets[i] = {first, old, last, h[3], c, total, cur, count, dropTo}
+      local limit = -tonumber(ARGV[4 * i + 8])
+      if total >= limit then
+        local _, b = sum(key, first, last, last, c, total - limit + 1)
+        local rw = (b + 1) * g + w - check
+        if rw > wait then wait, binding = rw, i end
+      end
+    end
   else
     local rank = ARGV[4 * i + 8]
-    local entry = redis.pcall('ZRANGE', KEYS[i], rank, rank, 'WITHSCORES')
+    local entry = redis.pcall('ZRANGE', key, rank, rank, 'WITHSCORES')
     if entry.err then
       return wrongType(i, 'sorted set')
     end
     if entry[2] then
       local score = tonumber(entry[2])
       if score - check > ahead then
-        return corrupt(KEYS[i], entry[2])
+        return corrupt(key, entry[2])
       end
-      local w = score + windows[i] - check
-      if w > wait then
-        wait, binding = w, i
-      elseif w <= -keep(i) then
+      local rw = score + w - check
+      if rw > wait then
+        wait, binding = rw, i
+      elseif (serverTime and rw <= -1000000) or (not serverTime and rw <= -math.max(w, 1000000)) then
         -- Entries past keeping do not change the decision above; they are
         -- swept when the set holds more than limit of them, or on the
         -- caller's cue.
@@ -233,9 +262,9 @@ for i = 1, n do
       end
     end
     if cue then
-      local last = call('ZRANGE', KEYS[i], -1, -1, 'WITHSCORES')
+      local last = call('ZRANGE', key, -1, -1, 'WITHSCORES')
       if last[2] and tonumber(last[2]) - check > ahead then
-        return corrupt(KEYS[i], last[2])
+        return corrupt(key, last[2])
       end
     end
   end
@@ -245,7 +274,7 @@ if wait > 0 then
   if s then return s end
   return {wait, check, binding}
 end
-if idem == 0 then
+if idem == 0 and lastMember == ARGV[3] then
   local s = earlier()
   if s then return s end
 end
@@ -254,58 +283,73 @@ end
 -- Redis would delete the key, and ZADD would make it again without expiry.
 -- The rule that tells a retry goes first, so a retry finds its record
 -- before counting anything twice.
-local function put(i)
-  local key = KEYS[i]
-  if widths[i] > 0 then
-    -- One HSET: the call's bucket, the total, the bound's ends when they
-    -- moved, and the member that tells a retry when every rule is
-    -- bucketed.
-    local b = buckets[i]
-    if b[8] then call('HDEL', key, unpack(b[8])) end
-    local first, cur = b[1], b[5]
-    local count, total = format('%d', b[7] + 1), format('%d', b[4] + 1)
-    if first == b[2] and cur <= b[3] and (i ~= 1 or idem > 0) then
-      call('HSET', key, b[6], count, 't', total)
-      return nil
+for j = 0, n do
+  local i = j
+  if j == 0 then i = idem end
+  if i > 0 and (j == 0 or i ~= idem) then
+    local key = KEYS[i]
+    local b = buckets and buckets[i]
+    if b then
+      -- One HSET: the call's bucket, the total, the bound's ends when they
+      -- moved, and the member that tells a retry when every rule is
+      -- bucketed. A call in a bucket after l moves c to l's own field.
+      local first, old, last, cur = b[1], b[2], b[3], b[7]
+      if b[9] then
+        for from = old, math.min(b[9], last - 1), chunk do
+          call('HDEL', key, unpack(fields(from, math.min(b[9], last - 1))))
+        end
+      end
+      local total, count = format('%d', b[6] + 1), format('%d', b[8] + 1)
+      local set
+      if cur == last then
+        if first == old then
+          if i ~= 1 or idem > 0 then
+            call('HSET', key, 'c', count, 't', total)
+          else
+            call('HSET', key, 'c', count, 't', total, 'm', ARGV[3], 'a', record)
+          end
+          set = false
+        else
+          set = {'c', count, 't', total}
+        end
+      elseif cur > last then
+        set = {'c', count, 'l', format('%d', cur), 't', total}
+        if last >= first then
+          set[7] = b[4]
+          set[8] = format('%d', b[5])
+        end
+      else
+        set = {format('%d', cur), count, 't', total}
+      end
+      if set then
+        if first ~= old then
+          set[#set + 1] = 'f'
+          set[#set + 1] = format('%d', first)
+        end
+        if i == 1 and idem == 0 then
+          set[#set + 1] = 'm'
+          set[#set + 1] = ARGV[3]
+          set[#set + 1] = 'a'
+          set[#set + 1] = record
+        end
+        call('HSET', key, unpack(set))
+      end
+    else
+      if call('ZADD', key, 'NX', record, ARGV[3]) == 0 then
+        if i == idem then
+          local s = earlier()
+          if s then return s end
+        end
+        return redis.error_reply('CLASH member ' .. ARGV[3] .. ' is already in ' .. key ..
+          ': limiters sharing a key need distinct member prefixes')
+      end
+      if cue or (expired and expired[i]) then
+        local w = tonumber(ARGV[4 * i + 9])
+        local keep = 1000000
+        if not serverTime then keep = math.max(w, 1000000) end
+        call('ZREMRANGEBYSCORE', key, '-inf', format('%d', check - w - keep))
+      end
     end
-    local set = {b[6], count, 't', total}
-    if first ~= b[2] then
-      set[#set + 1] = 'f'
-      set[#set + 1] = format('%d', first)
-    end
-    if cur > b[3] then
-      set[#set + 1] = 'l'
-      set[#set + 1] = b[6]
-    end
-    if i == 1 and idem == 0 then
-      set[#set + 1] = 'm'
-      set[#set + 1] = ARGV[3]
-      set[#set + 1] = 'a'
-      set[#set + 1] = record
-    end
-    call('HSET', key, unpack(set))
-    return nil
-  end
-  if call('ZADD', key, 'NX', record, ARGV[3]) == 0 then
-    if i == idem then
-      return earlier()
-    end
-    return redis.error_reply('CLASH member ' .. ARGV[3] .. ' is already in ' .. key ..
-      ': limiters sharing a key need distinct member prefixes')
-  end
-  if cue or (expired and expired[i]) then
-    call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', check - windows[i] - keep(i)))
-  end
-  return nil
-end
-if idem > 0 then
-  local r = put(idem)
-  if r then return r end
-end
-for i = 1, n do
-  if i ~= idem then
-    local r = put(i)
-    if r then return r end
   end
 end
 if ARGV[7] == '1' then

@@ -116,6 +116,17 @@ func TestRealBucketedMatchesCombined(t *testing.T) {
 	bucketSeeds(t, c, 20, []TimeSource{Virtual}, nil)
 }
 
+// tryAt returns a function that runs l's script once at instant base + at
+// (ns) of rt, for a call with the given member, and returns its wait.
+func tryAt(t *testing.T, l *Limiter, rt *stepRT, base int64) func(at int64, member string) time.Duration {
+	return func(at int64, member string) time.Duration {
+		rt.t = base + at
+		wait, _, _, err := l.try(context.Background(), member, false)
+		require.NoError(t, err)
+		return wait
+	}
+}
+
 // TestBucketedLateCallWaits: under a caller's clock, a call older than
 // the buckets already dropped waits until its window starts in a kept
 // one; a late call within them is judged on the counts, never overfilling.
@@ -125,12 +136,7 @@ func TestBucketedLateCallWaits(t *testing.T) {
 	rules := []rule.Rule{{Limit: 2, Window: 10 * time.Second, Buckets: 10}}
 	l, err := New(c, rt, rules, Options{Key: "late", TimeSource: Client, MemberPrefix: "p:", MaxSkew: -1})
 	require.NoError(t, err)
-	try := func(at int64, member string) time.Duration {
-		rt.t = epoch + at
-		wait, _, _, err := l.try(context.Background(), member, false)
-		require.NoError(t, err)
-		return wait
-	}
+	try := tryAt(t, l, rt, epoch)
 	sec, ms := int64(time.Second), int64(time.Millisecond)
 	assert.Zero(t, try(20*sec, "a"))   // its window starts in bucket 10
 	assert.Zero(t, try(20500*ms, "b")) // bucket 20 holds a and b
@@ -143,6 +149,32 @@ func TestBucketedLateCallWaits(t *testing.T) {
 	assert.Equal(t, 500*time.Millisecond, try(30500*ms, "e"))
 	assert.Zero(t, try(31*sec, "f"))
 	assert.Equal(t, 11*time.Second, try(31*sec, "g"), "d and f fill bucket 31, which leaves the bound at 42 s")
+}
+
+// TestBucketedLateCallCountsInItsBucket: a call in a bucket behind the
+// newest counted one, its window starting in the same bucket (possible
+// within k-1 µs of a bucket's start when k does not divide the window),
+// is counted in its own bucket, and leaves the bound with it.
+func TestBucketedLateCallCountsInItsBucket(t *testing.T) {
+	m, c := newMini(t)
+	rt := &stepRT{}
+	rules := []rule.Rule{{Limit: 3, Window: 10 * time.Second, Buckets: 3}}
+	l, err := New(c, rt, rules, Options{Key: "late-count", TimeSource: Client, MemberPrefix: "p:", MaxSkew: -1})
+	require.NoError(t, err)
+	const g = 3_333_334 // µs: the window over 3 buckets, rounded up
+	bucket := epoch/1000/g + 10
+	start := bucket * g * 1000 // ns: bucket's start
+	try := tryAt(t, l, rt, start)
+	us, sec := int64(time.Microsecond), int64(time.Second)
+	require.Zero(t, try(-sec, "a"))
+	require.Zero(t, try(0, "b"))
+	require.Zero(t, try(-us, "c"), "in the bucket before b's, its window starting in the same bucket as b's")
+	assert.Equal(t, "2", m.HGet(l.Keys()[0], strconv.FormatInt(bucket-1, 10)), "that bucket holds a and c")
+	assert.Equal(t, 9*time.Second, try(sec, "d"), "full until that bucket leaves at 10 s")
+	// At 10 s the bucket leaves with both calls: b alone is left.
+	assert.Zero(t, try(10*sec, "e"))
+	assert.Zero(t, try(10*sec, "f"), "the bucket left with its two calls")
+	assert.Equal(t, time.Duration(g)*time.Microsecond, try(10*sec, "g"), "b, e and f fill the bound until b's bucket leaves")
 }
 
 // pipeline records the admissions at the given instants (ns after epoch,
