@@ -310,10 +310,17 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 	}
 	data := c.data
 	lp.checkNUL = bytes.IndexByte(data, 0) >= 0
-	fast := lp.format == FormatCSV && lp.fastEligible() && !lp.checkNUL && !disableFastPath
+	var fast func(*batch, []byte, bool) []byte
+	switch {
+	case lp.checkNUL || disableFastPath:
+	case lp.format == FormatCSV && lp.fastEligible():
+		fast = lp.fastLines
+	case lp.format == FormatJSONL && lp.flatReady() && lp.flat.timeOnly:
+		fast = lp.fastJSONLines
+	}
 	for len(data) > 0 {
-		if fast {
-			if data = lp.fastLines(b, data, hasKey); len(data) == 0 {
+		if fast != nil {
+			if data = fast(b, data, hasKey); len(data) == 0 {
 				break
 			}
 		}
@@ -391,19 +398,26 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 			}
 		case ',':
 			rest := data[n+1:]
-			// Keys are short: a plain loop beats IndexByte's call.
-			nl := 0
-			for nl < len(rest) && rest[nl] != '\n' && nl <= MaxLine {
-				nl++
+			// Keys are short: a plain loop beats IndexByte's call. It stops
+			// at the second column's end, and only a third column needs a
+			// search for the line's end.
+			c := 0
+			for c < len(rest) && rest[c] != '\n' && rest[c] != ',' && c <= MaxLine {
+				c++
+			}
+			nl := c
+			if c < len(rest) && rest[c] == ',' {
+				i := bytes.IndexByte(rest[c:], '\n')
+				if i < 0 {
+					return data
+				}
+				nl += i
 			}
 			if nl == len(rest) || nl > MaxLine {
 				return data
 			}
 			if withKey {
-				k := rest[:nl]
-				if i := bytes.IndexByte(k, ','); i >= 0 {
-					k = k[:i]
-				}
+				k := rest[:c]
 				if len(k) == 0 || k[0] == '"' || k[0] == ' ' || k[len(k)-1] == ' ' || k[len(k)-1] == '\r' {
 					return data
 				}
@@ -417,9 +431,54 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 		b.At = append(b.At, int64(v)*scale)
 		b.Line = append(b.Line, b.lines)
 		if withKey {
-			b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, key))
+			var id int32
+			if k := len(key); k <= 8 && len(data)-(n+1) >= 8 {
+				// The key's bytes as one word, read with the bytes after it
+				// and masked off.
+				w := binary.LittleEndian.Uint64(data[n+1:]) & (1<<(8*k) - 1)
+				id = lp.keys.indexShort(&b.Batch, key, w)
+			} else {
+				id = lp.keys.index(&b.Batch, key)
+			}
+			b.keyIdx = append(b.keyIdx, id)
 		}
 		data = data[next:]
+	}
+	return data
+}
+
+// fastJSONLines is fastLines for JSON lines: it takes the leading lines
+// of data that are flat objects (flatFields) with an integer epoch in the
+// time field, and no end or duration, and leaves the rest, from the first
+// line that is anything else, to the general path, which also produces
+// every error. FuzzFastJSON holds the two to the same records.
+func (lp *lineParser) fastJSONLines(b *batch, data []byte, withKey bool) []byte {
+	scale, ok := lp.tp.fastScale()
+	if !ok {
+		return data
+	}
+	maxV := uint64(1<<63-1) / uint64(scale)
+	for len(data) > 0 {
+		nl := bytes.IndexByte(data, '\n')
+		if nl < 0 || nl > MaxLine {
+			return data
+		}
+		texts, ok := lp.flatFields(data[:nl])
+		t := texts[slotTime]
+		if !ok || len(t) == 0 || len(t) > 19 {
+			return data
+		}
+		v, n := leadingDigits(t)
+		if n != len(t) || v > maxV || !lp.tp.digitsAgree(n) {
+			return data
+		}
+		b.lines++
+		b.At = append(b.At, int64(v)*scale)
+		b.Line = append(b.Line, b.lines)
+		if withKey {
+			b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, texts[slotKey]))
+		}
+		data = data[nl+1:]
 	}
 	return data
 }
@@ -503,11 +562,15 @@ func (p *pipeline) close() {
 // bytes whole, so that the common short key costs one hash and one word
 // comparison: a Go map cost more than parsing the rest of the line.
 type keyDict struct {
-	slots   []dictSlot
-	used    []int32 // the slots filled for this batch, to clear them
-	last    []byte
-	lastID  int32
-	hasLast bool
+	slots []dictSlot
+	used  []int32 // the slots filled for this batch, to clear them
+	// The last key found: its length and word, and its bytes when longer
+	// than a word.
+	last     []byte
+	lastWord uint64
+	lastLen  int32
+	lastID   int32
+	hasLast  bool
 }
 
 type dictSlot struct {
@@ -555,25 +618,60 @@ func keyWord(key []byte) (w, h uint64) {
 // index returns key's index among b's distinct keys, adding it on first
 // sight.
 func (d *keyDict) index(b *Batch, key []byte) int32 {
-	if d.hasLast && string(key) == string(d.last) {
+	if len(key) <= 8 {
+		w, _ := keyWord(key)
+		return d.indexShort(b, key, w)
+	}
+	if d.hasLast && int(d.lastLen) == len(key) && string(key) == string(d.last) {
 		return d.lastID
 	}
 	w, h := keyWord(key)
 	mask := uint64(len(d.slots) - 1)
 	i := h & mask
-	for {
+	for ; d.slots[i].id != 0; i = (i + 1) & mask {
 		s := &d.slots[i]
-		if s.id == 0 {
-			break
-		}
-		if s.word == w && int(s.n) == len(key) && (len(key) <= 8 || string(b.DistinctKey(int(s.id-1))) == string(key)) {
+		if s.word == w && int(s.n) == len(key) && string(b.DistinctKey(int(s.id-1))) == string(key) {
 			// The stored copy, not key: a JSON key's bytes may be the
 			// parser's, overwritten by the next line.
-			d.last, d.lastID, d.hasLast = b.DistinctKey(int(s.id-1)), s.id-1, true
+			d.setLast(b.DistinctKey(int(s.id-1)), w, s.id-1)
 			return s.id - 1
 		}
-		i = (i + 1) & mask
 	}
+	id := d.add(b, key, w, h, i)
+	d.setLast(b.DistinctKey(int(id)), w, id)
+	return id
+}
+
+// indexShort is index for a key of at most eight bytes, w being the key
+// as keyWord packs it. Such a key is compared as its word and length
+// alone, without touching its bytes.
+func (d *keyDict) indexShort(b *Batch, key []byte, w uint64) int32 {
+	n := int32(len(key))
+	if d.hasLast && d.lastWord == w && d.lastLen == n {
+		return d.lastID
+	}
+	h := (w ^ uint64(n)<<56) * 0x9E3779B97F4A7C15
+	h ^= h >> 32
+	mask := uint64(len(d.slots) - 1)
+	i := h & mask
+	for ; d.slots[i].id != 0; i = (i + 1) & mask {
+		if s := &d.slots[i]; s.word == w && s.n == n {
+			d.lastWord, d.lastLen, d.lastID, d.hasLast = w, n, s.id-1, true
+			return s.id - 1
+		}
+	}
+	id := d.add(b, key, w, h, i)
+	d.lastWord, d.lastLen, d.lastID, d.hasLast = w, n, id, true
+	return id
+}
+
+// setLast notes a key longer than a word as the last found.
+func (d *keyDict) setLast(stored []byte, w uint64, id int32) {
+	d.last, d.lastWord, d.lastLen, d.lastID, d.hasLast = stored, w, int32(len(stored)), id, true
+}
+
+// add stores key in b as a new distinct key, in the empty slot i.
+func (d *keyDict) add(b *Batch, key []byte, w, h uint64, i uint64) int32 {
 	id := int32(len(b.keyOff))
 	b.keyOff = append(b.keyOff, int32(len(b.keys)))
 	b.keyLen = append(b.keyLen, int32(len(key)))
@@ -583,7 +681,6 @@ func (d *keyDict) index(b *Batch, key []byte) int32 {
 	if 2*len(d.used) > len(d.slots) {
 		d.rehash()
 	}
-	d.last, d.lastID, d.hasLast = b.DistinctKey(int(id)), id, true
 	return id
 }
 
