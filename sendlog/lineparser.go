@@ -38,6 +38,7 @@ type lineParser struct {
 	access  *accesslog.Parser // access-log formats only
 	keys    keyDict
 	flat    flatLayout // fastJSON's view of the fields
+	shape   jsonShape  // fastJSONLines': the last line's text around its values
 	// checkNUL asks parse to refuse lines with NUL bytes; parseChunk sets
 	// it only for chunks that hold one, sparing the common case a scan.
 	checkNUL bool

@@ -463,9 +463,17 @@ func (lp *lineParser) fastJSONLines(b *batch, data []byte, withKey bool) []byte 
 		if nl < 0 || nl > MaxLine {
 			return data
 		}
-		texts, ok := lp.flatFields(data[:nl])
-		t := texts[slotTime]
-		if !ok || len(t) == 0 || len(t) > 19 {
+		line := data[:nl]
+		t, key, ok := lp.shape.match(line)
+		if !ok {
+			texts, ok := lp.flatFields(line)
+			if !ok {
+				return data
+			}
+			t, key = texts[slotTime], texts[slotKey]
+			lp.shape.learn(line, &texts, withKey)
+		}
+		if len(t) == 0 || len(t) > 19 {
 			return data
 		}
 		v, n := leadingDigits(t)
@@ -476,7 +484,7 @@ func (lp *lineParser) fastJSONLines(b *batch, data []byte, withKey bool) []byte 
 		b.At = append(b.At, int64(v)*scale)
 		b.Line = append(b.Line, b.lines)
 		if withKey {
-			b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, texts[slotKey]))
+			b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, key))
 		}
 		data = data[nl+1:]
 	}
