@@ -242,11 +242,15 @@ func FuzzFastJSON(f *testing.F) {
 		f.Add(s, uint8(1))
 		f.Add(s, uint8(2))
 		f.Add(s, uint8(3))
+		f.Add(s, uint8(9))
 	}
 	f.Fuzz(func(t *testing.T, s string, which uint8) {
 		opt := Options{Format: FormatJSONL, Workers: 1}
 		if which&1 != 0 {
 			opt.KeyField = "key"
+			if which&8 != 0 {
+				opt.KeyField = "ts" // one field read twice
+			}
 		}
 		switch which >> 1 & 3 {
 		case 1:

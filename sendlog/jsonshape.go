@@ -1,89 +1,92 @@
 package sendlog
 
-import "bytes"
+import (
+	"bytes"
+	"math/bits"
+)
 
-// jsonShape is the text of a JSON line with its wanted values cut out:
-// machine-written logs repeat one shape, {"ts":N,"key":"kN"}, on every
-// line. A line that is the shape's text around an integer time and a plain
-// string key is read by comparing that text, without scanning the object;
-// flatFields reads it alike (FuzzFastJSON holds the two to that), since
-// digits and a string without quotes or escapes cannot change how the
-// text around them is read.
+// jsonShape is the text of a JSON line with its number and string values
+// cut out: machine-written logs repeat one shape, {"ts":N,"key":"kN"}, on
+// every line. A line that is the shape's text around values of the same
+// kinds is read by comparing that text, without scanning the object, and
+// reads as flatFields reads it (FuzzFastJSON holds the two to that): each
+// value takes the same bytes (jsonNumber's number, a string up to its
+// quote, no escape), so the same text around them has the same fields.
 type jsonShape struct {
-	ok    bool
-	lits  [3][]byte // the text before, between and after the values
-	slots [2]int    // which value comes first and second
-	n     int       // how many values: 1 (time) or 2 (time and key)
+	ok   bool
+	lits [][]byte  // the text before, between and after the values
+	vals []valSpan // each value's kind and the wanted field it fills
+	// spans is scratch for learning.
+	spans []valSpan
 }
 
-// learn takes the shape of line, whose wanted values flatFields found as
-// texts (subslices of line), when its time is an integer and its key, if
-// any, a plain string.
-func (s *jsonShape) learn(line []byte, texts *[nSlots][]byte, withKey bool) {
-	s.ok = false
-	off := func(t []byte) int { return cap(line) - cap(t) }
-	t := texts[slotTime]
-	if _, n := leadingDigits(t); n == 0 || n != len(t) {
-		return
+// valSpan is where flatFields found a value: line[start:end], a string's
+// text without its quotes; slots has bit s set when it fills wanted field s.
+type valSpan struct {
+	start, end int
+	str        bool
+	slots      uint8
+}
+
+// maxShapeVals bounds the values of a shape: wider lines take flatFields.
+const maxShapeVals = 16
+
+// learn reads line with flatFields and takes its shape.
+func (s *jsonShape) learn(p *lineParser, line []byte) (texts [nSlots][]byte, ok bool) {
+	s.spans = s.spans[:0]
+	texts, ok = p.flatFields(line, &s.spans)
+	s.ok = ok && len(s.spans) <= maxShapeVals
+	if !s.ok {
+		return texts, ok
 	}
-	vals := [2][]byte{t}
-	s.slots, s.n = [2]int{slotTime}, 1
-	if withKey {
-		k := texts[slotKey]
-		o := off(k)
-		if len(k) == 0 || o == 0 || line[o-1] != '"' || o+len(k) >= len(line) || line[o+len(k)] != '"' {
-			return
-		}
-		vals[1], s.slots[1], s.n = k, slotKey, 2
-		if off(k) < off(t) {
-			vals[0], vals[1] = vals[1], vals[0]
-			s.slots = [2]int{slotKey, slotTime}
-		}
-	}
+	s.lits, s.vals = s.lits[:0], s.vals[:0]
 	at := 0
-	for i := range s.n {
-		o := off(vals[i])
-		s.lits[i] = append(s.lits[i][:0], line[at:o]...)
-		at = o + len(vals[i])
+	for _, v := range s.spans {
+		s.lits = append(s.lits, append([]byte(nil), line[at:v.start]...))
+		s.vals = append(s.vals, v)
+		at = v.end
 	}
-	s.lits[s.n] = append(s.lits[s.n][:0], line[at:]...)
-	s.ok = true
+	s.lits = append(s.lits, append([]byte(nil), line[at:]...))
+	return texts, ok
 }
 
-// match reads line in the shape: its time digits and its key, or ok false.
-func (s *jsonShape) match(line []byte) (t, key []byte, ok bool) {
-	if !bytes.HasPrefix(line, s.lits[0]) {
-		return nil, nil, false
+// match reads line in the shape, or returns ok false.
+func (s *jsonShape) match(line []byte) (texts [nSlots][]byte, ok bool) {
+	if !s.ok || !bytes.HasPrefix(line, s.lits[0]) {
+		return texts, false
 	}
 	p := line[len(s.lits[0]):]
-	for i := range s.n {
-		var v []byte
-		if s.slots[i] == slotTime {
-			_, n := leadingDigits(p)
-			if n == 0 {
-				return nil, nil, false
-			}
-			v, t = p[:n], p[:n]
-		} else {
-			n := 0
+	for i, v := range s.vals {
+		var n int
+		if v.str {
 			for n < len(p) && p[n] != '"' && p[n] != '\\' {
 				n++
 			}
 			if n == len(p) || p[n] != '"' {
-				return nil, nil, false
+				return texts, false
 			}
-			v = p[:n]
-			key = bytes.TrimSpace(v)
+			if v.slots != 0 {
+				v.fill(&texts, bytes.TrimSpace(p[:n]))
+			}
+		} else {
+			if n = jsonNumber(p); n == 0 {
+				return texts, false
+			}
+			v.fill(&texts, p[:n])
 		}
-		p = p[len(v):]
+		p = p[n:]
 		lit := s.lits[i+1]
-		if i == s.n-1 {
-			return t, key, string(p) == string(lit)
-		}
 		if !bytes.HasPrefix(p, lit) {
-			return nil, nil, false
+			return texts, false
 		}
 		p = p[len(lit):]
 	}
-	return nil, nil, false
+	return texts, len(p) == 0
+}
+
+// fill sets the wanted fields the value fills.
+func (v valSpan) fill(texts *[nSlots][]byte, text []byte) {
+	for m := v.slots; m != 0; m &= m - 1 {
+		texts[bits.TrailingZeros8(m)] = text
+	}
 }

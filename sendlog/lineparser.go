@@ -343,7 +343,7 @@ func (p *lineParser) parseJSON(b []byte) (Record, error) {
 // what it takes it reads as that path does (the same texts go to record,
 // so the same errors), which FuzzFastJSON holds it to.
 func (p *lineParser) fastJSON(b []byte) (rec Record, ok bool, err error) {
-	texts, ok := p.flatFields(b)
+	texts, ok := p.flatFields(b, nil)
 	if !ok {
 		return rec, false, nil
 	}
@@ -375,8 +375,10 @@ func (p *lineParser) flatReady() bool {
 }
 
 // flatFields finds the texts of the wanted fields in a flat JSON object,
-// as fastJSON describes it; ok is false for anything else.
-func (p *lineParser) flatFields(b []byte) (texts [nSlots][]byte, ok bool) {
+// as fastJSON describes it; ok is false for anything else. With spans, it
+// also notes where each number or string value lies (jsonShape learns from
+// them).
+func (p *lineParser) flatFields(b []byte, spans *[]valSpan) (texts [nSlots][]byte, ok bool) {
 	if !p.flatReady() {
 		return texts, false
 	}
@@ -403,17 +405,20 @@ func (p *lineParser) flatFields(b []byte) (texts [nSlots][]byte, ok bool) {
 		}
 		var val []byte
 		isText := true
+		var span valSpan
 		switch c := b[i]; {
 		case c == '"':
 			if val, n = jsonPlainString(b[i+1:]); n < 0 {
 				return texts, false
 			}
+			span = valSpan{start: i + 1, end: i + n, str: true}
 			val = bytes.TrimSpace(val)
 			i += 1 + n
 		case c == '-' || (c >= '0' && c <= '9'):
 			if n = jsonNumber(b[i:]); n == 0 {
 				return texts, false
 			}
+			span = valSpan{start: i, end: i + n}
 			val = b[i : i+n]
 			i += n
 		case bytes.HasPrefix(b[i:], []byte("true")) || bytes.HasPrefix(b[i:], []byte("null")):
@@ -431,7 +436,11 @@ func (p *lineParser) flatFields(b []byte) (texts [nSlots][]byte, ok bool) {
 					return texts, false
 				}
 				found[s], texts[s] = true, val
+				span.slots |= 1 << s
 			}
+		}
+		if spans != nil && isText {
+			*spans = append(*spans, span)
 		}
 		i = jsonSpace(b, i)
 		if i == len(b) {

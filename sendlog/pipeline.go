@@ -464,15 +464,13 @@ func (lp *lineParser) fastJSONLines(b *batch, data []byte, withKey bool) []byte 
 			return data
 		}
 		line := data[:nl]
-		t, key, ok := lp.shape.match(line)
+		texts, ok := lp.shape.match(line)
 		if !ok {
-			texts, ok := lp.flatFields(line)
-			if !ok {
+			if texts, ok = lp.shape.learn(lp, line); !ok {
 				return data
 			}
-			t, key = texts[slotTime], texts[slotKey]
-			lp.shape.learn(line, &texts, withKey)
 		}
+		t := texts[slotTime]
 		if len(t) == 0 || len(t) > 19 {
 			return data
 		}
@@ -484,7 +482,7 @@ func (lp *lineParser) fastJSONLines(b *batch, data []byte, withKey bool) []byte 
 		b.At = append(b.At, int64(v)*scale)
 		b.Line = append(b.Line, b.lines)
 		if withKey {
-			b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, key))
+			b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, texts[slotKey]))
 		}
 		data = data[nl+1:]
 	}
