@@ -50,38 +50,65 @@ func (s *jsonShape) learn(p *lineParser, line []byte) (texts [nSlots][]byte, ok 
 	return texts, ok
 }
 
-// match reads line in the shape, or returns ok false.
-func (s *jsonShape) match(line []byte) (texts [nSlots][]byte, ok bool) {
-	if !s.ok || !bytes.HasPrefix(line, s.lits[0]) {
-		return texts, false
+// shapeMatch is what jsonShape.match read.
+type shapeMatch struct {
+	texts [nSlots][]byte
+	// tv and tn are the time's value and digits when its text is a number
+	// of at most 19 digits, read on the way; tn is 0 otherwise.
+	tv   uint64
+	tn   int
+	size int // the line's length, its newline included
+}
+
+// match reads the line at the start of data in the shape, into m, or
+// returns false. The line must end in a newline.
+func (s *jsonShape) match(data []byte, m *shapeMatch) bool {
+	if !s.ok || !bytes.HasPrefix(data, s.lits[0]) {
+		return false
 	}
-	p := line[len(s.lits[0]):]
+	m.texts, m.tn = [nSlots][]byte{}, 0
+	p := data[len(s.lits[0]):]
 	for i, v := range s.vals {
 		var n int
-		if v.str {
-			for n < len(p) && p[n] != '"' && p[n] != '\\' {
+		switch {
+		case v.str:
+			for n < len(p) && p[n] != '"' && p[n] != '\\' && p[n] != '\n' {
 				n++
 			}
 			if n == len(p) || p[n] != '"' {
-				return texts, false
+				return false
 			}
 			if v.slots != 0 {
-				v.fill(&texts, bytes.TrimSpace(p[:n]))
+				v.fill(&m.texts, bytes.TrimSpace(p[:n]))
 			}
-		} else {
+		case v.slots&(1<<slotTime) != 0:
+			// What follows the digits is the shape's text, which never
+			// starts with a digit or a dot: jsonNumber would take them all.
+			var tv uint64
+			if tv, n = leadingDigits(p); n > 0 && n < 20 {
+				m.tv, m.tn = tv, n
+			} else if n = jsonNumber(p); n == 0 {
+				return false
+			}
+			v.fill(&m.texts, p[:n])
+		default:
 			if n = jsonNumber(p); n == 0 {
-				return texts, false
+				return false
 			}
-			v.fill(&texts, p[:n])
+			v.fill(&m.texts, p[:n])
 		}
 		p = p[n:]
 		lit := s.lits[i+1]
 		if !bytes.HasPrefix(p, lit) {
-			return texts, false
+			return false
 		}
 		p = p[len(lit):]
 	}
-	return texts, len(p) == 0
+	if len(p) == 0 || p[0] != '\n' {
+		return false
+	}
+	m.size = len(data) - len(p) + 1
+	return true
 }
 
 // fill sets the wanted fields the value fills.

@@ -458,33 +458,38 @@ func (lp *lineParser) fastJSONLines(b *batch, data []byte, withKey bool) []byte 
 		return data
 	}
 	maxV := uint64(1<<63-1) / uint64(scale)
+	var m shapeMatch
 	for len(data) > 0 {
-		nl := bytes.IndexByte(data, '\n')
-		if nl < 0 || nl > MaxLine {
-			return data
+		if !lp.shape.match(data, &m) {
+			nl := bytes.IndexByte(data, '\n')
+			if nl < 0 || nl > MaxLine {
+				return data
+			}
+			texts, ok := lp.shape.learn(lp, data[:nl])
+			if !ok {
+				return data
+			}
+			m = shapeMatch{texts: texts, size: nl + 1}
 		}
-		line := data[:nl]
-		texts, ok := lp.shape.match(line)
-		if !ok {
-			if texts, ok = lp.shape.learn(lp, line); !ok {
+		v, n := m.tv, m.tn
+		if t := m.texts[slotTime]; n == 0 {
+			if len(t) == 0 || len(t) > 19 {
+				return data
+			}
+			if v, n = leadingDigits(t); n != len(t) {
 				return data
 			}
 		}
-		t := texts[slotTime]
-		if len(t) == 0 || len(t) > 19 {
-			return data
-		}
-		v, n := leadingDigits(t)
-		if n != len(t) || v > maxV || !lp.tp.digitsAgree(n) {
+		if m.size > MaxLine+1 || v > maxV || !lp.tp.digitsAgree(n) {
 			return data
 		}
 		b.lines++
 		b.At = append(b.At, int64(v)*scale)
 		b.Line = append(b.Line, b.lines)
 		if withKey {
-			b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, texts[slotKey]))
+			b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, m.texts[slotKey]))
 		}
-		data = data[nl+1:]
+		data = data[m.size:]
 	}
 	return data
 }
