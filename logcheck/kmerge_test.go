@@ -20,7 +20,8 @@ import (
 // horizon and full of equal times within and across inputs, merged by Run,
 // give every group the report (violations, listed windows, first
 // violations and fullest windows, all naming file and line) of the checker
-// fed their sends stably sorted by time, ties in input then line order.
+// fed their sends stably sorted by time, ties in input then line order,
+// and so does the in-flight check where the inputs give end times.
 // Some inputs span several chunks, so that equal times meet at the bounds
 // of the merge's rounds.
 func TestMergedAgainstStableSort(t *testing.T) {
@@ -36,18 +37,18 @@ func TestMergedAgainstStableSort(t *testing.T) {
 		if big {
 			files = 2 + rng.IntN(2)
 		}
-		withKey := rng.IntN(2) == 0
+		withKey, withEnd := rng.IntN(2) == 0, rng.IntN(3) == 0
 		horizon := time.Duration(rng.IntN(3)) * time.Second
 		type send struct {
-			at  int64
-			ref Ref
-			key string
+			at, end int64
+			ref     Ref
+			key     string
 		}
 		var all []send
 		var inputs []Input
 		for f := range files {
 			var b strings.Builder
-			b.WriteString("ts,key\n")
+			b.WriteString("ts,key,end\n")
 			n, newest := 1+rng.IntN(200), int64(0)
 			if big {
 				n = 20_000
@@ -63,8 +64,9 @@ func TestMergedAgainstStableSort(t *testing.T) {
 				if withKey {
 					key = fmt.Sprintf("k%d", rng.IntN(3))
 				}
-				fmt.Fprintf(&b, "%d,%s\n", 1767225600+at, key)
-				all = append(all, send{(1767225600 + at) * 1e9, MakeRef(f, line), key})
+				end := at + int64(rng.IntN(3))
+				fmt.Fprintf(&b, "%d,%s,%d\n", 1767225600+at, key, 1767225600+end)
+				all = append(all, send{(1767225600 + at) * 1e9, (1767225600 + end) * 1e9, MakeRef(f, line), key})
 			}
 			inputs = append(inputs, Input{Name: fmt.Sprintf("f%d.csv", f), R: strings.NewReader(b.String())})
 		}
@@ -72,10 +74,14 @@ func TestMergedAgainstStableSort(t *testing.T) {
 		if withKey {
 			cfg.Read.KeyCol = "key"
 		}
+		if withEnd {
+			cfg.Read.EndCol, cfg.MaxInFlight = "end", 1+rng.IntN(3)
+		}
 		res, err := Run(inputs, cfg)
 		require.NoError(t, err, "iter %d", iter)
 		slices.SortStableFunc(all, func(a, b send) int { return cmp.Compare(a.at, b.at) })
 		want := map[string]*checker.Checker{}
+		wantInFlight := map[string]*checker.InFlight{}
 		for _, s := range all {
 			k := s.key
 			if !withKey {
@@ -83,12 +89,18 @@ func TestMergedAgainstStableSort(t *testing.T) {
 			}
 			if want[k] == nil {
 				want[k] = checker.New(checker.Config{Rules: rules, List: 1 << 20})
+				wantInFlight[k] = checker.NewInFlight(max(cfg.MaxInFlight, 1))
 			}
 			require.NoError(t, want[k].Observe(s.at, int64(s.ref)))
+			require.NoError(t, wantInFlight[k].Observe(s.at, s.end, int64(s.ref)))
 		}
 		require.Len(t, res.Groups, len(want), "iter %d: groups", iter)
 		for _, g := range res.Groups {
-			sameReport(t, want[g.Key].Report(), g.Report, fmt.Sprintf("iter %d: %d files, key %q", iter, files, g.Key))
+			msg := fmt.Sprintf("iter %d: %d files, key %q", iter, files, g.Key)
+			sameReport(t, want[g.Key].Report(), g.Report, msg)
+			if withEnd {
+				require.Equal(t, wantInFlight[g.Key].Report(), *g.InFlight, "%s: in flight", msg)
+			}
 		}
 	}
 }

@@ -187,6 +187,7 @@ func FuzzFastLines(f *testing.F) {
 		"ts\n1\n\n2\n3\r\n4",
 		"ts,key\n1732945844123,k\n1732945844123456789,k\n",
 		"ts,key,x\n1,ab,c\n2,abc,d\n3,ab\n4,abcdefgh,1\n5,abcdefghi\n6,abcdefgh\n7,a\n8,ab\n",
+		"ts,key\n1,abcdefg\n2,abcdefgh\n3,abcdefg,x\n4,,\n5,a\r\n6,abcdef,\n7,\n",
 	} {
 		f.Add(s, true, uint8(0))
 		f.Add(s, false, uint8(4))

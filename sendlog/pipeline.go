@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"sync"
 )
 
@@ -398,11 +399,17 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 			}
 		case ',':
 			rest := data[n+1:]
-			// Keys are short: a plain loop beats IndexByte's call. It stops
-			// at the second column's end, and only a third column needs a
-			// search for the line's end.
-			c := 0
-			for c < len(rest) && rest[c] != '\n' && rest[c] != ',' && c <= MaxLine {
+			// Keys are short: the second column's end is looked for in its
+			// first eight bytes as one word, then by a plain loop, which
+			// beats IndexByte's call; only a third column needs a search
+			// for the line's end.
+			c, inWord := 0, false
+			if len(rest) >= 8 {
+				if e := colEnd(binary.LittleEndian.Uint64(rest)); e != 0 {
+					c, inWord = bits.TrailingZeros64(e)>>3, true
+				}
+			}
+			for !inWord && c < len(rest) && rest[c] != '\n' && rest[c] != ',' && c <= MaxLine {
 				c++
 			}
 			nl := c
@@ -492,6 +499,15 @@ func (lp *lineParser) fastJSONLines(b *batch, data []byte, withKey bool) []byte 
 		data = data[m.size:]
 	}
 	return data
+}
+
+// colEnd marks the bytes of w that are a newline or a comma: the lowest
+// set bit of the result is the high bit of the first such byte (bits above
+// it may be set falsely, by borrows).
+func colEnd(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	nl, comma := w^('\n'*ones), w^(','*ones)
+	return ((nl-ones)&^nl | (comma-ones)&^comma) & highs
 }
 
 // leadingDigits reads the decimal digits at the start of b, at most 20 of
