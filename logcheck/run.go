@@ -138,8 +138,9 @@ func runSingle(s *stream, groups *groupTable) error {
 // In (time, ref) order, which is time then input then line (MakeRef), an
 // input's unread sends come after its last released one. So every held
 // send up to the least of the inputs' last released sends is final: all
-// of them go to the checkers now, and the input that sets the bound is
-// drained, so each round makes progress.
+// of them go to the checkers now, and the input that sets the bound gives
+// all it offered, so each round makes progress. An input offers at most
+// roundMax sends a round.
 func runMerged(streams []*stream, groups *groupTable) error {
 	live := slices.Clone(streams)
 	var m merger
@@ -163,7 +164,7 @@ func runMerged(streams []*stream, groups *groupTable) error {
 		}
 		boundAt, boundRef := int64(math.MaxInt64), int64(math.MaxInt64)
 		for _, s := range live {
-			n := s.out.len() - 1
+			n := s.roundEnd() - 1
 			if at, ref := s.out.at[n], s.out.ref[n]; before(at, ref, boundAt, boundRef) {
 				boundAt, boundRef = at, ref
 			}
@@ -238,10 +239,18 @@ func (s *stream) refill() (bool, error) {
 	return true, nil
 }
 
+// roundMax bounds the sends an input offers to one round of the merge, so
+// that the merge's buffers stay small.
+const roundMax = 4096
+
+// roundEnd is where the sends the stream offers to a round end.
+func (s *stream) roundEnd() int { return min(s.out.len(), s.pos+roundMax) }
+
 // upTo counts the stream's released sends, from pos, that are not after
 // (at, ref) in (time, ref) order.
 func (s *stream) upTo(at, ref int64) int {
-	ats, refs := s.out.at[s.pos:], s.out.ref[s.pos:]
+	end := s.roundEnd()
+	ats, refs := s.out.at[s.pos:end], s.out.ref[s.pos:end]
 	lo, hi := 0, len(ats)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)

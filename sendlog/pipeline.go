@@ -441,9 +441,15 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 			var id int32
 			if k := len(key); k <= 8 && len(data)-(n+1) >= 8 {
 				// The key's bytes as one word, read with the bytes after it
-				// and masked off.
+				// and masked off; indexShort's common case by hand, as it
+				// is too large to inline.
 				w := binary.LittleEndian.Uint64(data[n+1:]) & (1<<(8*k) - 1)
-				id = lp.keys.indexShort(&b.Batch, key, w)
+				h := shortHash(w, k)
+				if s := lp.keys.home(h); s.word == w && int(s.n) == k && s.id != 0 {
+					id = s.id - 1
+				} else {
+					id = lp.keys.probeShort(&b.Batch, key, w, h)
+				}
 			} else {
 				id = lp.keys.index(&b.Batch, key)
 			}
@@ -671,25 +677,36 @@ func (d *keyDict) index(b *Batch, key []byte) int32 {
 
 // indexShort is index for a key of at most eight bytes, w being the key
 // as keyWord packs it. Such a key is compared as its word and length
-// alone, without touching its bytes.
+// alone, without touching its bytes; the common case, found in its home
+// slot, is small enough to inline.
 func (d *keyDict) indexShort(b *Batch, key []byte, w uint64) int32 {
-	n := int32(len(key))
-	if d.hasLast && d.lastWord == w && d.lastLen == n {
-		return d.lastID
+	h := shortHash(w, len(key))
+	if s := d.home(h); s.word == w && int(s.n) == len(key) && s.id != 0 {
+		return s.id - 1
 	}
+	return d.probeShort(b, key, w, h)
+}
+
+// shortHash is keyWord's hash of a key of at most eight bytes.
+func shortHash(w uint64, n int) uint64 {
 	h := (w ^ uint64(n)<<56) * 0x9E3779B97F4A7C15
-	h ^= h >> 32
+	return h ^ h>>32
+}
+
+// home returns the slot where a key of hash h is looked for first.
+func (d *keyDict) home(h uint64) *dictSlot { return &d.slots[h&uint64(len(d.slots)-1)] }
+
+// probeShort is indexShort past the key's home slot.
+func (d *keyDict) probeShort(b *Batch, key []byte, w, h uint64) int32 {
+	n := int32(len(key))
 	mask := uint64(len(d.slots) - 1)
 	i := h & mask
 	for ; d.slots[i].id != 0; i = (i + 1) & mask {
 		if s := &d.slots[i]; s.word == w && s.n == n {
-			d.lastWord, d.lastLen, d.lastID, d.hasLast = w, n, s.id-1, true
 			return s.id - 1
 		}
 	}
-	id := d.add(b, key, w, h, i)
-	d.lastWord, d.lastLen, d.lastID, d.hasLast = w, n, id, true
-	return id
+	return d.add(b, key, w, h, i)
 }
 
 // setLast notes a key longer than a word as the last found.
