@@ -589,21 +589,18 @@ func (p *pipeline) close() {
 	p.once.Do(func() { close(p.quit) })
 }
 
-// keyDict gives each distinct key of a batch its index, with a shortcut
-// for a key that repeats the line before's. It is an open-addressing table
-// over the batch's own key store whose slots hold keys of up to eight
-// bytes whole, so that the common short key costs one hash and one word
-// comparison: a Go map cost more than parsing the rest of the line.
+// keyDict gives each distinct key of a batch its index. It is an
+// open-addressing table over the batch's own key store whose slots hold
+// keys of up to eight bytes whole, so that the common short key costs one
+// hash and one word comparison: a Go map cost more than parsing the rest of
+// the line. A longer key that repeats the last one found skips the table.
 type keyDict struct {
 	slots []dictSlot
 	used  []int32 // the slots filled for this batch, to clear them
-	// The last key found: its length and word, and its bytes when longer
-	// than a word.
-	last     []byte
-	lastWord uint64
-	lastLen  int32
-	lastID   int32
-	hasLast  bool
+	// The last key longer than a word that was found, and its index.
+	last    []byte
+	lastID  int32
+	hasLast bool
 }
 
 type dictSlot struct {
@@ -655,7 +652,7 @@ func (d *keyDict) index(b *Batch, key []byte) int32 {
 		w, _ := keyWord(key)
 		return d.indexShort(b, key, w)
 	}
-	if d.hasLast && int(d.lastLen) == len(key) && string(key) == string(d.last) {
+	if d.hasLast && string(key) == string(d.last) {
 		return d.lastID
 	}
 	w, h := keyWord(key)
@@ -666,12 +663,12 @@ func (d *keyDict) index(b *Batch, key []byte) int32 {
 		if s.word == w && int(s.n) == len(key) && string(b.DistinctKey(int(s.id-1))) == string(key) {
 			// The stored copy, not key: a JSON key's bytes may be the
 			// parser's, overwritten by the next line.
-			d.setLast(b.DistinctKey(int(s.id-1)), w, s.id-1)
+			d.setLast(b.DistinctKey(int(s.id-1)), s.id-1)
 			return s.id - 1
 		}
 	}
 	id := d.add(b, key, w, h, i)
-	d.setLast(b.DistinctKey(int(id)), w, id)
+	d.setLast(b.DistinctKey(int(id)), id)
 	return id
 }
 
@@ -710,8 +707,8 @@ func (d *keyDict) probeShort(b *Batch, key []byte, w, h uint64) int32 {
 }
 
 // setLast notes a key longer than a word as the last found.
-func (d *keyDict) setLast(stored []byte, w uint64, id int32) {
-	d.last, d.lastWord, d.lastLen, d.lastID, d.hasLast = stored, w, int32(len(stored)), id, true
+func (d *keyDict) setLast(stored []byte, id int32) {
+	d.last, d.lastID, d.hasLast = stored, id, true
 }
 
 // add stores key in b as a new distinct key, in the empty slot i.
