@@ -104,18 +104,6 @@ func (h *held) drop(n int) {
 	}
 }
 
-// slice returns entries [0, n) as a held view sharing memory.
-func (h *held) slice(n int) held {
-	v := held{at: h.at[:n], ref: h.ref[:n]}
-	if h.end != nil {
-		v.end = h.end[:n]
-	}
-	if h.key != nil {
-		v.key = h.key[:n]
-	}
-	return v
-}
-
 // compact folds neighbouring entries at one instant, with one end and key
 // and evenly stepping refs, into runs. Neighbours in the in-order tail are
 // neighbours in time order too: a late send never falls between two
@@ -440,7 +428,7 @@ func (r *reorder) release(flush bool) held {
 	lateReady := func() bool { return len(r.late) > 0 && r.late[0].at <= limit }
 	if !lateReady() && (k == 0 || r.tail.n == nil) {
 		r.viewed = k
-		return r.tail.slice(k)
+		return r.tail.sub(0, k)
 	}
 	// Merge the tail and the late sends, unfolding runs, a bounded number
 	// at a time.
@@ -506,4 +494,16 @@ func (r *reorder) emit(at, end, ref, step int64, key int32, n int64) int64 {
 		}
 	}
 	return n
+}
+
+// sub returns entries [i, j) as a held view sharing memory.
+func (h *held) sub(i, j int) held {
+	v := held{at: h.at[i:j], ref: h.ref[i:j]}
+	if h.end != nil {
+		v.end = h.end[i:j]
+	}
+	if h.key != nil {
+		v.key = h.key[i:j]
+	}
+	return v
 }

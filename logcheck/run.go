@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -130,55 +131,59 @@ func runSingle(s *stream, groups *groupTable) error {
 	}
 }
 
-// runMerged merges the inputs' time-ordered streams with a heap.
+// runMerged merges the inputs' time-ordered streams a round at a time.
+// Each round takes, from every input, the released sends that no send yet
+// unread can precede, and merges those runs in one pass (mergeRuns).
+//
+// In (time, ref) order, which is time then input then line (MakeRef), an
+// input's unread sends come after its last released one. So every held
+// send up to the least of the inputs' last released sends is final: all
+// of them go to the checkers now, and the input that sets the bound gives
+// all it offered, so each round makes progress. An input offers at most
+// roundMax sends a round.
 func runMerged(streams []*stream, groups *groupTable) error {
-	h := make(mergeHeap, 0, len(streams))
-	for i, s := range streams {
-		it, ok, err := s.next()
+	live := slices.Clone(streams)
+	var m merger
+	segs := make([]held, 0, len(streams))
+	for {
+		// Every live input needs a released send before the bound is known.
+		w := 0
+		for _, s := range live {
+			ok, err := s.refill()
+			if err != nil {
+				return err
+			}
+			if ok {
+				live[w] = s
+				w++
+			}
+		}
+		live = live[:w]
+		if len(live) == 0 {
+			return nil
+		}
+		boundAt, boundRef := int64(math.MaxInt64), int64(math.MaxInt64)
+		for _, s := range live {
+			n := s.roundEnd() - 1
+			if at, ref := s.out.at[n], s.out.ref[n]; before(at, ref, boundAt, boundRef) {
+				boundAt, boundRef = at, ref
+			}
+		}
+		segs = segs[:0]
+		for _, s := range live {
+			n := s.upTo(boundAt, boundRef)
+			segs = append(segs, s.out.sub(s.pos, s.pos+n))
+			s.pos += n
+		}
+		run, stop, err := groups.shard.clip(m.merge(segs))
 		if err != nil {
 			return err
 		}
-		if ok {
-			h = append(h, head{it, s, i})
-		}
-	}
-	h.init()
-	// The merged sends go to the checkers in runs, as a single input's do.
-	withKey, withEnd := groups.res.PerKey, groups.cfg.MaxInFlight > 0
-	buf := held{at: []int64{}, ref: []int64{}}
-	if withEnd {
-		buf.end = []int64{}
-	}
-	if withKey {
-		buf.key = []int32{}
-	}
-	for len(h) > 0 {
-		if buf.len() == outMax {
-			groups.observeRun(buf)
-			buf.reset()
-		}
-		top := &h[0]
-		stop, err := groups.shard.past(top.it.at)
-		if err != nil {
-			return err
-		}
+		groups.observeRun(run)
 		if stop {
-			break
-		}
-		buf.appendItem(top.it, withEnd, withKey)
-		it, ok, err := top.s.next()
-		if err != nil {
-			return err
-		}
-		if ok {
-			top.it = it
-			h.down(0)
-		} else {
-			h.pop()
+			return nil
 		}
 	}
-	groups.observeRun(buf)
-	return nil
 }
 
 // stream is one input, read in batches and repaired within the reorder
@@ -189,8 +194,8 @@ type stream struct {
 	groups *groupTable // with a key column, to look up the keys' groups
 	keys   []int32     // fill: the group ids of a batch's sends
 	eof    bool
-	out    held // released sends, handed out one at a time by next
-	pos    int  // the next of them
+	out    held // released sends, merged a round at a time
+	pos    int  // the first not yet merged
 }
 
 // fill reads the next batch into the reorder buffer.
@@ -217,28 +222,45 @@ func (s *stream) fill() error {
 	return s.ro.push(b, keys)
 }
 
-// next returns the stream's next send in time order, one at a time, for
-// the merge.
-func (s *stream) next() (item, bool, error) {
-	if s.pos < len(s.out.at) && s.out.end == nil && s.out.key == nil {
-		it := item{at: s.out.at[s.pos], ref: Ref(s.out.ref[s.pos])}
-		s.pos++
-		return it, true, nil
-	}
+// refill makes sure the stream has a released send not yet merged,
+// reading on as needed; false once the input is done.
+func (s *stream) refill() (bool, error) {
 	for s.pos == s.out.len() {
 		if s.out, s.pos = s.ro.release(s.eof), 0; s.out.len() > 0 {
 			break
 		}
 		if s.eof {
-			return item{}, false, nil
+			return false, nil
 		}
 		if err := s.fill(); err != nil {
-			return item{}, false, err
+			return false, err
 		}
 	}
-	it := s.out.item(s.pos)
-	s.pos++
-	return it, true, nil
+	return true, nil
+}
+
+// roundMax bounds the sends an input offers to one round of the merge, so
+// that the merge's buffers stay small.
+const roundMax = 4096
+
+// roundEnd is where the sends the stream offers to a round end.
+func (s *stream) roundEnd() int { return min(s.out.len(), s.pos+roundMax) }
+
+// upTo counts the stream's released sends, from pos, that are not after
+// (at, ref) in (time, ref) order.
+func (s *stream) upTo(at, ref int64) int {
+	end := s.roundEnd()
+	ats, refs := s.out.at[s.pos:end], s.out.ref[s.pos:end]
+	lo, hi := 0, len(ats)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if before(at, ref, ats[m], refs[m]) {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }
 
 func (s *stream) info() FileInfo {
@@ -252,54 +274,6 @@ func (s *stream) info() FileInfo {
 		fi.Skips = append(fi.Skips, e)
 	}
 	return fi
-}
-
-type head struct {
-	it   item
-	s    *stream
-	file int
-}
-
-// mergeHeap orders stream heads by time, then by input order.
-type mergeHeap []head
-
-func (h mergeHeap) less(i, j int) bool {
-	if h[i].it.at != h[j].it.at {
-		return h[i].it.at < h[j].it.at
-	}
-	return h[i].file < h[j].file
-}
-
-func (h mergeHeap) init() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
-
-func (h mergeHeap) down(i int) {
-	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
-		}
-		j := l
-		if r := l + 1; r < len(h) && h.less(r, l) {
-			j = r
-		}
-		if !h.less(j, i) {
-			return
-		}
-		h[i], h[j] = h[j], h[i]
-		i = j
-	}
-}
-
-func (h *mergeHeap) pop() {
-	old := *h
-	n := len(old) - 1
-	old[0] = old[n]
-	*h = old[:n]
-	h.down(0)
 }
 
 // Open opens the send logs at paths for Run, "-" being stdin. It returns

@@ -90,20 +90,7 @@ func (s *shardState) clip(run held) (held, bool, error) {
 		return run, false, nil
 	}
 	n, _ := slices.BinarySearch(run.at, s.To)
-	return run.slice(n), true, nil
-}
-
-// past is clip for one send.
-func (s *shardState) past(at int64) (bool, error) {
-	if s == nil {
-		return false, nil
-	}
-	if !s.started {
-		if err := s.first(at); err != nil {
-			return true, err
-		}
-	}
-	return s.HasTo && at >= s.To, nil
+	return run.sub(0, n), true, nil
 }
 
 // shardGroup keeps what one key's checker reports only for judged sends.

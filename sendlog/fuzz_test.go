@@ -186,6 +186,8 @@ func FuzzFastLines(f *testing.F) {
 		"1,a\n2,b\n99999999999999999999,c\n3,d",
 		"ts\n1\n\n2\n3\r\n4",
 		"ts,key\n1732945844123,k\n1732945844123456789,k\n",
+		"ts,key,x\n1,ab,c\n2,abc,d\n3,ab\n4,abcdefgh,1\n5,abcdefghi\n6,abcdefgh\n7,a\n8,ab\n",
+		"ts,key\n1,abcdefg\n2,abcdefgh\n3,abcdefg,x\n4,,\n5,a\r\n6,abcdef,\n7,\n",
 	} {
 		f.Add(s, true, uint8(0))
 		f.Add(s, false, uint8(4))
@@ -231,16 +233,25 @@ func FuzzFastJSON(f *testing.F) {
 		`{"ts":"1\u0030","key":"a\"b"}` + "\n" + `{"ts":1e3}` + "\n" + `{"ts":-1}` + "\n" + `{"ts":01}`,
 		`{"ts":1,"a":{"b":2}}` + "\n" + `{"ts":1,}` + "\n" + `{"ts":1} x` + "\n" + `{}` + "\n" + `{"ts":1,"end":0}`,
 		`{"ts":99999999999999999999}` + "\n" + `{"ts":"1700000000"}` + "\n" + `{"ts":-}` + "\n" + `{"ts":1.}`,
+		// One shape, then lines that keep its text around other values.
+		`{"ts":17,"key":"a"}` + "\n" + `{"ts":18,"key":"b c"}` + "\n" + `{"ts":1.5,"key":"a"}` + "\n" + `{"ts":19,"key":"a\"b"}` +
+			"\n" + `{"ts":20,"key":" x "}` + "\n" + `{"ts":21,"key":"a"} ` + "\n" + `{"ts":22,"key":""}` +
+			"\n" + `{"key":"a","ts":23}` + "\n" + `{"key":"b","ts":24}` + "\n" + `{"ts":"25","key":"a"}` + "\n" + `{"ts":"26","key":"a"}` +
+			"\n" + `{"ts":27,"key":"a"}` + "\n" + `{"ts":123456789012345678901,"key":"a"}`,
 	} {
 		f.Add(s, uint8(0))
 		f.Add(s, uint8(1))
 		f.Add(s, uint8(2))
 		f.Add(s, uint8(3))
+		f.Add(s, uint8(9))
 	}
 	f.Fuzz(func(t *testing.T, s string, which uint8) {
 		opt := Options{Format: FormatJSONL, Workers: 1}
 		if which&1 != 0 {
 			opt.KeyField = "key"
+			if which&8 != 0 {
+				opt.KeyField = "ts" // one field read twice
+			}
 		}
 		switch which >> 1 & 3 {
 		case 1:

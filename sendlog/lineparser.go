@@ -38,6 +38,7 @@ type lineParser struct {
 	access  *accesslog.Parser // access-log formats only
 	keys    keyDict
 	flat    flatLayout // fastJSON's view of the fields
+	shape   jsonShape  // fastJSONLines': the last line's text around its values
 	// checkNUL asks parse to refuse lines with NUL bytes; parseChunk sets
 	// it only for chunks that hold one, sparing the common case a scan.
 	checkNUL bool
@@ -340,90 +341,10 @@ func (p *lineParser) parseJSON(b []byte) (Record, error) {
 // fields are top-level numbers or strings, without building a parse tree.
 // It declines (ok false) anything else, which then takes the general path;
 // what it takes it reads as that path does (the same texts go to record,
-// so the same errors), which FuzzJSONPaths holds it to.
+// so the same errors), which FuzzFastJSON holds it to.
 func (p *lineParser) fastJSON(b []byte) (rec Record, ok bool, err error) {
-	if !p.flat.ready {
-		p.flat = flatLayout{ready: true, ok: p.paths[slotTime] != nil, timeOnly: !p.hasEnd()}
-		for s, path := range p.paths {
-			if path != nil {
-				p.flat.ok = p.flat.ok && len(path) == 1
-				p.flat.names[s], p.flat.want[s] = path[0], true
-			}
-		}
-	}
-	if !p.flat.ok {
-		return rec, false, nil
-	}
-	var texts [nSlots][]byte
-	var found [nSlots]bool
-	i := jsonSpace(b, 0)
-	if i == len(b) || b[i] != '{' {
-		return rec, false, nil
-	}
-	i = jsonSpace(b, i+1)
-	for {
-		if i == len(b) || b[i] != '"' {
-			return rec, false, nil
-		}
-		key, n := jsonPlainString(b[i+1:])
-		if n < 0 {
-			return rec, false, nil
-		}
-		i = jsonSpace(b, i+1+n)
-		if i == len(b) || b[i] != ':' {
-			return rec, false, nil
-		}
-		if i = jsonSpace(b, i+1); i == len(b) {
-			return rec, false, nil
-		}
-		var val []byte
-		isText := true
-		switch c := b[i]; {
-		case c == '"':
-			if val, n = jsonPlainString(b[i+1:]); n < 0 {
-				return rec, false, nil
-			}
-			val = bytes.TrimSpace(val)
-			i += 1 + n
-		case c == '-' || (c >= '0' && c <= '9'):
-			if n = jsonNumber(b[i:]); n == 0 {
-				return rec, false, nil
-			}
-			val = b[i : i+n]
-			i += n
-		case bytes.HasPrefix(b[i:], []byte("true")) || bytes.HasPrefix(b[i:], []byte("null")):
-			isText = false
-			i += 4
-		case bytes.HasPrefix(b[i:], []byte("false")):
-			isText = false
-			i += 5
-		default:
-			return rec, false, nil
-		}
-		for s := range nSlots {
-			if p.flat.want[s] && !found[s] && string(key) == p.flat.names[s] {
-				if !isText {
-					return rec, false, nil
-				}
-				found[s], texts[s] = true, val
-			}
-		}
-		i = jsonSpace(b, i)
-		if i == len(b) {
-			return rec, false, nil
-		}
-		if b[i] == '}' {
-			break
-		}
-		if b[i] != ',' {
-			return rec, false, nil
-		}
-		i = jsonSpace(b, i+1)
-	}
-	if jsonSpace(b, i+1) != len(b) {
-		return rec, false, nil
-	}
-	if found != p.flat.want {
+	texts, ok := p.flatFields(b, nil)
+	if !ok {
 		return rec, false, nil
 	}
 	if t := texts[slotTime]; p.flat.timeOnly && len(t) > 0 && len(t) <= 19 {
@@ -436,6 +357,107 @@ func (p *lineParser) fastJSON(b []byte) (rec Record, ok bool, err error) {
 	}
 	rec, err = p.record(texts[slotTime], texts[slotKey], texts[slotEnd], texts[slotDur])
 	return rec, true, err
+}
+
+// flatReady works out, once, what flatFields needs of the fields, and
+// reports whether they suit it.
+func (p *lineParser) flatReady() bool {
+	if !p.flat.ready {
+		p.flat = flatLayout{ready: true, ok: p.paths[slotTime] != nil, timeOnly: !p.hasEnd()}
+		for s, path := range p.paths {
+			if path != nil {
+				p.flat.ok = p.flat.ok && len(path) == 1
+				p.flat.names[s], p.flat.want[s] = path[0], true
+			}
+		}
+	}
+	return p.flat.ok
+}
+
+// flatFields finds the texts of the wanted fields in a flat JSON object,
+// as fastJSON describes it; ok is false for anything else. With spans, it
+// also notes where each number or string value lies (jsonShape learns from
+// them).
+func (p *lineParser) flatFields(b []byte, spans *[]valSpan) (texts [nSlots][]byte, ok bool) {
+	if !p.flatReady() {
+		return texts, false
+	}
+	var found [nSlots]bool
+	i := jsonSpace(b, 0)
+	if i == len(b) || b[i] != '{' {
+		return texts, false
+	}
+	i = jsonSpace(b, i+1)
+	for {
+		if i == len(b) || b[i] != '"' {
+			return texts, false
+		}
+		key, n := jsonPlainString(b[i+1:])
+		if n < 0 {
+			return texts, false
+		}
+		i = jsonSpace(b, i+1+n)
+		if i == len(b) || b[i] != ':' {
+			return texts, false
+		}
+		if i = jsonSpace(b, i+1); i == len(b) {
+			return texts, false
+		}
+		var val []byte
+		isText := true
+		var span valSpan
+		switch c := b[i]; {
+		case c == '"':
+			if val, n = jsonPlainString(b[i+1:]); n < 0 {
+				return texts, false
+			}
+			span = valSpan{start: i + 1, end: i + n, str: true}
+			val = bytes.TrimSpace(val)
+			i += 1 + n
+		case c == '-' || (c >= '0' && c <= '9'):
+			if n = jsonNumber(b[i:]); n == 0 {
+				return texts, false
+			}
+			span = valSpan{start: i, end: i + n}
+			val = b[i : i+n]
+			i += n
+		case bytes.HasPrefix(b[i:], []byte("true")) || bytes.HasPrefix(b[i:], []byte("null")):
+			isText = false
+			i += 4
+		case bytes.HasPrefix(b[i:], []byte("false")):
+			isText = false
+			i += 5
+		default:
+			return texts, false
+		}
+		for s := range nSlots {
+			if p.flat.want[s] && !found[s] && string(key) == p.flat.names[s] {
+				if !isText {
+					return texts, false
+				}
+				found[s], texts[s] = true, val
+				span.slots |= 1 << s
+			}
+		}
+		if spans != nil && isText {
+			*spans = append(*spans, span)
+		}
+		i = jsonSpace(b, i)
+		if i == len(b) {
+			return texts, false
+		}
+		if b[i] == '}' {
+			break
+		}
+		if b[i] != ',' {
+			return texts, false
+		}
+		i = jsonSpace(b, i+1)
+	}
+	if jsonSpace(b, i+1) != len(b) || found != p.flat.want {
+		return texts, false
+	}
+	return texts, true
 }
 
 // flatLayout is what fastJSON needs of the fields, worked out once.

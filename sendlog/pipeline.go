@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/bits"
 	"sync"
 )
 
@@ -310,10 +311,17 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 	}
 	data := c.data
 	lp.checkNUL = bytes.IndexByte(data, 0) >= 0
-	fast := lp.format == FormatCSV && lp.fastEligible() && !lp.checkNUL && !disableFastPath
+	var fast func(*batch, []byte, bool) []byte
+	switch {
+	case lp.checkNUL || disableFastPath:
+	case lp.format == FormatCSV && lp.fastEligible():
+		fast = lp.fastLines
+	case lp.format == FormatJSONL && lp.flatReady() && lp.flat.timeOnly:
+		fast = lp.fastJSONLines
+	}
 	for len(data) > 0 {
-		if fast {
-			if data = lp.fastLines(b, data, hasKey); len(data) == 0 {
+		if fast != nil {
+			if data = fast(b, data, hasKey); len(data) == 0 {
 				break
 			}
 		}
@@ -391,19 +399,32 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 			}
 		case ',':
 			rest := data[n+1:]
-			// Keys are short: a plain loop beats IndexByte's call.
-			nl := 0
-			for nl < len(rest) && rest[nl] != '\n' && nl <= MaxLine {
-				nl++
+			// Keys are short: the second column's end is looked for in its
+			// first eight bytes as one word, then by a plain loop, which
+			// beats IndexByte's call; only a third column needs a search
+			// for the line's end.
+			c, inWord := 0, false
+			if len(rest) >= 8 {
+				if e := colEnd(binary.LittleEndian.Uint64(rest)); e != 0 {
+					c, inWord = bits.TrailingZeros64(e)>>3, true
+				}
+			}
+			for !inWord && c < len(rest) && rest[c] != '\n' && rest[c] != ',' && c <= MaxLine {
+				c++
+			}
+			nl := c
+			if c < len(rest) && rest[c] == ',' {
+				i := bytes.IndexByte(rest[c:], '\n')
+				if i < 0 {
+					return data
+				}
+				nl += i
 			}
 			if nl == len(rest) || nl > MaxLine {
 				return data
 			}
 			if withKey {
-				k := rest[:nl]
-				if i := bytes.IndexByte(k, ','); i >= 0 {
-					k = k[:i]
-				}
+				k := rest[:c]
 				if len(k) == 0 || k[0] == '"' || k[0] == ' ' || k[len(k)-1] == ' ' || k[len(k)-1] == '\r' {
 					return data
 				}
@@ -417,11 +438,82 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 		b.At = append(b.At, int64(v)*scale)
 		b.Line = append(b.Line, b.lines)
 		if withKey {
-			b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, key))
+			var id int32
+			if k := len(key); k <= 8 && len(data)-(n+1) >= 8 {
+				// The key's bytes as one word, read with the bytes after it
+				// and masked off; indexShort's common case by hand, as it
+				// is too large to inline.
+				w := binary.LittleEndian.Uint64(data[n+1:]) & (1<<(8*k) - 1)
+				h := shortHash(w, k)
+				if s := lp.keys.home(h); s.word == w && int(s.n) == k && s.id != 0 {
+					id = s.id - 1
+				} else {
+					id = lp.keys.probeShort(&b.Batch, key, w, h)
+				}
+			} else {
+				id = lp.keys.index(&b.Batch, key)
+			}
+			b.keyIdx = append(b.keyIdx, id)
 		}
 		data = data[next:]
 	}
 	return data
+}
+
+// fastJSONLines is fastLines for JSON lines: it takes the leading lines
+// of data that are flat objects (flatFields) with an integer epoch in the
+// time field, and no end or duration, and leaves the rest, from the first
+// line that is anything else, to the general path, which also produces
+// every error. FuzzFastJSON holds the two to the same records.
+func (lp *lineParser) fastJSONLines(b *batch, data []byte, withKey bool) []byte {
+	scale, ok := lp.tp.fastScale()
+	if !ok {
+		return data
+	}
+	maxV := uint64(1<<63-1) / uint64(scale)
+	var m shapeMatch
+	for len(data) > 0 {
+		if !lp.shape.match(data, &m) {
+			nl := bytes.IndexByte(data, '\n')
+			if nl < 0 || nl > MaxLine {
+				return data
+			}
+			texts, ok := lp.shape.learn(lp, data[:nl])
+			if !ok {
+				return data
+			}
+			m = shapeMatch{texts: texts, size: nl + 1}
+		}
+		v, n := m.tv, m.tn
+		if t := m.texts[slotTime]; n == 0 {
+			if len(t) == 0 || len(t) > 19 {
+				return data
+			}
+			if v, n = leadingDigits(t); n != len(t) {
+				return data
+			}
+		}
+		if m.size > MaxLine+1 || v > maxV || !lp.tp.digitsAgree(n) {
+			return data
+		}
+		b.lines++
+		b.At = append(b.At, int64(v)*scale)
+		b.Line = append(b.Line, b.lines)
+		if withKey {
+			b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, m.texts[slotKey]))
+		}
+		data = data[m.size:]
+	}
+	return data
+}
+
+// colEnd marks the bytes of w that are a newline or a comma: the lowest
+// set bit of the result is the high bit of the first such byte (bits above
+// it may be set falsely, by borrows).
+func colEnd(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	nl, comma := w^('\n'*ones), w^(','*ones)
+	return ((nl-ones)&^nl | (comma-ones)&^comma) & highs
 }
 
 // leadingDigits reads the decimal digits at the start of b, at most 20 of
@@ -497,14 +589,15 @@ func (p *pipeline) close() {
 	p.once.Do(func() { close(p.quit) })
 }
 
-// keyDict gives each distinct key of a batch its index, with a shortcut
-// for a key that repeats the line before's. It is an open-addressing table
-// over the batch's own key store whose slots hold keys of up to eight
-// bytes whole, so that the common short key costs one hash and one word
-// comparison: a Go map cost more than parsing the rest of the line.
+// keyDict gives each distinct key of a batch its index. It is an
+// open-addressing table over the batch's own key store whose slots hold
+// keys of up to eight bytes whole, so that the common short key costs one
+// hash and one word comparison: a Go map cost more than parsing the rest of
+// the line. A longer key that repeats the last one found skips the table.
 type keyDict struct {
-	slots   []dictSlot
-	used    []int32 // the slots filled for this batch, to clear them
+	slots []dictSlot
+	used  []int32 // the slots filled for this batch, to clear them
+	// The last key longer than a word that was found, and its index.
 	last    []byte
 	lastID  int32
 	hasLast bool
@@ -555,25 +648,71 @@ func keyWord(key []byte) (w, h uint64) {
 // index returns key's index among b's distinct keys, adding it on first
 // sight.
 func (d *keyDict) index(b *Batch, key []byte) int32 {
+	if len(key) <= 8 {
+		w, _ := keyWord(key)
+		return d.indexShort(b, key, w)
+	}
 	if d.hasLast && string(key) == string(d.last) {
 		return d.lastID
 	}
 	w, h := keyWord(key)
 	mask := uint64(len(d.slots) - 1)
 	i := h & mask
-	for {
+	for ; d.slots[i].id != 0; i = (i + 1) & mask {
 		s := &d.slots[i]
-		if s.id == 0 {
-			break
-		}
-		if s.word == w && int(s.n) == len(key) && (len(key) <= 8 || string(b.DistinctKey(int(s.id-1))) == string(key)) {
+		if s.word == w && int(s.n) == len(key) && string(b.DistinctKey(int(s.id-1))) == string(key) {
 			// The stored copy, not key: a JSON key's bytes may be the
 			// parser's, overwritten by the next line.
-			d.last, d.lastID, d.hasLast = b.DistinctKey(int(s.id-1)), s.id-1, true
+			d.setLast(b.DistinctKey(int(s.id-1)), s.id-1)
 			return s.id - 1
 		}
-		i = (i + 1) & mask
 	}
+	id := d.add(b, key, w, h, i)
+	d.setLast(b.DistinctKey(int(id)), id)
+	return id
+}
+
+// indexShort is index for a key of at most eight bytes, w being the key
+// as keyWord packs it. Such a key is compared as its word and length
+// alone, without touching its bytes; the common case, found in its home
+// slot, is small enough to inline.
+func (d *keyDict) indexShort(b *Batch, key []byte, w uint64) int32 {
+	h := shortHash(w, len(key))
+	if s := d.home(h); s.word == w && int(s.n) == len(key) && s.id != 0 {
+		return s.id - 1
+	}
+	return d.probeShort(b, key, w, h)
+}
+
+// shortHash is keyWord's hash of a key of at most eight bytes.
+func shortHash(w uint64, n int) uint64 {
+	h := (w ^ uint64(n)<<56) * 0x9E3779B97F4A7C15
+	return h ^ h>>32
+}
+
+// home returns the slot where a key of hash h is looked for first.
+func (d *keyDict) home(h uint64) *dictSlot { return &d.slots[h&uint64(len(d.slots)-1)] }
+
+// probeShort is indexShort past the key's home slot.
+func (d *keyDict) probeShort(b *Batch, key []byte, w, h uint64) int32 {
+	n := int32(len(key))
+	mask := uint64(len(d.slots) - 1)
+	i := h & mask
+	for ; d.slots[i].id != 0; i = (i + 1) & mask {
+		if s := &d.slots[i]; s.word == w && s.n == n {
+			return s.id - 1
+		}
+	}
+	return d.add(b, key, w, h, i)
+}
+
+// setLast notes a key longer than a word as the last found.
+func (d *keyDict) setLast(stored []byte, id int32) {
+	d.last, d.lastID, d.hasLast = stored, id, true
+}
+
+// add stores key in b as a new distinct key, in the empty slot i.
+func (d *keyDict) add(b *Batch, key []byte, w, h uint64, i uint64) int32 {
 	id := int32(len(b.keyOff))
 	b.keyOff = append(b.keyOff, int32(len(b.keys)))
 	b.keyLen = append(b.keyLen, int32(len(key)))
@@ -583,7 +722,6 @@ func (d *keyDict) index(b *Batch, key []byte) int32 {
 	if 2*len(d.used) > len(d.slots) {
 		d.rehash()
 	}
-	d.last, d.lastID, d.hasLast = b.DistinctKey(int(id)), id, true
 	return id
 }
 
