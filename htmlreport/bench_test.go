@@ -13,10 +13,11 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// benchLog checks the log named by RLCHECK_HTML_LOG (the benchmark log: go
-// run ./scripts/genlog -lines 10000000) as rlcheck check --html does, with
-// the benchmark's rules, or skips without it.
-func benchLog(b *testing.B, keep bool) *logcheck.Result {
+// checkLargeLog checks the log named by RLCHECK_HTML_LOG (the benchmark
+// log: go run ./scripts/genlog -lines 10000000) with the benchmark's rules,
+// as rlcheck check --html does when keep is set (else as the plain check),
+// or skips without the variable.
+func checkLargeLog(b testing.TB, keep bool) *logcheck.Result {
 	b.Helper()
 	name := os.Getenv("RLCHECK_HTML_LOG")
 	if name == "" {
@@ -44,7 +45,7 @@ func benchLog(b *testing.B, keep bool) *logcheck.Result {
 func BenchmarkCheckHTML(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "r.html")
 	for b.Loop() {
-		res := benchLog(b, true)
+		res := checkLargeLog(b, true)
 		require.NoError(b, htmlreport.Check(path, res, 0, 20))
 	}
 }
@@ -53,13 +54,13 @@ func BenchmarkCheckHTML(b *testing.B) {
 // difference.
 func BenchmarkCheckPlain(b *testing.B) {
 	for b.Loop() {
-		benchLog(b, false)
+		checkLargeLog(b, false)
 	}
 }
 
 // BenchmarkReport is the report alone, from one check.
 func BenchmarkReport(b *testing.B) {
-	res := benchLog(b, true)
+	res := checkLargeLog(b, true)
 	path := filepath.Join(b.TempDir(), "r.html")
 	for b.Loop() {
 		require.NoError(b, htmlreport.Check(path, res, htmlreport.Listed, 20))
