@@ -180,24 +180,26 @@ func (t *groupTable) observeGroup(g *groupState, run held) {
 	}
 }
 
-// timeLog keeps a group's send times in blocks, joined once at the end:
-// growing one slice to ten million times would copy each several times.
+// timeLog keeps a group's send times in blocks, each twice as long as the
+// one before up to timeBlock, joined once at the end: nothing is copied as
+// the log grows, as it would be in one slice grown to ten million times.
 type timeLog struct {
 	full [][]int64
 	cur  []int64
 }
 
-// timeBlock is the length of a full block (8 MB); a group's first block
-// grows to it as a slice does.
+// timeBlock is the longest block (8 MB); the first holds 1024 times.
 const timeBlock = 1 << 20
 
 func (l *timeLog) add(ts []int64) {
 	for len(ts) > 0 {
-		if len(l.cur) == timeBlock {
-			l.full = append(l.full, l.cur)
-			l.cur = make([]int64, 0, timeBlock)
+		if len(l.cur) == cap(l.cur) {
+			if l.cur != nil {
+				l.full = append(l.full, l.cur)
+			}
+			l.cur = make([]int64, 0, min(max(2*cap(l.cur), 1024), timeBlock))
 		}
-		n := min(len(ts), timeBlock-len(l.cur))
+		n := min(len(ts), cap(l.cur)-len(l.cur))
 		l.cur = append(l.cur, ts[:n]...)
 		ts = ts[n:]
 	}

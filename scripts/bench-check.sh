@@ -17,7 +17,7 @@ bench_setup "${1:-}"
 bench_builds
 runs=${RUNS:-3}
 cat "$log" > /dev/null # warm the page cache
-bytes=$(stat -c %s "$log")
+bytes=$(stat -L -c %s "$log")
 echo "load: $(cat /proc/loadavg)"
 for bin in "${bins[@]}"; do
   "$dir/$bin" check --rules "$rules" "$log" | tail -6 || true
