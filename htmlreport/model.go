@@ -138,24 +138,11 @@ func deltas(xs []int64) []int64 {
 	return out
 }
 
-// overview reduces a whole timeline per pixel column, and collects the
-// violations that fall in each span for its exact detail.
-func overview(times []int64, rules []rule.Rule, b rule.Boundary, from int64, sp [][2]int64) ([]series, []plots.RuleSeries, [][]series, error) {
-	marks := make([][]series, len(sp))
-	for i := range marks {
-		marks[i] = make([]series, len(rules))
-	}
-	onViolation := func(r int, v checker.Violation) {
-		k := sort.Search(len(sp), func(k int) bool { return sp[k][1] >= v.Send.At })
-		if k < len(sp) && sp[k][0] <= v.Send.At {
-			m := &marks[k][r]
-			m.MXD = append(m.MXD, v.Send.At-from)
-			m.MY = append(m.MY, v.Count)
-		}
-	}
-	s, err := plots.TimelineSeries(plots.TimelineInput{Times: times, Rules: rules, Boundary: b, OnViolation: onViolation}, Columns)
+// overview reduces a whole timeline per pixel column.
+func overview(times []int64, rules []rule.Rule, b rule.Boundary, from int64) ([]series, []plots.RuleSeries, error) {
+	s, err := plots.TimelineSeries(plots.TimelineInput{Times: times, Rules: rules, Boundary: b}, Columns)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, fmt.Errorf("htmlreport: %w", err)
 	}
 	out := make([]series, len(rules))
 	for i, rs := range s.Rules {
@@ -171,24 +158,26 @@ func overview(times []int64, rules []rule.Rule, b rule.Boundary, from int64, sp 
 		}
 		out[i] = series{XD: deltas(xs), YD: deltas(ys), MXD: deltas(mx), MY: my}
 	}
-	return out, s.Rules, marks, nil
+	return out, s.Rules, nil
 }
 
 // exact gives the exact occupancy of every rule over [a, b], starting at
-// the first send at or after a, with the span's violations.
-func exact(times []int64, rules []rule.Rule, bd rule.Boundary, from, a, b int64, marks []series) []series {
+// the first send at or after a, with the span's violations: the sends whose
+// step is over the limit, as in plots.TimelineSeries.
+func exact(times []int64, rules []rule.Rule, bd rule.Boundary, from, a, b int64) []series {
 	lo := sort.Search(len(times), func(i int) bool { return times[i] >= a })
 	hi := sort.Search(len(times), func(i int) bool { return times[i] > b })
 	out := make([]series, len(rules))
 	for i, r := range rules {
-		xs, ys := []int64{}, []int64{}
+		limit := max(int64(r.Limit), 0)
+		xs, ys, mx, my := []int64{}, []int64{}, []int64{}, []int64{}
 		for st := range plots.OccupancyFrom(times[:hi], r.Window, bd, lo) {
 			xs, ys = append(xs, st.At-from), append(ys, st.Count)
+			if st.Send >= 0 && st.Count > limit {
+				mx, my = append(mx, st.At-from), append(my, st.Count)
+			}
 		}
-		out[i] = series{XD: deltas(xs), YD: deltas(ys), MXD: deltas(marks[i].MXD), MY: marks[i].MY}
-		if out[i].MY == nil {
-			out[i].MY = []int64{}
-		}
+		out[i] = series{XD: deltas(xs), YD: deltas(ys), MXD: deltas(mx), MY: my}
 	}
 	return out
 }
@@ -241,15 +230,14 @@ func build(t timeline) (*panel, error) {
 		}
 	}
 	sp := spans(t.times, firsts)
-	over, rss, marks, err := overview(t.times, t.rules, t.boundary, from, sp)
+	over, rss, err := overview(t.times, t.rules, t.boundary, from)
 	if err != nil {
 		return nil, err
 	}
 	var recOver []series
 	var recSeries []plots.RuleSeries
-	var recMarks [][]series
 	if len(t.records) > 0 {
-		if recOver, recSeries, recMarks, err = overview(t.records, t.rules, t.boundary, from, sp); err != nil {
+		if recOver, recSeries, err = overview(t.records, t.rules, t.boundary, from); err != nil {
 			return nil, err
 		}
 	}
@@ -273,10 +261,10 @@ func build(t timeline) (*panel, error) {
 		}
 		p.Rules = append(p.Rules, pr)
 	}
-	for k, s := range sp {
-		c := &chunk{A: s[0] - from, B: s[1] - from, Rule: exact(t.times, t.rules, t.boundary, from, s[0], s[1], marks[k])}
+	for _, s := range sp {
+		c := &chunk{A: s[0] - from, B: s[1] - from, Rule: exact(t.times, t.rules, t.boundary, from, s[0], s[1])}
 		if recOver != nil {
-			for _, rs := range exact(t.records, t.rules, t.boundary, from, s[0], s[1], recMarks[k]) {
+			for _, rs := range exact(t.records, t.rules, t.boundary, from, s[0], s[1]) {
 				c.Rec = append(c.Rec, &rs)
 			}
 		}

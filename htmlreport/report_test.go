@@ -168,20 +168,7 @@ func TestRunInBrowser(t *testing.T) {
 // 10000000), with the benchmark's rules: under 5 MB, and the right counts
 // in the browser. Without the variable it skips.
 func TestLargeLogInBrowser(t *testing.T) {
-	name := os.Getenv("RLCHECK_HTML_LOG")
-	if name == "" {
-		t.Skip("set RLCHECK_HTML_LOG to a long send log to check its report")
-	}
-	f, err := os.Open(name)
-	require.NoError(t, err)
-	defer f.Close()
-	rules, err := rule.ParseList("10/1s,500/1m,600000/24h")
-	require.NoError(t, err)
-	res, err := logcheck.Run([]logcheck.Input{{Name: name, R: f}}, logcheck.Config{
-		Rules: rules, KeepTimes: true, List: htmlreport.CheckList(0, "r.html"),
-		MaxDisorder: 5 * time.Second, MaxBuffered: logcheck.DefaultMaxBuffered,
-	})
-	require.NoError(t, err)
+	res := checkLargeLog(t, true)
 	path := filepath.Join(t.TempDir(), "large.html")
 	start := time.Now()
 	require.NoError(t, htmlreport.Check(path, res, 0, 20))

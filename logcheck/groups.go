@@ -29,7 +29,7 @@ type groupTable struct {
 
 type groupState struct {
 	key   string
-	times []int64 // with Config.KeepTimes
+	times timeLog // with Config.KeepTimes
 	chk   *checker.Checker
 	inf   *checker.InFlight
 	idle  bool
@@ -166,7 +166,7 @@ func grow(s []int64, n int) []int64 {
 func (t *groupTable) observeGroup(g *groupState, run held) {
 	g.idle = false
 	if t.cfg.KeepTimes {
-		g.times = append(g.times, run.at...)
+		g.times.add(run.at)
 	}
 	// Times arrive sorted, so neither checker can refuse them.
 	_ = g.chk.ObserveBatch(run.at, run.ref)
@@ -178,6 +178,41 @@ func (t *groupTable) observeGroup(g *groupState, run held) {
 			_ = g.inf.Observe(run.at[i], run.end[i], run.ref[i])
 		}
 	}
+}
+
+// timeLog keeps a group's send times in blocks, each twice as long as the
+// one before up to timeBlock, joined once at the end: nothing is copied as
+// the log grows, as it would be in one slice grown to ten million times.
+type timeLog struct {
+	full [][]int64
+	cur  []int64
+}
+
+// timeBlock is the longest block (8 MB); the first holds 1024 times.
+const timeBlock = 1 << 20
+
+func (l *timeLog) add(ts []int64) {
+	for len(ts) > 0 {
+		if len(l.cur) == cap(l.cur) {
+			if l.cur != nil {
+				l.full = append(l.full, l.cur)
+			}
+			l.cur = make([]int64, 0, min(max(2*cap(l.cur), 1024), timeBlock))
+		}
+		n := min(len(ts), cap(l.cur)-len(l.cur))
+		l.cur = append(l.cur, ts[:n]...)
+		ts = ts[n:]
+	}
+}
+
+// all returns the times kept, in one slice, and empties l.
+func (l *timeLog) all() []int64 {
+	out := l.cur
+	if len(l.full) > 0 {
+		out = slices.Concat(append(l.full, l.cur)...)
+	}
+	*l = timeLog{}
+	return out
 }
 
 // release frees the window memory of a few keys that have gone quiet, so
@@ -197,7 +232,7 @@ func (t *groupTable) release(now int64) {
 func (t *groupTable) finish() {
 	res := t.res
 	for _, g := range t.groups {
-		grp := Group{Key: g.key, Report: g.chk.Report(), Times: g.times}
+		grp := Group{Key: g.key, Report: g.chk.Report(), Times: g.times.all()}
 		if g.inf != nil {
 			r := g.inf.Report()
 			grp.InFlight = &r

@@ -18,8 +18,10 @@
 // Charts draw series computed first, so tests check the series rather than
 // pixels: Occupancy yields the exact occupancy steps of one rule, and
 // TimelineSeries reduces them to at most four points per pixel column (the
-// column's first and last steps, its lowest and its highest) and attaches
-// the checker's violations (Config.OnViolation) as markers. Up to MaxMarkers
+// column's first and last steps, its lowest and its highest) and marks the
+// violations found in the same sweep: the sends whose step is over the
+// limit, which are exactly the checker's verdicts (a property test holds
+// them to the checker), so no second check runs. Up to MaxMarkers
 // violations per rule are kept one by one; beyond that, one marker per pixel
 // column stands for them, and the legend says how many are not drawn and when
 // the first happened. A panel with more than MaxDots markers shades the pixel

@@ -26,9 +26,6 @@ type TimelineInput struct {
 	// send. Location defaults to UTC.
 	WallClock bool
 	Location  *time.Location
-	// OnViolation, when set, is also called for every violation the
-	// checker finds, in stream order (checker.Config.OnViolation).
-	OnViolation func(rule int, v checker.Violation)
 }
 
 // Marker is a drawn violation. Up to MaxMarkers violations per rule are drawn
@@ -74,8 +71,10 @@ const MaxMarkers = 1000
 var ErrNoSends = errors.New("plots: no sends to draw")
 
 // TimelineSeries computes the timeline of in, reduced to the given number of
-// pixel columns. Violations come from the checker, so the markers are the
-// checker's verdicts; the occupancy is computed independently.
+// pixel columns. One sweep per rule gives both the occupancy and the
+// violations: a send is a violation exactly when its step holds more sends
+// than the limit, the checker's own test (TestOccupancyAgreesWithChecker),
+// so the markers are the checker's verdicts without a second check.
 func TimelineSeries(in TimelineInput, columns int) (Series, error) {
 	if len(in.Times) == 0 {
 		return Series{}, ErrNoSends
@@ -83,71 +82,120 @@ func TimelineSeries(in TimelineInput, columns int) (Series, error) {
 	if len(in.Rules) == 0 {
 		return Series{}, errors.New("plots: timeline needs at least one rule")
 	}
+	for i := 1; i < len(in.Times); i++ {
+		if in.Times[i] < in.Times[i-1] {
+			return Series{}, fmt.Errorf("plots: %w", &checker.OrderError{
+				Prev: checker.Send{At: in.Times[i-1], Ref: int64(i - 1)}, At: checker.Send{At: in.Times[i], Ref: int64(i)}})
+		}
+	}
 	s := Series{From: in.Times[0], To: in.Times[len(in.Times)-1]}
 	cols := newPixelColumns(s.From, s.To, columns)
 	s.Columns = cols.n
-
-	// One marker slot per rule and column; Merged == 0 marks an empty slot.
-	slots := make([][]Marker, len(in.Rules))
-	exact := make([][]Marker, len(in.Rules))
-	first := make([]Marker, len(in.Rules))
-	for i := range slots {
-		slots[i] = make([]Marker, cols.n)
-	}
-	cfg := checker.Config{
-		Rules:    in.Rules,
-		Boundary: in.Boundary,
-		OnViolation: func(r int, v checker.Violation) {
-			if first[r].Merged == 0 {
-				first[r] = Marker{At: v.Send.At, Count: v.Count, Send: v.Index, Merged: 1}
-			}
-			if len(exact[r]) <= MaxMarkers {
-				exact[r] = append(exact[r], Marker{At: v.Send.At, Count: v.Count, Send: v.Index, Merged: 1})
-			}
-			m := &slots[r][cols.of(v.Send.At)]
-			if m.Merged == 0 || v.Count > m.Count {
-				*m = Marker{At: v.Send.At, Count: v.Count, Send: v.Index, Merged: m.Merged}
-			}
-			m.Merged++
-			if in.OnViolation != nil {
-				in.OnViolation(r, v)
-			}
-		},
-	}
-	// The occupancy of each rule is independent of the checker's verdicts,
-	// so they run side by side.
 	s.Rules = make([]RuleSeries, len(in.Rules))
 	var wg sync.WaitGroup
 	for i, r := range in.Rules {
-		wg.Go(func() {
-			rs := RuleSeries{Rule: r}
-			red := newReducer(cols)
-			for st := range Occupancy(in.Times, r.Window, in.Boundary) {
-				red.add(st.At, st.Count)
-				rs.Peak = max(rs.Peak, st.Count)
-			}
-			rs.Steps = red.points()
-			s.Rules[i] = rs
-		})
+		wg.Go(func() { s.Rules[i] = sweepRule(in.Times, r, in.Boundary, cols) })
 	}
-	rep, err := checker.Check(in.Times, cfg)
 	wg.Wait()
-	if err != nil {
-		return Series{}, fmt.Errorf("plots: %w", err)
+	return s, nil
+}
+
+// sweepRule reduces the occupancy of one rule per pixel column and marks
+// the sends over its limit. It is Occupancy's sweep with the reduction
+// inlined: on a long log it runs over tens of millions of steps.
+func sweepRule(times []int64, r rule.Rule, b rule.Boundary, cols pixelColumns) RuleSeries {
+	rs := RuleSeries{Rule: r}
+	limit := max(int64(r.Limit), 0) // a negative limit is broken by every send, as 0 is
+	leave := int64(r.Window)
+	if b == rule.Closed {
+		leave++
 	}
-	for i := range s.Rules {
-		rs := &s.Rules[i]
-		rs.Violations = rep.Rules[i].Violations
-		rs.First = first[i]
-		if len(exact[i]) <= MaxMarkers {
-			rs.Markers = exact[i]
-			continue
-		}
-		for _, m := range slots[i] {
-			if m.Merged > 0 {
-				rs.Markers = append(rs.Markers, m)
+	red := newReducer(cols)
+	marks := markers{cols: cols}
+	oldest, count := 0, int64(0)
+	for i := 0; i < len(times); {
+		t := times[i]
+		// Sends leaving at t itself are netted into t's first step, which
+		// may then fall.
+		netted := false
+		for oldest < i && times[oldest]+leave <= t {
+			at := times[oldest] + leave
+			for oldest < i && times[oldest]+leave == at {
+				oldest++
+				count--
+			}
+			if at < t {
+				if !red.fall(at, count) {
+					red.add(at, count)
+				}
+			} else {
+				netted = true
 			}
 		}
+		for ; i < len(times) && times[i] == t; i++ {
+			count++
+			if netted || !red.rise(t, count) {
+				red.add(t, count)
+			}
+			netted = false
+			if count > limit {
+				m := Marker{At: t, Count: count, Send: int64(i), Merged: 1}
+				if rs.Violations == 0 {
+					rs.First = m
+				}
+				rs.Violations++
+				marks.add(m)
+			}
+		}
+		rs.Peak = max(rs.Peak, count)
 	}
-	return s, nil
+	rs.Steps = red.points()
+	rs.Markers = marks.list()
+	return rs
+}
+
+// markers keeps a rule's violations one by one up to MaxMarkers, then one
+// per pixel column: the one whose window held the most sends.
+type markers struct {
+	cols  pixelColumns
+	exact []Marker
+	// slots has one marker per column once there are too many to draw;
+	// Merged == 0 marks an empty slot.
+	slots []Marker
+}
+
+func (ms *markers) add(m Marker) {
+	if len(ms.exact) < MaxMarkers {
+		ms.exact = append(ms.exact, m)
+		return
+	}
+	if ms.slots == nil {
+		ms.slots = make([]Marker, ms.cols.n)
+		for _, e := range ms.exact {
+			ms.slots[ms.cols.of(e.At)].merge(e)
+		}
+	}
+	ms.slots[ms.cols.of(m.At)].merge(m)
+}
+
+func (ms *markers) list() []Marker {
+	if ms.slots == nil {
+		return ms.exact
+	}
+	var out []Marker
+	for _, m := range ms.slots {
+		if m.Merged > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// merge adds violation v to the slot of its column, which keeps the
+// violation whose window held the most sends (the first of equals).
+func (m *Marker) merge(v Marker) {
+	if m.Merged == 0 || v.Count > m.Count {
+		*m = Marker{At: v.At, Count: v.Count, Send: v.Send, Merged: m.Merged}
+	}
+	m.Merged++
 }

@@ -10,18 +10,11 @@
 # ONE_QUERY=1 counts all rules in one query over one shared sort.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-lines=${1:-10000000}
-dir=${BENCH_DIR:-/tmp/rlcheck-bench}
-rules=${RULES:-10/1s,500/1m,600000/24h}
+. scripts/bench-lib.sh
+bench_setup "${1:-}"
 threads=${THREADS:-0}
 extra=()
 if [ -n "${ONE_QUERY:-}" ]; then extra=(-one-query); fi
-mkdir -p "$dir"
-log="$dir/sends-$lines.csv"
-if [ ! -s "$log" ]; then
-  echo "generating $log" >&2
-  go run ./scripts/genlog -lines "$lines" > "$log"
-fi
 (cd bench/duckdb && go build -o "$dir/duckdb-baseline" .)
 cat "$log" > /dev/null # warm the page cache
 bytes=$(stat -c %s "$log")

@@ -16,16 +16,10 @@
 # time per variant, and the ratios to the plain CSV of the same build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-lines=${1:-10000000}
-dir=${BENCH_DIR:-/tmp/rlcheck-bench}
-rules=${RULES:-10/1s,500/1m,600000/24h}
+. scripts/bench-lib.sh
+bench_setup "${1:-}"
 runs=${RUNS:-5}
-mkdir -p "$dir"
-csv="$dir/sends-$lines.csv"
-if [ ! -s "$csv" ]; then
-  echo "generating $csv" >&2
-  go run ./scripts/genlog -lines "$lines" > "$csv"
-fi
+csv=$log
 if [ ! -s "$dir/sends-$lines.jsonl" ]; then
   awk -F, 'NR > 1 { printf "{\"ts\":%s,\"key\":\"%s\"}\n", $1, $2 }' "$csv" > "$dir/sends-$lines.jsonl"
 fi
@@ -38,15 +32,8 @@ if [ ! -s "$deal/part-7.csv" ]; then
   awk -v d="$deal" 'NR == 1 { for (i = 0; i < 8; i++) print > (d "/part-" i ".csv"); next }
     { print > (d "/part-" (NR - 2) % 8 ".csv") }' "$csv"
 fi
-go build -o "$dir/rlcheck" ./cmd/rlcheck
+bench_builds
 go build -o "$dir/inflate" ./scripts/inflate
-bins=(rlcheck)
-if [ -n "${BASE:-}" ]; then
-  rm -rf "$dir/base" && mkdir -p "$dir/base"
-  git archive "$BASE" | tar -x -C "$dir/base"
-  (cd "$dir/base" && go build -o "$dir/rlcheck-base" ./cmd/rlcheck)
-  bins=(rlcheck-base rlcheck)
-fi
 variants=(plain key merged8 jsonl gzip)
 args() {
   case $1 in

@@ -10,14 +10,8 @@ n=${1:-10000}
 dir=${BENCH_DIR:-/tmp/rlcheck-bench}
 runs=${RUNS:-5}
 mkdir -p "$dir"
-go build -o "$dir/rlcheck" ./cmd/rlcheck
-bins=(rlcheck)
-if [ -n "${BASE:-}" ]; then
-  rm -rf "$dir/base" && mkdir -p "$dir/base"
-  git archive "$BASE" | tar -x -C "$dir/base"
-  (cd "$dir/base" && go build -o "$dir/rlcheck-base" ./cmd/rlcheck)
-  bins=(rlcheck-base rlcheck)
-fi
+. scripts/bench-lib.sh
+bench_builds
 times=$(mktemp)
 want=""
 echo "load before: $(cat /proc/loadavg)"
