@@ -34,13 +34,39 @@ type luaState struct {
 	strMeta lua.LValue   // the metatable of strings
 }
 
-// tableState is a table of the state as set up: its entries and
-// metatable.
+// tableState is a table of the state as set up: its entries, their
+// number and its metatable.
 type tableState struct {
-	t       *lua.LTable
-	meta    lua.LValue
-	entries map[lua.LValue]lua.LValue
+	t          *lua.LTable
+	meta       lua.LValue
+	keys, vals []lua.LValue
+	size       int
 }
+
+// tableSize counts the entries of t from the lengths of its three parts
+// (gopher-lua keeps them unexported): a key added anywhere raises it,
+// while a key removed shows as a changed value.
+func tableSize(t *lua.LTable) int {
+	v := reflect.ValueOf(t).Elem()
+	n := 0
+	for _, i := range tableParts {
+		n += v.Field(i).Len()
+	}
+	return n
+}
+
+var tableParts = func() []int {
+	ty := reflect.TypeFor[lua.LTable]()
+	var out []int
+	for _, name := range []string{"array", "dict", "strdict"} {
+		f, ok := ty.FieldByName(name)
+		if !ok {
+			panic("embedded: gopher-lua's LTable has no " + name)
+		}
+		out = append(out, f.Index[0])
+	}
+	return out
+}()
 
 // newLuaState builds the state: the same libraries, in the same order, the
 // same globals, and the same protection of globals as miniredis.
@@ -141,13 +167,13 @@ func snapshot(l *lua.LState) []tableState {
 			return
 		}
 		seen[t] = true
-		ts := tableState{t: t, meta: t.Metatable, entries: map[lua.LValue]lua.LValue{}}
+		ts := tableState{t: t, meta: t.Metatable, size: tableSize(t)}
 		var next []*lua.LTable
 		t.ForEach(func(k, v lua.LValue) {
 			if t == l.G.Global && (k == lua.LString("KEYS") || k == lua.LString("ARGV")) {
 				return
 			}
-			ts.entries[k] = v
+			ts.keys, ts.vals = append(ts.keys, k), append(ts.vals, v)
 			if sub, ok := v.(*lua.LTable); ok {
 				next = append(next, sub)
 			}
@@ -173,25 +199,13 @@ func snapshot(l *lua.LState) []tableState {
 // dropped.
 func (st *luaState) intact() bool {
 	for _, ts := range st.setup {
-		if ts.t.Metatable != ts.meta {
+		if ts.t.Metatable != ts.meta || tableSize(ts.t) != ts.size {
 			return false
 		}
-		n := 0
-		same := true
-		ts.t.ForEach(func(k, v lua.LValue) {
-			if !same {
-				return
+		for i, k := range ts.keys {
+			if ts.t.RawGet(k) != ts.vals[i] {
+				return false
 			}
-			if ts.t == st.l.G.Global && (k == lua.LString("KEYS") || k == lua.LString("ARGV")) {
-				return
-			}
-			n++
-			if w, ok := ts.entries[k]; !ok || w != v {
-				same = false
-			}
-		})
-		if !same || n != len(ts.entries) {
-			return false
 		}
 	}
 	return st.l.GetMetatable(lua.LString("")) == st.strMeta
