@@ -45,19 +45,34 @@ var _ redis.Hook = (*Scripts)(nil)
 
 // Install adds the fast path to c, a client of m on database 0 or another,
 // and returns it; Close it before closing c and m. Install must run before
-// c sends anything: it runs one script on m, through m's pre-hook, to learn
-// how m runs the commands of a script, then flushes m's scripts.
+// c sends anything: the first Install of a process (for each database)
+// runs one script on m, through m's pre-hook, to learn how miniredis runs
+// the commands of a script, then flushes m's scripts.
 func Install(c *redis.Client, m *miniredis.Miniredis) (*Scripts, error) {
 	s := &Scripts{m: m, srv: m.Server(), known: map[string]*lua.FunctionProto{}}
 	if s.srv == nil {
 		return nil, errors.New("embedded: the server is not running")
 	}
-	if err := s.capture(c.Options().DB); err != nil {
-		return nil, err
+	db := c.Options().DB
+	if v, ok := nestedCtx.Load(db); ok {
+		s.nested = v.(reflect.Value)
+	} else {
+		if err := s.capture(db); err != nil {
+			return nil, err
+		}
+		nestedCtx.Store(db, s.nested)
 	}
 	c.AddHook(s)
 	return s, nil
 }
+
+// nestedCtx keeps, by database, the connection state capture saw: it
+// names no server, so one capture serves every server of the process.
+var nestedCtx sync.Map
+
+// states keeps the Lua states of closed fast paths for the next server:
+// a state holds nothing of its server between runs.
+var states sync.Pool
 
 // captureMark is the argument by which capture recognises its own command.
 const captureMark = "rlcheck-embedded-capture"
@@ -101,15 +116,16 @@ func (s *Scripts) capture(db int) error {
 }
 
 // Close turns the fast path off: every later command goes to the server
-// (which answers as a closed client does), and the Lua state is freed.
+// (which answers as a closed client does), and the Lua state goes to the
+// next server's fast path.
 func (s *Scripts) Close() {
 	if s.closed.Swap(true) {
 		return
 	}
 	s.m.Lock()
-	if s.st != nil {
-		s.st.l.Close()
-		s.st = nil
+	if st := s.st; st != nil {
+		s.st, st.s = nil, nil
+		states.Put(st)
 	}
 	s.m.Unlock()
 }

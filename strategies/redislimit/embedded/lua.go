@@ -215,7 +215,11 @@ func (st *luaState) intact() bool {
 // or the error reply.
 func (s *Scripts) run(proto *lua.FunctionProto, sha string, readOnly bool, keys, argv []string) (any, error) {
 	if s.st == nil {
-		s.st = s.newLuaState()
+		if st, ok := states.Get().(*luaState); ok {
+			st.s, s.st = s, st
+		} else {
+			s.st = s.newLuaState()
+		}
 	}
 	st := s.st
 	l := st.l
