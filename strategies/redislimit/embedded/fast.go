@@ -137,9 +137,21 @@ func (s *Scripts) Served() int64 { return s.served.Load() }
 func (s *Scripts) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 // ProcessPipelineHook implements redis.Hook: pipelines and transactions go
-// to the server, which runs their scripts itself.
+// to the server, which runs their scripts itself; the hook follows their
+// SCRIPT commands, and steps aside for good after a SELECT.
 func (s *Scripts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		for _, cmd := range cmds {
+			switch cmd.Name() {
+			case "script":
+				s.scriptCommand(cmd)
+			case "select":
+				s.off.Store(true)
+			}
+		}
+		return err
+	}
 }
 
 // ProcessHook implements redis.Hook: it serves a script run of a script
