@@ -10,8 +10,8 @@
 // 150 µs a run, four times a GET, most of a simulation's time. Scripts,
 // a go-redis hook that Start and strategies/libs/clockredis install on
 // their client, runs the scripts the server holds in one Lua state kept
-// for the next run, in process, without the round trip; docs/benchmarks.md
-// has the figures. The state is set up as miniredis sets one up, and each
+// for the next run (and handed to the next server when this one closes),
+// in process, without the round trip; docs/benchmarks.md has the figures. The state is set up as miniredis sets one up, and each
 // run gets fresh KEYS and ARGV and the same redis.* functions; each
 // redis.call goes to miniredis' own dispatcher with the connection state
 // miniredis gives a script's commands, and its reply is converted as
@@ -36,6 +36,14 @@
 //     and the hook then goes on serving scripts the server has forgotten.
 //   - TIME in a script is the server's clock (miniredis' SetTime), as
 //     before.
+//
+// How: miniredis marks the commands of a script's run so that they skip
+// its lock (withTx), which the run holds. The first Install of a process
+// runs one script through the server's pre-hook to get that marked
+// connection state, and each fast run's commands get a copy of it. That
+// leans on miniredis internals (v2.40.0): a new version must pass the
+// differential tests (TestFastPathMatchesMiniredis, TestFastPathOddScripts,
+// TestFastPathIsAtomic) before it is taken.
 //
 // What differs: a script that returns a
 // function or a coroutine gets an error reply where miniredis panics; a

@@ -291,26 +291,10 @@ func stringArgs(in []any) ([]string, bool) {
 			out[i] = v
 		case []byte:
 			out[i] = string(v)
-		case int:
-			out[i] = strconv.FormatInt(int64(v), 10)
-		case int8:
-			out[i] = strconv.FormatInt(int64(v), 10)
-		case int16:
-			out[i] = strconv.FormatInt(int64(v), 10)
-		case int32:
-			out[i] = strconv.FormatInt(int64(v), 10)
-		case int64:
-			out[i] = strconv.FormatInt(v, 10)
-		case uint:
-			out[i] = strconv.FormatUint(uint64(v), 10)
-		case uint8:
-			out[i] = strconv.FormatUint(uint64(v), 10)
-		case uint16:
-			out[i] = strconv.FormatUint(uint64(v), 10)
-		case uint32:
-			out[i] = strconv.FormatUint(uint64(v), 10)
-		case uint64:
-			out[i] = strconv.FormatUint(v, 10)
+		case int, int8, int16, int32, int64:
+			out[i] = strconv.FormatInt(reflect.ValueOf(v).Int(), 10)
+		case uint, uint8, uint16, uint32, uint64:
+			out[i] = strconv.FormatUint(reflect.ValueOf(v).Uint(), 10)
 		case float32:
 			out[i] = strconv.FormatFloat(float64(v), 'f', -1, 64)
 		case float64:
