@@ -160,6 +160,7 @@ func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy
 		Redis: opt.Redis,
 		Now:   func() int64 { return rt.Now() - epoch },
 	}
+	defer shared.Close()
 	if st.NeedsRedis && shared.Redis == nil {
 		emb, err := embedded.Start()
 		if err != nil {

@@ -35,6 +35,26 @@ type Shared struct {
 	// clock stands for.
 	Now func() int64
 	rtt *rttPath // the Redis round trip, nil when none
+
+	closers []func() error // what Close stops, in order
+}
+
+// OnClose has Close call f: a strategy's limiter that starts something of
+// its own (an in-process Redis) stops it there, when the run ends.
+func (s *Shared) OnClose(f func() error) { s.closers = append(s.closers, f) }
+
+// Close stops what the run's limiters started, last first, and returns
+// the first error. Whoever makes a Shared and runs strategies on it closes
+// it when the run ends.
+func (s *Shared) Close() error {
+	var first error
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		if err := s.closers[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	s.closers = nil
+	return first
 }
 
 // Strategy is one entry of the strategy table.

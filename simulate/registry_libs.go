@@ -2,7 +2,6 @@ package simulate
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/rlcheck/rlcheck/strategies"
 	"github.com/rlcheck/rlcheck/strategies/handwritten"
@@ -74,8 +73,7 @@ func LibStrategy(name string, cfg libs.Config) (Strategy, bool) {
 				s.Close()
 				return nil, err
 			}
-			// The run has no end hook: the server goes with the limiter.
-			runtime.AddCleanup(lim, func(s *clockredis.Server) { _ = s.Close() }, s)
+			e.Shared.OnClose(s.Close)
 			return lim, nil
 		}
 	}

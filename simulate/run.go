@@ -80,6 +80,7 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 		sch = NewSched(cfg)
 	}
 	shared := &Shared{Key: fmt.Sprintf("rlcheck:%s:%s:%d", s.Name, st.Name, seed), Redis: opt.Redis, Now: sch.Now}
+	defer shared.Close()
 	path := rand.New(rand.NewPCG(seed, streamPath))
 	if !s.RedisRTT.IsZero() {
 		shared.rtt = &rttPath{sch: sch, rtt: s.RedisRTT, rng: path}

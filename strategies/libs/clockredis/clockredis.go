@@ -4,7 +4,9 @@
 // time elapsed. Limiters that read the server's clock (redis_rate,
 // throttled's Redis store, ulule's PEXPIRE windows) then run on virtual
 // instants. Like redislimit/embedded, it is for simulations and tests:
-// programs that use the limiters against a real Redis never link it.
+// programs that use the limiters against a real Redis never link it. Its
+// client has embedded's script fast path (embedded.Scripts), after the
+// clock hook: a script reads the clock set for it, as before.
 package clockredis
 
 import (
@@ -18,6 +20,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlcheck/rlcheck/strategies/libs"
+	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
 )
 
 // Epoch is where virtual instant 0 lands on the server's clock: a date
@@ -28,7 +31,8 @@ var Epoch = libs.Epoch
 // sends first brings the server's clock to now().
 type Server struct {
 	*redis.Client
-	m *miniredis.Miniredis
+	m    *miniredis.Miniredis
+	fast *embedded.Scripts
 
 	mu   sync.Mutex
 	now  func() int64
@@ -56,6 +60,13 @@ func Start(now func() int64) (*Server, error) {
 		},
 	})
 	s.Client.AddHook(hook{s})
+	fast, err := embedded.Install(s.Client, m)
+	if err != nil {
+		_ = s.Client.Close()
+		m.Close()
+		return nil, fmt.Errorf("clockredis: %w", err)
+	}
+	s.fast = fast
 	return s, nil
 }
 
@@ -77,6 +88,7 @@ func (s *Server) sync() {
 
 // Close stops the client and the server.
 func (s *Server) Close() error {
+	s.fast.Close()
 	err := s.Client.Close()
 	s.m.Close()
 	return err

@@ -25,6 +25,7 @@ func TestStartRunsTheScript(t *testing.T) {
 	require.NoError(t, l.Acquire(ctx))
 	require.NoError(t, l.Acquire(ctx))
 	assert.Equal(t, []int64{2}, l.Stats().Records)
+	assert.Positive(t, c.(*embedded).fast.Served(), "the fast path served no script run")
 	require.NoError(t, c.Close())
 	assert.Error(t, l.Acquire(ctx), "a call after Close")
 }
