@@ -49,12 +49,18 @@ func TestSQLRunPostgres(t *testing.T) {
 	_, err = db.Exec("INSERT INTO sends VALUES " + strings.Join(vals, ","))
 	require.NoError(t, err)
 	out, errOut, code := run(t, "", "sql", "--rules", "5/1s,12/3s", "--table", "sends", "--time-col", "ts_us",
-		"--time-unit", "us", "--tiebreak", "line", "--run", srv.URL)
+		"--time-unit", "us", "--tiebreak", "line", "--max-window", "--run", srv.URL)
 	require.Equal(t, 1, code, errOut)
 	check, _, _ := run(t, "", "check", "--rules", "5/1s,12/3s", seqLog)
 	// The same table of rules and the same verdict; only the input lines differ.
 	assert.Equal(t, tail(check, 2), tail(out, 2))
 	assert.Contains(t, out, "FAIL: 2 violations (5/1s: 2)")
+	// Without --max-window, the same first violations, and a note on what is missing.
+	out, errOut, code = run(t, "", "sql", "--rules", "5/1s,12/3s", "--table", "sends", "--time-col", "ts_us",
+		"--time-unit", "us", "--tiebreak", "line", "--run", srv.URL)
+	require.Equal(t, 1, code, errOut)
+	assert.Contains(t, out, "line 28 at 6.003795000 s: 6 sends in the window from line 23 (5.005274000 s)")
+	assert.Contains(t, out, "not checked: the largest count in one window (--max-window adds it")
 }
 
 func withoutFiles(t *testing.T, doc string) map[string]any {
