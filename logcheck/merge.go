@@ -58,7 +58,7 @@ func ParseShard(from, to string, lineOffset int64) (*Shard, error) {
 }
 
 // MergeFiles reads the JSON reports at paths and merges them (Merge).
-func MergeFiles(paths []string) (*Result, error) {
+func MergeFiles(paths []string, list int) (*Result, error) {
 	docs := make([][]byte, len(paths))
 	for i, p := range paths {
 		b, err := os.ReadFile(p)
@@ -67,7 +67,7 @@ func MergeFiles(paths []string) (*Result, error) {
 		}
 		docs[i] = b
 	}
-	return Merge(paths, docs)
+	return Merge(paths, docs, list)
 }
 
 // ParseInstant reads a shard bound: an RFC 3339 time or integer epoch
@@ -88,9 +88,10 @@ func ParseInstant(s string) (int64, error) {
 // report of the whole: violations and sends add up, the largest count in
 // one window is the largest of the shards' (with the earliest such
 // window), and the first violation is the earliest, its index counted over
-// the shards before it. Listed violations and in-flight reports are not
-// merged.
-func Merge(names []string, docs [][]byte) (*Result, error) {
+// the shards before it. The listed violations are the first list of the
+// shards' lists (check --list, which must be the shards' own): a shard
+// lists its first judged violations.
+func Merge(names []string, docs [][]byte, list int) (*Result, error) {
 	var parsed []checkJSON
 	for i, d := range docs {
 		var doc checkJSON
@@ -193,9 +194,26 @@ func Merge(names []string, docs [][]byte) (*Result, error) {
 				if r.MaxInWindow > m.MaxInWindow || (r.MaxInWindow == m.MaxInWindow && r.MaxInWindow > 0 && start.At < m.MaxWindowStart.At) {
 					m.MaxInWindow, m.MaxWindowStart, m.MaxSaturated = r.MaxInWindow, start, r.MaxSaturated
 				}
-				if v := r.First; v != nil && m.First == nil {
-					m.First = &checker.Violation{Send: send(v.placeJSON), Index: v.Index + g.Sends,
+				violation := func(v violationJSON) checker.Violation {
+					out := checker.Violation{Send: send(v.placeJSON), Index: v.Index + g.Sends,
 						WindowStart: send(v.WindowStart), Count: v.Count, CountSaturated: v.CountSaturated}
+					for _, p := range v.Window {
+						out.Window = append(out.Window, send(p))
+					}
+					return out
+				}
+				if v := r.First; v != nil && m.First == nil {
+					first := violation(*v)
+					first.Window = nil
+					m.First = &first
+				}
+				if len(r.Listed) > 0 && list <= 0 {
+					return nil, fmt.Errorf("%s: the shards list violations: give merge the --list they were checked with", names[di])
+				}
+				for _, v := range r.Listed {
+					if len(m.Listed) < list {
+						m.Listed = append(m.Listed, violation(v))
+					}
 				}
 			}
 			g.Sends += k.Sends

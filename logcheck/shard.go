@@ -120,6 +120,9 @@ func (s *shardState) watch(cfg *checker.Config, g *groupState) {
 	if s == nil {
 		return
 	}
+	if s.HasFrom {
+		cfg.ListFrom = &s.From
+	}
 	g.shard = &shardGroup{viol: make([]int64, len(cfg.Rules)), firstV: make([]*checker.Violation, len(cfg.Rules))}
 	sg := g.shard
 	cfg.OnViolation = func(r int, v checker.Violation) {

@@ -71,7 +71,7 @@ func TestShardsMergeToWhole(t *testing.T) {
 		if seed%3 != 0 {
 			read.KeyCol = "tenant"
 		}
-		cfg := logcheck.Config{Rules: rules, Boundary: b, Read: read, MaxDisorder: time.Second}
+		cfg := logcheck.Config{Rules: rules, Boundary: b, Read: read, MaxDisorder: time.Second, List: rng.IntN(12)}
 		whole := checkJSON(t, lines, cfg)
 		times := make([]int64, len(lines))
 		for i, l := range lines[1:] {
@@ -101,15 +101,44 @@ func TestShardsMergeToWhole(t *testing.T) {
 			sh.LineOffset = int64(start - 1)
 			cfg.Shard = sh
 			input := append([]string{lines[0]}, lines[start:]...)
-			docs = append(docs, checkJSON(t, input, cfg))
+			doc := checkJSON(t, input, cfg)
+			assertListsJudged(t, doc, cfg.List)
+			docs = append(docs, doc)
 			names = append(names, fmt.Sprintf("shard%d.json", k))
 		}
-		merged, err := logcheck.Merge(names, docs)
+		merged, err := logcheck.Merge(names, docs, cfg.List)
 		require.NoError(t, err)
 		var buf bytes.Buffer
 		require.NoError(t, logcheck.WriteJSON(&buf, []*logcheck.Result{merged}, false))
 		assert.Equal(t, verdictOf(t, whole), verdictOf(t, buf.Bytes()), "seed %d, %d shards, %s", seed, shards, b)
 	}
+}
+
+// assertListsJudged checks that a shard lists its first judged violations:
+// as many as it found, up to list, whatever its context held.
+func assertListsJudged(t *testing.T, doc []byte, list int) {
+	t.Helper()
+	var r struct {
+		Rules []ruleJSON
+		Keys  []struct{ Rules []ruleJSON }
+	}
+	require.NoError(t, json.Unmarshal(doc, &r))
+	rules := r.Rules
+	if len(r.Keys) > 0 {
+		rules = nil
+		for _, k := range r.Keys {
+			rules = append(rules, k.Rules...)
+		}
+	}
+	for _, rr := range rules {
+		assert.Len(t, rr.Listed, int(min(int64(list), rr.Violations)), "rule %s", rr.Rule)
+	}
+}
+
+type ruleJSON struct {
+	Rule       string
+	Violations int64
+	Listed     []any `json:"violations_listed"`
 }
 
 func TestShardWithoutContextIsAnError(t *testing.T) {
