@@ -155,10 +155,10 @@ func Compile(spec Spec) (string, error) {
 		w("WITH src AS (\n  SELECT %sCAST(%s AS BIGINT) AS t\n  FROM %s\n),\n", strings.Replace(kcol, "k", key+" AS k", 1), timeCol, table)
 		w("s AS (\n  SELECT %st", kcol)
 		for i, r := range spec.Rules {
-			w(",\n    CASE WHEN t - lag(t, %d) OVER (%sORDER BY t) <= %d THEN 1 END AS v%d", r.Limit, q.part(), q.reach[i], i)
+			w(",\n    t - lag(t, %d) OVER (%sORDER BY t) AS d%d", r.Limit, q.part(), i)
 		}
 		w("\n  FROM src\n),\n")
-		countsOnly(w, spec.Rules, q.keyed)
+		countsOnly(w, spec.Rules, q.reach, q.keyed)
 		return q.b.String(), nil
 	}
 	q.full(key, timeCol, table, tb)
@@ -226,7 +226,7 @@ func (q *query) full(key, timeCol, table, tb string) {
 	}
 	w("s AS %s (\n  SELECT %st, row_number() OVER w - 1 AS i", mat, kk)
 	for i, r := range q.rules {
-		w(",\n    CASE WHEN t - lag(t, %d) OVER w <= %d THEN 1 END AS v%d", r.Limit, q.reach[i], i)
+		w(",\n    t - lag(t, %d) OVER w AS d%d", r.Limit, i)
 	}
 	w("\n  FROM src\n  WINDOW w AS (%sORDER BY t)\n),\n", q.part())
 	// a: per key, the counts, and each rule's first violation: the least
@@ -237,7 +237,8 @@ func (q *query) full(key, timeCol, table, tb string) {
 	}
 	w("a AS MATERIALIZED (\n  SELECT %scount(*) AS sends, min(t) AS first_t, max(t) AS last_t", ka)
 	for i := range q.rules {
-		w(",\n    count(v%d) AS n%d, min(CASE WHEN v%d = 1 THEN i END) AS fi%d, min(CASE WHEN v%d = 1 THEN t END) AS ft%d", i, i, i, i, i, i)
+		f := fmt.Sprintf("FILTER (WHERE d%d <= %d)", i, q.reach[i])
+		w(",\n    count(*) %s AS n%d, min(i) %s AS fi%d, min(t) %s AS ft%d", f, i, f, i, f, i)
 	}
 	if q.keyed {
 		w("\n  FROM s GROUP BY k\n),\n")
@@ -262,13 +263,13 @@ func (q *query) full(key, timeCol, table, tb string) {
 	w("b AS MATERIALIZED (\n  SELECT %s", q.k("src."))
 	var cols []string
 	for i := range q.rules {
-		cols = append(cols, fmt.Sprintf("count(CASE WHEN t < a.ft%d - %d THEN 1 END) AS lo%d, min(CASE WHEN t >= a.ft%d - %d THEN t END) AS wt%d", i, q.reach[i], i, i, q.reach[i], i))
+		cols = append(cols, fmt.Sprintf("count(*) FILTER (WHERE t < a.ft%d - %d) AS lo%d, min(t) FILTER (WHERE t >= a.ft%d - %d) AS wt%d", i, q.reach[i], i, i, q.reach[i], i))
 		if q.tiebreak {
-			cols = append(cols, fmt.Sprintf("count(CASE WHEN t < a.ft%d THEN 1 END) AS bf%d", i, i))
+			cols = append(cols, fmt.Sprintf("count(*) FILTER (WHERE t < a.ft%d) AS bf%d", i, i))
 		}
 	}
 	for j, k := range q.reaches {
-		cols = append(cols, fmt.Sprintf("min(CASE WHEN t >= x%d.mt - %d THEN t END) AS mt%d", j, k, j))
+		cols = append(cols, fmt.Sprintf("min(t) FILTER (WHERE t >= x%d.mt - %d) AS mt%d", j, k, j))
 	}
 	w("%s\n  FROM src JOIN a ON %s", strings.Join(cols, ",\n    "), q.on("src", "a"))
 	for j := range q.reaches {
@@ -370,14 +371,14 @@ func (q *query) end() {
 
 // countsOnly ends the query with the violation counts alone, the other
 // columns NULL.
-func countsOnly(w func(string, ...any), rules []rule.Rule, keyed bool) {
+func countsOnly(w func(string, ...any), rules []rule.Rule, reach []int64, keyed bool) {
 	key := "k"
 	if !keyed {
 		key = "CAST('' AS VARCHAR) AS k"
 	}
 	w("a AS MATERIALIZED (\n  SELECT %s, count(*) AS sends, min(t) AS first_t, max(t) AS last_t", key)
 	for i := range rules {
-		w(", count(v%d) AS n%d", i, i)
+		w(",\n    count(*) FILTER (WHERE d%d <= %d) AS n%d", i, reach[i], i)
 	}
 	if keyed {
 		w("\n  FROM s GROUP BY k\n)\n")

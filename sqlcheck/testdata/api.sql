@@ -8,26 +8,26 @@ WITH src AS NOT MATERIALIZED (
 ),
 s AS NOT MATERIALIZED (
   SELECT k, t, row_number() OVER w - 1 AS i,
-    CASE WHEN t - lag(t, 10) OVER w <= 999 THEN 1 END AS v0,
-    CASE WHEN t - lag(t, 500) OVER w <= 59999 THEN 1 END AS v1,
-    CASE WHEN t - lag(t, 10000) OVER w <= 86399999 THEN 1 END AS v2
+    t - lag(t, 10) OVER w AS d0,
+    t - lag(t, 500) OVER w AS d1,
+    t - lag(t, 10000) OVER w AS d2
   FROM src
   WINDOW w AS (PARTITION BY k ORDER BY t)
 ),
 a AS MATERIALIZED (
   SELECT k, count(*) AS sends, min(t) AS first_t, max(t) AS last_t,
-    count(v0) AS n0, min(CASE WHEN v0 = 1 THEN i END) AS fi0, min(CASE WHEN v0 = 1 THEN t END) AS ft0,
-    count(v1) AS n1, min(CASE WHEN v1 = 1 THEN i END) AS fi1, min(CASE WHEN v1 = 1 THEN t END) AS ft1,
-    count(v2) AS n2, min(CASE WHEN v2 = 1 THEN i END) AS fi2, min(CASE WHEN v2 = 1 THEN t END) AS ft2
+    count(*) FILTER (WHERE d0 <= 999) AS n0, min(i) FILTER (WHERE d0 <= 999) AS fi0, min(t) FILTER (WHERE d0 <= 999) AS ft0,
+    count(*) FILTER (WHERE d1 <= 59999) AS n1, min(i) FILTER (WHERE d1 <= 59999) AS fi1, min(t) FILTER (WHERE d1 <= 59999) AS ft1,
+    count(*) FILTER (WHERE d2 <= 86399999) AS n2, min(i) FILTER (WHERE d2 <= 86399999) AS fi2, min(t) FILTER (WHERE d2 <= 86399999) AS ft2
   FROM s GROUP BY k
 ),
 b AS MATERIALIZED (
-  SELECT src.k, count(CASE WHEN t < a.ft0 - 999 THEN 1 END) AS lo0, min(CASE WHEN t >= a.ft0 - 999 THEN t END) AS wt0,
-    count(CASE WHEN t < a.ft0 THEN 1 END) AS bf0,
-    count(CASE WHEN t < a.ft1 - 59999 THEN 1 END) AS lo1, min(CASE WHEN t >= a.ft1 - 59999 THEN t END) AS wt1,
-    count(CASE WHEN t < a.ft1 THEN 1 END) AS bf1,
-    count(CASE WHEN t < a.ft2 - 86399999 THEN 1 END) AS lo2, min(CASE WHEN t >= a.ft2 - 86399999 THEN t END) AS wt2,
-    count(CASE WHEN t < a.ft2 THEN 1 END) AS bf2
+  SELECT src.k, count(*) FILTER (WHERE t < a.ft0 - 999) AS lo0, min(t) FILTER (WHERE t >= a.ft0 - 999) AS wt0,
+    count(*) FILTER (WHERE t < a.ft0) AS bf0,
+    count(*) FILTER (WHERE t < a.ft1 - 59999) AS lo1, min(t) FILTER (WHERE t >= a.ft1 - 59999) AS wt1,
+    count(*) FILTER (WHERE t < a.ft1) AS bf1,
+    count(*) FILTER (WHERE t < a.ft2 - 86399999) AS lo2, min(t) FILTER (WHERE t >= a.ft2 - 86399999) AS wt2,
+    count(*) FILTER (WHERE t < a.ft2) AS bf2
   FROM src JOIN a ON src.k = a.k GROUP BY src.k
 ),
 spot AS (
