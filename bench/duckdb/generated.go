@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rlcheck/rlcheck/logcheck"
@@ -48,6 +49,7 @@ func compareQueries(ctx context.Context, out io.Writer, csvPath string, rules []
 		name string
 		run  func() ([]int64, *logcheck.Result, error)
 		secs []float64
+		cpu  []float64
 	}
 	generated := func(countsOnly, max bool) func() ([]int64, *logcheck.Result, error) {
 		return func() ([]int64, *logcheck.Result, error) {
@@ -77,13 +79,14 @@ func compareQueries(ctx context.Context, out io.Writer, csvPath string, rules []
 		fmt.Fprintf(out, "round %d (load %s):", round+1, loadavg())
 		var want []int64
 		for vi, v := range variants {
-			step = time.Now()
+			step, cpu := time.Now(), cpuSeconds()
 			n, res, err := v.run()
 			if err != nil {
 				return err
 			}
 			v.secs = append(v.secs, time.Since(step).Seconds())
-			fmt.Fprintf(out, " %s %.2f s;", v.name, v.secs[round])
+			v.cpu = append(v.cpu, cpuSeconds()-cpu)
+			fmt.Fprintf(out, " %s %.2f s (CPU %.2f s);", v.name, v.secs[round], v.cpu[round])
 			if vi == 0 {
 				want = n
 			}
@@ -98,7 +101,7 @@ func compareQueries(ctx context.Context, out io.Writer, csvPath string, rules []
 	}
 	fmt.Fprint(out, "min/median:")
 	for _, v := range variants {
-		fmt.Fprintf(out, " %s %.2f/%.2f s;", v.name, slices.Min(v.secs), median(v.secs))
+		fmt.Fprintf(out, " %s %.2f/%.2f s (CPU %.2f/%.2f s);", v.name, slices.Min(v.secs), median(v.secs), slices.Min(v.cpu), median(v.cpu))
 	}
 	fmt.Fprintln(out)
 	return nil
@@ -116,6 +119,16 @@ func printRules(out io.Writer, name string, res *logcheck.Result) {
 		}
 		fmt.Fprintln(out)
 	}
+}
+
+// cpuSeconds is the user and system CPU time the process has used: on a
+// shared machine it moves less than the wall time does.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // loadavg is the first three fields of /proc/loadavg, or "?".
