@@ -93,6 +93,27 @@ func TestCheckShardsAndMerge(t *testing.T) {
 	// The same verdict; the shards read the file's 30 lines three times.
 	assert.Equal(t, withoutFiles(t, whole), withoutFiles(t, merged))
 
+	// The in-flight cap and listed violations merge too, here per key.
+	host := "../../testdata/fleet/host1.csv"
+	args := []string{"check", "--rules", "2/1s", "--key-col", "tenant", "--max-in-flight", "1", "--duration-col", "took_ms",
+		"--duration-unit", "ms", "--list", "1", "--format", "json", host}
+	whole, _, code = run(t, "", args...)
+	require.Equal(t, 1, code)
+	paths = nil
+	for i, bounds := range [][]string{{"--to", "1767225601000000000"}, {"--from", "1767225601000000000"}} {
+		out, errOut, code := run(t, "", append(args, bounds...)...)
+		require.LessOrEqual(t, code, 1, errOut)
+		p := filepath.Join(dir, fmt.Sprintf("host%d.json", i))
+		require.NoError(t, os.WriteFile(p, []byte(out), 0o644))
+		paths = append(paths, p)
+	}
+	merged, errOut, code = run(t, "", append([]string{"merge", "--list", "1", "--format", "json"}, paths...)...)
+	require.Equal(t, 1, code, errOut)
+	assert.Equal(t, withoutFiles(t, whole), withoutFiles(t, merged))
+	_, errOut, code = run(t, "", append([]string{"merge"}, paths...)...)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "give merge the --list they were checked with")
+
 	_, errOut, code = run(t, "", "check", "--rules", "5/1s,12/3s", "--from", "1s", seqLog)
 	assert.Equal(t, 2, code)
 	_, errOut, code = run(t, "", "check", "--rules", "5/1s,12/3s", "--from", "2000000000", seqLog)
