@@ -272,10 +272,17 @@ func (q *query) full(key, timeCol, table, tb string) {
 		cols = append(cols, fmt.Sprintf("min(t) FILTER (WHERE t >= x%d.mt - %d) AS mt%d", j, k, j))
 	}
 	w("%s\n  FROM src JOIN a ON %s", strings.Join(cols, ",\n    "), q.on("src", "a"))
+	// Only sends up to the last instant named matter: with no violation,
+	// no row passes.
+	var upTo []string
+	for i := range q.rules {
+		upTo = append(upTo, fmt.Sprintf("t <= a.ft%d", i))
+	}
 	for j := range q.reaches {
 		w(" JOIN x%d ON %s", j, q.on("src", fmt.Sprintf("x%d", j)))
+		upTo = append(upTo, fmt.Sprintf("t <= x%d.mt", j))
 	}
-	w("%s\n),\n", q.groupBy("src."))
+	w("\n  WHERE %s%s\n),\n", strings.Join(upTo, " OR "), q.groupBy("src."))
 	if q.tiebreak {
 		q.refs()
 	}
@@ -346,7 +353,7 @@ func (q *query) end() {
 				cols[c] += " AS " + Columns[c]
 			}
 		}
-		w("SELECT %s\nFROM a JOIN b ON %s", strings.Join(cols, ", "), q.on("a", "b"))
+		w("SELECT %s\nFROM a LEFT JOIN b ON %s", strings.Join(cols, ", "), q.on("a", "b"))
 		if j >= 0 {
 			w(" JOIN x%d ON %s", j, q.on("a", fmt.Sprintf("x%d", j)))
 		}

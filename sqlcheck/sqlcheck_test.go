@@ -133,6 +133,10 @@ func TestPostgresMatchesCheck(t *testing.T) {
 			{Limit: 400, Window: 100 * base}, // beyond every key's sends
 		}
 		sends := randomSends(rng, 300+rng.IntN(400), int64(base/unit), int64(time.Second/unit), 1+2*int(seed%2))
+		if keyed {
+			// A key that breaks no rule.
+			sends = append(sends, send{t: sends[len(sends)-1].t, key: "quiet", line: int64(len(sends)) + 2})
+		}
 		load(t, db, "sends", sends)
 		name := fmt.Sprintf("seed %d, unit %v, %s, keyed %v", seed, unit, b, keyed)
 		spec := sqlcheck.Spec{Rules: rules, Boundary: b, Table: sqlcheck.Table{

@@ -28,7 +28,8 @@ b AS MATERIALIZED (
     count(*) FILTER (WHERE t < a.ft1) AS bf1,
     count(*) FILTER (WHERE t < a.ft2 - 86399999) AS lo2, min(t) FILTER (WHERE t >= a.ft2 - 86399999) AS wt2,
     count(*) FILTER (WHERE t < a.ft2) AS bf2
-  FROM src JOIN a ON src.k = a.k GROUP BY src.k
+  FROM src JOIN a ON src.k = a.k
+  WHERE t <= a.ft0 OR t <= a.ft1 OR t <= a.ft2 GROUP BY src.k
 ),
 spot AS (
   SELECT a.k, 0 AS r, a.ft0 AS t, a.fi0 - b.bf0 AS p FROM a JOIN b ON a.k = b.k
@@ -50,17 +51,17 @@ ref AS MATERIALIZED (
   ) z WHERE q = p
 )
 SELECT a.k AS key, 0 AS rule_index, '10/1s' AS rule, a.sends AS sends, a.first_t AS first_t, a.last_t AS last_t, a.n0 AS violations, a.fi0 AS first_index, a.ft0 AS first_t_violation, f.tb AS first_ref, CASE WHEN a.fi0 IS NOT NULL THEN b.lo0 END AS first_window_index, b.wt0 AS first_window_t, g.tb AS first_window_ref, CAST(NULL AS BIGINT) AS max_in_window, CAST(NULL AS BIGINT) AS max_window_t, CAST(NULL AS BIGINT) AS max_window_ref
-FROM a JOIN b ON a.k = b.k
+FROM a LEFT JOIN b ON a.k = b.k
   LEFT JOIN ref f ON f.k = a.k AND f.r = 0
   LEFT JOIN ref g ON g.k = a.k AND g.r = 1
 UNION ALL
 SELECT a.k, 1, '500/1m', a.sends, a.first_t, a.last_t, a.n1, a.fi1, a.ft1, f.tb, CASE WHEN a.fi1 IS NOT NULL THEN b.lo1 END, b.wt1, g.tb, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT)
-FROM a JOIN b ON a.k = b.k
+FROM a LEFT JOIN b ON a.k = b.k
   LEFT JOIN ref f ON f.k = a.k AND f.r = 2
   LEFT JOIN ref g ON g.k = a.k AND g.r = 3
 UNION ALL
 SELECT a.k, 2, '10000/24h', a.sends, a.first_t, a.last_t, a.n2, a.fi2, a.ft2, f.tb, CASE WHEN a.fi2 IS NOT NULL THEN b.lo2 END, b.wt2, g.tb, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT)
-FROM a JOIN b ON a.k = b.k
+FROM a LEFT JOIN b ON a.k = b.k
   LEFT JOIN ref f ON f.k = a.k AND f.r = 4
   LEFT JOIN ref g ON g.k = a.k AND g.r = 5
 ORDER BY 1, 2;
