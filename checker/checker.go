@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -71,6 +72,9 @@ type Config struct {
 	Boundary rule.Boundary
 	// List keeps the first List violations of each rule with their windows.
 	List int
+	// ListFrom, when set, lists only violations by sends at or after it (a
+	// time shard's judged sends); earlier ones take no place in the list.
+	ListFrom *int64
 	// MaxTrack bounds, per rule, how many in-window sends are kept to count
 	// MaxInWindow exactly (rounded up to a power of two). Zero means
 	// max(2*(Limit+1), 65536). It never drops below Limit+1, which deciding
@@ -102,6 +106,7 @@ func (e *OrderError) Error() string {
 type Checker struct {
 	boundary rule.Boundary
 	list     int
+	listFrom int64
 	onViol   func(int, Violation)
 	rules    []ruleState
 	runs     []ruleRun // the hot part of each rule's state, in Rules order
@@ -141,7 +146,10 @@ const unreachable = 1 << 62
 
 // New returns a checker for cfg.
 func New(cfg Config) *Checker {
-	c := &Checker{boundary: cfg.Boundary, list: cfg.List, onViol: cfg.OnViolation}
+	c := &Checker{boundary: cfg.Boundary, list: cfg.List, listFrom: math.MinInt64, onViol: cfg.OnViolation}
+	if cfg.ListFrom != nil {
+		c.listFrom = *cfg.ListFrom
+	}
 	for _, r := range cfg.Rules {
 		limit := max(int64(r.Limit), 0) // a negative limit is broken by every send, as 0 is
 		var w uint64                    // a negative window holds nothing
@@ -349,7 +357,7 @@ func (c *Checker) violation(r int, idx int64) {
 	if c.onViol != nil {
 		c.onViol(r, v)
 	}
-	if len(rep.Listed) < c.list {
+	if len(rep.Listed) < c.list && v.Send.At >= c.listFrom {
 		v.Window = h.last(start, idx, maxListed)
 		rep.Listed = append(rep.Listed, v)
 	}

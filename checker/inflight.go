@@ -73,6 +73,13 @@ func (f *InFlight) Idle(now int64) bool {
 	return true
 }
 
+// Restart forgets the verdict so far but not the calls in flight: the
+// report of a time shard starts at its first judged call, with the calls
+// of its context still running.
+func (f *InFlight) Restart() {
+	f.rep = InFlightReport{Max: f.rep.Max}
+}
+
 // Report returns the verdict so far.
 func (f *InFlight) Report() InFlightReport { return f.rep }
 

@@ -175,6 +175,9 @@ func (t *groupTable) observeGroup(g *groupState, run held) {
 	}
 	if g.inf != nil {
 		for i := range run.at {
+			if t.shard != nil {
+				t.shard.call(g, run.at[i], run.end[i])
+			}
 			_ = g.inf.Observe(run.at[i], run.end[i], run.ref[i])
 		}
 	}
@@ -241,21 +244,30 @@ func (t *groupTable) finish() {
 	}
 	sortGroups(res.Groups)
 	res.Totals = ruleTotals(t.cfg.Rules, res.Groups)
-	if t.cfg.MaxInFlight > 0 {
-		sum := checker.InFlightReport{Max: t.cfg.MaxInFlight}
-		for _, g := range res.Groups {
-			f := g.InFlight
-			sum.Violations += f.Violations
-			if f.Peak > sum.Peak {
-				sum.Peak, sum.PeakAt = f.Peak, f.PeakAt
-			}
-			if f.First != nil && (sum.First == nil || f.First.At < sum.First.At) {
-				first := *f.First
-				sum.First = &first
-			}
-		}
-		res.InFlight = &sum
+	res.InFlight = inFlightSum(t.cfg.MaxInFlight, res.Groups)
+}
+
+// inFlightSum adds the groups' in-flight reports: nil without a cap.
+func inFlightSum(cap int, groups []Group) *checker.InFlightReport {
+	if cap <= 0 {
+		return nil
 	}
+	sum := checker.InFlightReport{Max: cap}
+	for _, g := range groups {
+		f := g.InFlight
+		if f == nil {
+			continue
+		}
+		sum.Violations += f.Violations
+		if f.Peak > sum.Peak {
+			sum.Peak, sum.PeakAt = f.Peak, f.PeakAt
+		}
+		if f.First != nil && (sum.First == nil || f.First.At < sum.First.At) {
+			first := *f.First
+			sum.First = &first
+		}
+	}
+	return &sum
 }
 
 // sortGroups orders groups worst first, then by key.

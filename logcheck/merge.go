@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -58,7 +59,7 @@ func ParseShard(from, to string, lineOffset int64) (*Shard, error) {
 }
 
 // MergeFiles reads the JSON reports at paths and merges them (Merge).
-func MergeFiles(paths []string) (*Result, error) {
+func MergeFiles(paths []string, list int) (*Result, error) {
 	docs := make([][]byte, len(paths))
 	for i, p := range paths {
 		b, err := os.ReadFile(p)
@@ -67,7 +68,7 @@ func MergeFiles(paths []string) (*Result, error) {
 		}
 		docs[i] = b
 	}
-	return Merge(paths, docs)
+	return Merge(paths, docs, list)
 }
 
 // ParseInstant reads a shard bound: an RFC 3339 time or integer epoch
@@ -88,9 +89,10 @@ func ParseInstant(s string) (int64, error) {
 // report of the whole: violations and sends add up, the largest count in
 // one window is the largest of the shards' (with the earliest such
 // window), and the first violation is the earliest, its index counted over
-// the shards before it. Listed violations and in-flight reports are not
-// merged.
-func Merge(names []string, docs [][]byte) (*Result, error) {
+// the shards before it. The listed violations are the first list of the
+// shards' lists (check --list, which must be the shards' own): a shard
+// lists its first judged violations.
+func Merge(names []string, docs [][]byte, list int) (*Result, error) {
 	var parsed []checkJSON
 	for i, d := range docs {
 		var doc checkJSON
@@ -105,7 +107,15 @@ func Merge(names []string, docs [][]byte) (*Result, error) {
 	if len(parsed) == 0 {
 		return nil, errors.New("merge: no reports")
 	}
-	slices.SortStableFunc(parsed, func(a, b checkJSON) int { return cmp.Compare(a.FirstNs, b.FirstNs) })
+	from := func(d checkJSON) int64 {
+		if d.Shard != nil && d.Shard.From != nil {
+			return *d.Shard.From
+		}
+		return math.MinInt64
+	}
+	slices.SortStableFunc(parsed, func(a, b checkJSON) int {
+		return cmp.Or(cmp.Compare(from(a), from(b)), cmp.Compare(a.FirstNs, b.FirstNs))
+	})
 	base := parsed[0]
 	res := &Result{PerKey: base.KeysInTotal > 0 || len(base.Keys) > 0}
 	var err error
@@ -115,10 +125,18 @@ func Merge(names []string, docs [][]byte) (*Result, error) {
 	for _, r := range base.Rules {
 		res.Rules = append(res.Rules, rule.Rule{Limit: r.Limit, Window: time.Duration(r.WindowNs)})
 	}
+	if base.InFlight != nil {
+		res.MaxInFlight = base.InFlight.Max
+	}
 	files := map[string]int{}
 	byKey := map[string]int{}
+	// The calls of earlier shards still in flight at their ends, per key.
+	overhang := map[string][]Call{}
 	first := true
 	for di, doc := range parsed {
+		if (doc.InFlight == nil) != (base.InFlight == nil) || (doc.InFlight != nil && doc.InFlight.Max != base.InFlight.Max) {
+			return nil, fmt.Errorf("merge: the reports check different in-flight caps")
+		}
 		if doc.Boundary != base.Boundary || len(doc.Rules) != len(res.Rules) {
 			return nil, fmt.Errorf("merge: the reports check different rules or boundaries")
 		}
@@ -166,7 +184,7 @@ func Merge(names []string, docs [][]byte) (*Result, error) {
 		}
 		keys := doc.Keys
 		if !res.PerKey {
-			keys = []keyJSON{{Sends: doc.Sends, Rules: doc.Rules}}
+			keys = []keyJSON{{Sends: doc.Sends, Rules: doc.Rules, InFlight: doc.InFlight}}
 		}
 		for _, k := range keys {
 			gi, ok := byKey[k.Key]
@@ -178,6 +196,11 @@ func Merge(names []string, docs [][]byte) (*Result, error) {
 					g.Report.Rules = append(g.Report.Rules, checker.RuleReport{Rule: r})
 				}
 				res.Groups = append(res.Groups, g)
+			}
+			if f := k.InFlight; f != nil {
+				if err := mergeInFlight(&res.Groups[gi], f, overhang, k.Key, doc, names[di], send); err != nil {
+					return nil, err
+				}
 			}
 			g := &res.Groups[gi].Report
 			if len(k.Rules) != len(g.Rules) {
@@ -193,19 +216,75 @@ func Merge(names []string, docs [][]byte) (*Result, error) {
 				if r.MaxInWindow > m.MaxInWindow || (r.MaxInWindow == m.MaxInWindow && r.MaxInWindow > 0 && start.At < m.MaxWindowStart.At) {
 					m.MaxInWindow, m.MaxWindowStart, m.MaxSaturated = r.MaxInWindow, start, r.MaxSaturated
 				}
-				if v := r.First; v != nil && m.First == nil {
-					m.First = &checker.Violation{Send: send(v.placeJSON), Index: v.Index + g.Sends,
+				violation := func(v violationJSON) checker.Violation {
+					out := checker.Violation{Send: send(v.placeJSON), Index: v.Index + g.Sends,
 						WindowStart: send(v.WindowStart), Count: v.Count, CountSaturated: v.CountSaturated}
+					for _, p := range v.Window {
+						out.Window = append(out.Window, send(p))
+					}
+					return out
+				}
+				if v := r.First; v != nil && m.First == nil {
+					first := violation(*v)
+					first.Window = nil
+					m.First = &first
+				}
+				if len(r.Listed) > 0 && list <= 0 {
+					return nil, fmt.Errorf("%s: the shards list violations: give merge the --list they were checked with", names[di])
+				}
+				for _, v := range r.Listed {
+					if len(m.Listed) < list {
+						m.Listed = append(m.Listed, violation(v))
+					}
 				}
 			}
 			g.Sends += k.Sends
 		}
 	}
-	from, to := res.First, res.Last
+	lo, hi := res.First, res.Last
 	Finish(res)
-	res.First, res.Last = from, to // keys' reports carry no times
+	res.First, res.Last = lo, hi // keys' reports carry no times
+	res.InFlight = inFlightSum(res.MaxInFlight, res.Groups)
 	if len(res.Files) == 1 {
 		res.Files[0].Sends = res.Sends
 	}
 	return res, nil
+}
+
+// mergeInFlight adds a shard's in-flight report of one key to the group's.
+// The shard's verdict is exact only if its context held every call still
+// in flight at its start: the calls of earlier shards that end after it,
+// which their reports list (in_flight_after_to).
+func mergeInFlight(g *Group, f *inFlightJSON, overhang map[string][]Call, key string, doc checkJSON, name string, send func(placeJSON) checker.Send) error {
+	if doc.Shard != nil && doc.Shard.From != nil {
+		from := *doc.Shard.From
+		var want int64
+		earliest := int64(math.MaxInt64)
+		for _, c := range overhang[key] {
+			if c.End > from {
+				want++
+				earliest = min(earliest, c.Start)
+			}
+		}
+		if want != f.AtFrom {
+			at := instantFormatter(from)
+			return fmt.Errorf("merge: %s (--from %s): %d calls of key %q that started before --from were still in flight at it, and its input held %d of them: "+
+				"an in-flight cap needs its input to start at or before %s, the start of the earliest (%v before --from), besides the longest window",
+				name, at(from), want, key, f.AtFrom, at(earliest), time.Duration(from-earliest))
+		}
+	}
+	overhang[key] = append(overhang[key], f.AfterTo...)
+	if g.InFlight == nil {
+		g.InFlight = &checker.InFlightReport{Max: f.Max}
+	}
+	m := g.InFlight
+	m.Violations += f.Violations
+	if f.Peak > m.Peak {
+		m.Peak, m.PeakAt = f.Peak, send(f.PeakAt)
+	}
+	if f.First != nil && m.First == nil {
+		first := send(*f.First)
+		m.First = &first
+	}
+	return nil
 }

@@ -225,6 +225,7 @@ type checkJSON struct {
 	Rules       []ruleCheckJSON `json:"rules"`
 	InFlight    *inFlightJSON   `json:"in_flight,omitempty"`
 	NotChecked  []string        `json:"not_checked,omitempty"`
+	Shard       *shardJSON      `json:"shard,omitempty"`
 	Keys        []keyJSON       `json:"keys,omitempty"`
 	Total       int64           `json:"violations"`
 	KeysInTotal int             `json:"key_count,omitempty"`
@@ -289,6 +290,14 @@ type inFlightJSON struct {
 	Peak       int64      `json:"peak"`
 	PeakAt     placeJSON  `json:"peak_at"`
 	First      *placeJSON `json:"first_violation"`
+	AtFrom     int64      `json:"in_flight_at_from,omitempty"`
+	AfterTo    []Call     `json:"in_flight_after_to,omitempty"`
+}
+
+// shardJSON is a shard's bounds; an open end is absent.
+type shardJSON struct {
+	From *int64 `json:"from_ns,omitempty"`
+	To   *int64 `json:"to_ns,omitempty"`
 }
 
 // jsonView builds the JSON document for one result.
@@ -344,6 +353,13 @@ func (j jsonView) inFlight(f *checker.InFlightReport) *inFlightJSON {
 	return out
 }
 
+// overlap adds a shard's calls across its bounds to its in-flight report.
+func (j jsonView) overlap(f *inFlightJSON, o *Overlap) {
+	if f != nil && o != nil {
+		f.AtFrom, f.AfterTo = o.AtFrom, o.AfterTo
+	}
+}
+
 func (j jsonView) doc() checkJSON {
 	res := j.res
 	out := checkJSON{
@@ -351,6 +367,15 @@ func (j jsonView) doc() checkJSON {
 		Disorder: disorderJSON{Lines: res.Disorder.Lines, MaxNs: int64(res.Disorder.Max)},
 		Rules:    []ruleCheckJSON{}, InFlight: j.inFlight(res.InFlight), Total: res.Violations(),
 		NotChecked: res.NotChecked,
+	}
+	if sh := res.Shard; sh != nil {
+		out.Shard = &shardJSON{}
+		if sh.HasFrom {
+			out.Shard.From = &sh.From
+		}
+		if sh.HasTo {
+			out.Shard.To = &sh.To
+		}
 	}
 	for _, f := range res.Files {
 		out.Files = append(out.Files, fileJSON{Name: f.Name, Format: f.Format, Column: f.Column,
@@ -360,6 +385,7 @@ func (j jsonView) doc() checkJSON {
 		for _, r := range res.Groups[0].Report.Rules {
 			out.Rules = append(out.Rules, j.rule(r, ""))
 		}
+		j.overlap(out.InFlight, res.Groups[0].Overlap)
 		return out
 	}
 	// Per key: the top-level rules are totals over every key.
@@ -383,6 +409,7 @@ func (j jsonView) doc() checkJSON {
 	}
 	for _, g := range res.Groups {
 		k := keyJSON{Key: g.Key, Violations: g.Violations(), Sends: g.Report.Sends, InFlight: j.inFlight(g.InFlight)}
+		j.overlap(k.InFlight, g.Overlap)
 		for _, r := range g.Report.Rules {
 			k.Rules = append(k.Rules, j.rule(r, ""))
 		}

@@ -43,8 +43,25 @@ type Group struct {
 	Key      string
 	Report   checker.Report
 	InFlight *checker.InFlightReport // nil without a cap
+	// Overlap is, in a time shard with an in-flight cap, what Merge needs
+	// to know that the shard saw every call in flight at its start.
+	Overlap *Overlap
 	// Times are the group's send times in time order, with Config.KeepTimes.
 	Times []int64
+}
+
+// Overlap is what a time shard knows of calls that cross its bounds.
+type Overlap struct {
+	// AtFrom counts the calls of the context in flight at From.
+	AtFrom int64
+	// AfterTo are the judged calls still in flight at To, in start order.
+	AfterTo []Call
+}
+
+// Call is one call's span, [Start, End) in ns.
+type Call struct {
+	Start int64 `json:"start_ns"`
+	End   int64 `json:"end_ns"`
 }
 
 // Violations returns the group's rate and in-flight violations.
@@ -69,6 +86,8 @@ type Result struct {
 	Rules       []rule.Rule
 	Boundary    rule.Boundary
 	MaxInFlight int // 0 when no cap was checked
+	// Shard is the time shard checked (check --from/--to), nil for all.
+	Shard       *Shard
 	Sends       int64
 	First, Last int64
 	Disorder    Disorder

@@ -67,9 +67,6 @@ func Run(inputs []Input, cfg Config) (*Result, error) {
 		horizon = math.MaxInt64
 	}
 	res := &Result{Rules: cfg.Rules, Boundary: cfg.Boundary, MaxInFlight: cfg.MaxInFlight, PerKey: cfg.Read.HasKey()}
-	if cfg.Shard != nil && cfg.MaxInFlight > 0 {
-		return nil, errors.New("--from and --to do not go with an in-flight cap")
-	}
 	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res, shard: newShardState(cfg)}
 	if !res.PerKey {
 		groups.lookup(nil)

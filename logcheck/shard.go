@@ -100,12 +100,19 @@ type shardGroup struct {
 	first   int64 // the first judged send
 	viol    []int64
 	firstV  []*checker.Violation
+	// With an in-flight cap: whether the judged calls have begun (and the
+	// in-flight report been restarted), and the calls across the bounds.
+	calls   bool
+	overlap Overlap
 }
 
 // watch makes the checker of g report its violations to the shard.
 func (s *shardState) watch(cfg *checker.Config, g *groupState) {
 	if s == nil {
 		return
+	}
+	if s.HasFrom {
+		cfg.ListFrom = &s.From
 	}
 	g.shard = &shardGroup{viol: make([]int64, len(cfg.Rules)), firstV: make([]*checker.Violation, len(cfg.Rules))}
 	sg := g.shard
@@ -137,6 +144,26 @@ func (s *shardState) observed(g *groupState, ats []int64) {
 	}
 }
 
+// call notes a call of g, [at, end), before the in-flight checker sees
+// it: a call of the context in flight at From, or a judged one in flight
+// at To; the first judged call restarts the in-flight report.
+func (s *shardState) call(g *groupState, at, end int64) {
+	sg := g.shard
+	if s.HasFrom && at < s.From {
+		if end > s.From {
+			sg.overlap.AtFrom++
+		}
+		return
+	}
+	if !sg.calls {
+		sg.calls = true
+		g.inf.Restart()
+	}
+	if s.HasTo && end > s.To {
+		sg.overlap.AfterTo = append(sg.overlap.AfterTo, Call{Start: at, End: end})
+	}
+}
+
 // finishShard makes the result speak of the judged sends only: their
 // count, times and violations, indices counted from the first of them and
 // lines shifted by LineOffset. Keys with no judged send are left out. The
@@ -149,6 +176,7 @@ func (t *groupTable) finishShard() {
 		return
 	}
 	res := t.res
+	res.Shard = &s.Shard
 	line := func(ref int64) int64 { return int64(MakeRef(Ref(ref).File(), Ref(ref).Line()+s.LineOffset)) }
 	kept := res.Groups[:0]
 	for _, grp := range res.Groups {
@@ -159,6 +187,16 @@ func (t *groupTable) finishShard() {
 		}
 		rep := &grp.Report
 		rep.Sends, rep.First = sg.judged, sg.first
+		if f := grp.InFlight; f != nil {
+			overlap := sg.overlap
+			grp.Overlap = &overlap
+			f.PeakAt.Ref = line(f.PeakAt.Ref)
+			if f.First != nil {
+				first := *f.First
+				first.Ref = line(first.Ref)
+				f.First = &first
+			}
+		}
 		for i := range rep.Rules {
 			rr := &rep.Rules[i]
 			rr.Violations, rr.First = sg.viol[i], nil
@@ -193,4 +231,5 @@ func (t *groupTable) finishShard() {
 		res.Groups = append(res.Groups, g)
 	}
 	Finish(res)
+	res.InFlight = inFlightSum(res.MaxInFlight, res.Groups)
 }

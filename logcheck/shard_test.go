@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,10 +20,12 @@ import (
 )
 
 // shardLog is a CSV log in time order with ties, gaps of exactly one
-// window and a few keys: its lines, header first.
-func shardLog(rng *rand.Rand, n int, w int64) []string {
-	lines := []string{"ts,tenant"}
+// window, a few keys and call durations (ns), a few of them long: its
+// lines, header first, and the longest duration.
+func shardLog(rng *rand.Rand, n int, w int64) ([]string, int64) {
+	lines := []string{"ts,tenant,took"}
 	at := int64(1_767_225_600) * 1e9
+	var longest int64
 	for range n {
 		switch rng.IntN(6) {
 		case 0:
@@ -33,9 +36,17 @@ func shardLog(rng *rand.Rand, n int, w int64) []string {
 		default:
 			at += rng.Int64N(w / 3)
 		}
-		lines = append(lines, fmt.Sprintf("%d,k%d", at, rng.IntN(3)))
+		took := rng.Int64N(w / 2)
+		switch rng.IntN(40) {
+		case 0:
+			took = rng.Int64N(20 * w) // beyond the longest window
+		case 1:
+			took = 0
+		}
+		longest = max(longest, took)
+		lines = append(lines, fmt.Sprintf("%d,k%d,%d", at, rng.IntN(3), took))
 	}
-	return lines
+	return lines, longest
 }
 
 func checkJSON(t *testing.T, lines []string, cfg logcheck.Config) []byte {
@@ -56,13 +67,19 @@ func verdictOf(t *testing.T, doc []byte) map[string]any {
 	return m
 }
 
-// Checking time shards, each with the longest window of context before
-// it, and merging their reports gives the report of the whole log.
+// Checking time shards split at random points, each with the longest
+// window of context before it, and merging their reports gives the report
+// of the whole log, listed violations and the in-flight cap included. With
+// calls longer than that context, the merge is exact or an error that
+// says how much context is missing; with context for the longest call, it
+// is exact.
 func TestShardsMergeToWhole(t *testing.T) {
 	rules := []rule.Rule{{Limit: 1, Window: time.Second}, {Limit: 3, Window: time.Second}, {Limit: 6, Window: 4 * time.Second}}
-	for seed := range uint64(6) {
+	longestWindow := int64(4 * time.Second)
+	refused := 0
+	for seed := range uint64(12) {
 		rng := rand.New(rand.NewPCG(seed, 3))
-		lines := shardLog(rng, 400+rng.IntN(400), int64(time.Second))
+		lines, longestCall := shardLog(rng, 400+rng.IntN(400), int64(time.Second))
 		b := rule.HalfOpen
 		if seed%2 == 1 {
 			b = rule.Closed
@@ -71,7 +88,11 @@ func TestShardsMergeToWhole(t *testing.T) {
 		if seed%3 != 0 {
 			read.KeyCol = "tenant"
 		}
-		cfg := logcheck.Config{Rules: rules, Boundary: b, Read: read, MaxDisorder: time.Second}
+		cfg := logcheck.Config{Rules: rules, Boundary: b, Read: read, MaxDisorder: time.Second, List: rng.IntN(12)}
+		if seed%4 != 3 {
+			read.DurationCol, read.DurationUnit = "took", sendlog.UnitNanos
+			cfg.Read, cfg.MaxInFlight = read, 1+rng.IntN(4)
+		}
 		whole := checkJSON(t, lines, cfg)
 		times := make([]int64, len(lines))
 		for i, l := range lines[1:] {
@@ -79,37 +100,84 @@ func TestShardsMergeToWhole(t *testing.T) {
 		}
 		first, last := times[1], times[len(times)-1]
 		shards := 2 + int(seed%4)
-		var docs [][]byte
-		var names []string
-		for k := range shards {
-			sh := &logcheck.Shard{}
-			from := first + (last-first)*int64(k)/int64(shards)
-			to := first + (last-first)*int64(k+1)/int64(shards)
-			start := 1 // the first data line of this shard's input
-			if k > 0 {
-				sh.From, sh.HasFrom = from, true
-				// Context: every line from the longest window (and a
-				// nanosecond, for closed windows) before From.
-				for start < len(times) && times[start] < from-int64(4*time.Second)-1 {
-					start++
-				}
-				start = max(start-1, 1)
-			}
-			if k < shards-1 {
-				sh.To, sh.HasTo = to, true
-			}
-			sh.LineOffset = int64(start - 1)
-			cfg.Shard = sh
-			input := append([]string{lines[0]}, lines[start:]...)
-			docs = append(docs, checkJSON(t, input, cfg))
-			names = append(names, fmt.Sprintf("shard%d.json", k))
+		bounds := []int64{first}
+		for range shards - 1 {
+			bounds = append(bounds, first+1+rng.Int64N(last-first))
 		}
-		merged, err := logcheck.Merge(names, docs)
-		require.NoError(t, err)
-		var buf bytes.Buffer
-		require.NoError(t, logcheck.WriteJSON(&buf, []*logcheck.Result{merged}, false))
-		assert.Equal(t, verdictOf(t, whole), verdictOf(t, buf.Bytes()), "seed %d, %d shards, %s", seed, shards, b)
+		slices.Sort(bounds)
+		bounds = slices.Compact(bounds)
+		name := fmt.Sprintf("seed %d, %d shards, %s, in-flight cap %d, list %d", seed, len(bounds), b, cfg.MaxInFlight, cfg.List)
+		for _, context := range []int64{longestWindow, max(longestWindow, longestCall)} {
+			docs, names := shardReports(t, lines, times, bounds, context+1, cfg)
+			merged, err := logcheck.Merge(names, docs, cfg.List)
+			if err != nil {
+				require.Less(t, context, longestCall, "%s: %v", name, err)
+				require.Contains(t, err.Error(), "still in flight at it", name)
+				refused++
+				continue
+			}
+			var buf bytes.Buffer
+			require.NoError(t, logcheck.WriteJSON(&buf, []*logcheck.Result{merged}, false))
+			assert.Equal(t, verdictOf(t, whole), verdictOf(t, buf.Bytes()), "%s, context %v", name, time.Duration(context))
+		}
 	}
+	assert.Positive(t, refused, "no seed had a call longer than the context")
+}
+
+// shardReports checks the log in shards starting at bounds, each input
+// holding the lines from context before its start, and returns their JSON
+// reports.
+func shardReports(t *testing.T, lines []string, times []int64, bounds []int64, context int64, cfg logcheck.Config) (docs [][]byte, names []string) {
+	t.Helper()
+	for k, from := range bounds {
+		sh := &logcheck.Shard{}
+		start := 1 // the first data line of this shard's input
+		if k > 0 {
+			sh.From, sh.HasFrom = from, true
+			for start < len(times) && times[start] < from-context {
+				start++
+			}
+			start = max(start-1, 1)
+		}
+		if k < len(bounds)-1 {
+			sh.To, sh.HasTo = bounds[k+1], true
+		}
+		sh.LineOffset = int64(start - 1)
+		cfg.Shard = sh
+		input := append([]string{lines[0]}, lines[start:]...)
+		doc := checkJSON(t, input, cfg)
+		assertListsJudged(t, doc, cfg.List)
+		docs = append(docs, doc)
+		names = append(names, fmt.Sprintf("shard%d.json", k))
+	}
+	return docs, names
+}
+
+// assertListsJudged checks that a shard lists its first judged violations:
+// as many as it found, up to list, whatever its context held.
+func assertListsJudged(t *testing.T, doc []byte, list int) {
+	t.Helper()
+	var r struct {
+		Rules []ruleJSON
+		Keys  []struct{ Rules []ruleJSON }
+	}
+	require.NoError(t, json.Unmarshal(doc, &r))
+	rules := r.Rules
+	if len(r.Keys) > 0 {
+		rules = nil
+		for _, k := range r.Keys {
+			rules = append(rules, k.Rules...)
+		}
+	}
+	for _, rr := range rules {
+		assert.Len(t, rr.Listed, int(min(int64(list), rr.Violations)), "rule %s", rr.Rule)
+	}
+}
+
+type ruleJSON struct {
+	Rule       string
+	Violations int64
+	Listed     []any `json:"violations_listed"`
 }
 
 func TestShardWithoutContextIsAnError(t *testing.T) {

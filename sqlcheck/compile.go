@@ -36,9 +36,13 @@ type Spec struct {
 	Table    Table
 	Rules    []rule.Rule
 	Boundary rule.Boundary
-	// CountsOnly leaves out the largest count in one window and the first
-	// violation: one sort, as fast as a hand-written count (docs/sql.md).
+	// CountsOnly leaves out the first violations: one sort, as fast as a
+	// hand-written count (docs/sql.md).
 	CountsOnly bool
+	// MaxWindow adds the largest count in one window, which costs one more
+	// sort of the sends, with a probe per send, per distinct window width
+	// (docs/sql.md).
+	MaxWindow bool
 }
 
 // Columns are the query's result columns, one row per key and rule, in
@@ -91,6 +95,9 @@ func Compile(spec Spec) (string, error) {
 	if len(spec.Rules) == 0 {
 		return "", errors.New("sqlcheck: no rules")
 	}
+	if spec.CountsOnly && spec.MaxWindow {
+		return "", errors.New("sqlcheck: --counts-only leaves out the largest count in one window that --max-window asks for")
+	}
 	table, err := ident(t.Name)
 	if err != nil {
 		return "", fmt.Errorf("sqlcheck: --table: %w", err)
@@ -99,155 +106,286 @@ func Compile(spec Spec) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sqlcheck: --time-col: %w", err)
 	}
+	q := query{keyed: t.KeyCol != "", rules: spec.Rules}
 	key := "CAST('' AS VARCHAR)"
-	part := ""
-	if t.KeyCol != "" {
+	if q.keyed {
 		k, err := ident(t.KeyCol)
 		if err != nil {
 			return "", fmt.Errorf("sqlcheck: --key-col: %w", err)
 		}
 		key = fmt.Sprintf("COALESCE(CAST(%s AS VARCHAR), '')", k)
-		part = "PARTITION BY k "
 	}
-	tb, order, ref := "", "t", "row_number() OVER (%sORDER BY t)"
+	tb := ""
 	if t.Tiebreak != "" {
 		c, err := ident(t.Tiebreak)
 		if err != nil {
 			return "", fmt.Errorf("sqlcheck: --tiebreak: %w", err)
 		}
-		tb, order, ref = fmt.Sprintf(", CAST(%s AS BIGINT) AS tb", c), "t, tb", "tb"
-	} else {
-		ref = fmt.Sprintf(ref, part)
+		tb = fmt.Sprintf(", CAST(%s AS BIGINT) AS tb", c)
+		q.tiebreak = true
 	}
-	// One range count per distinct reach, shared by the rules that have it.
-	reach := make([]int64, len(spec.Rules))
-	var reaches []int64
+	// One count per distinct reach, shared by the rules that have it.
+	q.reach = make([]int64, len(spec.Rules))
 	for i, r := range spec.Rules {
 		if r.Limit <= 0 || r.Window <= 0 {
 			return "", fmt.Errorf("sqlcheck: rule %s: limit and window must be positive", r)
 		}
-		reach[i] = Reach(r.Window, t.Unit, spec.Boundary)
-		if !slices.Contains(reaches, reach[i]) {
-			reaches = append(reaches, reach[i])
+		q.reach[i] = Reach(r.Window, t.Unit, spec.Boundary)
+		if !slices.Contains(q.reaches, q.reach[i]) {
+			q.reaches = append(q.reaches, q.reach[i])
 		}
 	}
-	kof := func(i int) int { return slices.Index(reaches, reach[i]) }
+	if !spec.MaxWindow {
+		q.reaches = nil
+	}
 
-	var b strings.Builder
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w := q.w
 	w("-- rlcheck: %d rules, %s windows, times in %s, integer arithmetic.\n", len(spec.Rules), spec.Boundary, unitName(t.Unit))
 	for i, r := range spec.Rules {
-		w("-- rule %d: %s: send i breaks it when t_i - t_{i-%d} <= %d.\n", i, r, r.Limit, reach[i])
-	}
-	// Counting alone over one stream carries nothing but the times through
-	// the sort.
-	lean := spec.CountsOnly && t.KeyCol == ""
-	kcol, mat := "k, ", " MATERIALIZED"
-	if lean {
-		kcol = ""
+		w("-- rule %d: %s: send i breaks it when t_i - t_{i-%d} <= %d.\n", i, r, r.Limit, q.reach[i])
 	}
 	if spec.CountsOnly {
-		mat = ""
-	}
-	w("WITH src AS (\n  SELECT %sCAST(%s AS BIGINT) AS t%s\n  FROM %s\n),\n", strings.Replace(kcol, "k", key+" AS k", 1), timeCol, tb, table)
-	// s: each send's position, the sends up to its instant, and whether it
-	// breaks each rule (its N-th predecessor is within reach).
-	// MATERIALIZED: the steps read more than once are computed once (the
-	// default in PostgreSQL; DuckDB may otherwise compute them again).
-	w("s AS%s (\n  SELECT %st", mat, kcol)
-	if !spec.CountsOnly {
-		w(", %s AS ref,\n", ref)
-		w("    row_number() OVER (%sORDER BY %s) - 1 AS i,\n", part, order)
-		w("    count(*) OVER (%sORDER BY t) AS cum", part)
-	}
-	for i, r := range spec.Rules {
-		w(",\n    CASE WHEN t - lag(t, %d) OVER (%sORDER BY %s) <= %d THEN 1 END AS v%d", r.Limit, part, order, reach[i], i)
-	}
-	w("\n  FROM src\n),\n")
-	if spec.CountsOnly {
-		countsOnly(w, spec.Rules, t.KeyCol != "")
-		return b.String(), nil
-	}
-	// p<j>: for each reach K, each send's window start lo, the number of
-	// sends before t-K, counted by sorting a probe (d NULL) at t-K among
-	// the sends (probes first at one instant): one sort, where DuckDB's
-	// range-framed count took ten times as long. The window holds cum-lo
-	// sends.
-	for j, k := range reaches {
-		var vs, nulls []string
-		for i := range spec.Rules {
-			if kof(i) == j {
-				vs = append(vs, fmt.Sprintf("v%d", i))
-				nulls = append(nulls, "NULL")
-			}
+		// Counting alone over one stream carries nothing but the times
+		// through the sort.
+		lean := !q.keyed
+		kcol := "k, "
+		if lean {
+			kcol = ""
 		}
-		w("p%d AS MATERIALIZED (\n  SELECT k, i, cum - lo AS c, lo, %s FROM (\n", j, strings.Join(vs, ", "))
-		w("    SELECT k, i, cum, %s, d,\n", strings.Join(vs, ", "))
-		w("      count(d) OVER (%sORDER BY pt, d NULLS FIRST ROWS UNBOUNDED PRECEDING) AS lo\n", part)
-		w("    FROM (\n      SELECT k, t - %d AS pt, CAST(NULL AS INTEGER) AS d, i, cum, %s FROM s\n", k, strings.Join(vs, ", "))
-		w("      UNION ALL\n      SELECT k, t, 1, NULL, NULL, %s FROM src\n    ) u\n  ) q WHERE d IS NULL\n),\n", strings.Join(nulls, ", "))
-	}
-	// a<j>: per key. Window starts only move forward, so the first
-	// violation's start is the least start among violations; the first
-	// fullest window is the one with the least start among the fullest.
-	for j := range reaches {
-		w("a%d AS (\n  SELECT k, max(c) AS mx", j)
-		for i := range spec.Rules {
-			if kof(i) == j {
-				w(",\n    count(v%d) AS n%d, min(CASE WHEN v%d = 1 THEN i END) AS fi%d, min(CASE WHEN v%d = 1 THEN lo END) AS fs%d", i, i, i, i, i, i)
-			}
+		w("WITH src AS (\n  SELECT %sCAST(%s AS BIGINT) AS t\n  FROM %s\n),\n", strings.Replace(kcol, "k", key+" AS k", 1), timeCol, table)
+		w("s AS (\n  SELECT %st", kcol)
+		for i, r := range spec.Rules {
+			w(",\n    t - lag(t, %d) OVER (%sORDER BY t) AS d%d", r.Limit, q.part(), i)
 		}
-		w("\n  FROM p%d GROUP BY k\n),\n", j)
-		w("m%d AS (\n  SELECT p%d.k, min(p%d.lo) AS ms FROM p%d JOIN a%d ON p%d.k = a%d.k AND p%d.c = a%d.mx GROUP BY p%d.k\n),\n", j, j, j, j, j, j, j, j, j, j)
+		w("\n  FROM src\n),\n")
+		countsOnly(w, spec.Rules, q.reach, q.keyed)
+		return q.b.String(), nil
 	}
-	w("a AS (\n  SELECT k, count(*) AS sends, min(t) AS first_t, max(t) AS last_t FROM src GROUP BY k\n),\n")
-	// want and d: the few sends the report names, fetched in one pass.
-	w("want AS (\n")
-	var sel []string
-	for i := range spec.Rules {
-		sel = append(sel, fmt.Sprintf("  SELECT k, fi%d AS i FROM a%d", i, kof(i)), fmt.Sprintf("  SELECT k, fs%d FROM a%d", i, kof(i)))
+	q.full(key, timeCol, table, tb)
+	return q.b.String(), nil
+}
+
+// query writes the full report's text.
+type query struct {
+	b        strings.Builder
+	keyed    bool
+	tiebreak bool
+	rules    []rule.Rule
+	reach    []int64
+	reaches  []int64 // distinct, when the largest count in one window is asked for
+}
+
+func (q *query) w(format string, args ...any) { fmt.Fprintf(&q.b, format, args...) }
+
+// part is the window's partition, k, ...: the key's parts of the text, or
+// nothing over one stream.
+func (q *query) part() string {
+	if q.keyed {
+		return "PARTITION BY k "
 	}
-	for j := range reaches {
-		sel = append(sel, fmt.Sprintf("  SELECT k, ms FROM m%d", j))
+	return ""
+}
+
+func (q *query) k(alias string) string {
+	if q.keyed {
+		return alias + "k, "
 	}
-	w("%s\n),\n", strings.Join(sel, "\n  UNION\n"))
-	w("d AS (\n  SELECT s.k, s.i, s.t, s.ref FROM s JOIN want ON s.k = want.k AND s.i = want.i\n)\n")
-	for i, r := range spec.Rules {
+	return ""
+}
+
+func (q *query) groupBy(alias string) string {
+	if q.keyed {
+		return " GROUP BY " + alias + "k"
+	}
+	return ""
+}
+
+func (q *query) on(x, y string) string {
+	if q.keyed {
+		return fmt.Sprintf("%s.k = %s.k", x, y)
+	}
+	return "TRUE"
+}
+
+// full writes the query that reports every column: one sort and window pass
+// decides every send (its index and, per rule, whether it breaks it), one
+// aggregate takes the counts and first violations, and one scan of the
+// table finds each first violation's window. The largest count in one
+// window (MaxWindow) sorts the sends again with a probe per send, per
+// window width.
+func (q *query) full(key, timeCol, table, tb string) {
+	w := q.w
+	kk := q.k("")
+	w("WITH src AS NOT MATERIALIZED (\n  SELECT %sCAST(%s AS BIGINT) AS t%s\n  FROM %s\n),\n", strings.Replace(kk, "k", key+" AS k", 1), timeCol, tb, table)
+	// s: each send's 0-based index in time order and whether it breaks each
+	// rule. The order of sends at one instant does not change which
+	// positions break a rule, so the tiebreak is left out of the sort.
+	mat := "NOT MATERIALIZED"
+	if len(q.reaches) > 0 {
+		mat = "MATERIALIZED"
+	}
+	w("s AS %s (\n  SELECT %st, row_number() OVER w - 1 AS i", mat, kk)
+	for i, r := range q.rules {
+		w(",\n    t - lag(t, %d) OVER w AS d%d", r.Limit, i)
+	}
+	w("\n  FROM src\n  WINDOW w AS (%sORDER BY t)\n),\n", q.part())
+	// a: per key, the counts, and each rule's first violation: the least
+	// index and time among the sends that break it.
+	ka := "CAST('' AS VARCHAR) AS k, "
+	if q.keyed {
+		ka = kk
+	}
+	w("a AS MATERIALIZED (\n  SELECT %scount(*) AS sends, min(t) AS first_t, max(t) AS last_t", ka)
+	for i := range q.rules {
+		f := fmt.Sprintf("FILTER (WHERE d%d <= %d)", i, q.reach[i])
+		w(",\n    count(*) %s AS n%d, min(i) %s AS fi%d, min(t) %s AS ft%d", f, i, f, i, f, i)
+	}
+	if q.keyed {
+		w("\n  FROM s GROUP BY k\n),\n")
+	} else {
+		w("\n  FROM s HAVING count(*) > 0\n),\n")
+	}
+	// m<j>: for each reach K, each send's count c: the sends from its
+	// window's oldest (index lo) to it. lo comes from sorting a probe at
+	// t-K, carrying i, among the sends: the probe's row number is 1+lo+i.
+	for j, k := range q.reaches {
+		w("m%d AS MATERIALIZED (\n  SELECT %si, t, 2 * i + 2 - rn AS c FROM (\n", j, kk)
+		w("    SELECT %si, t, d, row_number() OVER (%sORDER BY pt, d, i) AS rn FROM (\n", kk, q.part())
+		w("      SELECT %st - %d AS pt, 0 AS d, i, t FROM s\n", kk, k)
+		w("      UNION ALL\n      SELECT %st, 1, NULL, NULL FROM src\n    ) u\n  ) p WHERE d = 0\n),\n", kk)
+		// x<j>: the largest count, and the first send whose window holds it.
+		w("x%d AS MATERIALIZED (\n  SELECT %sx.mx, min(m%d.i) AS mi, min(m%d.t) AS mt\n", j, q.k("m"+fmt.Sprint(j)+"."), j, j)
+		w("  FROM m%d JOIN (SELECT %smax(c) AS mx FROM m%d%s) x ON %s AND m%d.c = x.mx\n", j, kk, j, q.groupBy(""), q.on(fmt.Sprintf("m%d", j), "x"), j)
+		w("  GROUP BY %sx.mx\n),\n", q.k(fmt.Sprintf("m%d.", j)))
+	}
+	// b: one scan for the windows' oldest sends: the first send at or after
+	// t-K, and lo, the sends before it.
+	w("b AS MATERIALIZED (\n  SELECT %s", q.k("src."))
+	var cols []string
+	for i := range q.rules {
+		cols = append(cols, fmt.Sprintf("count(*) FILTER (WHERE t < a.ft%d - %d) AS lo%d, min(t) FILTER (WHERE t >= a.ft%d - %d) AS wt%d", i, q.reach[i], i, i, q.reach[i], i))
+		if q.tiebreak {
+			cols = append(cols, fmt.Sprintf("count(*) FILTER (WHERE t < a.ft%d) AS bf%d", i, i))
+		}
+	}
+	for j, k := range q.reaches {
+		cols = append(cols, fmt.Sprintf("min(t) FILTER (WHERE t >= x%d.mt - %d) AS mt%d", j, k, j))
+	}
+	w("%s\n  FROM src JOIN a ON %s", strings.Join(cols, ",\n    "), q.on("src", "a"))
+	// Only sends up to the last instant named matter: with no violation,
+	// no row passes.
+	var upTo []string
+	for i := range q.rules {
+		upTo = append(upTo, fmt.Sprintf("t <= a.ft%d", i))
+	}
+	for j := range q.reaches {
+		w(" JOIN x%d ON %s", j, q.on("src", fmt.Sprintf("x%d", j)))
+		upTo = append(upTo, fmt.Sprintf("t <= x%d.mt", j))
+	}
+	w("\n  WHERE %s%s\n),\n", strings.Join(upTo, " OR "), q.groupBy("src."))
+	if q.tiebreak {
+		q.refs()
+	}
+	q.end()
+}
+
+// refs writes ref, the tiebreak of the sends the report names. Spot 2r is
+// rule r's first violation, the p-th of the sends at its instant in
+// tiebreak order; 2r+1 its window's oldest send, 2R+j the oldest send of
+// the fullest window for reach j: each the first at its instant.
+func (q *query) refs() {
+	w := q.w
+	var spots []string
+	for i := range q.rules {
+		spots = append(spots,
+			fmt.Sprintf("SELECT %s%d AS r, a.ft%d AS t, a.fi%d - b.bf%d AS p FROM a JOIN b ON %s", q.k("a."), 2*i, i, i, i, q.on("a", "b")),
+			fmt.Sprintf("SELECT %s%d, wt%d, 0 FROM b", q.k("b."), 2*i+1, i))
+	}
+	for j := range q.reaches {
+		spots = append(spots, fmt.Sprintf("SELECT %s%d, mt%d, 0 FROM b", q.k("b."), 2*len(q.rules)+j, j))
+	}
+	w("spot AS (\n  %s\n),\n", strings.Join(spots, "\n  UNION ALL\n  "))
+	w("ref AS MATERIALIZED (\n  SELECT %sr, tb FROM (\n", q.k(""))
+	w("    SELECT %sspot.r, spot.p, src.tb, row_number() OVER (PARTITION BY %sspot.r ORDER BY src.tb) - 1 AS q\n", q.k("spot."), q.k("spot."))
+	on := "src.t = spot.t"
+	if q.keyed {
+		on = "src.k = spot.k AND " + on
+	}
+	w("    FROM src JOIN spot ON %s\n  ) z WHERE q = p\n)\n", on)
+}
+
+// end writes the result rows: one per key and rule.
+func (q *query) end() {
+	w := q.w
+	if !q.tiebreak {
+		// No spots: close the WITH list on b.
+		s := q.b.String()
+		q.b.Reset()
+		q.b.WriteString(strings.TrimSuffix(s, ",\n") + "\n")
+	}
+	for i, r := range q.rules {
 		if i > 0 {
 			w("UNION ALL\n")
 		}
-		j := kof(i)
+		fref, wref, mref := fmt.Sprintf("a.fi%d + 1", i), fmt.Sprintf("b.lo%d + 1", i), ""
+		if q.tiebreak {
+			fref, wref, mref = "f.tb", "g.tb", "h.tb"
+		}
+		mx, mt := "CAST(NULL AS BIGINT)", "CAST(NULL AS BIGINT)"
+		j := -1
+		if len(q.reaches) > 0 {
+			j = slices.Index(q.reaches, q.reach[i])
+			mx, mt = fmt.Sprintf("x%d.mx", j), fmt.Sprintf("b.mt%d", j)
+			if !q.tiebreak {
+				mref = fmt.Sprintf("x%d.mi + 2 - x%d.mx", j, j)
+			}
+		} else {
+			mref = "CAST(NULL AS BIGINT)"
+		}
 		cols := []string{
 			"a.k", fmt.Sprint(i), fmt.Sprintf("'%s'", r), "a.sends", "a.first_t", "a.last_t",
-			fmt.Sprintf("r.n%d", i), fmt.Sprintf("r.fi%d", i), "f.t", "f.ref",
-			fmt.Sprintf("r.fs%d", i), "fs.t", "fs.ref",
-			"r.mx", "ms.t", "ms.ref",
+			fmt.Sprintf("a.n%d", i), fmt.Sprintf("a.fi%d", i), fmt.Sprintf("a.ft%d", i), fref,
+			fmt.Sprintf("CASE WHEN a.fi%d IS NOT NULL THEN b.lo%d END", i, i), fmt.Sprintf("b.wt%d", i), wref,
+			mx, mt, mref,
 		}
 		if i == 0 {
 			for c := range cols {
 				cols[c] += " AS " + Columns[c]
 			}
 		}
-		w("SELECT %s\nFROM a\n", strings.Join(cols, ", "))
-		w("  JOIN a%d r ON r.k = a.k\n  JOIN m%d m ON m.k = a.k\n", j, j)
-		w("  LEFT JOIN d f ON f.k = a.k AND f.i = r.fi%d\n", i)
-		w("  LEFT JOIN d fs ON fs.k = a.k AND fs.i = r.fs%d\n", i)
-		w("  LEFT JOIN d ms ON ms.k = a.k AND ms.i = m.ms\n")
+		w("SELECT %s\nFROM a LEFT JOIN b ON %s", strings.Join(cols, ", "), q.on("a", "b"))
+		if j >= 0 {
+			w(" JOIN x%d ON %s", j, q.on("a", fmt.Sprintf("x%d", j)))
+		}
+		if q.tiebreak {
+			ref := func(alias string, spot int) {
+				on := ""
+				if q.keyed {
+					on = alias + ".k = a.k AND "
+				}
+				w("\n  LEFT JOIN ref %s ON %s%s.r = %d", alias, on, alias, spot)
+			}
+			ref("f", 2*i)
+			ref("g", 2*i+1)
+			if j >= 0 {
+				ref("h", 2*len(q.rules)+j)
+			}
+		}
+		w("\n")
 	}
 	w("ORDER BY 1, 2;\n")
-	return b.String(), nil
 }
 
 // countsOnly ends the query with the violation counts alone, the other
 // columns NULL.
-func countsOnly(w func(string, ...any), rules []rule.Rule, keyed bool) {
+func countsOnly(w func(string, ...any), rules []rule.Rule, reach []int64, keyed bool) {
 	key := "k"
 	if !keyed {
 		key = "CAST('' AS VARCHAR) AS k"
 	}
 	w("a AS MATERIALIZED (\n  SELECT %s, count(*) AS sends, min(t) AS first_t, max(t) AS last_t", key)
 	for i := range rules {
-		w(", count(v%d) AS n%d", i, i)
+		w(",\n    count(*) FILTER (WHERE d%d <= %d) AS n%d", i, reach[i], i)
 	}
 	if keyed {
 		w("\n  FROM s GROUP BY k\n)\n")

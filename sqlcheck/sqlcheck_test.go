@@ -74,6 +74,23 @@ func verdict(t *testing.T, res *logcheck.Result) map[string]any {
 	return doc
 }
 
+// withoutMax drops the largest window and what says it was not checked.
+func withoutMax(t *testing.T, doc map[string]any) map[string]any {
+	t.Helper()
+	delete(doc, "not_checked")
+	var rules []any
+	keys, _ := doc["keys"].([]any)
+	for _, k := range keys {
+		rules = append(rules, k.(map[string]any)["rules"].([]any)...)
+	}
+	for _, r := range append(rules, doc["rules"].([]any)...) {
+		r := r.(map[string]any)
+		delete(r, "max_in_window")
+		delete(r, "max_window_start")
+	}
+	return doc
+}
+
 // randomSends mixes ties, gaps of exactly the window and one unit less,
 // over a few keys, in shuffled row order.
 func randomSends(rng *rand.Rand, n int, w, perSecond int64, keys int) []send {
@@ -116,6 +133,10 @@ func TestPostgresMatchesCheck(t *testing.T) {
 			{Limit: 400, Window: 100 * base}, // beyond every key's sends
 		}
 		sends := randomSends(rng, 300+rng.IntN(400), int64(base/unit), int64(time.Second/unit), 1+2*int(seed%2))
+		if keyed {
+			// A key that breaks no rule.
+			sends = append(sends, send{t: sends[len(sends)-1].t, key: "quiet", line: int64(len(sends)) + 2})
+		}
 		load(t, db, "sends", sends)
 		name := fmt.Sprintf("seed %d, unit %v, %s, keyed %v", seed, unit, b, keyed)
 		spec := sqlcheck.Spec{Rules: rules, Boundary: b, Table: sqlcheck.Table{
@@ -123,12 +144,20 @@ func TestPostgresMatchesCheck(t *testing.T) {
 		if keyed {
 			spec.Table.KeyCol = "tenant"
 		}
+		spec.MaxWindow = true
 		got, err := sqlcheck.Run(ctx, db, spec)
 		require.NoError(t, err, name)
 		want := checkCSV(t, sends, unit, rules, b, keyed)
 		assert.Equal(t, verdict(t, want), verdict(t, got), name)
 		assert.Equal(t, want.Violations(), got.Violations(), name)
+		// Without the largest window, every other column is the same.
+		spec.MaxWindow = false
+		got, err = sqlcheck.Run(ctx, db, spec)
+		require.NoError(t, err, name)
+		assert.Equal(t, withoutMax(t, verdict(t, want)), withoutMax(t, verdict(t, got)), name)
 		spec.CountsOnly = true
+		_, err = sqlcheck.Compile(sqlcheck.Spec{Rules: rules, Table: spec.Table, CountsOnly: true, MaxWindow: true})
+		require.Error(t, err, "counts only with the largest window")
 		counts, err := sqlcheck.Run(ctx, db, spec)
 		require.NoError(t, err, name)
 		require.Len(t, counts.Groups, len(want.Groups), name)

@@ -14,4 +14,9 @@
 //
 //	go run . -csv /tmp/rlcheck-bench/sends-10000000.csv
 //	go run . -csv sends.csv -rules 5/1s,12/3s -threads 1
+//
+// -compare N runs rlcheck's generated query (rlcheck sql), the one-query
+// baseline and the counts-only query N times each in turn on one loaded
+// table, with wall and CPU times; -sql FILE runs the statements of a file
+// on it (EXPLAIN ANALYZE ... profiles one).
 package main

@@ -55,9 +55,11 @@ func TestGeneratedMatchesCheck(t *testing.T) {
 		if seed%2 == 1 {
 			boundary = rule.Closed
 		}
-		got, err := b.Generated(ctx, rules, boundary, false)
+		got, err := b.Generated(ctx, rules, boundary, false, true)
 		require.NoError(t, err)
-		only, err := b.Generated(ctx, rules, boundary, true)
+		only, err := b.Generated(ctx, rules, boundary, true, false)
+		require.NoError(t, err)
+		noMax, err := b.Generated(ctx, rules, boundary, false, false)
 		require.NoError(t, err)
 		b.Close()
 		f, err := os.Open(path)
@@ -78,6 +80,12 @@ func TestGeneratedMatchesCheck(t *testing.T) {
 			}
 		}
 		assert.Equal(t, w, g, "seed %d, %s", seed, boundary)
+		for i, r := range got.Groups[0].Report.Rules {
+			n := noMax.Groups[0].Report.Rules[i]
+			assert.Equal(t, r.Violations, n.Violations, "seed %d, rule %s, without --max-window", seed, r.Rule)
+			assert.Equal(t, r.First, n.First, "seed %d, rule %s, without --max-window", seed, r.Rule)
+			assert.Zero(t, n.MaxInWindow, "seed %d, rule %s, without --max-window", seed, r.Rule)
+		}
 		for i, r := range want.Groups[0].Report.Rules {
 			assert.Equal(t, r.Violations, only.Groups[0].Report.Rules[i].Violations, "seed %d, rule %s, counts only", seed, r.Rule)
 		}

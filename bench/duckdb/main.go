@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -26,6 +27,8 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	threads := fs.Int("threads", 0, "DuckDB worker threads (0 keeps DuckDB's default)")
 	together := fs.Bool("one-query", false, "count every rule in one query over one shared sort, instead of one query per rule")
 	compare := fs.Int("compare", 0, "run rlcheck's generated query (rlcheck sql) and the one-query baseline N times each, alternating, on the same loaded table")
+	maxWindow := fs.Bool("max-window", false, "with -compare, run the generated query with --max-window too")
+	queries := fs.String("sql", "", "after loading, run each ';'-separated statement of this file and print its rows and time (EXPLAIN ANALYZE ... profiles one)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -38,9 +41,12 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 		fmt.Fprintln(errOut, "duckdb-baseline:", err)
 		return 2
 	}
-	if *compare > 0 {
-		err = compareQueries(ctx, out, *csvPath, rules, *threads, *compare)
-	} else {
+	switch {
+	case *queries != "":
+		err = runFile(ctx, out, *csvPath, *queries, *threads)
+	case *compare > 0:
+		err = compareQueries(ctx, out, *csvPath, rules, *threads, *compare, *maxWindow)
+	default:
 		err = report(ctx, out, *csvPath, rules, *threads, *together)
 	}
 	if err != nil {
@@ -98,4 +104,63 @@ func report(ctx context.Context, out io.Writer, csvPath string, rules []rule.Rul
 	}
 	fmt.Fprintf(out, "total %.2f s\n", time.Since(start).Seconds())
 	return nil
+}
+
+// runFile loads the log into table t, then runs each statement of the file
+// at path in turn, printing its rows tab-separated and the time it took.
+func runFile(ctx context.Context, out io.Writer, csvPath, path string, threads int) error {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	b, err := Open(ctx, threads)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	step := time.Now()
+	rows, err := b.Load(ctx, csvPath)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "loaded %d rows from %s in %.2f s\n", rows, csvPath, time.Since(step).Seconds())
+	for _, q := range strings.Split(string(text), ";") {
+		if strings.TrimSpace(q) == "" {
+			continue
+		}
+		step = time.Now()
+		if err := printRows(ctx, out, b, q); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "-- %.2f s\n", time.Since(step).Seconds())
+	}
+	return nil
+}
+
+func printRows(ctx context.Context, out io.Writer, b *Baseline, q string) error {
+	rows, err := b.conn.QueryContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		var cells []string
+		for _, v := range vals {
+			cells = append(cells, fmt.Sprint(v))
+		}
+		fmt.Fprintln(out, strings.Join(cells, "\t"))
+	}
+	return rows.Err()
 }

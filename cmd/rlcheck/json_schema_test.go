@@ -57,7 +57,11 @@ type docCheckBody struct {
 	Rules      []docRuleReport `json:"rules"`
 	InFlight   *docInFlight    `json:"in_flight"`
 	NotChecked []string        `json:"not_checked"`
-	Keys       []struct {
+	Shard      *struct {
+		FromNs *int64 `json:"from_ns"`
+		ToNs   *int64 `json:"to_ns"`
+	} `json:"shard"`
+	Keys []struct {
 		Key        string          `json:"key"`
 		Violations int64           `json:"violations"`
 		Sends      int64           `json:"sends"`
@@ -99,11 +103,16 @@ type docViolation struct {
 }
 
 type docInFlight struct {
-	MaxInFlight    int       `json:"max_in_flight"`
-	Violations     int64     `json:"violations"`
-	Peak           int64     `json:"peak"`
-	PeakAt         docPlace  `json:"peak_at"`
-	FirstViolation *docPlace `json:"first_violation"`
+	MaxInFlight     int       `json:"max_in_flight"`
+	Violations      int64     `json:"violations"`
+	Peak            int64     `json:"peak"`
+	PeakAt          docPlace  `json:"peak_at"`
+	FirstViolation  *docPlace `json:"first_violation"`
+	InFlightAtFrom  int64     `json:"in_flight_at_from"`
+	InFlightAfterTo []struct {
+		StartNs int64 `json:"start_ns"`
+		EndNs   int64 `json:"end_ns"`
+	} `json:"in_flight_after_to"`
 }
 
 type docSimulate struct {

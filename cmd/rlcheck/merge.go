@@ -8,6 +8,7 @@ import (
 
 func newMergeCmd(s streams) *cobra.Command {
 	o := logcheck.ReportOptions{}
+	var list int
 	cmd := &cobra.Command{
 		Use:   "merge [--format F] REPORT.json...",
 		Short: "Add the JSON reports of check --from/--to shards into the report of the whole log",
@@ -17,7 +18,7 @@ func newMergeCmd(s streams) *cobra.Command {
   rlcheck merge a.json b.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, paths []string) error {
-			res, err := logcheck.MergeFiles(paths)
+			res, err := logcheck.MergeFiles(paths, list)
 			if err != nil {
 				return err
 			}
@@ -25,6 +26,7 @@ func newMergeCmd(s streams) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: text, json, junit or github")
+	cmd.Flags().IntVar(&list, "list", 0, "the --list the shards were checked with: keep the first N listed violations of each rule")
 	cmd.Flags().IntVar(&o.MaxKeys, "keys", 20, "with keys, how many the text report shows, worst first (0: all)")
 	return cmd
 }

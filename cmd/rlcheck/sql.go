@@ -57,7 +57,8 @@ func newSQLCmd(s streams) *cobra.Command {
 	f.StringVar(&unit, "time-unit", "ns", "unit of the time column: s, ms, us or ns")
 	f.StringVar(&spec.Table.KeyCol, "key-col", "", "a column that splits the rules per key")
 	f.StringVar(&spec.Table.Tiebreak, "tiebreak", "", "an integer column ordering sends at one instant, reported as their line")
-	f.BoolVar(&spec.CountsOnly, "counts-only", false, "only the violation counts: one sort, no largest window or first violation")
+	f.BoolVar(&spec.CountsOnly, "counts-only", false, "only the violation counts: one sort, no first violation")
+	f.BoolVar(&spec.MaxWindow, "max-window", false, "add the largest count in one window: one more sort per window width")
 	f.StringVar(&run, "run", "", "run the query on this PostgreSQL (postgres://...) and report")
 	f.StringVar(&format, "format", "text", "with --run: text, json, junit or github")
 	return cmd

@@ -49,12 +49,18 @@ func TestSQLRunPostgres(t *testing.T) {
 	_, err = db.Exec("INSERT INTO sends VALUES " + strings.Join(vals, ","))
 	require.NoError(t, err)
 	out, errOut, code := run(t, "", "sql", "--rules", "5/1s,12/3s", "--table", "sends", "--time-col", "ts_us",
-		"--time-unit", "us", "--tiebreak", "line", "--run", srv.URL)
+		"--time-unit", "us", "--tiebreak", "line", "--max-window", "--run", srv.URL)
 	require.Equal(t, 1, code, errOut)
 	check, _, _ := run(t, "", "check", "--rules", "5/1s,12/3s", seqLog)
 	// The same table of rules and the same verdict; only the input lines differ.
 	assert.Equal(t, tail(check, 2), tail(out, 2))
 	assert.Contains(t, out, "FAIL: 2 violations (5/1s: 2)")
+	// Without --max-window, the same first violations, and a note on what is missing.
+	out, errOut, code = run(t, "", "sql", "--rules", "5/1s,12/3s", "--table", "sends", "--time-col", "ts_us",
+		"--time-unit", "us", "--tiebreak", "line", "--run", srv.URL)
+	require.Equal(t, 1, code, errOut)
+	assert.Contains(t, out, "line 28 at 6.003795000 s: 6 sends in the window from line 23 (5.005274000 s)")
+	assert.Contains(t, out, "not checked: the largest count in one window (--max-window adds it")
 }
 
 func withoutFiles(t *testing.T, doc string) map[string]any {
@@ -86,6 +92,27 @@ func TestCheckShardsAndMerge(t *testing.T) {
 	require.Equal(t, 1, code, errOut)
 	// The same verdict; the shards read the file's 30 lines three times.
 	assert.Equal(t, withoutFiles(t, whole), withoutFiles(t, merged))
+
+	// The in-flight cap and listed violations merge too, here per key.
+	host := "../../testdata/fleet/host1.csv"
+	args := []string{"check", "--rules", "2/1s", "--key-col", "tenant", "--max-in-flight", "1", "--duration-col", "took_ms",
+		"--duration-unit", "ms", "--list", "1", "--format", "json", host}
+	whole, _, code = run(t, "", args...)
+	require.Equal(t, 1, code)
+	paths = nil
+	for i, bounds := range [][]string{{"--to", "1767225601000000000"}, {"--from", "1767225601000000000"}} {
+		out, errOut, code := run(t, "", append(args, bounds...)...)
+		require.LessOrEqual(t, code, 1, errOut)
+		p := filepath.Join(dir, fmt.Sprintf("host%d.json", i))
+		require.NoError(t, os.WriteFile(p, []byte(out), 0o644))
+		paths = append(paths, p)
+	}
+	merged, errOut, code = run(t, "", append([]string{"merge", "--list", "1", "--format", "json"}, paths...)...)
+	require.Equal(t, 1, code, errOut)
+	assert.Equal(t, withoutFiles(t, whole), withoutFiles(t, merged))
+	_, errOut, code = run(t, "", append([]string{"merge"}, paths...)...)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "give merge the --list they were checked with")
 
 	_, errOut, code = run(t, "", "check", "--rules", "5/1s,12/3s", "--from", "1s", seqLog)
 	assert.Equal(t, 2, code)
