@@ -53,7 +53,12 @@ type Strategy struct {
 	// NeedsRedis strategies get an in-process miniredis when Options.Redis
 	// is nil.
 	NeedsRedis bool
-	New        func(Env) (strategies.Limiter, error)
+	// Costly strategies run every try as a command, most often a Lua
+	// script, on an embedded Redis of their own (clockredis): a seed costs
+	// 10 to 100 times an in-memory one, so commands that run many seeds
+	// default to fewer of them.
+	Costly bool
+	New    func(Env) (strategies.Limiter, error)
 }
 
 // strategyTable lists the strategies by name; a distributed strategy is one more

@@ -109,3 +109,24 @@ func TestGuideScriptFloatSeconds(t *testing.T) {
 		})
 	}
 }
+
+// TestFixedWindowExpiry: EXPIRE takes whole seconds, rounded up so that a
+// key outlives its window (3.005 s lives 4 s, 100 ms lives 1 s).
+func TestFixedWindowExpiry(t *testing.T) {
+	for _, tt := range []struct {
+		window, ttl time.Duration
+	}{{100 * time.Millisecond, time.Second}, {time.Second, time.Second}, {3005 * time.Millisecond, 4 * time.Second}} {
+		rt := &stepRT{t: 7 * sec}
+		s, err := clockredis.Start(rt.Now)
+		require.NoError(t, err)
+		lim := handwritten.NewFixedWindow(s.Client, rt, []rule.Rule{{Limit: 5, Window: tt.window}}, libs.Default(), "fw")
+		require.NoError(t, lim.Acquire(context.Background()))
+		keys, err := s.Keys(context.Background(), "fw:*").Result()
+		require.NoError(t, err)
+		require.Len(t, keys, 1, "keys of window %v", tt.window)
+		ttl, err := s.TTL(context.Background(), keys[0]).Result()
+		require.NoError(t, err)
+		assert.Equal(t, tt.ttl, ttl, "TTL of %s, window %v", keys[0], tt.window)
+		require.NoError(t, s.Close())
+	}
+}
