@@ -146,20 +146,21 @@ func TestSafeSettingsThousandSeeds(t *testing.T) {
 			t.Logf("%s: no safe setting (%s)", sa.Name, NoSetting(sa.Name))
 			continue
 		}
-		var sends int
+		var sends, violations int64
 		for _, wl := range rep.Workloads {
 			out, err := runSeeds(wl.Scenario(&opt, sa.Name), mustStrategy(t, sa.Name, *sa.Safe), 1, n, false)
 			require.NoError(t, err)
 			for seed, res := range out {
-				sends += len(res.Sends)
+				sends += int64(len(res.Sends))
 				cr, err := checker.Check(res.Sends, checker.Config{Rules: opt.Rules})
 				require.NoError(t, err)
 				for _, rr := range cr.Rules {
 					assert.Zero(t, rr.Violations, "%s %s seed %d: violations of %v", sa.Name, wl.Name, seed+1, rr.Rule)
+					violations += rr.Violations
 				}
 			}
 		}
-		t.Logf("%s (%s): %d seeds of %d workloads, %d sends, no violation", sa.Name, Setting(sa.Name, *sa.Safe), n, len(rep.Workloads), sends)
+		t.Logf("%s (%s): %d seeds of %d workloads, %d sends, %d violations", sa.Name, Setting(sa.Name, *sa.Safe), n, len(rep.Workloads), sends, violations)
 	}
 }
 

@@ -35,6 +35,12 @@ func candidates(opt *Options, name string) []libs.Config {
 		}
 		return out
 	case Logs:
+		if name == simulate.GuideScript {
+			// Float Unix seconds lie on a 238 ns grid in 2026: a call less
+			// than one step short of W after an entry can see it expired,
+			// so without a margin it cannot hold (TestGuideScriptFloatSeconds).
+			margins = margins[1:]
+		}
 		for _, m := range margins {
 			c := opt.Config
 			c.Margin = m

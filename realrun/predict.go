@@ -1,7 +1,10 @@
 package realrun
 
 import (
+	"fmt"
+	"io"
 	"slices"
+	"sync"
 
 	"github.com/rlcheck/rlcheck/simulate"
 )
@@ -33,9 +36,53 @@ type Range struct {
 // Contains reports whether n lies within [P5, P95].
 func (r Range) Contains(n int64) bool { return r.P5 <= n && n <= r.P95 }
 
+// Seeds of the prediction when none are asked for: DefaultSeeds, or
+// CostlySeeds when a strategy runs every try on an embedded Redis of its
+// own (simulate.Strategy.Costly), where a seed costs 10 to 100 times more.
+const (
+	DefaultSeeds = 1000
+	CostlySeeds  = 100
+)
+
+// Costly returns the strategies of s that are simulate.Strategy.Costly.
+func Costly(s *simulate.Scenario) []string {
+	var out []string
+	for _, name := range s.Strategies {
+		if st, ok := simulate.Lookup(name); ok && st.Costly {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// SeedsFor returns the prediction's seed count for s when none is asked for.
+func SeedsFor(s *simulate.Scenario) int {
+	if len(Costly(s)) > 0 {
+		return CostlySeeds
+	}
+	return DefaultSeeds
+}
+
 // Predict runs s on the virtual clock over seeds s.Seed .. s.Seed+seeds-1.
 func Predict(s *simulate.Scenario, seeds int, strategies []string) (*Prediction, error) {
-	rr, err := simulate.RunSeeds(s, seeds, simulate.Options{Strategies: strategies})
+	return predict(s, seeds, simulate.Options{Strategies: strategies})
+}
+
+// progressOf reports on w, at every tenth of the runs, how far the
+// prediction has gone.
+func progressOf(w io.Writer) func(done, total int) {
+	var mu sync.Mutex
+	return func(done, total int) {
+		if done*10/total != (done-1)*10/total {
+			mu.Lock()
+			defer mu.Unlock()
+			fmt.Fprintf(w, "prediction: %d of %d runs\n", done, total)
+		}
+	}
+}
+
+func predict(s *simulate.Scenario, seeds int, opt simulate.Options) (*Prediction, error) {
+	rr, err := simulate.RunSeeds(s, seeds, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -259,7 +259,14 @@ func Write(w io.Writer, r *Report, format string) error {
 // repeat times on the real clock (run i with opt.Run = i), naming each run
 // on progress as it starts, and returns the report of them all.
 func Repeat(ctx context.Context, s *simulate.Scenario, speed float64, seeds, repeat int, opt Options, progress io.Writer) (*Report, error) {
-	pred, err := Predict(s, seeds, nil)
+	var popt simulate.Options
+	if costly := Costly(s); len(costly) > 0 {
+		// Their runs take seconds to minutes: say so, and how far it got.
+		fmt.Fprintf(progress, "predicting over %d seeds; %s run every try on an embedded Redis of their own, which is slow (--seeds sets the count)\n",
+			seeds, strings.Join(costly, ", "))
+		popt.Progress = progressOf(progress)
+	}
+	pred, err := predict(s, seeds, popt)
 	if err != nil {
 		return nil, err
 	}

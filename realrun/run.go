@@ -160,7 +160,6 @@ func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy
 		Redis: opt.Redis,
 		Now:   func() int64 { return rt.Now() - epoch },
 	}
-	defer shared.Close()
 	if st.NeedsRedis && shared.Redis == nil {
 		emb, err := embedded.Start()
 		if err != nil {
@@ -172,6 +171,7 @@ func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy
 	res := StrategyResult{Name: st.Name, CheckAll: st.CheckAll, Calls: len(times)}
 	limits := strategies.Widen(cmp.Or(opt.Margin, s.Margin), s.Rules...)
 	limiters := make([]strategies.Limiter, s.Workers)
+	defer simulate.CloseLimiters(limiters)
 	// Room for every call up front, so that no append in the admission
 	// path allocates (and so invites a collection) between a record and
 	// the send it precedes.

@@ -36,25 +36,6 @@ type Shared struct {
 	Now func() int64
 	rtt *rttPath // the Redis round trip, nil when none
 
-	closers []func() error // what Close stops, in order
-}
-
-// OnClose has Close call f: a strategy's limiter that starts something of
-// its own (an in-process Redis) stops it there, when the run ends.
-func (s *Shared) OnClose(f func() error) { s.closers = append(s.closers, f) }
-
-// Close stops what the run's limiters started, last first, and returns
-// the first error. Whoever makes a Shared and runs strategies on it closes
-// it when the run ends.
-func (s *Shared) Close() error {
-	var first error
-	for i := len(s.closers) - 1; i >= 0; i-- {
-		if err := s.closers[i](); err != nil && first == nil {
-			first = err
-		}
-	}
-	s.closers = nil
-	return first
 }
 
 // Strategy is one entry of the strategy table.
@@ -73,7 +54,12 @@ type Strategy struct {
 	// NeedsRedis strategies get an in-process miniredis when Options.Redis
 	// is nil.
 	NeedsRedis bool
-	New        func(Env) (strategies.Limiter, error)
+	// Costly strategies run every try as a command, most often a Lua
+	// script, on an embedded Redis of their own (clockredis): a seed costs
+	// 10 to 100 times an in-memory one, so commands that run many seeds
+	// default to fewer of them.
+	Costly bool
+	New    func(Env) (strategies.Limiter, error)
 }
 
 // strategyTable lists the strategies by name; a distributed strategy is one more

@@ -62,7 +62,9 @@ func LibStrategy(name string, cfg libs.Config) (Strategy, bool) {
 		doc string
 		mk  func(e Env) (strategies.Limiter, error)
 	)
+	usesRedis := false
 	onRedis := func(f func(e Env, s *clockredis.Server) (*libs.Chain, error)) func(Env) (strategies.Limiter, error) {
+		usesRedis = true
 		return func(e Env) (strategies.Limiter, error) {
 			s, err := clockredis.Start(e.Shared.Now)
 			if err != nil {
@@ -73,8 +75,7 @@ func LibStrategy(name string, cfg libs.Config) (Strategy, bool) {
 				s.Close()
 				return nil, err
 			}
-			e.Shared.OnClose(s.Close)
-			return lim, nil
+			return ownRedis{lim, s}, nil
 		}
 	}
 	switch name {
@@ -141,7 +142,7 @@ func LibStrategy(name string, cfg libs.Config) (Strategy, bool) {
 	default:
 		return Strategy{}, false
 	}
-	return Strategy{Name: name, Doc: doc, New: func(e Env) (strategies.Limiter, error) {
+	return Strategy{Name: name, Doc: doc, Costly: usesRedis, New: func(e Env) (strategies.Limiter, error) {
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}
@@ -152,3 +153,12 @@ func LibStrategy(name string, cfg libs.Config) (Strategy, bool) {
 		return lim, nil
 	}}, true
 }
+
+// ownRedis is a library limiter with the embedded server it runs on, which
+// the run closes when it is over (CloseLimiters).
+type ownRedis struct {
+	*libs.Chain
+	s *clockredis.Server
+}
+
+func (o ownRedis) Close() error { return o.s.Close() }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -30,6 +31,9 @@ type Options struct {
 	// Wrap, when set, wraps each worker's runtime view; the conformance
 	// suite uses it to watch every sleep.
 	Wrap func(clock.Runtime) clock.Runtime
+	// Progress, when set, is called by RunSeeds after each run with the
+	// runs done so far (each value once, from any goroutine) and the total.
+	Progress func(done, total int)
 }
 
 // Run runs every strategy of s on s.Seed.
@@ -80,7 +84,6 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 		sch = NewSched(cfg)
 	}
 	shared := &Shared{Key: fmt.Sprintf("rlcheck:%s:%s:%d", s.Name, st.Name, seed), Redis: opt.Redis, Now: sch.Now}
-	defer shared.Close()
 	path := rand.New(rand.NewPCG(seed, streamPath))
 	if !s.RedisRTT.IsZero() {
 		shared.rtt = &rttPath{sch: sch, rtt: s.RedisRTT, rng: path}
@@ -104,6 +107,7 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 		}
 	}
 	limiters := make([]strategies.Limiter, s.Workers)
+	defer CloseLimiters(limiters)
 	for w := range s.Workers {
 		if !st.PerWorker && w > 0 {
 			limiters[w] = limiters[0]
@@ -193,6 +197,17 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 		return StrategyResult{}, err
 	}
 	return res, nil
+}
+
+// CloseLimiters closes, once each, the limiters that hold a resource of
+// their own (an io.Closer, such as a Redis-backed library's embedded
+// server), when their run is over.
+func CloseLimiters(limiters []strategies.Limiter) {
+	for i, lim := range limiters {
+		if c, ok := lim.(io.Closer); ok && !slices.Contains(limiters[:i], lim) {
+			_ = c.Close()
+		}
+	}
 }
 
 func workerSkew(s *Scenario, w int) time.Duration {
@@ -328,8 +343,8 @@ func RunSeeds(s *Scenario, n int, opt Options) (*RunsResult, error) {
 	sums := make([]summary, jobs)
 	viol := make([]int64, jobs*len(s.Rules))
 	var (
-		next atomic.Int64
-		wg   sync.WaitGroup
+		next, done atomic.Int64
+		wg         sync.WaitGroup
 	)
 	for range min(runtime.GOMAXPROCS(0), jobs) {
 		wg.Add(1)
@@ -344,6 +359,9 @@ func RunSeeds(s *Scenario, n int, opt Options) (*RunsResult, error) {
 				}
 				si, run := j/n, j%n
 				r, err := runStrategy(s, sts[si], s.Seed+uint64(run), opt, &pool)
+				if opt.Progress != nil {
+					opt.Progress(int(done.Add(1)), jobs)
+				}
 				sum := &sums[j]
 				if err != nil {
 					sum.err = err

@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -83,4 +87,43 @@ func TestRunCommandUsage(t *testing.T) {
 		assert.Equal(t, exitUsage, code, "%v: exit code", args)
 		assert.NotEmpty(t, errOut, "%v: no message on stderr", args)
 	}
+}
+
+// TestRunRedisDesigns runs `rlcheck run` on a short scenario with every
+// Redis-backed library and hand-written design, each on its embedded Redis:
+// the real run and the prediction both finish, and every strategy has its
+// rows. Without --seeds the prediction takes 100 seeds of them and says how
+// far it got.
+func TestRunRedisDesigns(t *testing.T) {
+	var names []string
+	for _, name := range simulate.AuditStrategyNames() {
+		if st, _ := simulate.Lookup(name); st.Costly || st.NeedsRedis {
+			names = append(names, name)
+		}
+	}
+	require.Len(t, names, 8, "Redis-backed strategies in %v", simulate.AuditStrategyNames())
+	path := filepath.Join(t.TempDir(), "short.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(`name: short
+rules: [3/100ms]
+strategies: [combined]
+callers: 6
+arrivals: {pattern: all-at-once}
+call_duration: 0
+lateness: uniform(100us, 1ms)
+seed: 1
+`), 0o644))
+	out, errOut, code := run(t, "", "run", path, "--seeds", "5", "--strategies", strings.Join(names, ","))
+	require.Contains(t, []int{exitOK, exitViolations}, code, "exit code; stderr %q", errOut)
+	assert.Contains(t, out, "prediction: virtual clock over seeds 1..5")
+	for _, name := range names {
+		assert.Regexp(t, regexp.MustCompile(`(?m)^ *`+name+` +\d+ +(\d+|-) `), out, "no run row for %s", name)
+		assert.Regexp(t, regexp.MustCompile(`(?m)^`+name+` +\d/1 +\d+% +3/100ms `), out, "no prediction row for %s", name)
+	}
+	assert.Contains(t, errOut, "predicting over 5 seeds; "+strings.Join(names[:len(names)-1], ", ")+" run every try on an embedded Redis")
+	assert.Contains(t, errOut, fmt.Sprintf("prediction: %d of %d runs", 5*len(names), 5*len(names)))
+
+	out, errOut, code = run(t, "", "run", path, "--strategies", "redis-rate")
+	require.Contains(t, []int{exitOK, exitViolations}, code, "exit code; stderr %q", errOut)
+	assert.Contains(t, out, "prediction: virtual clock over seeds 1..100", "default seeds of a costly strategy")
+	assert.Contains(t, errOut, "prediction: 10 of 100 runs\n")
 }

@@ -119,8 +119,8 @@ func NewTimestampMember(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, c
 
 // NewFixedWindow returns fixed windows counted with INCR and EXPIRE, one
 // per rule, taken in turn: the key is the window's number
-// ⌊t/(W+Margin)⌋, a refused caller waits for the next window, and its
-// INCR still counts.
+// ⌊t/(W+Margin)⌋, EXPIRE its length in whole seconds rounded up, a refused
+// caller waits for the next window, and its INCR still counts.
 func NewFixedWindow(c redis.Cmdable, rt clock.Runtime, rules []rule.Rule, cfg libs.Config, key string) *libs.Chain {
 	ks := keys(key, len(rules))
 	return libs.NewChain(rt, len(rules), func(ctx context.Context, i int, now int64) (bool, time.Duration, error) {
@@ -133,7 +133,9 @@ func NewFixedWindow(c redis.Cmdable, rt clock.Runtime, rules []rule.Rule, cfg li
 			return false, 0, err
 		}
 		if n == 1 {
-			if err := c.Expire(ctx, k, time.Duration(w)).Err(); err != nil {
+			// EXPIRE takes whole seconds: round up, so a key outlives its
+			// window (go-redis would truncate, and log below 1 s).
+			if err := c.Expire(ctx, k, time.Duration((w+int64(time.Second)-1)/int64(time.Second))*time.Second).Err(); err != nil {
 				return false, 0, err
 			}
 		}

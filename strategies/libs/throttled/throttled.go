@@ -8,6 +8,7 @@ package throttled
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -47,6 +48,10 @@ func NewRedis(c redis.UniversalClient, rt clock.Runtime, rules []rule.Rule, cfg 
 	return chain(rt, st, rules, cfg, prefix)
 }
 
+// casGaveUp opens the error throttled returns when its compare-and-swap
+// lost to other callers on the key too often (it has no sentinel).
+const casGaveUp = "Failed to store updated rate limit data"
+
 func chain(rt clock.Runtime, st throttled.GCRAStoreCtx, rules []rule.Rule, cfg libs.Config, prefix string) (*libs.Chain, error) {
 	lims := make([]*throttled.GCRARateLimiterCtx, len(rules))
 	for i, r := range rules {
@@ -58,6 +63,11 @@ func chain(rt clock.Runtime, st throttled.GCRAStoreCtx, rules []rule.Rule, cfg l
 	}
 	return libs.NewChain(rt, len(rules), func(ctx context.Context, i int, _ int64) (bool, time.Duration, error) {
 		limited, res, err := lims[i].RateLimitCtx(ctx, strconv.Itoa(i), 1)
+		if err != nil && strings.HasPrefix(err.Error(), casGaveUp) {
+			// Concurrent callers on one key (a real clock only) beat
+			// this one's compare-and-swap ten times: it asks again.
+			return false, 0, nil
+		}
 		if err != nil {
 			return false, 0, err
 		}
