@@ -167,7 +167,7 @@ func findMargin(p *prober) (StrategyMargin, error) {
 		}
 		sm.Bound = bound
 		hi := (bound + p.o.Resolution - 1) / p.o.Resolution // in steps of the resolution
-		found, k, at, err := p.search(zero, int64(hi))
+		found, k, at, err := search(p.steps, zero, int64(hi))
 		if err != nil {
 			return sm, err
 		}
@@ -181,6 +181,10 @@ func findMargin(p *prober) (StrategyMargin, error) {
 	sm.Tried, sm.Runs = len(p.tried), p.runs
 	return sm, nil
 }
+
+// stepRunner runs seeds (offsets from the first) at a margin of k steps of
+// the resolution, returning their runs in the same order.
+type stepRunner func(k int64, seeds []int) ([]seedRun, error)
 
 // searchBlock is how many seeds search runs at once at one margin: fixed,
 // so that which runs it makes does not depend on the number of cores.
@@ -201,7 +205,7 @@ const searchBlock = 16
 // after it. A last pass runs at k every seed not yet run there, for the
 // cost at the margin and to see every seed clean; a seed violating there
 // (widening broke it) is bisected in turn.
-func (p *prober) search(zero []seedRun, hi int64) (found bool, k int64, at []seedRun, err error) {
+func search(run stepRunner, zero []seedRun, hi int64) (found bool, k int64, at []seedRun, err error) {
 	n := len(zero)
 	at = make([]seedRun, n)
 	cleanAt := make([]int64, n) // the step of at[i]; -1 while seed i is known only to violate
@@ -223,7 +227,7 @@ func (p *prober) search(zero []seedRun, hi int64) (found bool, k int64, at []see
 				todo = append(todo, s)
 			}
 		}
-		if err := p.record(k, todo, cleanAt, lo, at); err != nil {
+		if err := record(run, k, todo, cleanAt, lo, at); err != nil {
 			return false, 0, nil, err
 		}
 		next := i + len(block)
@@ -231,7 +235,7 @@ func (p *prober) search(zero []seedRun, hi int64) (found bool, k int64, at []see
 			if cleanAt[s] >= 0 {
 				continue
 			}
-			if k, found, err = p.bisect(s, k, hi, cleanAt, at); !found || err != nil {
+			if k, found, err = bisect(run, s, k, hi, cleanAt, at); !found || err != nil {
 				return false, 0, nil, err
 			}
 			next = i + j + 1
@@ -246,14 +250,14 @@ func (p *prober) search(zero []seedRun, hi int64) (found bool, k int64, at []see
 				todo = append(todo, s)
 			}
 		}
-		if err := p.record(k, todo, cleanAt, lo, at); err != nil {
+		if err := record(run, k, todo, cleanAt, lo, at); err != nil {
 			return false, 0, nil, err
 		}
 		s := slices.IndexFunc(todo, func(s int) bool { return cleanAt[s] != k })
 		if s < 0 {
 			return true, k, at, nil
 		}
-		if k, found, err = p.bisect(todo[s], k, hi, cleanAt, at); !found || err != nil {
+		if k, found, err = bisect(run, todo[s], k, hi, cleanAt, at); !found || err != nil {
 			return false, 0, nil, err
 		}
 	}
@@ -261,8 +265,8 @@ func (p *prober) search(zero []seedRun, hi int64) (found bool, k int64, at []see
 
 // record runs seeds at step k and notes each as clean there (with its run)
 // or violating.
-func (p *prober) record(k int64, seeds []int, cleanAt, lo []int64, at []seedRun) error {
-	runs, err := p.run(time.Duration(k)*p.o.Resolution, seeds)
+func record(run stepRunner, k int64, seeds []int, cleanAt, lo []int64, at []seedRun) error {
+	runs, err := run(k, seeds)
 	if err != nil {
 		return err
 	}
@@ -281,7 +285,7 @@ func (p *prober) record(k int64, seeds []int, cleanAt, lo []int64, at []seedRun)
 // as a bisection of every seed at once would, taking the steps up to k as
 // violating without running them: a seed whose runs are not monotone in
 // the margin then lands where that bisection would have taken it.
-func (p *prober) bisect(s int, k, hi int64, cleanAt []int64, at []seedRun) (int64, bool, error) {
+func bisect(run stepRunner, s int, k, hi int64, cleanAt []int64, at []seedRun) (int64, bool, error) {
 	if k >= hi {
 		return 0, false, nil
 	}
@@ -294,7 +298,7 @@ func (p *prober) bisect(s int, k, hi int64, cleanAt []int64, at []seedRun) (int6
 			lo = mid
 			continue
 		}
-		r, err := p.run(time.Duration(mid)*p.o.Resolution, []int{s})
+		r, err := run(mid, []int{s})
 		if err != nil {
 			return 0, false, err
 		}
@@ -405,6 +409,11 @@ func (p *prober) run(m time.Duration, seeds []int) ([]seedRun, error) {
 		}
 	}
 	return out, nil
+}
+
+// steps runs seeds at k steps of the resolution.
+func (p *prober) steps(k int64, seeds []int) ([]seedRun, error) {
+	return p.run(time.Duration(k)*p.o.Resolution, seeds)
 }
 
 // shortfall is the most by which Limit+1 consecutive sends fit in less than
