@@ -1,9 +1,11 @@
 package simulate
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -57,8 +59,9 @@ type StrategyMargin struct {
 	// Zero and AtMargin are the mean run (duration from first to last send,
 	// sends) at margin 0 and at Margin: what the margin costs.
 	Zero, AtMargin RunCost
-	// Tried counts the margins run.
-	Tried int
+	// Tried counts the margins at which some seed ran, and Runs the runs
+	// the search made (margin 0 included).
+	Tried, Runs int
 	// Sweep is, per margin of MarginResult.Margins, the share of runs
 	// violating at the provider and the mean run.
 	Sweep []SweepPoint
@@ -78,12 +81,12 @@ type RunCost struct {
 
 // FindMargins searches, for every strategy of s, the smallest margin (a
 // multiple of the resolution) at which none of the runs violates at the
-// provider, by bisection between 0 and the bound. A limiter exact on its
-// admissions needs no more than the spread of the path delays
-// (semantics: t_i - t_(i-N) >= W + m - (d_(i-N) - d_i) >= W when
-// m >= max d - min d), so the search never goes past it. It assumes that a
-// margin that keeps every run clean keeps them clean when widened, which
-// holds for the bound and is what makes bisection apply.
+// provider. A limiter exact on its admissions needs no more than the spread
+// of the path delays (semantics: t_i - t_(i-N) >= W + m - (d_(i-N) - d_i)
+// >= W when m >= max d - min d), so the search never goes past it. It
+// assumes that a margin that keeps a run clean keeps it clean when widened,
+// which holds for the bound: then each seed has a threshold, the margin
+// sought is the largest, and search finds it seed by seed.
 func FindMargins(s *Scenario, o MarginOptions) (*MarginResult, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -99,25 +102,31 @@ func FindMargins(s *Scenario, o MarginOptions) (*MarginResult, error) {
 		names = s.Strategies
 	}
 	out := &MarginResult{Scenario: s.Name, Seed: s.Seed, Runs: o.Runs, Resolution: o.Resolution, Rules: s.Rules}
+	pools := make([]procPool, runtime.GOMAXPROCS(0))
+	defer func() {
+		for i := range pools {
+			pools[i].close()
+		}
+	}()
 	for _, name := range names {
 		st, ok := Lookup(name)
 		if !ok {
 			return nil, fmt.Errorf("simulate: unknown strategy %q (known: %s)", name, strategyNames())
 		}
-		sm, err := findMargin(s, st, o)
+		sm, err := findMargin(&prober{s: s, st: st, o: o, pools: pools})
 		if err != nil {
 			return nil, err
 		}
 		out.Strategies = append(out.Strategies, sm)
 	}
 	if o.Sweep > 1 {
-		return out, sweep(s, out, o)
+		return out, sweep(s, out, o, pools)
 	}
 	return out, nil
 }
 
 // sweep runs every strategy at o.Sweep margins from 0 to the largest bound.
-func sweep(s *Scenario, out *MarginResult, o MarginOptions) error {
+func sweep(s *Scenario, out *MarginResult, o MarginOptions, pools []procPool) error {
 	var top time.Duration
 	for _, sm := range out.Strategies {
 		top = max(top, sm.Bound, sm.Margin)
@@ -129,60 +138,180 @@ func sweep(s *Scenario, out *MarginResult, o MarginOptions) error {
 	for k := range out.Strategies {
 		sm := &out.Strategies[k]
 		st, _ := Lookup(sm.Name)
+		p := &prober{s: s, st: st, o: o, pools: pools}
 		for _, m := range out.Margins {
-			b, err := runBatch(s, st, m, o, false)
+			runs, err := p.run(m, allSeeds(o.Runs))
 			if err != nil {
 				return err
 			}
-			sm.Sweep = append(sm.Sweep, SweepPoint{Violating: b.violating, Cost: b.cost})
+			sm.Sweep = append(sm.Sweep, SweepPoint{Violating: violating(runs), Cost: meanCost(runs)})
 		}
 	}
 	return nil
 }
 
-func findMargin(s *Scenario, st Strategy, o MarginOptions) (StrategyMargin, error) {
-	sm := StrategyMargin{Name: st.Name}
-	zero, err := runBatch(s, st, 0, o, false)
+func findMargin(p *prober) (StrategyMargin, error) {
+	sm := StrategyMargin{Name: p.st.Name}
+	zero, err := p.run(0, allSeeds(p.o.Runs))
 	if err != nil {
 		return sm, err
 	}
-	sm.ViolatingAtZero, sm.Zero, sm.AtMargin, sm.Tried = zero.violating, zero.cost, zero.cost, 1
-	if zero.violating == 0 {
-		sm.Found = true
-		return sm, nil
-	}
-	bound, ok := pathBound(s, st)
-	if !ok {
-		bound, sm.Observed = zero.spread, true
-	}
-	sm.Bound = bound
-	res := o.Resolution
-	hi := (bound + res - 1) / res // in steps of the resolution
-	lo := time.Duration(0)        // known to violate
-	top, err := runBatch(s, st, hi*res, o, true)
-	if err != nil {
-		return sm, err
-	}
-	sm.Tried++
-	if top.violating > 0 {
-		return sm, nil
-	}
-	sm.Found, sm.AtMargin = true, top.cost
-	for hi-lo > 1 {
-		mid := lo + (hi-lo)/2
-		b, err := runBatch(s, st, mid*res, o, true)
+	sm.ViolatingAtZero, sm.Zero, sm.AtMargin = violating(zero), meanCost(zero), meanCost(zero)
+	if sm.ViolatingAtZero > 0 {
+		bound, ok := pathBound(p.s, p.st)
+		if !ok {
+			for _, r := range zero {
+				bound = max(bound, r.spread)
+			}
+			sm.Observed = true
+		}
+		sm.Bound = bound
+		hi := (bound + p.o.Resolution - 1) / p.o.Resolution // in steps of the resolution
+		found, k, at, err := search(p.steps, zero, int64(hi))
 		if err != nil {
 			return sm, err
 		}
-		sm.Tried++
-		if b.violating > 0 {
-			lo = mid
-		} else {
-			hi, sm.AtMargin = mid, b.cost
+		if found {
+			sm.Margin, sm.AtMargin = time.Duration(k)*p.o.Resolution, meanCost(at)
+		}
+		sm.Found = found
+	} else {
+		sm.Found = true
+	}
+	sm.Tried, sm.Runs = len(p.tried), p.runs
+	return sm, nil
+}
+
+// stepRunner runs seeds (offsets from the first) at a margin of k steps of
+// the resolution, returning their runs in the same order.
+type stepRunner func(k int64, seeds []int) ([]seedRun, error)
+
+// searchBlock is how many seeds search runs at once at one margin: fixed,
+// so that which runs it makes does not depend on the number of cores.
+const searchBlock = 16
+
+// search finds the smallest number of steps k <= hi at which every seed
+// runs clean, given each seed's run at 0, and returns every seed's run at
+// k; found is false when some seed still violates at hi.
+//
+// If widening the margin never breaks a clean run, each seed has a
+// threshold (clean at every step from it on) and k is the largest. Seeds
+// are taken one at a time, in order of how far their tightest window fell
+// short at 0 (the likely largest first, so that k settles early), seed
+// order breaking ties: a seed is run at the largest threshold k found so
+// far, and only one that still violates there is bisected between k and hi,
+// raising k. Runs at k go in blocks of searchBlock seeds over the cores,
+// read in order: the first that violates is bisected, and the block resumes
+// after it. A last pass runs at k every seed not yet run there, for the
+// cost at the margin and to see every seed clean; a seed violating there
+// (widening broke it) is bisected in turn.
+func search(run stepRunner, zero []seedRun, hi int64) (found bool, k int64, at []seedRun, err error) {
+	n := len(zero)
+	at = make([]seedRun, n)
+	cleanAt := make([]int64, n) // the step of at[i]; -1 while seed i is known only to violate
+	lo := make([]int64, n)      // a step at which seed i violates
+	var order []int
+	for i, z := range zero {
+		at[i] = z
+		if z.violating {
+			cleanAt[i] = -1
+			order = append(order, i)
 		}
 	}
-	sm.Margin = hi * res
-	return sm, nil
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(zero[b].shortfall, zero[a].shortfall) })
+	for i := 0; i < len(order); {
+		block := order[i:min(i+searchBlock, len(order))]
+		var todo []int
+		for _, s := range block {
+			if cleanAt[s] < 0 && lo[s] < k {
+				todo = append(todo, s)
+			}
+		}
+		if err := record(run, k, todo, cleanAt, lo, at); err != nil {
+			return false, 0, nil, err
+		}
+		next := i + len(block)
+		for j, s := range block {
+			if cleanAt[s] >= 0 {
+				continue
+			}
+			if k, found, err = bisect(run, s, k, hi, cleanAt, at); !found || err != nil {
+				return false, 0, nil, err
+			}
+			next = i + j + 1
+			break
+		}
+		i = next
+	}
+	for {
+		var todo []int
+		for s := range n {
+			if cleanAt[s] != k {
+				todo = append(todo, s)
+			}
+		}
+		if err := record(run, k, todo, cleanAt, lo, at); err != nil {
+			return false, 0, nil, err
+		}
+		s := slices.IndexFunc(todo, func(s int) bool { return cleanAt[s] != k })
+		if s < 0 {
+			return true, k, at, nil
+		}
+		if k, found, err = bisect(run, todo[s], k, hi, cleanAt, at); !found || err != nil {
+			return false, 0, nil, err
+		}
+	}
+}
+
+// record runs seeds at step k and notes each as clean there (with its run)
+// or violating.
+func record(run stepRunner, k int64, seeds []int, cleanAt, lo []int64, at []seedRun) error {
+	runs, err := run(k, seeds)
+	if err != nil {
+		return err
+	}
+	for j, s := range seeds {
+		if runs[j].violating {
+			lo[s] = k
+		} else {
+			cleanAt[s], at[s] = k, runs[j]
+		}
+	}
+	return nil
+}
+
+// bisect finds the threshold of seed s, which violates at step k: the
+// smallest step up to hi at which it runs clean, if any. It halves [0, hi]
+// as a bisection of every seed at once would, taking the steps up to k as
+// violating without running them: a seed whose runs are not monotone in
+// the margin then lands where that bisection would have taken it.
+func bisect(run stepRunner, s int, k, hi int64, cleanAt []int64, at []seedRun) (int64, bool, error) {
+	if k >= hi {
+		return 0, false, nil
+	}
+	var lo int64
+	for top := true; hi-lo > 1 || top; top = false {
+		mid := lo + (hi-lo)/2
+		if top {
+			mid = hi
+		} else if mid <= k {
+			lo = mid
+			continue
+		}
+		r, err := run(mid, []int{s})
+		if err != nil {
+			return 0, false, err
+		}
+		switch {
+		case r[0].violating && top:
+			return 0, false, nil
+		case r[0].violating:
+			lo = mid
+		default:
+			hi, cleanAt[s], at[s] = mid, mid, r[0]
+		}
+	}
+	return hi, true, nil
 }
 
 // pathBound returns max - min of the delay from admission to arrival at
@@ -211,57 +340,120 @@ func pathBound(s *Scenario, st Strategy) (time.Duration, bool) {
 	return hi - lo, true
 }
 
-type batch struct {
-	violating int
-	cost      RunCost
-	spread    time.Duration
+// seedRun is what the search keeps of one run.
+type seedRun struct {
+	violating bool // at the provider
+	dur       time.Duration
+	sends     int
+	spread    time.Duration // StrategyResult.PathSpread
+	// shortfall is how much shorter than its window the tightest span of
+	// Limit+1 arrivals was, over the rules: an ordering hint, not a verdict.
+	shortfall time.Duration
 }
 
-// runBatch runs st over the seeds at margin m; with stop it gives up at the
-// first run that violates (its cost figures then mean nothing).
-func runBatch(s *Scenario, st Strategy, m time.Duration, o MarginOptions, stop bool) (batch, error) {
-	sc := *s
+// prober runs one strategy of a scenario on seeds at a margin, over the
+// cores, each core's runs reusing one pool (coroutines, in-process Redis).
+type prober struct {
+	s     *Scenario
+	st    Strategy
+	o     MarginOptions
+	pools []procPool
+	runs  int                        // runs made
+	tried map[time.Duration]struct{} // the margins they were made at
+}
+
+// run runs seeds (offsets from the scenario's seed) at margin m and
+// returns their runs in the same order. The runs do not depend on which
+// core made them.
+func (p *prober) run(m time.Duration, seeds []int) ([]seedRun, error) {
+	if len(seeds) == 0 {
+		return nil, nil
+	}
+	if p.tried == nil {
+		p.tried = map[time.Duration]struct{}{}
+	}
+	p.tried[m] = struct{}{}
+	p.runs += len(seeds)
+	sc := *p.s
 	sc.Margin = m
+	out := make([]seedRun, len(seeds))
+	errs := make([]error, len(seeds))
 	var (
-		next, violating atomic.Int64
-		mu              sync.Mutex
-		b               batch
-		dur             int64
-		sends           int64
-		firstErr        error
-		wg              sync.WaitGroup
+		next atomic.Int64
+		wg   sync.WaitGroup
 	)
-	for range runtime.GOMAXPROCS(0) {
+	for g := range min(len(p.pools), len(seeds)) {
 		wg.Add(1)
-		go func() {
+		go func(pool *procPool) {
 			defer wg.Done()
 			for {
-				i := next.Add(1) - 1
-				if i >= int64(o.Runs) || (stop && violating.Load() > 0) {
+				j := int(next.Add(1) - 1)
+				if j >= len(seeds) {
 					return
 				}
-				r, err := RunStrategy(&sc, st, s.Seed+uint64(i), o.Options)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
+				r, err := runStrategy(&sc, p.st, p.s.Seed+uint64(seeds[j]), p.o.Options, pool)
+				if err != nil {
+					errs[j] = err
+					next.Store(int64(len(seeds))) // stop the others early
+					continue
 				}
-				dur += int64(r.Duration)
-				sends += int64(len(r.Sends))
-				b.spread = max(b.spread, r.PathSpread)
-				mu.Unlock()
-				if err == nil && r.Violations() > 0 {
-					violating.Add(1)
-				}
+				out[j] = seedRun{violating: r.Violations() > 0, dur: r.Duration, sends: len(r.Sends),
+					spread: r.PathSpread, shortfall: shortfall(r.Sends, p.s.Rules)}
 			}
-		}()
+		}(&p.pools[g])
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return b, firstErr
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
-	b.violating = int(violating.Load())
-	b.cost = RunCost{Duration: time.Duration(dur / int64(o.Runs)), Sends: float64(sends) / float64(o.Runs)}
-	return b, nil
+	return out, nil
+}
+
+// steps runs seeds at k steps of the resolution.
+func (p *prober) steps(k int64, seeds []int) ([]seedRun, error) {
+	return p.run(time.Duration(k)*p.o.Resolution, seeds)
+}
+
+// shortfall is the most by which Limit+1 consecutive sends fit in less than
+// their rule's window (0 when none do).
+func shortfall(sends []int64, rules []rule.Rule) time.Duration {
+	var d int64
+	for _, r := range rules {
+		for i := r.Limit; i < len(sends); i++ {
+			d = max(d, int64(r.Window)-(sends[i]-sends[i-r.Limit]))
+		}
+	}
+	return time.Duration(d)
+}
+
+func allSeeds(n int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = i
+	}
+	return s
+}
+
+func violating(runs []seedRun) int {
+	n := 0
+	for _, r := range runs {
+		if r.violating {
+			n++
+		}
+	}
+	return n
+}
+
+// meanCost is the mean run of runs.
+func meanCost(runs []seedRun) RunCost {
+	var dur, sends int64
+	for _, r := range runs {
+		dur += int64(r.dur)
+		sends += int64(r.sends)
+	}
+	return RunCost{Duration: time.Duration(dur / int64(len(runs))), Sends: float64(sends) / float64(len(runs))}
 }
 
 // WriteMarginsText writes the search per strategy: runs violating at
@@ -320,6 +512,7 @@ func WriteMarginsJSON(w io.Writer, r *MarginResult) error {
 		BoundNs         int64  `json:"bound_ns"`
 		BoundObserved   bool   `json:"bound_observed,omitempty"`
 		MarginsTried    int    `json:"margins_tried"`
+		RunsSimulated   int    `json:"runs_simulated"`
 		AtZero          cost   `json:"at_zero"`
 		AtMargin        cost   `json:"at_margin"`
 	}
@@ -334,7 +527,7 @@ func WriteMarginsJSON(w io.Writer, r *MarginResult) error {
 	for _, sm := range r.Strategies {
 		out.Strategies = append(out.Strategies, strat{
 			Name: sm.Name, ViolatingAtZero: sm.ViolatingAtZero, Found: sm.Found, MarginNs: int64(sm.Margin),
-			BoundNs: int64(sm.Bound), BoundObserved: sm.Observed, MarginsTried: sm.Tried,
+			BoundNs: int64(sm.Bound), BoundObserved: sm.Observed, MarginsTried: sm.Tried, RunsSimulated: sm.Runs,
 			AtZero:   cost{int64(sm.Zero.Duration), round(sm.Zero.Sends, 1e3)},
 			AtMargin: cost{int64(sm.AtMargin.Duration), round(sm.AtMargin.Sends, 1e3)},
 		})

@@ -19,6 +19,7 @@ import (
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/strategies/redislimit"
 	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
 )
 
@@ -89,7 +90,9 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 		shared.rtt = &rttPath{sch: sch, rtt: s.RedisRTT, rng: path}
 	}
 	limits := strategies.Widen(s.Margin, s.Rules...)
+	pooledRedis := false // the pool's in-process Redis, which outlives the run
 	if st.NeedsRedis && shared.Redis == nil {
+		pooledRedis = pool != nil
 		if pool != nil && pool.redis != nil {
 			// Keys name the run, so runs sharing a server never meet.
 			shared.Redis = pool.redis
@@ -185,6 +188,10 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 		lim.Release()
 	})
 	sch.Run()
+	if pooledRedis && failure == nil {
+		// Its keys would otherwise pile up over the pool's runs.
+		failure = redislimit.Reset(base, shared.Redis, shared.Key, limits)
+	}
 	if failure != nil {
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, failure)
 	}

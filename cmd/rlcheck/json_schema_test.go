@@ -165,6 +165,7 @@ type docMargins struct {
 		BoundNs         int64   `json:"bound_ns"`
 		BoundObserved   bool    `json:"bound_observed"`
 		MarginsTried    int     `json:"margins_tried"`
+		RunsSimulated   int     `json:"runs_simulated"`
 		AtZero          docCost `json:"at_zero"`
 		AtMargin        docCost `json:"at_margin"`
 	} `json:"strategies"`
