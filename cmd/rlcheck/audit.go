@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -120,11 +118,7 @@ func (o *auditOptions) complete() error {
 }
 
 func (o *auditOptions) run(s streams) error {
-	if os.Getenv("GOGC") == "" {
-		// A small live heap allocated fast (a Lua interpreter per Redis
-		// try): collecting at 5× it, not 2×, halves the CPU (benchmarks.md).
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
-	}
+	defer cli.GCPercent(400)()
 	rep, err := audit.Run(o.opt)
 	if err != nil {
 		return err

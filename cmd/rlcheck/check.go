@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -146,11 +145,7 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 }
 
 func (o *checkOptions) run(s streams, paths []string) error {
-	if os.Getenv("GOGC") == "" {
-		// The live heap is mostly the rules' windows; collecting at 1.5×
-		// rather than 2× keeps peak RSS near it (docs/benchmarks.md).
-		defer debug.SetGCPercent(debug.SetGCPercent(50))
-	}
+	defer cli.GCPercent(50)()
 	inputs, total, closeAll, err := logcheck.Open(paths, s.in)
 	if err != nil {
 		return err

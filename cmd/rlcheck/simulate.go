@@ -4,8 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -149,10 +147,8 @@ func (o *simulateOptions) run(s streams) error {
 		report = s.errOut
 	}
 	ro := simulate.ReportOptions{Format: o.format, Waits: o.waits, Usage: o.usage}
-	if os.Getenv("GOGC") == "" && (o.findMargin > 0 || o.runs > 0) {
-		// Many runs allocate fast over a small live heap (the embedded Redis
-		// most): collecting at 5x rather than 2x it halves their CPU time.
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	if o.findMargin > 0 || o.runs > 0 {
+		defer cli.GCPercent(400)()
 	}
 	var res *simulate.Result
 	if o.findMargin > 0 {
