@@ -55,6 +55,7 @@ package embedded
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
@@ -62,8 +63,15 @@ import (
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
 )
 
+// Timeout bounds the client's dial, reads and writes to the in-process
+// server. redislimit.DefaultTimeout (1 s) is made for a server across a
+// network; this one can only be slow when the machine is, and on a
+// heavily loaded one (load average 30 on 2 cores) a connection's first ping
+// took over a second, failing a simulation that had nothing wrong with it.
+const Timeout = 30 * time.Second
+
 // Start starts an in-process miniredis and returns a client of it, made by
-// redislimit.Dial with its deadlines, with the script fast path installed;
+// redislimit.Dial with deadlines of Timeout, with the script fast path installed;
 // Close stops all three. It is the default store of simulations. The
 // server's address is not exposed, so the client is its only connection.
 func Start() (redislimit.Conn, error) {
@@ -71,7 +79,7 @@ func Start() (redislimit.Conn, error) {
 	if err := m.Start(); err != nil {
 		return nil, fmt.Errorf("embedded Redis: %w", err)
 	}
-	c, err := redislimit.Dial(context.Background(), "redis://"+m.Addr(), nil, 0)
+	c, err := redislimit.Dial(context.Background(), "redis://"+m.Addr(), nil, Timeout)
 	if err != nil {
 		m.Close()
 		return nil, fmt.Errorf("embedded Redis: %w", err)
