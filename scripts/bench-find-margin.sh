@@ -13,14 +13,10 @@ n=${1:-1000}
 dir=${BENCH_DIR:-/tmp/rlcheck-bench-margin}
 runs=${RUNS:-2}
 mkdir -p "$dir"
-go build -o "$dir/rlcheck" ./cmd/rlcheck
+. scripts/bench-lib.sh
+bench_builds
 variants=(new)
-if [ -n "${BASE:-}" ]; then
-  rm -rf "$dir/base" && mkdir -p "$dir/base"
-  git archive "$BASE" | tar -x -C "$dir/base"
-  (cd "$dir/base" && go build -o "$dir/rlcheck-base" ./cmd/rlcheck)
-  variants=(base new)
-fi
+if [ -n "${BASE:-}" ]; then variants=(base new); fi
 if [ -n "${GOGC100:-}" ]; then variants+=(new-gogc100); fi
 
 redisdir=$(mktemp -d)
