@@ -55,7 +55,7 @@ func newRunCmd(s streams) *cobra.Command {
 	f := cmd.Flags()
 	f.Float64Var(&o.speed, "speed", 1, "run time this many times faster")
 	f.IntVar(&o.repeat, "repeat", 1, "run the scenario N times")
-	f.IntVar(&o.seeds, "seeds", realrun.DefaultSeeds, "seeds of the virtual-clock prediction (100 when a strategy runs on an embedded Redis of its own)")
+	f.IntVar(&o.seeds, "seeds", realrun.DefaultSeeds, fmt.Sprintf("seeds of the virtual-clock prediction (%d when a strategy runs on an embedded Redis of its own)", realrun.CostlySeeds))
 	f.Var(&o.overrides.seed, "seed", "seed of arrivals and call durations, and the first seed of the prediction (default: the scenario's)")
 	f.StringVar(&o.overrides.Strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")

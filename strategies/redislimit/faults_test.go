@@ -271,7 +271,14 @@ func TestRetryAfterPause(t *testing.T) {
 			rep, err := checker.Check(recorded, checker.Config{Rules: rules})
 			require.NoError(t, err)
 			assert.Zero(t, rep.Violations(), "violations among the records")
-			assert.Len(t, slices.Compact(slices.Clone(recorded)), len(recorded), "a record reported twice")
+			if tc.source == Server {
+				// Scripts run one at a time and each takes microseconds, so
+				// no two read the same TIME: equal record times are one call
+				// reported twice. Under Client time two workers can record
+				// in the same microsecond (one CI run did), and the counts
+				// below are the check.
+				assert.Len(t, slices.Compact(slices.Clone(recorded)), len(recorded), "a record reported twice")
+			}
 			n, err := c.ZCard(context.Background(), KeyFor(key, time.Minute)).Result()
 			require.NoError(t, err)
 			assert.GreaterOrEqual(t, n, int64(len(recorded)), "entries in Redis: at least one per admitted call")
