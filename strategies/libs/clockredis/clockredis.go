@@ -12,7 +12,6 @@ package clockredis
 import (
 	"context"
 	"fmt"
-	"net"
 	"sync"
 	"time"
 
@@ -51,14 +50,7 @@ func Start(now func() int64) (*Server, error) {
 	s.sync()
 	// Connections are in-process pipes: no sockets, and no deadlines, which
 	// a loaded machine would miss.
-	s.Client = redis.NewClient(&redis.Options{
-		Addr: m.Addr(), PoolSize: 2, MaxRetries: -1, ReadTimeout: -2, WriteTimeout: -2,
-		Dialer: func(context.Context, string, string) (net.Conn, error) {
-			c, srv := net.Pipe()
-			m.Server().ServeConn(srv)
-			return c, nil
-		},
-	})
+	s.Client = embedded.PipeClient(m)
 	s.Client.AddHook(hook{s})
 	fast, err := embedded.Install(s.Client, m)
 	if err != nil {

@@ -55,7 +55,7 @@ package embedded
 import (
 	"context"
 	"fmt"
-	"time"
+	"net"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
@@ -63,40 +63,32 @@ import (
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
 )
 
-// Timeout bounds the client's dial, reads and writes to the in-process
-// server. redislimit.DefaultTimeout (1 s) is made for a server across a
-// network; this one can only be slow when the machine is, and on a
-// heavily loaded one (load average 30 on 2 cores) a connection's first ping
-// took over a second, failing a simulation that had nothing wrong with it.
-const Timeout = 30 * time.Second
-
-// Start starts an in-process miniredis and returns a client of it, made by
-// redislimit.Dial with deadlines of Timeout, with the script fast path installed;
-// Close stops all three. It is the default store of simulations. The
-// server's address is not exposed, so the client is its only connection.
+// Start starts an in-process miniredis and returns a client of it, with
+// the script fast path installed; Close stops all three. It is the default
+// store of simulations. The client's connections are in-process pipes
+// (net.Pipe, served by miniredis's ServeConn): no sockets, and no read or
+// write deadlines, which are made for a server across a network and which
+// a heavily loaded machine missed here (load average 30 on 2 cores: a first
+// ping over loopback took over a second). The server's address is not
+// exposed, so the client is its only connection.
 func Start() (redislimit.Conn, error) {
 	m := miniredis.NewMiniRedis()
 	if err := m.Start(); err != nil {
 		return nil, fmt.Errorf("embedded Redis: %w", err)
 	}
-	c, err := redislimit.Dial(context.Background(), "redis://"+m.Addr(), nil, Timeout)
-	if err != nil {
+	rc := PipeClient(m)
+	if err := rc.Ping(context.Background()).Err(); err != nil {
+		_ = rc.Close()
 		m.Close()
 		return nil, fmt.Errorf("embedded Redis: %w", err)
-	}
-	rc, ok := c.(*redis.Client)
-	if !ok {
-		_ = c.Close()
-		m.Close()
-		return nil, fmt.Errorf("embedded Redis: a client of type %T", c)
 	}
 	fast, err := Install(rc, m)
 	if err != nil {
-		_ = c.Close()
+		_ = rc.Close()
 		m.Close()
 		return nil, fmt.Errorf("embedded Redis: %w", err)
 	}
-	return &embedded{Conn: c, m: m, fast: fast}, nil
+	return &embedded{Conn: rc, m: m, fast: fast}, nil
 }
 
 type embedded struct {
@@ -110,4 +102,17 @@ func (s *embedded) Close() error {
 	err := s.Conn.Close()
 	s.m.Close()
 	return err
+}
+
+// PipeClient returns a client of m whose connections are in-process pipes
+// with no deadlines (see Start); clockredis uses it too.
+func PipeClient(m *miniredis.Miniredis) *redis.Client {
+	return redis.NewClient(&redis.Options{
+		Addr: m.Addr(), MaxRetries: -1, ReadTimeout: -2, WriteTimeout: -2,
+		Dialer: func(context.Context, string, string) (net.Conn, error) {
+			c, srv := net.Pipe()
+			m.Server().ServeConn(srv)
+			return c, nil
+		},
+	})
 }
