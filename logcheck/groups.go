@@ -155,9 +155,9 @@ func (t *groupTable) observeByKey(run held) {
 }
 
 // grow returns s resliced to length n, reallocated if it is too short.
-func grow(s []int64, n int) []int64 {
+func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]int64, n, max(n, 2*cap(s)))
+		return make([]T, n, max(n, 2*cap(s)))
 	}
 	return s[:n]
 }

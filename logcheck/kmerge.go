@@ -44,7 +44,7 @@ func merge2(out *held, a, b held) {
 		out.end = grow(end, n)
 	}
 	if a.key != nil {
-		out.key = grow32(key, n)
+		out.key = grow(key, n)
 	}
 	at, ref := out.at[:n], out.ref[:n]
 	aAt, aRef, bAt, bRef := a.at, a.ref[:len(a.at)], b.at, b.ref[:len(b.at)]
@@ -89,12 +89,4 @@ func (h *held) copyFrom(k int, src held, i int) {
 	if h.key != nil {
 		h.key[k] = src.key[i]
 	}
-}
-
-// grow32 is grow for int32s.
-func grow32(s []int32, n int) []int32 {
-	if cap(s) < n {
-		return make([]int32, n, max(n, 2*cap(s)))
-	}
-	return s[:n]
 }

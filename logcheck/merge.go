@@ -17,7 +17,7 @@ import (
 
 // Finish completes a Result built outside Run (from SQL, or merged shards)
 // from its groups: it orders them worst first, then by key, and fills
-// Sends, First, Last and Totals as Run does.
+// Sends, First, Last, Totals and the in-flight sum as Run does.
 func Finish(res *Result) {
 	sortGroups(res.Groups)
 	res.Sends, res.First, res.Last = 0, 0, 0
@@ -35,6 +35,7 @@ func Finish(res *Result) {
 		res.Sends += r.Sends
 	}
 	res.Totals = ruleTotals(res.Rules, res.Groups)
+	res.InFlight = inFlightSum(res.MaxInFlight, res.Groups)
 }
 
 // ParseShard reads check's --from, --to and --line-offset; empty bounds are
@@ -244,7 +245,6 @@ func Merge(names []string, docs [][]byte, list int) (*Result, error) {
 	lo, hi := res.First, res.Last
 	Finish(res)
 	res.First, res.Last = lo, hi // keys' reports carry no times
-	res.InFlight = inFlightSum(res.MaxInFlight, res.Groups)
 	if len(res.Files) == 1 {
 		res.Files[0].Sends = res.Sends
 	}

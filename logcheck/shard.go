@@ -231,5 +231,4 @@ func (t *groupTable) finishShard() {
 		res.Groups = append(res.Groups, g)
 	}
 	Finish(res)
-	res.InFlight = inFlightSum(res.MaxInFlight, res.Groups)
 }
