@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -91,6 +92,8 @@ func (s *Scripts) newLuaState() *luaState {
 			panic(err) // as miniredis: the libraries always open
 		}
 	}
+	strlib := l.GetGlobal(lua.StringLibName).(*lua.LTable)
+	strlib.RawSetString("format", l.NewFunction(fastFormat(strlib.RawGetString("format").(*lua.LFunction).GFunction)))
 	luajson.Preload(l)
 	if err := l.CallByParam(lua.P{Fn: l.GetGlobal("require"), NRet: 1, Protect: true}, lua.LString("json")); err != nil {
 		panic(err)
@@ -120,6 +123,25 @@ func (s *Scripts) newLuaState() *luaState {
 	st.setup = snapshot(l)
 	st.strMeta = l.GetMetatable(lua.LString(""))
 	return st
+}
+
+// fastFormat is string.format with a shortcut for format('%d', n), which
+// the project's scripts call for every time and count they write:
+// gopher-lua formats it through fmt and a method of its own, which took a
+// fifth of a simulation's CPU (api-contract, redis-bucketed). The text is
+// the same: the number truncated to an integer, as gopher-lua's %d does.
+func fastFormat(orig lua.LGFunction) lua.LGFunction {
+	return func(l *lua.LState) int {
+		if l.GetTop() == 2 {
+			if f, ok := l.Get(1).(lua.LString); ok && f == "%d" {
+				if n, ok := l.Get(2).(lua.LNumber); ok {
+					l.Push(lua.LString(strconv.FormatInt(int64(n), 10)))
+					return 1
+				}
+			}
+		}
+		return orig(l)
+	}
 }
 
 func mustCompile(text string) *lua.FunctionProto {
