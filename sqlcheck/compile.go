@@ -142,7 +142,7 @@ func Compile(spec Spec) (string, error) {
 	w := q.w
 	w("-- rlcheck: %d rules, %s windows, times in %s, integer arithmetic.\n", len(spec.Rules), spec.Boundary, unitName(t.Unit))
 	for i, r := range spec.Rules {
-		w("-- rule %d: %s: send i breaks it when t_i - t_{i-%d} <= %d.\n", i, r, r.Limit, q.reach[i])
+		w("-- rule %d: %s: send i breaks it when t_{i-%d} >= t_i - %d.\n", i, r, r.Limit, q.reach[i])
 	}
 	if spec.CountsOnly {
 		// Counting alone over one stream carries nothing but the times
@@ -155,7 +155,7 @@ func Compile(spec Spec) (string, error) {
 		w("WITH src AS (\n  SELECT %sCAST(%s AS BIGINT) AS t\n  FROM %s\n),\n", strings.Replace(kcol, "k", key+" AS k", 1), timeCol, table)
 		w("s AS (\n  SELECT %st", kcol)
 		for i, r := range spec.Rules {
-			w(",\n    t - lag(t, %d) OVER (%sORDER BY t) AS d%d", r.Limit, q.part(), i)
+			w(",\n    lag(t, %d) OVER (%sORDER BY t) AS l%d", r.Limit, q.part(), i)
 		}
 		w("\n  FROM src\n),\n")
 		countsOnly(w, spec.Rules, q.reach, q.keyed)
@@ -207,43 +207,57 @@ func (q *query) on(x, y string) string {
 	return "TRUE"
 }
 
+// breaks is rule i's test on a row of s: send t breaks it when its lag
+// l<i>, the send N places earlier, lies at or after t-K. Comparing the lag
+// with t-K, rather than t-lag with K, is the cheaper form in DuckDB: t less
+// a constant needs no overflow check.
+func breaks(i int, k int64) string {
+	return fmt.Sprintf("l%d >= t - %d", i, k)
+}
+
 // full writes the query that reports every column: one sort and window pass
-// decides every send (its index and, per rule, whether it breaks it), one
-// aggregate takes the counts and first violations, and one scan of the
-// table finds each first violation's window. The largest count in one
-// window (MaxWindow) sorts the sends again with a probe per send, per
-// window width.
+// decides every send (per rule, whether it breaks it), one aggregate takes
+// the counts and the first violations' times, and one scan of the table, of
+// the sends up to the last of those times, finds each first violation's
+// index and window. The largest count in one window (MaxWindow) sorts the
+// sends again with a probe per send, per window width.
 func (q *query) full(key, timeCol, table, tb string) {
 	w := q.w
 	kk := q.k("")
 	w("WITH src AS NOT MATERIALIZED (\n  SELECT %sCAST(%s AS BIGINT) AS t%s\n  FROM %s\n),\n", strings.Replace(kk, "k", key+" AS k", 1), timeCol, tb, table)
-	// s: each send's 0-based index in time order and whether it breaks each
-	// rule. The order of sends at one instant does not change which
-	// positions break a rule, so the tiebreak is left out of the sort.
-	mat := "NOT MATERIALIZED"
+	// s: per rule, each send's lag, the send N places earlier in time
+	// order. The order of sends at one instant does not change which
+	// positions break a rule, so the tiebreak is left out of the sort. Only
+	// the largest window needs each send's index i.
+	mat, idx := "NOT MATERIALIZED", ""
 	if len(q.reaches) > 0 {
-		mat = "MATERIALIZED"
+		mat, idx = "MATERIALIZED", ", row_number() OVER w - 1 AS i"
 	}
-	w("s AS %s (\n  SELECT %st, row_number() OVER w - 1 AS i", mat, kk)
+	w("s AS %s (\n  SELECT %st%s", mat, kk, idx)
 	for i, r := range q.rules {
-		w(",\n    t - lag(t, %d) OVER w AS d%d", r.Limit, i)
+		w(",\n    lag(t, %d) OVER w AS l%d", r.Limit, i)
 	}
 	w("\n  FROM src\n  WINDOW w AS (%sORDER BY t)\n),\n", q.part())
-	// a: per key, the counts, and each rule's first violation: the least
-	// index and time among the sends that break it.
+	// a: per key, the counts, and each rule's first violation's time: the
+	// least time among the sends that break it; fm, the last of those.
 	ka := "CAST('' AS VARCHAR) AS k, "
 	if q.keyed {
 		ka = kk
 	}
-	w("a AS MATERIALIZED (\n  SELECT %scount(*) AS sends, min(t) AS first_t, max(t) AS last_t", ka)
+	var fts []string
+	w("a AS MATERIALIZED (\n  SELECT *, GREATEST(")
 	for i := range q.rules {
-		f := fmt.Sprintf("FILTER (WHERE d%d <= %d)", i, q.reach[i])
-		w(",\n    count(*) %s AS n%d, min(i) %s AS fi%d, min(t) %s AS ft%d", f, i, f, i, f, i)
+		fts = append(fts, fmt.Sprintf("ft%d", i))
+	}
+	w("%s) AS fm FROM (\n    SELECT %scount(*) AS sends, min(t) AS first_t, max(t) AS last_t", strings.Join(fts, ", "), ka)
+	for i := range q.rules {
+		f := fmt.Sprintf("FILTER (WHERE %s)", breaks(i, q.reach[i]))
+		w(",\n      count(*) %s AS n%d, min(t) %s AS ft%d", f, i, f, i)
 	}
 	if q.keyed {
-		w("\n  FROM s GROUP BY k\n),\n")
+		w("\n    FROM s GROUP BY k\n  ) a0\n),\n")
 	} else {
-		w("\n  FROM s HAVING count(*) > 0\n),\n")
+		w("\n    FROM s HAVING count(*) > 0\n  ) a0\n),\n")
 	}
 	// m<j>: for each reach K, each send's count c: the sends from its
 	// window's oldest (index lo) to it. lo comes from sorting a probe at
@@ -258,8 +272,8 @@ func (q *query) full(key, timeCol, table, tb string) {
 		w("  FROM m%d JOIN (SELECT %smax(c) AS mx FROM m%d%s) x ON %s AND m%d.c = x.mx\n", j, kk, j, q.groupBy(""), q.on(fmt.Sprintf("m%d", j), "x"), j)
 		w("  GROUP BY %sx.mx\n),\n", q.k(fmt.Sprintf("m%d.", j)))
 	}
-	// b: one scan for the windows' oldest sends: the first send at or after
-	// t-K, and lo, the sends before it.
+	// b: one scan for the first violations' windows: lo, the sends before
+	// ft-K, and the first send at or after it, the window's oldest.
 	w("b AS MATERIALIZED (\n  SELECT %s", q.k("src."))
 	var cols []string
 	for i := range q.rules {
@@ -271,18 +285,24 @@ func (q *query) full(key, timeCol, table, tb string) {
 	for j, k := range q.reaches {
 		cols = append(cols, fmt.Sprintf("min(t) FILTER (WHERE t >= x%d.mt - %d) AS mt%d", j, k, j))
 	}
-	w("%s\n  FROM src JOIN a ON %s", strings.Join(cols, ",\n    "), q.on("src", "a"))
+	w("%s\n  FROM src JOIN a ON ", strings.Join(cols, ",\n    "))
 	// Only sends up to the last instant named matter: with no violation,
-	// no row passes.
-	var upTo []string
-	for i := range q.rules {
-		upTo = append(upTo, fmt.Sprintf("t <= a.ft%d", i))
+	// no row passes. A bound in the join condition alone lets DuckDB turn
+	// it into a filter on the scan.
+	if len(q.reaches) == 0 {
+		if q.keyed {
+			w("src.k = a.k AND ")
+		}
+		w("src.t <= a.fm%s\n),\n", q.groupBy("src."))
+	} else {
+		upTo := []string{"t <= a.fm"}
+		w("%s", q.on("src", "a"))
+		for j := range q.reaches {
+			w(" JOIN x%d ON %s", j, q.on("src", fmt.Sprintf("x%d", j)))
+			upTo = append(upTo, fmt.Sprintf("t <= x%d.mt", j))
+		}
+		w("\n  WHERE %s%s\n),\n", strings.Join(upTo, " OR "), q.groupBy("src."))
 	}
-	for j := range q.reaches {
-		w(" JOIN x%d ON %s", j, q.on("src", fmt.Sprintf("x%d", j)))
-		upTo = append(upTo, fmt.Sprintf("t <= x%d.mt", j))
-	}
-	w("\n  WHERE %s%s\n),\n", strings.Join(upTo, " OR "), q.groupBy("src."))
 	if q.tiebreak {
 		q.refs()
 	}
@@ -298,7 +318,7 @@ func (q *query) refs() {
 	var spots []string
 	for i := range q.rules {
 		spots = append(spots,
-			fmt.Sprintf("SELECT %s%d AS r, a.ft%d AS t, a.fi%d - b.bf%d AS p FROM a JOIN b ON %s", q.k("a."), 2*i, i, i, i, q.on("a", "b")),
+			fmt.Sprintf("SELECT %s%d AS r, a.ft%d AS t, b.lo%d + %d - b.bf%d AS p FROM a JOIN b ON %s", q.k("a."), 2*i, i, i, q.rules[i].Limit, i, q.on("a", "b")),
 			fmt.Sprintf("SELECT %s%d, wt%d, 0 FROM b", q.k("b."), 2*i+1, i))
 	}
 	for j := range q.reaches {
@@ -327,7 +347,12 @@ func (q *query) end() {
 		if i > 0 {
 			w("UNION ALL\n")
 		}
-		fref, wref, mref := fmt.Sprintf("a.fi%d + 1", i), fmt.Sprintf("b.lo%d + 1", i), ""
+		// The first violation is send lo+N: the first whose N-th
+		// predecessor is at or after ft-K (docs/sql.md). b has a row for a
+		// key when any rule is broken there: rule i's columns count only
+		// when it is.
+		fi := fmt.Sprintf("CASE WHEN a.ft%d IS NOT NULL THEN b.lo%d + %d END", i, i, r.Limit)
+		fref, wref, mref := fi+" + 1", fmt.Sprintf("b.lo%d + 1", i), ""
 		if q.tiebreak {
 			fref, wref, mref = "f.tb", "g.tb", "h.tb"
 		}
@@ -344,8 +369,8 @@ func (q *query) end() {
 		}
 		cols := []string{
 			"a.k", fmt.Sprint(i), fmt.Sprintf("'%s'", r), "a.sends", "a.first_t", "a.last_t",
-			fmt.Sprintf("a.n%d", i), fmt.Sprintf("a.fi%d", i), fmt.Sprintf("a.ft%d", i), fref,
-			fmt.Sprintf("CASE WHEN a.fi%d IS NOT NULL THEN b.lo%d END", i, i), fmt.Sprintf("b.wt%d", i), wref,
+			fmt.Sprintf("a.n%d", i), fi, fmt.Sprintf("a.ft%d", i), fref,
+			fmt.Sprintf("CASE WHEN a.ft%d IS NOT NULL THEN b.lo%d END", i, i), fmt.Sprintf("b.wt%d", i), wref,
 			mx, mt, mref,
 		}
 		if i == 0 {
@@ -385,7 +410,7 @@ func countsOnly(w func(string, ...any), rules []rule.Rule, reach []int64, keyed 
 	}
 	w("a AS MATERIALIZED (\n  SELECT %s, count(*) AS sends, min(t) AS first_t, max(t) AS last_t", key)
 	for i := range rules {
-		w(",\n    count(*) FILTER (WHERE d%d <= %d) AS n%d", i, reach[i], i)
+		w(",\n    count(*) FILTER (WHERE %s) AS n%d", breaks(i, reach[i]), i)
 	}
 	if keyed {
 		w("\n  FROM s GROUP BY k\n)\n")

@@ -10,7 +10,10 @@
 //
 // computed on the integer time column in its own unit: with unit u the test
 // is t_i - t_{i-N} <= K, K = ceil(W/u)-1 for half-open windows and
-// floor(W/u) for closed ones, which is the checker's test on t*u exactly.
+// floor(W/u) for closed ones, which is the checker's test on t*u exactly;
+// the query writes it lag(t, N) >= t - K, which DuckDB evaluates faster.
+// The first violation needs no index from the sort: at its instant ft it
+// is send lo+N, lo the sends before ft-K, counted by one scan.
 // The largest number of sends in one window is cum-lo: the sends up to t_i
 // less those before t_i-K, counted by sorting a probe at t_i-K among the
 // sends; a range-framed count(*) OVER (ORDER BY t RANGE BETWEEN K

@@ -18,5 +18,8 @@
 // -compare N runs rlcheck's generated query (rlcheck sql), the one-query
 // baseline and the counts-only query N times each in turn on one loaded
 // table, with wall and CPU times; -sql FILE runs the statements of a file
-// on it (EXPLAIN ANALYZE ... profiles one).
+// on it, each with its wall and CPU time (EXPLAIN ANALYZE ... profiles one;
+// PRAGMA enable_profiling = 'json' and PRAGMA profiling_output = 'PATH'
+// write the following statements' profiles as JSON). Repeating statements
+// in the file alternates them.
 package main

@@ -128,11 +128,11 @@ func runFile(ctx context.Context, out io.Writer, csvPath, path string, threads i
 		if strings.TrimSpace(q) == "" {
 			continue
 		}
-		step = time.Now()
+		step, cpu := time.Now(), cpuSeconds()
 		if err := printRows(ctx, out, b, q); err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "-- %.2f s\n", time.Since(step).Seconds())
+		fmt.Fprintf(out, "-- %.2f s (CPU %.2f s)\n", time.Since(step).Seconds(), cpuSeconds()-cpu)
 	}
 	return nil
 }
