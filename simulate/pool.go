@@ -15,10 +15,11 @@ const (
 	maxPooledSlice = 4 * maxPooledProcs
 	// maxPooledTimes bounds the arrival times a cold pool keeps (1 MiB).
 	maxPooledTimes = 1 << 17
-	// poolIdle is how long cold pools outlive the last RunStrategy call
-	// that took one (between one and two times this).
-	poolIdle = time.Second
 )
+
+// poolIdle is how long cold pools outlive the last RunStrategy call that
+// took one (between one and two times this); a variable for the tests.
+var poolIdle = time.Second
 
 // coldPools keeps the pools of finished RunStrategy calls for the next
 // calls, from any goroutine: a run that starts all its callers' coroutines
@@ -67,6 +68,10 @@ func givePool(pp *procPool) {
 func reapPools() {
 	c := &coldPools
 	c.mu.Lock()
+	if c.reap == nil { // stopped by the tests
+		c.mu.Unlock()
+		return
+	}
 	if c.taken {
 		c.taken = false
 		c.reap.Reset(poolIdle)
