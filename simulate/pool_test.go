@@ -105,6 +105,13 @@ func callerGoroutines() int {
 // reapNow stops the kept pools.
 func reapNow(t *testing.T) {
 	t.Helper()
+	dropColdPools()
+	require.Eventually(t, func() bool { return callerGoroutines() == 0 }, 2*time.Second, 5*time.Millisecond,
+		"callers' coroutines of earlier runs")
+}
+
+// dropColdPools stops the kept pools and their reaper.
+func dropColdPools() {
 	c := &coldPools
 	c.mu.Lock()
 	pools := c.pools
@@ -117,8 +124,6 @@ func reapNow(t *testing.T) {
 	for _, pp := range pools {
 		pp.close()
 	}
-	require.Eventually(t, func() bool { return callerGoroutines() == 0 }, 2*time.Second, 5*time.Millisecond,
-		"callers' coroutines of earlier runs")
 }
 
 // TestColdRunOnALockedThread: a goroutine locked to its OS thread runs a
