@@ -96,8 +96,16 @@ func (pp *procPool) trim() {
 		clear(pp.idle[maxPooledProcs:])
 		pp.idle = pp.idle[:maxPooledProcs]
 	}
-	if s := pp.sched; s != nil && max(cap(s.heap), cap(s.live), cap(s.idle), cap(s.sems)) > maxPooledSlice {
-		pp.sched = nil
+	if s := pp.sched; s != nil {
+		if max(cap(s.heap), cap(s.live), cap(s.idle), cap(s.sems)) > maxPooledSlice {
+			pp.sched = nil
+		} else {
+			for _, m := range s.sems { // their queues go to pp.queues next run
+				if cap(m.q) > maxPooledSlice {
+					m.q, m.head = nil, 0
+				}
+			}
+		}
 	}
 	if cap(pp.times) > maxPooledTimes {
 		pp.times = nil
