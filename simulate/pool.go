@@ -97,6 +97,7 @@ func (pp *procPool) trim() {
 		pp.idle = pp.idle[:maxPooledProcs]
 	}
 	if s := pp.sched; s != nil {
+		s.body = nil // it holds the run's result and limiters
 		if max(cap(s.heap), cap(s.live), cap(s.idle), cap(s.sems)) > maxPooledSlice {
 			pp.sched = nil
 		} else {
