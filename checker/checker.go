@@ -396,8 +396,11 @@ func Check(times []int64, cfg Config) (Report, error) {
 	c := New(cfg)
 	for i, t := range times {
 		if err := c.Observe(t, int64(i)); err != nil {
+			c.hist.free()
 			return Report{}, err
 		}
 	}
-	return c.Report(), nil
+	rep := c.Report()
+	c.hist.free() // c is done with, and the report holds copies
+	return rep, nil
 }
