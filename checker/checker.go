@@ -365,8 +365,8 @@ func (c *Checker) violation(r int, idx int64) {
 }
 
 // Idle reports whether every window has moved past the last send at now,
-// and if so frees the memory kept for the windows; Observe allocates it
-// again. Use it to keep memory in line with the number of active streams
+// and if so frees the memory kept for the windows (for other checkers to
+// grow into); Observe allocates it again. Use it to keep memory in line with the number of active streams
 // when checking many keys.
 func (c *Checker) Idle(now int64) bool {
 	if c.hist.at != nil {
