@@ -365,8 +365,8 @@ func (c *Checker) violation(r int, idx int64) {
 }
 
 // Idle reports whether every window has moved past the last send at now,
-// and if so frees the memory kept for the windows; Observe allocates it
-// again. Use it to keep memory in line with the number of active streams
+// and if so frees the memory kept for the windows (for other checkers to
+// grow into); Observe allocates it again. Use it to keep memory in line with the number of active streams
 // when checking many keys.
 func (c *Checker) Idle(now int64) bool {
 	if c.hist.at != nil {
@@ -396,8 +396,11 @@ func Check(times []int64, cfg Config) (Report, error) {
 	c := New(cfg)
 	for i, t := range times {
 		if err := c.Observe(t, int64(i)); err != nil {
+			c.hist.free()
 			return Report{}, err
 		}
 	}
-	return c.Report(), nil
+	rep := c.Report()
+	c.hist.free() // c is done with, and the report holds copies
+	return rep, nil
 }

@@ -1,6 +1,10 @@
 package checker
 
-import "math"
+import (
+	"math"
+	"math/bits"
+	"sync"
+)
 
 // history keeps a stream's most recent sends, one history shared by every
 // rule, addressed by the send's index in the stream: send j sits in slot
@@ -9,12 +13,13 @@ import "math"
 // follows the sends actually seen and the fullest window among them, never
 // a limit.
 type history struct {
-	at, ref []int64 // apart, so that deciding a send loads times only
-	mask    int64   // len(at)-1; -1 while empty
-	base    int64   // the first send index stored since the last reset
-	lo      int64   // no send older than lo is stored (see oldest)
-	need    int64   // how many recent sends to keep: a power of two
-	growAt  int64   // storing this send index must grow the history first
+	at, ref []int64  // apart, so that deciding a send loads times only
+	buf     *[]int64 // the memory of at and ref, back to ringPools on free
+	mask    int64    // len(at)-1; -1 while empty
+	base    int64    // the first send index stored since the last reset
+	lo      int64    // no send older than lo is stored (see oldest)
+	need    int64    // how many recent sends to keep: a power of two
+	growAt  int64    // storing this send index must grow the history first
 }
 
 // oldest returns the index of the oldest send still stored once send idx,
@@ -44,10 +49,37 @@ func (h *history) plan() {
 	}
 }
 
+// ringPools keeps the memory of histories that grew, went idle or ended
+// with Check, for the next ones: pool k holds the at and ref of 1<<k sends,
+// as one slice. Checking stream after stream (simulated runs, a log's keys)
+// then leaves no history behind as garbage.
+var ringPools [64]sync.Pool
+
+// takeRing returns zeroed memory for the at and ref of n sends (a power of
+// two), as make would.
+func takeRing(n int64) *[]int64 {
+	if b, ok := ringPools[bits.TrailingZeros64(uint64(n))].Get().(*[]int64); ok {
+		clear(*b)
+		return b
+	}
+	b := make([]int64, 2*n)
+	return &b
+}
+
+// free gives the history's memory back to ringPools. Nothing else refers to
+// it: the history hands out copies of its sends only.
+func (h *history) free() {
+	if h.buf != nil {
+		ringPools[bits.TrailingZeros64(uint64(len(h.at)))].Put(h.buf)
+	}
+	h.buf, h.at, h.ref = nil, nil, nil
+}
+
 // grow doubles the history before send idx is stored (idx >= growAt).
 func (h *history) grow(idx int64) {
 	n := max(2*(h.mask+1), 8)
-	at, ref := make([]int64, n), make([]int64, n)
+	buf := takeRing(n)
+	at, ref := (*buf)[:n:n], (*buf)[n:]
 	from := max(h.lo, idx-h.mask-1)
 	// Copy [from, idx) in runs contiguous in the old history, two at most;
 	// n being a multiple of its length, they are contiguous in the new.
@@ -58,14 +90,16 @@ func (h *history) grow(idx int64) {
 		copy(ref[d:d+k], h.ref[s:s+k])
 		j += k
 	}
-	h.at, h.ref, h.mask, h.lo = at, ref, n-1, from
+	h.free()
+	h.at, h.ref, h.buf, h.mask, h.lo = at, ref, buf, n-1, from
 	h.plan()
 }
 
 // reset forgets every stored send and frees the memory; idx is the next
 // send's index.
 func (h *history) reset(idx int64) {
-	h.at, h.ref, h.mask, h.base, h.lo = nil, nil, -1, idx, idx
+	h.free()
+	h.mask, h.base, h.lo = -1, idx, idx
 	h.plan()
 }
 

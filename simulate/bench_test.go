@@ -91,8 +91,9 @@ func (m probeMutex) Lock(ctx context.Context) error {
 
 // BenchmarkCallerBytes measures what a caller costs while every caller of
 // an all-at-once scenario is alive, parked on combined's lock: bytes/caller
-// is the heap and stack in use then, less the figure before the run, over
-// the callers. It sizes maxCallers.
+// is the heap and stack in use then, less the figure before the run (with
+// no coroutine kept from earlier runs), over the callers. It sizes
+// maxCallers.
 func BenchmarkCallerBytes(b *testing.B) {
 	const callers = 100_000
 	s := &Scenario{
@@ -102,6 +103,7 @@ func BenchmarkCallerBytes(b *testing.B) {
 	st, _ := Lookup("combined")
 	var perCaller float64
 	for b.Loop() {
+		dropColdPools()
 		runtime.GC()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)

@@ -62,8 +62,21 @@ func Run(s *Scenario, opt Options) (*Result, error) {
 }
 
 // RunStrategy runs one strategy of s on seed.
+// Calls from any number of goroutines may run at once; they reuse the
+// coroutines and scheduler of earlier calls (coldPools).
 func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyResult, error) {
-	return runStrategy(s, st, seed, opt, nil)
+	pp := takePool()
+	ended := false
+	defer func() {
+		if ended {
+			givePool(pp)
+		} else {
+			go pp.close() // a panic or Goexit: its callers are in no state to reuse
+		}
+	}()
+	r, err := runStrategy(s, st, seed, opt, pp)
+	ended = true
+	return r, err
 }
 
 // runStrategy is RunStrategy taking its coroutines from pool, and leaving
@@ -72,7 +85,13 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 	if st.NeedsSlots && s.MaxInFlight < 1 {
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s needs max_in_flight", st.Name)
 	}
-	times := s.ArrivalTimes(seed)
+	var times []int64
+	if pool != nil {
+		times = s.arrivalTimes(pool.times, seed)
+		pool.times = times
+	} else {
+		times = s.ArrivalTimes(seed)
+	}
 	cfg := SchedConfig{
 		Lateness: s.Lateness,
 		OpCost:   s.OpCost,
@@ -92,8 +111,8 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 	limits := strategies.Widen(s.Margin, s.Rules...)
 	pooledRedis := false // the pool's in-process Redis, which outlives the run
 	if st.NeedsRedis && shared.Redis == nil {
-		pooledRedis = pool != nil
-		if pool != nil && pool.redis != nil {
+		pooledRedis = pool != nil && !pool.cold
+		if pooledRedis && pool.redis != nil {
 			// Keys name the run, so runs sharing a server never meet.
 			shared.Redis = pool.redis
 		} else {
@@ -101,7 +120,7 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 			if err != nil {
 				return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
 			}
-			if pool != nil {
+			if pooledRedis {
 				pool.redis = emb
 			} else {
 				defer emb.Close()
@@ -187,7 +206,14 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 		inFlight--
 		lim.Release()
 	})
-	sch.Run()
+	if pool != nil && pool.cold {
+		runDetached(func() {
+			sch.Run()
+			pool.trim()
+		})
+	} else {
+		sch.Run()
+	}
 	if pooledRedis && failure == nil {
 		// Its keys would otherwise pile up over the pool's runs.
 		failure = redislimit.Reset(base, shared.Redis, shared.Key, limits)

@@ -164,17 +164,27 @@ func (s *Scenario) Validate() error {
 // ArrivalTimes returns when each caller arrives on seed, in caller order:
 // the workload every strategy of a run sees, and that rlcheck run replays on
 // the real clock.
-func (s *Scenario) ArrivalTimes(seed uint64) []int64 {
+func (s *Scenario) ArrivalTimes(seed uint64) []int64 { return s.arrivalTimes(nil, seed) }
+
+// arrivalTimes is ArrivalTimes in buf's memory when it is large enough.
+func (s *Scenario) arrivalTimes(buf []int64, seed uint64) []int64 {
 	a := s.Arrivals
+	n := s.Callers
+	if a.Kind == Replay {
+		n = len(a.Times)
+	}
+	out := buf[:0]
+	if cap(out) < n {
+		out = make([]int64, n)
+	}
+	out = out[:n]
 	if a.Kind == Replay {
 		base := a.Times[0]
-		out := make([]int64, len(a.Times))
 		for i, t := range a.Times {
 			out[i] = int64(a.Start) + t - base
 		}
 		return out
 	}
-	out := make([]int64, s.Callers)
 	t := int64(a.Start)
 	r := rand.New(rand.NewPCG(seed, streamArrivals))
 	for i := range out {

@@ -74,10 +74,14 @@ type procPool struct {
 	idle   []*proc
 	sched  *Sched     // the last run's scheduler, whose slices the next reuses
 	queues [][]waiter // semaphore queues of past runs
+	times  []int64    // the last run's arrival times
 	redis  interface {
 		redis.Scripter
 		Close() error
 	} // the in-process Redis of the runs that need one and were given none
+	// cold marks a pool of coldPools: its runs keep no in-process Redis
+	// and resume their callers on a goroutine of their own (runDetached).
+	cold bool
 }
 
 // newSched returns a scheduler at instant 0 that takes its coroutines from
@@ -104,7 +108,18 @@ func (pp *procPool) newSched(cfg SchedConfig) *Sched {
 	return s
 }
 
+// close stops the pool's coroutines, those of a run that did not end
+// (it panicked) too.
 func (pp *procPool) close() {
+	if s := pp.sched; s != nil {
+		for _, p := range s.live {
+			p.stop()
+		}
+		for _, p := range s.idle {
+			p.stop()
+		}
+		pp.sched = nil
+	}
 	for _, p := range pp.idle {
 		p.stop()
 	}

@@ -1,6 +1,8 @@
 package strategies
 
 import (
+	"math/bits"
+	"sync"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -27,7 +29,8 @@ type Book interface {
 type SlidingLog struct {
 	window int64
 	limit  int
-	at     []int64 // ring of at most limit entries, oldest at head
+	at     []int64  // ring of at most limit entries, oldest at head
+	buf    *[]int64 // at's memory when its size is a power of two, for logRings
 	head   int
 	n      int
 }
@@ -79,13 +82,36 @@ func (l *SlidingLog) Record(now int64) {
 	l.n++
 }
 
-// grow doubles the ring (up to limit), oldest entry first.
+// logRings keeps the rings that logs outgrew, for the next logs to grow
+// into: pool k holds rings of 1<<k entries. A log of a large limit then
+// leaves only its last ring as garbage, not every one it grew through.
+var logRings [64]sync.Pool
+
+// grow doubles the ring (up to limit), oldest entry first, and gives the
+// old ring to logRings: only l refers to it, and from now on it does not.
 func (l *SlidingLog) grow() {
-	size := min(max(2*len(l.at), 8), l.limit)
-	at := make([]int64, size)
+	at, buf := takeLogRing(min(max(2*len(l.at), 8), l.limit))
 	k := copy(at, l.at[l.head:])
 	copy(at[k:], l.at[:l.head])
-	l.at, l.head = at, 0
+	if l.buf != nil {
+		logRings[bits.TrailingZeros(uint(len(l.at)))].Put(l.buf)
+	}
+	l.at, l.buf, l.head = at, buf, 0
+}
+
+// takeLogRing returns a zeroed ring of size entries, as make would, and its
+// entry in logRings when size is a power of two (nil otherwise: a ring of
+// limit entries is a log's last).
+func takeLogRing(size int) ([]int64, *[]int64) {
+	if size <= 0 || size&(size-1) != 0 {
+		return make([]int64, size), nil
+	}
+	if buf, ok := logRings[bits.TrailingZeros(uint(size))].Get().(*[]int64); ok {
+		clear(*buf)
+		return *buf, buf
+	}
+	at := make([]int64, size)
+	return at, &at
 }
 
 // Len returns the number of entries still in the window at the last call.

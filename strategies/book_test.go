@@ -170,3 +170,63 @@ func TestSlidingLogHugeLimitCostsItsCalls(t *testing.T) {
 		assert.Less(t, allocs, 20.0)
 	}
 }
+
+// drainLogRings empties logRings and returns what they held.
+func drainLogRings() []*[]int64 {
+	var out []*[]int64
+	for k := range logRings {
+		for {
+			b, ok := logRings[k].Get().(*[]int64)
+			if !ok {
+				break
+			}
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// TestSlidingLogRingNeverPooledWhileLive: the rings logs outgrow go to a
+// pool for other logs to grow into, and never one a live log still uses.
+// Logs of one rule fed in turn, with short-lived logs growing through the
+// same sizes between their calls, wait as the brute force says, and the
+// pool then holds no ring a live log holds, nor any twice.
+func TestSlidingLogRingNeverPooledWhileLive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	reused := 0
+	for trial := range 100 {
+		r := rule.Rule{Limit: 20 + rng.IntN(200), Window: time.Duration(1+rng.IntN(4)) * time.Second}
+		logs := []*SlidingLog{NewSlidingLog(r), NewSlidingLog(r)}
+		recs := make([][]int64, len(logs))
+		now := int64(0)
+		for range 300 {
+			now += rng.Int64N(int64(r.Window) / 50)
+			for i, l := range logs {
+				want := bruteWait(recs[i], r, now)
+				require.Equal(t, want, l.WaitTime(now), "trial %d, log %d: WaitTime(%d)", trial, i, now)
+				if want == 0 && rng.IntN(4) > 0 {
+					l.Record(now)
+					recs[i] = append(recs[i], now)
+				}
+				if rng.IntN(10) == 0 {
+					other := NewSlidingLog(r)
+					for k := range rng.IntN(r.Limit) {
+						other.Record(int64(k))
+					}
+				}
+			}
+		}
+		seen := map[*int64]bool{}
+		for _, p := range drainLogRings() {
+			reused++
+			require.False(t, seen[&(*p)[0]], "trial %d: a ring is in the pool twice, for two logs to share", trial)
+			seen[&(*p)[0]] = true
+			for i, l := range logs {
+				if len(l.at) > 0 {
+					require.NotSame(t, &l.at[0], &(*p)[0], "trial %d: log %d's ring is in the pool", trial, i)
+				}
+			}
+		}
+	}
+	require.Greater(t, reused, 100, "the pool was hardly used: the test does not exercise it")
+}

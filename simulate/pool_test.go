@@ -1,0 +1,176 @@
+package simulate
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies"
+)
+
+// queueScenario has callers queue on combined's lock, n of them at most.
+func queueScenario(callers int) *Scenario {
+	return &Scenario{
+		Name: "queue", Rules: []rule.Rule{{Limit: 10, Window: time.Second}, {Limit: 500, Window: time.Minute}},
+		Strategies: []string{"combined"}, Callers: callers, Workers: 2, MaxInFlight: 3,
+		Arrivals: Arrivals{Kind: Interval, Every: 50 * time.Millisecond}, Timeout: 20 * time.Second,
+	}
+}
+
+// keptProcs is the coroutines the cold pools keep.
+func keptProcs() (pools, procs int) {
+	coldPools.mu.Lock()
+	defer coldPools.mu.Unlock()
+	for _, pp := range coldPools.pools {
+		procs += len(pp.idle)
+	}
+	return len(coldPools.pools), procs
+}
+
+// TestColdRunsMatchFreshRuns: RunStrategy calls from several goroutines at
+// once, sharing the cold pools, give each seed what a run on a scheduler
+// of its own gives it.
+func TestColdRunsMatchFreshRuns(t *testing.T) {
+	s := queueScenario(300)
+	const seeds = 8
+	fresh := make(map[string][]StrategyResult)
+	for _, name := range []string{"combined", "sequential", "gated"} {
+		st, ok := Lookup(name)
+		require.True(t, ok)
+		for seed := range uint64(seeds) {
+			r, err := runStrategy(s, st, seed, Options{}, nil)
+			require.NoError(t, err)
+			fresh[name] = append(fresh[name], r)
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range 3 * seeds {
+				name := []string{"combined", "sequential", "gated"}[(g+k)%3]
+				seed := uint64(k % seeds)
+				st, _ := Lookup(name)
+				r, err := RunStrategy(s, st, seed, Options{})
+				if assert.NoError(t, err) {
+					assert.Equal(t, fresh[name][seed], r, "%s seed %d", name, seed)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	pools, procs := keptProcs()
+	assert.Positive(t, procs, "coroutines kept")
+	assert.LessOrEqual(t, pools, runtime.GOMAXPROCS(0), "pools kept")
+}
+
+// TestColdPoolsAreBoundedAndEnd: a kept pool holds at most maxPooledProcs
+// coroutines whatever its run needed, and the pools stop once unused.
+func TestColdPoolsAreBoundedAndEnd(t *testing.T) {
+	defer func(d time.Duration) { poolIdle = d }(poolIdle)
+	poolIdle = 20 * time.Millisecond
+	reapNow(t)
+	require.Zero(t, callerGoroutines(), "callers' coroutines before")
+	st, _ := Lookup("combined")
+	s := queueScenario(maxPooledProcs + 500)
+	s.Arrivals = Arrivals{Kind: AllAtOnce}
+	r, err := RunStrategy(s, st, 1, Options{})
+	require.NoError(t, err)
+	require.Equal(t, s.Callers, len(r.Sends)+r.Cancelled)
+	pools, procs := keptProcs()
+	assert.Equal(t, 1, pools, "pools kept")
+	assert.Equal(t, maxPooledProcs, procs, "coroutines kept")
+	assert.Equal(t, maxPooledProcs, callerGoroutines(), "callers' coroutines kept")
+	assert.Eventually(t, func() bool { _, procs = keptProcs(); return procs == 0 }, 2*time.Second, 5*time.Millisecond)
+	assert.Eventually(t, func() bool { return callerGoroutines() == 0 }, 2*time.Second, 5*time.Millisecond,
+		"callers' coroutines left")
+}
+
+// callerGoroutines counts the goroutines of callers' coroutines.
+func callerGoroutines() int {
+	buf := make([]byte, 1<<20)
+	for runtime.Stack(buf, true) == len(buf) {
+		buf = make([]byte, 2*len(buf))
+	}
+	return strings.Count(string(buf[:runtime.Stack(buf, true)]), "simulate.(*Sched).newProc.func1(")
+}
+
+// reapNow stops the kept pools.
+func reapNow(t *testing.T) {
+	t.Helper()
+	dropColdPools()
+	require.Eventually(t, func() bool { return callerGoroutines() == 0 }, 2*time.Second, 5*time.Millisecond,
+		"callers' coroutines of earlier runs")
+}
+
+// dropColdPools stops the kept pools and their reaper.
+func dropColdPools() {
+	c := &coldPools
+	c.mu.Lock()
+	pools := c.pools
+	c.pools = nil
+	if c.reap != nil {
+		c.reap.Stop()
+		c.reap = nil
+	}
+	c.mu.Unlock()
+	for _, pp := range pools {
+		pp.close()
+	}
+}
+
+// TestColdRunOnALockedThread: a goroutine locked to its OS thread runs a
+// strategy with the coroutines of another goroutine's run (the runtime
+// ends the program if it resumes them itself).
+func TestColdRunOnALockedThread(t *testing.T) {
+	st, _ := Lookup("combined")
+	s := queueScenario(100)
+	want, err := RunStrategy(s, st, 3, Options{})
+	require.NoError(t, err)
+	done := make(chan StrategyResult)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		r, err := RunStrategy(s, st, 3, Options{})
+		assert.NoError(t, err)
+		done <- r
+	}()
+	assert.Equal(t, want, <-done)
+}
+
+// panicking admits its first caller and panics in its second.
+type panicking struct{ n int }
+
+func (p *panicking) Acquire(context.Context) error {
+	if p.n++; p.n == 2 {
+		panic("panicking: second caller")
+	}
+	return nil
+}
+func (*panicking) Release() {}
+
+// TestColdRunPassesOnItsPanic: a panic in a caller reaches the goroutine
+// that called RunStrategy, and the run's pool is not kept.
+func TestColdRunPassesOnItsPanic(t *testing.T) {
+	st := Strategy{Name: "panicking", New: func(Env) (strategies.Limiter, error) { return &panicking{}, nil }}
+	s := queueScenario(5)
+	before, _ := keptProcs()
+	assert.PanicsWithValue(t, "panicking: second caller", func() { _, _ = RunStrategy(s, st, 1, Options{}) })
+	after, _ := keptProcs()
+	assert.LessOrEqual(t, after, before, "pools kept")
+	// The next runs are unharmed.
+	comb, _ := Lookup("combined")
+	_, err := RunStrategy(s, comb, 1, Options{})
+	require.NoError(t, err)
+	_, err = RunStrategy(s, Strategy{Name: "failing", New: func(Env) (strategies.Limiter, error) {
+		return nil, errors.New("no limiter")
+	}}, 1, Options{})
+	require.ErrorContains(t, err, "no limiter")
+}
