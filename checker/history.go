@@ -13,13 +13,13 @@ import (
 // follows the sends actually seen and the fullest window among them, never
 // a limit.
 type history struct {
-	at, ref []int64  // apart, so that deciding a send loads times only
-	buf     *[]int64 // the memory of at and ref, back to ringPools on free
-	mask    int64    // len(at)-1; -1 while empty
-	base    int64    // the first send index stored since the last reset
-	lo      int64    // no send older than lo is stored (see oldest)
-	need    int64    // how many recent sends to keep: a power of two
-	growAt  int64    // storing this send index must grow the history first
+	at, ref []int64 // apart, so that deciding a send loads times only
+	buf     *ring   // the memory of at and ref, back to ringPools on free
+	mask    int64   // len(at)-1; -1 while empty
+	base    int64   // the first send index stored since the last reset
+	lo      int64   // no send older than lo is stored (see oldest)
+	need    int64   // how many recent sends to keep: a power of two
+	growAt  int64   // storing this send index must grow the history first
 }
 
 // oldest returns the index of the oldest send still stored once send idx,
@@ -55,15 +55,20 @@ func (h *history) plan() {
 // then leaves no history behind as garbage.
 var ringPools [64]sync.Pool
 
+// ring is the memory of a history's at and ref, allocated apart: as the two
+// halves of one allocation (a power of two apart) the check of a 10M-line
+// log took about 15% more CPU (scripts/bench-check.sh, BASE alternated).
+type ring struct{ at, ref []int64 }
+
 // takeRing returns zeroed memory for the at and ref of n sends (a power of
 // two), as make would.
-func takeRing(n int64) *[]int64 {
-	if b, ok := ringPools[bits.TrailingZeros64(uint64(n))].Get().(*[]int64); ok {
-		clear(*b)
-		return b
+func takeRing(n int64) *ring {
+	if r, ok := ringPools[bits.TrailingZeros64(uint64(n))].Get().(*ring); ok {
+		clear(r.at)
+		clear(r.ref)
+		return r
 	}
-	b := make([]int64, 2*n)
-	return &b
+	return &ring{make([]int64, n), make([]int64, n)}
 }
 
 // free gives the history's memory back to ringPools. Nothing else refers to
@@ -79,7 +84,7 @@ func (h *history) free() {
 func (h *history) grow(idx int64) {
 	n := max(2*(h.mask+1), 8)
 	buf := takeRing(n)
-	at, ref := (*buf)[:n:n], (*buf)[n:]
+	at, ref := buf.at, buf.ref
 	from := max(h.lo, idx-h.mask-1)
 	// Copy [from, idx) in runs contiguous in the old history, two at most;
 	// n being a multiple of its length, they are contiguous in the new.

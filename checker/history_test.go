@@ -11,11 +11,11 @@ import (
 )
 
 // drainRings empties ringPools and returns what they held.
-func drainRings() []*[]int64 {
-	var out []*[]int64
+func drainRings() []*ring {
+	var out []*ring
 	for k := range ringPools {
 		for {
-			b, ok := ringPools[k].Get().(*[]int64)
+			b, ok := ringPools[k].Get().(*ring)
 			if !ok {
 				break
 			}
@@ -73,11 +73,12 @@ func TestRingNeverPooledWhileLive(t *testing.T) {
 		seen := map[*int64]bool{}
 		for _, p := range drainRings() {
 			reused++
-			require.False(t, seen[&(*p)[0]], "iteration %d: a ring is in the pools twice, for two histories to share", iter)
-			seen[&(*p)[0]] = true
+			require.False(t, seen[&p.at[0]], "iteration %d: a ring is in the pools twice, for two histories to share", iter)
+			seen[&p.at[0]] = true
 			for _, c := range []*Checker{ca, cb} {
 				if c.hist.buf != nil {
-					require.NotSame(t, &(*c.hist.buf)[0], &(*p)[0], "iteration %d: a live history is in the pool", iter)
+					require.NotSame(t, &c.hist.buf.at[0], &p.at[0], "iteration %d: a live history is in the pool", iter)
+					require.NotSame(t, &c.hist.buf.ref[0], &p.ref[0], "iteration %d: a live history is in the pool", iter)
 				}
 			}
 		}
