@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/strategies"
 	"github.com/rlcheck/rlcheck/strategies/libs"
+	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
 )
 
 // closing is a limiter that admits at once and counts its Close calls.
@@ -96,4 +97,28 @@ func serverGoroutines() int {
 		}
 	}
 	return n
+}
+
+// TestEmbeddedRedisIsInProcess: the redis strategy on the server a run
+// starts itself takes no wall-clock bound per call (a paused or loaded
+// process must not fail a run on virtual time); on a server it was given,
+// it keeps one.
+func TestEmbeddedRedisIsInProcess(t *testing.T) {
+	st, ok := Lookup("redis")
+	require.True(t, ok)
+	var got []bool
+	probe := st
+	probe.New = func(e Env) (strategies.Limiter, error) {
+		got = append(got, e.Shared.inProcess)
+		return st.New(e)
+	}
+	_, err := RunStrategy(twoWorkers(0), probe, 1, Options{})
+	require.NoError(t, err)
+	emb, err := embedded.Start()
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = emb.Close() })
+	_, err = RunStrategy(twoWorkers(0), probe, 1, Options{Redis: emb})
+	require.NoError(t, err)
+	require.NotEmpty(t, got)
+	assert.Equal(t, []bool{true, true, false, false}, got)
 }

@@ -33,6 +33,8 @@ func newRedis(e Env, src redislimit.TimeSource) (strategies.Limiter, error) {
 		opts.Now = e.Shared.Now
 	}
 	opts.MaxSkew = -1 // client time here is a simulated clock, not the host's
+	// A run on virtual time must not fail because the wall clock moved on.
+	opts.InProcess = e.Shared.inProcess
 	var c redis.Scripter = e.Shared.Redis
 	if p := e.Shared.rtt; p != nil {
 		c = rttScripter{c, p}

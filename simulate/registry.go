@@ -35,7 +35,8 @@ type Shared struct {
 	// clock stands for.
 	Now func() int64
 	rtt *rttPath // the Redis round trip, nil when none
-
+	// inProcess marks Redis as the embedded server the run started itself.
+	inProcess bool
 }
 
 // Strategy is one entry of the strategy table.

@@ -127,6 +127,7 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 			}
 			shared.Redis = emb
 		}
+		shared.inProcess = true
 	}
 	limiters := make([]strategies.Limiter, s.Workers)
 	defer CloseLimiters(limiters)

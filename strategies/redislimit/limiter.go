@@ -409,7 +409,7 @@ func (l *Limiter) scriptError(ctx context.Context, err error) error {
 // read timeout is off. A run abandoned that way may still record the call,
 // which spends capacity without a send, never the reverse.
 func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
-	if ctx.Done() == nil && l.callTimeout == 0 {
+	if l.opts.InProcess || (ctx.Done() == nil && l.callTimeout == 0) {
 		return admitScript.Run(ctx, l.c, l.script, args...).Result()
 	}
 	callCtx, cancel := ctx, context.CancelFunc(func() {})

@@ -262,3 +262,38 @@ func TestParseTimeSource(t *testing.T) {
 	_, err := ParseTimeSource("ntp")
 	assert.Error(t, err, "ParseTimeSource(ntp)")
 }
+
+// slowScripter answers every script call after a wall-clock pause, as a
+// server in a paused or starved process does.
+type slowScripter struct {
+	redis.Scripter
+	pause time.Duration
+}
+
+func (s slowScripter) EvalSha(ctx context.Context, sha string, keys []string, args ...any) *redis.Cmd {
+	time.Sleep(s.pause)
+	return s.Scripter.EvalSha(ctx, sha, keys, args...)
+}
+
+func (s slowScripter) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	time.Sleep(s.pause)
+	return s.Scripter.Eval(ctx, script, keys, args...)
+}
+
+// TestInProcessHasNoWallClockBound: a call slower than CallTimeout fails
+// with ErrTimeout, unless the server is in process, where a simulation on
+// virtual time must not fail because the wall clock moved on.
+func TestInProcessHasNoWallClockBound(t *testing.T) {
+	c := slowScripter{newClient(t), 40 * time.Millisecond}
+	rules := []rule.Rule{{Limit: 5, Window: time.Second}}
+	for _, in := range []bool{false, true} {
+		l, err := New(c, &stepRT{t: epoch}, rules, Options{Key: fmt.Sprintf("in-%v", in), CallTimeout: 5 * time.Millisecond, InProcess: in})
+		require.NoError(t, err)
+		err = l.Acquire(context.Background())
+		if in {
+			assert.NoError(t, err, "in process")
+		} else {
+			assert.ErrorIs(t, err, ErrTimeout, "over a network")
+		}
+	}
+}

@@ -84,6 +84,15 @@ type Options struct {
 	// DefaultCallTimeout; negative, no bound beyond the context and the
 	// client's own timeouts.
 	CallTimeout time.Duration
+	// InProcess says c talks to a server in this process (the embedded
+	// miniredis that simulations and audits run on), whose calls cannot
+	// hang on a network: each runs on the caller's goroutine with no
+	// wall-clock bound, and the context is looked at between calls. A run
+	// on virtual time would otherwise fail with ErrTimeout whenever the
+	// process is paused or starved for CallTimeout (a suspended laptop, a
+	// debugger, a loaded machine), and every call would pay a hand-off to
+	// another goroutine.
+	InProcess bool
 	// MaxSkew bounds, under Client time, how far the caller's clock may be
 	// from Redis TIME: the script refuses a call beyond it with ErrSkew.
 	// 0 means DefaultMaxSkew; negative turns the check off (a simulation
