@@ -85,7 +85,8 @@ type Config struct {
 	MaxTrack int
 	// OnViolation, when set, is called for every violation, in stream order
 	// (the violations of one send in Rules order), with the index of the
-	// broken rule in Rules. Window is not filled.
+	// broken rule in Rules. Window is not filled. It must not call the
+	// checker's Idle: the history it frees is still being read.
 	OnViolation func(rule int, v Violation)
 }
 

@@ -50,8 +50,8 @@ func (h *history) plan() {
 }
 
 // ringPools keeps the memory of histories that grew, went idle or ended
-// with Check, for the next ones: pool k holds the at and ref of 1<<k sends,
-// as one slice. Checking stream after stream (simulated runs, a log's keys)
+// with Check, for the next ones: pool k holds the at and ref of 1<<k sends
+// (a ring). Checking stream after stream (simulated runs, a log's keys)
 // then leaves no history behind as garbage.
 var ringPools [64]sync.Pool
 

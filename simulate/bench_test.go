@@ -103,7 +103,7 @@ func BenchmarkCallerBytes(b *testing.B) {
 	st, _ := Lookup("combined")
 	var perCaller float64
 	for b.Loop() {
-		dropColdPools()
+		ReleasePools()
 		runtime.GC()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)

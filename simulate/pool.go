@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 )
@@ -86,6 +87,33 @@ func reapPools() {
 	}
 }
 
+// closeAfterPanic stops the coroutines of a run that panicked or called
+// runtime.Goexit. Unwinding them may panic again; that must not end the
+// program from a goroutine nobody waits for, as the panic that matters has
+// reached the run's caller already.
+func closeAfterPanic(pp *procPool) {
+	defer func() { _ = recover() }()
+	pp.close()
+}
+
+// ReleasePools stops the callers' coroutines that RunStrategy keeps for
+// later calls, which otherwise end a second or two after the last call:
+// for a program or test that checks no goroutine outlives its work.
+func ReleasePools() {
+	c := &coldPools
+	c.mu.Lock()
+	pools := c.pools
+	c.pools = nil
+	if c.reap != nil {
+		c.reap.Stop()
+		c.reap = nil
+	}
+	c.mu.Unlock()
+	for _, pp := range pools {
+		pp.close()
+	}
+}
+
 // trim stops the coroutines beyond maxPooledProcs and drops oversized
 // slices, so that a kept pool stays small whatever its last run was.
 func (pp *procPool) trim() {
@@ -94,7 +122,7 @@ func (pp *procPool) trim() {
 			p.stop()
 		}
 		clear(pp.idle[maxPooledProcs:])
-		pp.idle = pp.idle[:maxPooledProcs]
+		pp.idle = slices.Clone(pp.idle[:maxPooledProcs]) // not the run's whole array
 	}
 	if s := pp.sched; s != nil {
 		s.body = nil // it holds the run's result and limiters

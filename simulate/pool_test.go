@@ -74,9 +74,9 @@ func TestColdRunsMatchFreshRuns(t *testing.T) {
 // TestColdPoolsAreBoundedAndEnd: a kept pool holds at most maxPooledProcs
 // coroutines whatever its run needed, and the pools stop once unused.
 func TestColdPoolsAreBoundedAndEnd(t *testing.T) {
+	reapNow(t) // no reaper armed by earlier tests reads poolIdle now
 	defer func(d time.Duration) { poolIdle = d }(poolIdle)
 	poolIdle = 20 * time.Millisecond
-	reapNow(t)
 	require.Zero(t, callerGoroutines(), "callers' coroutines before")
 	st, _ := Lookup("combined")
 	s := queueScenario(maxPooledProcs + 500)
@@ -105,25 +105,9 @@ func callerGoroutines() int {
 // reapNow stops the kept pools.
 func reapNow(t *testing.T) {
 	t.Helper()
-	dropColdPools()
+	ReleasePools()
 	require.Eventually(t, func() bool { return callerGoroutines() == 0 }, 2*time.Second, 5*time.Millisecond,
 		"callers' coroutines of earlier runs")
-}
-
-// dropColdPools stops the kept pools and their reaper.
-func dropColdPools() {
-	c := &coldPools
-	c.mu.Lock()
-	pools := c.pools
-	c.pools = nil
-	if c.reap != nil {
-		c.reap.Stop()
-		c.reap = nil
-	}
-	c.mu.Unlock()
-	for _, pp := range pools {
-		pp.close()
-	}
 }
 
 // TestColdRunOnALockedThread: a goroutine locked to its OS thread runs a
@@ -161,10 +145,10 @@ func (*panicking) Release() {}
 func TestColdRunPassesOnItsPanic(t *testing.T) {
 	st := Strategy{Name: "panicking", New: func(Env) (strategies.Limiter, error) { return &panicking{}, nil }}
 	s := queueScenario(5)
-	before, _ := keptProcs()
+	reapNow(t)
 	assert.PanicsWithValue(t, "panicking: second caller", func() { _, _ = RunStrategy(s, st, 1, Options{}) })
-	after, _ := keptProcs()
-	assert.LessOrEqual(t, after, before, "pools kept")
+	pools, _ := keptProcs()
+	assert.Zero(t, pools, "pools kept")
 	// The next runs are unharmed.
 	comb, _ := Lookup("combined")
 	_, err := RunStrategy(s, comb, 1, Options{})

@@ -71,7 +71,7 @@ func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyRe
 		if ended {
 			givePool(pp)
 		} else {
-			go pp.close() // a panic or Goexit: its callers are in no state to reuse
+			go closeAfterPanic(pp) // its callers are in no state to reuse
 		}
 	}()
 	r, err := runStrategy(s, st, seed, opt, pp)

@@ -311,6 +311,13 @@ func TestFastPathOddScripts(t *testing.T) {
 		`return redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')`,
 		`return {redis.call('PTTL', KEYS[2]), redis.call('EXISTS', KEYS[2])}`,
 		`return os.clock()`,
+		// string.format's shortcut for '%d' (fastFormat) and what it leaves
+		// to gopher-lua.
+		`return {string.format('%d', 5), string.format('%d', -2.9), string.format('%d', 2.9), string.format('%d', 2^53)}`,
+		`return {string.format('%d', '12'), string.format('%d', 7, 8), string.format('%5d', 3), ('%d'):format(4)}`,
+		`return string.format('%d', 0/0) ~= nil`,
+		`return string.format('%d')`,
+		`return string.format('%d', {})`,
 	}
 	for round := range 2 {
 		for i, src := range scripts {
