@@ -2,6 +2,7 @@ package redisrate_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -20,20 +21,33 @@ import (
 // TestRealServerBurst: on a real redis-server, redis_rate.PerSecond(5)
 // (burst 5) lets 5 calls through at once and then one every 200 ms by the
 // server's clock, so one caller that asks as soon as it may puts 9 sends in
-// one second: 5 + 4 at 200, 400, 600 and 800 ms.
+// one second: 5 + 4 at 200, 400, 600 and 800 ms. A caller woken late (a
+// loaded machine) puts fewer in that second, never more than 9 and, as the
+// burst alone shows, always more than 5; so an attempt short of 9 is tried
+// again, up to three times, on a fresh key.
 func TestRealServerBurst(t *testing.T) {
 	srv := redistest.Start(t)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	t.Cleanup(func() { _ = c.Close() })
 	rules := []rule.Rule{{Limit: 5, Window: time.Second}}
 	rt := clock.NewReal()
-	lim := redisrate.New(c, rt, rules, libs.Config{}, "burst")
-	var sends []int64
-	for range 10 {
-		require.NoError(t, lim.Acquire(context.Background()))
-		sends = append(sends, rt.Now())
+	var seen []int64
+	for attempt := range 3 {
+		lim := redisrate.New(c, rt, rules, libs.Config{}, fmt.Sprintf("burst-%d", attempt))
+		var sends []int64
+		for range 10 {
+			require.NoError(t, lim.Acquire(context.Background()))
+			sends = append(sends, rt.Now())
+		}
+		rep, err := checker.Check(sends, checker.Config{Rules: rules})
+		require.NoError(t, err)
+		most := rep.Rules[0].MaxInWindow
+		seen = append(seen, most)
+		require.Greater(t, most, int64(5), "the burst breaks 5/s; sends %v", sends)
+		require.LessOrEqual(t, most, int64(9), "burst 5 plus one every 200 ms; sends %v", sends)
+		if most == 9 {
+			return
+		}
 	}
-	rep, err := checker.Check(sends, checker.Config{Rules: rules})
-	require.NoError(t, err)
-	assert.Equal(t, int64(9), rep.Rules[0].MaxInWindow, "most sends in one second; sends %v", sends)
+	assert.Fail(t, "no attempt put 9 sends in one second", "most in one second, by attempt: %v", seen)
 }
