@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math/bits"
+	"os"
+	"runtime/debug"
 	"sync"
 )
 
@@ -21,6 +24,8 @@ type chunk struct {
 	tooLong bool  // data is the start of one line longer than MaxLine
 	endless bool  // and the line goes on past MaxSkip: not even --skip-invalid reads on
 	readErr error // the source failed after data
+	mapped  bool  // data is part of the file's mapping, not a buffer
+	end     int   // with mapped: where data ends in the mapping
 }
 
 // batch is a parsed chunk. Line numbers in it count from the chunk's first
@@ -36,6 +41,8 @@ type batch struct {
 	readErr  error       // the source failed after this batch
 	data     []byte      // the chunk, recycled with the batch
 	unit     unitSeen    // with lineParser.chunkUnit: the unit this chunk's integers were read in
+	mapped   bool        // data is part of the file's mapping
+	end      int         // with mapped: where data ends in the mapping
 }
 
 // unitSeen is where a chunk's integer timestamps fixed their unit.
@@ -111,9 +118,42 @@ type pipeline struct {
 	// collector, let them pile up between collections on long inputs.
 	bufs    chan []byte
 	batches chan *batch
+	seq     int // the producer's next chunk
+
+	// A regular file is cut into chunks straight from its mapping (see
+	// produceMapped); m is nil when the input is read.
+	m        []byte
+	mpos     int      // where the lines not yet read start in m
+	f        *os.File // the file, read on past the mapping's last full chunk
+	released int      // m's pages up to here are given back
+	mapped   int      // chunks cut from m, for tests
 }
 
-func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid bool, workers int) *pipeline {
+// mapping is a Reader's input file mapped read-only, from mapFile, with
+// pos the offset of the first byte the pipeline is to read.
+type mapping struct {
+	data []byte
+	pos  int
+	f    *os.File
+}
+
+// mapMin is the smallest file the Reader maps rather than reads: smaller
+// ones take a few chunks, and the mapping is not worth its system calls.
+// Tests lower it.
+var mapMin int64 = 4 * (chunkSize + 4096)
+
+// errShrunk is a mapped file cut short while it was read: its pages past
+// the new end fault, which the goroutines touching them recover from.
+var errShrunk = errors.New("the file shrank while it was read")
+
+// isFault reports whether a recovered panic is a memory fault, which
+// debug.SetPanicOnFault turns a mapped file's missing page into.
+func isFault(v any) bool {
+	_, ok := v.(interface{ Addr() uintptr })
+	return ok
+}
+
+func startPipeline(br *bufio.Reader, mapped *mapping, lp *lineParser, skipInvalid bool, workers int) *pipeline {
 	p := &pipeline{
 		work:    make(chan chunk, workers),
 		results: make(chan *batch, workers),
@@ -125,7 +165,14 @@ func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid boo
 	inFlight := 3*workers + 4 // work, parsing, results, pending, in hand
 	p.bufs = make(chan []byte, inFlight)
 	p.batches = make(chan *batch, inFlight)
-	go p.produce(br, skipInvalid)
+	if mapped != nil {
+		p.m, p.mpos, p.f = mapped.data, mapped.pos, mapped.f
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.produce(br, skipInvalid)
+	}()
 	for range workers {
 		p.wg.Add(1)
 		// Cloned here, not in the goroutine: the Reader goes on to update
@@ -133,6 +180,9 @@ func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid boo
 		own := lp.clone()
 		go func() {
 			defer p.wg.Done()
+			if p.m != nil {
+				debug.SetPanicOnFault(true)
+			}
 			for c := range p.work {
 				var b *batch
 				select {
@@ -140,7 +190,7 @@ func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid boo
 				default:
 					b = new(batch)
 				}
-				parseChunk(b, c, own, skipInvalid)
+				parseMapped(b, c, own, skipInvalid)
 				select {
 				case p.results <- b:
 				case <-p.quit:
@@ -152,22 +202,86 @@ func startPipeline(br *bufio.Reader, base int64, lp *lineParser, skipInvalid boo
 	return p
 }
 
+// parseMapped is parseChunk for a chunk that may be part of a file's
+// mapping: when the file shrank under it, the batch holds no sends but
+// errShrunk, after the lines before the chunk.
+func parseMapped(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
+	b.mapped, b.end = c.mapped, c.end
+	if c.mapped {
+		defer func() {
+			if v := recover(); v != nil {
+				if !isFault(v) {
+					panic(v)
+				}
+				b.Batch.reset()
+				b.lines, b.skipped, b.skips, b.err, b.readErr = 0, 0, nil, nil, errShrunk
+			}
+		}()
+	}
+	parseChunk(b, c, lp, skipInvalid)
+}
+
+// send hands a chunk to the parsing goroutines, false once the pipeline is
+// closed.
+func (p *pipeline) send(c chunk) bool {
+	c.seq = p.seq
+	p.seq++
+	select {
+	case p.work <- c:
+		return true
+	case <-p.quit:
+		return false
+	}
+}
+
+// produceMapped cuts chunks from the file's mapping, with no copy and no
+// read calls, for as long as a whole buffer's worth of bytes is left (the
+// chunks are the ones reading would cut); then it points br at the file
+// where they end, for produce to read the rest as it reads any input. It
+// returns false when it sent the last chunk.
+func (p *pipeline) produceMapped(br *bufio.Reader) (more bool) {
+	const window = chunkSize + 4096 // a chunk buffer's capacity
+	debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(false)
+	defer func() {
+		if v := recover(); v != nil {
+			if !isFault(v) {
+				panic(v)
+			}
+			p.send(chunk{readErr: errShrunk})
+			more = false
+		}
+	}()
+	m, pos := p.m, p.mpos
+	for len(m)-pos >= window {
+		w := m[pos : pos+window]
+		cut := bytes.LastIndexByte(w, '\n')
+		if cut < 0 {
+			break // a long line: reading deals with it
+		}
+		if !p.send(chunk{data: w[: cut+1 : cut+1], mapped: true, end: pos + cut + 1}) {
+			return false
+		}
+		p.mapped++
+		pos += cut + 1
+	}
+	if _, err := p.f.Seek(int64(pos), io.SeekStart); err != nil {
+		p.send(chunk{readErr: err})
+		return false
+	}
+	br.Reset(p.f)
+	return true
+}
+
 // produce cuts the input into chunks of whole lines.
 func (p *pipeline) produce(br *bufio.Reader, skipInvalid bool) {
 	defer close(p.work)
 	var carry []byte
-	seq := 0
-	send := func(c chunk) bool {
-		c.seq = seq
-		seq++
-		select {
-		case p.work <- c:
-			return true
-		case <-p.quit:
-			return false
-		}
+	send := p.send
+	defer func() { p.eof <- p.seq }()
+	if p.m != nil && !p.produceMapped(br) {
+		return
 	}
-	defer func() { p.eof <- seq }()
 	for {
 		var buf []byte
 		select {
@@ -385,17 +499,31 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 		return data
 	}
 	maxV := uint64(1<<63-1) / uint64(scale)
+	// The digit counts read in the fixed unit without the general path's
+	// check, as bits.
+	var agree uint32
+	for d := range 20 {
+		if lp.tp.digitsAgree(d) {
+			agree |= 1 << d
+		}
+	}
+	// The batch's slices are kept in locals while the loop runs.
+	at, lineNo, lines := b.At, b.Line, b.lines
+	var wide wideDigits
 	for len(data) > 0 {
-		v, n := leadingDigits(data)
-		if n == 0 || n > 19 || n >= len(data) || v > maxV || !lp.tp.digitsAgree(n) {
-			return data
+		v, n := wide.read(data)
+		if n == 0 {
+			v, n = leadingDigits(data)
+		}
+		if n == 0 || n > 19 || n >= len(data) || v > maxV || agree>>n&1 == 0 {
+			break
 		}
 		var key []byte
 		next := n + 1
 		switch data[n] {
 		case '\n':
 			if withKey {
-				return data
+				goto out
 			}
 		case ',':
 			rest := data[n+1:]
@@ -416,27 +544,27 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 			if c < len(rest) && rest[c] == ',' {
 				i := bytes.IndexByte(rest[c:], '\n')
 				if i < 0 {
-					return data
+					goto out
 				}
 				nl += i
 			}
 			if nl == len(rest) || nl > MaxLine {
-				return data
+				goto out
 			}
 			if withKey {
 				k := rest[:c]
 				if len(k) == 0 || k[0] == '"' || k[0] == ' ' || k[len(k)-1] == ' ' || k[len(k)-1] == '\r' {
-					return data
+					goto out
 				}
 				key = k
 			}
 			next += nl + 1
 		default:
-			return data
+			goto out
 		}
-		b.lines++
-		b.At = append(b.At, int64(v)*scale)
-		b.Line = append(b.Line, b.lines)
+		lines++
+		at = append(at, int64(v)*scale)
+		lineNo = append(lineNo, lines)
 		if withKey {
 			var id int32
 			if k := len(key); k <= 8 && len(data)-(n+1) >= 8 {
@@ -457,7 +585,68 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 		}
 		data = data[next:]
 	}
+out:
+	b.At, b.Line, b.lines = at, lineNo, lines
 	return data
+}
+
+// wideDigits reads the 16 to 19 decimal digits at the start of a line, as
+// a nanosecond epoch has, with no loop: the first sixteen as two words,
+// the rest and the byte after them as a third. The first word of sorted
+// epochs changes once in 10^11 units, so its value is kept from the line
+// before. The zero value is ready to use.
+type wideDigits struct {
+	w0, v0 uint64 // the last first word read, less '0's, and its value × 10^8
+}
+
+// read reads the digits at the start of b; n is 0 when b is shorter than
+// 24 bytes or does not start with 16 to 19 digits.
+func (d *wideDigits) read(b []byte) (v uint64, n int) {
+	if len(b) < 24 {
+		return 0, 0
+	}
+	w0, w1, w2 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[16:])
+	// Kept less '0's, so that the zero value stands for "00000000".
+	if w0-0x3030303030303030 != d.w0 {
+		if digitWord(w0) != 0 {
+			return 0, 0
+		}
+		d.w0, d.v0 = w0-0x3030303030303030, wordValue(w0)*100000000
+	}
+	if digitWord(w1) != 0 {
+		return 0, 0
+	}
+	k := bits.TrailingZeros64(nonDigits(w2)) >> 3
+	if k > 3 {
+		return 0, 0
+	}
+	// The k digits to the top of the word, zeros below them.
+	tail := w2<<(64-8*k) | 0x3030303030303030>>(8*k)
+	return (d.v0+wordValue(w1))*pow10[k&3] + wordValue(tail), 16 + k
+}
+
+// pow10 holds the powers of ten wideDigits scales by.
+var pow10 = [4]uint64{1, 10, 100, 1000}
+
+// digitWord is zero when the eight bytes of w are all decimal digits.
+func digitWord(w uint64) uint64 {
+	return (w&0xF0F0F0F0F0F0F0F0 | (w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0>>4) ^ 0x3333333333333333
+}
+
+// nonDigits marks the bytes of w that are not decimal digits: the lowest
+// set bit of the result is the high bit of the first such byte (bits above
+// it may be set falsely, by carries), and it is zero when all are digits.
+func nonDigits(w uint64) uint64 {
+	z := (w&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030) | ((w+0x0606060606060606)&0xF0F0F0F0F0F0F0F0 ^ 0x3030303030303030)
+	return (z | (z + 0x7070707070707070)) & 0x8080808080808080
+}
+
+// wordValue is the number the eight decimal digits of w spell, the first
+// in the lowest byte.
+func wordValue(w uint64) uint64 {
+	w -= 0x3030303030303030
+	w = w*10 + w>>8
+	return ((w&0x000000FF000000FF)*(100+1000000<<32) + ((w>>16)&0x000000FF000000FF)*(1+10000<<32)) >> 32
 }
 
 // fastJSONLines is fastLines for JSON lines: it takes the leading lines
@@ -569,9 +758,15 @@ func (p *pipeline) next() (*batch, bool) {
 	}
 }
 
-// recycle returns a consumed batch and its chunk buffer for reuse.
+// recycle returns a consumed batch and its chunk buffer for reuse; a
+// mapped chunk's pages are given back, a MiB at a time.
 func (p *pipeline) recycle(b *batch) {
-	if cap(b.data) >= chunkSize {
+	if b.mapped {
+		if end := b.end &^ (os.Getpagesize() - 1); end-p.released >= 1<<20 {
+			dropPages(p.m[p.released:end])
+			p.released = end
+		}
+	} else if cap(b.data) >= chunkSize {
 		select {
 		case p.bufs <- b.data[:0]:
 		default:
@@ -584,9 +779,17 @@ func (p *pipeline) recycle(b *batch) {
 	}
 }
 
-// close stops the goroutines; batches not yet handed out are dropped.
+// close stops the goroutines; batches not yet handed out are dropped. A
+// mapped file is unmapped once the goroutines that read it have stopped.
 func (p *pipeline) close() {
-	p.once.Do(func() { close(p.quit) })
+	p.once.Do(func() {
+		close(p.quit)
+		if p.m != nil {
+			p.wg.Wait()
+			unmapFile(p.m)
+			p.m = nil
+		}
+	})
 }
 
 // keyDict gives each distinct key of a batch its index. It is an

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -240,6 +241,7 @@ func (r *Reader) finish() error {
 // the timestamp unit from the first lines, and starts parsing ahead.
 func (r *Reader) start() error {
 	br := bufio.NewReaderSize(r.src, 64<<10)
+	gz := false
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
@@ -249,6 +251,7 @@ func (r *Reader) start() error {
 			return r.errorf(0, nil, "bad gzip data: %v", err)
 		}
 		br = bufio.NewReaderSize(gzipSource{zr}, 64<<10)
+		gz = true
 	}
 	// A byte-order mark says only that the text is UTF-8: drop it, whatever
 	// the layout.
@@ -281,7 +284,27 @@ func (r *Reader) start() error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	r.pipe = startPipeline(r.br, r.base, lp, r.opt.SkipInvalid, workers)
+	var m *mapping
+	if f, ok := r.src.(*os.File); ok && !gz {
+		m = mapInput(f, br)
+	}
+	r.pipe = startPipeline(r.br, m, lp, r.opt.SkipInvalid, workers)
+	return nil
+}
+
+// mapInput maps f, of which br has read ahead, when it is a regular file
+// large enough (mapMin), so that the pipeline cuts its chunks from the
+// mapping; nil when it reads f instead.
+func mapInput(f *os.File, br *bufio.Reader) *mapping {
+	data := mapFile(f, mapMin)
+	if data == nil {
+		return nil
+	}
+	off, err := f.Seek(0, io.SeekCurrent)
+	if pos := off - int64(br.Buffered()); err == nil && pos >= 0 && off <= int64(len(data)) {
+		return &mapping{data: data, pos: int(pos), f: f}
+	}
+	unmapFile(data)
 	return nil
 }
 
