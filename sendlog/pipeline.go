@@ -509,58 +509,46 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 	}
 	// The batch's slices are kept in locals while the loop runs.
 	at, lineNo, lines := b.At, b.Line, b.lines
-	var wide wideDigits
+	var first firstWord
 	for len(data) > 0 {
-		v, n := wide.read(data)
-		if n == 0 {
-			v, n = leadingDigits(data)
+		var v uint64
+		var n, next int
+		var key []byte
+		if len(data) >= 32 {
+			// The common line, an epoch of 16 to 19 digits and a key of
+			// up to seven bytes, read as four words with no loop: the
+			// first eight digits (kept from the line before, as sorted
+			// epochs change them once in 10^11 units), the next eight,
+			// the rest with the comma after them, and the key.
+			w1, w2 := binary.LittleEndian.Uint64(data[8:]), binary.LittleEndian.Uint64(data[16:])
+			k := bits.TrailingZeros64(nonDigits(w2)) >> 3
+			if first.digits(binary.LittleEndian.Uint64(data)) && digitWord(w1) == 0 && k <= 3 {
+				n = 16 + k
+				// The k digits to the top of w2, zeros below them.
+				v = (first.v+wordValue(w1))*pow10[k&3] + wordValue(w2<<(64-8*k)|0x3030303030303030>>(8*k))
+				switch byte(w2 >> (8 * k)) {
+				case '\n':
+					if !withKey {
+						next = n + 1
+					}
+				case ',':
+					c := bits.TrailingZeros64(colEnd(binary.LittleEndian.Uint64(data[n+1:]))) >> 3
+					if c < 8 && data[n+1+c] == '\n' {
+						next, key = n+2+c, data[n+1:n+1+c]
+					}
+				}
+			}
 		}
-		if n == 0 || n > 19 || n >= len(data) || v > maxV || agree>>n&1 == 0 {
+		if next == 0 {
+			if v, n, next, key = shapeLine(data, withKey); next == 0 {
+				break
+			}
+		}
+		if v > maxV || agree>>n&1 == 0 {
 			break
 		}
-		var key []byte
-		next := n + 1
-		switch data[n] {
-		case '\n':
-			if withKey {
-				goto out
-			}
-		case ',':
-			rest := data[n+1:]
-			// Keys are short: the second column's end is looked for in its
-			// first eight bytes as one word, then by a plain loop, which
-			// beats IndexByte's call; only a third column needs a search
-			// for the line's end.
-			c, inWord := 0, false
-			if len(rest) >= 8 {
-				if e := colEnd(binary.LittleEndian.Uint64(rest)); e != 0 {
-					c, inWord = bits.TrailingZeros64(e)>>3, true
-				}
-			}
-			for !inWord && c < len(rest) && rest[c] != '\n' && rest[c] != ',' && c <= MaxLine {
-				c++
-			}
-			nl := c
-			if c < len(rest) && rest[c] == ',' {
-				i := bytes.IndexByte(rest[c:], '\n')
-				if i < 0 {
-					goto out
-				}
-				nl += i
-			}
-			if nl == len(rest) || nl > MaxLine {
-				goto out
-			}
-			if withKey {
-				k := rest[:c]
-				if len(k) == 0 || k[0] == '"' || k[0] == ' ' || k[len(k)-1] == ' ' || k[len(k)-1] == '\r' {
-					goto out
-				}
-				key = k
-			}
-			next += nl + 1
-		default:
-			goto out
+		if withKey && (len(key) == 0 || key[0] == '"' || key[0] == ' ' || key[len(key)-1] == ' ' || key[len(key)-1] == '\r') {
+			break
 		}
 		lines++
 		at = append(at, int64(v)*scale)
@@ -585,47 +573,77 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 		}
 		data = data[next:]
 	}
-out:
 	b.At, b.Line, b.lines = at, lineNo, lines
 	return data
 }
 
-// wideDigits reads the 16 to 19 decimal digits at the start of a line, as
-// a nanosecond epoch has, with no loop: the first sixteen as two words,
-// the rest and the byte after them as a third. The first word of sorted
-// epochs changes once in 10^11 units, so its value is kept from the line
-// before. The zero value is ready to use.
-type wideDigits struct {
-	w0, v0 uint64 // the last first word read, less '0's, and its value × 10^8
-}
-
-// read reads the digits at the start of b; n is 0 when b is shorter than
-// 24 bytes or does not start with 16 to 19 digits.
-func (d *wideDigits) read(b []byte) (v uint64, n int) {
-	if len(b) < 24 {
-		return 0, 0
+// shapeLine reads the start of a line for fastLines: the integer epoch
+// that starts it and its digit count, where the next line starts, and,
+// with withKey, the second column; next is 0 when the line is anything
+// else than digits, then a newline (without withKey), or a comma and a
+// second column that holds no quote and, with a third, a newline after.
+func shapeLine(data []byte, withKey bool) (v uint64, n, next int, key []byte) {
+	v, n = leadingDigits(data)
+	if n == 0 || n > 19 || n >= len(data) {
+		return 0, 0, 0, nil
 	}
-	w0, w1, w2 := binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:]), binary.LittleEndian.Uint64(b[16:])
-	// Kept less '0's, so that the zero value stands for "00000000".
-	if w0-0x3030303030303030 != d.w0 {
-		if digitWord(w0) != 0 {
-			return 0, 0
+	switch data[n] {
+	case '\n':
+		if withKey {
+			return 0, 0, 0, nil
 		}
-		d.w0, d.v0 = w0-0x3030303030303030, wordValue(w0)*100000000
+		return v, n, n + 1, nil
+	case ',':
+		rest := data[n+1:]
+		// Keys are short: the second column's end is looked for in its
+		// first eight bytes as one word, then by a plain loop, which
+		// beats IndexByte's call; only a third column needs a search for
+		// the line's end.
+		c, inWord := 0, false
+		if len(rest) >= 8 {
+			if e := colEnd(binary.LittleEndian.Uint64(rest)); e != 0 {
+				c, inWord = bits.TrailingZeros64(e)>>3, true
+			}
+		}
+		for !inWord && c < len(rest) && rest[c] != '\n' && rest[c] != ',' && c <= MaxLine {
+			c++
+		}
+		nl := c
+		if c < len(rest) && rest[c] == ',' {
+			i := bytes.IndexByte(rest[c:], '\n')
+			if i < 0 {
+				return 0, 0, 0, nil
+			}
+			nl += i
+		}
+		if nl == len(rest) || nl > MaxLine {
+			return 0, 0, 0, nil
+		}
+		return v, n, n + 1 + nl + 1, rest[:c]
 	}
-	if digitWord(w1) != 0 {
-		return 0, 0
-	}
-	k := bits.TrailingZeros64(nonDigits(w2)) >> 3
-	if k > 3 {
-		return 0, 0
-	}
-	// The k digits to the top of the word, zeros below them.
-	tail := w2<<(64-8*k) | 0x3030303030303030>>(8*k)
-	return (d.v0+wordValue(w1))*pow10[k&3] + wordValue(tail), 16 + k
+	return 0, 0, 0, nil
 }
 
-// pow10 holds the powers of ten wideDigits scales by.
+// firstWord keeps the first eight digits of the last line's epoch for
+// fastLines. The zero value is ready to use.
+type firstWord struct {
+	w uint64 // the word, less "00000000", so that the zero value stands for it
+	v uint64 // its digits' value, times 10^8
+}
+
+// digits reports whether w, a line's first eight bytes, is eight digits,
+// and keeps their value in f.v.
+func (f *firstWord) digits(w uint64) bool {
+	if w-0x3030303030303030 != f.w {
+		if digitWord(w) != 0 {
+			return false
+		}
+		f.w, f.v = w-0x3030303030303030, wordValue(w)*100000000
+	}
+	return true
+}
+
+// pow10 holds the powers of ten fastLines scales by.
 var pow10 = [4]uint64{1, 10, 100, 1000}
 
 // digitWord is zero when the eight bytes of w are all decimal digits.
