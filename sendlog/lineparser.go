@@ -42,6 +42,7 @@ type lineParser struct {
 	// checkNUL asks parse to refuse lines with NUL bytes; parseChunk sets
 	// it only for chunks that hold one, sparing the common case a scan.
 	checkNUL bool
+	nulSeen  bool // parseChunk has looked for NUL bytes in the rest of its chunk
 	// chunkUnit is set when the first lines fixed no unit: each chunk then
 	// detects its own, and the Reader holds the chunks to the first.
 	chunkUnit bool

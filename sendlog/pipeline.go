@@ -424,19 +424,35 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 		lp.tp.unit, lp.tp.detected = UnitAuto, ""
 	}
 	data := c.data
-	lp.checkNUL = bytes.IndexByte(data, 0) >= 0
+	// A NUL byte makes a line binary, which the general path checks for
+	// when the chunk holds one. fastLines refuses such lines itself until
+	// the chunk is looked at, which waits for the first line it leaves.
 	var fast func(*batch, []byte, bool) []byte
+	lp.checkNUL, lp.nulSeen = false, false
 	switch {
-	case lp.checkNUL || disableFastPath:
+	case disableFastPath:
 	case lp.format == FormatCSV && lp.fastEligible():
 		fast = lp.fastLines
 	case lp.format == FormatJSONL && lp.flatReady() && lp.flat.timeOnly:
 		fast = lp.fastJSONLines
 	}
+	if fast == nil || lp.format != FormatCSV {
+		lp.checkNUL, lp.nulSeen = bytes.IndexByte(data, 0) >= 0, true
+		if lp.checkNUL {
+			fast = nil
+		}
+	}
 	for len(data) > 0 {
 		if fast != nil {
 			if data = fast(b, data, hasKey); len(data) == 0 {
 				break
+			}
+			if !lp.nulSeen {
+				lp.checkNUL, lp.nulSeen = bytes.IndexByte(data, 0) >= 0, true
+				if !lp.checkNUL {
+					continue // fastLines takes more lines once the rest is known to hold no NUL
+				}
+				fast = nil
 			}
 		}
 		var line []byte
@@ -532,7 +548,9 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 						next = n + 1
 					}
 				case ',':
-					c := bits.TrailingZeros64(colEnd(binary.LittleEndian.Uint64(data[n+1:]))) >> 3
+					// A key with a NUL byte is left to the general path.
+					w := binary.LittleEndian.Uint64(data[n+1:])
+					c := bits.TrailingZeros64(colEnd(w)|nulBytes(w)) >> 3
 					if c < 8 && data[n+1+c] == '\n' {
 						next, key = n+2+c, data[n+1:n+1+c]
 					}
@@ -540,6 +558,11 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 			}
 		}
 		if next == 0 {
+			// shapeLine does not look for NUL bytes: it waits for the
+			// chunk to be known to hold none.
+			if !lp.nulSeen {
+				break
+			}
 			if v, n, next, key = shapeLine(data, withKey); next == 0 {
 				break
 			}
@@ -721,6 +744,12 @@ func colEnd(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	nl, comma := w^('\n'*ones), w^(','*ones)
 	return ((nl-ones)&^nl | (comma-ones)&^comma) & highs
+}
+
+// nulBytes marks the NUL bytes of w as colEnd marks newlines and commas.
+func nulBytes(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	return (w - ones) &^ w & highs
 }
 
 // leadingDigits reads the decimal digits at the start of b, at most 20 of
