@@ -191,6 +191,9 @@ func startPipeline(br *bufio.Reader, mapped *mapping, lp *lineParser, skipInvali
 					b = new(batch)
 				}
 				parseMapped(b, c, own, skipInvalid)
+				if c.mapped {
+					p.dropChunk(c)
+				}
 				select {
 				case p.results <- b:
 				case <-p.quit:
@@ -805,8 +808,20 @@ func (p *pipeline) next() (*batch, bool) {
 	}
 }
 
-// recycle returns a consumed batch and its chunk buffer for reuse; a
-// mapped chunk's pages are given back, a MiB at a time.
+// dropChunk gives back the pages of a mapped chunk just parsed, but for
+// those it shares with the chunks on either side, which recycle gives
+// back once the chunks before them are consumed: the batch holds copies
+// of all it needs from the chunk, and a page dropped early is read again
+// from the page cache if touched.
+func (p *pipeline) dropChunk(c chunk) {
+	page := os.Getpagesize()
+	if lo, hi := (c.end-len(c.data)+page-1)&^(page-1), c.end&^(page-1); lo < hi {
+		dropPages(p.m[lo:hi])
+	}
+}
+
+// recycle returns a consumed batch and its chunk buffer for reuse; the
+// pages of mapped chunks left by dropChunk are given back a MiB at a time.
 func (p *pipeline) recycle(b *batch) {
 	if b.mapped {
 		if end := b.end &^ (os.Getpagesize() - 1); end-p.released >= 1<<20 {
