@@ -21,7 +21,9 @@ import (
 
 // Reader reads one send log. Lines are parsed ahead of the caller by
 // Options.Workers goroutines, in chunks, and handed out in file order. A
-// Reader is not safe for concurrent use; call Close when done early.
+// regular file (an *os.File) is mapped read-only on Linux and its chunks
+// cut from the mapping; Close, or reading to the end, unmaps it. A Reader
+// is not safe for concurrent use; call Close when done early.
 type Reader struct {
 	name    string
 	opt     Options
