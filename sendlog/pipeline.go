@@ -552,6 +552,16 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 					}
 				case ',':
 					// A key with a NUL byte is left to the general path.
+					// The key's end is looked for in w2 first, which holds
+					// it after 19 digits and up to three bytes: with the
+					// comma's mark off, the lowest is the first comma,
+					// newline or NUL after it, or a false one just after
+					// it, so that the next line's start hangs on w2 alone.
+					m := colEnd(w2) | nulBytes(w2)
+					if p := bits.TrailingZeros64(m&(m-1)) >> 3; p < 8 && byte(w2>>(8*p)) == '\n' {
+						next, key = 17+p, data[n+1:16+p]
+						break
+					}
 					w := binary.LittleEndian.Uint64(data[n+1:])
 					c := bits.TrailingZeros64(colEnd(w)|nulBytes(w)) >> 3
 					if c < 8 && data[n+1+c] == '\n' {
