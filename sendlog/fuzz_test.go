@@ -188,10 +188,10 @@ func FuzzFastLines(f *testing.F) {
 		"ts,key\n1732945844123,k\n1732945844123456789,k\n",
 		"ts,key,x\n1,ab,c\n2,abc,d\n3,ab\n4,abcdefgh,1\n5,abcdefghi\n6,abcdefgh\n7,a\n8,ab\n",
 		"ts,key\n1,abcdefg\n2,abcdefgh\n3,abcdefg,x\n4,,\n5,a\r\n6,abcdef,\n7,\n",
-		// 16 to 20 digits, lines that share their first eight digits (one
-		// broken), a key of seven bytes and of eight, a third column, a
-		// line of digits alone, and a line starting with "00000000" and
-		// with eight NULs (the first-word cache's zero value).
+		// 16 to 20 digits, a key of seven bytes and of eight, a third
+		// column, a line of digits alone; lines starting with "00000000"
+		// (what the first-word cache's zero value stands for) around one
+		// starting with eight NULs.
 		"1767225600032485,abcdefg\n17672256000324852,abcdefgh\n176722560003248526,a,b\n1767225600032485268\n17672256000324852680,k\n1767225600032485268,k\n",
 		"0000000012345678901,k3\n\x00\x00\x00\x00\x00\x00\x00\x0012345678901,k3\n0000000012345678901,k3\n1767225600032485268,k3\n",
 		"ts,key\n1767225600032485268,\"k\"\n1767225600032485268,k\n1767225600032485268, k\n1767225600032485268,k\n1767225600032485268,k \n" +
