@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,12 +24,43 @@ import (
 //go:embed admit.lua
 var admitSource string
 
-// admitScript is shared by every limiter: go-redis runs it by SHA and sends
-// the source again only when the server answers NOSCRIPT.
-var admitScript = redis.NewScript(admitSource)
-
-// Source returns the Lua text of the admission script.
+// Source returns the Lua text of the admission script, with example
+// constants; each limiter runs a copy with its own (Script).
 func Source() string { return admitSource }
+
+// admitScripts holds the limiters' copies of the script by text, so that
+// limiters of the same rules and options share one: go-redis runs a copy
+// by SHA and sends its text again only when the server answers NOSCRIPT.
+var admitScripts sync.Map // string -> *redis.Script
+
+// constantsStart and constantsEnd enclose the constants of admit.lua, and
+// expiriesLine is its table of key expiries; writeScript replaces them.
+const (
+	constantsStart = "-- BEGIN CONSTANTS\n"
+	constantsEnd   = "-- END CONSTANTS\n"
+	expiriesLine   = "  local T = {'3000', '62000', '3602000'} -- key expiries\n"
+)
+
+// writeScript returns admit.lua with the given constants, and its
+// *redis.Script, shared by every limiter of the same text.
+func writeScript(constants, expiries string) (string, *redis.Script) {
+	start := strings.Index(admitSource, constantsStart)
+	end := strings.Index(admitSource, constantsEnd)
+	if start < 0 || end < start || strings.Count(admitSource, expiriesLine) != 1 {
+		panic("redislimit: admit.lua lost its constants block")
+	}
+	text := admitSource[:start+len(constantsStart)] + constants + admitSource[end:]
+	text = strings.Replace(text, expiriesLine, "  local T = {"+expiries+"} -- key expiries\n", 1)
+	if s, ok := admitScripts.Load(text); ok {
+		return text, s.(*redis.Script)
+	}
+	s, _ := admitScripts.LoadOrStore(text, redis.NewScript(text))
+	return text, s.(*redis.Script)
+}
+
+// Script returns the Lua text this limiter runs: admit.lua with the
+// limiter's rules, time source and bounds written in.
+func (l *Limiter) Script() string { return l.text }
 
 // Errors a limiter's calls can end with; each is wrapped with the details
 // (the key, the skew, the timeout).
@@ -72,9 +104,8 @@ type Limiter struct {
 	script  []string     // keys, marker, sentinel: the script's KEYS
 	opts    Options
 	lease   time.Duration
-	leaseMs string
-	fixed   []any // ARGV[8..11], see admit.lua
-	args    []any // per rule: -limit, window µs, expiry ms
+	admit   *redis.Script // admit.lua with this limiter's constants
+	text    string        // its text
 	prefix  string
 	mine    bool // the prefix is random: any entry of a member is its call's
 	counter atomic.Uint64
@@ -167,8 +198,9 @@ func (l *Limiter) setLease(g time.Duration) {
 	ms := func(d time.Duration) string {
 		return strconv.FormatInt(int64((d+time.Millisecond-1)/time.Millisecond), 10)
 	}
-	l.lease, l.leaseMs = g, ms(g)
-	l.args = nil
+	l.lease = g
+	var limits, windows, widths, expiries []string
+	idem := 0                 // the first exact rule, see admit.lua
 	var longest time.Duration // of the keys' lives
 	var widest time.Duration  // of the windows
 	type pair struct {
@@ -191,7 +223,17 @@ func (l *Limiter) setLease(g time.Duration) {
 			width = (wµs + int64(r.Buckets) - 1) / int64(r.Buckets)
 			name += "b" + strconv.Itoa(r.Buckets)
 		}
-		l.args = append(l.args, "-"+strconv.Itoa(r.Limit), strconv.FormatInt(wµs, 10), ttl, strconv.FormatInt(width, 10))
+		if r.Buckets > 0 {
+			limits = append(limits, strconv.Itoa(r.Limit))
+		} else {
+			limits = append(limits, "'-"+strconv.Itoa(r.Limit)+"'")
+			if idem == 0 {
+				idem = len(limits)
+			}
+		}
+		windows = append(windows, strconv.FormatInt(wµs, 10))
+		widths = append(widths, strconv.FormatInt(width, 10))
+		expiries = append(expiries, "'"+ttl+"'")
 		pairs = append(pairs, pair{time.Duration(wµs) * time.Microsecond, name, ttl})
 	}
 	slices.SortFunc(pairs, func(a, b pair) int { return cmp.Or(cmp.Compare(a.w, b.w), cmp.Compare(a.name, b.name)) })
@@ -205,7 +247,7 @@ func (l *Limiter) setLease(g time.Duration) {
 	// and the caller counts on it for one lease less.
 	l.expectFor = longest - g
 
-	skew := ""
+	skew := "nil"
 	ahead := FutureTolerance
 	if l.source == Client && opts.MaxSkew >= 0 {
 		s := cmp.Or(opts.MaxSkew, DefaultMaxSkew)
@@ -214,11 +256,18 @@ func (l *Limiter) setLease(g time.Duration) {
 	}
 	ahead += max(widest, time.Second)
 	l.maxWait = widest + ahead
-	retry := ""
+	retry := "nil"
 	if !l.mine {
 		retry = strconv.FormatInt(ceilMicros(cmp.Or(l.callTimeout, time.Minute)), 10)
 	}
-	l.fixed = []any{ms(longest), skew, strconv.FormatInt(ceilMicros(ahead), 10), retry}
+	// Every value is digits, so it needs no quoting beyond the quotes
+	// around the strings.
+	constants := fmt.Sprintf("local serverTime, maxSkew, ahead, retry = %t, %s, %d, %s\n"+
+		"local lease, sentinelTTL, idem = '%s', '%s', %d\n"+
+		"local R = {%s}\nlocal W = {%s}\nlocal G = {%s}\n",
+		l.source == Server, skew, ceilMicros(ahead), retry, ms(g), ms(longest), idem,
+		strings.Join(limits, ", "), strings.Join(windows, ", "), strings.Join(widths, ", "))
+	l.text, l.admit = writeScript(constants, strings.Join(expiries, ", "))
 }
 
 func indexOf(s []string, x string) int {
@@ -297,17 +346,6 @@ func (l *Limiter) Release() {}
 // scriptArgs builds the script's ARGV for one run at rt instant now, and
 // says whether a recorded call refreshes the sentinel.
 func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, string) {
-	args := make([]any, 0, 11+len(l.args))
-	if l.source == Server {
-		args = append(args, "", "")
-	} else {
-		// Floor for the check and ceiling for the record keep the decision
-		// on the safe side of every nanosecond boundary.
-		at := l.now()
-		check := floorDiv(at, 1000)
-		record := -floorDiv(-at, 1000)
-		args = append(args, strconv.FormatInt(check, 10), strconv.FormatInt(record, 10))
-	}
 	// The sentinel: refreshed once a lease by a recorded call, and counted
 	// on for expectFor after the last refresh.
 	last := l.refreshed.Load()
@@ -318,9 +356,15 @@ func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, strin
 	if last == 0 || now-last >= int64(l.lease) {
 		refresh = "1"
 	}
-	args = append(args, member, boolArg(sweep), l.leaseMs, expect, refresh)
-	args = append(args, l.fixed...)
-	return append(args, l.args...), refresh
+	if l.source == Server {
+		return []any{member, boolArg(sweep), expect, refresh}, refresh
+	}
+	// Floor for the check and ceiling for the record keep the decision
+	// on the safe side of every nanosecond boundary.
+	at := l.now()
+	check := floorDiv(at, 1000)
+	record := -floorDiv(-at, 1000)
+	return []any{member, boolArg(sweep), expect, refresh, strconv.FormatInt(check, 10), strconv.FormatInt(record, 10)}, refresh
 }
 
 // try runs the script once at the time source's instant and returns the
@@ -410,7 +454,7 @@ func (l *Limiter) scriptError(ctx context.Context, err error) error {
 // which spends capacity without a send, never the reverse.
 func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
 	if l.opts.InProcess || (ctx.Done() == nil && l.callTimeout == 0) {
-		return admitScript.Run(ctx, l.c, l.script, args...).Result()
+		return l.admit.Run(ctx, l.c, l.script, args...).Result()
 	}
 	callCtx, cancel := ctx, context.CancelFunc(func() {})
 	if l.callTimeout > 0 {
@@ -423,7 +467,7 @@ func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
 	}
 	done := make(chan reply, 1)
 	scriptRunners.do(func() {
-		res, err := admitScript.Run(callCtx, l.c, l.script, args...).Result()
+		res, err := l.admit.Run(callCtx, l.c, l.script, args...).Result()
 		done <- reply{res, err}
 	})
 	select {
