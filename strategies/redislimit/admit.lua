@@ -162,7 +162,6 @@ end
 -- bucket number added last sits at its tail). Tables are made only where
 -- buckets leave the bound or the rule is full, and those read and delete
 -- buckets in chunks, as unpack takes a bounded number of values.
-local fmod = math.fmod
 local chunk = 1000
 -- fields names the buckets from to to, at most chunk of them.
 local function fields(from, to)
@@ -209,13 +208,13 @@ local wait, binding, expired = 0, 0, nil
 for i = 1, n do
   local key, w, g = KEYS[i], W[i], G[i]
   if g ~= 0 then
+    -- Lua's a % b is a - floor(a / b) * b: exact here, since |a| + b
+    -- stays below 2^53 (epoch microseconds and windows up to a century),
+    -- where a / b cannot round up to the next integer; and in [0, b)
+    -- for negative a too (virtual time near zero).
     local x = check - w
-    local r = fmod(x, g) -- exact, unlike x / g on large doubles
-    if r < 0 then r = r + g end
-    local lo = (x - r) / g
-    r = fmod(at, g)
-    if r < 0 then r = r + g end
-    local cur = (at - r) / g
+    local lo = (x - x % g) / g
+    local cur = (at - at % g) / g
     if cur < lo then cur = lo end
     local h
     if i == 1 and idem == 0 then
@@ -225,8 +224,15 @@ for i = 1, n do
       h = redis.pcall('HMGET', key, 't', 'f', 'l', 'c')
     end
     if h.err then return wrongType(i, 'hash of bucket counts') end
-    local total, old = tonumber(h[1]) or 0, tonumber(h[2])
-    local first, last, c = old or lo, tonumber(h[3]) or lo - 1, tonumber(h[4]) or 0
+    -- The fields hold integers this script wrote; '+ 0' converts them
+    -- as tonumber does, without a function call, and ends the script
+    -- with an error on a field that is not a number (written by hand).
+    local total, old, last, c = h[1], h[2], h[3], h[4]
+    if total then total = total + 0 else total = 0 end
+    if old then old = old + 0 end
+    if last then last = last + 0 else last = lo - 1 end
+    if c then c = c + 0 else c = 0 end
+    local first = old or lo
     if last * g - check > ahead then
       return corrupt(key, format('%d', last * g))
     end
