@@ -99,19 +99,23 @@ local lastMember -- field m of the first rule, read when every rule is bucketed
 -- enough to be a retry's. A bucketed hash remembers only the last member,
 -- so a retry that comes after another call of the key counts again:
 -- capacity spent without a send, never the reverse.
-local function earlier()
+--
+-- Every local a function uses from outside it (an upvalue) costs each run
+-- that makes the function, used or not: so the functions of rare paths
+-- here take what they need as arguments and reach Redis through globals.
+local function earlier(lastMember, at, check, idem, retry, serverTime, sentinelTTL)
   local s
   if idem > 0 then
-    s = call('ZSCORE', KEYS[idem], ARGV[1])
+    s = redis.call('ZSCORE', KEYS[idem], ARGV[1])
   elseif lastMember == ARGV[1] then
-    s = call('HGET', KEYS[1], 'a')
+    s = redis.call('HGET', KEYS[1], 'a')
   end
   if not s then return nil end
   s = tonumber(s)
   if not retry or (not serverTime and s == at) or
       (serverTime and s <= check and check - s <= retry) then
     if ARGV[4] == '1' then
-      call('SET', KEYS[n + 2], '1', 'PX', sentinelTTL)
+      redis.call('SET', KEYS[#KEYS], '1', 'PX', sentinelTTL)
     end
     return s
   end
@@ -132,12 +136,12 @@ end
 -- does was written by a broken clock or by hand, and would hold the rule
 -- full for as long as it lies ahead.
 local format = string.format
-local function corrupt(key, score)
-  return redis.error_reply(format('CORRUPT key %s holds an entry at %d µs, %d s ahead of the script clock (%d µs): delete the key',
+local function corrupt(key, score, check)
+  return redis.error_reply(string.format('CORRUPT key %s holds an entry at %d µs, %d s ahead of the script clock (%d µs): delete the key',
     key, tonumber(score), math.floor((tonumber(score) - check) / 1000000), check))
 end
 local function wrongType(i, want)
-  local kind = call('TYPE', KEYS[i])
+  local kind = redis.call('TYPE', KEYS[i])
   return redis.error_reply('WRONGTYPE rlcheck: key ' .. KEYS[i] .. ' holds a ' ..
     tostring(kind.ok or kind) .. ', not the ' .. want .. ' of a rate rule')
 end
@@ -166,8 +170,8 @@ local chunk = 1000
 -- fields names the buckets from to to, at most chunk of them.
 local function fields(from, to)
   local f = {}
-  for b = from, math.min(to, from + chunk - 1) do
-    f[#f + 1] = format('%d', b)
+  for b = from, math.min(to, from + 999) do
+    f[#f + 1] = string.format('%d', b)
   end
   return f
 end
@@ -179,18 +183,18 @@ end
 local function sum(key, from, to, last, c, need)
   local acc = 0
   local top = math.min(to, last - 1)
-  local size = chunk
+  local size = 1000 -- chunk
   if need then size = 4 end
   local lo = from
   while lo <= top do
     local hi = math.min(top, lo + size - 1)
-    local got = call('HMGET', key, unpack(fields(lo, hi)))
+    local got = redis.call('HMGET', key, unpack(fields(lo, hi)))
     for j = 1, #got do
       acc = acc + (tonumber(got[j]) or 0)
       if need and acc >= need then return acc, lo + j - 1 end
     end
     lo = hi + 1
-    size = math.min(size * 4, chunk)
+    size = math.min(size * 4, 1000)
   end
   if to >= last then acc = acc + c end
   return acc, last
@@ -234,7 +238,7 @@ for i = 1, n do
     if c then c = c + 0 else c = 0 end
     local first = old or lo
     if last * g - check > ahead then
-      return corrupt(key, format('%d', last * g))
+      return corrupt(key, format('%d', last * g), check)
     end
     if lo < first then
       local rw = first * g + w - check
@@ -277,7 +281,7 @@ for i = 1, n do
     if entry[2] then
       local score = tonumber(entry[2])
       if score - check > ahead then
-        return corrupt(key, entry[2])
+        return corrupt(key, entry[2], check)
       end
       local rw = score + w - check
       if rw > wait then
@@ -293,18 +297,18 @@ for i = 1, n do
     if cue then
       local last = call('ZRANGE', key, -1, -1, 'WITHSCORES')
       if last[2] and tonumber(last[2]) - check > ahead then
-        return corrupt(key, last[2])
+        return corrupt(key, last[2], check)
       end
     end
   end
 end
 if wait > 0 then
-  local s = earlier()
+  local s = earlier(lastMember, at, check, idem, retry, serverTime, sentinelTTL)
   if s then return s end
   return {wait, check, binding}
 end
 if idem == 0 and lastMember == ARGV[1] then
-  local s = earlier()
+  local s = earlier(lastMember, at, check, idem, retry, serverTime, sentinelTTL)
   if s then return s end
 end
 
@@ -366,7 +370,7 @@ for j = 0, n do
     else
       if call('ZADD', key, 'NX', record, ARGV[1]) == 0 then
         if i == idem then
-          local s = earlier()
+          local s = earlier(lastMember, at, check, idem, retry, serverTime, sentinelTTL)
           if s then return s end
         end
         return redis.error_reply('CLASH member ' .. ARGV[1] .. ' is already in ' .. key ..

@@ -456,32 +456,55 @@ func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
 	if l.opts.InProcess || (ctx.Done() == nil && l.callTimeout == 0) {
 		return l.admit.Run(ctx, l.c, l.script, args...).Result()
 	}
-	callCtx, cancel := ctx, context.CancelFunc(func() {})
+	callCtx, cancel := ctx, context.CancelFunc(nil)
 	if l.callTimeout > 0 {
 		callCtx, cancel = context.WithTimeout(ctx, l.callTimeout)
 	}
-	defer cancel()
-	type reply struct {
-		res any
-		err error
-	}
-	done := make(chan reply, 1)
-	scriptRunners.do(func() {
-		res, err := l.admit.Run(callCtx, l.c, l.script, args...).Result()
-		done <- reply{res, err}
-	})
+	j := jobs.Get().(*job)
+	j.ctx, j.l, j.args = callCtx, l, args
+	scriptRunners.do(j)
 	select {
-	case r := <-done:
-		if r.err != nil && ctx.Err() == nil && callCtx.Err() != nil {
-			return nil, fmt.Errorf("%w: no reply within the call timeout of %v (%v)", ErrTimeout, l.callTimeout, r.err)
+	case <-j.done:
+		res, err := j.res, j.err
+		*j = job{done: j.done}
+		jobs.Put(j)
+		timedOut := err != nil && ctx.Err() == nil && callCtx.Err() != nil
+		if cancel != nil {
+			cancel()
 		}
-		return r.res, r.err
+		if timedOut {
+			return nil, fmt.Errorf("%w: no reply within the call timeout of %v (%v)", ErrTimeout, l.callTimeout, err)
+		}
+		return res, err
 	case <-callCtx.Done():
+		// j stays with its runner, which may still write to it.
+		if cancel != nil {
+			cancel()
+		}
 		if ctx.Err() == nil {
 			return nil, fmt.Errorf("%w: no reply within the call timeout of %v", ErrTimeout, l.callTimeout)
 		}
 		return nil, fmt.Errorf("no reply from Redis before the deadline: %w", ctx.Err())
 	}
+}
+
+// job is one script run handed to a runner. The caller takes the reply
+// from it and puts it back in jobs; a job whose caller left at its
+// deadline stays with its runner and is dropped.
+type job struct {
+	ctx  context.Context
+	l    *Limiter
+	args []any
+	res  any
+	err  error
+	done chan struct{} // buffered: the runner never waits for the caller
+}
+
+var jobs = sync.Pool{New: func() any { return &job{done: make(chan struct{}, 1)} }}
+
+func (j *job) run() {
+	j.res, j.err = j.l.admit.Run(j.ctx, j.l.c, j.l.script, j.args...).Result()
+	j.done <- struct{}{}
 }
 
 // runners runs script calls on goroutines kept between calls: a goroutine
@@ -492,29 +515,29 @@ func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
 // so that the many short-lived limiters of a simulation leave no idle
 // goroutine each.
 type runners struct {
-	work chan func()
+	work chan *job
 }
 
-var scriptRunners = runners{work: make(chan func())}
+var scriptRunners = runners{work: make(chan *job)}
 
 const runnerIdle = 10 * time.Second
 
-func (r *runners) do(f func()) {
+func (r *runners) do(j *job) {
 	select {
-	case r.work <- f:
+	case r.work <- j:
 	default:
-		go r.loop(f)
+		go r.loop(j)
 	}
 }
 
-func (r *runners) loop(f func()) {
+func (r *runners) loop(j *job) {
 	idle := time.NewTimer(runnerIdle)
 	defer idle.Stop()
 	for {
-		f()
+		j.run()
 		idle.Reset(runnerIdle)
 		select {
-		case f = <-r.work:
+		case j = <-r.work:
 		case <-idle.C:
 			return
 		}
