@@ -530,16 +530,25 @@ func (r *runners) do(j *job) {
 	}
 }
 
+// loop runs j and the jobs that follow until none came for runnerIdle. It
+// notes when each job ended rather than resetting its timer after each:
+// a timer's reset costs more than reading the clock.
 func (r *runners) loop(j *job) {
 	idle := time.NewTimer(runnerIdle)
 	defer idle.Stop()
 	for {
 		j.run()
-		idle.Reset(runnerIdle)
-		select {
-		case j = <-r.work:
-		case <-idle.C:
-			return
+		ended := time.Now()
+		for j = nil; j == nil; {
+			select {
+			case j = <-r.work:
+			case <-idle.C:
+				d := time.Since(ended)
+				if d >= runnerIdle {
+					return
+				}
+				idle.Reset(runnerIdle - d)
+			}
 		}
 	}
 }
