@@ -199,9 +199,12 @@ local function sum(key, from, to, last, c, need)
   if to >= last then acc = acc + c end
   return acc, last
 end
--- Per bucketed rule, what the record needs: {first, old first, last, its
--- field, its count, total, the call's bucket, its count, dropped to}.
-local buckets
+-- Per bucketed rule, what the record needs. On the common path (the call
+-- falls in the newest bucket l, and the bound neither starts nor moves)
+-- its total and l's count, in totals and counts; else {first, old first,
+-- last, its field, its count, total, the call's bucket, its count,
+-- dropped to} in buckets, a table per rule.
+local buckets, totals, counts
 
 -- An exact rule is full when its limit-th latest entry is still in the
 -- window (check - score < window, half-open); the call may go when that
@@ -256,8 +259,13 @@ for i = 1, n do
       elseif cur < last then -- an instant older than one already counted
         count = tonumber(call('HGET', key, format('%d', cur))) or 0
       end
-      buckets = buckets or {}
-      buckets[i] = {first, old, last, h[3], c, total, cur, count, dropTo}
+      if cur == last and old and not dropTo then
+        totals, counts = totals or {}, counts or {}
+        totals[i], counts[i] = total, c
+      else
+        buckets = buckets or {}
+        buckets[i] = {first, old, last, h[3], c, total, cur, count, dropTo}
+      end
       local limit = R[i]
       if total >= limit then
         -- The wait ends when the oldest buckets holding total - limit + 1
@@ -322,7 +330,18 @@ for j = 0, n do
   if i > 0 and (j == 0 or i ~= idem) then
     local key = KEYS[i]
     local b = buckets and buckets[i]
-    if b then
+    local total = totals and totals[i]
+    if total then
+      -- One HSET: the count of l, the total, and the member that tells a
+      -- retry when every rule is bucketed.
+      local count = format('%d', counts[i] + 1)
+      total = format('%d', total + 1)
+      if i ~= 1 or idem > 0 then
+        call('HSET', key, 'c', count, 't', total)
+      else
+        call('HSET', key, 'c', count, 't', total, 'm', ARGV[1], 'a', record)
+      end
+    elseif b then
       -- One HSET: the call's bucket, the total, the bound's ends when they
       -- moved, and the member that tells a retry when every rule is
       -- bucketed. A call in a bucket after l moves c to l's own field.
@@ -334,17 +353,8 @@ for j = 0, n do
       end
       local total, count = format('%d', b[6] + 1), format('%d', b[8] + 1)
       local set
-      if cur == last then
-        if first == old then
-          if i ~= 1 or idem > 0 then
-            call('HSET', key, 'c', count, 't', total)
-          else
-            call('HSET', key, 'c', count, 't', total, 'm', ARGV[1], 'a', record)
-          end
-          set = false
-        else
-          set = {'c', count, 't', total}
-        end
+      if cur == last then -- the bound starts or moves: first ~= old
+        set = {'c', count, 't', total}
       elseif cur > last then
         set = {'c', count, 'l', format('%d', cur), 't', total}
         if last >= first then
@@ -354,19 +364,17 @@ for j = 0, n do
       else
         set = {format('%d', cur), count, 't', total}
       end
-      if set then
-        if first ~= old then
-          set[#set + 1] = 'f'
-          set[#set + 1] = format('%d', first)
-        end
-        if i == 1 and idem == 0 then
-          set[#set + 1] = 'm'
-          set[#set + 1] = ARGV[1]
-          set[#set + 1] = 'a'
-          set[#set + 1] = record
-        end
-        call('HSET', key, unpack(set))
+      if first ~= old then
+        set[#set + 1] = 'f'
+        set[#set + 1] = format('%d', first)
       end
+      if i == 1 and idem == 0 then
+        set[#set + 1] = 'm'
+        set[#set + 1] = ARGV[1]
+        set[#set + 1] = 'a'
+        set[#set + 1] = record
+      end
+      call('HSET', key, unpack(set))
     else
       if call('ZADD', key, 'NX', record, ARGV[1]) == 0 then
         if i == idem then

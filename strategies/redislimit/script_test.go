@@ -79,3 +79,22 @@ func TestBucketFieldNotANumber(t *testing.T) {
 	assert.Equal(t, "two", m.HGet(key, "t"))
 	assert.Equal(t, before, m.HGet(key, "c"), "the call was counted")
 }
+
+// TestBucketBoundMovesInTheNewestBucket: with a window that is not a whole
+// number of bucket widths (1 s in 3 buckets of 333,334 µs), the start of
+// the bound can pass a bucket while the call still falls in the newest
+// one; the record then moves f and adds to c in the same HSET.
+func TestBucketBoundMovesInTheNewestBucket(t *testing.T) {
+	m, c := newMini(t)
+	const g = 333_334 // µs
+	rt := &stepRT{t: 9 * g * 1000}
+	l, err := New(c, rt, []rule.Rule{{Limit: 10, Window: time.Second, Buckets: 3}}, Options{Key: "move", TimeSource: Virtual, MemberPrefix: "p:"})
+	require.NoError(t, err)
+	ctx := context.Background()
+	require.NoError(t, l.Acquire(ctx)) // bound 6 to 9
+	key := l.Keys()[0]
+	assert.Equal(t, []string{"6", "9", "1", "1"}, []string{m.HGet(key, "f"), m.HGet(key, "l"), m.HGet(key, "c"), m.HGet(key, "t")})
+	rt.t = (10*g - 2) * 1000 // bound 7 to 9: bucket 6 leaves, the call is in 9
+	require.NoError(t, l.Acquire(ctx))
+	assert.Equal(t, []string{"7", "9", "2", "2"}, []string{m.HGet(key, "f"), m.HGet(key, "l"), m.HGet(key, "c"), m.HGet(key, "t")})
+}
