@@ -163,9 +163,10 @@ end
 -- (docs/benchmarks-redis.md), so the common path is written out inline:
 -- one HMGET and one HSET per bucketed rule, of fields that sit at the head
 -- of the hash's listpack (Redis finds a field by scanning it, and a
--- bucket number added last sits at its tail). Tables are made only where
--- buckets leave the bound or the rule is full, and those read and delete
--- buckets in chunks, as unpack takes a bounded number of values.
+-- bucket number added last sits at its tail). A table per rule is made
+-- only where buckets leave the bound, the call is not in the newest
+-- bucket or the rule is full, and those read and delete buckets in
+-- chunks, as unpack takes a bounded number of values.
 local chunk = 1000
 -- fields names the buckets from to to, at most chunk of them.
 local function fields(from, to)
