@@ -31,7 +31,14 @@ func Source() string { return admitSource }
 // admitScripts holds the limiters' copies of the script by text, so that
 // limiters of the same rules and options share one: go-redis runs a copy
 // by SHA and sends its text again only when the server answers NOSCRIPT.
-var admitScripts sync.Map // string -> *redis.Script
+// It keeps at most maxScripts copies (about 17 KB each); limiters of
+// further configurations get copies of their own.
+var (
+	admitScripts sync.Map // string -> *redis.Script
+	scriptsKept  atomic.Int64
+)
+
+const maxScripts = 1024
 
 // constantsStart and constantsEnd enclose the constants of admit.lua, and
 // expiriesLine is its table of key expiries; writeScript replaces them.
@@ -54,7 +61,13 @@ func writeScript(constants, expiries string) (string, *redis.Script) {
 	if s, ok := admitScripts.Load(text); ok {
 		return text, s.(*redis.Script)
 	}
-	s, _ := admitScripts.LoadOrStore(text, redis.NewScript(text))
+	if scriptsKept.Load() >= maxScripts {
+		return text, redis.NewScript(text)
+	}
+	s, loaded := admitScripts.LoadOrStore(text, redis.NewScript(text))
+	if !loaded {
+		scriptsKept.Add(1)
+	}
 	return text, s.(*redis.Script)
 }
 

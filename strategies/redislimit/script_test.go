@@ -98,3 +98,36 @@ func TestBucketBoundMovesInTheNewestBucket(t *testing.T) {
 	require.NoError(t, l.Acquire(ctx))
 	assert.Equal(t, []string{"7", "9", "2", "2"}, []string{m.HGet(key, "f"), m.HGet(key, "l"), m.HGet(key, "c"), m.HGet(key, "t")})
 }
+
+// TestScriptCacheBounded: once maxScripts copies are kept, a limiter of a
+// new configuration gets a copy of its own, which is not kept.
+func TestScriptCacheBounded(t *testing.T) {
+	_, c := newMini(t)
+	rt := &stepRT{t: epoch}
+	var added []string
+	t.Cleanup(func() {
+		for _, text := range added {
+			admitScripts.Delete(text)
+		}
+		scriptsKept.Add(-int64(len(added)))
+	})
+	mk := func(limit int) *Limiter {
+		l, err := New(c, rt, []rule.Rule{{Limit: limit, Window: 7 * time.Second}}, Options{Key: "cap"})
+		require.NoError(t, err)
+		return l
+	}
+	for limit := 1_000_000; scriptsKept.Load() < maxScripts; limit++ {
+		before := scriptsKept.Load()
+		l := mk(limit)
+		if scriptsKept.Load() > before {
+			added = append(added, l.Script())
+		}
+	}
+	a, b := mk(999), mk(999)
+	assert.Equal(t, a.Script(), b.Script())
+	assert.False(t, a.admit == b.admit, "a configuration past the bound was kept")
+	_, kept := admitScripts.Load(a.Script())
+	assert.False(t, kept)
+	assert.Equal(t, int64(maxScripts), scriptsKept.Load())
+	require.NoError(t, a.Acquire(context.Background()))
+}
