@@ -7,9 +7,11 @@
 # 64 buckets). The CPU is the redis-server process's (utime + stime from
 # /proc), min over REPS runs (default 3), so load from other processes
 # shows less than in wall time. BASE=<revision> alternates that revision's
-# script with the working tree's. Prints µs per admission and the load.
+# script with the working tree's (a script with a constants block gets
+# these rules' constants written in, an older one its full ARGV). Prints µs
+# per admission and the load.
 #
-#	BASE=b55faa7 scripts/bench-admit-lua.sh
+#	REPS=3 BASE=8eb8bc7 scripts/bench-admit-lua.sh 100000
 set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-60000}
