@@ -6,24 +6,23 @@
 -- expiry marker of this exact set of keys and expiries; KEYS[n+2] is the
 -- sentinel of this limiter's member prefix, which says its state is there.
 --
--- ARGV[1] check time, ARGV[2] record time, both integer microseconds, or
---   both empty to read the server clock (TIME) here;
--- ARGV[3] the call's member;
--- ARGV[4] '1' to sweep every set of its expired entries and look for
+-- Each limiter runs its own copy of this script, with its constants (the
+-- rules, the time source, the bounds) written into the block between
+-- BEGIN CONSTANTS and END CONSTANTS and into the line marked "key
+-- expiries" (limiter.go), so that a call sends only what changes between
+-- calls, and the script reads numbers, not strings to convert. The values
+-- below are an example: rules 2^30/1s, 2^30/1m, 2^30/1h, exact, server time.
+-- The keys and what they hold do not depend on the copy: limiters of
+-- other versions that share a key count together with this one.
+--
+-- ARGV[1] the call's member;
+-- ARGV[2] '1' to sweep every set of its expired entries and look for
 --   entries from the far future, else '0';
--- ARGV[5] the marker's lease G in milliseconds;
--- ARGV[6] '1' when the caller knows its sentinel must exist, else '0';
--- ARGV[7] '1' to set the sentinel for ARGV[8] ms when the call is recorded;
--- ARGV[9] the largest skew in microseconds allowed between a caller's
---   check time and TIME, or empty for no check;
--- ARGV[10] how far ahead of the check time, in microseconds, an entry may
---   lie before the set counts as corrupt;
--- ARGV[11] empty when any entry of the call's member is this call's own
---   (the prefix is random); else, for server time, how many microseconds
---   after its own record a retry of the call may run;
--- then per rule i: ARGV[4i+8] minus its limit (the rank to read),
---   ARGV[4i+9] window in microseconds, ARGV[4i+10] key expiry in ms,
---   ARGV[4i+11] bucket width in microseconds, or '0' for an exact rule.
+-- ARGV[3] '1' when the caller knows its sentinel must exist, else '0';
+-- ARGV[4] '1' to set the sentinel for sentinelTTL ms when the call is
+--   recorded;
+-- ARGV[5] check time, ARGV[6] record time, both integer microseconds,
+--   unless the script reads the server clock (TIME).
 -- Reply: the record time when the call is recorded (now, or by an earlier
 -- attempt of the same call); else {wait, check, rule}: nothing was
 -- written, and rule i asks for the longest wait. Errors start with a code
@@ -34,26 +33,48 @@
 -- redis.call prints a number argument with printf (slow, and changed
 -- between Redis versions); so every value goes to Redis as a string, times
 -- made with %d.
+
+-- BEGIN CONSTANTS
+-- serverTime: read TIME, else ARGV[5] and ARGV[6]; maxSkew: the largest
+-- skew in microseconds allowed between a caller's check time and TIME, or
+-- nil for no check; ahead: how far ahead of the check time, in
+-- microseconds, an entry may lie before the set counts as corrupt; retry:
+-- nil when any entry of the call's member is this call's own (the prefix
+-- is random), else, for server time, how many microseconds after its own
+-- record a retry of the call may run; lease: the marker's lease in ms;
+-- idem: the rule whose key tells whether this very call was recorded (the
+-- first exact rule, else 0: the first rule's hash remembers the last
+-- member it counted). Per rule i: R[i] minus its limit as a string (the
+-- rank to read) for an exact rule, its limit for a bucketed one; W[i] its
+-- window in microseconds; G[i] its bucket width in microseconds, or 0 for
+-- an exact rule.
+local serverTime, maxSkew, ahead, retry = true, nil, 3660000000, nil
+local lease, sentinelTTL, idem = '1000', '3602000', 1
+local R = {'-1073741824', '-1073741824', '-1073741824'}
+local W = {1000000, 60000000, 3600000000}
+local G = {0, 0, 0}
+-- END CONSTANTS
+
 local call = redis.call
 local n = #KEYS - 2
 local check, record, at
-if ARGV[1] == '' then
+if serverTime then
   local t = call('TIME')
   check = t[1] * 1000000 + t[2]
   record = string.format('%d', check)
   at = check
 else
-  check = tonumber(ARGV[1])
-  record = ARGV[2]
+  check = tonumber(ARGV[5])
+  record = ARGV[6]
   at = tonumber(record)
-  if ARGV[9] ~= '' then
+  if maxSkew then
     local t = call('TIME')
     local skew = check - (t[1] * 1000000 + t[2])
-    if math.abs(skew) > tonumber(ARGV[9]) then
+    if math.abs(skew) > maxSkew then
       local way = 'ahead of'
       if skew < 0 then way = 'behind' end
       return redis.error_reply(string.format('SKEW the client clock is %d µs %s Redis TIME, more than the %d µs allowed',
-        math.abs(skew), way, tonumber(ARGV[9])))
+        math.abs(skew), way, maxSkew))
     end
   end
 end
@@ -64,21 +85,11 @@ end
 -- looked at only when the expiry marker is gone, once a lease: a lost
 -- state has lost its marker too.
 local fresh = call('PTTL', KEYS[n + 1]) >= 0
-if not fresh and ARGV[6] == '1' and call('EXISTS', KEYS[n + 2]) == 0 then
+if not fresh and ARGV[3] == '1' and call('EXISTS', KEYS[n + 2]) == 0 then
   return redis.error_reply('LOST ' .. KEYS[n + 2] .. ' is gone while this limiter holds recent admissions: ' ..
     'the limiter state was flushed, evicted or lost in a failover')
 end
 
--- Which rule's key tells whether this very call was recorded: the first
--- exact rule, whose set holds the call's member; else the first rule's
--- hash, which remembers the last member it counted.
-local idem = 0
-for i = 1, n do
-  if ARGV[4 * i + 11] == '0' then
-    idem = i
-    break
-  end
-end
 local lastMember -- field m of the first rule, read when every rule is bucketed
 
 -- An earlier attempt of this very call (a retry after a lost reply) may
@@ -88,23 +99,27 @@ local lastMember -- field m of the first rule, read when every rule is bucketed
 -- enough to be a retry's. A bucketed hash remembers only the last member,
 -- so a retry that comes after another call of the key counts again:
 -- capacity spent without a send, never the reverse.
-local function earlier()
+--
+-- Every local a function uses from outside it (an upvalue) costs each run
+-- that makes the function, used or not: so the functions of rare paths
+-- here take what they need as arguments and reach Redis through globals.
+local function earlier(lastMember, at, check, idem, retry, serverTime, sentinelTTL)
   local s
   if idem > 0 then
-    s = call('ZSCORE', KEYS[idem], ARGV[3])
-  elseif lastMember == ARGV[3] then
-    s = call('HGET', KEYS[1], 'a')
+    s = redis.call('ZSCORE', KEYS[idem], ARGV[1])
+  elseif lastMember == ARGV[1] then
+    s = redis.call('HGET', KEYS[1], 'a')
   end
   if not s then return nil end
   s = tonumber(s)
-  if ARGV[11] == '' or (ARGV[1] ~= '' and s == at) or
-      (ARGV[1] == '' and s <= check and check - s <= tonumber(ARGV[11])) then
-    if ARGV[7] == '1' then
-      call('SET', KEYS[n + 2], '1', 'PX', ARGV[8])
+  if not retry or (not serverTime and s == at) or
+      (serverTime and s <= check and check - s <= retry) then
+    if ARGV[4] == '1' then
+      redis.call('SET', KEYS[#KEYS], '1', 'PX', sentinelTTL)
     end
     return s
   end
-  return redis.error_reply('CLASH member ' .. ARGV[3] .. ' is already in ' .. KEYS[math.max(idem, 1)] ..
+  return redis.error_reply('CLASH member ' .. ARGV[1] .. ' is already in ' .. KEYS[math.max(idem, 1)] ..
     ' from another call: limiters sharing a key need distinct member prefixes')
 end
 
@@ -116,19 +131,17 @@ end
 -- up to that much older than the newest sweeping call are judged in full.
 -- Under server time every call is judged at TIME, which only a clock step
 -- sets back: 1 s covers it, and a day's set keeps one day, not two.
-local serverTime = ARGV[1] == ''
 
--- No entry belongs further ahead of the check time than ARGV[10]: one that
+-- No entry belongs further ahead of the check time than ahead: one that
 -- does was written by a broken clock or by hand, and would hold the rule
 -- full for as long as it lies ahead.
-local ahead = tonumber(ARGV[10])
 local format = string.format
-local function corrupt(key, score)
-  return redis.error_reply(format('CORRUPT key %s holds an entry at %d µs, %d s ahead of the script clock (%d µs): delete the key',
+local function corrupt(key, score, check)
+  return redis.error_reply(string.format('CORRUPT key %s holds an entry at %d µs, %d s ahead of the script clock (%d µs): delete the key',
     key, tonumber(score), math.floor((tonumber(score) - check) / 1000000), check))
 end
 local function wrongType(i, want)
-  local kind = call('TYPE', KEYS[i])
+  local kind = redis.call('TYPE', KEYS[i])
   return redis.error_reply('WRONGTYPE rlcheck: key ' .. KEYS[i] .. ' holds a ' ..
     tostring(kind.ok or kind) .. ', not the ' .. want .. ' of a rate rule')
 end
@@ -150,16 +163,16 @@ end
 -- (docs/benchmarks-redis.md), so the common path is written out inline:
 -- one HMGET and one HSET per bucketed rule, of fields that sit at the head
 -- of the hash's listpack (Redis finds a field by scanning it, and a
--- bucket number added last sits at its tail). Tables are made only where
--- buckets leave the bound or the rule is full, and those read and delete
--- buckets in chunks, as unpack takes a bounded number of values.
-local fmod = math.fmod
+-- bucket number added last sits at its tail). A table per rule is made
+-- only where buckets leave the bound, the call is not in the newest
+-- bucket or the rule is full, and those read and delete buckets in
+-- chunks, as unpack takes a bounded number of values.
 local chunk = 1000
 -- fields names the buckets from to to, at most chunk of them.
 local function fields(from, to)
   local f = {}
-  for b = from, math.min(to, from + chunk - 1) do
-    f[#f + 1] = format('%d', b)
+  for b = from, math.min(to, from + 999) do
+    f[#f + 1] = string.format('%d', b)
   end
   return f
 end
@@ -171,44 +184,45 @@ end
 local function sum(key, from, to, last, c, need)
   local acc = 0
   local top = math.min(to, last - 1)
-  local size = chunk
+  local size = 1000 -- chunk
   if need then size = 4 end
   local lo = from
   while lo <= top do
     local hi = math.min(top, lo + size - 1)
-    local got = call('HMGET', key, unpack(fields(lo, hi)))
+    local got = redis.call('HMGET', key, unpack(fields(lo, hi)))
     for j = 1, #got do
       acc = acc + (tonumber(got[j]) or 0)
       if need and acc >= need then return acc, lo + j - 1 end
     end
     lo = hi + 1
-    size = math.min(size * 4, chunk)
+    size = math.min(size * 4, 1000)
   end
   if to >= last then acc = acc + c end
   return acc, last
 end
--- Per bucketed rule, what the record needs: {first, old first, last, its
--- field, its count, total, the call's bucket, its count, dropped to}.
-local buckets
+-- Per bucketed rule, what the record needs. On the common path (the call
+-- falls in the newest bucket l, and the bound neither starts nor moves)
+-- its total and l's count, in totals and counts; else {first, old first,
+-- last, its field, its count, total, the call's bucket, its count,
+-- dropped to} in buckets, a table per rule.
+local buckets, totals, counts
 
 -- An exact rule is full when its limit-th latest entry is still in the
 -- window (check - score < window, half-open); the call may go when that
 -- entry leaves. Reading that one entry decides the rule without trimming
 -- first, so a refused call writes nothing.
-local cue = ARGV[4] == '1'
+local cue = ARGV[2] == '1'
 local wait, binding, expired = 0, 0, nil
 for i = 1, n do
-  local key, w = KEYS[i], tonumber(ARGV[4 * i + 9])
-  local width = ARGV[4 * i + 11]
-  if width ~= '0' then
-    local g = tonumber(width)
+  local key, w, g = KEYS[i], W[i], G[i]
+  if g ~= 0 then
+    -- Lua's a % b is a - floor(a / b) * b: exact here, since |a| + b
+    -- stays below 2^53 (epoch microseconds and windows up to a century),
+    -- where a / b cannot round up to the next integer; and in [0, b)
+    -- for negative a too (virtual time near zero).
     local x = check - w
-    local r = fmod(x, g) -- exact, unlike x / g on large doubles
-    if r < 0 then r = r + g end
-    local lo = (x - r) / g
-    r = fmod(at, g)
-    if r < 0 then r = r + g end
-    local cur = (at - r) / g
+    local lo = (x - x % g) / g
+    local cur = (at - at % g) / g
     if cur < lo then cur = lo end
     local h
     if i == 1 and idem == 0 then
@@ -218,10 +232,17 @@ for i = 1, n do
       h = redis.pcall('HMGET', key, 't', 'f', 'l', 'c')
     end
     if h.err then return wrongType(i, 'hash of bucket counts') end
-    local total, old = tonumber(h[1]) or 0, tonumber(h[2])
-    local first, last, c = old or lo, tonumber(h[3]) or lo - 1, tonumber(h[4]) or 0
+    -- The fields hold integers this script wrote; '+ 0' converts them
+    -- as tonumber does, without a function call, and ends the script
+    -- with an error on a field that is not a number (written by hand).
+    local total, old, last, c = h[1], h[2], h[3], h[4]
+    if total then total = total + 0 else total = 0 end
+    if old then old = old + 0 end
+    if last then last = last + 0 else last = lo - 1 end
+    if c then c = c + 0 else c = 0 end
+    local first = old or lo
     if last * g - check > ahead then
-      return corrupt(key, format('%d', last * g))
+      return corrupt(key, format('%d', last * g), check)
     end
     if lo < first then
       local rw = first * g + w - check
@@ -239,9 +260,14 @@ for i = 1, n do
       elseif cur < last then -- an instant older than one already counted
         count = tonumber(call('HGET', key, format('%d', cur))) or 0
       end
-      buckets = buckets or {}
-      buckets[i] = {first, old, last, h[3], c, total, cur, count, dropTo}
-      local limit = -tonumber(ARGV[4 * i + 8])
+      if cur == last and old and not dropTo then
+        totals, counts = totals or {}, counts or {}
+        totals[i], counts[i] = total, c
+      else
+        buckets = buckets or {}
+        buckets[i] = {first, old, last, h[3], c, total, cur, count, dropTo}
+      end
+      local limit = R[i]
       if total >= limit then
         -- The wait ends when the oldest buckets holding total - limit + 1
         -- calls leave; when the older ones hold fewer, that is bucket l,
@@ -256,7 +282,7 @@ for i = 1, n do
       end
     end
   else
-    local rank = ARGV[4 * i + 8]
+    local rank = R[i]
     local entry = redis.pcall('ZRANGE', key, rank, rank, 'WITHSCORES')
     if entry.err then
       return wrongType(i, 'sorted set')
@@ -264,7 +290,7 @@ for i = 1, n do
     if entry[2] then
       local score = tonumber(entry[2])
       if score - check > ahead then
-        return corrupt(key, entry[2])
+        return corrupt(key, entry[2], check)
       end
       local rw = score + w - check
       if rw > wait then
@@ -280,18 +306,18 @@ for i = 1, n do
     if cue then
       local last = call('ZRANGE', key, -1, -1, 'WITHSCORES')
       if last[2] and tonumber(last[2]) - check > ahead then
-        return corrupt(key, last[2])
+        return corrupt(key, last[2], check)
       end
     end
   end
 end
 if wait > 0 then
-  local s = earlier()
+  local s = earlier(lastMember, at, check, idem, retry, serverTime, sentinelTTL)
   if s then return s end
   return {wait, check, binding}
 end
-if idem == 0 and lastMember == ARGV[3] then
-  local s = earlier()
+if idem == 0 and lastMember == ARGV[1] then
+  local s = earlier(lastMember, at, check, idem, retry, serverTime, sentinelTTL)
   if s then return s end
 end
 
@@ -305,7 +331,18 @@ for j = 0, n do
   if i > 0 and (j == 0 or i ~= idem) then
     local key = KEYS[i]
     local b = buckets and buckets[i]
-    if b then
+    local total = totals and totals[i]
+    if total then
+      -- One HSET: the count of l, the total, and the member that tells a
+      -- retry when every rule is bucketed.
+      local count = format('%d', counts[i] + 1)
+      total = format('%d', total + 1)
+      if i ~= 1 or idem > 0 then
+        call('HSET', key, 'c', count, 't', total)
+      else
+        call('HSET', key, 'c', count, 't', total, 'm', ARGV[1], 'a', record)
+      end
+    elseif b then
       -- One HSET: the call's bucket, the total, the bound's ends when they
       -- moved, and the member that tells a retry when every rule is
       -- bucketed. A call in a bucket after l moves c to l's own field.
@@ -317,17 +354,8 @@ for j = 0, n do
       end
       local total, count = format('%d', b[6] + 1), format('%d', b[8] + 1)
       local set
-      if cur == last then
-        if first == old then
-          if i ~= 1 or idem > 0 then
-            call('HSET', key, 'c', count, 't', total)
-          else
-            call('HSET', key, 'c', count, 't', total, 'm', ARGV[3], 'a', record)
-          end
-          set = false
-        else
-          set = {'c', count, 't', total}
-        end
+      if cur == last then -- the bound starts or moves: first ~= old
+        set = {'c', count, 't', total}
       elseif cur > last then
         set = {'c', count, 'l', format('%d', cur), 't', total}
         if last >= first then
@@ -337,30 +365,28 @@ for j = 0, n do
       else
         set = {format('%d', cur), count, 't', total}
       end
-      if set then
-        if first ~= old then
-          set[#set + 1] = 'f'
-          set[#set + 1] = format('%d', first)
-        end
-        if i == 1 and idem == 0 then
-          set[#set + 1] = 'm'
-          set[#set + 1] = ARGV[3]
-          set[#set + 1] = 'a'
-          set[#set + 1] = record
-        end
-        call('HSET', key, unpack(set))
+      if first ~= old then
+        set[#set + 1] = 'f'
+        set[#set + 1] = format('%d', first)
       end
+      if i == 1 and idem == 0 then
+        set[#set + 1] = 'm'
+        set[#set + 1] = ARGV[1]
+        set[#set + 1] = 'a'
+        set[#set + 1] = record
+      end
+      call('HSET', key, unpack(set))
     else
-      if call('ZADD', key, 'NX', record, ARGV[3]) == 0 then
+      if call('ZADD', key, 'NX', record, ARGV[1]) == 0 then
         if i == idem then
-          local s = earlier()
+          local s = earlier(lastMember, at, check, idem, retry, serverTime, sentinelTTL)
           if s then return s end
         end
-        return redis.error_reply('CLASH member ' .. ARGV[3] .. ' is already in ' .. key ..
+        return redis.error_reply('CLASH member ' .. ARGV[1] .. ' is already in ' .. key ..
           ': limiters sharing a key need distinct member prefixes')
       end
       if cue or (expired and expired[i]) then
-        local w = tonumber(ARGV[4 * i + 9])
+        local w = W[i]
         local keep = 1000000
         if not serverTime then keep = math.max(w, 1000000) end
         call('ZREMRANGEBYSCORE', key, '-inf', format('%d', check - w - keep))
@@ -368,8 +394,8 @@ for j = 0, n do
     end
   end
 end
-if ARGV[7] == '1' then
-  call('SET', KEYS[n + 2], '1', 'PX', ARGV[8])
+if ARGV[4] == '1' then
+  call('SET', KEYS[n + 2], '1', 'PX', sentinelTTL)
 end
 
 -- Expiry. A refresh sets every key to expire no sooner than its expiry
@@ -380,12 +406,13 @@ end
 -- without expiry; the marker names the exact keys and expiries it vouches
 -- for, so limiters with other rules refresh theirs through their own.
 if not fresh then
+  local T = {'3000', '62000', '3602000'} -- key expiries
   for i = 1, n do
-    local ttl = ARGV[4 * i + 10]
+    local ttl = T[i]
     if call('PTTL', KEYS[i]) < tonumber(ttl) then
       call('PEXPIRE', KEYS[i], ttl)
     end
   end
-  call('SET', KEYS[n + 1], '1', 'PX', ARGV[5])
+  call('SET', KEYS[n + 1], '1', 'PX', lease)
 end
 return at

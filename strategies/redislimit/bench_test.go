@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -89,9 +90,10 @@ func BenchmarkLoopback(b *testing.B) {
 // (Options.Bounded: bucket hashes, since no limit is small) in alternating
 // slices of 250 ms, one round per b.N, so that load from other processes
 // falls on all alike. It reports each rate, the medians of the ratios taken
-// within each round (exact against trivial, bounded against exact), and the
+// within each round (exact against trivial, bounded against exact), the
 // server's own CPU time per EVALSHA (INFO commandstats), which the client
-// side does not blur.
+// side does not blur, and the CPU time of this process (the client) per
+// call.
 //
 //	go test -run '^$' -bench LoopbackPaired -benchtime 12x ./strategies/redislimit/
 func BenchmarkLoopbackPaired(b *testing.B) {
@@ -109,7 +111,8 @@ func BenchmarkLoopbackPaired(b *testing.B) {
 		n    int64
 		d    time.Duration
 		us   float64
-		rate float64 // in the current round
+		cpu  time.Duration // this process's CPU: the client
+		rate float64       // in the current round
 	}
 	cs := []*contender{
 		{name: "trivial", call: func(ctx context.Context) error { return trivialScript.Run(ctx, c, nil).Err() }},
@@ -124,7 +127,9 @@ func BenchmarkLoopbackPaired(b *testing.B) {
 		for i := range cs {
 			p := cs[(i+round)%len(cs)]
 			require.NoError(b, c.ConfigResetStat(ctx).Err())
+			cpu := processCPU(b)
 			n, d := slice(b, p.call, 250*time.Millisecond)
+			p.cpu += processCPU(b) - cpu
 			p.n += n
 			p.d += d
 			p.us += evalshaMicros(b, c) * float64(n)
@@ -147,6 +152,7 @@ func BenchmarkLoopbackPaired(b *testing.B) {
 	for _, p := range cs {
 		b.ReportMetric(float64(p.n)/p.d.Seconds(), p.name+"-calls/s")
 		b.ReportMetric(p.us/float64(p.n), p.name+"-server-µs/call")
+		b.ReportMetric(float64(p.cpu.Microseconds())/float64(p.n), p.name+"-client-cpu-µs/call")
 	}
 	b.ReportMetric(median(exactRatios), "ratio-median")
 	b.ReportMetric(median(boundedRatios), "bounded/exact-median")
@@ -178,6 +184,13 @@ func slice(b *testing.B, call func(context.Context) error, d time.Duration) (int
 	stop.Store(true)
 	wg.Wait()
 	return n.Load(), time.Since(start)
+}
+
+// processCPU is the CPU time this process has used, user and system.
+func processCPU(b *testing.B) time.Duration {
+	var u syscall.Rusage
+	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &u))
+	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
 // evalshaMicros reads the server's mean CPU time per EVALSHA since the

@@ -182,7 +182,7 @@ func TestBucketedLateCallCountsInItsBucket(t *testing.T) {
 func pipeline(t *testing.T, c *redis.Client, l *Limiter, at []int64) {
 	t.Helper()
 	ctx := context.Background()
-	require.NoError(t, admitScript.Load(ctx, c).Err())
+	require.NoError(t, l.admit.Load(ctx, c).Err())
 	for start := 0; start < len(at); start += 2000 {
 		p := c.Pipeline()
 		end := min(start+2000, len(at))
@@ -190,7 +190,7 @@ func pipeline(t *testing.T, c *redis.Client, l *Limiter, at []int64) {
 			now := epoch + at[i]
 			l.now = func() int64 { return now }
 			args, _ := l.scriptArgs(l.prefix+strconv.Itoa(i), uint64(i)%sweepEvery == 0, now)
-			admitScript.EvalSha(ctx, p, l.script, args...)
+			l.admit.EvalSha(ctx, p, l.script, args...)
 		}
 		cmds, err := p.Exec(ctx)
 		require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,12 +24,56 @@ import (
 //go:embed admit.lua
 var admitSource string
 
-// admitScript is shared by every limiter: go-redis runs it by SHA and sends
-// the source again only when the server answers NOSCRIPT.
-var admitScript = redis.NewScript(admitSource)
-
-// Source returns the Lua text of the admission script.
+// Source returns the Lua text of the admission script, with example
+// constants; each limiter runs a copy with its own (Script).
 func Source() string { return admitSource }
+
+// admitScripts holds the limiters' copies of the script by text, so that
+// limiters of the same rules and options share one: go-redis runs a copy
+// by SHA and sends its text again only when the server answers NOSCRIPT.
+// It keeps at most maxScripts copies (about 17 KB each); limiters of
+// further configurations get copies of their own.
+var (
+	admitScripts sync.Map // string -> *redis.Script
+	scriptsKept  atomic.Int64
+)
+
+const maxScripts = 1024
+
+// constantsStart and constantsEnd enclose the constants of admit.lua, and
+// expiriesLine is its table of key expiries; writeScript replaces them.
+const (
+	constantsStart = "-- BEGIN CONSTANTS\n"
+	constantsEnd   = "-- END CONSTANTS\n"
+	expiriesLine   = "  local T = {'3000', '62000', '3602000'} -- key expiries\n"
+)
+
+// writeScript returns admit.lua with the given constants, and its
+// *redis.Script, shared by every limiter of the same text.
+func writeScript(constants, expiries string) (string, *redis.Script) {
+	start := strings.Index(admitSource, constantsStart)
+	end := strings.Index(admitSource, constantsEnd)
+	if start < 0 || end < start || strings.Count(admitSource, expiriesLine) != 1 {
+		panic("redislimit: admit.lua lost its constants block")
+	}
+	text := admitSource[:start+len(constantsStart)] + constants + admitSource[end:]
+	text = strings.Replace(text, expiriesLine, "  local T = {"+expiries+"} -- key expiries\n", 1)
+	if s, ok := admitScripts.Load(text); ok {
+		return text, s.(*redis.Script)
+	}
+	if scriptsKept.Load() >= maxScripts {
+		return text, redis.NewScript(text)
+	}
+	s, loaded := admitScripts.LoadOrStore(text, redis.NewScript(text))
+	if !loaded {
+		scriptsKept.Add(1)
+	}
+	return text, s.(*redis.Script)
+}
+
+// Script returns the Lua text this limiter runs: admit.lua with the
+// limiter's rules, time source and bounds written in.
+func (l *Limiter) Script() string { return l.text }
 
 // Errors a limiter's calls can end with; each is wrapped with the details
 // (the key, the skew, the timeout).
@@ -72,9 +117,8 @@ type Limiter struct {
 	script  []string     // keys, marker, sentinel: the script's KEYS
 	opts    Options
 	lease   time.Duration
-	leaseMs string
-	fixed   []any // ARGV[8..11], see admit.lua
-	args    []any // per rule: -limit, window µs, expiry ms
+	admit   *redis.Script // admit.lua with this limiter's constants
+	text    string        // its text
 	prefix  string
 	mine    bool // the prefix is random: any entry of a member is its call's
 	counter atomic.Uint64
@@ -167,8 +211,9 @@ func (l *Limiter) setLease(g time.Duration) {
 	ms := func(d time.Duration) string {
 		return strconv.FormatInt(int64((d+time.Millisecond-1)/time.Millisecond), 10)
 	}
-	l.lease, l.leaseMs = g, ms(g)
-	l.args = nil
+	l.lease = g
+	var limits, windows, widths, expiries []string
+	idem := 0                 // the first exact rule, see admit.lua
 	var longest time.Duration // of the keys' lives
 	var widest time.Duration  // of the windows
 	type pair struct {
@@ -191,7 +236,17 @@ func (l *Limiter) setLease(g time.Duration) {
 			width = (wµs + int64(r.Buckets) - 1) / int64(r.Buckets)
 			name += "b" + strconv.Itoa(r.Buckets)
 		}
-		l.args = append(l.args, "-"+strconv.Itoa(r.Limit), strconv.FormatInt(wµs, 10), ttl, strconv.FormatInt(width, 10))
+		if r.Buckets > 0 {
+			limits = append(limits, strconv.Itoa(r.Limit))
+		} else {
+			limits = append(limits, "'-"+strconv.Itoa(r.Limit)+"'")
+			if idem == 0 {
+				idem = len(limits)
+			}
+		}
+		windows = append(windows, strconv.FormatInt(wµs, 10))
+		widths = append(widths, strconv.FormatInt(width, 10))
+		expiries = append(expiries, "'"+ttl+"'")
 		pairs = append(pairs, pair{time.Duration(wµs) * time.Microsecond, name, ttl})
 	}
 	slices.SortFunc(pairs, func(a, b pair) int { return cmp.Or(cmp.Compare(a.w, b.w), cmp.Compare(a.name, b.name)) })
@@ -205,7 +260,7 @@ func (l *Limiter) setLease(g time.Duration) {
 	// and the caller counts on it for one lease less.
 	l.expectFor = longest - g
 
-	skew := ""
+	skew := "nil"
 	ahead := FutureTolerance
 	if l.source == Client && opts.MaxSkew >= 0 {
 		s := cmp.Or(opts.MaxSkew, DefaultMaxSkew)
@@ -214,11 +269,18 @@ func (l *Limiter) setLease(g time.Duration) {
 	}
 	ahead += max(widest, time.Second)
 	l.maxWait = widest + ahead
-	retry := ""
+	retry := "nil"
 	if !l.mine {
 		retry = strconv.FormatInt(ceilMicros(cmp.Or(l.callTimeout, time.Minute)), 10)
 	}
-	l.fixed = []any{ms(longest), skew, strconv.FormatInt(ceilMicros(ahead), 10), retry}
+	// Every value is digits, so it needs no quoting beyond the quotes
+	// around the strings.
+	constants := fmt.Sprintf("local serverTime, maxSkew, ahead, retry = %t, %s, %d, %s\n"+
+		"local lease, sentinelTTL, idem = '%s', '%s', %d\n"+
+		"local R = {%s}\nlocal W = {%s}\nlocal G = {%s}\n",
+		l.source == Server, skew, ceilMicros(ahead), retry, ms(g), ms(longest), idem,
+		strings.Join(limits, ", "), strings.Join(windows, ", "), strings.Join(widths, ", "))
+	l.text, l.admit = writeScript(constants, strings.Join(expiries, ", "))
 }
 
 func indexOf(s []string, x string) int {
@@ -297,17 +359,6 @@ func (l *Limiter) Release() {}
 // scriptArgs builds the script's ARGV for one run at rt instant now, and
 // says whether a recorded call refreshes the sentinel.
 func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, string) {
-	args := make([]any, 0, 11+len(l.args))
-	if l.source == Server {
-		args = append(args, "", "")
-	} else {
-		// Floor for the check and ceiling for the record keep the decision
-		// on the safe side of every nanosecond boundary.
-		at := l.now()
-		check := floorDiv(at, 1000)
-		record := -floorDiv(-at, 1000)
-		args = append(args, strconv.FormatInt(check, 10), strconv.FormatInt(record, 10))
-	}
 	// The sentinel: refreshed once a lease by a recorded call, and counted
 	// on for expectFor after the last refresh.
 	last := l.refreshed.Load()
@@ -318,9 +369,15 @@ func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, strin
 	if last == 0 || now-last >= int64(l.lease) {
 		refresh = "1"
 	}
-	args = append(args, member, boolArg(sweep), l.leaseMs, expect, refresh)
-	args = append(args, l.fixed...)
-	return append(args, l.args...), refresh
+	if l.source == Server {
+		return []any{member, boolArg(sweep), expect, refresh}, refresh
+	}
+	// Floor for the check and ceiling for the record keep the decision
+	// on the safe side of every nanosecond boundary.
+	at := l.now()
+	check := floorDiv(at, 1000)
+	record := -floorDiv(-at, 1000)
+	return []any{member, boolArg(sweep), expect, refresh, strconv.FormatInt(check, 10), strconv.FormatInt(record, 10)}, refresh
 }
 
 // try runs the script once at the time source's instant and returns the
@@ -410,34 +467,57 @@ func (l *Limiter) scriptError(ctx context.Context, err error) error {
 // which spends capacity without a send, never the reverse.
 func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
 	if l.opts.InProcess || (ctx.Done() == nil && l.callTimeout == 0) {
-		return admitScript.Run(ctx, l.c, l.script, args...).Result()
+		return l.admit.Run(ctx, l.c, l.script, args...).Result()
 	}
-	callCtx, cancel := ctx, context.CancelFunc(func() {})
+	callCtx, cancel := ctx, context.CancelFunc(nil)
 	if l.callTimeout > 0 {
 		callCtx, cancel = context.WithTimeout(ctx, l.callTimeout)
 	}
-	defer cancel()
-	type reply struct {
-		res any
-		err error
-	}
-	done := make(chan reply, 1)
-	scriptRunners.do(func() {
-		res, err := admitScript.Run(callCtx, l.c, l.script, args...).Result()
-		done <- reply{res, err}
-	})
+	j := jobs.Get().(*job)
+	j.ctx, j.l, j.args = callCtx, l, args
+	scriptRunners.do(j)
 	select {
-	case r := <-done:
-		if r.err != nil && ctx.Err() == nil && callCtx.Err() != nil {
-			return nil, fmt.Errorf("%w: no reply within the call timeout of %v (%v)", ErrTimeout, l.callTimeout, r.err)
+	case <-j.done:
+		res, err := j.res, j.err
+		*j = job{done: j.done}
+		jobs.Put(j)
+		timedOut := err != nil && ctx.Err() == nil && callCtx.Err() != nil
+		if cancel != nil {
+			cancel()
 		}
-		return r.res, r.err
+		if timedOut {
+			return nil, fmt.Errorf("%w: no reply within the call timeout of %v (%v)", ErrTimeout, l.callTimeout, err)
+		}
+		return res, err
 	case <-callCtx.Done():
+		// j stays with its runner, which may still write to it.
+		if cancel != nil {
+			cancel()
+		}
 		if ctx.Err() == nil {
 			return nil, fmt.Errorf("%w: no reply within the call timeout of %v", ErrTimeout, l.callTimeout)
 		}
 		return nil, fmt.Errorf("no reply from Redis before the deadline: %w", ctx.Err())
 	}
+}
+
+// job is one script run handed to a runner. The caller takes the reply
+// from it and puts it back in jobs; a job whose caller left at its
+// deadline stays with its runner and is dropped.
+type job struct {
+	ctx  context.Context
+	l    *Limiter
+	args []any
+	res  any
+	err  error
+	done chan struct{} // buffered: the runner never waits for the caller
+}
+
+var jobs = sync.Pool{New: func() any { return &job{done: make(chan struct{}, 1)} }}
+
+func (j *job) run() {
+	j.res, j.err = j.l.admit.Run(j.ctx, j.l.c, j.l.script, j.args...).Result()
+	j.done <- struct{}{}
 }
 
 // runners runs script calls on goroutines kept between calls: a goroutine
@@ -448,31 +528,40 @@ func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
 // so that the many short-lived limiters of a simulation leave no idle
 // goroutine each.
 type runners struct {
-	work chan func()
+	work chan *job
 }
 
-var scriptRunners = runners{work: make(chan func())}
+var scriptRunners = runners{work: make(chan *job)}
 
 const runnerIdle = 10 * time.Second
 
-func (r *runners) do(f func()) {
+func (r *runners) do(j *job) {
 	select {
-	case r.work <- f:
+	case r.work <- j:
 	default:
-		go r.loop(f)
+		go r.loop(j)
 	}
 }
 
-func (r *runners) loop(f func()) {
+// loop runs j and the jobs that follow until none came for runnerIdle. It
+// notes when each job ended rather than resetting its timer after each:
+// a timer's reset costs more than reading the clock.
+func (r *runners) loop(j *job) {
 	idle := time.NewTimer(runnerIdle)
 	defer idle.Stop()
 	for {
-		f()
-		idle.Reset(runnerIdle)
-		select {
-		case f = <-r.work:
-		case <-idle.C:
-			return
+		j.run()
+		ended := time.Now()
+		for j = nil; j == nil; {
+			select {
+			case j = <-r.work:
+			case <-idle.C:
+				d := time.Since(ended)
+				if d >= runnerIdle {
+					return
+				}
+				idle.Reset(runnerIdle - d)
+			}
 		}
 	}
 }

@@ -174,7 +174,7 @@ func TestScriptFlushMidRun(t *testing.T) {
 	_, c := newMini(t)
 	testScriptFlush(t, c, &stepRT{t: epoch}, Client, scriptCache{
 		flush:  func(ctx context.Context) error { return c.ScriptFlush(ctx).Err() },
-		cached: func(ctx context.Context) (bool, error) { return scriptCached(ctx, c) },
+		cached: func(ctx context.Context, sha string) (bool, error) { return scriptCached(ctx, c, sha) },
 	})
 }
 
@@ -182,11 +182,11 @@ func TestScriptFlushMidRun(t *testing.T) {
 // holds the test's keys.
 type scriptCache struct {
 	flush  func(context.Context) error
-	cached func(context.Context) (bool, error)
+	cached func(ctx context.Context, sha string) (bool, error)
 }
 
-func scriptCached(ctx context.Context, c redis.Scripter) (bool, error) {
-	ok, err := c.ScriptExists(ctx, admitScript.Hash()).Result()
+func scriptCached(ctx context.Context, c redis.Scripter, sha string) (bool, error) {
+	ok, err := c.ScriptExists(ctx, sha).Result()
 	if err != nil || len(ok) != 1 {
 		return false, err
 	}
@@ -203,13 +203,13 @@ func testScriptFlush(t *testing.T, c redis.Scripter, rt clock.Runtime, src TimeS
 	for i := range 10 {
 		if i == 4 {
 			require.NoError(t, sc.flush(ctx))
-			ok, err := sc.cached(ctx)
+			ok, err := sc.cached(ctx, l.admit.Hash())
 			require.NoError(t, err)
 			require.False(t, ok, "script still cached after SCRIPT FLUSH")
 		}
 		require.NoError(t, l.Acquire(ctx), "call %d", i)
 	}
-	ok, err := sc.cached(ctx)
+	ok, err := sc.cached(ctx, l.admit.Hash())
 	require.NoError(t, err)
 	assert.True(t, ok, "script not loaded again after the flush")
 }

@@ -138,12 +138,12 @@ func TestRealCluster(t *testing.T) {
 					return n.ScriptFlush(ctx).Err()
 				})
 			},
-			cached: func(ctx context.Context) (bool, error) {
+			cached: func(ctx context.Context, sha string) (bool, error) {
 				n, err := c.MasterForKey(ctx, KeyFor("flush", time.Second))
 				if err != nil {
 					return false, err
 				}
-				return scriptCached(ctx, n)
+				return scriptCached(ctx, n, sha)
 			},
 		})
 	})
@@ -186,7 +186,7 @@ func TestRealScriptFlush(t *testing.T) {
 	c := realClient(t, redistest.Start(t))
 	testScriptFlush(t, c, clock.NewReal(), Server, scriptCache{
 		flush:  func(ctx context.Context) error { return c.ScriptFlush(ctx).Err() },
-		cached: func(ctx context.Context) (bool, error) { return scriptCached(ctx, c) },
+		cached: func(ctx context.Context, sha string) (bool, error) { return scriptCached(ctx, c, sha) },
 	})
 }
 
