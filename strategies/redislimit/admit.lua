@@ -6,14 +6,16 @@
 -- expiry marker of this exact set of keys and expiries; KEYS[n+2] is the
 -- sentinel of this limiter's member prefix, which says its state is there.
 --
--- Each limiter runs its own copy of this script, with its constants (the
--- rules, the time source, the bounds) written into the block between
--- BEGIN CONSTANTS and END CONSTANTS and into the line marked "key
--- expiries" (limiter.go), so that a call sends only what changes between
--- calls, and the script reads numbers, not strings to convert. The values
--- below are an example: rules 2^30/1s, 2^30/1m, 2^30/1h, exact, server time.
--- The keys and what they hold do not depend on the copy: limiters of
--- other versions that share a key count together with this one.
+-- Each limiter runs a copy of this script whose block between BEGIN
+-- CONSTANTS and END CONSTANTS, and the line marked "key expiries", say
+-- where its values are (limiter.go): the copy holds only the shape of the
+-- configuration (time source, number of rules, which are bucketed, which
+-- key tells a retry), so limiters of any limits share the copy of their
+-- shape, and the values (limits, windows, widths, expiries, bounds) come
+-- in ARGV from 7 on. The block below is an example with the values written
+-- in: rules 2^30/1s, 2^30/1m, 2^30/1h, exact, server time. The keys and
+-- what they hold do not depend on the copy: limiters of other versions
+-- that share a key count together with this one.
 --
 -- ARGV[1] the call's member;
 -- ARGV[2] '1' to sweep every set of its expired entries and look for
@@ -21,8 +23,9 @@
 -- ARGV[3] '1' when the caller knows its sentinel must exist, else '0';
 -- ARGV[4] '1' to set the sentinel for sentinelTTL ms when the call is
 --   recorded;
--- ARGV[5] check time, ARGV[6] record time, both integer microseconds,
---   unless the script reads the server clock (TIME).
+-- ARGV[5] check time, ARGV[6] record time, both integer microseconds, or
+--   both empty when the script reads the server clock (TIME);
+-- ARGV[7] on: the values the constants block names.
 -- Reply: the record time when the call is recorded (now, or by an earlier
 -- attempt of the same call); else {wait, check, rule}: nothing was
 -- written, and rule i asks for the longest wait. Errors start with a code
@@ -240,6 +243,11 @@ for i = 1, n do
     if old then old = old + 0 end
     if last then last = last + 0 else last = lo - 1 end
     if c then c = c + 0 else c = 0 end
+    -- 'nan' and 'inf' convert too; x - x is 0 only for a finite x.
+    local probe = total + last + c + (old or 0)
+    if probe - probe ~= 0 then
+      return redis.error_reply('CORRUPT key ' .. key .. ' holds a bucket field that is not a finite number: delete the key')
+    end
     local first = old or lo
     if last * g - check > ahead then
       return corrupt(key, format('%d', last * g), check)

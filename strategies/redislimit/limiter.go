@@ -24,21 +24,24 @@ import (
 //go:embed admit.lua
 var admitSource string
 
-// Source returns the Lua text of the admission script, with example
-// constants; each limiter runs a copy with its own (Script).
-func Source() string { return admitSource }
+// Source returns the Lua text of the admission script without values: it
+// raises an error if run. A limiter runs a copy that reads its values from
+// ARGV (Script).
+func Source() string {
+	start, end := strings.Index(admitSource, constantsStart), strings.Index(admitSource, constantsEnd)
+	return admitSource[:start+len(constantsStart)] +
+		"error('rlcheck admit.lua: no constants; run the copy a Limiter makes (Limiter.Script)')\n" +
+		admitSource[end:]
+}
 
-// admitScripts holds the limiters' copies of the script by text, so that
-// limiters of the same rules and options share one: go-redis runs a copy
-// by SHA and sends its text again only when the server answers NOSCRIPT.
-// It keeps at most maxScripts copies (about 17 KB each); limiters of
-// further configurations get copies of their own.
-var (
-	admitScripts sync.Map // string -> *redis.Script
-	scriptsKept  atomic.Int64
-)
-
-const maxScripts = 1024
+// admitScripts holds the limiters' copies of the script by text. A copy
+// holds only the shape of a configuration (its time source, how many
+// rules, which of them are bucketed, which key tells a retry); the values
+// (limits, windows, widths, expiries, bounds) travel in ARGV. So limiters
+// of any limits share the few copies of their shapes, and a server, which
+// keeps every script it is sent (Redis before 7.4 never evicts one),
+// holds a handful whatever the number of tenants and their limits.
+var admitScripts sync.Map // string -> *redis.Script
 
 // constantsStart and constantsEnd enclose the constants of admit.lua, and
 // expiriesLine is its table of key expiries; writeScript replaces them.
@@ -58,16 +61,7 @@ func writeScript(constants, expiries string) (string, *redis.Script) {
 	}
 	text := admitSource[:start+len(constantsStart)] + constants + admitSource[end:]
 	text = strings.Replace(text, expiriesLine, "  local T = {"+expiries+"} -- key expiries\n", 1)
-	if s, ok := admitScripts.Load(text); ok {
-		return text, s.(*redis.Script)
-	}
-	if scriptsKept.Load() >= maxScripts {
-		return text, redis.NewScript(text)
-	}
-	s, loaded := admitScripts.LoadOrStore(text, redis.NewScript(text))
-	if !loaded {
-		scriptsKept.Add(1)
-	}
+	s, _ := admitScripts.LoadOrStore(text, redis.NewScript(text))
 	return text, s.(*redis.Script)
 }
 
@@ -119,6 +113,7 @@ type Limiter struct {
 	lease   time.Duration
 	admit   *redis.Script // admit.lua with this limiter's constants
 	text    string        // its text
+	vals    []any         // the values its text reads from ARGV
 	prefix  string
 	mine    bool // the prefix is random: any entry of a member is its call's
 	counter atomic.Uint64
@@ -213,6 +208,15 @@ func (l *Limiter) setLease(g time.Duration) {
 	}
 	l.lease = g
 	var limits, windows, widths, expiries []string
+	// The values go in ARGV after the call's own six; the text names where.
+	var vals []any
+	arg := func(v string, number bool) string {
+		vals = append(vals, v)
+		if number {
+			return fmt.Sprintf("tonumber(ARGV[%d])", fixedArgs+len(vals))
+		}
+		return fmt.Sprintf("ARGV[%d]", fixedArgs+len(vals))
+	}
 	idem := 0                 // the first exact rule, see admit.lua
 	var longest time.Duration // of the keys' lives
 	var widest time.Duration  // of the windows
@@ -237,16 +241,20 @@ func (l *Limiter) setLease(g time.Duration) {
 			name += "b" + strconv.Itoa(r.Buckets)
 		}
 		if r.Buckets > 0 {
-			limits = append(limits, strconv.Itoa(r.Limit))
+			limits = append(limits, arg(strconv.Itoa(r.Limit), true))
 		} else {
-			limits = append(limits, "'-"+strconv.Itoa(r.Limit)+"'")
+			limits = append(limits, arg("-"+strconv.Itoa(r.Limit), false))
 			if idem == 0 {
 				idem = len(limits)
 			}
 		}
-		windows = append(windows, strconv.FormatInt(wµs, 10))
-		widths = append(widths, strconv.FormatInt(width, 10))
-		expiries = append(expiries, "'"+ttl+"'")
+		windows = append(windows, arg(strconv.FormatInt(wµs, 10), true))
+		if width > 0 {
+			widths = append(widths, arg(strconv.FormatInt(width, 10), true))
+		} else {
+			widths = append(widths, "0")
+		}
+		expiries = append(expiries, arg(ttl, false))
 		pairs = append(pairs, pair{time.Duration(wµs) * time.Microsecond, name, ttl})
 	}
 	slices.SortFunc(pairs, func(a, b pair) int { return cmp.Or(cmp.Compare(a.w, b.w), cmp.Compare(a.name, b.name)) })
@@ -260,7 +268,7 @@ func (l *Limiter) setLease(g time.Duration) {
 	// and the caller counts on it for one lease less.
 	l.expectFor = longest - g
 
-	skew := "nil"
+	skew := ""
 	ahead := FutureTolerance
 	if l.source == Client && opts.MaxSkew >= 0 {
 		s := cmp.Or(opts.MaxSkew, DefaultMaxSkew)
@@ -269,17 +277,18 @@ func (l *Limiter) setLease(g time.Duration) {
 	}
 	ahead += max(widest, time.Second)
 	l.maxWait = widest + ahead
-	retry := "nil"
+	retry := ""
 	if !l.mine {
 		retry = strconv.FormatInt(ceilMicros(cmp.Or(l.callTimeout, time.Minute)), 10)
 	}
-	// Every value is digits, so it needs no quoting beyond the quotes
-	// around the strings.
-	constants := fmt.Sprintf("local serverTime, maxSkew, ahead, retry = %t, %s, %d, %s\n"+
-		"local lease, sentinelTTL, idem = '%s', '%s', %d\n"+
+	// maxSkew and retry are nil when their argument is empty.
+	constants := fmt.Sprintf("local serverTime, maxSkew, ahead, retry = %t, %s, %s, %s\n"+
+		"local lease, sentinelTTL, idem = %s, %s, %d\n"+
 		"local R = {%s}\nlocal W = {%s}\nlocal G = {%s}\n",
-		l.source == Server, skew, ceilMicros(ahead), retry, ms(g), ms(longest), idem,
+		l.source == Server, arg(skew, true), arg(strconv.FormatInt(ceilMicros(ahead), 10), true), arg(retry, true),
+		arg(ms(g), false), arg(ms(longest), false), idem,
 		strings.Join(limits, ", "), strings.Join(windows, ", "), strings.Join(widths, ", "))
+	l.vals = vals
 	l.text, l.admit = writeScript(constants, strings.Join(expiries, ", "))
 }
 
@@ -369,16 +378,20 @@ func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, strin
 	if last == 0 || now-last >= int64(l.lease) {
 		refresh = "1"
 	}
-	if l.source == Server {
-		return []any{member, boolArg(sweep), expect, refresh}, refresh
+	args := make([]any, fixedArgs, fixedArgs+len(l.vals))
+	args[0], args[1], args[2], args[3], args[4], args[5] = member, boolArg(sweep), expect, refresh, "", ""
+	if l.source != Server {
+		// Floor for the check and ceiling for the record keep the decision
+		// on the safe side of every nanosecond boundary.
+		at := l.now()
+		args[4] = strconv.FormatInt(floorDiv(at, 1000), 10)
+		args[5] = strconv.FormatInt(-floorDiv(-at, 1000), 10)
 	}
-	// Floor for the check and ceiling for the record keep the decision
-	// on the safe side of every nanosecond boundary.
-	at := l.now()
-	check := floorDiv(at, 1000)
-	record := -floorDiv(-at, 1000)
-	return []any{member, boolArg(sweep), expect, refresh, strconv.FormatInt(check, 10), strconv.FormatInt(record, 10)}, refresh
+	return append(args, l.vals...), refresh
 }
+
+// fixedArgs is how many ARGV a call sends before its limiter's values.
+const fixedArgs = 6
 
 // try runs the script once at the time source's instant and returns the
 // longest wait (0 when recorded), the instant it used in nanoseconds, and the

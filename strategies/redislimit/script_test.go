@@ -9,13 +9,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlcheck/rlcheck/internal/redistest"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// TestScriptPerConfiguration: each limiter runs admit.lua with its own
-// constants, and limiters of the same rules and options share one copy
-// (one SHA in the server's script cache), whatever their keys.
-func TestScriptPerConfiguration(t *testing.T) {
+// TestScriptPerShape: a limiter's copy of admit.lua holds the shape of its
+// configuration and reads the values from ARGV, so limiters of other
+// limits and windows share one copy (one script in the server's cache
+// however many tenants), and other shapes get their own.
+func TestScriptPerShape(t *testing.T) {
 	_, c := newMini(t)
 	rt := &stepRT{t: epoch}
 	mk := func(key string, opts Options, rules ...rule.Rule) *Limiter {
@@ -27,28 +29,42 @@ func TestScriptPerConfiguration(t *testing.T) {
 	sec := rule.Rule{Limit: 5, Window: time.Second}
 	hour := rule.Rule{Limit: 1 << 20, Window: time.Hour}
 	a := mk("a", Options{}, sec, hour)
-	b := mk("b", Options{}, sec, hour)
-	assert.True(t, a.admit == b.admit, "limiters of the same rules and options share a script")
-	assert.Contains(t, constants(a), "local W = {1000000, 3600000000}\n")
-	assert.Contains(t, constants(a), "local R = {'-5', '-1048576'}\n")
-	assert.Contains(t, constants(a), "local serverTime, maxSkew, ahead, retry = true, nil,")
+	other := mk("b", Options{}, rule.Rule{Limit: 7, Window: 2 * time.Second}, rule.Rule{Limit: 900, Window: 24 * time.Hour})
+	assert.True(t, a.admit == other.admit, "limiters of other limits and windows share a script")
+	assert.Contains(t, constants(a), "local R = {ARGV[7], ARGV[10]}\n")
+	assert.Contains(t, constants(a), "local W = {tonumber(ARGV[8]), tonumber(ARGV[11])}\n")
+	assert.Contains(t, constants(a), "local G = {0, 0}\n")
+	assert.Equal(t, []any{"-5", "1000000", "3000", "-1048576", "3600000000", "3602000", "", "3660000000", "", "1000", "3602000"}, a.vals)
+	args, _ := a.scriptArgs("m", false, rt.t)
+	assert.Equal(t, append([]any{"m", "0", "0", "1", "", ""}, a.vals...), args)
 
 	bounded := mk("a", Options{Bounded: true}, sec, hour)
 	assert.NotEqual(t, a.admit.Hash(), bounded.admit.Hash())
-	assert.Contains(t, constants(bounded), "local R = {'-5', 1048576}\n", "the hour is bucketed under the default policy")
-	assert.Contains(t, constants(bounded), "local G = {0, 56250000}\n")
-	assert.Contains(t, constants(bounded), "', 1\nlocal R", "idem: the exact rule tells a retry")
+	assert.Contains(t, constants(bounded), "local R = {ARGV[7], tonumber(ARGV[10])}\n", "the hour is bucketed under the default policy")
+	assert.Contains(t, constants(bounded), "local G = {0, tonumber(ARGV[12])}\n")
+	assert.Equal(t, "56250000", bounded.vals[5])
+	assert.Contains(t, constants(bounded), ", 1\nlocal R", "idem: the exact rule tells a retry")
 	allBuckets := mk("a", Options{}, rule.Rule{Limit: 5, Window: time.Second, Buckets: 4})
-	assert.Contains(t, constants(allBuckets), "', 0\nlocal R", "idem: no exact rule")
+	assert.Contains(t, constants(allBuckets), ", 0\nlocal R", "idem: no exact rule")
 
 	client := mk("a", Options{TimeSource: Client}, sec, hour)
-	assert.Contains(t, constants(client), "local serverTime, maxSkew, ahead, retry = false, 1000000,")
+	assert.Contains(t, constants(client), "local serverTime, maxSkew, ahead, retry = false, tonumber(ARGV[13]),")
+	assert.Equal(t, "1000000", client.vals[6], "the skew bound")
 	assert.NotEqual(t, a.admit.Hash(), client.admit.Hash())
 
 	// The example constants of admit.lua are replaced, not added to.
 	assert.Equal(t, 1, strings.Count(a.Script(), "local W = {"))
 	assert.Equal(t, 1, strings.Count(a.Script(), "local T = {"))
-	assert.Contains(t, a.Script(), "local T = {'3000', '3602000'} -- key expiries\n")
+	assert.Contains(t, a.Script(), "local T = {ARGV[9], ARGV[12]} -- key expiries\n")
+}
+
+// TestSourceRaises: the text Source returns has no values, and running it
+// is an error, not a limiter that admits every call.
+func TestSourceRaises(t *testing.T) {
+	_, c := newMini(t)
+	err := c.Eval(context.Background(), Source(), []string{"k", "m", "s"}, "member", "0", "0", "0").Err()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "Limiter.Script")
 }
 
 // constants returns the constants block of l's script.
@@ -99,35 +115,24 @@ func TestBucketBoundMovesInTheNewestBucket(t *testing.T) {
 	assert.Equal(t, []string{"7", "9", "2", "2"}, []string{m.HGet(key, "f"), m.HGet(key, "l"), m.HGet(key, "c"), m.HGet(key, "t")})
 }
 
-// TestScriptCacheBounded: once maxScripts copies are kept, a limiter of a
-// new configuration gets a copy of its own, which is not kept.
-func TestScriptCacheBounded(t *testing.T) {
-	_, c := newMini(t)
+// TestBucketFieldNotFinite: on a real redis-server, whose Lua converts
+// 'nan' and 'inf' as numbers, a bucket total overwritten with one of them
+// ends the call with ErrCorrupt and records nothing; a NaN total would
+// otherwise never reach the limit and admit every call.
+func TestBucketFieldNotFinite(t *testing.T) {
+	c := realClient(t, redistest.Start(t))
 	rt := &stepRT{t: epoch}
-	var added []string
-	t.Cleanup(func() {
-		for _, text := range added {
-			admitScripts.Delete(text)
-		}
-		scriptsKept.Add(-int64(len(added)))
-	})
-	mk := func(limit int) *Limiter {
-		l, err := New(c, rt, []rule.Rule{{Limit: limit, Window: 7 * time.Second}}, Options{Key: "cap"})
-		require.NoError(t, err)
-		return l
+	for _, bad := range []string{"nan", "inf", "-inf"} {
+		t.Run(bad, func(t *testing.T) {
+			l, err := New(c, rt, []rule.Rule{{Limit: 2, Window: time.Second, Buckets: 4}}, Options{Key: "finite-" + bad, TimeSource: Client, MaxSkew: -1})
+			require.NoError(t, err)
+			ctx := context.Background()
+			require.NoError(t, l.Acquire(ctx))
+			key := l.Keys()[0]
+			require.NoError(t, c.HSet(ctx, key, "t", bad).Err())
+			before := c.HGet(ctx, key, "c").Val()
+			assert.ErrorIs(t, l.Acquire(ctx), ErrCorrupt)
+			assert.Equal(t, before, c.HGet(ctx, key, "c").Val(), "the call was counted")
+		})
 	}
-	for limit := 1_000_000; scriptsKept.Load() < maxScripts; limit++ {
-		before := scriptsKept.Load()
-		l := mk(limit)
-		if scriptsKept.Load() > before {
-			added = append(added, l.Script())
-		}
-	}
-	a, b := mk(999), mk(999)
-	assert.Equal(t, a.Script(), b.Script())
-	assert.False(t, a.admit == b.admit, "a configuration past the bound was kept")
-	_, kept := admitScripts.Load(a.Script())
-	assert.False(t, kept)
-	assert.Equal(t, int64(maxScripts), scriptsKept.Load())
-	require.NoError(t, a.Acquire(context.Background()))
 }
