@@ -29,6 +29,8 @@ func TestOpenedFileAsRead(t *testing.T) {
 		cfg.Read.KeyCol = key
 		inputs, _, closeAll, err := Open([]string{name}, strings.NewReader(""))
 		require.NoError(t, err)
+		_, isFile := inputs[0].R.(*os.File)
+		require.True(t, isFile, "Open hands the Reader the file itself, which it maps")
 		got, err := Run(inputs, cfg)
 		closeAll()
 		require.NoError(t, err)

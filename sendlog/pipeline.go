@@ -142,9 +142,10 @@ type mapping struct {
 // Tests lower it.
 var mapMin int64 = 4 * (chunkSize + 4096)
 
-// errShrunk is a mapped file cut short while it was read: its pages past
-// the new end fault, which the goroutines touching them recover from.
-var errShrunk = errors.New("the file shrank while it was read")
+// errShrunk is a mapped file cut short, or failing (a disk or network
+// error), while it was read: its pages past the new end fault, which the
+// goroutines touching them recover from.
+var errShrunk = errors.New("the file shrank or failed while it was read")
 
 // isFault reports whether a recovered panic is a memory fault, which
 // debug.SetPanicOnFault turns a mapped file's missing page into.
@@ -218,6 +219,7 @@ func parseMapped(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 				}
 				b.Batch.reset()
 				b.lines, b.skipped, b.skips, b.err, b.readErr = 0, 0, nil, nil, errShrunk
+				b.unit = unitSeen{}
 			}
 		}()
 	}
