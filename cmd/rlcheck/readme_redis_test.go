@@ -9,11 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestReadmeSaysHowRedisSkipsShow: the README quotes the skip message
+// TestDocsSayHowRedisSkipsShow: CONTRIBUTING.md quotes the skip message
 // internal/redistest prints, and the command that shows it (go test prints
 // a skip's message only with -v).
-func TestReadmeSaysHowRedisSkipsShow(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+func TestDocsSayHowRedisSkipsShow(t *testing.T) {
+	readme, err := os.ReadFile("../../CONTRIBUTING.md")
 	require.NoError(t, err)
 	src, err := os.ReadFile("../../internal/redistest/server.go")
 	require.NoError(t, err)
