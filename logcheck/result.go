@@ -87,10 +87,13 @@ type Result struct {
 	Boundary    rule.Boundary
 	MaxInFlight int // 0 when no cap was checked
 	// Shard is the time shard checked (check --from/--to), nil for all.
-	Shard       *Shard
-	Sends       int64
-	First, Last int64
-	Disorder    Disorder
+	Shard *Shard
+	// ShardContext is, with a Shard, how many sends were read before its
+	// From as context only.
+	ShardContext int64
+	Sends        int64
+	First, Last  int64
+	Disorder     Disorder
 	// PeakBuffered is the most entries held at once to put late lines in
 	// place (a run of sends at one instant counts once). Config.MaxBuffered
 	// bounds it, give or take the batch of lines just read.

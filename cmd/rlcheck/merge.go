@@ -1,6 +1,9 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/rlcheck/rlcheck/logcheck"
@@ -8,7 +11,7 @@ import (
 
 func newMergeCmd(s streams) *cobra.Command {
 	o := logcheck.ReportOptions{}
-	var list int
+	var opt logcheck.MergeOptions
 	cmd := &cobra.Command{
 		Use:   "merge [--format F] REPORT.json...",
 		Short: "Add the JSON reports of check --from/--to shards into the report of the whole log",
@@ -18,7 +21,11 @@ func newMergeCmd(s streams) *cobra.Command {
   rlcheck merge a.json b.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, paths []string) error {
-			res, err := logcheck.MergeFiles(paths, list)
+			res, err := logcheck.MergeFiles(paths, opt)
+			var me *logcheck.MergeError
+			if errors.As(err, &me) && me.Gap {
+				return fmt.Errorf("%w (--subset)", err)
+			}
 			if err != nil {
 				return err
 			}
@@ -26,7 +33,8 @@ func newMergeCmd(s streams) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: text, json, junit or github")
-	cmd.Flags().IntVar(&list, "list", 0, "the --list the shards were checked with: keep the first N listed violations of each rule")
+	cmd.Flags().BoolVar(&opt.Subset, "subset", false, "the shards are a deliberate subset of the log: accept gaps between and around them (never overlaps)")
+	cmd.Flags().IntVar(&opt.List, "list", 0, "the --list the shards were checked with: keep the first N listed violations of each rule")
 	cmd.Flags().IntVar(&o.MaxKeys, "keys", 20, "with keys, how many the text report shows, worst first (0: all)")
 	return cmd
 }
