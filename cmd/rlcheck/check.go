@@ -40,7 +40,7 @@ type checkOptions struct {
 }
 
 func newCheckCmd(s streams) *cobra.Command {
-	o := &checkOptions{}
+	o := &checkOptions{rules: cli.RuleFlags{Warn: s.errOut}}
 	cmd := &cobra.Command{
 		Use:   "check [flags] FILE...",
 		Short: "Check send logs against every rule; exit 1 when any window is overfilled",
