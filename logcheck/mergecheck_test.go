@@ -127,6 +127,11 @@ func TestMergeRefusesShardsThatDoNotTile(t *testing.T) {
 	got, err := merged(t, [][]byte{c, a, b}, logcheck.MergeOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, verdictOf(t, whole), verdictOf(t, got))
+	// A last shard that ends after the log's last send judged it.
+	cEnd := shard(&logcheck.Shard{From: s4, HasFrom: true, To: 10 * s2, HasTo: true, LogStart: true})
+	got, err = merged(t, [][]byte{a, b, cEnd}, logcheck.MergeOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, verdictOf(t, whole), verdictOf(t, got))
 
 	for _, tc := range []struct {
 		name   string

@@ -301,6 +301,7 @@ type shardJSON struct {
 	To       *int64 `json:"to_ns,omitempty"`
 	LogStart bool   `json:"log_start,omitempty"`
 	Context  int64  `json:"context_sends"`
+	PastTo   bool   `json:"sends_after_to,omitempty"`
 }
 
 // jsonView builds the JSON document for one result.
@@ -372,7 +373,7 @@ func (j jsonView) doc() checkJSON {
 		NotChecked: res.NotChecked,
 	}
 	if sh := res.Shard; sh != nil {
-		out.Shard = &shardJSON{LogStart: sh.LogStart, Context: res.ShardContext}
+		out.Shard = &shardJSON{LogStart: sh.LogStart, Context: res.ShardContext, PastTo: res.ShardPastTo}
 		if sh.HasFrom {
 			out.Shard.From = &sh.From
 		}

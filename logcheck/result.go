@@ -91,9 +91,12 @@ type Result struct {
 	// ShardContext is, with a Shard, how many sends were read before its
 	// From as context only.
 	ShardContext int64
-	Sends        int64
-	First, Last  int64
-	Disorder     Disorder
+	// ShardPastTo says that the input went on past the shard's To: the
+	// log has sends after it.
+	ShardPastTo bool
+	Sends       int64
+	First, Last int64
+	Disorder    Disorder
 	// PeakBuffered is the most entries held at once to put late lines in
 	// place (a run of sends at one instant counts once). Config.MaxBuffered
 	// bounds it, give or take the batch of lines just read.

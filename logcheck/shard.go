@@ -33,6 +33,7 @@ type shardState struct {
 	longest time.Duration
 	closed  bool
 	started bool // the first send has been seen and the context checked
+	pastTo  bool // a send at or after To has been seen
 }
 
 // ShardContextError reports an input that starts too late for its shard:
@@ -105,6 +106,7 @@ func (s *shardState) clip(run held) (held, bool, error) {
 		return run, false, nil
 	}
 	n, _ := slices.BinarySearch(run.at, s.To)
+	s.pastTo = true
 	return run.sub(0, n), true, nil
 }
 
@@ -191,7 +193,7 @@ func (t *groupTable) finishShard() {
 		return
 	}
 	res := t.res
-	res.Shard = &s.Shard
+	res.Shard, res.ShardPastTo = &s.Shard, s.pastTo
 	line := func(ref int64) int64 { return int64(MakeRef(Ref(ref).File(), Ref(ref).Line()+s.LineOffset)) }
 	kept := res.Groups[:0]
 	for _, grp := range res.Groups {

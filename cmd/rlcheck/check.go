@@ -140,14 +140,7 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 		Rules: rules, Boundary: b, List: htmlreport.CheckList(o.list, o.html), MaxInFlight: o.maxInFlight,
 		Read: read, MaxDisorder: o.maxDisorder, Sort: o.sort, KeepTimes: o.plot+o.html != "", MaxBuffered: o.maxBuffered,
 	}
-	if o.logStart && o.from == "" {
-		return errors.New("--log-start says that the input before --from is the whole log: give --from")
-	}
-	if o.from != "" || o.to != "" || o.lineOffset != 0 {
-		if o.cfg.Shard, err = logcheck.ParseShard(o.from, o.to, o.lineOffset); err == nil {
-			o.cfg.Shard.LogStart = o.logStart
-		}
-	}
+	o.cfg.Shard, err = cli.ParseShard(o.from, o.to, o.lineOffset, o.logStart)
 	return err
 }
 
@@ -167,11 +160,8 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		}
 	}
 	results, err := logcheck.RunEach(inputs, o.perFile, o.cfg)
-	if ce := (*logcheck.ShardContextError)(nil); errors.As(err, &ce) {
-		return fmt.Errorf("--from: %w (--log-start)", err)
-	}
 	if err != nil {
-		return err
+		return cli.ShardHint(err)
 	}
 	for _, res := range results {
 		if o.notChecked != "" {

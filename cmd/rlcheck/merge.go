@@ -1,11 +1,9 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/spf13/cobra"
 
+	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/logcheck"
 )
 
@@ -22,12 +20,8 @@ func newMergeCmd(s streams) *cobra.Command {
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, paths []string) error {
 			res, err := logcheck.MergeFiles(paths, opt)
-			var me *logcheck.MergeError
-			if errors.As(err, &me) && me.Gap {
-				return fmt.Errorf("%w (--subset)", err)
-			}
 			if err != nil {
-				return err
+				return cli.ShardHint(err)
 			}
 			return report(s, []*logcheck.Result{res}, o)
 		},
