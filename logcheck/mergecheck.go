@@ -311,6 +311,9 @@ func scopeViolations(rules []ruleCheckJSON, sends int64, f *inFlightJSON, in fun
 			return 0, fmt.Errorf("in flight: max_in_flight %d, violations %d, peak %d, in_flight_at_from %d among %d sends",
 				f.Max, f.Violations, f.Peak, f.AtFrom, sends)
 		}
+		if !lineOK(f.PeakAt) || (f.First != nil && !lineOK(*f.First)) {
+			return 0, fmt.Errorf("in flight: a place on line %d", f.PeakAt.Line)
+		}
 		if (f.Violations > 0) != (f.First != nil) || (f.Violations > 0 && f.Peak <= int64(f.Max)) {
 			return 0, fmt.Errorf("in flight: %d violations, a peak of %d calls for a cap of %d, first_violation %v",
 				f.Violations, f.Peak, f.Max, f.First != nil)
@@ -324,6 +327,9 @@ func scopeViolations(rules []ruleCheckJSON, sends int64, f *inFlightJSON, in fun
 func checkRule(r ruleCheckJSON, sends int64, in func(int64) bool) error {
 	if r.Limit <= 0 || r.WindowNs <= 0 {
 		return fmt.Errorf("limit %d and window_ns %d: want both above 0", r.Limit, r.WindowNs)
+	}
+	if r.MaxWindowStart != nil && !lineOK(*r.MaxWindowStart) {
+		return fmt.Errorf("max_window_start on line %d", r.MaxWindowStart.Line)
 	}
 	if parsed, err := rule.Parse(r.Rule); err != nil || parsed.Limit != r.Limit || parsed.Window != time.Duration(r.WindowNs) {
 		return fmt.Errorf("the rule's text does not match its limit %d and window_ns %d", r.Limit, r.WindowNs)
@@ -349,6 +355,9 @@ func checkRule(r ruleCheckJSON, sends int64, in func(int64) bool) error {
 		return fmt.Errorf("%d violations, but %d listed", r.Violations, len(r.Listed))
 	}
 	for _, v := range append([]violationJSON{*r.First}, r.Listed...) {
+		if !lineOK(v.placeJSON) || !lineOK(v.WindowStart) || slices.ContainsFunc(v.Window, func(p placeJSON) bool { return !lineOK(p) }) {
+			return fmt.Errorf("a violation on line %d, its window from line %d", v.Line, v.WindowStart.Line)
+		}
 		switch {
 		case v.Index < 0 || v.Index >= sends:
 			return fmt.Errorf("a violation at index %d among %d sends", v.Index, sends)
@@ -360,3 +369,6 @@ func checkRule(r ruleCheckJSON, sends int64, in func(int64) bool) error {
 	}
 	return nil
 }
+
+// lineOK says whether a place's line is one a report can hold.
+func lineOK(p placeJSON) bool { return p.Line >= 0 && p.Line < 1<<48 }

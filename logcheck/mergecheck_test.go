@@ -152,6 +152,9 @@ func TestMergeRefusesShardsThatDoNotTile(t *testing.T) {
 		{"another version", [][]byte{a, other, c}, logcheck.MergeOptions{}, "shard1.json", "made by rlcheck v0.0.1", false},
 		{"negative violations", [][]byte{a, b, edit(t, c, func(m map[string]any) { m["violations"] = -15 })}, logcheck.MergeOptions{}, "shard2.json", "violations is -15", false},
 		{"a rule's negative violations", [][]byte{a, b, edit(t, c, func(m map[string]any) { ruleOf(m)["violations"] = -15 })}, logcheck.MergeOptions{}, "shard2.json", "contradicts itself", false},
+		{"a negative line", [][]byte{a, b, edit(t, c, func(m map[string]any) {
+			ruleOf(m)["first_violation"].(map[string]any)["line"] = -1
+		})}, logcheck.MergeOptions{}, "shard2.json", "a violation on line -1", false},
 		{"violations within the limit", [][]byte{a, b, edit(t, c, func(m map[string]any) { ruleOf(m)["max_in_window"] = 2 })}, logcheck.MergeOptions{}, "shard2.json", "within the limit of 2", false},
 		{"other rules", [][]byte{a, b, edit(t, c, func(m map[string]any) {
 			r := ruleOf(m)
