@@ -1,7 +1,6 @@
 package logcheck
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,7 +59,7 @@ func ParseShard(from, to string, lineOffset int64) (*Shard, error) {
 }
 
 // MergeFiles reads the JSON reports at paths and merges them (Merge).
-func MergeFiles(paths []string, list int) (*Result, error) {
+func MergeFiles(paths []string, opt MergeOptions) (*Result, error) {
 	docs := make([][]byte, len(paths))
 	for i, p := range paths {
 		b, err := os.ReadFile(p)
@@ -69,7 +68,7 @@ func MergeFiles(paths []string, list int) (*Result, error) {
 		}
 		docs[i] = b
 	}
-	return Merge(paths, docs, list)
+	return Merge(paths, docs, opt)
 }
 
 // ParseInstant reads a shard bound: an RFC 3339 time or integer epoch
@@ -90,38 +89,69 @@ func ParseInstant(s string) (int64, error) {
 // report of the whole: violations and sends add up, the largest count in
 // one window is the largest of the shards' (with the earliest such
 // window), and the first violation is the earliest, its index counted over
-// the shards before it. The listed violations are the first list of the
-// shards' lists (check --list, which must be the shards' own): a shard
-// lists its first judged violations.
-func Merge(names []string, docs [][]byte, list int) (*Result, error) {
-	var parsed []checkJSON
+// the shards before it. The listed violations are the first opt.List of
+// the shards' lists (which must be the shards' own List): a shard lists
+// its first judged violations.
+//
+// Merge refuses, with a *MergeError naming the report and the reason,
+// reports that do not add up to one log's: made by another rlcheck, of
+// other rules or inputs, judging a part of the log twice (duplicates,
+// overlaps) or, unless opt.Subset, leaving one out (gaps), and reports
+// whose counts contradict one another.
+func Merge(names []string, docs [][]byte, opt MergeOptions) (*Result, error) {
+	if len(docs) == 0 {
+		return nil, errors.New("merge: no reports")
+	}
+	var spans []span
 	for i, d := range docs {
 		var doc checkJSON
 		if err := json.Unmarshal(d, &doc); err != nil {
-			return nil, fmt.Errorf("%s: not a check report in JSON: %w", names[i], err)
+			return nil, mergeErr(names[i], "not a check report in JSON: %v", err)
 		}
 		if doc.Rules == nil || doc.Boundary == "" {
-			return nil, fmt.Errorf("%s: not a check report in JSON (rlcheck check --format json, without --per-file)", names[i])
+			return nil, mergeErr(names[i], "not a check report in JSON (rlcheck check --format json, without --per-file)")
 		}
-		parsed = append(parsed, doc)
-	}
-	if len(parsed) == 0 {
-		return nil, errors.New("merge: no reports")
-	}
-	from := func(d checkJSON) int64 {
-		if d.Shard != nil && d.Shard.From != nil {
-			return *d.Shard.From
+		if err := validate(names[i], doc); err != nil {
+			return nil, err
 		}
-		return math.MinInt64
+		if i > 0 {
+			if err := sameRun(names[i], doc, names[0], spans[0].doc); err != nil {
+				return nil, err
+			}
+		}
+		spans = append(spans, spanOf(names[i], doc))
 	}
-	slices.SortStableFunc(parsed, func(a, b checkJSON) int {
-		return cmp.Or(cmp.Compare(from(a), from(b)), cmp.Compare(a.FirstNs, b.FirstNs))
-	})
-	base := parsed[0]
-	res := &Result{PerKey: base.KeysInTotal > 0 || len(base.Keys) > 0}
+	if err := tile(spans, opt.Subset); err != nil {
+		return nil, err
+	}
+	res, err := mergeSpans(spans, opt.List)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Subset {
+		lo, hi := spans[0].lo, spans[len(spans)-1].hi
+		res.Shard = &Shard{From: lo, HasFrom: lo != math.MinInt64, To: hi, HasTo: hi != math.MaxInt64}
+	}
+	return res, nil
+}
+
+// shardMerger adds up reports that tile the log, in time order.
+type shardMerger struct {
+	res   *Result
+	list  int
+	files map[string]int
+	byKey map[string]int
+	// The calls of earlier shards still in flight at their ends, per key.
+	overhang map[string][]Call
+}
+
+// mergeSpans adds up reports that tile the log, in time order.
+func mergeSpans(spans []span, list int) (*Result, error) {
+	base := spans[0].doc
+	res := &Result{PerKey: perKey(base)}
 	var err error
 	if res.Boundary, err = rule.ParseBoundary(base.Boundary); err != nil {
-		return nil, err
+		return nil, mergeErr(spans[0].name, "%v", err)
 	}
 	for _, r := range base.Rules {
 		res.Rules = append(res.Rules, rule.Rule{Limit: r.Limit, Window: time.Duration(r.WindowNs)})
@@ -129,51 +159,10 @@ func Merge(names []string, docs [][]byte, list int) (*Result, error) {
 	if base.InFlight != nil {
 		res.MaxInFlight = base.InFlight.Max
 	}
-	files := map[string]int{}
-	byKey := map[string]int{}
-	// The calls of earlier shards still in flight at their ends, per key.
-	overhang := map[string][]Call{}
+	m := &shardMerger{res: res, list: list, files: map[string]int{}, byKey: map[string]int{}, overhang: map[string][]Call{}}
 	first := true
-	for di, doc := range parsed {
-		if (doc.InFlight == nil) != (base.InFlight == nil) || (doc.InFlight != nil && doc.InFlight.Max != base.InFlight.Max) {
-			return nil, fmt.Errorf("merge: the reports check different in-flight caps")
-		}
-		if doc.Boundary != base.Boundary || len(doc.Rules) != len(res.Rules) {
-			return nil, fmt.Errorf("merge: the reports check different rules or boundaries")
-		}
-		for i, r := range doc.Rules {
-			if r.Limit != res.Rules[i].Limit || r.WindowNs != int64(res.Rules[i].Window) {
-				return nil, fmt.Errorf("merge: the reports check different rules (%s and %s)", res.Rules[i], r.Rule)
-			}
-		}
-		fileOf := func(p placeJSON) int {
-			name := p.File
-			if name == "" && len(doc.Files) == 1 {
-				name = doc.Files[0].Name
-			}
-			if _, ok := files[name]; !ok {
-				files[name] = len(res.Files)
-				res.Files = append(res.Files, FileInfo{Name: name})
-			}
-			return files[name]
-		}
-		for _, f := range doc.Files {
-			i := fileOf(placeJSON{File: f.Name})
-			fi := &res.Files[i]
-			fi.Format, fi.Column, fi.Detected = f.Format, f.Column, f.Times
-			fi.Lines += f.Lines
-			fi.Skipped += f.Skipped
-		}
-		send := func(p placeJSON) checker.Send {
-			return checker.Send{At: p.AtNs, Ref: int64(MakeRef(fileOf(p), p.Line))}
-		}
-		res.Disorder.Lines += doc.Disorder.Lines
-		res.Disorder.Max = max(res.Disorder.Max, time.Duration(doc.Disorder.MaxNs))
-		for _, n := range doc.NotChecked {
-			if !slices.Contains(res.NotChecked, n) {
-				res.NotChecked = append(res.NotChecked, n)
-			}
-		}
+	for _, s := range spans {
+		doc := s.doc
 		if doc.Sends > 0 {
 			if first || doc.FirstNs < res.First {
 				res.First = doc.FirstNs
@@ -183,63 +172,8 @@ func Merge(names []string, docs [][]byte, list int) (*Result, error) {
 			}
 			first = false
 		}
-		keys := doc.Keys
-		if !res.PerKey {
-			keys = []keyJSON{{Sends: doc.Sends, Rules: doc.Rules, InFlight: doc.InFlight}}
-		}
-		for _, k := range keys {
-			gi, ok := byKey[k.Key]
-			if !ok {
-				gi = len(res.Groups)
-				byKey[k.Key] = gi
-				g := Group{Key: k.Key, Report: checker.Report{Boundary: res.Boundary}}
-				for _, r := range res.Rules {
-					g.Report.Rules = append(g.Report.Rules, checker.RuleReport{Rule: r})
-				}
-				res.Groups = append(res.Groups, g)
-			}
-			if f := k.InFlight; f != nil {
-				if err := mergeInFlight(&res.Groups[gi], f, overhang, k.Key, doc, names[di], send); err != nil {
-					return nil, err
-				}
-			}
-			g := &res.Groups[gi].Report
-			if len(k.Rules) != len(g.Rules) {
-				return nil, fmt.Errorf("%s: key %q has %d rules, want %d", names[di], k.Key, len(k.Rules), len(g.Rules))
-			}
-			for i, r := range k.Rules {
-				m := &g.Rules[i]
-				m.Violations += r.Violations
-				var start checker.Send
-				if r.MaxWindowStart != nil {
-					start = send(*r.MaxWindowStart)
-				}
-				if r.MaxInWindow > m.MaxInWindow || (r.MaxInWindow == m.MaxInWindow && r.MaxInWindow > 0 && start.At < m.MaxWindowStart.At) {
-					m.MaxInWindow, m.MaxWindowStart, m.MaxSaturated = r.MaxInWindow, start, r.MaxSaturated
-				}
-				violation := func(v violationJSON) checker.Violation {
-					out := checker.Violation{Send: send(v.placeJSON), Index: v.Index + g.Sends,
-						WindowStart: send(v.WindowStart), Count: v.Count, CountSaturated: v.CountSaturated}
-					for _, p := range v.Window {
-						out.Window = append(out.Window, send(p))
-					}
-					return out
-				}
-				if v := r.First; v != nil && m.First == nil {
-					first := violation(*v)
-					first.Window = nil
-					m.First = &first
-				}
-				if len(r.Listed) > 0 && list <= 0 {
-					return nil, fmt.Errorf("%s: the shards list violations: give merge the --list they were checked with", names[di])
-				}
-				for _, v := range r.Listed {
-					if len(m.Listed) < list {
-						m.Listed = append(m.Listed, violation(v))
-					}
-				}
-			}
-			g.Sends += k.Sends
+		if err := m.add(s.name, doc); err != nil {
+			return nil, err
 		}
 	}
 	lo, hi := res.First, res.Last
@@ -249,6 +183,105 @@ func Merge(names []string, docs [][]byte, list int) (*Result, error) {
 		res.Files[0].Sends = res.Sends
 	}
 	return res, nil
+}
+
+// add adds one report.
+func (m *shardMerger) add(name string, doc checkJSON) error {
+	res := m.res
+	fileOf := func(p placeJSON) int {
+		name := p.File
+		if name == "" && len(doc.Files) == 1 {
+			name = doc.Files[0].Name
+		}
+		if _, ok := m.files[name]; !ok {
+			m.files[name] = len(res.Files)
+			res.Files = append(res.Files, FileInfo{Name: name})
+		}
+		return m.files[name]
+	}
+	for _, f := range doc.Files {
+		fi := &res.Files[fileOf(placeJSON{File: f.Name})]
+		fi.Format, fi.Column, fi.Detected = f.Format, f.Column, f.Times
+		fi.Lines += f.Lines
+		fi.Skipped += f.Skipped
+	}
+	send := func(p placeJSON) checker.Send {
+		return checker.Send{At: p.AtNs, Ref: int64(MakeRef(fileOf(p), p.Line))}
+	}
+	res.Disorder.Lines += doc.Disorder.Lines
+	res.Disorder.Max = max(res.Disorder.Max, time.Duration(doc.Disorder.MaxNs))
+	for _, n := range doc.NotChecked {
+		if !slices.Contains(res.NotChecked, n) {
+			res.NotChecked = append(res.NotChecked, n)
+		}
+	}
+	keys := doc.Keys
+	if !res.PerKey {
+		keys = []keyJSON{{Sends: doc.Sends, Rules: doc.Rules, InFlight: doc.InFlight}}
+	}
+	for _, k := range keys {
+		gi, ok := m.byKey[k.Key]
+		if !ok {
+			gi = len(res.Groups)
+			m.byKey[k.Key] = gi
+			g := Group{Key: k.Key, Report: checker.Report{Boundary: res.Boundary}}
+			for _, r := range res.Rules {
+				g.Report.Rules = append(g.Report.Rules, checker.RuleReport{Rule: r})
+			}
+			res.Groups = append(res.Groups, g)
+		}
+		if f := k.InFlight; f != nil {
+			if err := mergeInFlight(&res.Groups[gi], f, m.overhang, k.Key, doc, name, send); err != nil {
+				return err
+			}
+		}
+		g := &res.Groups[gi].Report
+		if len(k.Rules) != len(g.Rules) {
+			return mergeErr(name, "key %q has %d rules, want %d", k.Key, len(k.Rules), len(g.Rules))
+		}
+		for i, r := range k.Rules {
+			if err := m.addRule(name, &g.Rules[i], r, g.Sends, send); err != nil {
+				return err
+			}
+		}
+		g.Sends += k.Sends
+	}
+	return nil
+}
+
+// addRule adds a report's rule report to m, the merged one, where before
+// counts the sends of the earlier reports.
+func (mg *shardMerger) addRule(name string, m *checker.RuleReport, r ruleCheckJSON, before int64, send func(placeJSON) checker.Send) error {
+	m.Violations += r.Violations
+	var start checker.Send
+	if r.MaxWindowStart != nil {
+		start = send(*r.MaxWindowStart)
+	}
+	if r.MaxInWindow > m.MaxInWindow || (r.MaxInWindow == m.MaxInWindow && r.MaxInWindow > 0 && start.At < m.MaxWindowStart.At) {
+		m.MaxInWindow, m.MaxWindowStart, m.MaxSaturated = r.MaxInWindow, start, r.MaxSaturated
+	}
+	violation := func(v violationJSON) checker.Violation {
+		out := checker.Violation{Send: send(v.placeJSON), Index: v.Index + before,
+			WindowStart: send(v.WindowStart), Count: v.Count, CountSaturated: v.CountSaturated}
+		for _, p := range v.Window {
+			out.Window = append(out.Window, send(p))
+		}
+		return out
+	}
+	if v := r.First; v != nil && m.First == nil {
+		first := violation(*v)
+		first.Window = nil
+		m.First = &first
+	}
+	if len(r.Listed) > 0 && mg.list <= 0 {
+		return fmt.Errorf("%s: the shards list violations: give merge the --list they were checked with", name)
+	}
+	for _, v := range r.Listed {
+		if len(m.Listed) < mg.list {
+			m.Listed = append(m.Listed, violation(v))
+		}
+	}
+	return nil
 }
 
 // mergeInFlight adds a shard's in-flight report of one key to the group's.

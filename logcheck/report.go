@@ -294,10 +294,14 @@ type inFlightJSON struct {
 	AfterTo    []Call     `json:"in_flight_after_to,omitempty"`
 }
 
-// shardJSON is a shard's bounds; an open end is absent.
+// shardJSON is a shard's bounds, an open end absent, and what merge needs
+// to see whether the shards tile the log.
 type shardJSON struct {
-	From *int64 `json:"from_ns,omitempty"`
-	To   *int64 `json:"to_ns,omitempty"`
+	From     *int64 `json:"from_ns,omitempty"`
+	To       *int64 `json:"to_ns,omitempty"`
+	LogStart bool   `json:"log_start,omitempty"`
+	Context  int64  `json:"context_sends"`
+	PastTo   bool   `json:"sends_after_to,omitempty"`
 }
 
 // jsonView builds the JSON document for one result.
@@ -369,7 +373,7 @@ func (j jsonView) doc() checkJSON {
 		NotChecked: res.NotChecked,
 	}
 	if sh := res.Shard; sh != nil {
-		out.Shard = &shardJSON{}
+		out.Shard = &shardJSON{LogStart: sh.LogStart, Context: res.ShardContext, PastTo: res.ShardPastTo}
 		if sh.HasFrom {
 			out.Shard.From = &sh.From
 		}

@@ -21,6 +21,8 @@ type ciCase struct {
 	First   *checker.Send
 	Summary string // one line: the count and the first violation's place
 	Detail  string // one more line for readers who open the failure
+	Rule    rule.Rule
+	Listed  []checker.Violation // the violations listed (Config.List)
 }
 
 // ciCases lists the verdicts of res, groups worst first, rules in the order
@@ -31,7 +33,7 @@ func ciCases(res *Result) []ciCase {
 	for gi := range res.Groups {
 		g := &res.Groups[gi]
 		for _, r := range g.Report.Rules {
-			c := ciCase{Key: g.Key, Name: r.Rule.String(), Count: r.Violations}
+			c := ciCase{Key: g.Key, Name: r.Rule.String(), Count: r.Violations, Rule: r.Rule, Listed: r.Listed}
 			most := strconv.FormatInt(r.MaxInWindow, 10)
 			if r.MaxSaturated {
 				most = "at least " + most
@@ -226,8 +228,10 @@ func WriteJUnit(w io.Writer, res *Result) error {
 const ghMaxAnnotations = 10
 
 // WriteGitHub writes res as GitHub Actions workflow commands: an ::error
-// annotation on the first violation of each broken rule, one ::notice when
-// every rule held, or a ::warning when there was nothing to check.
+// annotation on each listed violation (Config.List), or on the first
+// violation of a broken rule that lists none, one ::notice when every rule
+// held, or a ::warning when there was nothing to check. GitHub shows ten
+// annotations a step, so past ten the last sums up the rest.
 func WriteGitHub(w io.Writer, res *Result) error {
 	var b strings.Builder
 	var broken []ciCase
@@ -260,33 +264,77 @@ func WriteGitHub(w io.Writer, res *Result) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	shown := broken
+	notes := ghAnnotations(res, broken)
+	shown := notes
 	if len(shown) > ghMaxAnnotations {
 		shown = shown[:ghMaxAnnotations-1]
 	}
-	for _, c := range shown {
+	for _, n := range shown {
+		b.WriteString(n)
+	}
+	if rest := len(notes) - len(shown); rest > 0 {
+		fmt.Fprintf(&b, "::error title=%s::%s\n", ghProperty("rlcheck: more violations"),
+			ghData(fmt.Sprintf("%d more annotations left out (GitHub shows %d a step); %s overall, in %s",
+				rest, ghMaxAnnotations, ciCount(res.Violations(), "violation"), ciCount(int64(len(broken)), "broken rule"))))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ghAnnotations writes the ::error lines of the broken cases: one per
+// listed violation, or one on the first violation of a case that lists
+// none. They go round the cases, each case's first, then each case's
+// second, and so on, so that the first ten show every broken rule.
+func ghAnnotations(res *Result, broken []ciCase) []string {
+	at := instantFormatter(res.First)
+	perCase := make([][]string, len(broken))
+	for i, c := range broken {
 		title := "rlcheck: " + c.Name + " broken"
 		if res.PerKey {
 			title = "rlcheck: " + c.Name + " broken for key " + c.Key
 		}
-		b.WriteString("::error ")
-		if c.First != nil {
-			if file, line := ciFileLine(res, c.First.Ref); file != "" {
-				fmt.Fprintf(&b, "file=%s,line=%d,", ghProperty(file), line)
+		if len(c.Listed) == 0 {
+			perCase[i] = []string{ghError(res, c.First, title, strings.TrimPrefix(c.Summary+"\n"+c.Detail, "\n"))}
+			continue
+		}
+		for k, v := range c.Listed {
+			count := strconv.FormatInt(v.Count, 10)
+			if v.CountSaturated {
+				count = "at least " + count
+			}
+			msg := fmt.Sprintf("violation %d of %d of %s%s, at %s (%s): %s sends in the %s window from %s (%s)\n%s",
+				k+1, c.Count, c.Rule, ciForKey(res, c.Key), ciPlace(res, v.Send.Ref), at(v.Send.At),
+				count, rule.FormatWindow(c.Rule.Window), ciPlace(res, v.WindowStart.Ref), at(v.WindowStart.At), c.Detail)
+			send := v.Send
+			perCase[i] = append(perCase[i], ghError(res, &send, title, msg))
+		}
+	}
+	var out []string
+	for k := 0; ; k++ {
+		n := len(out)
+		for _, lines := range perCase {
+			if k < len(lines) {
+				out = append(out, lines[k])
 			}
 		}
-		fmt.Fprintf(&b, "title=%s::%s\n", ghProperty(title), ghData(strings.TrimPrefix(c.Summary+"\n"+c.Detail, "\n")))
-	}
-	if rest := broken[len(shown):]; len(rest) > 0 {
-		var n int64
-		for _, c := range rest {
-			n += c.Count
+		if len(out) == n {
+			return out
 		}
-		fmt.Fprintf(&b, "::error title=%s::%s\n", ghProperty("rlcheck: more violations"),
-			ghData(fmt.Sprintf("%d more broken rules with %s in all; %s overall", len(rest), ciCount(n, "violation"), ciCount(res.Violations(), "violation"))))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+}
+
+// ghError is one ::error line, on the file and line of send when it has
+// a file GitHub can show.
+func ghError(res *Result, send *checker.Send, title, msg string) string {
+	var b strings.Builder
+	b.WriteString("::error ")
+	if send != nil {
+		if file, line := ciFileLine(res, send.Ref); file != "" {
+			fmt.Fprintf(&b, "file=%s,line=%d,", ghProperty(file), line)
+		}
+	}
+	fmt.Fprintf(&b, "title=%s::%s\n", ghProperty(title), ghData(msg))
+	return b.String()
 }
 
 // ghData escapes a workflow command's message.

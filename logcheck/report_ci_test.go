@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/internal/golden"
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/sendlog"
 )
 
 // ciSend is one send of a hand-built result: where it came from, when it
@@ -294,7 +296,8 @@ func TestGitHubAnnotationCap(t *testing.T) {
 	require.NoError(t, WriteGitHub(&b, res))
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	require.Len(t, lines, ghMaxAnnotations, "annotations:\n%s", b.String())
-	want := "::error title=rlcheck%3A more violations::5 more broken rules with 5 violations in all; 14 violations overall"
+	want := fmt.Sprintf("::error title=rlcheck%%3A more violations::%d more annotations left out (GitHub shows %d a step); %d violations overall, in %d broken rules",
+		len(res.Groups)-(ghMaxAnnotations-1), ghMaxAnnotations, res.Violations(), len(res.Groups))
 	assert.Equal(t, want, lines[len(lines)-1], "last annotation")
 }
 
@@ -341,6 +344,74 @@ func TestCIEmptyResult(t *testing.T) {
 		}
 		for _, bad := range []string{"a.log:0", "line 0", "1970"} {
 			assert.NotContains(t, b.String(), bad, "%s points at line 0", name)
+		}
+	}
+}
+
+// ghParse reads ::error lines back: each command's properties, unescaped,
+// and its message.
+func ghParse(t *testing.T, out string) (props []map[string]string, msgs []string) {
+	t.Helper()
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		cmd, msg, ok := strings.Cut(strings.TrimPrefix(l, "::error "), "::")
+		require.True(t, strings.HasPrefix(l, "::error ") && ok, "not an ::error command: %q", l)
+		p := map[string]string{}
+		for _, kv := range strings.Split(cmd, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			require.True(t, ok && !strings.ContainsAny(v, ":\r\n"), "property %q of %q is not escaped", kv, l)
+			p[k] = ghUnescape(v)
+		}
+		require.False(t, strings.ContainsAny(msg, "\r\n"), "message %q: want newlines escaped", msg)
+		props, msgs = append(props, p), append(msgs, ghUnescape(msg))
+	}
+	return props, msgs
+}
+
+// With --list N, --format github wrote one annotation per broken rule;
+// it writes one per listed violation, on its file and line, and past ten
+// a last one that sums up the rest.
+func TestGitHubAnnotatesEachListedViolation(t *testing.T) {
+	var lines []string
+	for i := range 12 {
+		lines = append(lines, strconv.Itoa(i*int(100*time.Millisecond))) // 10 a second: 2/1s breaks 10 times
+	}
+	lines = append(lines, "5000000000", "5000000001", "5000000002") // 3/10s breaks too
+	name := "logs/api,east:50%.csv"
+	for _, list := range []int{3, 20} {
+		res, err := Run([]Input{{Name: name, R: strings.NewReader(strings.Join(lines, "\n"))}}, Config{
+			Rules: mustRules(t, "2/1s,3/10s"), List: list, Read: sendlog.Options{Unit: sendlog.UnitNanos}})
+		require.NoError(t, err)
+		var b bytes.Buffer
+		require.NoError(t, WriteGitHub(&b, res))
+		props, msgs := ghParse(t, b.String())
+		var listed []checker.Violation
+		for _, r := range res.Groups[0].Report.Rules {
+			require.Len(t, r.Listed, int(min(int64(list), r.Violations)))
+			listed = append(listed, r.Listed...)
+		}
+		want := len(listed)
+		if want > ghMaxAnnotations {
+			want = ghMaxAnnotations
+			assert.Contains(t, msgs[want-1], fmt.Sprintf("%d more annotations left out", len(listed)-(ghMaxAnnotations-1)), "list %d", list)
+		}
+		require.Len(t, props, want, "list %d:\n%s", list, b.String())
+		annotated := map[string]bool{}
+		for i, p := range props[:min(len(listed), ghMaxAnnotations-1)] {
+			assert.Equal(t, name, p["file"], "annotation %d", i)
+			annotated[p["line"]+" "+p["title"]] = true
+			assert.Contains(t, msgs[i], "violation ")
+		}
+		// Every broken rule shows among the first annotations, and each
+		// annotation is on a listed violation's line.
+		for ri, r := range res.Groups[0].Report.Rules {
+			assert.True(t, annotated[strconv.FormatInt(Ref(r.Listed[0].Send.Ref).Line(), 10)+" rlcheck: "+r.Rule.String()+" broken"], "rule %d's first violation", ri)
+		}
+		for k := range annotated {
+			found := false
+			for _, v := range listed {
+				found = found || strings.HasPrefix(k, strconv.FormatInt(Ref(v.Send.Ref).Line(), 10)+" ")
+			}
+			assert.True(t, found, "annotation %q is on no listed violation", k)
 		}
 	}
 }

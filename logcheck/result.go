@@ -87,7 +87,13 @@ type Result struct {
 	Boundary    rule.Boundary
 	MaxInFlight int // 0 when no cap was checked
 	// Shard is the time shard checked (check --from/--to), nil for all.
-	Shard       *Shard
+	Shard *Shard
+	// ShardContext is, with a Shard, how many sends were read before its
+	// From as context only.
+	ShardContext int64
+	// ShardPastTo says that the input went on past the shard's To: the
+	// log has sends after it.
+	ShardPastTo bool
 	Sends       int64
 	First, Last int64
 	Disorder    Disorder

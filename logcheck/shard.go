@@ -20,6 +20,11 @@ type Shard struct {
 	// LineOffset is added to every line number the report names: the
 	// lines of the whole log that precede this input.
 	LineOffset int64
+	// LogStart states that the input is the log from its first line:
+	// nothing before it is missing, so the context before From is complete
+	// however short it is (a log shorter than its longest window can then
+	// be cut into shards).
+	LogStart bool
 }
 
 // shardState is a Run's progress through its shard.
@@ -28,10 +33,13 @@ type shardState struct {
 	longest time.Duration
 	closed  bool
 	started bool // the first send has been seen and the context checked
+	pastTo  bool // a send at or after To has been seen
 }
 
 // ShardContextError reports an input that starts too late for its shard:
-// the windows of its first judged sends would miss earlier sends.
+// the windows of its first judged sends would miss earlier sends. Either
+// the input should start earlier, or, when it is the log from its first
+// line, Shard.LogStart says so.
 type ShardContextError struct {
 	From, First int64
 	Need        time.Duration // how far before From the input must start
@@ -40,8 +48,16 @@ type ShardContextError struct {
 
 func (e *ShardContextError) Error() string {
 	at := instantFormatter(e.From)
-	return fmt.Sprintf("--from %s: the input starts at %s, %v before it; the longest window needs it to start %v before (or earlier): %v of context is missing",
-		at(e.From), at(e.First), time.Duration(e.From-e.First), e.Need, e.Missing)
+	rel := fmt.Sprintf("%v before it", time.Duration(e.From-e.First))
+	switch {
+	case e.First == e.From:
+		rel = "at it"
+	case e.First > e.From:
+		rel = fmt.Sprintf("%v after it", time.Duration(e.First-e.From))
+	}
+	return fmt.Sprintf("shard from %s: the input starts at %s, %s; the longest window needs it to start %v before (or earlier): %v of context is missing. "+
+		"Give the shard an input that starts earlier, or, if the input is the log from its first line (nothing before it is missing), state that the input starts the log",
+		at(e.From), at(e.First), rel, e.Need, e.Missing)
 }
 
 func newShardState(cfg Config) *shardState {
@@ -60,7 +76,7 @@ func newShardState(cfg Config) *shardState {
 // From-W at the latest (before it, for closed windows).
 func (s *shardState) first(at int64) error {
 	s.started = true
-	if !s.HasFrom {
+	if !s.HasFrom || s.LogStart {
 		return nil
 	}
 	need := s.longest
@@ -90,6 +106,7 @@ func (s *shardState) clip(run held) (held, bool, error) {
 		return run, false, nil
 	}
 	n, _ := slices.BinarySearch(run.at, s.To)
+	s.pastTo = true
 	return run.sub(0, n), true, nil
 }
 
@@ -176,12 +193,13 @@ func (t *groupTable) finishShard() {
 		return
 	}
 	res := t.res
-	res.Shard = &s.Shard
+	res.Shard, res.ShardPastTo = &s.Shard, s.pastTo
 	line := func(ref int64) int64 { return int64(MakeRef(Ref(ref).File(), Ref(ref).Line()+s.LineOffset)) }
 	kept := res.Groups[:0]
 	for _, grp := range res.Groups {
 		g := t.groups[t.ids[grp.Key]]
 		sg := g.shard
+		res.ShardContext += sg.context
 		if sg.judged == 0 {
 			continue
 		}

@@ -109,7 +109,7 @@ func TestShardsMergeToWhole(t *testing.T) {
 		name := fmt.Sprintf("seed %d, %d shards, %s, in-flight cap %d, list %d", seed, len(bounds), b, cfg.MaxInFlight, cfg.List)
 		for _, context := range []int64{longestWindow, max(longestWindow, longestCall)} {
 			docs, names := shardReports(t, lines, times, bounds, context+1, cfg)
-			merged, err := logcheck.Merge(names, docs, cfg.List)
+			merged, err := logcheck.Merge(names, docs, logcheck.MergeOptions{List: cfg.List})
 			if err != nil {
 				require.Less(t, context, longestCall, "%s: %v", name, err)
 				require.Contains(t, err.Error(), "still in flight at it", name)

@@ -33,13 +33,14 @@ type checkOptions struct {
 	metrics     string
 	from, to    string
 	lineOffset  int64
+	logStart    bool
 
 	cfg        logcheck.Config // filled by complete
 	notChecked string          // a contract's limit this input cannot check
 }
 
 func newCheckCmd(s streams) *cobra.Command {
-	o := &checkOptions{}
+	o := &checkOptions{rules: cli.RuleFlags{Warn: s.errOut}}
 	cmd := &cobra.Command{
 		Use:   "check [flags] FILE...",
 		Short: "Check send logs against every rule; exit 1 when any window is overfilled",
@@ -77,6 +78,7 @@ func newCheckCmd(s streams) *cobra.Command {
 	f.StringVar(&o.from, "from", "", "judge only sends at or after this time (RFC 3339 or epoch ns); earlier lines are context (docs/sql.md)")
 	f.StringVar(&o.to, "to", "", "judge only sends before this time, and stop reading there")
 	f.Int64Var(&o.lineOffset, "line-offset", 0, "with --from: add N to the line numbers reported (the whole log's lines before this input)")
+	f.BoolVar(&o.logStart, "log-start", false, "with --from: the input is the log from its first line, so no context before it is missing (a log shorter than its longest window can then be cut into shards)")
 	f.BoolVar(&o.perFile, "per-file", false, "check each file on its own instead of merging them")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress bar (it shows only on a terminal, for inputs over 8 MB, and never under CI)")
 	cmd.RegisterFlagCompletionFunc("format", cli.Words(logcheck.Formats...))
@@ -138,9 +140,7 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 		Rules: rules, Boundary: b, List: htmlreport.CheckList(o.list, o.html), MaxInFlight: o.maxInFlight,
 		Read: read, MaxDisorder: o.maxDisorder, Sort: o.sort, KeepTimes: o.plot+o.html != "", MaxBuffered: o.maxBuffered,
 	}
-	if o.from != "" || o.to != "" || o.lineOffset != 0 {
-		o.cfg.Shard, err = logcheck.ParseShard(o.from, o.to, o.lineOffset)
-	}
+	o.cfg.Shard, err = cli.ParseShard(o.from, o.to, o.lineOffset, o.logStart)
 	return err
 }
 
@@ -161,7 +161,7 @@ func (o *checkOptions) run(s streams, paths []string) error {
 	}
 	results, err := logcheck.RunEach(inputs, o.perFile, o.cfg)
 	if err != nil {
-		return err
+		return cli.ShardHint(err)
 	}
 	for _, res := range results {
 		if o.notChecked != "" {

@@ -58,8 +58,11 @@ type docCheckBody struct {
 	InFlight   *docInFlight    `json:"in_flight"`
 	NotChecked []string        `json:"not_checked"`
 	Shard      *struct {
-		FromNs *int64 `json:"from_ns"`
-		ToNs   *int64 `json:"to_ns"`
+		FromNs       *int64 `json:"from_ns"`
+		ToNs         *int64 `json:"to_ns"`
+		LogStart     bool   `json:"log_start"`
+		ContextSends int64  `json:"context_sends"`
+		SendsAfterTo bool   `json:"sends_after_to"`
 	} `json:"shard"`
 	Keys []struct {
 		Key        string          `json:"key"`
@@ -302,6 +305,14 @@ func TestJSONSchema(t *testing.T) {
 				doc := d.(*docCheck)
 				require.NotNil(t, doc.InFlight)
 				assert.Equal(t, int64(5), doc.InFlight.Violations)
+			}},
+		{"check shard", []string{"check", "--rules", "5/1s,12/3s", "--from", "3000000000", "--to", "5000000000", "--log-start", seq},
+			func() any { return &docCheck{} }, func(t *testing.T, d any) {
+				doc := d.(*docCheck)
+				require.NotNil(t, doc.Shard)
+				assert.True(t, doc.Shard.LogStart)
+				assert.Positive(t, doc.Shard.ContextSends)
+				assert.True(t, doc.Shard.SendsAfterTo)
 			}},
 		{"check contract without end times", []string{"check", "--contract", "../../testdata/contracts/api.yaml", seq},
 			func() any { return &docCheck{} }, func(t *testing.T, d any) {

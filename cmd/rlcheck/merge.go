@@ -3,12 +3,13 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/logcheck"
 )
 
 func newMergeCmd(s streams) *cobra.Command {
 	o := logcheck.ReportOptions{}
-	var list int
+	var opt logcheck.MergeOptions
 	cmd := &cobra.Command{
 		Use:   "merge [--format F] REPORT.json...",
 		Short: "Add the JSON reports of check --from/--to shards into the report of the whole log",
@@ -18,15 +19,16 @@ func newMergeCmd(s streams) *cobra.Command {
   rlcheck merge a.json b.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, paths []string) error {
-			res, err := logcheck.MergeFiles(paths, list)
+			res, err := logcheck.MergeFiles(paths, opt)
 			if err != nil {
-				return err
+				return cli.ShardHint(err)
 			}
 			return report(s, []*logcheck.Result{res}, o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: text, json, junit or github")
-	cmd.Flags().IntVar(&list, "list", 0, "the --list the shards were checked with: keep the first N listed violations of each rule")
+	cmd.Flags().BoolVar(&opt.Subset, "subset", false, "the shards are a deliberate subset of the log: accept gaps between and around them (never overlaps)")
+	cmd.Flags().IntVar(&opt.List, "list", 0, "the --list the shards were checked with: keep the first N listed violations of each rule")
 	cmd.Flags().IntVar(&o.MaxKeys, "keys", 20, "with keys, how many the text report shows, worst first (0: all)")
 	return cmd
 }

@@ -13,7 +13,7 @@ import (
 )
 
 func newServeCmd(s streams) *cobra.Command {
-	var f cli.ServeFlags
+	f := cli.ServeFlags{Rules: cli.RuleFlags{Warn: s.errOut}}
 	cmd := &cobra.Command{
 		Use:     "serve [flags]",
 		Short:   "Fake a rate-limited API: judge each request at arrival, 429 past the contract, report like check",

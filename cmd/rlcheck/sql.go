@@ -13,7 +13,7 @@ import (
 )
 
 func newSQLCmd(s streams) *cobra.Command {
-	var rules cli.RuleFlags
+	rules := cli.RuleFlags{Warn: s.errOut}
 	var unit, run, format string
 	spec := sqlcheck.Spec{}
 	cmd := &cobra.Command{

@@ -13,7 +13,7 @@ import (
 )
 
 func newWatchCmd(s streams) *cobra.Command {
-	var f cli.WatchFlags
+	f := cli.WatchFlags{Rules: cli.RuleFlags{Warn: s.errOut}}
 	cmd := &cobra.Command{
 		Use:     "watch [flags] FILE...",
 		Short:   "Follow growing send logs like tail -F and print each violation as it is read",

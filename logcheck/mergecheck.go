@@ -1,0 +1,374 @@
+package logcheck
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/rlcheck/rlcheck/buildinfo"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// MergeOptions adjusts Merge.
+type MergeOptions struct {
+	// List is the List the shards were checked with: the merged report
+	// keeps the first List of their listed violations.
+	List int
+	// Subset accepts shards that leave parts of the log out (a deliberate
+	// subset): the merged report then speaks of the shards' sends only.
+	// Overlapping and duplicated shards are refused all the same.
+	Subset bool
+}
+
+// MergeError is Merge's refusal of a set of reports: the report it
+// concerns, as named to Merge, and why.
+type MergeError struct {
+	Name   string // "" when no single report is at fault
+	Reason string
+	// Gap says that the shards leave sends out, which MergeOptions.Subset
+	// would accept.
+	Gap bool
+}
+
+func (e *MergeError) Error() string {
+	if e.Name == "" {
+		return "merge: " + e.Reason
+	}
+	return "merge: " + e.Name + ": " + e.Reason
+}
+
+func mergeErr(name, format string, args ...any) error {
+	return &MergeError{Name: name, Reason: fmt.Sprintf(format, args...)}
+}
+
+// span is the part of the log a report judges, [lo, hi); an open end is
+// math.MinInt64 or math.MaxInt64.
+type span struct {
+	lo, hi int64
+	name   string
+	doc    checkJSON
+}
+
+func spanOf(name string, d checkJSON) span {
+	s := span{lo: math.MinInt64, hi: math.MaxInt64, name: name, doc: d}
+	if sh := d.Shard; sh != nil {
+		// An input that starts the log and holds nothing before From judges
+		// every send from the log's first.
+		if sh.From != nil && !(sh.LogStart && sh.Context == 0) {
+			s.lo = *sh.From
+		}
+		if sh.To != nil {
+			s.hi = *sh.To
+		}
+	}
+	return s
+}
+
+// tile orders the reports by the part of the log each judges and checks
+// that they judge every send once: no report twice, no overlap, and,
+// unless subset, no gap, at either end or between shards.
+func tile(spans []span, subset bool) error {
+	slices.SortStableFunc(spans, func(a, b span) int {
+		return cmp.Or(cmp.Compare(a.lo, b.lo), cmp.Compare(a.hi, b.hi), cmp.Compare(a.doc.FirstNs, b.doc.FirstNs))
+	})
+	at := instantFormatter(spans[0].doc.FirstNs)
+	bound := func(t int64) string {
+		switch t {
+		case math.MinInt64:
+			return "the log's start"
+		case math.MaxInt64:
+			return "its end"
+		}
+		return at(t)
+	}
+	judges := func(s span) string { return fmt.Sprintf("judges [%s, %s)", bound(s.lo), bound(s.hi)) }
+	gap := func(name, format string, args ...any) error {
+		return &MergeError{Name: name, Reason: fmt.Sprintf(format, args...) + "; merge the shard that judges them, or merge the shards as a deliberate subset", Gap: true}
+	}
+	if first := spans[0]; first.lo != math.MinInt64 && !subset {
+		return gap(first.name, "the first shard %s: the sends before %s are in no report", judges(first), bound(first.lo))
+	}
+	for i := 1; i < len(spans); i++ {
+		a, b := spans[i-1], spans[i]
+		switch {
+		case a.lo == b.lo && a.hi == b.hi:
+			return mergeErr(b.name, "a duplicate of %s: both %s, so its sends would count twice", a.name, judges(a))
+		case a.hi > b.lo:
+			return mergeErr(b.name, "overlaps %s: it %s and %s %s, so the sends in [%s, %s) would count twice",
+				a.name, judges(b), a.name, judges(a), bound(b.lo), bound(min(a.hi, b.hi)))
+		case a.hi < b.lo && !subset:
+			return gap(b.name, "it %s and %s, before it, ends at %s: the sends in [%s, %s) are in no report",
+				judges(b), a.name, bound(a.hi), bound(a.hi), bound(b.lo))
+		}
+	}
+	// A last shard whose input ended before its end judged the log's last
+	// send; one whose input went on did not.
+	if last := spans[len(spans)-1]; last.hi != math.MaxInt64 && last.doc.Shard.PastTo && !subset {
+		return gap(last.name, "the last shard %s, and its input went on: the sends from %s on are in no report", judges(last), bound(last.hi))
+	}
+	return nil
+}
+
+// sameRun checks that d was made by the same rlcheck as base, over the same
+// kind of input, with the same rules.
+func sameRun(name string, d checkJSON, baseName string, base checkJSON) error {
+	if d.SchemaVersion != base.SchemaVersion || d.Version != base.Version {
+		return mergeErr(name, "made by rlcheck %s (schema %d), but %s by rlcheck %s (schema %d)",
+			d.Version, d.SchemaVersion, baseName, base.Version, base.SchemaVersion)
+	}
+	if d.Boundary != base.Boundary {
+		return mergeErr(name, "checks %s windows, but %s checks %s windows", d.Boundary, baseName, base.Boundary)
+	}
+	if rulesText(d.Rules) != rulesText(base.Rules) {
+		return mergeErr(name, "checks %s, but %s checks %s", rulesText(d.Rules), baseName, rulesText(base.Rules))
+	}
+	capOf := func(d checkJSON) int {
+		if d.InFlight == nil {
+			return 0
+		}
+		return d.InFlight.Max
+	}
+	if capOf(d) != capOf(base) {
+		return mergeErr(name, "checks an in-flight cap of %d, but %s of %d (0: none)", capOf(d), baseName, capOf(base))
+	}
+	if perKey(d) != perKey(base) {
+		return mergeErr(name, "split per key: %v, but %s: %v", perKey(d), baseName, perKey(base))
+	}
+	named := func(d checkJSON) bool {
+		for _, f := range d.Files {
+			if f.Name == "-" || f.Name == "" || f.Name[0] == '<' {
+				return false
+			}
+		}
+		return true
+	}
+	if len(d.Files) != len(base.Files) {
+		return mergeErr(name, "read %d inputs, but %s read %d", len(d.Files), baseName, len(base.Files))
+	}
+	for i, f := range d.Files {
+		b := base.Files[i]
+		if named(d) && named(base) && f.Name != b.Name {
+			return mergeErr(name, "read %s, but %s read %s: shards of one log read the same files", f.Name, baseName, b.Name)
+		}
+		if f.Format != b.Format || f.Column != b.Column || f.Times != b.Times {
+			return mergeErr(name, "read %s as %s (time column %q, %s), but %s read %s as %s (time column %q, %s)",
+				f.Name, f.Format, f.Column, f.Times, baseName, b.Name, b.Format, b.Column, b.Times)
+		}
+	}
+	return nil
+}
+
+func perKey(d checkJSON) bool { return d.KeysInTotal > 0 || len(d.Keys) > 0 }
+
+func rulesText(rs []ruleCheckJSON) string {
+	s := ""
+	for i, r := range rs {
+		if i > 0 {
+			s += ", "
+		}
+		s += rule.Rule{Limit: r.Limit, Window: time.Duration(r.WindowNs)}.String()
+	}
+	if s == "" {
+		return "no rules"
+	}
+	return s
+}
+
+// validate checks that a report's counts agree with one another, so that a
+// report edited by hand, or cut short, is refused rather than added up.
+func validate(name string, d checkJSON) error {
+	if d.Header == nil || d.SchemaVersion == 0 || d.Version == "" {
+		return mergeErr(name, "no schema_version or version: not a report of rlcheck check --format json")
+	}
+	if d.SchemaVersion != buildinfo.SchemaVersion {
+		return mergeErr(name, "schema_version %d: this rlcheck reads %d", d.SchemaVersion, buildinfo.SchemaVersion)
+	}
+	bad := func(format string, args ...any) error {
+		return mergeErr(name, "the report contradicts itself: "+format, args...)
+	}
+	for _, c := range []struct {
+		field string
+		n     int64
+	}{{"sends", d.Sends}, {"violations", d.Total}, {"key_count", int64(d.KeysInTotal)},
+		{"out_of_order.lines", d.Disorder.Lines}, {"out_of_order.max_ns", d.Disorder.MaxNs}} {
+		if c.n < 0 {
+			return bad("%s is %d", c.field, c.n)
+		}
+	}
+	for _, f := range d.Files {
+		if f.Lines < 0 || f.Sends < 0 || f.Skipped < 0 {
+			return bad("file %s: lines %d, sends %d, skipped_lines %d", f.Name, f.Lines, f.Sends, f.Skipped)
+		}
+	}
+	in := func(int64) bool { return true }
+	if sh := d.Shard; sh != nil {
+		if sh.Context < 0 {
+			return bad("shard.context_sends is %d", sh.Context)
+		}
+		if sh.From != nil && sh.To != nil && *sh.To <= *sh.From {
+			return bad("shard.to_ns %d is not after from_ns %d", *sh.To, *sh.From)
+		}
+		if sh.PastTo && sh.To == nil {
+			return bad("shard.sends_after_to without a to_ns")
+		}
+		in = func(t int64) bool { return (sh.From == nil || t >= *sh.From) && (sh.To == nil || t < *sh.To) }
+	}
+	if d.Sends > 0 && (d.FirstNs > d.LastNs || !in(d.FirstNs) || !in(d.LastNs)) {
+		return bad("first_ns %d and last_ns %d: not in order, or outside the shard", d.FirstNs, d.LastNs)
+	}
+	if d.Sends == 0 && d.Total > 0 {
+		return bad("%d violations among no sends", d.Total)
+	}
+	seen := map[[2]int64]bool{}
+	for _, r := range d.Rules {
+		k := [2]int64{int64(r.Limit), r.WindowNs}
+		if seen[k] {
+			return bad("rule %s is listed twice", r.Rule)
+		}
+		seen[k] = true
+	}
+	if !perKey(d) {
+		n, err := scopeViolations(d.Rules, d.Sends, d.InFlight, in)
+		if err != nil {
+			return bad("%v", err)
+		}
+		if n != d.Total {
+			return bad("violations is %d, but its rules and in-flight cap count %d", d.Total, n)
+		}
+		return nil
+	}
+	return validateKeys(d, in, bad)
+}
+
+// validateKeys checks a per-key report: each key on its own, and the
+// totals against the keys.
+func validateKeys(d checkJSON, in func(int64) bool, bad func(string, ...any) error) error {
+	if d.KeysInTotal != len(d.Keys) {
+		return bad("key_count is %d, but %d keys are listed", d.KeysInTotal, len(d.Keys))
+	}
+	var sends, total, inFlight int64
+	ruleSums := make([]int64, len(d.Rules))
+	for _, k := range d.Keys {
+		if len(k.Rules) != len(d.Rules) {
+			return bad("key %q has %d rules, the report %d", k.Key, len(k.Rules), len(d.Rules))
+		}
+		if k.Sends <= 0 {
+			return bad("key %q has %d sends", k.Key, k.Sends)
+		}
+		if (k.InFlight == nil) != (d.InFlight == nil) {
+			return bad("key %q and the report disagree on the in-flight cap", k.Key)
+		}
+		n, err := scopeViolations(k.Rules, k.Sends, k.InFlight, in)
+		if err != nil {
+			return bad("key %q: %v", k.Key, err)
+		}
+		if n != k.Violations {
+			return bad("key %q: violations is %d, but its rules and in-flight cap count %d", k.Key, k.Violations, n)
+		}
+		for i, r := range k.Rules {
+			if r.Limit != d.Rules[i].Limit || r.WindowNs != d.Rules[i].WindowNs {
+				return bad("key %q checks %s where the report checks %s", k.Key, r.Rule, d.Rules[i].Rule)
+			}
+			ruleSums[i] += r.Violations
+		}
+		if k.InFlight != nil {
+			inFlight += k.InFlight.Violations
+		}
+		sends += k.Sends
+		total += k.Violations
+	}
+	if sends != d.Sends || total != d.Total {
+		return bad("sends %d and violations %d, but its keys add up to %d and %d", d.Sends, d.Total, sends, total)
+	}
+	for i, r := range d.Rules {
+		if _, err := scopeViolations([]ruleCheckJSON{r}, d.Sends, nil, in); err != nil {
+			return bad("%v", err)
+		}
+		if r.Violations != ruleSums[i] {
+			return bad("rule %s: violations is %d, but its keys add up to %d", r.Rule, r.Violations, ruleSums[i])
+		}
+	}
+	if d.InFlight != nil && d.InFlight.Violations != inFlight {
+		return bad("in_flight.violations is %d, but its keys add up to %d", d.InFlight.Violations, inFlight)
+	}
+	return nil
+}
+
+// scopeViolations checks the rule reports and in-flight report of one
+// stream of sends (the whole, or one key's) and returns their violations.
+func scopeViolations(rules []ruleCheckJSON, sends int64, f *inFlightJSON, in func(int64) bool) (int64, error) {
+	var n int64
+	for _, r := range rules {
+		if err := checkRule(r, sends, in); err != nil {
+			return 0, fmt.Errorf("rule %s: %w", r.Rule, err)
+		}
+		n += r.Violations
+	}
+	if f != nil {
+		if f.Max <= 0 || f.Violations < 0 || f.Peak < 0 || f.AtFrom < 0 || f.Violations > sends {
+			return 0, fmt.Errorf("in flight: max_in_flight %d, violations %d, peak %d, in_flight_at_from %d among %d sends",
+				f.Max, f.Violations, f.Peak, f.AtFrom, sends)
+		}
+		if !lineOK(f.PeakAt) || (f.First != nil && !lineOK(*f.First)) {
+			return 0, fmt.Errorf("in flight: a place on line %d", f.PeakAt.Line)
+		}
+		if (f.Violations > 0) != (f.First != nil) || (f.Violations > 0 && f.Peak <= int64(f.Max)) {
+			return 0, fmt.Errorf("in flight: %d violations, a peak of %d calls for a cap of %d, first_violation %v",
+				f.Violations, f.Peak, f.Max, f.First != nil)
+		}
+		n += f.Violations
+	}
+	return n, nil
+}
+
+// checkRule checks one rule report of a stream of sends.
+func checkRule(r ruleCheckJSON, sends int64, in func(int64) bool) error {
+	if r.Limit <= 0 || r.WindowNs <= 0 {
+		return fmt.Errorf("limit %d and window_ns %d: want both above 0", r.Limit, r.WindowNs)
+	}
+	if r.MaxWindowStart != nil && !lineOK(*r.MaxWindowStart) {
+		return fmt.Errorf("max_window_start on line %d", r.MaxWindowStart.Line)
+	}
+	if parsed, err := rule.Parse(r.Rule); err != nil || parsed.Limit != r.Limit || parsed.Window != time.Duration(r.WindowNs) {
+		return fmt.Errorf("the rule's text does not match its limit %d and window_ns %d", r.Limit, r.WindowNs)
+	}
+	if r.Violations < 0 || r.MaxInWindow < 0 || r.Violations > sends {
+		return fmt.Errorf("%d violations and at most %d sends in one window, among %d sends", r.Violations, r.MaxInWindow, sends)
+	}
+	if r.Violations == 0 {
+		if r.First != nil || len(r.Listed) > 0 {
+			return fmt.Errorf("no violations, but a first or listed violation")
+		}
+		return nil
+	}
+	// A violation is a send that finds the window already full: that
+	// window holds more than the limit.
+	if !r.MaxSaturated && r.MaxInWindow <= int64(r.Limit) {
+		return fmt.Errorf("%d violations, but at most %d sends in one window, within the limit of %d", r.Violations, r.MaxInWindow, r.Limit)
+	}
+	if r.First == nil {
+		return fmt.Errorf("%d violations, but no first_violation", r.Violations)
+	}
+	if int64(len(r.Listed)) > r.Violations {
+		return fmt.Errorf("%d violations, but %d listed", r.Violations, len(r.Listed))
+	}
+	for _, v := range append([]violationJSON{*r.First}, r.Listed...) {
+		if !lineOK(v.placeJSON) || !lineOK(v.WindowStart) || slices.ContainsFunc(v.Window, func(p placeJSON) bool { return !lineOK(p) }) {
+			return fmt.Errorf("a violation on line %d, its window from line %d", v.Line, v.WindowStart.Line)
+		}
+		switch {
+		case v.Index < 0 || v.Index >= sends:
+			return fmt.Errorf("a violation at index %d among %d sends", v.Index, sends)
+		case !v.CountSaturated && v.Count <= int64(r.Limit):
+			return fmt.Errorf("a violation with %d sends in its window, within the limit of %d", v.Count, r.Limit)
+		case !in(v.AtNs) || v.WindowStart.AtNs > v.AtNs:
+			return fmt.Errorf("a violation at %d, outside the shard or before its window's start %d", v.AtNs, v.WindowStart.AtNs)
+		}
+	}
+	return nil
+}
+
+// lineOK says whether a place's line is one a report can hold.
+func lineOK(p placeJSON) bool { return p.Line >= 0 && p.Line < 1<<48 }
