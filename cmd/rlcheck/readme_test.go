@@ -44,7 +44,7 @@ func TestDocs(t *testing.T) {
 		old := debug.SetGCPercent(400)
 		t.Cleanup(func() { debug.SetGCPercent(old) }) // after the parallel examples
 	}
-	pages := []string{"README.md", "docs/simulate.md", "docs/audit.md", "docs/redis.md", "docs/access-logs.md", "docs/go-api.md"}
+	pages := []string{"README.md", "docs/simulate.md", "docs/audit.md", "docs/redis.md", "docs/access-logs.md", "docs/go-api.md", "docs/semantics.md"}
 	runs := exampleRuns{}
 	total := 0
 	for _, page := range pages {
