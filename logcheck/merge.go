@@ -124,6 +124,9 @@ func Merge(names []string, docs [][]byte, list int) (*Result, error) {
 		return nil, err
 	}
 	for _, r := range base.Rules {
+		if r.Kind != "" || r.Unit != "" {
+			return nil, fmt.Errorf("merge: rule %s: merge supports sliding call rules only so far", r.Rule)
+		}
 		res.Rules = append(res.Rules, rule.Rule{Limit: r.Limit, Window: time.Duration(r.WindowNs)})
 	}
 	if base.InFlight != nil {

@@ -112,3 +112,35 @@ func TestCheckRefusesWhatItCannotJudge(t *testing.T) {
 		assert.Contains(t, errOut, tt.want, "%v", tt.args)
 	}
 }
+
+// TestCommandsRefuseKindsAndCosts: the commands that enforce or judge
+// sliding call rules only refuse the others, naming the rule, rather than
+// treat them as sliding call rules.
+func TestCommandsRefuseKindsAndCosts(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "")
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "s.yaml")
+	require.NoError(t, os.WriteFile(scenario, []byte("name: s\nrules: [5/1s, 5000/1h fixed]\ncallers: 3\n"), 0o644))
+	log := writeLog(t, "0.0\n0.0\n0.0\n0.0\n0.4\n")
+	report, _, code := run(t, "", "check", "--format", "json", "--rules", "2/1s burst 4", log)
+	require.Equal(t, exitViolations, code)
+	shard := filepath.Join(dir, "shard.json")
+	require.NoError(t, os.WriteFile(shard, []byte(report), 0o644))
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", scenario}, "rule 5000/1h fixed: a scenario (simulate, run) supports sliding call rules only so far"},
+		{[]string{"run", scenario}, "rule 5000/1h fixed: a scenario (simulate, run) supports sliding call rules only so far"},
+		{[]string{"audit", "--rules", "5/1s,5000/1h fixed"}, "rule 5000/1h fixed: audit supports sliding call rules only so far"},
+		{[]string{"sql", "--rules", "90000 tokens/1m", "--table", "t", "--time-col", "ts"}, "rule 90000 tokens/1m: sql supports sliding call rules only so far"},
+		{[]string{"serve", "--rules", "10/1s burst 20", "--duration", "1s"}, "rule 10/1s burst 20: serve supports sliding call rules only so far"},
+		{[]string{"watch", "--rules", "100/1m first-call", log}, "rule 100/1m first-call: watch supports sliding call rules only so far"},
+		{[]string{"merge", shard}, "rule 2/1s burst 4: merge supports sliding call rules only so far"},
+	} {
+		out, errOut, code := run(t, "", tt.args...)
+		assert.Equal(t, exitUsage, code, "%v: stderr %q", tt.args, errOut)
+		assert.Empty(t, out, "%v", tt.args)
+		assert.Contains(t, errOut, tt.want, "%v", tt.args)
+	}
+}
