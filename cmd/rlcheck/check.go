@@ -13,7 +13,6 @@ import (
 	"github.com/rlcheck/rlcheck/internal/progress"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/plots"
-	"github.com/rlcheck/rlcheck/rule"
 )
 
 // checkOptions holds the flags of rlcheck check.
@@ -95,7 +94,7 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 		return err
 	}
 	rules, b, contractCap := c.Rules, c.Boundary, c.MaxInFlight
-	if err := kindsSupported(rules, o.plot+o.html+o.metrics+o.from+o.to != ""); err != nil {
+	if err := cli.KindsSupported(rules, o.plot+o.html+o.metrics+o.from+o.to != ""); err != nil {
 		return err
 	}
 	if o.format == "" {
@@ -188,17 +187,4 @@ func (o *checkOptions) run(s streams, paths []string) error {
 	return report(s, results, logcheck.ReportOptions{
 		Format: o.format, MaxKeys: o.keys, PerFile: o.perFile, StepSummary: o.summaryPath,
 	})
-}
-
-// kindsSupported refuses what check cannot judge yet: cost rules, and
-// window kinds other than sliding with the flags that assume sliding
-// windows.
-func kindsSupported(rules []rule.Rule, slidingFlags bool) error {
-	if err := rule.RequireCalls(rules, "check"); err != nil {
-		return err
-	}
-	if slidingFlags {
-		return rule.RequireSlidingCalls(rules, "check with --plot, --html, --metrics, --from or --to")
-	}
-	return nil
 }

@@ -91,6 +91,8 @@ func TestCheckBucket(t *testing.T) {
 
 	out, _, _ := run(t, "", "check", "--rules", "2/1s burst 4", "--list", "1", writeLog(t, "0\n0\n0\n0\n0.4\n"))
 	assert.Contains(t, out, "2/1s burst 4 violation 1 of 1: line 5 at 0.400000000 s; the bucket held 0.8; 5 sends since it was full")
+	out, _, _ = run(t, "", "check", "--rules", "2/1s burst 4", "--format", "junit", writeLog(t, "0\n0\n0\n0\n0.4\n"))
+	assert.Contains(t, out, "sends.txt:5 (0.400000000 s): the bucket held 0.8", "the CI reports say what was overfilled")
 }
 
 // TestCheckRefusesWhatItCannotJudge: check reads no costs yet, and its
