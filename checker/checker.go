@@ -30,14 +30,26 @@ type Violation struct {
 	// offending send last (at most the newest maxListed); it is filled only
 	// for listed violations.
 	Window []Send `json:"window,omitempty"`
+	// Cost is the offending send's cost and Units the cost of the sends in
+	// the window, the offending one included: set for cost rules, where
+	// Count still counts sends.
+	Cost  int64 `json:"cost,omitempty"`
+	Units int64 `json:"units,omitempty"`
+	// Span is the window of a fixed or first-call rule that the send
+	// overfilled. For a bucket rule, Level is the level the send found,
+	// rounded down to nine decimals ("0.8"), and WindowStart and Count
+	// are the sends since the bucket was last full.
+	Span  *Span  `json:"fixed_window,omitempty"`
+	Level string `json:"bucket_level,omitempty"`
 }
 
 // RuleReport is the verdict on one rule.
 type RuleReport struct {
 	Rule       rule.Rule `json:"-"`
 	Violations int64     `json:"violations"`
-	// MaxInWindow is the largest number of sends found in any window, and
-	// MaxWindowStart the earliest send of the first such window.
+	// MaxInWindow is the largest number of sends found in any window (the
+	// largest cost, for a cost rule; 0 for a bucket rule, which has no
+	// window), and MaxWindowStart the earliest send of the first such window.
 	// MaxSaturated marks MaxInWindow as a lower bound: more sends shared a
 	// window than the checker keeps (see Config.MaxTrack).
 	MaxInWindow    int64      `json:"max_in_window"`
@@ -83,6 +95,12 @@ type Config struct {
 	// seen, within this bound: a limit the log never reaches costs no
 	// memory of its own.
 	MaxTrack int
+	// Units names the costs each send carries, in the order ObserveCost
+	// takes them; nil lists the units the rules meter, in the order the
+	// rules first name them (UnitsOf). Every unit a rule meters must be
+	// listed. When a rule meters a unit, sends must come with their costs
+	// (ObserveCost): Observe and ObserveBatch refuse them.
+	Units []string
 	// OnViolation, when set, is called for every violation, in stream order
 	// (the violations of one send in Rules order), with the index of the
 	// broken rule in Rules. Window is not filled. It must not call the
@@ -105,6 +123,20 @@ func (e *OrderError) Error() string {
 // Checker judges a stream of sends in time order. The zero value is not
 // usable; call New. It is not safe for concurrent use.
 type Checker struct {
+	// slow holds the rules the fast path does not take (cost rules and
+	// kinds other than sliding); slowPath sends every send through
+	// observeSlow, which also returns err, a config the checker cannot
+	// judge.
+	slow     []slowRule
+	slowPath bool
+	err      error
+	units    []string
+	costs    bool  // some rule meters a unit
+	fastIdx  []int // the index in Rules of each runs entry
+	runOf    []int // the index in runs of each rule; -1 for a slow one
+	userViol func(int, Violation)
+	pending  []pendingViolation // one send's violations, to report in Rules order
+
 	boundary rule.Boundary
 	list     int
 	listFrom int64
@@ -145,13 +177,25 @@ type ruleRun struct {
 // longer looks for a larger maximum.
 const unreachable = 1 << 62
 
-// New returns a checker for cfg.
+// New returns a checker for cfg. A config the checker cannot judge (a
+// rule that fails rule.Validate other than a plain sliding call rule, a
+// unit missing from Units) makes every Observe return its error.
 func New(cfg Config) *Checker {
 	c := &Checker{boundary: cfg.Boundary, list: cfg.List, listFrom: math.MinInt64, onViol: cfg.OnViolation}
 	if cfg.ListFrom != nil {
 		c.listFrom = *cfg.ListFrom
 	}
-	for _, r := range cfg.Rules {
+	c.units = cfg.Units
+	if c.units == nil {
+		c.units = UnitsOf(cfg.Rules)
+	}
+	for i, r := range cfg.Rules {
+		c.rules = append(c.rules, ruleState{report: RuleReport{Rule: r}, window: r.Window})
+		if !r.SlidingCalls() {
+			c.runOf = append(c.runOf, -1)
+			c.addSlow(i, r)
+			continue
+		}
 		limit := max(int64(r.Limit), 0) // a negative limit is broken by every send, as 0 is
 		var w uint64                    // a negative window holds nothing
 		if r.Window >= 0 {
@@ -160,7 +204,8 @@ func New(cfg Config) *Checker {
 				w++ // at most 2^63: no overflow
 			}
 		}
-		c.rules = append(c.rules, ruleState{report: RuleReport{Rule: r}, window: r.Window})
+		c.runOf = append(c.runOf, len(c.runs))
+		c.fastIdx = append(c.fastIdx, i)
 		c.runs = append(c.runs, ruleRun{
 			w:      w,
 			limit:  limit,
@@ -169,7 +214,17 @@ func New(cfg Config) *Checker {
 		})
 	}
 	for i := range c.runs {
-		c.runs[i].rep = &c.rules[i].report
+		c.runs[i].rep = &c.rules[c.fastIdx[i]].report
+	}
+	for i := range c.slow {
+		c.slow[i].rep = &c.rules[c.slow[i].idx].report
+	}
+	c.slowPath = len(c.slow) > 0 || c.err != nil
+	if c.slowPath && c.onViol != nil {
+		// The fast rules report a send's violations before the slow ones;
+		// they are gathered and passed on in Rules order.
+		c.userViol = c.onViol
+		c.onViol = func(r int, v Violation) { c.pending = append(c.pending, pendingViolation{r, v}) }
 	}
 	c.hist.reset(0)
 	c.hist.setNeed(c.need())
@@ -209,6 +264,9 @@ func (c *Checker) need() int64 {
 // Observe takes the next send. Sends must come in time order (equal times
 // keep their order); an earlier send is refused with an *OrderError.
 func (c *Checker) Observe(at, ref int64) error {
+	if c.slowPath {
+		return c.observeSlow(at, ref, nil)
+	}
 	if c.sends > 0 && at < c.last.At {
 		return &OrderError{Prev: c.last, At: Send{At: at, Ref: ref}}
 	}
@@ -239,6 +297,14 @@ func (c *Checker) ObserveBatch(ats, refs []int64) error {
 			return &OrderError{Prev: Send{At: prev, Ref: refs[i-1]}, At: Send{At: at, Ref: refs[i]}}
 		}
 		prev = at
+	}
+	if c.slowPath {
+		for i, at := range ats {
+			if err := c.observeSlow(at, refs[i], nil); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	if c.sends == 0 {
 		c.first = ats[0]
@@ -356,7 +422,7 @@ func (c *Checker) violation(r int, idx int64) {
 		rep.First = &first
 	}
 	if c.onViol != nil {
-		c.onViol(r, v)
+		c.onViol(c.fastIdx[r], v)
 	}
 	if len(rep.Listed) < c.list && v.Send.At >= c.listFrom {
 		v.Window = h.last(start, idx, maxListed)
@@ -371,11 +437,19 @@ func (c *Checker) violation(r int, idx int64) {
 // when checking many keys.
 func (c *Checker) Idle(now int64) bool {
 	if c.hist.at != nil {
-		for _, st := range c.rules {
-			if c.boundary.Within(time.Duration(now-c.last.At), st.window) {
+		for _, i := range c.fastIdx {
+			if c.boundary.Within(time.Duration(now-c.last.At), c.rules[i].window) {
 				return false
 			}
 		}
+	}
+	for _, sr := range c.slow {
+		if !sr.j.idle(now) {
+			return false
+		}
+	}
+	for _, sr := range c.slow {
+		sr.j.free()
 	}
 	c.hist.reset(c.sends)
 	return true
@@ -384,8 +458,10 @@ func (c *Checker) Idle(now int64) bool {
 // Report returns the verdict so far; the checker may go on observing.
 func (c *Checker) Report() Report {
 	r := Report{Sends: c.sends, First: c.first, Last: c.last.At, Boundary: c.boundary}
-	for i, st := range c.rules {
-		st.report.Violations = c.runs[i].viol
+	for i, u := range c.runs {
+		c.rules[c.fastIdx[i]].report.Violations = u.viol
+	}
+	for _, st := range c.rules {
 		r.Rules = append(r.Rules, st.report)
 	}
 	return r

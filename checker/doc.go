@@ -11,6 +11,11 @@
 // memory follows the log's busiest window, however long the log and however
 // large N.
 //
+// Cost rules ("90000 tokens/1m", sends given with ObserveCost) and the
+// window kinds other than sliding (fixed, bucket, first-call) take a
+// separate, simple path, one judge per rule, exact in integers as
+// docs/semantics.md states; the sliding call rules keep the path above.
+//
 // The checker imports only the rule package: it never sees the strategies or
 // the simulator whose output it judges.
 package checker

@@ -19,3 +19,25 @@ func Example() {
 		r.Rule, r.Violations, time.Duration(r.First.Send.At), r.MaxInWindow)
 	// Output: 3/1s: 1 violation, at 900ms; max 4 sends in a window
 }
+
+// Cost rules meter a unit per send; a plain call rule counts each send
+// once. A send dearer than the whole allowance breaks the rule on its own,
+// and still counts in later windows: the last send, of cost 0, finds its
+// window over the allowance.
+func ExampleChecker_ObserveCost() {
+	tokens, _ := rule.Parse("1000 tokens/1m")
+	calls, _ := rule.Parse("3/1m fixed")
+	c := checker.New(checker.Config{Rules: []rule.Rule{tokens, calls}, Units: []string{"tokens"}})
+	for i, cost := range []int64{400, 500, 200, 1500, 0} {
+		if err := c.ObserveCost(int64(i)*int64(time.Second), int64(i+1), []int64{cost}); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	for _, r := range c.Report().Rules {
+		fmt.Printf("%v: %d violations, at most %d in a window\n", r.Rule, r.Violations, r.MaxInWindow)
+	}
+	// Output:
+	// 1000 tokens/1m: 3 violations, at most 2600 in a window
+	// 3/1m fixed: 2 violations, at most 5 in a window
+}

@@ -6,13 +6,14 @@ package checker
 // Limit-th newest of them has left the window, at free.At+W (one ns later
 // for a closed boundary). now must not be before the last send. The count
 // is exact: the history keeps the fullest window seen, and no window
-// ending at now holds more (a lower bound only past Config.MaxTrack).
+// ending at now holds more (a lower bound only past Config.MaxTrack). It
+// answers for sliding call rules only: 0 for the others.
 func (c *Checker) InWindow(r int, now int64) (n int64, free Send) {
 	h := &c.hist
-	u := &c.runs[r]
-	if h.at == nil || c.sends == 0 {
+	if c.runOf[r] < 0 || h.at == nil || c.sends == 0 {
 		return 0, Send{}
 	}
+	u := &c.runs[c.runOf[r]]
 	last := c.sends - 1
 	lo := max(h.oldest(last), last-u.bound+1)
 	hi := last + 1 // the first stored send in the window, by binary search

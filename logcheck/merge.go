@@ -154,6 +154,9 @@ func mergeSpans(spans []span, list int) (*Result, error) {
 		return nil, mergeErr(spans[0].name, "%v", err)
 	}
 	for _, r := range base.Rules {
+		if r.Kind != "" || r.Unit != "" {
+			return nil, fmt.Errorf("merge: rule %s: merge supports sliding call rules only so far", r.Rule)
+		}
 		res.Rules = append(res.Rules, rule.Rule{Limit: r.Limit, Window: time.Duration(r.WindowNs)})
 	}
 	if base.InFlight != nil {

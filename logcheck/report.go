@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/buildinfo"
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/rule"
 )
 
 // WallClock reports whether the checked times are epoch times (shown as UTC)
@@ -99,7 +100,7 @@ func WriteText(w io.Writer, res *Result, maxKeys int) error {
 			if res.PerKey {
 				fmt.Fprintf(tw, "%s\t", g.Key)
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", r.Rule, r.Violations, maxInWindow(r), firstViolation(r.First, at, where))
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", r.Rule, r.Violations, maxInWindow(r), firstViolation(r.Rule, r.First, at, where))
 		}
 	}
 	tw.Flush()
@@ -120,8 +121,8 @@ func WriteText(w io.Writer, res *Result, maxKeys int) error {
 				if res.PerKey {
 					key = " for key " + g.Key
 				}
-				fmt.Fprintf(&b, "\n%s violation %d of %d%s: %s at %s; %s sends in the window from %s (%s)\n",
-					r.Rule, i+1, r.Violations, key, where(v.Send.Ref), at(v.Send.At), countText(v), where(v.WindowStart.Ref), at(v.WindowStart.At))
+				fmt.Fprintf(&b, "\n%s violation %d of %d%s: %s at %s; %s\n",
+					r.Rule, i+1, r.Violations, key, where(v.Send.Ref), at(v.Send.At), windowText(r.Rule, v, at, where))
 				listWindow(&b, v.Window, at, where)
 			}
 		}
@@ -190,6 +191,9 @@ func violationSummary(res *Result) string {
 }
 
 func maxInWindow(r checker.RuleReport) string {
+	if r.Rule.Kind == rule.Bucket {
+		return "-" // a bucket has no window
+	}
 	if r.MaxSaturated {
 		return fmt.Sprintf("≥%d", r.MaxInWindow)
 	}
@@ -203,12 +207,29 @@ func countText(v checker.Violation) string {
 	return fmt.Sprint(v.Count)
 }
 
-func firstViolation(v *checker.Violation, at func(int64) string, where func(int64) string) string {
+func firstViolation(r rule.Rule, v *checker.Violation, at func(int64) string, where func(int64) string) string {
 	if v == nil {
 		return "-"
 	}
-	return fmt.Sprintf("%s at %s: %s sends in the window from %s (%s)",
-		where(v.Send.Ref), at(v.Send.At), countText(*v), where(v.WindowStart.Ref), at(v.WindowStart.At))
+	return fmt.Sprintf("%s at %s: %s", where(v.Send.Ref), at(v.Send.At), windowText(r, *v, at, where))
+}
+
+// windowText says what a violation overfilled: the sliding window from its
+// earliest send, the fixed or first-call window with its bounds, or the
+// bucket with its level.
+func windowText(r rule.Rule, v checker.Violation, at func(int64) string, where func(int64) string) string {
+	from := fmt.Sprintf("from %s (%s)", where(v.WindowStart.Ref), at(v.WindowStart.At))
+	units := ""
+	if r.Unit != "" {
+		units = fmt.Sprintf(" holding %d %s", v.Units, r.Unit)
+	}
+	switch {
+	case r.Kind == rule.Bucket:
+		return fmt.Sprintf("the bucket held %s; %s sends since it was full, %s", v.Level, countText(v), from)
+	case v.Span != nil:
+		return fmt.Sprintf("%s sends%s in the %s window [%s, %s), %s", countText(v), units, r.Kind, at(v.Span.From), at(v.Span.To), from)
+	}
+	return fmt.Sprintf("%s sends%s in the window %s", countText(v), units, from)
 }
 
 // JSON view of a check (docs/json.md). Times are integer nanoseconds;
@@ -256,6 +277,9 @@ type keyJSON struct {
 
 type ruleCheckJSON struct {
 	Rule           string          `json:"rule"`
+	Kind           string          `json:"kind,omitempty"` // absent for sliding rules
+	Unit           string          `json:"unit,omitempty"` // absent for call rules
+	Burst          int             `json:"burst,omitempty"`
 	Limit          int             `json:"limit"`
 	Window         string          `json:"window"`
 	WindowNs       int64           `json:"window_ns"`
@@ -282,6 +306,16 @@ type violationJSON struct {
 	Count          int64       `json:"count"`
 	CountSaturated bool        `json:"count_is_lower_bound,omitempty"`
 	Window         []placeJSON `json:"window,omitempty"`
+	Cost           int64       `json:"cost,omitempty"`
+	Units          int64       `json:"units,omitempty"`
+	Span           *spanJSON   `json:"fixed_window,omitempty"`
+	Level          string      `json:"bucket_level,omitempty"`
+}
+
+// spanJSON is a fixed or first-call window [from, to).
+type spanJSON struct {
+	FromNs int64 `json:"from_ns"`
+	ToNs   int64 `json:"to_ns"`
 }
 
 type inFlightJSON struct {
@@ -319,7 +353,10 @@ func (j jsonView) place(s checker.Send) placeJSON {
 func (j jsonView) violation(v checker.Violation, key string) violationJSON {
 	out := violationJSON{
 		placeJSON: j.place(v.Send), Key: key, Index: v.Index, WindowStart: j.place(v.WindowStart),
-		Count: v.Count, CountSaturated: v.CountSaturated,
+		Count: v.Count, CountSaturated: v.CountSaturated, Cost: v.Cost, Units: v.Units, Level: v.Level,
+	}
+	if v.Span != nil {
+		out.Span = &spanJSON{FromNs: v.Span.From, ToNs: v.Span.To}
 	}
 	for _, s := range v.Window {
 		out.Window = append(out.Window, j.place(s))
@@ -330,7 +367,7 @@ func (j jsonView) violation(v checker.Violation, key string) violationJSON {
 func (j jsonView) rule(r checker.RuleReport, key string) ruleCheckJSON {
 	start := j.place(r.MaxWindowStart)
 	out := ruleCheckJSON{
-		Rule: r.Rule.String(), Limit: r.Rule.Limit,
+		Rule: r.Rule.String(), Kind: kindJSON(r.Rule), Unit: r.Rule.Unit, Burst: r.Rule.Burst, Limit: r.Rule.Limit,
 		Window: r.Rule.Window.String(), WindowNs: int64(r.Rule.Window),
 		Violations: r.Violations, MaxInWindow: r.MaxInWindow, MaxSaturated: r.MaxSaturated,
 		MaxWindowStart: &start,
@@ -343,6 +380,14 @@ func (j jsonView) rule(r checker.RuleReport, key string) ruleCheckJSON {
 		out.Listed = append(out.Listed, j.violation(v, key))
 	}
 	return out
+}
+
+// kindJSON names a rule's kind, or nothing for the default, sliding.
+func kindJSON(r rule.Rule) string {
+	if r.Kind == rule.Sliding {
+		return ""
+	}
+	return r.Kind.String()
 }
 
 func (j jsonView) inFlight(f *checker.InFlightReport) *inFlightJSON {
@@ -395,7 +440,7 @@ func (j jsonView) doc() checkJSON {
 	// Per key: the top-level rules are totals over every key.
 	out.KeysInTotal = len(res.Groups)
 	for i, t := range res.Totals {
-		tot := ruleCheckJSON{Rule: t.Rule.String(), Limit: t.Rule.Limit, Window: t.Rule.Window.String(),
+		tot := ruleCheckJSON{Rule: t.Rule.String(), Kind: kindJSON(t.Rule), Unit: t.Rule.Unit, Burst: t.Rule.Burst, Limit: t.Rule.Limit, Window: t.Rule.Window.String(),
 			WindowNs: int64(t.Rule.Window), Violations: t.Violations}
 		groups := t.Groups
 		tot.KeysViolating = &groups

@@ -42,6 +42,8 @@ func ciCases(res *Result) []ciCase {
 			if r.MaxInWindow > 0 {
 				c.Detail = fmt.Sprintf("%s: %s; at most %s sends in one %s window, the first such window from %s (%s)",
 					r.Rule, ciCount(r.Violations, "violation"), most, rule.FormatWindow(r.Rule.Window), ciPlace(res, r.MaxWindowStart.Ref), at(r.MaxWindowStart.At))
+			} else if r.Rule.Kind == rule.Bucket && g.Report.Sends > 0 {
+				c.Detail = fmt.Sprintf("%s: %s", r.Rule, ciCount(r.Violations, "violation")) // a bucket has no window
 			}
 			if v := r.First; v != nil {
 				c.First = &v.Send
@@ -52,6 +54,11 @@ func ciCases(res *Result) []ciCase {
 				c.Summary = fmt.Sprintf("%s of %s%s; the first at %s (%s): %s sends in the window from %s (%s)",
 					ciCount(r.Violations, "violation"), r.Rule, ciForKey(res, g.Key), ciPlace(res, v.Send.Ref), at(v.Send.At),
 					count, ciPlace(res, v.WindowStart.Ref), at(v.WindowStart.At))
+				if r.Rule.Kind != rule.Sliding {
+					c.Summary = fmt.Sprintf("%s of %s%s; the first at %s (%s): %s",
+						ciCount(r.Violations, "violation"), r.Rule, ciForKey(res, g.Key), ciPlace(res, v.Send.Ref), at(v.Send.At),
+						windowText(r.Rule, *v, at, func(ref int64) string { return ciPlace(res, ref) }))
+				}
 			}
 			cases = append(cases, c)
 		}

@@ -7,18 +7,92 @@ import (
 	"time"
 )
 
-// Rule is the contract "at most Limit sends in any window of length Window",
-// with the bookkeeping a limiter should keep for it.
+// Rule is the contract "at most Limit sends (or Limit units of cost) in any
+// window of length Window", with the bookkeeping a limiter should keep for
+// it. docs/semantics.md states exactly how each kind is judged.
 //
 // Buckets chooses that bookkeeping and never changes the contract: the
-// checker judges Limit and Window alone. Zero leaves the choice to the
+// checker judges the other fields alone. Zero leaves the choice to the
 // default policy (see Keeping), Exact asks for the exact sliding log, and
 // k > 0 for a window counted in k buckets. Compare contracts with
 // Contract, not with ==, when the bookkeeping does not matter.
+//
+// The zero values of Unit, Kind, Offset, Zone and Burst give the sliding
+// call rule: cost 1 per send, every window [t, t+Window).
 type Rule struct {
 	Limit   int
 	Window  time.Duration
 	Buckets int
+	// Unit names the cost the rule meters ("tokens"); "" counts calls, a
+	// cost of 1 per send.
+	Unit string
+	Kind Kind
+	// Offset shifts a Fixed rule's windows from the epoch: they are
+	// [k*Window+Offset, (k+1)*Window+Offset), 0 <= Offset < Window.
+	Offset time.Duration
+	// Zone, for a Fixed rule of one day, names the IANA time zone whose
+	// local days are the windows (23, 24 or 25 hours long); Offset is 0.
+	Zone string
+	// Burst is a Bucket rule's capacity.
+	Burst int
+}
+
+// Kind says how a rule's windows are laid out.
+type Kind uint8
+
+const (
+	// Sliding windows start at every instant: the default, and the
+	// strictest common reading.
+	Sliding Kind = iota
+	// Fixed windows tile time from the epoch (or local midnight).
+	Fixed
+	// Bucket is a token bucket of capacity Burst refilled at Limit units
+	// per Window (GCRA with the same parameters is the same rule).
+	Bucket
+	// FirstCall windows open at the first send after the previous one
+	// closed.
+	FirstCall
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Sliding:
+		return "sliding"
+	case Fixed:
+		return "fixed"
+	case Bucket:
+		return "bucket"
+	case FirstCall:
+		return "first-call"
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// SlidingCalls reports whether r is a sliding call rule, the rule every
+// part of rlcheck judges and enforces.
+func (r Rule) SlidingCalls() bool { return r.Kind == Sliding && r.Unit == "" }
+
+// RequireCalls returns an error naming the first cost rule, for the parts
+// of rlcheck (what) that read no costs yet.
+func RequireCalls(rules []Rule, what string) error {
+	for _, r := range rules {
+		if r.Unit != "" {
+			return fmt.Errorf("rule %s: %s supports call rules only so far (it reads no costs)", r, what)
+		}
+	}
+	return nil
+}
+
+// RequireSlidingCalls returns an error naming the first rule that is not a
+// sliding call rule, for the parts of rlcheck (what) that enforce or judge
+// only those so far.
+func RequireSlidingCalls(rules []Rule, what string) error {
+	for _, r := range rules {
+		if !r.SlidingCalls() {
+			return fmt.Errorf("rule %s: %s supports sliding call rules only so far", r, what)
+		}
+	}
+	return nil
 }
 
 // Exact is the Buckets value of a rule kept as an exact sliding log.
@@ -29,22 +103,59 @@ const Exact = -1
 const MaxBuckets = 1 << 16
 
 // String formats the rule compactly, for example "5/1s", "500/1m" or
-// "10000/24h", followed by ":exact" or ":bK" when the rule names its
-// bookkeeping ("10000/24h:b96"). Parse reads it back.
+// "10000/24h", with its unit ("90000 tokens/1m"), its bookkeeping when it
+// names one (":exact", ":bK") and its kind when not sliding ("5000/1h
+// fixed", "10/1s burst 20"). Parse reads it back.
 func (r Rule) String() string {
-	s := strconv.Itoa(r.Limit) + "/" + FormatWindow(r.Window)
+	s := strconv.Itoa(r.Limit)
+	if r.Unit != "" {
+		s += " " + r.Unit
+	}
+	s += "/" + FormatWindow(r.Window)
 	switch {
 	case r.Buckets == Exact:
 		s += ":exact"
 	case r.Buckets > 0:
 		s += ":b" + strconv.Itoa(r.Buckets)
 	}
+	switch r.Kind {
+	case Sliding:
+	case Fixed:
+		s += " fixed"
+		if r.Zone != "" {
+			s += " at 00:00 " + r.Zone
+		} else if r.Offset != 0 {
+			s += " at " + formatOffset(r.Offset)
+		}
+	case Bucket:
+		s += " burst " + strconv.Itoa(r.Burst)
+	default:
+		s += " " + r.Kind.String()
+	}
+	return s
+}
+
+// formatOffset writes an offset as a clock time when it is whole seconds
+// within a day ("00:30", "06:00:15"), else as a duration.
+func formatOffset(o time.Duration) string {
+	if o <= 0 || o >= 24*time.Hour || o%time.Second != 0 {
+		return FormatWindow(o)
+	}
+	sec := int64(o / time.Second)
+	s := fmt.Sprintf("%02d:%02d", sec/3600, sec/60%60)
+	if sec%60 != 0 {
+		s += fmt.Sprintf(":%02d", sec%60)
+	}
 	return s
 }
 
 // Contract returns the rule without its bookkeeping choice: the part the
-// checker judges, and the one to compare or use as a map key.
-func (r Rule) Contract() Rule { return Rule{Limit: r.Limit, Window: r.Window} }
+// checker judges (limit, unit, window and kind), and the one to compare or
+// use as a map key.
+func (r Rule) Contract() Rule {
+	r.Buckets = 0
+	return r
+}
 
 // FormatWindow is time.Duration's String without the trailing zero units
 // ("1m" rather than "1m0s", "24h" rather than "24h0m0s").
@@ -67,42 +178,78 @@ var friendly = map[string]time.Duration{
 	"d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
 }
 
-// Parse reads a rule written "LIMIT/WINDOW", optionally followed by its
-// bookkeeping: ":exact" for the exact sliding log, ":bK" for K buckets
-// ("10000/day:b96"). WINDOW is any Go duration ("1s", "1m30s", "24h"), a
-// unit word alone ("s", "sec", "second", "min", "minute", "h", "hour", "d",
-// "day", meaning one of that unit), or a whole number followed by a unit
-// word ("3d", "10min").
+// Parse reads a rule written "LIMIT[ UNIT]/WINDOW[:KEEPING][ KIND]".
+//
+// UNIT names a cost ("90000 tokens/1m"); none counts calls. WINDOW is any
+// Go duration ("1s", "1m30s", "24h"), a unit word alone ("s", "sec",
+// "second", "min", "minute", "h", "hour", "d", "day", meaning one of that
+// unit), or a whole number followed by a unit word ("3d", "10min").
+// KEEPING, for sliding rules, is the bookkeeping: ":exact" for the exact
+// sliding log, ":bK" for K buckets ("10000/day:b96"). KIND is "sliding"
+// (the default), "fixed", "fixed at HH:MM", "fixed at 00:00 ZONE" (daily
+// rules), "burst B" or "first-call".
 func Parse(s string) (Rule, error) {
 	s = strings.TrimSpace(s)
-	text, keeping, hasKeeping := strings.Cut(s, ":")
-	buckets := 0
-	if hasKeeping {
-		b, err := ParseKeeping(strings.TrimSpace(keeping))
-		if err != nil {
-			return Rule{}, fmt.Errorf("rule %q: %v", s, err)
-		}
-		buckets = b
-	}
-	limitText, windowText, ok := strings.Cut(text, "/")
+	limitText, rest, ok := strings.Cut(s, "/")
 	if !ok {
 		return Rule{}, fmt.Errorf("rule %q: want LIMIT/WINDOW, for example 5/1s or 10/min", s)
 	}
-	limit, err := strconv.Atoi(strings.TrimSpace(limitText))
-	if err != nil {
-		return Rule{}, fmt.Errorf("rule %q: limit %q is not a whole number", s, limitText)
-	}
-	if limit <= 0 {
-		return Rule{}, fmt.Errorf("rule %q: limit must be positive", s)
-	}
-	window, err := ParseWindow(strings.TrimSpace(windowText))
+	r, err := parseLimit(limitText)
 	if err != nil {
 		return Rule{}, fmt.Errorf("rule %q: %v", s, err)
 	}
-	if int64(buckets) > int64(window) {
-		return Rule{}, fmt.Errorf("rule %q: %d buckets are more than the window's %d ns", s, buckets, int64(window))
+	words := strings.Fields(rest)
+	k := 0
+	for k < len(words) && !kindWord[words[k]] {
+		k++
 	}
-	return Rule{Limit: limit, Window: window, Buckets: buckets}, nil
+	text, keeping, hasKeeping := strings.Cut(strings.Join(words[:k], " "), ":")
+	if hasKeeping {
+		if r.Buckets, err = ParseKeeping(strings.TrimSpace(keeping)); err != nil {
+			return Rule{}, fmt.Errorf("rule %q: %v", s, err)
+		}
+	}
+	if r.Window, err = ParseWindow(strings.TrimSpace(text)); err != nil {
+		if strings.ContainsAny(strings.TrimSpace(text), " \t") {
+			err = fmt.Errorf("%v; %s", err, Forms)
+		}
+		return Rule{}, fmt.Errorf("rule %q: %v", s, err)
+	}
+	if int64(r.Buckets) > int64(r.Window) {
+		return Rule{}, fmt.Errorf("rule %q: %d buckets are more than the window's %d ns", s, r.Buckets, int64(r.Window))
+	}
+	if err := r.parseKind(words[k:]); err != nil {
+		return Rule{}, fmt.Errorf("rule %q: %v", s, err)
+	}
+	if err := r.Validate(); err != nil {
+		return Rule{}, fmt.Errorf("rule %q: %v", s, err)
+	}
+	return r, nil
+}
+
+// parseLimit reads "LIMIT" or "LIMIT UNIT".
+func parseLimit(s string) (Rule, error) {
+	f := strings.Fields(s)
+	if len(f) == 0 || len(f) > 2 {
+		return Rule{}, fmt.Errorf("limit %q is not a whole number, or a whole number and a unit (90000 tokens)", strings.TrimSpace(s))
+	}
+	limit, err := strconv.Atoi(f[0])
+	if err != nil {
+		return Rule{}, fmt.Errorf("limit %q is not a whole number", s)
+	}
+	if limit <= 0 {
+		return Rule{}, fmt.Errorf("limit must be positive")
+	}
+	r := Rule{Limit: limit}
+	if len(f) == 2 {
+		r.Unit = f[1]
+		if callWord[r.Unit] {
+			r.Unit = ""
+		} else if !validUnit(r.Unit) {
+			return Rule{}, fmt.Errorf("unit %q: want a lower-case word of letters, digits and _ (tokens, input_tokens)", f[1])
+		}
+	}
+	return r, nil
 }
 
 // ParseKeeping reads the bookkeeping part of a rule, after the colon:

@@ -105,7 +105,9 @@ func TestBoundaryWithin(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"5/1s", "10/min", "10000/day", "3/1m30s", "7/2d", "0/1s", "5/-1h", "9223372036854775807/1ns", "5/106751d", "10000/24h:b96", "500/min:exact", "3/3ns:b3", "3/2ns:b3", "5/1s:b65536"} {
+	for _, s := range []string{"5/1s", "10/min", "10000/day", "3/1m30s", "7/2d", "0/1s", "5/-1h", "9223372036854775807/1ns", "5/106751d", "10000/24h:b96", "500/min:exact", "3/3ns:b3", "3/2ns:b3", "5/1s:b65536",
+		"90000 tokens/1m", "5000/1h fixed", "10000/1d fixed at 00:00 America/New_York", "10/1s burst 20", "100/1m first-call",
+		"500 tokens/1m fixed", "10000000 tokens/1d:b96", "5/1h fixed at 00:30", "5/1s fixed at 1.5ms", "3 calls/1s sliding"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -115,8 +117,111 @@ func FuzzParse(f *testing.F) {
 		}
 		require.Positive(t, r.Limit, "Parse(%q) = %v: non-positive limit accepted", s, r)
 		require.Positive(t, r.Window, "Parse(%q) = %v: non-positive window accepted", s, r)
+		require.NoError(t, r.Validate(), "Parse(%q) = %v", s, r)
 		back, err := Parse(r.String())
 		require.NoError(t, err, "Parse(%q).String() = %q does not read back", s, r.String())
 		require.Equal(t, r, back, "Parse(%q).String() = %q does not read back", s, r.String())
 	})
+}
+
+func TestParseUnitsAndKinds(t *testing.T) {
+	day := 24 * time.Hour
+	tests := []struct {
+		in   string
+		want Rule
+		text string // String(), when it differs from in
+	}{
+		{"90000 tokens/1m", Rule{Limit: 90000, Unit: "tokens", Window: time.Minute}, ""},
+		{"500 input_tokens/1m fixed", Rule{Limit: 500, Unit: "input_tokens", Window: time.Minute, Kind: Fixed}, "500 input_tokens/1m fixed"},
+		{"5000/1h fixed", Rule{Limit: 5000, Window: time.Hour, Kind: Fixed}, ""},
+		{"5000/1h fixed at 00:30", Rule{Limit: 5000, Window: time.Hour, Kind: Fixed, Offset: 30 * time.Minute}, ""},
+		{"5000/1h fixed at 30m", Rule{Limit: 5000, Window: time.Hour, Kind: Fixed, Offset: 30 * time.Minute}, "5000/1h fixed at 00:30"},
+		{"5/1s fixed at 250ms", Rule{Limit: 5, Window: time.Second, Kind: Fixed, Offset: 250 * time.Millisecond}, ""},
+		{"5/1m fixed at 00:00:15", Rule{Limit: 5, Window: time.Minute, Kind: Fixed, Offset: 15 * time.Second}, ""},
+		{"10000/1d fixed at 00:00 America/New_York", Rule{Limit: 10000, Window: day, Kind: Fixed, Zone: "America/New_York"}, "10000/24h fixed at 00:00 America/New_York"},
+		{"10000/day fixed at 00:00", Rule{Limit: 10000, Window: day, Kind: Fixed}, "10000/24h fixed"},
+		{"10/1s burst 20", Rule{Limit: 10, Window: time.Second, Kind: Bucket, Burst: 20}, ""},
+		{"2 points/1s burst 4", Rule{Limit: 2, Unit: "points", Window: time.Second, Kind: Bucket, Burst: 4}, ""},
+		{"100/1m first-call", Rule{Limit: 100, Window: time.Minute, Kind: FirstCall}, ""},
+		{"100/1m sliding", Rule{Limit: 100, Window: time.Minute}, "100/1m"},
+		{"5 calls/1s", Rule{Limit: 5, Window: time.Second}, "5/1s"},
+		{"10000000 tokens/1d:b96", Rule{Limit: 10000000, Unit: "tokens", Window: day, Buckets: 96}, "10000000 tokens/24h:b96"},
+		{"7/2 days fixed", Rule{Limit: 7, Window: 2 * day, Kind: Fixed}, "7/48h fixed"},
+	}
+	for _, tt := range tests {
+		got, err := Parse(tt.in)
+		if !assert.NoError(t, err, "Parse(%q)", tt.in) {
+			continue
+		}
+		assert.Equal(t, tt.want, got, "Parse(%q)", tt.in)
+		text := tt.text
+		if text == "" {
+			text = tt.in
+		}
+		assert.Equal(t, text, got.String(), "Parse(%q).String()", tt.in)
+		back, err := Parse(got.String())
+		require.NoError(t, err)
+		assert.Equal(t, got, back)
+	}
+}
+
+func TestParseKindErrors(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"5/1s fixd", Forms},
+		{"5/1s bucket", Forms},
+		{"5/1s fixed sliding", Forms},
+		{"5/1s burst", Forms},
+		{"5/1s burst 0", "burst"},
+		{"5/1s burst -1", "burst"},
+		{"5/1s burst 2.5", "burst"},
+		{"5/1s first-call 3", Forms},
+		{"5/1h fixed at 01:00", "shorter than the window"},
+		{"5/1h fixed at 25:00", "clock time"},
+		{"5/1h fixed at 0:30", "clock time"},
+		{"5/1h fixed at 00:00 America/New_York", "daily window"},
+		{"5/1d fixed at 00:00 Mars/Olympus", "not an IANA zone"},
+		{"5/1d fixed at 00:00 Local", "IANA zone"},
+		{"5/1d fixed at 06:00 Europe/Paris", "start at 00:00"},
+		{"5/1d fixed at 00:00 Europe/Paris extra", Forms},
+		{"5/1s:b4 fixed", "sliding rules only"},
+		{"5 Tokens/1s", "unit"},
+		{"5 tokens extra/1s", "limit"},
+		{"5 fixed/1s", "unit"},
+		{"5/1s per key", Forms},
+	}
+	for _, tt := range tests {
+		r, err := Parse(tt.in)
+		if assert.Error(t, err, "Parse(%q) = %v, want an error", tt.in, r) {
+			assert.Contains(t, err.Error(), tt.want, "Parse(%q)", tt.in)
+			assert.Contains(t, err.Error(), tt.in, "the error names the rule")
+		}
+	}
+}
+
+func TestContractKeepsUnitAndKind(t *testing.T) {
+	calls, tokens := MustParse(t, "5/1s:b4"), MustParse(t, "5 tokens/1s")
+	fixed, bucket := MustParse(t, "5/1s fixed"), MustParse(t, "5/1s burst 5")
+	assert.Equal(t, "5/1s", calls.Contract().String())
+	seen := map[Rule]bool{}
+	for _, r := range []Rule{calls, tokens, fixed, bucket} {
+		assert.False(t, seen[r.Contract()], "%v shares a contract with another rule", r)
+		seen[r.Contract()] = true
+	}
+}
+
+func TestRequireSlidingCalls(t *testing.T) {
+	rules, err := ParseList("5/1s, 12/3s:b4")
+	require.NoError(t, err)
+	assert.NoError(t, RequireSlidingCalls(rules, "simulate"))
+	for _, s := range []string{"5000/1h fixed", "90000 tokens/1m", "10/1s burst 20", "100/1m first-call"} {
+		err := RequireSlidingCalls(append(rules, MustParse(t, s)), "simulate")
+		assert.EqualError(t, err, "rule "+s+": simulate supports sliding call rules only so far")
+	}
+}
+
+func MustParse(t *testing.T, s string) Rule {
+	t.Helper()
+	r, err := Parse(s)
+	require.NoError(t, err)
+	return r
 }

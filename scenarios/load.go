@@ -175,6 +175,9 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 		if err != nil || n.Kind != yaml.ScalarNode {
 			return nil, c.errf(n, "rules: %v", errOr(err, "want a rule such as 5/1s"))
 		}
+		if err := rule.RequireSlidingCalls([]rule.Rule{r}, "a scenario (simulate, run)"); err != nil {
+			return nil, c.errf(n, "rules: %v", err)
+		}
 		sc.Rules = append(sc.Rules, r)
 	}
 	if f.Boundary.Kind != 0 {

@@ -35,8 +35,18 @@ type SlidingLog struct {
 	n      int
 }
 
+// mustSlidingCalls panics on a rule the limiters cannot enforce yet (a
+// cost rule, a kind other than sliding): enforcing it as a sliding call
+// rule would be silently wrong. The commands refuse such rules first.
+func mustSlidingCalls(r rule.Rule) {
+	if err := rule.RequireSlidingCalls([]rule.Rule{r}, "this limiter"); err != nil {
+		panic("strategies: " + err.Error())
+	}
+}
+
 // NewSlidingLog returns an empty log for r.
 func NewSlidingLog(r rule.Rule) *SlidingLog {
+	mustSlidingCalls(r)
 	return &SlidingLog{window: int64(r.Window), limit: r.Limit}
 }
 

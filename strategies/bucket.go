@@ -38,6 +38,7 @@ type BucketWindow struct {
 // more buckets than the window has nanoseconds are cut to one per
 // nanosecond).
 func NewBucketWindow(r rule.Rule, k int) *BucketWindow {
+	mustSlidingCalls(r)
 	k = max(min(k, int(min(int64(r.Window), int64(rule.MaxBuckets)))), 1)
 	g := int64(r.BucketWidth(k))
 	span := (int64(r.Window)+g-1)/g + 1 // buckets one window can touch

@@ -23,6 +23,7 @@ type WindowCounter struct {
 
 // NewWindowCounter returns an empty counter for r.
 func NewWindowCounter(r rule.Rule) *WindowCounter {
+	mustSlidingCalls(r)
 	return &WindowCounter{limit: int64(r.Limit), window: int64(r.Window)}
 }
 

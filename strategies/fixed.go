@@ -20,6 +20,7 @@ type FixedWindow struct {
 
 // NewFixedWindow returns an empty counter for r.
 func NewFixedWindow(r rule.Rule) *FixedWindow {
+	mustSlidingCalls(r)
 	return &FixedWindow{limit: int64(r.Limit), window: int64(r.Window), start: -1 << 63}
 }
 

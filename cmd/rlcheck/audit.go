@@ -81,6 +81,9 @@ func (o *auditOptions) complete() error {
 	if err != nil {
 		return err
 	}
+	if err := rule.RequireSlidingCalls(rules, "audit"); err != nil {
+		return err
+	}
 	if err := cli.OneOf("--format", o.format, "text", "json"); err != nil {
 		return err
 	}

@@ -96,6 +96,9 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 		return err
 	}
 	rules, b, contractCap := c.Rules, c.Boundary, c.MaxInFlight
+	if err := cli.KindsSupported(rules, o.plot+o.html+o.metrics+o.from+o.to != ""); err != nil {
+		return err
+	}
 	if o.format == "" {
 		o.format = "text"
 		if os.Getenv("GITHUB_ACTIONS") == "true" {

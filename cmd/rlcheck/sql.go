@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sqlcheck"
 )
 
@@ -26,6 +27,9 @@ func newSQLCmd(s streams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := rules.Load()
 			if err != nil {
+				return usageError{err}
+			}
+			if err := rule.RequireSlidingCalls(c.Rules, "sql"); err != nil {
 				return usageError{err}
 			}
 			spec.Rules, spec.Boundary = c.Rules, c.Boundary

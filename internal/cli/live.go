@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 	"github.com/rlcheck/rlcheck/serve"
 	"github.com/rlcheck/rlcheck/simulate"
@@ -45,6 +46,9 @@ func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
 	cfg := f.cfg
 	c, err := f.Rules.Load()
 	if err != nil {
+		return cfg, err
+	}
+	if err := rule.RequireSlidingCalls(c.Rules, "serve"); err != nil {
 		return cfg, err
 	}
 	cfg.Rules, cfg.Boundary, cfg.Report.Format = c.Rules, c.Boundary, f.format
@@ -103,6 +107,9 @@ func (f *WatchFlags) Config(paths []string) (watch.Config, error) {
 	}
 	if len(c.Rules) == 0 {
 		return cfg, errors.New("watch checks rates: give at least one rule")
+	}
+	if err := rule.RequireSlidingCalls(c.Rules, "watch"); err != nil {
+		return cfg, err
 	}
 	if f.format != "text" && f.format != "json" {
 		return cfg, fmt.Errorf("--format %q: want text or json", f.format)

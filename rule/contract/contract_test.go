@@ -43,6 +43,8 @@ func TestParse(t *testing.T) {
 		{"flow list", "rules: [5/1s, 12/3s]\n", Contract{Rules: []rule.Rule{r("5/1s"), r("12/3s")}}},
 		{"one string", "rules: 10/s, 500/min\n", Contract{Rules: []rule.Rule{r("10/s"), r("500/min")}}},
 		{"bookkeeping", "rules: [10/s:exact, 10000/day:b96]\n", Contract{Rules: []rule.Rule{r("10/s:exact"), r("10000/day:b96")}}},
+		{"costs and kinds", "rules:\n  - 90000 tokens/1m\n  - 90000/1m\n  - 5000/1h fixed\n  - 10000/1d fixed at 00:00 America/New_York\n  - 10/1s burst 20\n  - 100/1m first-call\n",
+			Contract{Rules: []rule.Rule{r("90000 tokens/1m"), r("90000/1m"), r("5000/1h fixed"), r("10000/1d fixed at 00:00 America/New_York"), r("10/1s burst 20"), r("100/1m first-call")}}},
 		{"cap alone", "max_in_flight: 8\n", Contract{MaxInFlight: 8}},
 		{"closed", "rules: [5/1s]\nboundary: closed\n", Contract{Rules: []rule.Rule{r("5/1s")}, Boundary: rule.Closed}},
 		{"null fields are unset", "name:\nrules: [5/1s]\nmax_in_flight: ~\nboundary: null\n", Contract{Rules: []rule.Rule{r("5/1s")}}},

@@ -17,6 +17,8 @@ func FuzzParse(f *testing.F) {
 		"", "rules: [5/1s, 12/3s]\n", "max_in_flight: 4\n", "rules: 10/s,500/min\nboundary: closed\n",
 		"name: 'x'\nrules: [1/1ns]\n", "rules: [5/1s]\nfoo: 1\n", "{rules: [2/1d], max_in_flight: 0x10}",
 		"rules: [5/1s]\n---\n", "name: &a x\nrules: [*a]\n", "rules: [9223372036854775807/1s]\n",
+		"rules: [90000 tokens/1m, 5000/1h fixed, 10000/1d fixed at 00:00 America/New_York, 10/1s burst 20, 100/1m first-call]\n",
+		"rules:\n  - 10000000 tokens/1d:b96\n  - 5/1h fixed at 00:30\n",
 	} {
 		f.Add(s)
 	}

@@ -1,0 +1,568 @@
+package checker
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// The rules the fast path does not take, cost rules and the kinds other
+// than sliding, are judged here one send at a time, each by a judge that
+// keeps its rule's state exactly as docs/semantics.md states it: simple
+// rather than fast, since these rules are rare and their logs short.
+
+// CostError is a send the checker cannot take: its costs are missing or
+// negative, or a window's sum would overflow int64.
+type CostError struct {
+	Send Send
+	Msg  string
+}
+
+func (e *CostError) Error() string {
+	return fmt.Sprintf("checker: send at %d ns: %s", e.Send.At, e.Msg)
+}
+
+// Span is a window [From, To) of a fixed or first-call rule, clamped to
+// the int64 range.
+type Span struct {
+	From int64 `json:"from_ns"`
+	To   int64 `json:"to_ns"`
+}
+
+// judge keeps the state of one slow rule.
+type judge interface {
+	// take decides send s of cost c: whether it broke the rule, given the
+	// rule's limit. The sum of a window's costs must stay within int64.
+	take(s Send, c int64) (broke bool, err error)
+	// window describes, after take, the window the send was judged in:
+	// its earliest send, how many sends and units it holds (ok false when
+	// the rule has no window, as a bucket).
+	window() (start Send, count, units int64, ok bool)
+	// detail adds the kind's own facts to a violation by the last send
+	// taken, and its window's sends when list is set.
+	detail(v *Violation, list bool)
+	// idle reports whether a send at now would find the rule as a new
+	// judge does; free then drops what the judge keeps.
+	idle(now int64) bool
+	free()
+}
+
+// slowRule is one slow rule with its judge.
+type slowRule struct {
+	idx  int // in Config.Rules
+	unit int // in the cost vector; -1 for a call rule (cost 1)
+	rep  *RuleReport
+	j    judge
+}
+
+// newJudge returns the judge for r, which passed rule.Validate.
+func newJudge(r rule.Rule, b rule.Boundary) (judge, error) {
+	limit, w := int64(r.Limit), int64(r.Window)
+	switch r.Kind {
+	case rule.Sliding:
+		uw := uint64(w)
+		if b == rule.Closed {
+			uw++
+		}
+		return &slidingJudge{limit: limit, w: uw}, nil
+	case rule.Fixed:
+		loc, err := r.Location()
+		if err != nil {
+			return nil, err
+		}
+		return &fixedJudge{limit: limit, w: w, o: int64(r.Offset), loc: loc}, nil
+	case rule.Bucket:
+		return &bucketJudge{w: uint64(w), rate: uint64(r.Limit), full: mul64(uint64(r.Burst), uint64(w))}, nil
+	case rule.FirstCall:
+		return &firstCallJudge{limit: limit, w: w}, nil
+	}
+	return nil, fmt.Errorf("unknown kind %v", r.Kind)
+}
+
+// exceeds reports whether a send of cost c breaks a window already holding
+// sum, without overflow: c > limit-sum, with limit > 0 and sum, c >= 0.
+func exceeds(c, sum, limit int64) bool { return c > limit-sum }
+
+// addCost adds c to a window's sum, refusing to overflow.
+func addCost(sum, c int64) (int64, error) {
+	if sum > math.MaxInt64-c {
+		return sum, fmt.Errorf("a window's costs pass %d", int64(math.MaxInt64))
+	}
+	return sum + c, nil
+}
+
+// costed is a send with its cost, as a sliding judge keeps it.
+type costed struct {
+	s Send
+	c int64
+}
+
+// slidingJudge keeps the sends in (t-W, t] with the sum of their costs.
+type slidingJudge struct {
+	limit int64
+	w     uint64 // send j is in the window of send i when t[i]-t[j] < w
+	q     []costed
+	head  int
+	sum   int64
+}
+
+func (j *slidingJudge) take(s Send, c int64) (bool, error) {
+	for j.head < len(j.q) && uint64(s.At-j.q[j.head].s.At) >= j.w {
+		j.sum -= j.q[j.head].c
+		j.head++
+	}
+	if j.head > 64 && j.head > len(j.q)/2 {
+		j.q = j.q[:copy(j.q, j.q[j.head:])]
+		j.head = 0
+	}
+	broke := exceeds(c, j.sum, j.limit)
+	sum, err := addCost(j.sum, c)
+	if err != nil {
+		return false, err
+	}
+	j.sum = sum
+	j.q = append(j.q, costed{s, c})
+	return broke, nil
+}
+
+func (j *slidingJudge) window() (Send, int64, int64, bool) {
+	return j.q[j.head].s, int64(len(j.q) - j.head), j.sum, true
+}
+
+func (j *slidingJudge) detail(v *Violation, list bool) {
+	if list {
+		q := j.q[max(j.head, len(j.q)-maxListed):]
+		for _, e := range q {
+			v.Window = append(v.Window, e.s)
+		}
+	}
+}
+
+func (j *slidingJudge) idle(now int64) bool {
+	return j.head == len(j.q) || uint64(now-j.q[len(j.q)-1].s.At) >= j.w
+}
+
+func (j *slidingJudge) free() { *j = slidingJudge{limit: j.limit, w: j.w} }
+
+// recent keeps at least the newest maxListed sends of a window.
+type recent struct{ s []Send }
+
+func (r *recent) add(s Send) {
+	if len(r.s) >= 2*maxListed {
+		r.s = r.s[:copy(r.s, r.s[len(r.s)-maxListed+1:])]
+	}
+	r.s = append(r.s, s)
+}
+
+func (r *recent) last() []Send {
+	return append([]Send(nil), r.s[max(0, len(r.s)-maxListed):]...)
+}
+
+// span returns [at-d, at-d+w) clamped to the int64 range, for 0 <= d < w.
+func span(at, d, w int64) Span {
+	sp := Span{From: math.MinInt64, To: math.MaxInt64}
+	if at >= math.MinInt64+d {
+		sp.From = at - d
+	}
+	if rest := w - d; at <= math.MaxInt64-rest {
+		sp.To = at + rest
+	}
+	return sp
+}
+
+// windowSums is what fixed and first-call rules keep of their current
+// window.
+type windowSums struct {
+	span  Span
+	start Send
+	count int64
+	sum   int64
+	sends recent
+}
+
+func (ws *windowSums) open(sp Span, s Send) {
+	*ws = windowSums{span: sp, start: s, sends: recent{ws.sends.s[:0]}}
+}
+
+func (ws *windowSums) take(s Send, c, limit int64) (bool, error) {
+	broke := exceeds(c, ws.sum, limit)
+	sum, err := addCost(ws.sum, c)
+	if err != nil {
+		return false, err
+	}
+	ws.sum = sum
+	ws.count++
+	ws.sends.add(s)
+	return broke, nil
+}
+
+func (ws *windowSums) window() (Send, int64, int64, bool) {
+	return ws.start, ws.count, ws.sum, true
+}
+
+func (ws *windowSums) detail(v *Violation, list bool) {
+	sp := ws.span
+	v.Span = &sp
+	if list {
+		v.Window = ws.sends.last()
+	}
+}
+
+// fixedJudge keeps the sum of the current fixed window.
+type fixedJudge struct {
+	limit, w, o int64
+	loc         *time.Location // windows are this zone's days when set
+	has         bool
+	key         int64 // the current window: its index, or its local date
+	windowSums
+}
+
+// keyOf returns which window holds at: floor((at-o)/w), or the local date.
+func (j *fixedJudge) keyOf(at int64) int64 {
+	if j.loc != nil {
+		y, m, d := time.Unix(0, at).In(j.loc).Date()
+		return int64(y)*10000 + int64(m)*100 + int64(d)
+	}
+	q, r := at/j.w, at%j.w
+	if r < 0 {
+		q, r = q-1, r+j.w
+	}
+	if r < j.o {
+		q--
+	}
+	return q
+}
+
+// spanOf returns the window that holds at.
+func (j *fixedJudge) spanOf(at int64) Span {
+	if j.loc != nil {
+		y, m, d := time.Unix(0, at).In(j.loc).Date()
+		return Span{From: dayStart(j.loc, y, m, d), To: dayStart(j.loc, y, m, d+1)}
+	}
+	r := at % j.w
+	if r < 0 {
+		r += j.w
+	}
+	d := r - j.o
+	if d < 0 {
+		d += j.w
+	}
+	return span(at, d, j.w)
+}
+
+func (j *fixedJudge) take(s Send, c int64) (bool, error) {
+	if k := j.keyOf(s.At); !j.has || k != j.key {
+		j.has, j.key = true, k
+		j.open(j.spanOf(s.At), s)
+	}
+	return j.windowSums.take(s, c, j.limit)
+}
+
+func (j *fixedJudge) idle(now int64) bool { return !j.has || j.keyOf(now) != j.key }
+
+func (j *fixedJudge) free() {
+	*j = fixedJudge{limit: j.limit, w: j.w, o: j.o, loc: j.loc}
+}
+
+// dayStart returns the first instant whose local date in loc is y-m-d or
+// later (time.Date normalizes d), clamped to the int64 range: the start of
+// that local day even when a zone's clocks skip its midnight.
+func dayStart(loc *time.Location, y int, m time.Month, d int) int64 {
+	date := time.Date(y, m, d, 12, 0, 0, 0, time.UTC)
+	want := int64(date.Year())*10000 + int64(date.Month())*100 + int64(date.Day())
+	at := func(ns int64) bool {
+		yy, mm, dd := time.Unix(0, ns).In(loc).Date()
+		return int64(yy)*10000+int64(mm)*100+int64(dd) >= want
+	}
+	guess := time.Date(date.Year(), date.Month(), date.Day(), 0, 0, 0, 0, loc)
+	lo, hi := clampNs(guess.Add(-48*time.Hour)), clampNs(guess.Add(48*time.Hour))
+	if at(lo) {
+		return lo
+	}
+	if !at(hi) {
+		return math.MaxInt64
+	}
+	for hi-lo > 1 { // at(lo) is false, at(hi) true
+		mid := lo + (hi-lo)/2
+		if at(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+var minTime, maxTime = time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
+
+func clampNs(t time.Time) int64 {
+	switch {
+	case t.Before(minTime):
+		return math.MinInt64
+	case t.After(maxTime):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
+}
+
+// firstCallJudge keeps the window opened by the first send after the
+// previous one closed.
+type firstCallJudge struct {
+	limit, w int64
+	has      bool
+	windowSums
+}
+
+func (j *firstCallJudge) take(s Send, c int64) (bool, error) {
+	if !j.has || uint64(s.At-j.span.From) >= uint64(j.w) {
+		j.has = true
+		j.open(span(s.At, 0, j.w), s)
+	}
+	return j.windowSums.take(s, c, j.limit)
+}
+
+func (j *firstCallJudge) idle(now int64) bool {
+	return !j.has || uint64(now-j.span.From) >= uint64(j.w)
+}
+
+func (j *firstCallJudge) free() { *j = firstCallJudge{limit: j.limit, w: j.w} }
+
+// bucketJudge keeps a token bucket's level multiplied by its window, so
+// that refilling Limit units per Window stays in integers: level*W grows
+// by Limit per nanosecond.
+type bucketJudge struct {
+	w, rate uint64
+	full    u128 // Burst*W
+	has     bool
+	prev    int64
+	level   u128 // level*W after the last send
+	before  u128 // level*W before the last send
+	// The sends since the bucket was last full, the last one included.
+	since recent
+	first Send
+	count int64
+}
+
+func (j *bucketJudge) refill(now int64) u128 {
+	l := j.level.add(mul64(j.rate, uint64(now-j.prev)))
+	if j.full.less(l) {
+		return j.full
+	}
+	return l
+}
+
+func (j *bucketJudge) take(s Send, c int64) (bool, error) {
+	l := j.full
+	if j.has {
+		l = j.refill(s.At)
+	}
+	j.has, j.prev, j.before = true, s.At, l
+	if l == j.full {
+		j.first, j.count, j.since.s = s, 0, j.since.s[:0]
+	}
+	j.count++
+	j.since.add(s)
+	need := mul64(uint64(c), j.w)
+	if l.less(need) {
+		j.level = l // the provider refused the send: it takes nothing
+		return true, nil
+	}
+	j.level = l.sub(need)
+	return false, nil
+}
+
+func (j *bucketJudge) window() (Send, int64, int64, bool) { return Send{}, 0, 0, false }
+
+func (j *bucketJudge) detail(v *Violation, list bool) {
+	v.WindowStart, v.Count = j.first, j.count
+	v.Level = j.before.decimal(j.w)
+	if list {
+		v.Window = j.since.last()
+	}
+}
+
+func (j *bucketJudge) idle(now int64) bool { return !j.has || j.refill(now) == j.full }
+
+func (j *bucketJudge) free() { *j = bucketJudge{w: j.w, rate: j.rate, full: j.full} }
+
+// pendingViolation is a violation held back until the send's violations
+// of every rule are known.
+type pendingViolation struct {
+	rule int
+	v    Violation
+}
+
+// UnitsOf returns the units the rules meter, in the order they first name
+// them.
+func UnitsOf(rules []rule.Rule) []string {
+	var units []string
+	for _, r := range rules {
+		if r.Unit != "" && indexOf(units, r.Unit) < 0 {
+			units = append(units, r.Unit)
+		}
+	}
+	return units
+}
+
+func indexOf(units []string, u string) int {
+	for i, x := range units {
+		if x == u {
+			return i
+		}
+	}
+	return -1
+}
+
+// addSlow adds rule i, r, to the slow rules, or records why it cannot be
+// judged.
+func (c *Checker) addSlow(i int, r rule.Rule) {
+	if c.err != nil {
+		return
+	}
+	if err := r.Validate(); err != nil {
+		c.err = fmt.Errorf("checker: rule %s: %v", r, err)
+		return
+	}
+	unit := -1
+	if r.Unit != "" {
+		if unit = indexOf(c.units, r.Unit); unit < 0 {
+			c.err = fmt.Errorf("checker: rule %s meters %s, which the units %q do not name", r, r.Unit, c.units)
+			return
+		}
+		c.costs = true
+	}
+	j, err := newJudge(r, c.boundary)
+	if err != nil {
+		c.err = fmt.Errorf("checker: rule %s: %v", r, err)
+		return
+	}
+	c.slow = append(c.slow, slowRule{idx: i, unit: unit, j: j})
+}
+
+// ObserveCost takes the next send with its costs, costs[k] in the unit
+// Config.Units[k] (a non-negative whole number); call rules count the send
+// once whatever its costs. Sends must come in time order, as for Observe.
+// After an error other than an *OrderError the checker's verdict is
+// undefined, and every later send returns the same error.
+func (c *Checker) ObserveCost(at, ref int64, costs []int64) error {
+	if costs == nil {
+		costs = []int64{}
+	}
+	if !c.slowPath {
+		if len(costs) != len(c.units) {
+			return &CostError{Send: Send{At: at, Ref: ref}, Msg: fmt.Sprintf("%d costs for the %d units %q", len(costs), len(c.units), c.units)}
+		}
+		return c.Observe(at, ref)
+	}
+	return c.observeSlow(at, ref, costs)
+}
+
+// observeSlow takes one send through the fast rules and then the slow ones;
+// costs is nil when the send came without costs.
+func (c *Checker) observeSlow(at, ref int64, costs []int64) error {
+	if c.err != nil {
+		return c.err
+	}
+	s := Send{At: at, Ref: ref}
+	if err := c.checkCosts(s, costs); err != nil {
+		return err
+	}
+	if c.sends > 0 && at < c.last.At {
+		return &OrderError{Prev: c.last, At: s}
+	}
+	if c.sends == 0 {
+		c.first = at
+	}
+	idx := c.sends
+	if len(c.runs) > 0 {
+		ats, refs := [1]int64{at}, [1]int64{ref}
+		c.observeRun(ats[:], refs[:], idx)
+	}
+	for k := range c.slow {
+		if err := c.judgeSend(&c.slow[k], s, idx, costs); err != nil {
+			c.err = &CostError{Send: s, Msg: fmt.Sprintf("rule %s: %v", c.slow[k].rep.Rule, err)}
+			return c.err
+		}
+	}
+	c.sends++
+	c.last = s
+	if len(c.pending) > 0 {
+		c.flushViolations()
+	}
+	return nil
+}
+
+func (c *Checker) checkCosts(s Send, costs []int64) error {
+	if costs == nil {
+		if c.costs {
+			return &CostError{Send: s, Msg: fmt.Sprintf("the rules meter %q: each send needs its costs (ObserveCost)", c.units)}
+		}
+		return nil
+	}
+	if len(costs) != len(c.units) {
+		return &CostError{Send: s, Msg: fmt.Sprintf("%d costs for the %d units %q", len(costs), len(c.units), c.units)}
+	}
+	for k, v := range costs {
+		if v < 0 {
+			return &CostError{Send: s, Msg: fmt.Sprintf("negative cost %d in %s", v, c.units[k])}
+		}
+	}
+	return nil
+}
+
+// judgeSend decides send idx, s, against one slow rule.
+func (c *Checker) judgeSend(sr *slowRule, s Send, idx int64, costs []int64) error {
+	cost := int64(1)
+	if sr.unit >= 0 {
+		cost = costs[sr.unit]
+	}
+	broke, err := sr.j.take(s, cost)
+	if err != nil {
+		return err
+	}
+	rep := sr.rep
+	start, count, units, ok := sr.j.window()
+	if ok && units > rep.MaxInWindow {
+		rep.MaxInWindow, rep.MaxWindowStart = units, start
+	}
+	if !broke {
+		return nil
+	}
+	rep.Violations++
+	v := Violation{Send: s, Index: idx, WindowStart: start, Count: count}
+	if sr.unit >= 0 {
+		v.Cost, v.Units = cost, units
+	}
+	list := len(rep.Listed) < c.list && s.At >= c.listFrom
+	sr.j.detail(&v, list)
+	if rep.First == nil {
+		first := v
+		first.Window = nil
+		rep.First = &first
+	}
+	if c.userViol != nil {
+		w := v
+		w.Window = nil
+		c.pending = append(c.pending, pendingViolation{sr.idx, w})
+	}
+	if list {
+		rep.Listed = append(rep.Listed, v)
+	}
+	return nil
+}
+
+// flushViolations passes one send's violations on in Rules order.
+func (c *Checker) flushViolations() {
+	p := c.pending
+	for i := 1; i < len(p); i++ { // a few entries: insertion sort keeps it stable
+		for j := i; j > 0 && p[j].rule < p[j-1].rule; j-- {
+			p[j], p[j-1] = p[j-1], p[j]
+		}
+	}
+	for _, e := range p {
+		c.userViol(e.rule, e.v)
+	}
+	c.pending = p[:0]
+}

@@ -1,0 +1,141 @@
+package rule
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	_ "time/tzdata" // a zone named in a rule reads the same on every machine
+)
+
+// Forms lists the ways a rule may be written, for error messages.
+const Forms = "a rule is LIMIT[ UNIT]/WINDOW[ KIND], for example 5/1s, 90000 tokens/1m, " +
+	"5000/1h fixed, 5000/1h fixed at 00:30, 10000/1d fixed at 00:00 America/New_York, " +
+	"10/1s burst 20, 100/1m first-call, 10000/24h:b96"
+
+// kindWord marks the words that start a rule's KIND.
+var kindWord = map[string]bool{"sliding": true, "fixed": true, "burst": true, "first-call": true}
+
+// callWord marks the units that mean calls: "5 calls/1s" is "5/1s".
+var callWord = map[string]bool{"call": true, "calls": true, "request": true, "requests": true, "send": true, "sends": true}
+
+func validUnit(u string) bool {
+	if u == "" || u[0] < 'a' || u[0] > 'z' || kindWord[u] {
+		return false
+	}
+	for _, c := range []byte(u) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// parseKind reads the KIND words of a rule into r.
+func (r *Rule) parseKind(words []string) error {
+	if len(words) == 0 {
+		return nil
+	}
+	bad := fmt.Errorf("kind %q: %s", strings.Join(words, " "), Forms)
+	switch {
+	case len(words) == 1 && words[0] == "sliding":
+		r.Kind = Sliding
+	case len(words) == 1 && words[0] == "first-call":
+		r.Kind = FirstCall
+	case words[0] == "burst" && len(words) == 2:
+		b, err := strconv.Atoi(words[1])
+		if err != nil || b <= 0 || words[1][0] == '+' {
+			return fmt.Errorf("burst %q: want a whole number above 0", words[1])
+		}
+		r.Kind, r.Burst = Bucket, b
+	case words[0] == "fixed" && len(words) == 1:
+		r.Kind = Fixed
+	case words[0] == "fixed" && (len(words) == 3 || len(words) == 4) && words[1] == "at":
+		o, err := parseOffset(words[2])
+		if err != nil {
+			return err
+		}
+		r.Kind, r.Offset = Fixed, o
+		if len(words) == 4 {
+			if o != 0 {
+				return fmt.Errorf("fixed at %s %s: windows in a time zone start at 00:00", words[2], words[3])
+			}
+			r.Zone = words[3]
+		}
+	default:
+		return bad
+	}
+	return nil
+}
+
+// parseOffset reads "HH:MM", "HH:MM:SS" or a Go duration.
+func parseOffset(s string) (time.Duration, error) {
+	if strings.Contains(s, ":") {
+		parts := strings.Split(s, ":")
+		var n [3]int
+		ok := len(parts) <= 3
+		for i := 0; ok && i < len(parts); i++ {
+			v, err := strconv.Atoi(parts[i])
+			ok = err == nil && len(parts[i]) == 2 && v >= 0 && (i == 0 && v < 24 || i > 0 && v < 60)
+			n[i] = v
+		}
+		if !ok || len(parts) < 2 {
+			return 0, fmt.Errorf("offset %q: want a clock time HH:MM or HH:MM:SS, or a duration (30m)", s)
+		}
+		return time.Duration(n[0])*time.Hour + time.Duration(n[1])*time.Minute + time.Duration(n[2])*time.Second, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("offset %q: want a clock time HH:MM or HH:MM:SS, or a duration (30m)", s)
+	}
+	return d, nil
+}
+
+// Validate reports whether r is a rule the checker can judge; Parse
+// returns only rules that pass it.
+func (r Rule) Validate() error {
+	switch {
+	case r.Limit <= 0:
+		return fmt.Errorf("limit must be positive")
+	case r.Window <= 0:
+		return fmt.Errorf("window must be positive")
+	case r.Unit != "" && !validUnit(r.Unit):
+		return fmt.Errorf("unit %q: want a lower-case word of letters, digits and _ (tokens, input_tokens)", r.Unit)
+	case r.Kind > FirstCall:
+		return fmt.Errorf("unknown kind %d", r.Kind)
+	case r.Kind != Sliding && r.Buckets != 0:
+		return fmt.Errorf("bookkeeping (:exact, :bK) is for sliding rules only")
+	case r.Kind != Bucket && r.Burst != 0:
+		return fmt.Errorf("a burst is for bucket rules only")
+	case r.Kind == Bucket && r.Burst <= 0:
+		return fmt.Errorf("burst must be positive")
+	case r.Kind != Fixed && (r.Offset != 0 || r.Zone != ""):
+		return fmt.Errorf("an offset or time zone is for fixed rules only")
+	case r.Offset < 0 || r.Offset >= r.Window:
+		return fmt.Errorf("offset %v must be at least 0 and shorter than the window %v", r.Offset, FormatWindow(r.Window))
+	}
+	if r.Zone != "" {
+		if r.Window != 24*time.Hour || r.Offset != 0 {
+			return fmt.Errorf("time zone %s: only a daily window (1d) from 00:00 may follow a zone", r.Zone)
+		}
+		if _, err := r.Location(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Location loads a fixed rule's time zone; nil when the rule names none.
+func (r Rule) Location() (*time.Location, error) {
+	if r.Zone == "" {
+		return nil, nil
+	}
+	if r.Zone == "Local" || strings.EqualFold(r.Zone, "local") {
+		return nil, fmt.Errorf("time zone %q: name an IANA zone (America/New_York, UTC)", r.Zone)
+	}
+	loc, err := time.LoadLocation(r.Zone)
+	if err != nil {
+		return nil, fmt.Errorf("time zone %q: not an IANA zone (America/New_York, UTC)", r.Zone)
+	}
+	return loc, nil
+}
