@@ -73,12 +73,29 @@ func (p *lineParser) parseAccess(b []byte) (Record, error) {
 	}
 	e, keep, err := p.access.Parse(b)
 	if err != nil {
-		return Record{}, errors.New(strings.TrimPrefix(err.Error(), "accesslog: "))
+		return Record{}, accessError(err, b)
 	}
 	if !keep {
 		return Record{}, errSkipLine
 	}
 	return Record{At: e.Start, End: e.End}, nil
+}
+
+// accessError words an access-log error for an InputError, which quotes
+// the line itself: a field that is the whole line is not quoted twice.
+func accessError(err error, line []byte) error {
+	var ae *accesslog.Error
+	if !errors.As(err, &ae) {
+		return errors.New(strings.TrimPrefix(err.Error(), "accesslog: "))
+	}
+	if ae.Text != string(bytes.TrimRight(line, " \t\r\n")) {
+		return errors.New(strings.TrimPrefix(err.Error(), "accesslog: "))
+	}
+	msg := ae.Format.String() + " " + ae.Field + ": " + ae.Msg
+	if bytes.IndexByte(line, '[') < 0 && bytes.IndexByte(line, ',') >= 0 {
+		msg += " (the line looks like CSV, not an " + ae.Format.String() + " access log)"
+	}
+	return errors.New(msg)
 }
 
 // parse returns the record on one line (Line unset), errSkipLine for lines
