@@ -37,3 +37,8 @@ func quoteShort(s string) string {
 	}
 	return strconv.Quote(s)
 }
+
+// lineError is the InputError for err at a line of text.
+func lineError(line int64, text []byte, err error) *InputError {
+	return &InputError{Line: line, Text: string(text), Msg: err.Error()}
+}

@@ -35,6 +35,7 @@ type lineParser struct {
 	jp      fastjson.Parser
 	numBuf  []byte
 	fields  [nSlots][]byte
+	unq     []byte            // CSV fields with their doubled quotes undone
 	access  *accesslog.Parser // access-log formats only
 	keys    keyDict
 	flat    flatLayout // fastJSON's view of the fields
@@ -132,7 +133,9 @@ func (p *lineParser) parseCSV(b []byte) (Record, error) {
 	for s := range p.fields {
 		p.fields[s] = nil
 	}
-	csvFields(b, &p.cols, &p.fields)
+	if err := p.csvSplit(b); err != nil {
+		return Record{}, err
+	}
 	for s, c := range p.cols {
 		if c >= 0 && p.fields[s] == nil {
 			return Record{}, fmt.Errorf("no column %d (the %s)", c+1, slotNames[s])
@@ -168,6 +171,9 @@ func (p *lineParser) fastCSV(b []byte) (rec Record, ok bool) {
 		return rec, false
 	}
 	rec.At = at
+	if bytes.IndexByte(b[n:], '"') >= 0 {
+		return rec, false // quoting is the general path's
+	}
 	if p.cols[slotKey] == 1 {
 		if n == len(b) {
 			return rec, false
@@ -176,7 +182,7 @@ func (p *lineParser) fastCSV(b []byte) (rec Record, ok bool) {
 		if i := bytes.IndexByte(key, ','); i >= 0 {
 			key = key[:i]
 		}
-		if len(key) > 0 && (key[0] == '"' || key[0] == ' ' || key[len(key)-1] == ' ') {
+		if len(key) > 0 && (key[0] == ' ' || key[len(key)-1] == ' ') {
 			return rec, false
 		}
 		rec.Key = key
@@ -252,58 +258,6 @@ func parseDuration(b []byte, unit Unit) (int64, error) {
 		return 0, errors.New("duration longer than 100 years")
 	}
 	return d, nil
-}
-
-// csvFields fills out[s] with column cols[s] of a CSV line, without
-// allocating; quoted fields come back without their quotes. Columns the line
-// lacks stay nil (an empty field is a non-nil empty slice).
-func csvFields(b []byte, cols *[nSlots]int, out *[nSlots][]byte) {
-	last := -1
-	for _, c := range cols {
-		last = max(last, c)
-	}
-	for i := 0; i <= last; i++ {
-		var f []byte
-		if len(b) > 0 && b[0] == '"' {
-			end := 1
-			for end < len(b) {
-				if b[end] == '"' {
-					if end+1 < len(b) && b[end+1] == '"' {
-						end += 2
-						continue
-					}
-					break
-				}
-				end++
-			}
-			if end >= len(b) {
-				f, b = b[1:], b[len(b):] // unterminated quote: the rest of the line
-			} else {
-				f, b = b[1:end], b[end+1:]
-				if j := bytes.IndexByte(b, ','); j >= 0 {
-					b = b[j:]
-				} else {
-					b = b[len(b):]
-				}
-			}
-		} else if j := bytes.IndexByte(b, ','); j >= 0 {
-			f, b = b[:j], b[j:]
-		} else {
-			f, b = b, b[len(b):]
-		}
-		if f == nil {
-			f = b[:0]
-		}
-		for s, c := range cols {
-			if c == i {
-				out[s] = f
-			}
-		}
-		if len(b) == 0 {
-			return
-		}
-		b = b[1:] // the comma
-	}
 }
 
 func (p *lineParser) parseJSON(b []byte) (Record, error) {

@@ -32,6 +32,9 @@ type Reader struct {
 	lp      *lineParser
 	started bool
 	headers int64
+	// headBreaks counts the line breaks inside the quotes of the first
+	// CSV record, a header or not.
+	headBreaks int
 
 	pipe     *pipeline
 	cur      *batch
@@ -423,6 +426,7 @@ func (r *Reader) startCSV() error {
 			return err
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
+			line, r.headBreaks = r.peekRecord(line)
 			return r.chooseColumns(line)
 		}
 		if err := r.consumeLine(); err != nil {
@@ -445,6 +449,20 @@ func (r *Reader) peekLine() ([]byte, error) {
 			return nil, r.errorf(r.base+1, buf[:min(len(buf), 40)], "first line longer than %d bytes", len(buf))
 		}
 	}
+}
+
+// peekRecord extends the first line to the CSV record it starts, when
+// its quotes hold line breaks, and returns how many; a record longer than
+// the buffer stays its first line, which then fails as a header.
+func (r *Reader) peekRecord(line []byte) ([]byte, int) {
+	if bytes.IndexByte(line, '"') < 0 {
+		return line, 0
+	}
+	buf, err := r.br.Peek(r.br.Size())
+	if n, breaks := csvRecordLen(buf); n >= 0 && (n < len(buf) || err != nil) {
+		return trimEOL(buf[:n]), breaks
+	}
+	return line, 0
 }
 
 // chooseColumns resolves the CSV columns from the first line.
@@ -497,6 +515,11 @@ func (r *Reader) chooseColumns(line []byte) error {
 		}
 	}
 	r.headers++
+	for range r.headBreaks {
+		if err := r.consumeLine(); err != nil {
+			return err
+		}
+	}
 	return r.consumeLine()
 }
 
