@@ -24,6 +24,7 @@ type FileInfo struct {
 	Format   string // plain, csv, jsonl, nginx, apache
 	Column   string // the time column or field, when there is one
 	Detected string // how timestamps were read
+	Chosen   string // the time column and unit taken from their names, if any (sendlog.Reader.Chosen)
 	Lines    int64
 	Sends    int64
 	Skipped  int64

@@ -2,8 +2,10 @@ package sendlog
 
 import (
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,11 +37,17 @@ type lineParser struct {
 	jp      fastjson.Parser
 	numBuf  []byte
 	fields  [nSlots][]byte
-	unq     []byte            // CSV fields with their doubled quotes undone
-	access  *accesslog.Parser // access-log formats only
-	keys    keyDict
-	flat    flatLayout // fastJSON's view of the fields
-	shape   jsonShape  // fastJSONLines': the last line's text around its values
+	unq     []byte // CSV fields with their doubled quotes undone
+	// header is the CSV header, when there is one, and timeFallback
+	// whether the time column is the first for want of one named: for
+	// errors.
+	header       []string
+	timeFallback bool
+	timeErr      bool              // record failed on the time
+	access       *accesslog.Parser // access-log formats only
+	keys         keyDict
+	flat         flatLayout // fastJSON's view of the fields
+	shape        jsonShape  // fastJSONLines': the last line's text around its values
 	// checkNUL asks parse to refuse lines with NUL bytes; parseChunk sets
 	// it only for chunks that hold one, sparing the common case a scan.
 	checkNUL bool
@@ -59,7 +67,8 @@ func (p *lineParser) hasKey() bool { return p.cols[slotKey] >= 0 || p.paths[slot
 
 // clone returns a parser with the same layout and its own scratch state.
 func (p *lineParser) clone() *lineParser {
-	c := &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit, checkNUL: true, chunkUnit: p.chunkUnit}
+	c := &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit, checkNUL: true, chunkUnit: p.chunkUnit,
+		header: p.header, timeFallback: p.timeFallback}
 	if p.access != nil {
 		c.access = &accesslog.Parser{Format: p.access.Format, Filter: p.access.Filter}
 	}
@@ -141,8 +150,66 @@ func (p *lineParser) parseCSV(b []byte) (Record, error) {
 			return Record{}, fmt.Errorf("no column %d (the %s)", c+1, slotNames[s])
 		}
 	}
-	return p.record(bytes.TrimSpace(p.fields[slotTime]), p.fields[slotKey],
+	rec, err := p.record(bytes.TrimSpace(p.fields[slotTime]), p.fields[slotKey],
 		bytes.TrimSpace(p.fields[slotEnd]), bytes.TrimSpace(p.fields[slotDur]))
+	if err != nil && p.timeErr && p.timeFallback {
+		return rec, p.csvTimeError(err, b)
+	}
+	return rec, err
+}
+
+// csvTimeError says, for a time column taken as the first for want of a
+// name, which column a bad time was read from, what the header holds and
+// which other column of the line holds a time (with the Fix naming it).
+func (p *lineParser) csvTimeError(err error, line []byte) error {
+	c := p.cols[slotTime]
+	msg := fmt.Sprintf("column %d", c+1)
+	if c < len(p.header) {
+		msg += fmt.Sprintf(" (%q)", strings.TrimSpace(p.header[c]))
+	}
+	msg += ": " + err.Error()
+	var fe *fixError
+	if errors.As(err, &fe) {
+		return wrapFix(msg, err)
+	}
+	if p.header == nil {
+		msg += "; the file has no header"
+	} else {
+		msg += "; the header is " + shorten(strings.Join(p.header, ","), 80)
+	}
+	// The line's quoting is sound (csvSplit read it), so encoding/csv
+	// reads it alike.
+	fields, _ := csv.NewReader(bytes.NewReader(line)).Read()
+	for i, f := range fields {
+		if i == c {
+			continue
+		}
+		if _, perr := newTimeParser(p.tp.unit).parse([]byte(strings.TrimSpace(f))); perr == nil {
+			name := strconv.Itoa(i + 1)
+			if i < len(p.header) {
+				name = strings.TrimSpace(p.header[i])
+			}
+			return &fixError{msg: fmt.Sprintf("%s; column %d (%q) holds a time", msg, i+1, name), fix: Fix{Option: "TimeCol", Value: name}}
+		}
+	}
+	return errors.New(msg)
+}
+
+// wrapFix is msg, keeping the Fix err carries, if any.
+func wrapFix(msg string, err error) error {
+	var fe *fixError
+	if errors.As(err, &fe) {
+		return &fixError{msg: msg, fix: fe.fix}
+	}
+	return errors.New(msg)
+}
+
+// shorten cuts s to about max bytes, for messages.
+func shorten(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "…"
 }
 
 // fastCSV reads the common machine-written line, an integer epoch in the
@@ -200,8 +267,10 @@ func (p *lineParser) record(at, key, end, dur []byte) (Record, error) {
 	var rec Record
 	var err error
 	if rec.At, err = p.tp.parse(at); err != nil {
+		p.timeErr = true
 		return rec, err
 	}
+	p.timeErr = false
 	rec.Key = key
 	switch {
 	case p.cols[slotEnd] >= 0 || p.paths[slotEnd] != nil:
