@@ -3,7 +3,6 @@ package sqlcheck
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -54,10 +53,10 @@ var Columns = []string{
 	"max_in_window", "max_window_t", "max_window_ref",
 }
 
-var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
-
-// ident quotes each dotted part of name unless it is a plain lower-case
-// identifier, which both engines take as written.
+// ident quotes each dotted part of name, always: a plain name such as
+// user or order is a reserved word in one engine or another (PostgreSQL
+// reads a bare user as current_user), and quoting leaves every other name
+// as it is written, its case included. Quotes inside are doubled.
 func ident(name string) (string, error) {
 	if strings.TrimSpace(name) == "" {
 		return "", errors.New("empty name")
@@ -67,9 +66,7 @@ func ident(name string) (string, error) {
 		if p == "" || strings.ContainsRune(p, 0) {
 			return "", fmt.Errorf("name %q: empty part or NUL", name)
 		}
-		if !plainIdent.MatchString(p) {
-			parts[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
-		}
+		parts[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
 	}
 	return strings.Join(parts, "."), nil
 }
