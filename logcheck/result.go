@@ -25,6 +25,10 @@ type FileInfo struct {
 	Column   string // the time column or field, when there is one
 	Detected string // how timestamps were read
 	Chosen   string // the time column and unit taken from their names, if any (sendlog.Reader.Chosen)
+	// LineFormat is how a send's line is shown in the text report, a
+	// format with one %d; "" is "line %d". A table checked in SQL has no
+	// lines: its sends are named by their tiebreak or their rank.
+	LineFormat string
 	Lines    int64
 	Sends    int64
 	Skipped  int64
@@ -105,6 +109,10 @@ type Result struct {
 	// NotChecked names limits that were asked for but cannot be checked on
 	// this input, each with the reason (see InFlightCap); reports list them.
 	NotChecked []string
+	// NoMaxInWindow says the largest count in one window was not computed
+	// (rlcheck sql without its largest-window pass): the text report shows
+	// "-" for it, and NotChecked says why.
+	NoMaxInWindow bool
 }
 
 // Violations returns every rate and in-flight violation in the result.

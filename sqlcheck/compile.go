@@ -23,10 +23,12 @@ type Table struct {
 	// KeyCol, when set, checks the rules per key; NULL counts as "".
 	KeyCol string
 	// Tiebreak, when set, is an integer column that orders sends at one
-	// instant (a line number, an id) and is reported as each send's line.
-	// Without it, sends at one instant are taken in the engine's order and
-	// a send's line is its 1-based position in its key's time order; the
-	// counts and times do not depend on that order.
+	// instant (a line number, an id) and is reported as each send's line,
+	// named after the column in the text report. Without it, sends at one
+	// instant are taken in the engine's order and a send's line is its
+	// 1-based rank in its key's time order (shown as "#N in time order",
+	// since it is no file's line); the counts and times do not depend on
+	// that order.
 	Tiebreak string
 }
 
