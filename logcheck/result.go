@@ -29,11 +29,11 @@ type FileInfo struct {
 	// format with one %d; "" is "line %d". A table checked in SQL has no
 	// lines: its sends are named by their tiebreak or their rank.
 	LineFormat string
-	Lines    int64
-	Sends    int64
-	Skipped  int64
-	Skips    []error // the first few skipped lines
-	Filtered int64   // access-log lines left out by path, method or status filters
+	Lines      int64
+	Sends      int64
+	Skipped    int64
+	Skips      []error // the first few skipped lines
+	Filtered   int64   // access-log lines left out by path, method or status filters
 }
 
 // Disorder says how far out of time order the input arrived.
