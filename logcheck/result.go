@@ -24,16 +24,19 @@ type FileInfo struct {
 	Format   string // plain, csv, jsonl, nginx, apache
 	Column   string // the time column or field, when there is one
 	Detected string // how timestamps were read
-	Chosen   string // the time column and unit taken from their names, if any (sendlog.Reader.Chosen)
+	Lines    int64
+	Sends    int64
+	Skipped  int64
+	Skips    []error // the first few skipped lines
+	Filtered int64   // access-log lines left out by path, method or status filters
+
+	// Chosen says which time column and unit were taken from their names,
+	// if any (sendlog.Reader.Chosen).
+	Chosen string
 	// LineFormat is how a send's line is shown in the text report, a
 	// format with one %d; "" is "line %d". A table checked in SQL has no
 	// lines: its sends are named by their tiebreak or their rank.
 	LineFormat string
-	Lines      int64
-	Sends      int64
-	Skipped    int64
-	Skips      []error // the first few skipped lines
-	Filtered   int64   // access-log lines left out by path, method or status filters
 }
 
 // Disorder says how far out of time order the input arrived.
