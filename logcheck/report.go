@@ -43,7 +43,11 @@ func seconds(ns int64) string {
 // "host1.csv:28" when several were merged.
 func placer(res *Result) func(int64) string {
 	if len(res.Files) == 1 {
-		return func(ref int64) string { return fmt.Sprintf("line %d", Ref(ref).Line()) }
+		format := "line %d"
+		if f := res.Files[0].LineFormat; f != "" {
+			format = f
+		}
+		return func(ref int64) string { return fmt.Sprintf(format, Ref(ref).Line()) }
 	}
 	return func(ref int64) string {
 		r := Ref(ref)
@@ -100,7 +104,11 @@ func WriteText(w io.Writer, res *Result, maxKeys int) error {
 			if res.PerKey {
 				fmt.Fprintf(tw, "%s\t", g.Key)
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", r.Rule, r.Violations, maxInWindow(r), firstViolation(r.Rule, r.First, at, where))
+			max := maxInWindow(r)
+			if res.NoMaxInWindow {
+				max = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", r.Rule, r.Violations, max, firstViolation(r.Rule, r.First, at, where))
 		}
 	}
 	tw.Flush()

@@ -29,6 +29,14 @@ type FileInfo struct {
 	Skipped  int64
 	Skips    []error // the first few skipped lines
 	Filtered int64   // access-log lines left out by path, method or status filters
+
+	// Chosen says which time column and unit were taken from their names,
+	// if any (sendlog.Reader.Chosen).
+	Chosen string
+	// LineFormat is how a send's line is shown in the text report, a
+	// format with one %d; "" is "line %d". A table checked in SQL has no
+	// lines: its sends are named by their tiebreak or their rank.
+	LineFormat string
 }
 
 // Disorder says how far out of time order the input arrived.
@@ -110,6 +118,10 @@ type Result struct {
 	// NotChecked names limits that were asked for but cannot be checked on
 	// this input, each with the reason (see InFlightCap); reports list them.
 	NotChecked []string
+	// NoMaxInWindow says the largest count in one window was not computed
+	// (rlcheck sql without its largest-window pass): the text report shows
+	// "-" for it, and NotChecked says why.
+	NoMaxInWindow bool
 }
 
 // Violations returns every rate and in-flight violation in the result.

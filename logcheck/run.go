@@ -264,7 +264,7 @@ func (s *stream) info() FileInfo {
 	n, skips := s.rd.Skipped()
 	fi := FileInfo{
 		Name: s.rd.Name(), Format: s.rd.Format().String(), Column: s.rd.Column(),
-		Detected: s.rd.Detected(), Lines: s.rd.Lines(), Sends: s.rd.Sends(), Skipped: n,
+		Detected: s.rd.Detected(), Chosen: s.rd.Chosen(), Lines: s.rd.Lines(), Sends: s.rd.Sends(), Skipped: n,
 		Filtered: s.rd.Filtered(),
 	}
 	for _, e := range skips {

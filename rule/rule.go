@@ -1,6 +1,7 @@
 package rule
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -178,6 +179,36 @@ var friendly = map[string]time.Duration{
 	"d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
 }
 
+// refused names the unit words that look like units but have no one
+// meaning, and why each is refused.
+var refused = map[string]string{
+	"M":      `"M" is ambiguous (a month or a minute?): write min for minutes, or a number of days (30d)`,
+	"mo":     "a month has no fixed length (28 to 31 days): write a number of days (30d)",
+	"month":  "a month has no fixed length (28 to 31 days): write a number of days (30d)",
+	"months": "a month has no fixed length (28 to 31 days): write a number of days (30d)",
+	"w":      "write a number of days (7d) for a week",
+	"week":   "write a number of days (7d) for a week",
+	"weeks":  "write a number of days (7d) for a week",
+	"y":      "a year has no fixed length: write a number of days (365d)",
+	"year":   "a year has no fixed length: write a number of days (365d)",
+	"years":  "a year has no fixed length: write a number of days (365d)",
+}
+
+// unitWord looks a unit word up, case-exact: "M" is not "m", and "S" or
+// "Min" are refused rather than guessed at.
+func unitWord(s string) (d time.Duration, ok bool, err error) {
+	if d, ok := friendly[s]; ok {
+		return d, true, nil
+	}
+	if why, ok := refused[s]; ok {
+		return 0, false, errors.New(why)
+	}
+	if _, ok := friendly[strings.ToLower(s)]; ok {
+		return 0, false, fmt.Errorf("unit %q: units are lower case (%s)", s, strings.ToLower(s))
+	}
+	return 0, false, nil
+}
+
 // Parse reads a rule written "LIMIT[ UNIT]/WINDOW[:KEEPING][ KIND]".
 //
 // UNIT names a cost ("90000 tokens/1m"); none counts calls. WINDOW is any
@@ -283,8 +314,8 @@ func ParseWindow(s string) (time.Duration, error) {
 }
 
 func parseWindow(s string) (time.Duration, error) {
-	if unit, ok := friendly[strings.ToLower(s)]; ok {
-		return unit, nil
+	if unit, ok, err := unitWord(s); ok || err != nil {
+		return unit, windowError(s, err)
 	}
 	// A whole number followed by a unit word: "3d", "10min", "2 days".
 	i := 0
@@ -292,7 +323,11 @@ func parseWindow(s string) (time.Duration, error) {
 		i++
 	}
 	if i > 0 && i < len(s) {
-		if unit, ok := friendly[strings.ToLower(strings.TrimSpace(s[i:]))]; ok {
+		unit, ok, err := unitWord(strings.TrimSpace(s[i:]))
+		if err != nil {
+			return 0, windowError(s, err)
+		}
+		if ok {
 			n, err := strconv.ParseInt(s[:i], 10, 64)
 			if err != nil || n > int64(1<<63-1)/int64(unit) {
 				return 0, fmt.Errorf("window %q is too long", s)
@@ -305,6 +340,13 @@ func parseWindow(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("window %q is neither a Go duration (1s, 1m30s, 24h) nor a unit (s, min, h, day)", s)
 	}
 	return d, nil
+}
+
+func windowError(s string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("window %q: %v", s, err)
 }
 
 // ParseList reads a comma-separated list of rules ("10/s,500/min,10000/day").

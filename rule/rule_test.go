@@ -225,3 +225,38 @@ func MustParse(t *testing.T, s string) Rule {
 	require.NoError(t, err)
 	return r
 }
+
+// TestUnitWordsAreCaseExact pins down that 10/1M was read as ten a minute:
+// unit words are matched case-exact, and M, months and years are refused
+// with a message saying why and what to write instead.
+func TestUnitWordsAreCaseExact(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"10/1M", "ambiguous"},
+		{"10/M", "ambiguous"},
+		{"10/1mo", "month has no fixed length"},
+		{"10/month", "month has no fixed length"},
+		{"10/2months", "month has no fixed length"},
+		{"10/1y", "year has no fixed length"},
+		{"10/1w", "7d"},
+		{"10/1S", `lower case (s)`},
+		{"10/Min", `lower case (min)`},
+		{"10/1H", `lower case (h)`},
+		{"10/2 Days", `lower case (days)`},
+		{"10/DAY", `lower case (day)`},
+	}
+	for _, tt := range tests {
+		r, err := Parse(tt.in)
+		if assert.Error(t, err, "Parse(%q) = %v", tt.in, r) {
+			assert.Contains(t, err.Error(), tt.want, "Parse(%q)", tt.in)
+		}
+	}
+	// The lower-case words and Go's own units still read.
+	for in, want := range map[string]time.Duration{"10/1m": time.Minute, "10/min": time.Minute, "10/1ms": time.Millisecond, "10/2 days": 48 * time.Hour, "10/1h30m": 90 * time.Minute} {
+		r, err := Parse(in)
+		if assert.NoError(t, err, in) {
+			assert.Equal(t, want, r.Window, in)
+		}
+	}
+}

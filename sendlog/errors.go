@@ -1,6 +1,7 @@
 package sendlog
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
@@ -12,7 +13,24 @@ type InputError struct {
 	Line int64  // 1-based; 0 when the error concerns the whole file
 	Text string // the offending text, shortened for display
 	Msg  string
+	// Fix, when set, is a change to the Options that would likely read
+	// the input; a command line words it as its flag.
+	Fix *Fix
 }
+
+// Fix names an Options field ("TimeCol", "Unit") and the value for it
+// that would likely read the input.
+type Fix struct {
+	Option, Value string
+}
+
+// fixError is an error whose fix is known.
+type fixError struct {
+	msg string
+	fix Fix
+}
+
+func (e *fixError) Error() string { return e.msg }
 
 func (e *InputError) Error() string {
 	loc := e.File
@@ -36,4 +54,14 @@ func quoteShort(s string) string {
 		return strconv.Quote(s[:cut]) + "…"
 	}
 	return strconv.Quote(s)
+}
+
+// lineError is the InputError for err at a line of text.
+func lineError(line int64, text []byte, err error) *InputError {
+	e := &InputError{Line: line, Text: string(text), Msg: err.Error()}
+	var fe *fixError
+	if errors.As(err, &fe) {
+		e.Fix = &fe.fix
+	}
+	return e
 }

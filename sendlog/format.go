@@ -43,10 +43,13 @@ const MaxLine = 1 << 20
 type Options struct {
 	Format Format
 	// TimeCol is the CSV time column: a header name, or a 1-based index.
-	// Empty picks a column named ts, time or timestamp, else the first.
+	// Empty picks a column named ts, time, timestamp, sent_at or
+	// created_at, perhaps ending in a unit (_s, _ms, _us, _ns: "ts_ms"),
+	// else the first. A unit the time column's name ends in is the unit
+	// when Unit is UnitAuto (Reader.Chosen says so).
 	TimeCol string
 	// TimeField is the JSON time field, dotted for nesting ("req.ts").
-	// Empty picks ts, time or timestamp.
+	// Empty picks a field by the names TimeCol's default takes.
 	TimeField string
 	// KeyCol and KeyField name the column or field that splits the log per
 	// key (a tenant, an API key); empty for none.

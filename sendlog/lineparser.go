@@ -2,8 +2,10 @@ package sendlog
 
 import (
 	"bytes"
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,10 +37,17 @@ type lineParser struct {
 	jp      fastjson.Parser
 	numBuf  []byte
 	fields  [nSlots][]byte
-	access  *accesslog.Parser // access-log formats only
-	keys    keyDict
-	flat    flatLayout // fastJSON's view of the fields
-	shape   jsonShape  // fastJSONLines': the last line's text around its values
+	unq     []byte // CSV fields with their doubled quotes undone
+	// header is the CSV header, when there is one, and timeFallback
+	// whether the time column is the first for want of one named: for
+	// errors.
+	header       []string
+	timeFallback bool
+	timeErr      bool              // record failed on the time
+	access       *accesslog.Parser // access-log formats only
+	keys         keyDict
+	flat         flatLayout // fastJSON's view of the fields
+	shape        jsonShape  // fastJSONLines': the last line's text around its values
 	// checkNUL asks parse to refuse lines with NUL bytes; parseChunk sets
 	// it only for chunks that hold one, sparing the common case a scan.
 	checkNUL bool
@@ -58,7 +67,8 @@ func (p *lineParser) hasKey() bool { return p.cols[slotKey] >= 0 || p.paths[slot
 
 // clone returns a parser with the same layout and its own scratch state.
 func (p *lineParser) clone() *lineParser {
-	c := &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit, checkNUL: true, chunkUnit: p.chunkUnit}
+	c := &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit, checkNUL: true, chunkUnit: p.chunkUnit,
+		header: p.header, timeFallback: p.timeFallback}
 	if p.access != nil {
 		c.access = &accesslog.Parser{Format: p.access.Format, Filter: p.access.Filter}
 	}
@@ -73,12 +83,29 @@ func (p *lineParser) parseAccess(b []byte) (Record, error) {
 	}
 	e, keep, err := p.access.Parse(b)
 	if err != nil {
-		return Record{}, errors.New(strings.TrimPrefix(err.Error(), "accesslog: "))
+		return Record{}, accessError(err, b)
 	}
 	if !keep {
 		return Record{}, errSkipLine
 	}
 	return Record{At: e.Start, End: e.End}, nil
+}
+
+// accessError words an access-log error for an InputError, which quotes
+// the line itself: a field that is the whole line is not quoted twice.
+func accessError(err error, line []byte) error {
+	var ae *accesslog.Error
+	if !errors.As(err, &ae) {
+		return errors.New(strings.TrimPrefix(err.Error(), "accesslog: "))
+	}
+	if ae.Text != string(bytes.TrimRight(line, " \t\r\n")) {
+		return errors.New(strings.TrimPrefix(err.Error(), "accesslog: "))
+	}
+	msg := ae.Format.String() + " " + ae.Field + ": " + ae.Msg
+	if bytes.IndexByte(line, '[') < 0 && bytes.IndexByte(line, ',') >= 0 {
+		msg += " (the line looks like CSV, not an " + ae.Format.String() + " access log)"
+	}
+	return errors.New(msg)
 }
 
 // parse returns the record on one line (Line unset), errSkipLine for lines
@@ -115,14 +142,74 @@ func (p *lineParser) parseCSV(b []byte) (Record, error) {
 	for s := range p.fields {
 		p.fields[s] = nil
 	}
-	csvFields(b, &p.cols, &p.fields)
+	if err := p.csvSplit(b); err != nil {
+		return Record{}, err
+	}
 	for s, c := range p.cols {
 		if c >= 0 && p.fields[s] == nil {
 			return Record{}, fmt.Errorf("no column %d (the %s)", c+1, slotNames[s])
 		}
 	}
-	return p.record(bytes.TrimSpace(p.fields[slotTime]), p.fields[slotKey],
+	rec, err := p.record(bytes.TrimSpace(p.fields[slotTime]), p.fields[slotKey],
 		bytes.TrimSpace(p.fields[slotEnd]), bytes.TrimSpace(p.fields[slotDur]))
+	if err != nil && p.timeErr && p.timeFallback {
+		return rec, p.csvTimeError(err, b)
+	}
+	return rec, err
+}
+
+// csvTimeError says, for a time column taken as the first for want of a
+// name, which column a bad time was read from, what the header holds and
+// which other column of the line holds a time (with the Fix naming it).
+func (p *lineParser) csvTimeError(err error, line []byte) error {
+	c := p.cols[slotTime]
+	msg := fmt.Sprintf("column %d", c+1)
+	if c < len(p.header) {
+		msg += fmt.Sprintf(" (%q)", strings.TrimSpace(p.header[c]))
+	}
+	msg += ": " + err.Error()
+	var fe *fixError
+	if errors.As(err, &fe) {
+		return wrapFix(msg, err)
+	}
+	if p.header == nil {
+		msg += "; the file has no header"
+	} else {
+		msg += "; the header is " + shorten(strings.Join(p.header, ","), 80)
+	}
+	// The line's quoting is sound (csvSplit read it), so encoding/csv
+	// reads it alike.
+	fields, _ := csv.NewReader(bytes.NewReader(line)).Read()
+	for i, f := range fields {
+		if i == c {
+			continue
+		}
+		if _, perr := newTimeParser(p.tp.unit).parse([]byte(strings.TrimSpace(f))); perr == nil {
+			name := strconv.Itoa(i + 1)
+			if i < len(p.header) {
+				name = strings.TrimSpace(p.header[i])
+			}
+			return &fixError{msg: fmt.Sprintf("%s; column %d (%q) holds a time", msg, i+1, name), fix: Fix{Option: "TimeCol", Value: name}}
+		}
+	}
+	return errors.New(msg)
+}
+
+// wrapFix is msg, keeping the Fix err carries, if any.
+func wrapFix(msg string, err error) error {
+	var fe *fixError
+	if errors.As(err, &fe) {
+		return &fixError{msg: msg, fix: fe.fix}
+	}
+	return errors.New(msg)
+}
+
+// shorten cuts s to about max bytes, for messages.
+func shorten(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "…"
 }
 
 // fastCSV reads the common machine-written line, an integer epoch in the
@@ -151,6 +238,9 @@ func (p *lineParser) fastCSV(b []byte) (rec Record, ok bool) {
 		return rec, false
 	}
 	rec.At = at
+	if bytes.IndexByte(b[n:], '"') >= 0 {
+		return rec, false // quoting is the general path's
+	}
 	if p.cols[slotKey] == 1 {
 		if n == len(b) {
 			return rec, false
@@ -159,7 +249,7 @@ func (p *lineParser) fastCSV(b []byte) (rec Record, ok bool) {
 		if i := bytes.IndexByte(key, ','); i >= 0 {
 			key = key[:i]
 		}
-		if len(key) > 0 && (key[0] == '"' || key[0] == ' ' || key[len(key)-1] == ' ') {
+		if len(key) > 0 && (key[0] == ' ' || key[len(key)-1] == ' ') {
 			return rec, false
 		}
 		rec.Key = key
@@ -177,8 +267,10 @@ func (p *lineParser) record(at, key, end, dur []byte) (Record, error) {
 	var rec Record
 	var err error
 	if rec.At, err = p.tp.parse(at); err != nil {
+		p.timeErr = true
 		return rec, err
 	}
+	p.timeErr = false
 	rec.Key = key
 	switch {
 	case p.cols[slotEnd] >= 0 || p.paths[slotEnd] != nil:
@@ -235,58 +327,6 @@ func parseDuration(b []byte, unit Unit) (int64, error) {
 		return 0, errors.New("duration longer than 100 years")
 	}
 	return d, nil
-}
-
-// csvFields fills out[s] with column cols[s] of a CSV line, without
-// allocating; quoted fields come back without their quotes. Columns the line
-// lacks stay nil (an empty field is a non-nil empty slice).
-func csvFields(b []byte, cols *[nSlots]int, out *[nSlots][]byte) {
-	last := -1
-	for _, c := range cols {
-		last = max(last, c)
-	}
-	for i := 0; i <= last; i++ {
-		var f []byte
-		if len(b) > 0 && b[0] == '"' {
-			end := 1
-			for end < len(b) {
-				if b[end] == '"' {
-					if end+1 < len(b) && b[end+1] == '"' {
-						end += 2
-						continue
-					}
-					break
-				}
-				end++
-			}
-			if end >= len(b) {
-				f, b = b[1:], b[len(b):] // unterminated quote: the rest of the line
-			} else {
-				f, b = b[1:end], b[end+1:]
-				if j := bytes.IndexByte(b, ','); j >= 0 {
-					b = b[j:]
-				} else {
-					b = b[len(b):]
-				}
-			}
-		} else if j := bytes.IndexByte(b, ','); j >= 0 {
-			f, b = b[:j], b[j:]
-		} else {
-			f, b = b, b[len(b):]
-		}
-		if f == nil {
-			f = b[:0]
-		}
-		for s, c := range cols {
-			if c == i {
-				out[s] = f
-			}
-		}
-		if len(b) == 0 {
-			return
-		}
-		b = b[1:] // the comma
-	}
 }
 
 func (p *lineParser) parseJSON(b []byte) (Record, error) {

@@ -18,6 +18,10 @@ type Lines struct {
 	ready bool
 	held  [][]byte // the lines before the layout is known
 	size  int
+	// pend is a CSV record whose quotes hold line breaks, while its
+	// closing quote is still to come; breaks counts them.
+	pend   []byte
+	breaks int
 }
 
 // NewLines returns a parser for the lines of the log called name.
@@ -61,6 +65,15 @@ func (l *Lines) Parse(b []byte) ([]Record, error) {
 // yet, and parses them: at the end of the input, or when the file is
 // replaced.
 func (l *Lines) Flush() ([]Record, error) {
+	if l.ready && l.pend != nil {
+		// A quote left open to the end: parsed as it is, to be refused.
+		rec, ok, err := l.parseRecord(l.pend)
+		l.pend, l.breaks = nil, 0
+		if !ok {
+			return nil, err
+		}
+		return []Record{rec}, nil
+	}
 	if l.ready || len(l.held) == 0 {
 		return nil, nil
 	}
@@ -90,9 +103,32 @@ func (l *Lines) Flush() ([]Record, error) {
 	return out, nil
 }
 
-// parse reads one line once the layout is known.
+// parse reads one line once the layout is known; a CSV line that leaves
+// a quote open is held until the line that closes it.
 func (l *Lines) parse(b []byte) (rec Record, ok bool, err error) {
+	if l.r.lp.format != FormatCSV || (l.pend == nil && !quotesOpen(b, false)) {
+		return l.parseRecord(b)
+	}
+	if l.pend == nil {
+		l.pend = append([]byte(nil), b...)
+	} else {
+		l.pend = append(append(l.pend, '\n'), b...)
+		l.breaks++
+	}
+	if quotesOpen(l.pend, false) && len(l.pend) <= MaxLine {
+		return rec, false, nil
+	}
+	b = l.pend
+	l.pend = nil
+	return l.parseRecord(b)
+}
+
+// parseRecord reads one line, or a CSV record that held line breaks.
+func (l *Lines) parseRecord(b []byte) (rec Record, ok bool, err error) {
 	l.line++
+	start := l.line
+	l.line += int64(l.breaks)
+	l.breaks = 0
 	r := l.r
 	b = trimEOL(b)
 	rec, err = r.lp.parse(b)
@@ -100,11 +136,13 @@ func (l *Lines) parse(b []byte) (rec Record, ok bool, err error) {
 	case err == errSkipLine:
 		return rec, false, nil
 	case err == errBinary:
-		return rec, false, r.errorf(l.line, nil, "%v", err)
+		return rec, false, r.errorf(start, nil, "%v", err)
 	case err != nil:
-		return rec, false, r.errorf(l.line, b, "%v", err)
+		e := lineError(start, b, err)
+		e.File = r.name
+		return rec, false, e
 	}
-	rec.Line = l.line
+	rec.Line = start
 	r.sends++
 	return rec, true, nil
 }

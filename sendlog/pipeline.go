@@ -127,6 +127,7 @@ type pipeline struct {
 	f        *os.File // the file, read on past the mapping's last full chunk
 	released int      // m's pages up to here are given back
 	mapped   int      // chunks cut from m, for tests
+	csv      bool     // chunks end at CSV records, not lines (see cut)
 }
 
 // mapping is a Reader's input file mapped read-only, from mapFile, with
@@ -162,6 +163,7 @@ func startPipeline(br *bufio.Reader, mapped *mapping, lp *lineParser, skipInvali
 		pending: make(map[int]*batch),
 		eof:     make(chan int, 1),
 		total:   -1,
+		csv:     lp.format == FormatCSV,
 	}
 	inFlight := 3*workers + 4 // work, parsing, results, pending, in hand
 	p.bufs = make(chan []byte, inFlight)
@@ -260,7 +262,7 @@ func (p *pipeline) produceMapped(br *bufio.Reader) (more bool) {
 	m, pos := p.m, p.mpos
 	for len(m)-pos >= window {
 		w := m[pos : pos+window]
-		cut := bytes.LastIndexByte(w, '\n')
+		cut := p.cut(w)
 		if cut < 0 {
 			break // a long line: reading deals with it
 		}
@@ -306,10 +308,10 @@ func (p *pipeline) produce(br *bufio.Reader, skipInvalid bool) {
 		}
 		if err != nil {
 			// Parse the whole lines before the failure, not a cut-off one.
-			send(chunk{data: buf[:bytes.LastIndexByte(buf, '\n')+1], readErr: err})
+			send(chunk{data: buf[:p.cut(buf)+1], readErr: err})
 			return
 		}
-		cut := bytes.LastIndexByte(buf, '\n')
+		cut := p.cut(buf)
 		if cut < 0 {
 			// One line fills the chunk: read on to its end, keeping at most
 			// MaxLine of it; past that, only --skip-invalid reads on (to
@@ -337,6 +339,18 @@ func (p *pipeline) produce(br *bufio.Reader, skipInvalid bool) {
 			return
 		}
 	}
+}
+
+// cut returns where the last whole line in b ends, or with CSV the last
+// whole record, whose quotes may hold line breaks; -1 for none. A CSV
+// record longer than b is cut at a line end, for csvSplit to refuse.
+func (p *pipeline) cut(b []byte) int {
+	if p.csv {
+		if c := csvCut(b); c >= 0 {
+			return c
+		}
+	}
+	return bytes.LastIndexByte(b, '\n')
 }
 
 // fill reads into buf until it is full or the input ends. Unlike
@@ -400,8 +414,8 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 		before := lp.access.Filtered
 		defer func() { b.filtered = lp.access.Filtered - before }()
 	}
-	fail := func(line int64, text []byte, msg string) bool {
-		e := &InputError{Line: line, Text: string(text), Msg: msg}
+	fail := func(line int64, text []byte, err error) bool {
+		e := lineError(line, text, err)
 		if skipInvalid {
 			b.skipped++
 			if len(b.skips) < 5 {
@@ -418,7 +432,7 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 			b.err = &InputError{Line: 1, Text: string(c.data), Msg: fmt.Sprintf("line longer than %d bytes, even for --skip-invalid", MaxSkip)}
 			return
 		}
-		fail(1, c.data, fmt.Sprintf("line longer than %d bytes", MaxLine))
+		fail(1, c.data, fmt.Errorf("line longer than %d bytes", MaxLine))
 		return
 	}
 	b.unit = unitSeen{}
@@ -460,49 +474,76 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 				fast = nil
 			}
 		}
-		var line []byte
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			line, data = data, nil
-		}
-		b.lines++
-		if len(line) > MaxLine {
-			if !fail(b.lines, line[:40], fmt.Sprintf("line longer than %d bytes", MaxLine)) {
-				return
-			}
-			continue
-		}
-		if n := len(line); n > 0 && line[n-1] == '\r' {
-			line = line[:n-1]
-		}
-		rec, err := lp.parse(line)
-		if lp.chunkUnit && b.unit.unit == UnitAuto && lp.tp.unit != UnitAuto {
-			b.unit = unitSeen{lp.tp.unit, lp.tp.digits, b.lines, string(line), lp.tp.detected}
-		}
-		if err == errSkipLine {
-			continue
-		}
-		if err != nil {
-			text := line
-			if err == errBinary {
-				text = nil
-			}
-			if !fail(b.lines, text, err.Error()) {
-				return
-			}
-			continue
-		}
-		b.At = append(b.At, rec.At)
-		b.Line = append(b.Line, b.lines)
-		if hasEnd {
-			b.End = append(b.End, rec.End)
-		}
-		if hasKey {
-			b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, rec.Key))
+		var ok bool
+		if data, ok = lp.general(b, data, hasEnd, hasKey, fail); !ok {
+			return
 		}
 	}
 	b.readErr = c.readErr
+}
+
+// general parses the next line of data on the general path, or with CSV
+// the next record, which runs on over line breaks inside quotes, into b,
+// and returns the rest of data; ok is false when fail stops parsing.
+func (lp *lineParser) general(b *batch, data []byte, hasEnd, hasKey bool, fail func(int64, []byte, error) bool) (rest []byte, ok bool) {
+	line, rest, breaks := lp.nextRecord(data)
+	start := b.lines + 1
+	b.lines += 1 + int64(breaks)
+	if len(line) > MaxLine {
+		return rest, fail(start, line[:40], fmt.Errorf("line longer than %d bytes", MaxLine))
+	}
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	rec, err := lp.parse(line)
+	if lp.chunkUnit && b.unit.unit == UnitAuto && lp.tp.unit != UnitAuto {
+		b.unit = unitSeen{lp.tp.unit, lp.tp.digits, start, string(line), lp.tp.detected}
+	}
+	if err == errSkipLine {
+		return rest, true
+	}
+	if err != nil {
+		var qe *csvQuoteError
+		if breaks > 0 && errors.As(err, &qe) {
+			// The bad quote hid the line ends after it: go on at the next line.
+			b.lines = start
+			line = bytes.TrimSuffix(line[:bytes.IndexByte(line, '\n')], []byte("\r"))
+			rest = data[bytes.IndexByte(data, '\n')+1:]
+		}
+		if err == errBinary {
+			line = nil
+		}
+		return rest, fail(start, line, err)
+	}
+	b.At = append(b.At, rec.At)
+	b.Line = append(b.Line, start)
+	if hasEnd {
+		b.End = append(b.End, rec.End)
+	}
+	if hasKey {
+		b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, rec.Key))
+	}
+	return rest, true
+}
+
+// nextRecord cuts the next line off data, or with CSV the next record,
+// which runs on over the line breaks inside quotes; breaks counts them.
+// A quote left open to the end of data cuts the line alone, for csvSplit
+// to refuse.
+func (lp *lineParser) nextRecord(data []byte) (line, rest []byte, breaks int) {
+	i := bytes.IndexByte(data, '\n')
+	if i < 0 {
+		i = len(data)
+	}
+	if lp.format == FormatCSV && bytes.IndexByte(data[:i], '"') >= 0 {
+		if n, br := csvRecordLen(data); n >= 0 {
+			i, breaks = n, br
+		}
+	}
+	if i < len(data) {
+		return data[:i], data[i+1:], breaks
+	}
+	return data, nil, breaks
 }
 
 // disableFastPath lets tests compare fastLines with the general path.
@@ -559,13 +600,14 @@ func (lp *lineParser) fastLines(b *batch, data []byte, withKey bool) []byte {
 					// comma's mark off, the lowest is the first comma,
 					// newline or NUL after it, or a false one just after
 					// it, so that the next line's start hangs on w2 alone.
-					m := colEnd(w2) | nulBytes(w2)
+					// A quote, too, leaves the line to the general path.
+					m := colEnd(w2) | nulBytes(w2) | quoteBytes(w2)
 					if p := bits.TrailingZeros64(m&(m-1)) >> 3; p < 8 && byte(w2>>(8*p)) == '\n' {
 						next, key = 17+p, data[n+1:16+p]
 						break
 					}
 					w := binary.LittleEndian.Uint64(data[n+1:])
-					c := bits.TrailingZeros64(colEnd(w)|nulBytes(w)) >> 3
+					c := bits.TrailingZeros64(colEnd(w)|nulBytes(w)|quoteBytes(w)) >> 3
 					if c < 8 && data[n+1+c] == '\n' {
 						next, key = n+2+c, data[n+1:n+1+c]
 					}
@@ -639,17 +681,21 @@ func shapeLine(data []byte, withKey bool) (v uint64, n, next int, key []byte) {
 		// the line's end.
 		c, inWord := 0, false
 		if len(rest) >= 8 {
-			if e := colEnd(binary.LittleEndian.Uint64(rest)); e != 0 {
+			w := binary.LittleEndian.Uint64(rest)
+			if e := colEnd(w) | quoteBytes(w); e != 0 {
 				c, inWord = bits.TrailingZeros64(e)>>3, true
 			}
 		}
-		for !inWord && c < len(rest) && rest[c] != '\n' && rest[c] != ',' && c <= MaxLine {
+		for !inWord && c < len(rest) && rest[c] != '\n' && rest[c] != ',' && rest[c] != '"' && c <= MaxLine {
 			c++
 		}
 		nl := c
+		if c < len(rest) && rest[c] == '"' {
+			return 0, 0, 0, nil // quoting is the general path's
+		}
 		if c < len(rest) && rest[c] == ',' {
 			i := bytes.IndexByte(rest[c:], '\n')
-			if i < 0 {
+			if i < 0 || bytes.IndexByte(rest[c:c+i], '"') >= 0 {
 				return 0, 0, 0, nil
 			}
 			nl += i
@@ -759,6 +805,13 @@ func colEnd(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	nl, comma := w^('\n'*ones), w^(','*ones)
 	return ((nl-ones)&^nl | (comma-ones)&^comma) & highs
+}
+
+// quoteBytes marks the quotes in w as colEnd marks newlines and commas.
+func quoteBytes(w uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ ('"' * ones)
+	return (q - ones) &^ q & highs
 }
 
 // nulBytes marks the NUL bytes of w as colEnd marks newlines and commas.

@@ -32,6 +32,11 @@ type Reader struct {
 	lp      *lineParser
 	started bool
 	headers int64
+	// headBreaks counts the line breaks inside the quotes of the first
+	// CSV record, a header or not.
+	headBreaks int
+	timeName   string // the time column's or field's name, when it has one
+	timeByName bool   // and it was chosen by that name, beyond ts, time and timestamp
 
 	pipe     *pipeline
 	cur      *batch
@@ -409,7 +414,71 @@ func (r *Reader) consumeLine() error {
 	}
 }
 
-var defaultTimeNames = []string{"ts", "time", "timestamp"}
+// timeBases are the names taken for the time column or field when none is
+// given, in order of preference; each may end in a unit (timeSuffixes).
+var timeBases = []string{"ts", "time", "timestamp", "sent_at", "created_at"}
+
+var timeSuffixes = []struct {
+	s string
+	u Unit
+}{{"", UnitAuto}, {"_ms", UnitMillis}, {"_us", UnitMicros}, {"_ns", UnitNanos}, {"_s", UnitSeconds}}
+
+// defaultTimeNames are the names timeBases and timeSuffixes make, in order.
+var defaultTimeNames = func() []string {
+	var names []string
+	for _, b := range timeBases {
+		for _, sf := range timeSuffixes {
+			names = append(names, b+sf.s)
+		}
+	}
+	return names
+}()
+
+// legacyNames are the default names that say nothing beyond "the time".
+var legacyNames = map[string]bool{"ts": true, "time": true, "timestamp": true}
+
+// nameUnit returns the unit a column or field name ends in ("sent_at_ms"),
+// or UnitAuto.
+func nameUnit(name string) Unit {
+	name = strings.ToLower(strings.TrimSpace(name))
+	for _, sf := range timeSuffixes[1:] {
+		if len(name) > len(sf.s) && strings.HasSuffix(name, sf.s) {
+			return sf.u
+		}
+	}
+	return UnitAuto
+}
+
+// unitFromName reads timestamps in the unit the time column's name ends
+// in, unless a unit is given, and notes the choice for Chosen.
+func (r *Reader) unitFromName(name string, byDefault bool) {
+	name = strings.TrimSpace(name)
+	r.timeName, r.timeByName = name, byDefault && !legacyNames[strings.ToLower(name)]
+	if u := nameUnit(name); u != UnitAuto && r.opt.Unit == UnitAuto {
+		r.lp.tp = timeParser{unit: u, given: true, from: name}
+	}
+}
+
+// Chosen says which time column or field, and which unit, were taken from
+// their names rather than given (`time from column 2 "sent_at_ms" (by its
+// name), in ms (by its suffix)`), or "" when nothing was chosen that way.
+func (r *Reader) Chosen() string {
+	s := ""
+	if r.timeByName {
+		s = fmt.Sprintf("time from field %q (by its name)", r.timeName)
+		if r.lp.format == FormatCSV {
+			s = fmt.Sprintf("time from column %d %q (by its name)", r.lp.cols[slotTime]+1, r.timeName)
+		}
+	}
+	switch tp := r.lp.tp; {
+	case tp.from == "":
+	case s != "":
+		s += fmt.Sprintf(", in %s (by its suffix)", tp.unit)
+	default:
+		s = fmt.Sprintf("time in %s (by the suffix of %q)", tp.unit, tp.from)
+	}
+	return s
+}
 
 // startCSV reads the first non-blank line: a header, unless its time field
 // already parses as a timestamp, in which case it is data and stays.
@@ -423,6 +492,7 @@ func (r *Reader) startCSV() error {
 			return err
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
+			line, r.headBreaks = r.peekRecord(line)
 			return r.chooseColumns(line)
 		}
 		if err := r.consumeLine(); err != nil {
@@ -445,6 +515,20 @@ func (r *Reader) peekLine() ([]byte, error) {
 			return nil, r.errorf(r.base+1, buf[:min(len(buf), 40)], "first line longer than %d bytes", len(buf))
 		}
 	}
+}
+
+// peekRecord extends the first line to the CSV record it starts, when
+// its quotes hold line breaks, and returns how many; a record longer than
+// the buffer stays its first line, which then fails as a header.
+func (r *Reader) peekRecord(line []byte) ([]byte, int) {
+	if bytes.IndexByte(line, '"') < 0 {
+		return line, 0
+	}
+	buf, err := r.br.Peek(r.br.Size())
+	if n, breaks := csvRecordLen(buf); n >= 0 && (n < len(buf) || err != nil) {
+		return trimEOL(buf[:n]), breaks
+	}
+	return line, 0
 }
 
 // chooseColumns resolves the CSV columns from the first line.
@@ -477,6 +561,7 @@ func (r *Reader) chooseColumns(line []byte) error {
 		if want != "" {
 			return -1, r.errorf(r.base+1, line, "no column named %q in the header", want)
 		}
+		r.lp.timeFallback = true // the only find with defaults
 		return 0, nil
 	}
 	lp := r.lp
@@ -497,6 +582,15 @@ func (r *Reader) chooseColumns(line []byte) error {
 		}
 	}
 	r.headers++
+	lp.header = rec
+	if c := lp.cols[slotTime]; c < len(rec) {
+		r.unitFromName(rec[c], r.opt.TimeCol == "")
+	}
+	for range r.headBreaks {
+		if err := r.consumeLine(); err != nil {
+			return err
+		}
+	}
 	return r.consumeLine()
 }
 
@@ -514,7 +608,8 @@ func (r *Reader) startJSON() {
 	lp.paths[slotKey] = split(r.opt.KeyField)
 	lp.paths[slotEnd] = split(r.opt.EndField)
 	lp.paths[slotDur] = split(r.opt.DurationField)
-	if lp.paths[slotTime] != nil {
+	if p := lp.paths[slotTime]; p != nil {
+		r.unitFromName(p[len(p)-1], false)
 		return
 	}
 	var p fastjson.Parser
@@ -526,6 +621,7 @@ func (r *Reader) startJSON() {
 		for _, name := range defaultTimeNames {
 			if v.Exists(name) {
 				lp.paths[slotTime] = []string{name}
+				r.unitFromName(name, true)
 				return
 			}
 		}

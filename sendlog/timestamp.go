@@ -246,6 +246,7 @@ type timeParser struct {
 	given    bool
 	detected string // how the unit was chosen, for the report
 	digits   int    // the digit count the unit was detected from
+	from     string // the column or field name the given unit was read from
 }
 
 // mixedUnits is the error for an integer whose digit count points to
@@ -298,7 +299,27 @@ func (p *timeParser) parse(b []byte) (int64, error) {
 			u = p.unit
 		}
 	}
-	return n.nanos(u.exp10())
+	ns, err := n.nanos(u.exp10())
+	if err == errTooBig && p.given && !n.decimal {
+		return 0, unitTooCoarse(b, n.intDigit, u)
+	}
+	return ns, err
+}
+
+// unitTooCoarse is the error for an integer that overflows in the unit it
+// was given: it says what was read and which unit its digits suggest.
+func unitTooCoarse(b []byte, digits int, u Unit) error {
+	msg := fmt.Sprintf("timestamp out of range: %s read in %s is beyond the year 2262", b, u)
+	fits := unitForDigits(digits)
+	n, _ := parseNumber(b)
+	ns, err := n.nanos(fits.exp10())
+	if fits.exp10() >= u.exp10() || err != nil {
+		return errors.New(msg)
+	}
+	return &fixError{
+		msg: fmt.Sprintf("%s; as a %d-digit epoch in %s it is %s", msg, digits, fits, time.Unix(0, ns).UTC().Format(time.RFC3339Nano)),
+		fix: Fix{Option: "Unit", Value: fits.String()},
+	}
 }
 
 // fastInt converts an integer of the given digit count once the unit is
@@ -337,6 +358,9 @@ func (p *timeParser) digitsAgree(digits int) bool {
 // Detected says how timestamps were read, for reports ("decimal seconds",
 // "ns (detected from 19-digit integers…)", "given: ms").
 func (p *timeParser) Detected() string {
+	if p.from != "" {
+		return p.unit.String() + " (from the name " + p.from + ")"
+	}
 	if p.given {
 		return "given: " + p.unit.String()
 	}

@@ -3,7 +3,6 @@ package sqlcheck
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -24,10 +23,12 @@ type Table struct {
 	// KeyCol, when set, checks the rules per key; NULL counts as "".
 	KeyCol string
 	// Tiebreak, when set, is an integer column that orders sends at one
-	// instant (a line number, an id) and is reported as each send's line.
-	// Without it, sends at one instant are taken in the engine's order and
-	// a send's line is its 1-based position in its key's time order; the
-	// counts and times do not depend on that order.
+	// instant (a line number, an id) and is reported as each send's line,
+	// named after the column in the text report. Without it, sends at one
+	// instant are taken in the engine's order and a send's line is its
+	// 1-based rank in its key's time order (shown as "#N in time order",
+	// since it is no file's line); the counts and times do not depend on
+	// that order.
 	Tiebreak string
 }
 
@@ -54,10 +55,10 @@ var Columns = []string{
 	"max_in_window", "max_window_t", "max_window_ref",
 }
 
-var plainIdent = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
-
-// ident quotes each dotted part of name unless it is a plain lower-case
-// identifier, which both engines take as written.
+// ident quotes each dotted part of name, always: a plain name such as
+// user or order is a reserved word in one engine or another (PostgreSQL
+// reads a bare user as current_user), and quoting leaves every other name
+// as it is written, its case included. Quotes inside are doubled.
 func ident(name string) (string, error) {
 	if strings.TrimSpace(name) == "" {
 		return "", errors.New("empty name")
@@ -67,9 +68,7 @@ func ident(name string) (string, error) {
 		if p == "" || strings.ContainsRune(p, 0) {
 			return "", fmt.Errorf("name %q: empty part or NUL", name)
 		}
-		if !plainIdent.MatchString(p) {
-			parts[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
-		}
+		parts[i] = `"` + strings.ReplaceAll(p, `"`, `""`) + `"`
 	}
 	return strings.Join(parts, "."), nil
 }

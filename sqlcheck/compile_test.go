@@ -54,10 +54,10 @@ func TestCompileRejects(t *testing.T) {
 		_, err := sqlcheck.Compile(spec)
 		assert.Error(t, err, name)
 	}
-	// Names that are not plain lower-case identifiers are quoted, quotes doubled.
+	// Every name is quoted, quotes doubled.
 	q, err := sqlcheck.Compile(sqlcheck.Spec{Rules: rules, Table: sqlcheck.Table{Name: `app.Sends"x`, TimeCol: "Ts", Unit: time.Nanosecond}})
 	require.NoError(t, err)
-	assert.Contains(t, q, `FROM app."Sends""x"`)
+	assert.Contains(t, q, `FROM "app"."Sends""x"`)
 	assert.Contains(t, q, `CAST("Ts" AS BIGINT)`)
 }
 

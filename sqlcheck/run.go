@@ -152,9 +152,25 @@ func collect(rows *sql.Rows, spec Spec) (*logcheck.Result, error) {
 	case spec.CountsOnly:
 		res.NotChecked = append(res.NotChecked, "the largest count in one window and the first violations (counts only)")
 	case !spec.MaxWindow:
-		res.NotChecked = append(res.NotChecked, "the largest count in one window (--max-window adds it, at the cost of a sort per window width)")
+		res.NotChecked = append(res.NotChecked, "the largest count in one window, shown as - (--max-window adds it, at the cost of a sort per window width)")
 	}
+	res.NoMaxInWindow = !spec.MaxWindow
 	res.Files = []logcheck.FileInfo{{Name: spec.Table.Name, Format: "sql", Column: spec.Table.TimeCol,
-		Detected: detected, Lines: res.Sends, Sends: res.Sends}}
+		Detected: detected, Lines: res.Sends, Sends: res.Sends, LineFormat: lineFormat(spec.Table)}}
 	return res, nil
+}
+
+// lineFormat names a send in the text report as the table can: by its
+// tiebreak column and value ("line 28", check's own words when the column
+// holds the log's line numbers), else by its rank in time order, which is
+// no file's line (a CSV with a header has its first send on line 2, and
+// rank 1).
+func lineFormat(t Table) string {
+	if t.Tiebreak != "" {
+		return strings.ReplaceAll(t.Tiebreak, "%", "%%") + " %d"
+	}
+	if t.KeyCol != "" {
+		return "#%d in its key's time order"
+	}
+	return "#%d in time order"
 }

@@ -167,6 +167,13 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		return cli.ShardHint(err)
 	}
 	for _, res := range results {
+		for _, f := range res.Files {
+			if f.Chosen != "" {
+				fmt.Fprintf(s.errOut, "rlcheck: %s: %s\n", f.Name, f.Chosen)
+			}
+		}
+	}
+	for _, res := range results {
 		if o.notChecked != "" {
 			res.NotChecked = []string{o.notChecked}
 		}

@@ -60,7 +60,7 @@ func TestSQLRunPostgres(t *testing.T) {
 		"--time-unit", "us", "--tiebreak", "line", "--run", srv.URL)
 	require.Equal(t, 1, code, errOut)
 	assert.Contains(t, out, "line 28 at 6.003795000 s: 6 sends in the window from line 23 (5.005274000 s)")
-	assert.Contains(t, out, "not checked: the largest count in one window (--max-window adds it")
+	assert.Contains(t, out, "not checked: the largest count in one window, shown as - (--max-window adds it")
 }
 
 func withoutFiles(t *testing.T, doc string) map[string]any {

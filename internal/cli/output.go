@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/sendlog"
 )
 
 // PrepareFile makes sure a file can be written at path before the work that
@@ -51,7 +55,24 @@ func PrintError(w io.Writer, err error, githubActions bool) {
 		io.WriteString(w, logcheck.GitHubError(err))
 		return
 	}
-	fmt.Fprintln(w, "rlcheck:", err)
+	fmt.Fprintln(w, "rlcheck:", err.Error()+FixHint(err))
+}
+
+// fixFlags are the flags for the reading options a sendlog.Fix names.
+var fixFlags = map[string]string{"TimeCol": "--time-col", "TimeField": "--time-field", "Unit": "--unit"}
+
+// FixHint words the fix an input error suggests as its flag
+// (" (try --unit ms)"), or is "".
+func FixHint(err error) string {
+	var ie *sendlog.InputError
+	if !errors.As(err, &ie) || ie.Fix == nil || fixFlags[ie.Fix.Option] == "" {
+		return ""
+	}
+	v := ie.Fix.Value
+	if strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != "" || v == "" {
+		v = strconv.Quote(v)
+	}
+	return fmt.Sprintf(" (try %s %s)", fixFlags[ie.Fix.Option], v)
 }
 
 // WriteTo writes an output the user named: nothing for "", stdout for "-",

@@ -26,7 +26,7 @@ func (f *ReadFlags) Add(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&f.paths, "path", nil, "access logs: keep requests whose path has this prefix or matches this glob (repeatable)")
 	fs.StringSliceVar(&f.methods, "method", nil, "access logs: keep requests with these methods (GET,POST)")
 	fs.StringSliceVar(&f.statuses, "status", nil, "access logs: keep requests with these statuses (200, 2xx, 429)")
-	fs.StringVar(&f.timeCol, "time-col", "", "CSV time column: a header name or a 1-based index (default ts, time or timestamp, else the first)")
+	fs.StringVar(&f.timeCol, "time-col", "", "CSV time column: a header name or a 1-based index (default ts, time, timestamp, sent_at or created_at, perhaps ending in _s, _ms, _us or _ns, else the first)")
 	fs.StringVar(&f.timeField, "time-field", "", "JSON-lines time field, dotted for nesting (default ts, time or timestamp)")
 	fs.StringVar(&f.keyCol, "key-col", "", "CSV column that splits the rules per key (tenant, API key)")
 	fs.StringVar(&f.keyField, "key-field", "", "JSON-lines field that splits the rules per key")

@@ -3,8 +3,8 @@
 -- rule 1: 500/1m: send i breaks it when t_{i-500} >= t_i - 59999.
 -- rule 2: 10000/24h: send i breaks it when t_{i-10000} >= t_i - 86399999.
 WITH src AS NOT MATERIALIZED (
-  SELECT COALESCE(CAST(tenant AS VARCHAR), '') AS k, CAST(ts_ms AS BIGINT) AS t, CAST(line AS BIGINT) AS tb
-  FROM sends
+  SELECT COALESCE(CAST("tenant" AS VARCHAR), '') AS k, CAST("ts_ms" AS BIGINT) AS t, CAST("line" AS BIGINT) AS tb
+  FROM "sends"
 ),
 s AS NOT MATERIALIZED (
   SELECT k, t,
