@@ -35,9 +35,10 @@ type Config struct {
 // loopback interface only.
 const DefaultListen = "127.0.0.1:8080"
 
-// shutdownGrace is how long the requests in progress at the end may take
-// to be answered before their connections are closed.
-const shutdownGrace = 10 * time.Second
+// shutdownGrace is how long the requests still waiting on the upstream at
+// the end may take to be answered before their connections are closed
+// (requests waiting out a drawn latency are answered at once).
+const shutdownGrace = time.Second
 
 // Run serves until ctx ends or Config.Duration has passed, then answers the
 // requests in progress, closes the log and writes the verdict on it: the
@@ -101,6 +102,7 @@ func Run(ctx context.Context, cfg Config) (*logcheck.Result, error) {
 			s.log.flush()
 		}
 	}
+	s.stop()
 	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(grace); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
 )
@@ -48,8 +49,16 @@ type Options struct {
 	// requests the contract allows are forwarded there, with their real
 	// latency.
 	Upstream *url.URL
+	// UpstreamTimeout bounds the wait for the upstream's response headers
+	// (0: DefaultUpstreamTimeout); past it the request is answered, and
+	// logged, 504.
+	UpstreamTimeout time.Duration
 	// MetricsPath serves Prometheus metrics, outside the judging; "" none.
 	MetricsPath string
+	// MetricsKeys is how many keys get metric series of their own (0:
+	// metrics.DefaultMaxKeys, negative: none); later keys are summed up
+	// under key="(other keys)".
+	MetricsKeys int
 	// Log receives the CSV record of every request, header first, in
 	// arrival order (see LogReadOptions); nil keeps none.
 	Log io.Writer
@@ -63,14 +72,22 @@ type Server struct {
 	base  int64 // the epoch in ns at start
 
 	// mu orders every arrival and answer: it hands out the stamps, the
-	// sequence numbers and the latency draws, and holds the key table.
-	mu    sync.Mutex
-	last  int64
-	seq   int64
-	keys  map[string]*key
-	list  []*key
-	sweep int
-	rng   *rand.Rand
+	// sequence numbers and the latency draws, and holds the key table, the
+	// metric labels and the verdicts of the keys given back.
+	mu     sync.Mutex
+	last   int64
+	seq    int64
+	keys   map[string]*key
+	list   []*key
+	sweep  int
+	rng    *rand.Rand
+	labels *metrics.KeyLabels
+	gone   map[string]*metrics.KeySeries // by metric label
+	goneN  int64                         // violations of the keys given back
+
+	// stopping ends the latency waits at once when the server stops.
+	stopping chan struct{}
+	stopOnce sync.Once
 
 	policy   []string // the RateLimit-Policy field
 	names    []string // each rule's policy name, quoted
@@ -86,12 +103,12 @@ type Server struct {
 // key is one key's stream: its checker and the requests it has in flight.
 type key struct {
 	name     string
+	label    string // its metric series
 	mu       sync.Mutex
 	chk      *checker.Checker
 	inFlight int
 	capViol  int64
 	broken   []brokenRule // filled by the checker during one Observe
-	idle     bool
 }
 
 type brokenRule struct {
@@ -116,9 +133,14 @@ func New(opt Options) (*Server, error) {
 	now := time.Now()
 	s := &Server{
 		opt: opt, start: now, base: now.UnixNano(),
-		keys: map[string]*key{},
-		rng:  rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)),
-		log:  newLogWriter(opt.Log),
+		keys: map[string]*key{}, gone: map[string]*metrics.KeySeries{},
+		rng:      rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)),
+		log:      newLogWriter(opt.Log),
+		labels:   metrics.NewKeyLabels(opt.MetricsKeys),
+		stopping: make(chan struct{}),
+	}
+	if s.opt.UpstreamTimeout <= 0 {
+		s.opt.UpstreamTimeout = DefaultUpstreamTimeout
 	}
 	s.policy = []string{policyField(opt.Rules)}
 	for _, r := range opt.Rules {
@@ -133,8 +155,16 @@ func New(opt Options) (*Server, error) {
 	return s, nil
 }
 
+// DefaultUpstreamTimeout is how long a request forwarded upstream may wait
+// for its response headers when Options.UpstreamTimeout is 0.
+const DefaultUpstreamTimeout = 30 * time.Second
+
 // Close flushes the log; no request may be in progress.
 func (s *Server) Close() error { return s.log.close() }
+
+// stop answers the requests waiting out their latency at once, for a
+// prompt shutdown.
+func (s *Server) stop() { s.stopOnce.Do(func() { close(s.stopping) }) }
 
 // Requests returns how many requests were judged, and how many of them
 // broke the contract.
@@ -148,8 +178,8 @@ func (s *Server) Requests() (judged, violations int64) {
 func (s *Server) Violations() int64 {
 	s.mu.Lock()
 	keys := append([]*key(nil), s.list...)
+	n := s.goneN
 	s.mu.Unlock()
-	var n int64
 	for _, k := range keys {
 		k.mu.Lock()
 		rep := k.chk.Report()
@@ -178,7 +208,7 @@ func (s *Server) lookup(name string) *key {
 	if k, ok := s.keys[name]; ok {
 		return k
 	}
-	k := &key{name: name}
+	k := &key{name: name, label: s.labels.Label(name)}
 	k.chk = checker.New(checker.Config{
 		Rules: s.opt.Rules, Boundary: s.opt.Boundary,
 		OnViolation: func(r int, v checker.Violation) { k.broken = append(k.broken, brokenRule{r, v}) },
@@ -188,20 +218,40 @@ func (s *Server) lookup(name string) *key {
 	return k
 }
 
-// sweepEvery arrivals, up to sweepEvery keys are tried for release: a key
-// whose windows have all passed gives back their memory (as check does).
+// sweepEvery arrivals, up to 2*sweepEvery keys are tried for release (more
+// than can have been added since the last sweep): a key with nothing in
+// flight whose windows have all passed is given back (as check does), its
+// verdict kept under its metric label.
 const sweepEvery = 4096
 
-// release frees the windows of keys gone quiet. s.mu must be held.
+// release gives back the keys gone quiet. s.mu must be held.
 func (s *Server) release(now int64) {
-	for range min(sweepEvery, len(s.list)) {
-		s.sweep = (s.sweep + 1) % len(s.list)
+	for n := min(2*sweepEvery, len(s.list)); n > 0 && len(s.list) > 0; n-- {
+		if s.sweep >= len(s.list) {
+			s.sweep = 0
+		}
 		k := s.list[s.sweep]
 		k.mu.Lock()
-		if !k.idle && k.inFlight == 0 {
-			k.idle = k.chk.Idle(now)
+		quiet := k.inFlight == 0 && k.chk.Idle(now)
+		if quiet {
+			rep := k.chk.Report()
+			s.goneN += rep.Violations() + k.capViol
+			g := s.gone[k.label]
+			if g == nil {
+				g = metrics.NewKeySeries(len(s.opt.Rules))
+				s.gone[k.label] = g
+			}
+			g.Add(rep, nil, k.capViol)
 		}
 		k.mu.Unlock()
+		if !quiet {
+			s.sweep++
+			continue
+		}
+		last := len(s.list) - 1
+		s.list[s.sweep], s.list[last] = s.list[last], nil
+		s.list = s.list[:last]
+		delete(s.keys, k.name)
 	}
 }
 
@@ -218,6 +268,7 @@ type arrival struct {
 	// retryAfter is the Retry-After of a 429, in seconds.
 	retryAfter int64
 	ended      bool
+	timer      *time.Timer // the upstream timeout of a forwarded request
 }
 
 func (a *arrival) violates() bool { return len(a.broken) > 0 || a.overCap }
@@ -240,7 +291,6 @@ func (s *Server) arrive(name string) *arrival {
 	k.mu.Lock()
 	s.mu.Unlock()
 	defer k.mu.Unlock()
-	k.idle = false
 	k.broken = k.broken[:0]
 	_ = k.chk.Observe(a.at, a.seq+2) // stamps only grow; the ref is the log line
 	if len(k.broken) > 0 {
@@ -302,8 +352,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.proxy != nil {
-		defer s.end(a, http.StatusBadGateway) // when the proxy answered nothing
-		s.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), arrivalKey{}, a)))
+		s.forward(w, r, a)
 		return
 	}
 	if a.latency > 0 {
@@ -311,8 +360,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-t.C:
 		case <-r.Context().Done():
-			t.Stop()
+		case <-s.stopping:
 		}
+		t.Stop()
 	}
 	s.end(a, s.opt.Status)
 	w.WriteHeader(s.opt.Status)
@@ -364,6 +414,22 @@ func (s *Server) reject(w http.ResponseWriter, a *arrival) {
 
 type arrivalKey struct{}
 
+// errUpstreamTimeout cuts a forwarded request whose response headers are
+// later than Options.UpstreamTimeout.
+var errUpstreamTimeout = errors.New("serve: no response from the upstream within the timeout")
+
+// forward sends a's request upstream; past the timeout without response
+// headers it is answered 504, so that no request holds the log back
+// longer than that.
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, a *arrival) {
+	defer s.end(a, http.StatusBadGateway) // when the proxy answered nothing
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	a.timer = time.AfterFunc(s.opt.UpstreamTimeout, func() { cancel(errUpstreamTimeout) })
+	defer a.timer.Stop()
+	s.proxy.ServeHTTP(w, r.WithContext(context.WithValue(ctx, arrivalKey{}, a)))
+}
+
 // newProxy forwards to up, stamping each answer when the upstream's
 // response headers arrive (or it fails), before the body is copied.
 func (s *Server) newProxy(up *url.URL) *httputil.ReverseProxy {
@@ -373,16 +439,25 @@ func (s *Server) newProxy(up *url.URL) *httputil.ReverseProxy {
 			pr.SetXForwarded()
 		},
 		ModifyResponse: func(resp *http.Response) error {
-			if a, ok := resp.Request.Context().Value(arrivalKey{}).(*arrival); ok {
-				s.end(a, resp.StatusCode)
+			a, ok := resp.Request.Context().Value(arrivalKey{}).(*arrival)
+			if !ok {
+				return nil
 			}
+			if !a.timer.Stop() {
+				return errUpstreamTimeout
+			}
+			s.end(a, resp.StatusCode)
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if a, ok := r.Context().Value(arrivalKey{}).(*arrival); ok {
-				s.end(a, http.StatusBadGateway)
+			status := http.StatusBadGateway
+			if errors.Is(err, errUpstreamTimeout) || errors.Is(context.Cause(r.Context()), errUpstreamTimeout) {
+				status, err = http.StatusGatewayTimeout, errUpstreamTimeout
 			}
-			http.Error(w, "serve: upstream: "+err.Error(), http.StatusBadGateway)
+			if a, ok := r.Context().Value(arrivalKey{}).(*arrival); ok {
+				s.end(a, status)
+			}
+			http.Error(w, "serve: upstream: "+err.Error(), status)
 		},
 	}
 }
