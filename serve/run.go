@@ -112,9 +112,13 @@ func Run(ctx context.Context, cfg Config) (*logcheck.Result, error) {
 	if err := s.Close(); err != nil {
 		return nil, fmt.Errorf("serve: writing %s: %w", path, err)
 	}
-	if judged, _ := s.Requests(); judged == 0 {
+	judged, _ := s.Requests()
+	if judged == 0 {
 		fmt.Fprintln(cfg.Out, "no requests arrived")
 		return nil, nil
+	}
+	if cfg.ErrOut != nil {
+		fmt.Fprintf(cfg.ErrOut, "rlcheck serve: stopped after %d requests; checking the log\n", judged)
 	}
 	if _, err := logFile.Seek(0, io.SeekStart); err != nil {
 		return nil, err
