@@ -133,5 +133,28 @@ func Run(ctx context.Context, cfg Config) (*logcheck.Result, error) {
 	if live := s.Violations(); live != res.Violations() {
 		return nil, fmt.Errorf("serve: %d violations judged live, %d in the log: a bug; please report it", live, res.Violations())
 	}
-	return res, logcheck.Write(cfg.Out, []*logcheck.Result{res}, cfg.Report)
+	if err := logcheck.Write(cfg.Out, []*logcheck.Result{res}, cfg.Report); err != nil {
+		return res, err
+	}
+	return res, writeViews(logFile, cfg)
+}
+
+// writeViews adds the send view to the report when clients sent their send
+// instants: after a text report, or on ErrOut after one meant for machines.
+func writeViews(log io.ReadSeeker, cfg Config) error {
+	if _, err := log.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	v, err := BothViews(log, cfg.Rules, cfg.Boundary, cfg.KeyHeader != "")
+	if err != nil || v == nil {
+		return err
+	}
+	out := cfg.Out
+	if f := cfg.Report.Format; f != "" && f != "text" {
+		out = cfg.ErrOut
+	}
+	if out == nil {
+		return nil
+	}
+	return v.Write(out)
 }

@@ -269,6 +269,11 @@ type arrival struct {
 	retryAfter int64
 	ended      bool
 	timer      *time.Timer // the upstream timeout of a forwarded request
+	// send is the client's send instant (X-Send-Time), when sent is set;
+	// id its X-Request-Id.
+	send int64
+	sent bool
+	id   string
 }
 
 func (a *arrival) violates() bool { return len(a.broken) > 0 || a.overCap }
@@ -325,7 +330,7 @@ func (s *Server) end(a *arrival, status int) {
 	a.k.inFlight--
 	a.k.mu.Unlock()
 	s.inFlight.Add(-1)
-	s.log.put(a.seq, a.at, a.k.name, status, t-a.at)
+	s.log.put(a, status, t-a.at)
 }
 
 // ServeHTTP judges the request, unless it asks for the metrics, and
@@ -342,6 +347,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		name = r.Header.Get(s.opt.KeyHeader)
 	}
 	a := s.arrive(name)
+	a.send, a.sent = parseSendTime(r.Header.Get(SendTimeHeader))
+	a.id = r.Header.Get(RequestIDHeader)
 	if a.rateLimit != "" {
 		h := w.Header()
 		h["Ratelimit-Policy"] = s.policy
