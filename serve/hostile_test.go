@@ -180,3 +180,33 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+// TestSweepSparesTheArrivingKey: the sweep that runs at an arrival once
+// gave back the very key arriving (quiet until then), which went on
+// judging apart from the table, so the key's next request found a fresh
+// key with nothing in flight.
+func TestSweepSparesTheArrivingKey(t *testing.T) {
+	release := make(chan struct{})
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/block" {
+			<-release
+		}
+	}))
+	defer up.Close()
+	u, _ := url.Parse(up.URL)
+	s, err := New(Options{MaxInFlight: 1, KeyHeader: "K", Upstream: u})
+	require.NoError(t, err)
+	assert.Equal(t, 200, serveOne(t, s, "/", "K", "x").Code)
+	for i := range sweepEvery - 2 {
+		serveOne(t, s, "/", "K", strconv.Itoa(i))
+	}
+	blocked := make(chan int, 1)
+	go func() { blocked <- serveOne(t, s, "/block", "K", "x").Code }() // the arrival that sweeps
+	for s.inFlight.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	assert.Equal(t, http.StatusTooManyRequests, serveOne(t, s, "/", "K", "x").Code, "x has one in flight")
+	close(release)
+	assert.Equal(t, 200, <-blocked)
+	assert.Equal(t, int64(1), s.Violations())
+}

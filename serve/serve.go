@@ -283,12 +283,12 @@ func (s *Server) arrive(name string) *arrival {
 	s.mu.Lock()
 	a := &arrival{at: s.stamp(), seq: s.seq}
 	s.seq++
+	if s.seq%sweepEvery == 0 && len(s.list) > 1 {
+		s.release(a.at) // before the lookup, which must find the key it judges in the table
+	}
 	a.k = s.lookup(name)
 	if !s.opt.Latency.IsZero() {
 		a.latency = s.opt.Latency.Draw(s.rng)
-	}
-	if s.seq%sweepEvery == 0 && len(s.list) > 1 {
-		s.release(a.at)
 	}
 	k := a.k
 	// The key's lock is taken before the order's is let go, so that the
