@@ -40,6 +40,19 @@ const DefaultListen = "127.0.0.1:8080"
 // (requests waiting out a drawn latency are answered at once).
 const shutdownGrace = time.Second
 
+// shutdown stops srv: the latency waits end at once, connections not
+// serving a request (one still sending its headers, an idle one) are cut,
+// and the requests still waiting on the upstream have shutdownGrace.
+func (s *Server) shutdown(srv *http.Server) {
+	s.stop()
+	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(grace); err != nil {
+		srv.Close() // the requests still waiting see their context end
+	}
+	s.handlers.Wait()
+}
+
 // Run serves until ctx ends or Config.Duration has passed, then answers the
 // requests in progress, closes the log and writes the verdict on it: the
 // report of `rlcheck check` on the log (logcheck.Run), so that the two
@@ -80,7 +93,7 @@ func Run(ctx context.Context, cfg Config) (*logcheck.Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, cfg.Duration)
 		defer cancel()
 	}
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ConnState: s.conns.state, ConnContext: s.conns.context}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	if cfg.ErrOut != nil {
@@ -102,13 +115,7 @@ func Run(ctx context.Context, cfg Config) (*logcheck.Result, error) {
 			s.log.flush()
 		}
 	}
-	s.stop()
-	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(grace); err != nil {
-		srv.Close() // the requests still waiting see their context end
-	}
-	s.handlers.Wait()
+	s.shutdown(srv)
 	if err := s.Close(); err != nil {
 		return nil, fmt.Errorf("serve: writing %s: %w", path, err)
 	}

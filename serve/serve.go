@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -85,9 +86,11 @@ type Server struct {
 	gone   map[string]*metrics.KeySeries // by metric label
 	goneN  int64                         // violations of the keys given back
 
-	// stopping ends the latency waits at once when the server stops.
+	// stopping ends the latency waits at once when the server stops, and
+	// conns cuts the connections that serve no request then.
 	stopping chan struct{}
 	stopOnce sync.Once
+	conns    conns
 
 	policy   []string // the RateLimit-Policy field
 	names    []string // each rule's policy name, quoted
@@ -164,7 +167,72 @@ func (s *Server) Close() error { return s.log.close() }
 
 // stop answers the requests waiting out their latency at once, for a
 // prompt shutdown.
-func (s *Server) stop() { s.stopOnce.Do(func() { close(s.stopping) }) }
+func (s *Server) stop() {
+	s.stopOnce.Do(func() {
+		close(s.stopping)
+		s.conns.stop()
+	})
+}
+
+// conns tracks the server's connections and whether each is serving a
+// request, so that a stop can cut the others at once: a client that sends
+// half its headers and waits holds no shutdown back.
+type conns struct {
+	mu       sync.Mutex
+	busy     map[net.Conn]bool
+	stopping bool
+}
+
+type connKey struct{}
+
+// context is the http.Server's ConnContext: it lets a request find its
+// connection.
+func (c *conns) context(ctx context.Context, conn net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, conn)
+}
+
+// state is the http.Server's ConnState.
+func (c *conns) state(conn net.Conn, st http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch st {
+	case http.StateNew:
+		if c.busy == nil {
+			c.busy = map[net.Conn]bool{}
+		}
+		c.busy[conn] = false
+		if c.stopping {
+			conn.SetReadDeadline(time.Now())
+		}
+	case http.StateHijacked, http.StateClosed:
+		delete(c.busy, conn)
+	}
+}
+
+// serving marks r's connection as serving a request, or no longer.
+func (c *conns) serving(r *http.Request, on bool) {
+	conn, ok := r.Context().Value(connKey{}).(net.Conn)
+	if !ok {
+		return // not served by Run's http.Server
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, tracked := c.busy[conn]; tracked {
+		c.busy[conn] = on
+	}
+}
+
+// stop cuts every connection not serving a request: its pending read ends.
+func (c *conns) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopping = true
+	for conn, busy := range c.busy {
+		if !busy {
+			conn.SetReadDeadline(time.Now())
+		}
+	}
+}
 
 // Requests returns how many requests were judged, and how many of them
 // broke the contract.
@@ -336,6 +404,8 @@ func (s *Server) end(a *arrival, status int) {
 // ServeHTTP judges the request, unless it asks for the metrics, and
 // answers it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.conns.serving(r, true)
+	defer s.conns.serving(r, false)
 	if s.opt.MetricsPath != "" && r.URL.Path == s.opt.MetricsPath {
 		s.metrics.ServeHTTP(w, r)
 		return
