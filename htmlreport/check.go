@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/keytext"
 	"github.com/rlcheck/rlcheck/logcheck"
 )
 
@@ -46,7 +47,7 @@ func Check(path string, res *logcheck.Result, list, maxKeys int) error {
 		}
 		name := "all sends"
 		if res.PerKey {
-			name = "key " + g.Key
+			name = "key " + keytext.Show(g.Key)
 		}
 		listed := make([][]checker.Violation, len(res.Rules))
 		for i, rr := range g.Report.Rules {

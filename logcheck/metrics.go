@@ -5,12 +5,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/rlcheck/rlcheck/keytext"
 	"github.com/rlcheck/rlcheck/metrics"
 )
 
 // MetricsRegistry holds a check's figures for node_exporter's textfile
 // collector: each rule's peak window usage (and mean, when the send times
-// were kept) and its violations, per input group and key.
+// were kept) and its violations, per input group and key. Keys and file
+// names that are not UTF-8 are labelled as keytext.Show writes them.
 func MetricsRegistry(results []*Result) *prometheus.Registry {
 	reg := metrics.NewRegistry()
 	labels := []string{"input", "key", "rule"}
@@ -22,10 +24,10 @@ func MetricsRegistry(results []*Result) *prometheus.Registry {
 		for i, f := range res.Files {
 			names[i] = f.Name
 		}
-		input := strings.Join(names, ",")
+		input := keytext.Show(strings.Join(names, ","))
 		for _, g := range res.Groups {
 			for _, rr := range g.Report.Rules {
-				l := []string{input, g.Key, rr.Rule.String()}
+				l := []string{input, keytext.Show(g.Key), rr.Rule.String()}
 				usage.WithLabelValues(append(l, "peak")...).Set(float64(rr.MaxInWindow) / float64(rr.Rule.Limit))
 				if g.Times != nil {
 					mean := metrics.MeanOccupancy(g.Times, rr.Rule.Window) / float64(rr.Rule.Limit)

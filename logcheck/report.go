@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/buildinfo"
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/keytext"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -102,7 +103,7 @@ func WriteText(w io.Writer, res *Result, maxKeys int) error {
 	for _, g := range res.Groups[:shown] {
 		for _, r := range g.Report.Rules {
 			if res.PerKey {
-				fmt.Fprintf(tw, "%s\t", g.Key)
+				fmt.Fprintf(tw, "%s\t", keytext.Show(g.Key))
 			}
 			max := maxInWindow(r)
 			if res.NoMaxInWindow {
@@ -127,7 +128,7 @@ func WriteText(w io.Writer, res *Result, maxKeys int) error {
 			for i, v := range r.Listed {
 				key := ""
 				if res.PerKey {
-					key = " for key " + g.Key
+					key = " for key " + keytext.Show(g.Key)
 				}
 				fmt.Fprintf(&b, "\n%s violation %d of %d%s: %s at %s; %s\n",
 					r.Rule, i+1, r.Violations, key, where(v.Send.Ref), at(v.Send.At), windowText(r.Rule, v, at, where))
@@ -458,14 +459,14 @@ func (j jsonView) doc() checkJSON {
 				tot.MaxInWindow, tot.MaxSaturated = r.MaxInWindow, r.MaxSaturated
 			}
 			if r.First != nil && (tot.First == nil || r.First.Send.At < tot.First.AtNs) {
-				v := j.violation(*r.First, g.Key)
+				v := j.violation(*r.First, keytext.Show(g.Key))
 				tot.First = &v
 			}
 		}
 		out.Rules = append(out.Rules, tot)
 	}
 	for _, g := range res.Groups {
-		k := keyJSON{Key: g.Key, Violations: g.Violations(), Sends: g.Report.Sends, InFlight: j.inFlight(g.InFlight)}
+		k := keyJSON{Key: keytext.Show(g.Key), Violations: g.Violations(), Sends: g.Report.Sends, InFlight: j.inFlight(g.InFlight)}
 		j.overlap(k.InFlight, g.Overlap)
 		for _, r := range g.Report.Rules {
 			k.Rules = append(k.Rules, j.rule(r, ""))

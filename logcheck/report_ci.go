@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/keytext"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -33,7 +34,7 @@ func ciCases(res *Result) []ciCase {
 	for gi := range res.Groups {
 		g := &res.Groups[gi]
 		for _, r := range g.Report.Rules {
-			c := ciCase{Key: g.Key, Name: r.Rule.String(), Count: r.Violations, Rule: r.Rule, Listed: r.Listed}
+			c := ciCase{Key: keytext.Show(g.Key), Name: r.Rule.String(), Count: r.Violations, Rule: r.Rule, Listed: r.Listed}
 			most := strconv.FormatInt(r.MaxInWindow, 10)
 			if r.MaxSaturated {
 				most = "at least " + most
@@ -67,7 +68,7 @@ func ciCases(res *Result) []ciCase {
 			f = res.InFlight // a cap checked over the whole stream only
 		}
 		if f != nil {
-			c := ciCase{Key: g.Key, Name: fmt.Sprintf("in flight ≤ %d", f.Max), Count: f.Violations}
+			c := ciCase{Key: keytext.Show(g.Key), Name: fmt.Sprintf("in flight ≤ %d", f.Max), Count: f.Violations}
 			c.Detail = fmt.Sprintf("in flight: %s; no calls", ciCount(f.Violations, "violation"))
 			if f.Peak > 0 {
 				c.Detail = fmt.Sprintf("in flight: %s; peak %s at %s (%s)", ciCount(f.Violations, "violation"), ciCount(f.Peak, "call"), ciPlace(res, f.PeakAt.Ref), at(f.PeakAt.At))
@@ -431,7 +432,7 @@ func WriteStepSummary(w io.Writer, res *Result) error {
 	b.WriteString("\n" + align + "\n")
 	for gi := range shown {
 		g := &shown[gi]
-		fmt.Fprintf(&b, "| %s | %d |", mdCell(g.Key), g.Violations())
+		fmt.Fprintf(&b, "| %s | %d |", mdCell(keytext.Show(g.Key)), g.Violations())
 		for _, r := range g.Report.Rules {
 			fmt.Fprintf(&b, " %d |", r.Violations)
 		}

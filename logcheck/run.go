@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rlcheck/rlcheck/keytext"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -299,7 +300,7 @@ func Open(paths []string, stdin io.Reader) ([]Input, int64, func(), error) {
 		if st, err := f.Stat(); err == nil {
 			total += st.Size()
 		}
-		inputs = append(inputs, Input{Name: p, R: f})
+		inputs = append(inputs, Input{Name: keytext.Show(p), R: f}) // the name is what outputs show
 	}
 	return inputs, total, closeAll, nil
 }

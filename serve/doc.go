@@ -15,7 +15,9 @@
 // increasing) and judged in that order by the checker package, one
 // streaming checker per key under the key's own mutex; the in-flight cap
 // counts a request from its arrival to its answer. Every request is
-// recorded as a CSV line (ts_ns,key,status,duration_ns) in arrival order,
-// which `rlcheck check` reads, and Run's verdict is logcheck's on that very
-// log, so serve and check can never disagree.
+// recorded as a CSV line (ts_ns,key,status,duration_ns,send_ns,request_id)
+// in arrival order, which `rlcheck check` reads, and Run's verdict is
+// logcheck's on that very log, so serve and check can never disagree. A
+// client that sends its send instants (X-Send-Time) is judged at send too
+// (BothViews).
 package serve

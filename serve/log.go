@@ -10,8 +10,9 @@ import (
 	"github.com/rlcheck/rlcheck/sendlog"
 )
 
-// LogHeader is the first line of the request log.
-const LogHeader = "ts_ns,key,status,duration_ns"
+// LogHeader is the first line of the request log: send_ns and request_id
+// are the client's X-Send-Time and X-Request-Id, empty when it sent none.
+const LogHeader = "ts_ns,key,status,duration_ns,send_ns,request_id"
 
 // LogReadOptions says how to read the request log, exactly as `rlcheck check
 // --key-col key --duration-col duration_ns --duration-unit ns` does, the
@@ -47,8 +48,9 @@ func newLogWriter(w io.Writer) *logWriter {
 	return l
 }
 
-// put records arrival seq; its line is written once those before it are.
-func (l *logWriter) put(seq, at int64, key string, status int, dur int64) {
+// put records arrival a; its line is written once those before it are.
+func (l *logWriter) put(a *arrival, status int, dur int64) {
+	seq, at, key := a.seq, a.at, a.k.name
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.w == nil {
@@ -62,6 +64,12 @@ func (l *logWriter) put(seq, at int64, key string, status int, dur int64) {
 	row = strconv.AppendInt(row, int64(status), 10)
 	row = append(row, ',')
 	row = strconv.AppendInt(row, dur, 10)
+	row = append(row, ',')
+	if a.sent {
+		row = strconv.AppendInt(row, a.send, 10)
+	}
+	row = append(row, ',')
+	row = appendCSV(row, a.id)
 	row = append(row, '\n')
 	if seq != l.next {
 		l.pending[seq] = row

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"sort"
 	"strconv"
 	"time"
 
@@ -16,9 +17,11 @@ var (
 		"Requests arrived and not yet answered.", nil, nil)
 )
 
-// collector reads the figures at scrape time: for each key and rule, the
-// window's current and peak usage against the limit, and the violations
-// so far (the in-flight cap as rule "in-flight/N").
+// collector reads the figures at scrape time: for each key label and rule,
+// the window's current and peak usage against the limit, and the
+// violations so far (the in-flight cap as rule "in-flight/N"). A key past
+// the Options.MetricsKeys cap counts under key="(other keys)", and a key
+// given back keeps counting under its label.
 type collector struct{ s *Server }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
@@ -28,30 +31,57 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- inFlightDesc
 }
 
-func (c collector) Collect(ch chan<- prometheus.Metric) {
-	s := c.s
-	usage := metrics.UsageRatioVec("key", "rule")
-	viol := metrics.ViolationsVec("key", "rule")
+// snapshot sums up every label's series; no lock is held once it returns,
+// so nothing the metrics library does can leave one taken.
+func (s *Server) snapshot() map[string]*metrics.KeySeries {
+	out := map[string]*metrics.KeySeries{}
+	get := func(label string) *metrics.KeySeries {
+		if out[label] == nil {
+			out[label] = metrics.NewKeySeries(len(s.opt.Rules))
+		}
+		return out[label]
+	}
 	s.mu.Lock()
 	keys := append([]*key(nil), s.list...)
 	now := s.base + int64(time.Since(s.start))
+	for label, g := range s.gone {
+		get(label).Merge(g)
+	}
 	s.mu.Unlock()
-	capName := "in-flight/" + strconv.Itoa(s.opt.MaxInFlight)
 	for _, k := range keys {
-		k.mu.Lock()
-		rep := k.chk.Report()
-		at := max(now, rep.Last)
+		func() {
+			k.mu.Lock()
+			defer k.mu.Unlock()
+			rep := k.chk.Report()
+			at := max(now, rep.Last)
+			get(k.label).Add(rep, func(i int) int64 { n, _ := k.chk.InWindow(i, at); return n }, k.capViol)
+		}()
+	}
+	return out
+}
+
+func (c collector) Collect(ch chan<- prometheus.Metric) {
+	s := c.s
+	snap := s.snapshot()
+	labels := make([]string, 0, len(snap))
+	for l := range snap {
+		labels = append(labels, l)
+	}
+	sort.Strings(labels)
+	usage := metrics.UsageRatioVec("key", "rule")
+	viol := metrics.ViolationsVec("key", "rule")
+	capName := "in-flight/" + strconv.Itoa(s.opt.MaxInFlight)
+	for _, l := range labels {
+		g := snap[l]
 		for i, r := range s.opt.Rules {
-			n, _ := k.chk.InWindow(i, at)
-			name := r.String()
-			usage.WithLabelValues(k.name, name, "current").Set(float64(n) / float64(r.Limit))
-			usage.WithLabelValues(k.name, name, "peak").Set(float64(rep.Rules[i].MaxInWindow) / float64(r.Limit))
-			viol.WithLabelValues(k.name, name).Add(float64(rep.Rules[i].Violations))
+			name, limit := r.String(), float64(r.Limit)
+			usage.WithLabelValues(l, name, "current").Set(float64(g.Current[i]) / limit)
+			usage.WithLabelValues(l, name, "peak").Set(float64(g.Peak[i]) / limit)
+			viol.WithLabelValues(l, name).Add(float64(g.Violations[i]))
 		}
 		if s.opt.MaxInFlight > 0 {
-			viol.WithLabelValues(k.name, capName).Add(float64(k.capViol))
+			viol.WithLabelValues(l, capName).Add(float64(g.Cap))
 		}
-		k.mu.Unlock()
 	}
 	usage.Collect(ch)
 	viol.Collect(ch)

@@ -35,9 +35,23 @@ type Config struct {
 // loopback interface only.
 const DefaultListen = "127.0.0.1:8080"
 
-// shutdownGrace is how long the requests in progress at the end may take
-// to be answered before their connections are closed.
-const shutdownGrace = 10 * time.Second
+// shutdownGrace is how long the requests still waiting on the upstream at
+// the end may take to be answered before their connections are closed
+// (requests waiting out a drawn latency are answered at once).
+const shutdownGrace = time.Second
+
+// shutdown stops srv: the latency waits end at once, connections not
+// serving a request (one still sending its headers, an idle one) are cut,
+// and the requests still waiting on the upstream have shutdownGrace.
+func (s *Server) shutdown(srv *http.Server) {
+	s.stop()
+	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(grace); err != nil {
+		srv.Close() // the requests still waiting see their context end
+	}
+	s.handlers.Wait()
+}
 
 // Run serves until ctx ends or Config.Duration has passed, then answers the
 // requests in progress, closes the log and writes the verdict on it: the
@@ -79,7 +93,7 @@ func Run(ctx context.Context, cfg Config) (*logcheck.Result, error) {
 		ctx, cancel = context.WithTimeout(ctx, cfg.Duration)
 		defer cancel()
 	}
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ConnState: s.conns.state, ConnContext: s.conns.context}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	if cfg.ErrOut != nil {
@@ -101,18 +115,17 @@ func Run(ctx context.Context, cfg Config) (*logcheck.Result, error) {
 			s.log.flush()
 		}
 	}
-	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	defer cancel()
-	if err := srv.Shutdown(grace); err != nil {
-		srv.Close() // the requests still waiting see their context end
-	}
-	s.handlers.Wait()
+	s.shutdown(srv)
 	if err := s.Close(); err != nil {
 		return nil, fmt.Errorf("serve: writing %s: %w", path, err)
 	}
-	if judged, _ := s.Requests(); judged == 0 {
+	judged, _ := s.Requests()
+	if judged == 0 {
 		fmt.Fprintln(cfg.Out, "no requests arrived")
 		return nil, nil
+	}
+	if cfg.ErrOut != nil {
+		fmt.Fprintf(cfg.ErrOut, "rlcheck serve: stopped after %d requests; checking the log\n", judged)
 	}
 	if _, err := logFile.Seek(0, io.SeekStart); err != nil {
 		return nil, err
@@ -127,5 +140,28 @@ func Run(ctx context.Context, cfg Config) (*logcheck.Result, error) {
 	if live := s.Violations(); live != res.Violations() {
 		return nil, fmt.Errorf("serve: %d violations judged live, %d in the log: a bug; please report it", live, res.Violations())
 	}
-	return res, logcheck.Write(cfg.Out, []*logcheck.Result{res}, cfg.Report)
+	if err := logcheck.Write(cfg.Out, []*logcheck.Result{res}, cfg.Report); err != nil {
+		return res, err
+	}
+	return res, writeViews(logFile, cfg)
+}
+
+// writeViews adds the send view to the report when clients sent their send
+// instants: after a text report, or on ErrOut after one meant for machines.
+func writeViews(log io.ReadSeeker, cfg Config) error {
+	if _, err := log.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	v, err := BothViews(log, cfg.Rules, cfg.Boundary, cfg.KeyHeader != "")
+	if err != nil || v == nil {
+		return err
+	}
+	out := cfg.Out
+	if f := cfg.Report.Format; f != "" && f != "text" {
+		out = cfg.ErrOut
+	}
+	if out == nil {
+		return nil
+	}
+	return v.Write(out)
 }

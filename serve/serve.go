@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -19,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
 )
@@ -48,8 +50,16 @@ type Options struct {
 	// requests the contract allows are forwarded there, with their real
 	// latency.
 	Upstream *url.URL
+	// UpstreamTimeout bounds the wait for the upstream's response headers
+	// (0: DefaultUpstreamTimeout); past it the request is answered, and
+	// logged, 504.
+	UpstreamTimeout time.Duration
 	// MetricsPath serves Prometheus metrics, outside the judging; "" none.
 	MetricsPath string
+	// MetricsKeys is how many keys get metric series of their own (0:
+	// metrics.DefaultMaxKeys, negative: none); later keys are summed up
+	// under key="(other keys)".
+	MetricsKeys int
 	// Log receives the CSV record of every request, header first, in
 	// arrival order (see LogReadOptions); nil keeps none.
 	Log io.Writer
@@ -63,14 +73,24 @@ type Server struct {
 	base  int64 // the epoch in ns at start
 
 	// mu orders every arrival and answer: it hands out the stamps, the
-	// sequence numbers and the latency draws, and holds the key table.
-	mu    sync.Mutex
-	last  int64
-	seq   int64
-	keys  map[string]*key
-	list  []*key
-	sweep int
-	rng   *rand.Rand
+	// sequence numbers and the latency draws, and holds the key table, the
+	// metric labels and the verdicts of the keys given back.
+	mu     sync.Mutex
+	last   int64
+	seq    int64
+	keys   map[string]*key
+	list   []*key
+	sweep  int
+	rng    *rand.Rand
+	labels *metrics.KeyLabels
+	gone   map[string]*metrics.KeySeries // by metric label
+	goneN  int64                         // violations of the keys given back
+
+	// stopping ends the latency waits at once when the server stops, and
+	// conns cuts the connections that serve no request then.
+	stopping chan struct{}
+	stopOnce sync.Once
+	conns    conns
 
 	policy   []string // the RateLimit-Policy field
 	names    []string // each rule's policy name, quoted
@@ -86,12 +106,12 @@ type Server struct {
 // key is one key's stream: its checker and the requests it has in flight.
 type key struct {
 	name     string
+	label    string // its metric series
 	mu       sync.Mutex
 	chk      *checker.Checker
 	inFlight int
 	capViol  int64
 	broken   []brokenRule // filled by the checker during one Observe
-	idle     bool
 }
 
 type brokenRule struct {
@@ -116,9 +136,14 @@ func New(opt Options) (*Server, error) {
 	now := time.Now()
 	s := &Server{
 		opt: opt, start: now, base: now.UnixNano(),
-		keys: map[string]*key{},
-		rng:  rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)),
-		log:  newLogWriter(opt.Log),
+		keys: map[string]*key{}, gone: map[string]*metrics.KeySeries{},
+		rng:      rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)),
+		log:      newLogWriter(opt.Log),
+		labels:   metrics.NewKeyLabels(opt.MetricsKeys),
+		stopping: make(chan struct{}),
+	}
+	if s.opt.UpstreamTimeout <= 0 {
+		s.opt.UpstreamTimeout = DefaultUpstreamTimeout
 	}
 	s.policy = []string{policyField(opt.Rules)}
 	for _, r := range opt.Rules {
@@ -133,8 +158,81 @@ func New(opt Options) (*Server, error) {
 	return s, nil
 }
 
+// DefaultUpstreamTimeout is how long a request forwarded upstream may wait
+// for its response headers when Options.UpstreamTimeout is 0.
+const DefaultUpstreamTimeout = 30 * time.Second
+
 // Close flushes the log; no request may be in progress.
 func (s *Server) Close() error { return s.log.close() }
+
+// stop answers the requests waiting out their latency at once, for a
+// prompt shutdown.
+func (s *Server) stop() {
+	s.stopOnce.Do(func() {
+		close(s.stopping)
+		s.conns.stop()
+	})
+}
+
+// conns tracks the server's connections and whether each is serving a
+// request, so that a stop can cut the others at once: a client that sends
+// half its headers and waits holds no shutdown back.
+type conns struct {
+	mu       sync.Mutex
+	busy     map[net.Conn]bool
+	stopping bool
+}
+
+type connKey struct{}
+
+// context is the http.Server's ConnContext: it lets a request find its
+// connection.
+func (c *conns) context(ctx context.Context, conn net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, conn)
+}
+
+// state is the http.Server's ConnState.
+func (c *conns) state(conn net.Conn, st http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch st {
+	case http.StateNew:
+		if c.busy == nil {
+			c.busy = map[net.Conn]bool{}
+		}
+		c.busy[conn] = false
+		if c.stopping {
+			conn.SetReadDeadline(time.Now())
+		}
+	case http.StateHijacked, http.StateClosed:
+		delete(c.busy, conn)
+	}
+}
+
+// serving marks r's connection as serving a request, or no longer.
+func (c *conns) serving(r *http.Request, on bool) {
+	conn, ok := r.Context().Value(connKey{}).(net.Conn)
+	if !ok {
+		return // not served by Run's http.Server
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, tracked := c.busy[conn]; tracked {
+		c.busy[conn] = on
+	}
+}
+
+// stop cuts every connection not serving a request: its pending read ends.
+func (c *conns) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopping = true
+	for conn, busy := range c.busy {
+		if !busy {
+			conn.SetReadDeadline(time.Now())
+		}
+	}
+}
 
 // Requests returns how many requests were judged, and how many of them
 // broke the contract.
@@ -148,8 +246,8 @@ func (s *Server) Requests() (judged, violations int64) {
 func (s *Server) Violations() int64 {
 	s.mu.Lock()
 	keys := append([]*key(nil), s.list...)
+	n := s.goneN
 	s.mu.Unlock()
-	var n int64
 	for _, k := range keys {
 		k.mu.Lock()
 		rep := k.chk.Report()
@@ -178,7 +276,7 @@ func (s *Server) lookup(name string) *key {
 	if k, ok := s.keys[name]; ok {
 		return k
 	}
-	k := &key{name: name}
+	k := &key{name: name, label: s.labels.Label(name)}
 	k.chk = checker.New(checker.Config{
 		Rules: s.opt.Rules, Boundary: s.opt.Boundary,
 		OnViolation: func(r int, v checker.Violation) { k.broken = append(k.broken, brokenRule{r, v}) },
@@ -188,20 +286,40 @@ func (s *Server) lookup(name string) *key {
 	return k
 }
 
-// sweepEvery arrivals, up to sweepEvery keys are tried for release: a key
-// whose windows have all passed gives back their memory (as check does).
+// sweepEvery arrivals, up to 2*sweepEvery keys are tried for release (more
+// than can have been added since the last sweep): a key with nothing in
+// flight whose windows have all passed is given back (as check does), its
+// verdict kept under its metric label.
 const sweepEvery = 4096
 
-// release frees the windows of keys gone quiet. s.mu must be held.
+// release gives back the keys gone quiet. s.mu must be held.
 func (s *Server) release(now int64) {
-	for range min(sweepEvery, len(s.list)) {
-		s.sweep = (s.sweep + 1) % len(s.list)
+	for n := min(2*sweepEvery, len(s.list)); n > 0 && len(s.list) > 0; n-- {
+		if s.sweep >= len(s.list) {
+			s.sweep = 0
+		}
 		k := s.list[s.sweep]
 		k.mu.Lock()
-		if !k.idle && k.inFlight == 0 {
-			k.idle = k.chk.Idle(now)
+		quiet := k.inFlight == 0 && k.chk.Idle(now)
+		if quiet {
+			rep := k.chk.Report()
+			s.goneN += rep.Violations() + k.capViol
+			g := s.gone[k.label]
+			if g == nil {
+				g = metrics.NewKeySeries(len(s.opt.Rules))
+				s.gone[k.label] = g
+			}
+			g.Add(rep, nil, k.capViol)
 		}
 		k.mu.Unlock()
+		if !quiet {
+			s.sweep++
+			continue
+		}
+		last := len(s.list) - 1
+		s.list[s.sweep], s.list[last] = s.list[last], nil
+		s.list = s.list[:last]
+		delete(s.keys, k.name)
 	}
 }
 
@@ -218,6 +336,12 @@ type arrival struct {
 	// retryAfter is the Retry-After of a 429, in seconds.
 	retryAfter int64
 	ended      bool
+	timer      *time.Timer // the upstream timeout of a forwarded request
+	// send is the client's send instant (X-Send-Time), when sent is set;
+	// id its X-Request-Id.
+	send int64
+	sent bool
+	id   string
 }
 
 func (a *arrival) violates() bool { return len(a.broken) > 0 || a.overCap }
@@ -227,12 +351,12 @@ func (s *Server) arrive(name string) *arrival {
 	s.mu.Lock()
 	a := &arrival{at: s.stamp(), seq: s.seq}
 	s.seq++
+	if s.seq%sweepEvery == 0 && len(s.list) > 1 {
+		s.release(a.at) // before the lookup, which must find the key it judges in the table
+	}
 	a.k = s.lookup(name)
 	if !s.opt.Latency.IsZero() {
 		a.latency = s.opt.Latency.Draw(s.rng)
-	}
-	if s.seq%sweepEvery == 0 && len(s.list) > 1 {
-		s.release(a.at)
 	}
 	k := a.k
 	// The key's lock is taken before the order's is let go, so that the
@@ -240,7 +364,6 @@ func (s *Server) arrive(name string) *arrival {
 	k.mu.Lock()
 	s.mu.Unlock()
 	defer k.mu.Unlock()
-	k.idle = false
 	k.broken = k.broken[:0]
 	_ = k.chk.Observe(a.at, a.seq+2) // stamps only grow; the ref is the log line
 	if len(k.broken) > 0 {
@@ -275,12 +398,14 @@ func (s *Server) end(a *arrival, status int) {
 	a.k.inFlight--
 	a.k.mu.Unlock()
 	s.inFlight.Add(-1)
-	s.log.put(a.seq, a.at, a.k.name, status, t-a.at)
+	s.log.put(a, status, t-a.at)
 }
 
 // ServeHTTP judges the request, unless it asks for the metrics, and
 // answers it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.conns.serving(r, true)
+	defer s.conns.serving(r, false)
 	if s.opt.MetricsPath != "" && r.URL.Path == s.opt.MetricsPath {
 		s.metrics.ServeHTTP(w, r)
 		return
@@ -292,6 +417,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		name = r.Header.Get(s.opt.KeyHeader)
 	}
 	a := s.arrive(name)
+	a.send, a.sent = parseSendTime(r.Header.Get(SendTimeHeader))
+	a.id = r.Header.Get(RequestIDHeader)
 	if a.rateLimit != "" {
 		h := w.Header()
 		h["Ratelimit-Policy"] = s.policy
@@ -302,8 +429,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.proxy != nil {
-		defer s.end(a, http.StatusBadGateway) // when the proxy answered nothing
-		s.proxy.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), arrivalKey{}, a)))
+		s.forward(w, r, a)
 		return
 	}
 	if a.latency > 0 {
@@ -311,8 +437,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-t.C:
 		case <-r.Context().Done():
-			t.Stop()
+		case <-s.stopping:
 		}
+		t.Stop()
 	}
 	s.end(a, s.opt.Status)
 	w.WriteHeader(s.opt.Status)
@@ -364,6 +491,22 @@ func (s *Server) reject(w http.ResponseWriter, a *arrival) {
 
 type arrivalKey struct{}
 
+// errUpstreamTimeout cuts a forwarded request whose response headers are
+// later than Options.UpstreamTimeout.
+var errUpstreamTimeout = errors.New("serve: no response from the upstream within the timeout")
+
+// forward sends a's request upstream; past the timeout without response
+// headers it is answered 504, so that no request holds the log back
+// longer than that.
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, a *arrival) {
+	defer s.end(a, http.StatusBadGateway) // when the proxy answered nothing
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	a.timer = time.AfterFunc(s.opt.UpstreamTimeout, func() { cancel(errUpstreamTimeout) })
+	defer a.timer.Stop()
+	s.proxy.ServeHTTP(w, r.WithContext(context.WithValue(ctx, arrivalKey{}, a)))
+}
+
 // newProxy forwards to up, stamping each answer when the upstream's
 // response headers arrive (or it fails), before the body is copied.
 func (s *Server) newProxy(up *url.URL) *httputil.ReverseProxy {
@@ -373,16 +516,25 @@ func (s *Server) newProxy(up *url.URL) *httputil.ReverseProxy {
 			pr.SetXForwarded()
 		},
 		ModifyResponse: func(resp *http.Response) error {
-			if a, ok := resp.Request.Context().Value(arrivalKey{}).(*arrival); ok {
-				s.end(a, resp.StatusCode)
+			a, ok := resp.Request.Context().Value(arrivalKey{}).(*arrival)
+			if !ok {
+				return nil
 			}
+			if !a.timer.Stop() {
+				return errUpstreamTimeout
+			}
+			s.end(a, resp.StatusCode)
 			return nil
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			if a, ok := r.Context().Value(arrivalKey{}).(*arrival); ok {
-				s.end(a, http.StatusBadGateway)
+			status := http.StatusBadGateway
+			if errors.Is(err, errUpstreamTimeout) || errors.Is(context.Cause(r.Context()), errUpstreamTimeout) {
+				status, err = http.StatusGatewayTimeout, errUpstreamTimeout
 			}
-			http.Error(w, "serve: upstream: "+err.Error(), http.StatusBadGateway)
+			if a, ok := r.Context().Value(arrivalKey{}).(*arrival); ok {
+				s.end(a, status)
+			}
+			http.Error(w, "serve: upstream: "+err.Error(), status)
 		},
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/keytext"
 	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
@@ -44,6 +44,10 @@ type Config struct {
 	Listen      string
 	Listener    net.Listener
 	MetricsPath string
+	// MetricsKeys is how many keys get metric series of their own when the
+	// lines are split per key (0: metrics.DefaultMaxKeys, negative: none);
+	// later keys are summed up under key="(other keys)".
+	MetricsKeys int
 }
 
 // Violation is one violation as watch prints it with Config.JSON.
@@ -88,12 +92,17 @@ type watcher struct {
 	rec  sendlog.Record
 	key  string
 	seen int64
+	// labels name the keys' metric series; gone keeps the series of the
+	// keys dropped.
+	labels *metrics.KeyLabels
+	gone   map[string]*metrics.KeySeries
 }
 
 type stream struct {
-	chk  *checker.Checker
-	last int64
-	n    int64
+	chk   *checker.Checker
+	last  int64
+	n     int64
+	label string // its metric series
 }
 
 // Run follows cfg.Paths until ctx ends, reads what was written up to then,
@@ -111,9 +120,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if cfg.MetricsPath == "" {
 		cfg.MetricsPath = "/metrics"
 	}
-	w := &watcher{cfg: cfg, keys: map[string]*stream{}}
-	w.sum.Violations = make([]int64, len(cfg.Rules))
-	w.sum.Peak = make([]int64, len(cfg.Rules))
+	w := newWatcher(cfg)
 	for _, p := range cfg.Paths {
 		w.files = append(w.files, &follower{path: p})
 	}
@@ -138,6 +145,13 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		case <-tick.C:
 		}
 	}
+}
+
+func newWatcher(cfg Config) *watcher {
+	w := &watcher{cfg: cfg, keys: map[string]*stream{}, labels: metrics.NewKeyLabels(cfg.MetricsKeys), gone: map[string]*metrics.KeySeries{}}
+	w.sum.Violations = make([]int64, len(cfg.Rules))
+	w.sum.Peak = make([]int64, len(cfg.Rules))
+	return w
 }
 
 // poll reads what every file gained.
@@ -202,6 +216,9 @@ func (w *watcher) observe(f *follower, rec sendlog.Record) {
 	s, ok := w.keys[key]
 	if !ok {
 		s = &stream{chk: checker.New(checker.Config{Rules: w.cfg.Rules, Boundary: w.cfg.Boundary, OnViolation: w.report})}
+		if w.cfg.Read.HasKey() {
+			s.label = w.labels.Label(key)
+		}
 		w.keys[key] = s
 	}
 	if s.n > 0 && rec.At < s.last {
@@ -220,6 +237,7 @@ func (w *watcher) observe(f *follower, rec sendlog.Record) {
 		for k, s := range w.keys {
 			if s.chk.Idle(w.newest) {
 				w.fold(s)
+				w.seriesOf(w.gone, s.label).Add(s.chk.Report(), nil, 0)
 				delete(w.keys, k)
 			}
 		}
@@ -229,7 +247,7 @@ func (w *watcher) observe(f *follower, rec sendlog.Record) {
 // report prints a violation of the send being judged.
 func (w *watcher) report(r int, v checker.Violation) {
 	out := Violation{
-		File: w.cur.path, Line: w.rec.Line, At: w.rec.At, Key: w.key,
+		File: keytext.Show(w.cur.path), Line: w.rec.Line, At: w.rec.At, Key: keytext.Show(w.key),
 		Rule: w.cfg.Rules[r].String(), WindowStart: v.WindowStart.At, Sends: v.Count,
 	}
 	if w.cfg.JSON {
@@ -239,7 +257,7 @@ func (w *watcher) report(r int, v checker.Violation) {
 	}
 	key := ""
 	if w.cfg.Read.HasKey() {
-		key = fmt.Sprintf(" (key %q)", out.Key)
+		key = fmt.Sprintf(" (key %q)", w.key) // %q writes keytext's form
 	}
 	fmt.Fprintf(w.cfg.Out, "%s:%d: %s breaks %s%s: %d sends in the window from %s\n",
 		out.File, out.Line, instant(out.At), out.Rule, key, out.Sends, instant(out.WindowStart))
@@ -431,13 +449,32 @@ var (
 	orderDesc = prometheus.NewDesc("rlcheck_watch_out_of_order_total", "Lines earlier than one read before them for their key, left out.", nil, nil)
 )
 
-// collector reads each rule's usage, over the busiest key, at the newest
-// send read: the current window's and the peak; and the violations so far.
+// seriesOf returns label's series in m, adding it.
+func (w *watcher) seriesOf(m map[string]*metrics.KeySeries, label string) *metrics.KeySeries {
+	g := m[label]
+	if g == nil {
+		g = metrics.NewKeySeries(len(w.cfg.Rules))
+		m[label] = g
+	}
+	return g
+}
+
+// collector reads each rule's usage at the newest send read, per key label
+// when the lines are split per key (over the busiest key of the label),
+// else over every key: the current window's and the peak; and the
+// violations so far.
 type collector struct{ w *watcher }
 
+func (c collector) labels() []string {
+	if c.w.cfg.Read.HasKey() {
+		return []string{"key", "rule"}
+	}
+	return []string{"rule"}
+}
+
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	metrics.UsageRatioVec("rule").Describe(ch)
-	metrics.ViolationsVec("rule").Describe(ch)
+	metrics.UsageRatioVec(c.labels()...).Describe(ch)
+	metrics.ViolationsVec(c.labels()...).Describe(ch)
 	ch <- linesDesc
 	ch <- orderDesc
 }
@@ -446,28 +483,31 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	w := c.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	usage := metrics.UsageRatioVec("rule")
-	viol := metrics.ViolationsVec("rule")
-	cur, peak, v := make([]int64, len(w.cfg.Rules)), slices.Clone(w.sum.Peak), slices.Clone(w.sum.Violations)
-	for _, s := range w.keys {
-		rep := s.chk.Report()
-		for i, rr := range rep.Rules {
-			n, _ := s.chk.InWindow(i, w.newest)
-			cur[i] = max(cur[i], n)
-			peak[i] = max(peak[i], rr.MaxInWindow)
-			v[i] += rr.Violations
-		}
+	usage := metrics.UsageRatioVec(c.labels()...)
+	viol := metrics.ViolationsVec(c.labels()...)
+	snap := map[string]*metrics.KeySeries{}
+	for label, g := range w.gone {
+		w.seriesOf(snap, label).Merge(g)
 	}
-	for i, r := range w.cfg.Rules {
-		limit := float64(r.Limit)
-		usage.WithLabelValues(r.String(), "current").Set(float64(cur[i]) / limit)
-		usage.WithLabelValues(r.String(), "peak").Set(float64(peak[i]) / limit)
-		viol.WithLabelValues(r.String()).Add(float64(v[i]))
+	for _, s := range w.keys {
+		w.seriesOf(snap, s.label).Add(s.chk.Report(), func(i int) int64 { n, _ := s.chk.InWindow(i, w.newest); return n }, 0)
+	}
+	for label, g := range snap {
+		for i, r := range w.cfg.Rules {
+			l := []string{r.String()}
+			if w.cfg.Read.HasKey() {
+				l = []string{label, r.String()}
+			}
+			limit := float64(r.Limit)
+			usage.WithLabelValues(append(l, "current")...).Set(float64(g.Current[i]) / limit)
+			usage.WithLabelValues(append(l, "peak")...).Set(float64(g.Peak[i]) / limit)
+			viol.WithLabelValues(l...).Add(float64(g.Violations[i]))
+		}
 	}
 	usage.Collect(ch)
 	viol.Collect(ch)
 	for _, f := range w.files {
-		ch <- prometheus.MustNewConstMetric(linesDesc, prometheus.CounterValue, float64(f.read), f.path)
+		ch <- prometheus.MustNewConstMetric(linesDesc, prometheus.CounterValue, float64(f.read), keytext.Show(f.path))
 	}
 	ch <- prometheus.MustNewConstMetric(orderDesc, prometheus.CounterValue, float64(w.sum.OutOfOrder))
 }

@@ -7,22 +7,26 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/internal/syncbuf"
 	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -136,7 +140,14 @@ func TestRotateTruncate(t *testing.T) {
 	printed := out.String()
 	for _, r := range rules {
 		n := strings.Count(printed, fmt.Sprintf(`"rule":%q`, r.String()))
-		assert.Contains(t, metrics, fmt.Sprintf("rlcheck_violations_total{rule=%q} %d\n", r.String(), n))
+		series := regexp.MustCompile(fmt.Sprintf(`rlcheck_violations_total\{key="k\d",rule=%q\} (\d+)\n`, r.String())).FindAllStringSubmatch(metrics, -1)
+		require.NotEmpty(t, series, "per key")
+		sum := 0
+		for _, m := range series {
+			v, _ := strconv.Atoi(m[1])
+			sum += v
+		}
+		assert.Equal(t, n, sum, "rule %v, over the keys", r)
 	}
 	assert.Contains(t, metrics, fmt.Sprintf("rlcheck_watch_lines_total{file=%q} %d\n", path, read))
 	// A last line without its newline counts at the end, as for check.
@@ -195,8 +206,7 @@ func TestRotateTruncate(t *testing.T) {
 // equal check's.
 func TestIdleKeysDropped(t *testing.T) {
 	rs := []rule.Rule{{Limit: 2, Window: 5 * time.Millisecond}}
-	w := &watcher{cfg: Config{Rules: rs, Read: sendlog.Options{KeyCol: "key"}, Out: io.Discard}, keys: map[string]*stream{}}
-	w.sum.Violations, w.sum.Peak = make([]int64, 1), make([]int64, 1)
+	w := newWatcher(Config{Rules: rs, Read: sendlog.Options{KeyCol: "key"}, Out: io.Discard})
 	f := &follower{path: "x.csv"}
 	var csv strings.Builder
 	csv.WriteString("ts,key\n")
@@ -240,4 +250,51 @@ func TestOutOfOrderAcrossFiles(t *testing.T) {
 	require.NoError(t, os.WriteFile(b, []byte("5.0\nfive\n"), 0o644))
 	_, err = Run(ctx, Config{Rules: []rule.Rule{{Limit: 2, Window: time.Second}}, Paths: []string{b}, Out: &out})
 	assert.EqualError(t, err, b+`:2: not a timestamp (want decimal seconds, an integer epoch or RFC 3339): "five"`)
+}
+
+// TestMetricsPerKeyCapped: the series carry the key (they had no key
+// label), the first MetricsKeys keys their own, the later ones summed up,
+// the keys dropped still counted.
+func TestMetricsPerKeyCapped(t *testing.T) {
+	rs := []rule.Rule{{Limit: 1, Window: time.Millisecond}}
+	w := newWatcher(Config{Rules: rs, Read: sendlog.Options{KeyCol: "key"}, Out: io.Discard, MetricsKeys: 2})
+	f := &follower{path: "x.csv"}
+	var want int64
+	for i := range 3 * sweepEvery {
+		at := int64(1_700_000_000)*int64(time.Second) + int64(i/2)*int64(time.Millisecond)
+		key := []byte("k" + strconv.Itoa(i/2%5))
+		if i == 7 {
+			key = []byte("caf\xe9")
+		}
+		w.observe(f, sendlog.Record{At: at, Key: key, Line: int64(i + 2)})
+	}
+	for _, s := range w.keys {
+		rep := s.chk.Report()
+		want += rep.Violations()
+	}
+	want += w.sum.Violations[0]
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collector{w})
+	fams, err := reg.Gather()
+	require.NoError(t, err)
+	got := map[string]float64{}
+	for _, fam := range fams {
+		if fam.GetName() != "rlcheck_violations_total" {
+			continue
+		}
+		for _, m := range fam.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "key" {
+					got[l.GetValue()] += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	assert.ElementsMatch(t, []string{"k0", "k1", metrics.OtherKeys}, slices.Collect(maps.Keys(got)))
+	var sum float64
+	for _, v := range got {
+		sum += v
+	}
+	assert.Positive(t, want)
+	assert.Equal(t, float64(want), sum)
 }

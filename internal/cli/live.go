@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 	"github.com/rlcheck/rlcheck/serve"
@@ -33,10 +34,12 @@ func (f *ServeFlags) Add(fs *pflag.FlagSet) {
 	fs.IntVar(&c.Status, "status", 200, "status of an answer within the contract")
 	fs.StringVar(&c.Body, "body", "", "body of an answer within the contract")
 	fs.StringVar(&f.onViolation, "on-violation", "reject", "reject (429) or record (answer as usual; judge at the end)")
-	fs.StringVar(&c.LogPath, "log", "", "request log, CSV ts_ns,key,status,duration_ns (default: a temporary file)")
+	fs.StringVar(&c.LogPath, "log", "", "request log, CSV ts_ns,key,status,duration_ns,send_ns,request_id (default: a temporary file)")
 	fs.StringVar(&c.MetricsPath, "metrics-path", "/metrics", "path of the Prometheus metrics, not judged")
 	fs.DurationVar(&c.Duration, "duration", 0, "stop after this long (default: at SIGINT or SIGTERM)")
 	fs.StringVar(&f.upstream, "upstream", "", "forward the requests the contract allows to this API, as a recording proxy")
+	fs.DurationVar(&c.UpstreamTimeout, "upstream-timeout", serve.DefaultUpstreamTimeout, "answer 504 (and log it) when the upstream sends no response headers within this long")
+	fs.IntVar(&c.MetricsKeys, "metrics-keys", metrics.DefaultMaxKeys, `keys with metric series of their own, the first seen; later keys are summed up under key="(other keys)" (-1: none)`)
 	fs.StringVar(&f.format, "format", "text", "report format: text, json, junit or github")
 	fs.IntVar(&c.Report.MaxKeys, "keys", 20, "how many keys the text report shows, worst first (0: all)")
 }
@@ -67,6 +70,9 @@ func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
 		return cfg, fmt.Errorf("--on-violation %q: want reject or record", f.onViolation)
 	}
 	cfg.Record = f.onViolation == "record"
+	if cfg.UpstreamTimeout <= 0 {
+		return cfg, fmt.Errorf("--upstream-timeout %v: want more than 0", cfg.UpstreamTimeout)
+	}
 	if f.upstream != "" {
 		if cfg.Upstream, err = url.Parse(f.upstream); err != nil || cfg.Upstream.Host == "" {
 			return cfg, fmt.Errorf("--upstream %q: want an absolute URL", f.upstream)
@@ -96,6 +102,7 @@ func (f *WatchFlags) Add(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.Poll, "poll", 0, "how often the files are looked at (default 100ms)")
 	fs.StringVar(&c.Listen, "listen", "", "serve Prometheus metrics on this address, e.g. 127.0.0.1:9100")
 	fs.StringVar(&c.MetricsPath, "metrics-path", "/metrics", "path of the metrics")
+	fs.IntVar(&c.MetricsKeys, "metrics-keys", metrics.DefaultMaxKeys, `keys with metric series of their own, the first seen; later keys are summed up under key="(other keys)" (-1: none)`)
 }
 
 // Config validates the flags and returns what watch.Run takes for paths.

@@ -58,6 +58,7 @@ func TestServeFlags(t *testing.T) {
 		{[]string{"--rules", "5/1s", "--format", "xml"}, `--format "xml"`},
 		{[]string{"--rules", "5/1s", "--boundary", "open-ish"}, "boundary"},
 		{[]string{"--rules", "5/0s"}, "5/0s"},
+		{[]string{"--rules", "5/1s", "--upstream-timeout", "0s"}, "--upstream-timeout 0s: want more than 0"},
 	} {
 		_, _, err := serveConfig(t, tc.args...)
 		assert.ErrorContains(t, err, tc.err, "%v", tc.args)
