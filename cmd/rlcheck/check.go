@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -99,18 +98,8 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 	if err := cli.KindsSupported(rules, o.plot+o.html+o.metrics+o.from+o.to != ""); err != nil {
 		return err
 	}
-	if o.format == "" {
-		o.format = "text"
-		if os.Getenv("GITHUB_ACTIONS") == "true" {
-			o.format = "github"
-		}
-	}
-	switch o.format {
-	case "text", "json", "junit":
-	case "github":
-		o.summaryPath = os.Getenv("GITHUB_STEP_SUMMARY")
-	default:
-		return fmt.Errorf("--format %q: want text, json, junit or github", o.format)
+	if o.format, o.summaryPath, err = cli.ReportFormat(o.format); err != nil {
+		return err
 	}
 	if o.list < 0 || o.keys < 0 || o.maxInFlight < 0 {
 		return errors.New("--list, --keys and --max-in-flight take 0 or more")
@@ -167,13 +156,7 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		return cli.ShardHint(err)
 	}
 	for _, res := range results {
-		for _, f := range res.Files {
-			if f.Chosen != "" {
-				fmt.Fprintf(s.errOut, "rlcheck: %s: %s\n", f.Name, f.Chosen)
-			}
-		}
-	}
-	for _, res := range results {
+		cli.PrintChosen(s.errOut, res.Files)
 		if o.notChecked != "" {
 			res.NotChecked = []string{o.notChecked}
 		}

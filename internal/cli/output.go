@@ -94,3 +94,32 @@ func WriteTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 	}
 	return f.Close()
 }
+
+// ReportFormat resolves check's --format: the default is github under
+// GITHUB_ACTIONS=true, else text; with github it also returns the step
+// summary's path.
+func ReportFormat(format string) (string, string, error) {
+	if format == "" {
+		format = "text"
+		if os.Getenv("GITHUB_ACTIONS") == "true" {
+			format = "github"
+		}
+	}
+	switch format {
+	case "text", "json", "junit":
+		return format, "", nil
+	case "github":
+		return format, os.Getenv("GITHUB_STEP_SUMMARY"), nil
+	}
+	return "", "", fmt.Errorf("--format %q: want text, json, junit or github", format)
+}
+
+// PrintChosen says on w which time column and unit each input was read
+// by, where they were chosen by the column's name.
+func PrintChosen(w io.Writer, files []logcheck.FileInfo) {
+	for _, f := range files {
+		if f.Chosen != "" {
+			fmt.Fprintf(w, "rlcheck: %s: %s\n", f.Name, f.Chosen)
+		}
+	}
+}

@@ -37,7 +37,8 @@ func (f *RuleFlags) Add(fs *pflag.FlagSet) {
 // Load returns the contract the flags name: the file's, with the rules
 // given on the command line added (they extend the contract, never
 // replace it) and --boundary, when given, overriding its boundary. A rule
-// given twice (the same limit and window, in the contract or the flags)
+// given twice (the same contract: limit, unit, window and kind, in the
+// contract or the flags)
 // is kept once, where it was first given, with a warning. It needs at
 // least one rule or a cap.
 func (f *RuleFlags) Load() (contract.Contract, error) {
@@ -77,9 +78,9 @@ func (f *RuleFlags) Load() (contract.Contract, error) {
 		warn = os.Stderr
 	}
 	c.Rules = nil
-	seen := map[[2]int64]given{}
+	seen := map[rule.Rule]given{}
 	for _, g := range rules {
-		k := [2]int64{int64(g.r.Limit), int64(g.r.Window)}
+		k := g.r.Contract() // limit, unit, window and kind; not the bookkeeping
 		if first, ok := seen[k]; ok {
 			fmt.Fprintf(warn, "rlcheck: warning: rule %s is given twice (in %s, then in %s): checked once, as %s\n", g.r, first.where, g.where, first.r)
 			continue
