@@ -3,6 +3,8 @@ package plots
 import (
 	"fmt"
 	"image/color"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,14 +31,14 @@ func Timeline(path string, in TimelineInput) error {
 	if err != nil {
 		return err
 	}
-	axis := newTimeAxis(s.From, s.To-s.From)
+	axis := timeAxisOf(s.From, uint64(s.To-s.From))
 	xMax := axis.x(s.To)
 	if s.To == s.From {
 		xMax = 1
 	}
 	xLabel := axis.label()
 	var ticker plot.Ticker = niceTicks{n: 10}
-	at := func(t int64) string { return offsetLabel(t - s.From) }
+	at := func(t int64) string { return offsetBetween(s.From, t) }
 	if in.WallClock {
 		loc := in.Location
 		if loc == nil {
@@ -74,9 +76,18 @@ func Timeline(path string, in TimelineInput) error {
 		}
 	}
 	sub := fmt.Sprintf("%s over %s · %s windows: %s · %s",
-		plural(int64(len(in.Times)), "send"), seconds(time.Duration(s.To-s.From)), in.Boundary, boundaryNote(in.Boundary), marks)
+		plural(int64(len(in.Times)), "send"), spanText(s.From, s.To), in.Boundary, boundaryNote(in.Boundary), marks)
 	h := headerHeight + panelHeight*vg.Length(len(panels)) + 0.3*vg.Inch
 	return save(path, timelineWidth, h, func(dc draw.Canvas) { drawFigure(dc, title, sub, panels) })
+}
+
+// spanText writes the time from the first send to the last, which may not
+// fit a time.Duration.
+func spanText(from, to int64) string {
+	if d := uint64(to - from); d > math.MaxInt64 {
+		return fmt.Sprintf("%s years", strconv.FormatFloat(float64(d)/float64(365*day), 'f', 0, 64))
+	}
+	return seconds(time.Duration(to - from))
 }
 
 func boundaryNote(b rule.Boundary) string {
@@ -186,7 +197,7 @@ func newBand(ms []Marker, axis timeAxis, cols pixelColumns, top float64) *band {
 	b := &band{top: top}
 	edge := func(c int) float64 {
 		if c >= cols.n {
-			return axis.x(cols.from + cols.span)
+			return axis.x(cols.from + int64(cols.span)) // wraps to the last instant
 		}
 		if c == 0 {
 			return axis.x(cols.from)
@@ -224,10 +235,14 @@ func (b *band) Thumbnail(c *draw.Canvas) {
 
 // offsetLabel writes a duration in seconds with every significant digit, so
 // the label names the very nanosecond: "6.003795 s".
-func offsetLabel(d int64) string {
-	sign := ""
-	if d < 0 {
-		sign, d = "-", -d
+func offsetLabel(d int64) string { return offsetBetween(0, d) }
+
+// offsetBetween is offsetLabel of t - from, which it takes unsigned so that
+// no span overflows it.
+func offsetBetween(from, t int64) string {
+	sign, d := "", uint64(t-from)
+	if t < from {
+		sign, d = "-", uint64(from-t)
 	}
 	frac := strings.TrimRight(fmt.Sprintf("%09d", d%1e9), "0")
 	if frac == "" {
