@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	_ "embed"
 	"fmt"
 	"io"
 	"time"
@@ -15,8 +16,14 @@ import (
 	"github.com/rlcheck/rlcheck/simulate"
 )
 
+// scenarioExample is the annotated scenario simulate --example prints.
+//
+//go:embed help/scenario.yaml
+var scenarioExample string
+
 // simulateOptions holds the flags of rlcheck simulate.
 type simulateOptions struct {
+	example   bool
 	format    string
 	runs      int
 	overrides scenarioOverrides
@@ -46,17 +53,28 @@ func newSimulateCmd(s streams) *cobra.Command {
 		Use:   "simulate [flags] SCENARIO",
 		Short: "Run limiter strategies over a scenario on a deterministic virtual clock",
 		Long:  help("simulate"),
-		Example: `  rlcheck simulate scenarios/seed.yaml
+		Example: `  rlcheck simulate --example > my.yaml   # an annotated scenario to start from
+  rlcheck simulate my.yaml
   rlcheck simulate seed --runs 1000
   rlcheck simulate seed --lateness 0
   rlcheck simulate seed --strategy sequential --log - | rlcheck check --rules 5/1s,12/3s -`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if o.example && len(args) == 0 {
+				return nil
+			}
 			if len(args) != 1 {
 				return usageError{fmt.Errorf("simulate takes one scenario, got %d arguments", len(args))}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.example {
+				if len(args) > 0 {
+					return usageError{fmt.Errorf("--example takes no scenario")}
+				}
+				_, err := io.WriteString(s.out, scenarioExample)
+				return err
+			}
 			if err := o.complete(cmd, args[0]); err != nil {
 				return usageError{err}
 			}
@@ -64,6 +82,7 @@ func newSimulateCmd(s streams) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&o.example, "example", false, "print an annotated scenario file to start from, and exit")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.IntVar(&o.runs, "runs", 0, "repeat over N seeds and report statistics")
 	f.Var(&o.overrides.seed, "seed", "seed (default: the scenario's)")
