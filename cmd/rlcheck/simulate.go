@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/internal/cli"
+	"github.com/rlcheck/rlcheck/internal/progress"
 	"github.com/rlcheck/rlcheck/plots"
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
@@ -169,7 +170,10 @@ func (o *simulateOptions) run(s streams) error {
 	if o.findMargin > 0 || o.runs > 0 {
 		defer cli.GCPercent(400)()
 	}
-	var res *simulate.Result
+	var (
+		res  *simulate.Result
+		runs *simulate.RunsResult
+	)
 	if o.findMargin > 0 {
 		mo := simulate.MarginOptions{Options: opt, Runs: cmp.Or(o.runs, 1000), Resolution: o.findMargin, Sweep: simulate.SweepFor(o.plotDir)}
 		mr, err := simulate.ReportMargins(report, sc, mo, o.format)
@@ -179,8 +183,7 @@ func (o *simulateOptions) run(s streams) error {
 		return err
 	}
 	if o.runs > 0 {
-		runs, err := simulate.RunSeeds(sc, o.runs, opt)
-		if err != nil {
+		if runs, err = simulate.RunSeeds(sc, o.runs, opt); err != nil {
 			return err
 		}
 		if err := simulate.ReportRuns(report, runs, ro); err != nil {
@@ -201,23 +204,22 @@ func (o *simulateOptions) run(s streams) error {
 		}
 	}
 	if o.plotDir+o.html != "" {
-		if err := o.plot(s, opt); err != nil {
+		if err := o.plot(s, opt, runs); err != nil {
 			return err
 		}
 	}
 	return cli.WriteTo(o.logPath, s.out, func(w io.Writer) error { return simulate.WriteLog(w, res.SendsOf(o.strategy)) })
 }
 
-// plot runs the scenario over seeds (--runs, else --plot-runs) and writes
-// the charts; the files written are listed on stderr.
-func (o *simulateOptions) plot(s streams, opt simulate.Options) error {
-	runs := o.runs
-	if runs == 0 {
-		runs = o.plotRuns
-	}
-	res, err := simulate.RunSeeds(&o.scn.Scenario, runs, opt)
-	if err != nil {
-		return err
+// plot writes the charts of runs, the report's --runs, or when there are
+// none of --plot-runs seeds run here; the files written are listed on
+// stderr, with what the seeds cost while they run.
+func (o *simulateOptions) plot(s streams, opt simulate.Options, res *simulate.RunsResult) error {
+	if res == nil {
+		var err error
+		if res, err = o.plotSeeds(s, opt); err != nil {
+			return err
+		}
 	}
 	if err := htmlreport.Simulate(o.html, res); err != nil || o.plotDir == "" {
 		return err
@@ -227,4 +229,19 @@ func (o *simulateOptions) plot(s streams, opt simulate.Options) error {
 		fmt.Fprintln(s.errOut, "wrote", f)
 	}
 	return err
+}
+
+// plotSeeds runs the --plot-runs seeds of the distribution across seeds,
+// saying so up front (they can take a hundred times the report's run) and
+// showing their progress on a terminal.
+func (o *simulateOptions) plotSeeds(s streams, opt simulate.Options) (*simulate.RunsResult, error) {
+	sc := &o.scn.Scenario
+	fmt.Fprintf(s.errOut, "charts: running %d seeds (%d to %d) for the distribution across seeds; --plot-runs sets the count, --runs reuses the report's\n",
+		o.plotRuns, sc.Seed, sc.Seed+uint64(o.plotRuns)-1)
+	if progress.Wanted(s.errOut, false) {
+		bar := progress.NewCount(s.errOut, o.plotRuns, "seeds")
+		defer bar.Finish()
+		opt.Progress = func(int, int) { bar.Add(1) }
+	}
+	return simulate.RunSeeds(sc, o.plotRuns, opt)
 }
