@@ -29,7 +29,7 @@ func legendBoxes(rec *recorder.Canvas, thumb vg.Length) []vg.Rectangle {
 		}
 		f := font.DefaultCache.Lookup(fs.Font, fs.Size)
 		out = append(out, vg.Rectangle{
-				Min: vg.Point{X: fs.Point.X - thumb - f.Extents().Descent, Y: fs.Point.Y - f.Extents().Descent},
+			Min: vg.Point{X: fs.Point.X - thumb - f.Extents().Descent, Y: fs.Point.Y - f.Extents().Descent},
 			Max: vg.Point{X: fs.Point.X + f.Width(fs.String), Y: fs.Point.Y + f.Extents().Ascent},
 		})
 	}
