@@ -106,3 +106,28 @@ func TestTimelineLegendClearsTheData(t *testing.T) {
 		}
 	}
 }
+
+// TestDistributionPanelsOwnScales: each strategy's histogram has its own
+// scale of runs, so that combined's every run at zero does not flatten
+// sequential's spread.
+func TestDistributionPanelsOwnScales(t *testing.T) {
+	clean := make([]int64, 1000)
+	spread := make([]int64, 1000)
+	for i := range spread {
+		spread[i] = int64(i % 7)
+	}
+	panels, runs, err := distributionPanels(Summary{Strategies: []StrategyResult{
+		{Name: "sequential", RunViolations: spread}, {Name: "combined", RunViolations: clean}}}, 10*vg.Inch)
+	require.NoError(t, err)
+	assert.Equal(t, 1000, runs)
+	require.Len(t, panels, 2)
+	for i, row := range panels {
+		var most float64 // the tallest bar
+		for _, b := range Histogram([][]int64{spread, clean}[i], 6) {
+			most = max(most, float64(b.Runs))
+		}
+		y := row[0].Y
+		assert.GreaterOrEqual(t, y.Max, most, "panel %d: its tallest bar fits", i)
+		assert.LessOrEqual(t, y.Max, most*1.2, "panel %d: on its own scale", i)
+	}
+}
