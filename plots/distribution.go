@@ -64,7 +64,7 @@ func Distribution(path string, s Summary) error {
 		return err
 	}
 	h := headerHeight + vg.Length(len(panels))*2*vg.Inch + 0.3*vg.Inch
-	sub := subtitleOf(s, fmt.Sprintf("%d runs per strategy, each with its own seed · bar height: runs with that many violations, each panel on its own scale", runs))
+	sub := subtitleOf(s, fmt.Sprintf("%d runs per strategy · bars: runs with that many violations, each panel on its own scale", runs))
 	return save(path, w, h, func(dc draw.Canvas) {
 		drawFigure(dc, "Violations per run across seeds", sub, panels)
 	})
