@@ -121,6 +121,15 @@ func TestSeriesAgreesWithCheckerAtExtremes(t *testing.T) {
 			rep, err := checker.Check(lg.times, checker.Config{Rules: extremeRules, Boundary: b})
 			require.NoError(t, err, lg.name)
 			for i, rr := range rep.Rules {
+				var over int64 // Occupancy's steps of sends over the limit
+				bounded(t, lg.name, 10*time.Second, func() {
+					for st := range Occupancy(lg.times, extremeRules[i].Window, b) {
+						if st.Send >= 0 && st.Count > int64(extremeRules[i].Limit) {
+							over++
+						}
+					}
+				})
+				assert.Equal(t, rr.Violations, over, "%s, %v %s: Occupancy's violations", lg.name, extremeRules[i], b)
 				assert.Equal(t, rr.Violations, s.Rules[i].Violations, "%s, %v %s: violations", lg.name, extremeRules[i], b)
 				assert.Equal(t, rr.MaxInWindow, s.Rules[i].Peak, "%s, %v %s: peak", lg.name, extremeRules[i], b)
 				assert.True(t, slices.IsSortedFunc(s.Rules[i].Steps, func(a, b Point) int { return cmpInt(a.At, b.At) }),
