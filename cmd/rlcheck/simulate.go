@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	_ "embed"
 	"fmt"
 	"io"
 	"time"
@@ -11,16 +10,10 @@ import (
 
 	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/internal/cli"
-	"github.com/rlcheck/rlcheck/internal/progress"
 	"github.com/rlcheck/rlcheck/plots"
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
 )
-
-// scenarioExample is the annotated scenario simulate --example prints.
-//
-//go:embed help/scenario.yaml
-var scenarioExample string
 
 // simulateOptions holds the flags of rlcheck simulate.
 type simulateOptions struct {
@@ -60,21 +53,14 @@ func newSimulateCmd(s streams) *cobra.Command {
   rlcheck simulate seed --lateness 0
   rlcheck simulate seed --strategy sequential --log - | rlcheck check --rules 5/1s,12/3s -`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if o.example && len(args) == 0 {
-				return nil
-			}
-			if len(args) != 1 {
+			if len(args) != 1 && !o.example {
 				return usageError{fmt.Errorf("simulate takes one scenario, got %d arguments", len(args))}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.example {
-				if len(args) > 0 {
-					return usageError{fmt.Errorf("--example takes no scenario")}
-				}
-				_, err := io.WriteString(s.out, scenarioExample)
-				return err
+				return cli.PrintExample(s.out, args)
 			}
 			if err := o.complete(cmd, args[0]); err != nil {
 				return usageError{err}
@@ -170,10 +156,8 @@ func (o *simulateOptions) run(s streams) error {
 	if o.findMargin > 0 || o.runs > 0 {
 		defer cli.GCPercent(400)()
 	}
-	var (
-		res  *simulate.Result
-		runs *simulate.RunsResult
-	)
+	var res *simulate.Result
+	var runs *simulate.RunsResult
 	if o.findMargin > 0 {
 		mo := simulate.MarginOptions{Options: opt, Runs: cmp.Or(o.runs, 1000), Resolution: o.findMargin, Sweep: simulate.SweepFor(o.plotDir)}
 		mr, err := simulate.ReportMargins(report, sc, mo, o.format)
@@ -211,13 +195,11 @@ func (o *simulateOptions) run(s streams) error {
 	return cli.WriteTo(o.logPath, s.out, func(w io.Writer) error { return simulate.WriteLog(w, res.SendsOf(o.strategy)) })
 }
 
-// plot writes the charts of runs, the report's --runs, or when there are
-// none of --plot-runs seeds run here; the files written are listed on
-// stderr, with what the seeds cost while they run.
-func (o *simulateOptions) plot(s streams, opt simulate.Options, res *simulate.RunsResult) error {
+// plot writes the charts of res, the report's --runs, or of --plot-runs
+// seeds run here; the files written are listed on stderr.
+func (o *simulateOptions) plot(s streams, opt simulate.Options, res *simulate.RunsResult) (err error) {
 	if res == nil {
-		var err error
-		if res, err = o.plotSeeds(s, opt); err != nil {
+		if res, err = cli.PlotSeeds(s.errOut, &o.scn.Scenario, o.plotRuns, opt); err != nil {
 			return err
 		}
 	}
@@ -229,19 +211,4 @@ func (o *simulateOptions) plot(s streams, opt simulate.Options, res *simulate.Ru
 		fmt.Fprintln(s.errOut, "wrote", f)
 	}
 	return err
-}
-
-// plotSeeds runs the --plot-runs seeds of the distribution across seeds,
-// saying so up front (they can take a hundred times the report's run) and
-// showing their progress on a terminal.
-func (o *simulateOptions) plotSeeds(s streams, opt simulate.Options) (*simulate.RunsResult, error) {
-	sc := &o.scn.Scenario
-	fmt.Fprintf(s.errOut, "charts: running %d seeds (%d to %d) for the distribution across seeds; --plot-runs sets the count, --runs reuses the report's\n",
-		o.plotRuns, sc.Seed, sc.Seed+uint64(o.plotRuns)-1)
-	if progress.Wanted(s.errOut, false) {
-		bar := progress.NewCount(s.errOut, o.plotRuns, "seeds")
-		defer bar.Finish()
-		opt.Progress = func(int, int) { bar.Add(1) }
-	}
-	return simulate.RunSeeds(sc, o.plotRuns, opt)
 }
