@@ -2,8 +2,10 @@ package htmlreport
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/plots"
@@ -211,6 +213,9 @@ func spans(times []int64, firsts [][]int64) [][2]int64 {
 // build turns a timeline into a panel.
 func build(t timeline) (*panel, error) {
 	from := t.times[0]
+	if err := t.checkSpan(); err != nil {
+		return nil, err
+	}
 	p := &panel{Name: t.name, From: from, FromStr: strconv.FormatInt(from, 10), Wall: t.wall, Sends: len(t.times),
 		Color: t.color, Records: t.records != nil}
 	listed := t.listed
@@ -271,4 +276,24 @@ func build(t timeline) (*panel, error) {
 		p.Chunks = append(p.Chunks, c)
 	}
 	return p, nil
+}
+
+// checkSpan refuses sends spanning more than an int64 of nanoseconds: the
+// page holds offsets from the first send in int64.
+func (t timeline) checkSpan() error {
+	from, last := t.times[0], t.times[len(t.times)-1]
+	if last >= from && uint64(last-from) > math.MaxInt64 {
+		return fmt.Errorf("htmlreport: %s: the sends span %s to %s, more than the 292 years a report can draw",
+			t.name, offsetTime(from, t.wall), offsetTime(last, t.wall))
+	}
+	return nil
+}
+
+// offsetTime names an instant in an error: UTC for Unix times, else
+// nanoseconds.
+func offsetTime(t int64, wall bool) string {
+	if wall {
+		return time.Unix(0, t).UTC().Format(time.RFC3339Nano)
+	}
+	return strconv.FormatInt(t, 10) + " ns"
 }

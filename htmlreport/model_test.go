@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -94,4 +95,47 @@ func TestChunksAreExact(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestBuildAtExtremes: a report's panel is built, and agrees with the
+// checker, for sends at the ends of the int64 range, a single send, equal
+// instants and spans of 1 ns and 292 years; sends spanning more than an
+// int64 of nanoseconds are refused with the span named, not drawn wrapped.
+func TestBuildAtExtremes(t *testing.T) {
+	const year = int64(365 * 24 * time.Hour)
+	rules := []rule.Rule{{Limit: 1, Window: time.Second}, {Limit: 2, Window: 24 * time.Hour}}
+	for _, tt := range []struct {
+		name  string
+		times []int64
+	}{
+		{"the issue's, 0.8 s before the int64 end", []int64{9223372036_000_000_000, 9223372036_800_000_000}},
+		{"int64 max", []int64{math.MaxInt64, math.MaxInt64}},
+		{"int64 min", []int64{math.MinInt64, math.MinInt64 + 1}},
+		{"a single send", []int64{1767225600_000_000_000}},
+		{"all equal", []int64{5, 5, 5, 5}},
+		{"a span of 1 ns", []int64{7, 8}},
+		{"292 years up to int64 max", []int64{math.MaxInt64 - 292*year, math.MaxInt64 - 1, math.MaxInt64}},
+	} {
+		var pn *panel
+		var err error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			pn, err = build(timeline{name: tt.name, times: tt.times, rules: rules, wall: tt.times[0] > 0, where: func(int64) string { return "" }})
+		}()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			panic(tt.name + ": build still running after a minute: it loops")
+		}
+		require.NoError(t, err, tt.name)
+		rep, err := checker.Check(tt.times, checker.Config{Rules: rules})
+		require.NoError(t, err, tt.name)
+		for i, rr := range rep.Rules {
+			assert.Equal(t, rr.Violations, pn.Rules[i].Violations, "%s, %v: violations", tt.name, rules[i])
+			assert.Equal(t, rr.MaxInWindow, pn.Rules[i].Peak, "%s, %v: peak", tt.name, rules[i])
+		}
+	}
+	_, err := build(timeline{name: "all sends", times: []int64{math.MinInt64, math.MaxInt64}, rules: rules, where: func(int64) string { return "" }})
+	assert.ErrorContains(t, err, "the sends span -9223372036854775808 ns to 9223372036854775807 ns, more than the 292 years a report can draw")
 }

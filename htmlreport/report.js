@@ -47,6 +47,66 @@
     return new Date(sec * 1000).toISOString().replace(/\.000Z$/, "." + frac + "Z");
   }
 
+  const mod = (a, b) => ((a % b) + b) % b;
+
+  // Tick steps in ns: round instants from a microsecond to two centuries.
+  const STEPS = [].concat(
+    [1, 2, 5, 10, 20, 50, 100, 200, 500].map((k) => k * 1e3),
+    [1, 2, 5, 10, 20, 50, 100, 200, 500].map((k) => k * 1e6),
+    [1, 2, 5, 10, 15, 30].map((k) => k * 1e9),
+    [1, 2, 5, 10, 15, 30].map((k) => k * 6e10),
+    [1, 2, 3, 6, 12].map((k) => k * 3.6e12),
+    [1, 2, 7, 14, 28, 91, 182, 365, 730, 1825, 3650, 7300, 18250, 36500, 73000].map((k) => k * 8.64e13));
+  const MAX_TICKS = 50;
+
+  // The x axis' ticks between min and max (seconds from the panel's first
+  // send): on round instants of the wall clock in UTC for logs, of the
+  // run's clock for simulations; at most MAX_TICKS, whatever the range.
+  // Each tick has its value x and its label.
+  function axisTicks(p, min, max) {
+    const lo = p.fromFrac + min * 1e9, hi = p.fromFrac + max * 1e9; // ns from second fromSec
+    const out = [];
+    if (!Number.isFinite(lo) || !Number.isFinite(hi)) return out;
+    let step = STEPS[STEPS.length - 1];
+    for (const s of STEPS) if ((hi - lo) / s <= 8) { step = s; break; }
+    // Multiples of the step from the epoch (logs: UTC midnight for days)
+    // or from the run's start.
+    const phase = step >= 1e9 ? mod(p.fromSec, step / 1e9) * 1e9 : 0;
+    let prevDay = "";
+    for (let r = Math.ceil((lo + phase) / step) * step - phase; r <= hi && out.length < MAX_TICKS; r += step) {
+      const sec = p.fromSec + Math.floor(r / 1e9), ns = Math.round(r - Math.floor(r / 1e9) * 1e9);
+      let label;
+      if (!p.wall) {
+        const dec = step >= 1e9 ? 0 : Math.ceil(-Math.log10(step / 1e9) - 1e-9);
+        label = (sec + ns / 1e9).toFixed(dec);
+      } else {
+        const iso = new Date(sec * 1000).toISOString(), day = iso.slice(0, 10);
+        if (step >= 8.64e13) {
+          label = day;
+        } else {
+          label = step >= 6e10 ? iso.slice(11, 16) : iso.slice(11, 19);
+          if (step < 1e9) label += "." + String(ns).padStart(9, "0").slice(0, step < 1e6 ? 6 : 3);
+          if (day !== prevDay) label += "\n" + day; // the date under the first tick of each day
+          prevDay = day;
+        }
+      }
+      out.push({ x: (r - p.fromFrac) / 1e9, label });
+    }
+    return out;
+  }
+
+  // The x axis of panel p: its name, and uPlot's splits and values.
+  function xAxis(p) {
+    let shown = [];
+    return {
+      label: p.wall ? "time of day (UTC), from " + instant(p, 0).replace("T", " ").replace("Z", " UTC")
+        : "seconds since the run's start",
+      size: p.wall ? 56 : 44,
+      splits: (u, ai, min, max) => { shown = axisTicks(p, min, max); return shown.map((t) => t.x); },
+      values: (u, splits) => splits.map((x, i) => (shown[i] && shown[i].x === x ? shown[i].label : "")),
+    };
+  }
+
   // Aligns step lines and markers on one x array, as uPlot wants.
   function align(layers) {
     const xs = new Set();
@@ -87,14 +147,14 @@
   }
 
   function drawPanel(p, idx, root) {
-    p.fromSec = Math.floor(p.from / 1e9);
-    p.fromFrac = 0;
+    // JSON numbers lose the nanoseconds of Unix time; fromStr keeps them.
+    const from = BigInt(p.fromStr);
+    let whole = from / 1000000000n, frac = from % 1000000000n;
+    if (frac < 0n) { whole -= 1n; frac += 1000000000n; }
+    p.fromSec = Number(whole);
+    p.fromFrac = Number(frac);
     p.fromNs = p.from;
-    if (p.wall) {
-      // JSON numbers lose the nanoseconds of Unix time; fromStr keeps them.
-      p.fromSec = Number(p.fromStr.slice(0, -9));
-      p.fromFrac = Number(p.fromStr.slice(-9));
-    }
+    p.ticks = (min, max) => axisTicks(p, min, max);
     const sec = el("section", { class: "panel", id: "panel-" + idx });
     sec.append(el("h2", {}, p.name + " — " + fmt(p.sends) + " sends"));
     root.append(sec);
@@ -117,7 +177,7 @@
       box.append(head);
       sec.append(box);
       const series = [
-        { label: p.wall ? "seconds from " + instant(p, 0) : "seconds" },
+        { label: p.wall ? "time (UTC)" : "seconds since the run's start", value: (u, v) => (v == null ? "" : instant(p, Math.round(v * 1e9))) },
         { label: "sends in window", stroke: p.color || "#1f77b4", width: 1.3, spanGaps: true, paths: uPlot.paths.stepped({ align: 1 }), points: { show: false } },
         { label: "limit " + fmt(r.limit), stroke: LIMIT, dash: [6, 4], width: 1, points: { show: false } },
         { label: "violations", stroke: RED, fill: RED, paths: () => null, points: { show: true, size: 6, fill: RED, stroke: RED } },
@@ -133,7 +193,7 @@
         width, height: 220, series,
         scales: { x: { time: false }, y: { range: (u, lo, hi) => [0, Math.max(hi, r.limit) * 1.15 + 1] } },
         cursor: { drag: { x: true, y: false } },
-        axes: [{}, { label: "sends in window" }],
+        axes: [xAxis(p), { label: "sends in window" }],
         hooks: {
           setScale: [(u, key) => {
             if (key !== "x" || syncing) return;
@@ -222,22 +282,28 @@
     root.append(el("h2", {}, "Violations per strategy and rule"),
       el("div", {}, rec ? "at the provider (among the limiter's records)" : "at the provider"), t);
     if (!d.dist || !d.dist.length || d.dist[0].perRun.length < 2) return;
+    // One chart per strategy, each on its own y scale: a strategy whose
+    // runs are all clean would flatten another's spread on a shared one.
     let top = 0;
     for (const s of d.dist) for (const n of s.perRun) top = Math.max(top, n);
     const x = Array.from({ length: top + 1 }, (_, i) => i);
-    const data = [x];
-    const series = [{ label: "violations in a run" }];
+    const box = el("div", { id: "distribution" });
+    root.append(el("h2", {}, `Violations per run over ${d.dist[0].perRun.length} seeds`),
+      el("div", {}, "one chart per strategy, each on its own scale of runs; the violations per run share one scale"), box);
+    d.distCharts = [];
     for (const s of d.dist) {
       const h = new Array(top + 1).fill(0);
-      for (const n of s.perRun) h[n]++;
-      data.push(h);
+      let bad = 0, worst = 0;
+      for (const n of s.perRun) { h[n]++; if (n > 0) bad++; worst = Math.max(worst, n); }
       const color = (d.panels.find((p) => p.name === s.name) || {}).color || "#333";
-      series.push({ label: s.name, stroke: color, width: 1.5, paths: uPlot.paths.stepped({ align: 0 }) });
+      const chart = el("div", { class: "dist", "data-strategy": s.name });
+      box.append(el("h3", {}, `${s.name}: violations in ${fmt(bad)} of ${fmt(s.perRun.length)} runs, worst ${fmt(worst)}`), chart);
+      const u = new uPlot({ width: Math.min(1200, document.body.clientWidth - 40), height: 150,
+        series: [{ label: "violations in a run" }, { label: s.name, stroke: color, fill: color + "55", width: 1.5, paths: uPlot.paths.bars({ size: [0.8, 40] }) }],
+        scales: { x: { time: false, range: [-0.5, top + 0.5] }, y: { range: (u, lo, hi) => [0, Math.max(hi, 1) * 1.1] } },
+        axes: [{ label: "violations in a run" }, { label: "runs" }], legend: { show: false } }, [x, h], chart);
+      d.distCharts.push(u);
     }
-    const box = el("div", { id: "distribution" });
-    root.append(el("h2", {}, `Violations per run over ${d.dist[0].perRun.length} seeds`), box);
-    new uPlot({ width: Math.min(1200, document.body.clientWidth - 40), height: 240, series,
-      scales: { x: { time: false } }, axes: [{ label: "violations in a run" }, { label: "runs" }] }, data, box);
   }
 
   load().then((d) => {

@@ -5,14 +5,15 @@ import "math/bits"
 // pixelColumns maps instants in [from, from+span] onto n equal columns, in
 // integer arithmetic so that a series and its markers agree on every column.
 type pixelColumns struct {
-	from, span int64
-	n          int
+	from int64
+	span uint64 // to - from, unsigned: it may exceed the int64 range
+	n    int
 }
 
 func newPixelColumns(from, to int64, n int) pixelColumns {
-	span := to - from
-	if span < 1 {
-		span = 1
+	span := uint64(1)
+	if to > from {
+		span = uint64(to - from)
 	}
 	if n < 1 {
 		n = 1
@@ -26,11 +27,11 @@ func (c pixelColumns) of(t int64) int {
 		return 0
 	}
 	d := uint64(t - c.from)
-	if d >= uint64(c.span) {
+	if d >= c.span {
 		return c.n - 1
 	}
 	hi, lo := bits.Mul64(d, uint64(c.n))
-	q, _ := bits.Div64(hi, lo, uint64(c.span))
+	q, _ := bits.Div64(hi, lo, c.span)
 	return int(q)
 }
 
@@ -38,7 +39,7 @@ func (c pixelColumns) of(t int64) int {
 // with of(t) >= c, so a sweep in time order can skip the division until t
 // reaches the next column.
 func (c pixelColumns) start(col int) int64 {
-	hi, lo := bits.Mul64(uint64(col), uint64(c.span))
+	hi, lo := bits.Mul64(uint64(col), c.span)
 	q, rem := bits.Div64(hi, lo, uint64(c.n))
 	if rem != 0 {
 		q++

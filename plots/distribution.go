@@ -58,6 +58,21 @@ func Distribution(path string, s Summary) error {
 	if _, err := checkExt(path); err != nil {
 		return err
 	}
+	w := 10 * vg.Inch
+	panels, runs, err := distributionPanels(s, w)
+	if err != nil {
+		return err
+	}
+	h := headerHeight + vg.Length(len(panels))*2*vg.Inch + 0.3*vg.Inch
+	sub := subtitleOf(s, fmt.Sprintf("%d runs per strategy · bars: runs with that many violations, each panel on its own scale", runs))
+	return save(path, w, h, func(dc draw.Canvas) {
+		drawFigure(dc, "Violations per run across seeds", sub, panels)
+	})
+}
+
+// distributionPanels lays out the histograms of a figure w wide, and
+// returns them with the runs per strategy.
+func distributionPanels(s Summary, w vg.Length) ([][]*plot.Plot, int, error) {
 	var rs []StrategyResult
 	var top int64
 	for _, r := range s.Strategies {
@@ -70,7 +85,7 @@ func Distribution(path string, s Summary) error {
 		}
 	}
 	if len(rs) == 0 {
-		return errors.New("plots: distribution: no strategy has per-run results")
+		return nil, 0, errors.New("plots: distribution: no strategy has per-run results")
 	}
 	cols := 1
 	if len(rs) > 4 {
@@ -81,30 +96,24 @@ func Distribution(path string, s Summary) error {
 	for i := range panels {
 		panels[i] = make([]*plot.Plot, cols)
 	}
-	var runsTop int64
-	hists := make([][]Bin, len(rs))
 	for i, r := range rs {
-		hists[i] = Histogram(r.RunViolations, top)
-		for _, b := range hists[i] {
+		// Each panel on its own scale of runs: a strategy clean in every
+		// run would flatten another's spread on a shared one.
+		hist := Histogram(r.RunViolations, top)
+		var runsTop int64
+		for _, b := range hist {
 			runsTop = max(runsTop, b.Runs)
 		}
-	}
-	w := 10 * vg.Inch
-	for i, r := range rs {
-		p, err := histogramPanel(r, hists[i], runsTop, (w-0.8*vg.Inch)/vg.Length(cols)-0.8*vg.Inch)
+		p, err := histogramPanel(r, hist, runsTop, (w-0.8*vg.Inch)/vg.Length(cols)-0.8*vg.Inch)
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 		if i/cols == rows-1 || i+cols >= len(rs) {
 			p.X.Label.Text = "violations in one run, all rules together"
 		}
 		panels[i/cols][i%cols] = p
 	}
-	h := headerHeight + vg.Length(rows)*2*vg.Inch + 0.3*vg.Inch
-	sub := subtitleOf(s, fmt.Sprintf("%d runs per strategy, each with its own seed · bar height: runs with that many violations", len(rs[0].RunViolations)))
-	return save(path, w, h, func(dc draw.Canvas) {
-		drawFigure(dc, "Violations per run across seeds", sub, panels)
-	})
+	return panels, len(rs[0].RunViolations), nil
 }
 
 func histogramPanel(r StrategyResult, bins []Bin, runsTop int64, panelWidth vg.Length) (*plot.Plot, error) {

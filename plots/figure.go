@@ -13,6 +13,12 @@ const headerHeight = 0.65 * vg.Inch
 // drawFigure writes a title and a subtitle across the top of dc and lays the
 // panels out below them in a grid whose columns share their x axes.
 func drawFigure(dc draw.Canvas, title, subtitle string, panels [][]*plot.Plot) {
+	drawFigureFit(dc, title, subtitle, panels, nil)
+}
+
+// drawFigureFit is drawFigure calling fit, when set, on each panel and its
+// canvas before drawing it; it returns the panels' canvases.
+func drawFigureFit(dc draw.Canvas, title, subtitle string, panels [][]*plot.Plot, fit func(row, col int, p *plot.Plot, c draw.Canvas)) [][]draw.Canvas {
 	sty := titleStyle(15)
 	top := dc.Max.Y - 0.12*vg.Inch
 	mid := (dc.Min.X + dc.Max.X) / 2
@@ -31,11 +37,16 @@ func drawFigure(dc draw.Canvas, title, subtitle string, panels [][]*plot.Plot) {
 	canvases := plot.Align(panels, tiles, body)
 	for i := range panels {
 		for j, p := range panels[i] {
-			if p != nil {
-				p.Draw(canvases[i][j])
+			if p == nil {
+				continue
 			}
+			if fit != nil {
+				fit(i, j, p, canvases[i][j])
+			}
+			p.Draw(canvases[i][j])
 		}
 	}
+	return canvases
 }
 
 func titleStyle(size vg.Length) text.Style {

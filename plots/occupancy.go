@@ -35,24 +35,19 @@ func Occupancy(times []int64, w time.Duration, b rule.Boundary) iter.Seq[Step] {
 // on, without sweeping the sends before it: a zoomed-in chart of a long log
 // needs the steps of a short range, exactly.
 func OccupancyFrom(times []int64, w time.Duration, b rule.Boundary, start int) iter.Seq[Step] {
-	// A send at s is out of the window from s+leave on: half-open windows
-	// drop it at exactly s+w, closed ones one nanosecond later.
-	leave := int64(w)
-	if b == rule.Closed {
-		leave++
-	}
+	leave := leaveAfter(w, b)
 	return func(yield func(Step) bool) {
 		if start >= len(times) {
 			return
 		}
 		// The sends still in the window when send start arrives.
-		oldest := sort.Search(start, func(k int) bool { return times[k]+leave > times[start] })
+		oldest := sort.Search(start, func(k int) bool { return uint64(times[start]-times[k]) < leave })
 		count := int64(start - oldest)
 		for i := start; i < len(times); {
 			t := times[i]
-			for oldest < i && times[oldest]+leave <= t {
-				at := times[oldest] + leave
-				for oldest < i && times[oldest]+leave == at {
+			for oldest < i && uint64(t-times[oldest]) >= leave {
+				at := times[oldest] + int64(leave) // at most t: no overflow
+				for oldest < i && times[oldest]+int64(leave) == at {
 					oldest++
 					count--
 				}
@@ -68,4 +63,20 @@ func OccupancyFrom(times []int64, w time.Duration, b rule.Boundary, start int) i
 			}
 		}
 	}
+}
+
+// leaveAfter is how long after a send it leaves the window: half-open
+// windows drop it at exactly s+w, closed ones one nanosecond later. It is
+// unsigned, as the checker's, and compared with differences of instants
+// taken unsigned, so that no instant near the ends of the int64 range
+// overflows (s+w would); a negative window holds nothing.
+func leaveAfter(w time.Duration, b rule.Boundary) uint64 {
+	if w < 0 {
+		return 0
+	}
+	leave := uint64(w)
+	if b == rule.Closed {
+		leave++ // at most 2^63
+	}
+	return leave
 }

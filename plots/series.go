@@ -106,10 +106,7 @@ func TimelineSeries(in TimelineInput, columns int) (Series, error) {
 func sweepRule(times []int64, r rule.Rule, b rule.Boundary, cols pixelColumns) RuleSeries {
 	rs := RuleSeries{Rule: r}
 	limit := max(int64(r.Limit), 0) // a negative limit is broken by every send, as 0 is
-	leave := int64(r.Window)
-	if b == rule.Closed {
-		leave++
-	}
+	leave := leaveAfter(r.Window, b)
 	red := newReducer(cols)
 	marks := markers{cols: cols}
 	oldest, count := 0, int64(0)
@@ -118,9 +115,9 @@ func sweepRule(times []int64, r rule.Rule, b rule.Boundary, cols pixelColumns) R
 		// Sends leaving at t itself are netted into t's first step, which
 		// may then fall.
 		netted := false
-		for oldest < i && times[oldest]+leave <= t {
-			at := times[oldest] + leave
-			for oldest < i && times[oldest]+leave == at {
+		for oldest < i && uint64(t-times[oldest]) >= leave {
+			at := times[oldest] + int64(leave) // at most t: no overflow
+			for oldest < i && times[oldest]+int64(leave) == at {
 				oldest++
 				count--
 			}

@@ -18,20 +18,62 @@ type timeAxis struct {
 }
 
 func newTimeAxis(origin, span int64) timeAxis {
+	return timeAxisOf(origin, uint64(max(span, 0)))
+}
+
+// timeAxisOf takes the span unsigned: sends from the earliest int64 instant
+// to the latest span more than an int64 holds.
+func timeAxisOf(origin int64, span uint64) timeAxis {
 	switch {
-	case span <= int64(2*time.Minute):
+	case span <= uint64(2*time.Minute):
 		return timeAxis{origin, time.Second, "seconds"}
-	case span <= int64(2*time.Hour):
+	case span <= uint64(2*time.Hour):
 		return timeAxis{origin, time.Minute, "minutes"}
-	case span <= int64(72*time.Hour):
+	case span <= uint64(72*time.Hour):
 		return timeAxis{origin, time.Hour, "hours"}
 	}
 	return timeAxis{origin, 24 * time.Hour, "days"}
 }
 
-// x converts an instant to an axis value; floats appear only here, at the edge.
+// x converts an instant to an axis value; floats appear only here, at the
+// edge. The difference is taken unsigned, so no span overflows it.
 func (a timeAxis) x(t int64) float64 {
-	return float64(t-a.origin) / float64(a.unit)
+	if t >= a.origin {
+		return float64(uint64(t-a.origin)) / float64(a.unit)
+	}
+	return -float64(uint64(a.origin-t)) / float64(a.unit)
+}
+
+// at converts an axis value back to an instant, clamped to the int64 range.
+func (a timeAxis) at(v float64) int64 {
+	return addClamped(a.origin, v*float64(a.unit))
+}
+
+// addClamped returns a+f rounded down, clamped to the int64 range; NaN
+// adds nothing.
+func addClamped(a int64, f float64) int64 {
+	switch {
+	case f != f:
+		return a
+	case math.Abs(f) < 1<<62:
+		d := int64(math.Floor(f))
+		if s := a + d; (d > 0 && s < a) || (d < 0 && s > a) {
+			if d > 0 {
+				return math.MaxInt64
+			}
+			return math.MinInt64
+		}
+		return a + d
+	}
+	// Beyond 2^62 ns (146 years) the nanoseconds no longer matter.
+	r := float64(a) + f
+	switch {
+	case r >= math.MaxInt64:
+		return math.MaxInt64
+	case r <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(r)
 }
 
 func (a timeAxis) label() string {
@@ -45,6 +87,8 @@ type wallTicks struct {
 	loc  *time.Location
 }
 
+const day = 24 * time.Hour
+
 var wallSteps = []time.Duration{
 	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
 	10 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond,
@@ -52,16 +96,26 @@ var wallSteps = []time.Duration{
 	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
 	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
 	time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour,
-	24 * time.Hour, 48 * time.Hour, 7 * 24 * time.Hour,
+	day, 2 * day, 7 * day, 14 * day, 28 * day, 91 * day, 182 * day,
+	365 * day, 2 * 365 * day, 5 * 365 * day, 10 * 365 * day, 20 * 365 * day, 50 * 365 * day,
+	100 * 365 * day, 200 * 365 * day, // the int64 range spans 584 years
 }
 
-// Ticks implements plot.Ticker.
+// maxTicks bounds the ticks of any axis, whatever range it is asked for.
+const maxTicks = 50
+
+// Ticks implements plot.Ticker. Every instant is clamped to the int64
+// range and the loop to maxTicks, so no range, however extreme, makes it
+// run on.
 func (w wallTicks) Ticks(min, max float64) []plot.Tick {
-	from := w.axis.origin + int64(math.Floor(min*float64(w.axis.unit)))
-	to := w.axis.origin + int64(math.Ceil(max*float64(w.axis.unit)))
+	from, to := w.axis.at(min), w.axis.at(max)
+	if to < from {
+		from, to = to, from
+	}
+	span := uint64(to - from)
 	step := wallSteps[len(wallSteps)-1]
 	for _, s := range wallSteps {
-		if (to-from)/int64(s) <= 8 {
+		if span/uint64(s) <= 8 {
 			step = s
 			break
 		}
@@ -70,22 +124,50 @@ func (w wallTicks) Ticks(min, max float64) []plot.Tick {
 	switch {
 	case step < time.Second:
 		layout = "15:04:05.000"
-	case step >= 24*time.Hour:
+	case step >= 365*day:
+		layout = "2006"
+	case step >= 28*day:
+		layout = "2006-01-02"
+	case step >= day:
 		layout = "Jan 2"
 	case step >= time.Minute:
 		layout = "15:04"
 	}
 	_, off := time.Unix(0, from).In(w.loc).Zone()
-	shift := int64(off) * int64(time.Second)
-	first := floorDiv(from+shift, int64(step))*int64(step) - shift
-	if first < from {
-		first += int64(step)
-	}
+	first, ok := alignUp(from, int64(off)*int64(time.Second), int64(step))
 	var ticks []plot.Tick
-	for t := first; t <= to; t += int64(step) {
+	for t := first; ok && t <= to && len(ticks) < maxTicks; t += int64(step) {
 		ticks = append(ticks, plot.Tick{Value: w.axis.x(t), Label: time.Unix(0, t).In(w.loc).Format(layout)})
+		if t > math.MaxInt64-int64(step) {
+			break // the next tick is past the int64 range
+		}
 	}
 	return ticks
+}
+
+// alignUp returns the first instant at or after from that is a multiple of
+// step in a zone shift ahead of UTC, or false when there is none in the
+// int64 range.
+func alignUp(from, shift, step int64) (int64, bool) {
+	local := addClamped(from, float64(shift))
+	q := floorDiv(local, step)
+	if q < math.MinInt64/step+1 || q > math.MaxInt64/step-1 {
+		return 0, false
+	}
+	qs := q * step
+	if (shift > 0 && qs < math.MinInt64+shift) || (shift < 0 && qs > math.MaxInt64+shift) {
+		return 0, false
+	}
+	t := qs - shift
+	if t < from {
+		// Differences are taken unsigned (true values below 2^64).
+		n := (uint64(from-t) + uint64(step) - 1) / uint64(step)
+		if n > uint64(math.MaxInt64-t)/uint64(step) {
+			return 0, false
+		}
+		t += int64(n) * step
+	}
+	return t, true
 }
 
 func floorDiv(a, b int64) int64 {
@@ -131,9 +213,17 @@ func (nt niceTicks) Ticks(min, max float64) []plot.Tick {
 	if step < 1 {
 		decimals = int(math.Ceil(-math.Log10(step) - 1e-9))
 	}
+	if math.IsInf(step, 0) || math.IsNaN(step) || step <= 0 {
+		return []plot.Tick{{Value: min, Label: strconv.FormatFloat(min, 'g', -1, 64)}}
+	}
 	var ticks []plot.Tick
-	for k := math.Ceil(min / step); k*step <= max+step*1e-9; k++ {
-		v := k * step
+	// Counted, not stepped: past 2^53, k+1 == k.
+	k0 := math.Ceil(min / step)
+	for i := 0; i < maxTicks; i++ {
+		v := (k0 + float64(i)) * step
+		if v > max+step*1e-9 {
+			break
+		}
 		if v == 0 {
 			v = 0 // not -0
 		}

@@ -1,8 +1,11 @@
 package plots
 
 import (
+	"cmp"
 	"fmt"
 	"image/color"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,18 +28,39 @@ func Timeline(path string, in TimelineInput) error {
 	if _, err := checkExt(path); err != nil {
 		return err
 	}
-	s, err := TimelineSeries(in, int(timelineWidth/vg.Inch*dpi))
+	f, err := timelineFigure(in)
 	if err != nil {
 		return err
 	}
-	axis := newTimeAxis(s.From, s.To-s.From)
+	return save(path, f.w, f.h, func(dc draw.Canvas) { f.paint(dc) })
+}
+
+// timelineFig is a timeline laid out, before drawing: its panels, the
+// series behind them and the highest value each must keep clear of its
+// legend.
+type timelineFig struct {
+	title, sub string
+	w, h       vg.Length
+	series     Series
+	axis       timeAxis
+	panels     [][]*plot.Plot
+	tops       []float64
+	bands      []*band // per panel, nil when its violations are dots
+}
+
+func timelineFigure(in TimelineInput) (*timelineFig, error) {
+	s, err := TimelineSeries(in, int(timelineWidth/vg.Inch*dpi))
+	if err != nil {
+		return nil, err
+	}
+	axis := timeAxisOf(s.From, uint64(s.To-s.From))
 	xMax := axis.x(s.To)
 	if s.To == s.From {
 		xMax = 1
 	}
 	xLabel := axis.label()
 	var ticker plot.Ticker = niceTicks{n: 10}
-	at := func(t int64) string { return offsetLabel(t - s.From) }
+	at := func(t int64) string { return offsetBetween(s.From, t) }
 	if in.WallClock {
 		loc := in.Location
 		if loc == nil {
@@ -50,22 +74,20 @@ func Timeline(path string, in TimelineInput) error {
 	if in.Strategy != "" {
 		line = StrategyColor(in.Strategy)
 	}
-	panels := make([][]*plot.Plot, len(s.Rules))
+	f := &timelineFig{series: s, axis: axis, w: timelineWidth, title: cmp.Or(in.Title, "Window usage")}
 	for i, rs := range s.Rules {
-		p, err := timelinePanel(rs, axis, xMax, newPixelColumns(s.From, s.To, s.Columns), line, at)
+		p, b, err := timelinePanel(rs, axis, xMax, newPixelColumns(s.From, s.To, s.Columns), line, at)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		p.X.Tick.Marker = ticker
 		p.X.Min, p.X.Max = 0, xMax
 		if i == len(s.Rules)-1 {
 			p.X.Label.Text = xLabel
 		}
-		panels[i] = []*plot.Plot{p}
-	}
-	title := in.Title
-	if title == "" {
-		title = "Window usage"
+		f.panels = append(f.panels, []*plot.Plot{p})
+		f.bands = append(f.bands, b)
+		f.tops = append(f.tops, float64(max(rs.Peak, int64(rs.Rule.Limit))))
 	}
 	marks := "red dots are sends that broke the rule"
 	for _, rs := range s.Rules {
@@ -73,10 +95,46 @@ func Timeline(path string, in TimelineInput) error {
 			marks = "red marks sends that broke the rule"
 		}
 	}
-	sub := fmt.Sprintf("%s over %s · %s windows: %s · %s",
-		plural(int64(len(in.Times)), "send"), seconds(time.Duration(s.To-s.From)), in.Boundary, boundaryNote(in.Boundary), marks)
-	h := headerHeight + panelHeight*vg.Length(len(panels)) + 0.3*vg.Inch
-	return save(path, timelineWidth, h, func(dc draw.Canvas) { drawFigure(dc, title, sub, panels) })
+	f.sub = fmt.Sprintf("%s over %s · %s windows: %s · %s",
+		plural(int64(len(in.Times)), "send"), spanText(s.From, s.To), in.Boundary, boundaryNote(in.Boundary), marks)
+	f.h = headerHeight + panelHeight*vg.Length(len(f.panels)) + 0.3*vg.Inch
+	return f, nil
+}
+
+// paint draws the figure on dc and returns each panel's canvas.
+func (f *timelineFig) paint(dc draw.Canvas) [][]draw.Canvas {
+	return drawFigureFit(dc, f.title, f.sub, f.panels, func(i, _ int, p *plot.Plot, c draw.Canvas) {
+		clearLegend(p, c, f.tops[i])
+	})
+}
+
+// legendGap is the room kept between a legend's last line and the data.
+var legendGap = vg.Points(4)
+
+// clearLegend raises the top of p's y axis until every value up to top
+// lies below the legend, which sits at the top left of the data area, so
+// that the legend never covers the occupancy line nor a violation.
+func clearLegend(p *plot.Plot, c draw.Canvas, top float64) {
+	data := p.DataCanvas(c)
+	// The legend hangs from the top of the area left of the y axis, which
+	// is at or above the data area's: measuring from the data area's top
+	// errs towards more room.
+	height := p.Legend.Rectangle(data).Size().Y + p.Legend.TextStyle.FontExtents().Descent
+	bottom := data.Max.Y + p.Legend.YOffs - height - legendGap
+	frac := float64((bottom - data.Min.Y) / (data.Max.Y - data.Min.Y))
+	if !(frac > 0.25) {
+		frac = 0.25 // a panel too short for its legend: keep the data in view
+	}
+	p.Y.Max = max(p.Y.Max, p.Y.Min+(top-p.Y.Min)/frac)
+}
+
+// spanText writes the time from the first send to the last, which may not
+// fit a time.Duration.
+func spanText(from, to int64) string {
+	if d := uint64(to - from); d > math.MaxInt64 {
+		return fmt.Sprintf("%s years", strconv.FormatFloat(float64(d)/float64(365*day), 'f', 0, 64))
+	}
+	return seconds(time.Duration(to - from))
 }
 
 func boundaryNote(b rule.Boundary) string {
@@ -88,7 +146,7 @@ func boundaryNote(b rule.Boundary) string {
 
 // timelinePanel draws one rule: occupancy as a step line, the limit dashed,
 // violations as red dots at the instant and height they happened.
-func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns, lineColor color.Color, at func(int64) string) (*plot.Plot, error) {
+func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns, lineColor color.Color, at func(int64) string) (*plot.Plot, *band, error) {
 	viol := "no violations"
 	switch {
 	case rs.Violations == 1:
@@ -109,7 +167,7 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns
 	}
 	occ, err := plotter.NewLine(pts)
 	if err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
+		return nil, nil, fmt.Errorf("plots: %w", err)
 	}
 	occ.StepStyle = plotter.PostStep
 	occ.Color = lineColor
@@ -117,7 +175,7 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns
 
 	lim, err := plotter.NewLine(plotter.XYs{{X: 0, Y: float64(rs.Rule.Limit)}, {X: xMax, Y: float64(rs.Rule.Limit)}})
 	if err != nil {
-		return nil, fmt.Errorf("plots: %w", err)
+		return nil, nil, fmt.Errorf("plots: %w", err)
 	}
 	lim.Color = limitColor
 	lim.Width = vg.Points(1)
@@ -125,10 +183,12 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns
 
 	top := max(rs.Peak, int64(rs.Rule.Limit))
 	yMax := float64(top)*1.55 + 1
+	var b *band
 	if len(rs.Markers) > MaxDots {
 		// Dots this dense would hide the line: shade the columns instead,
-		// behind it.
-		b := newBand(rs.Markers, axis, cols, yMax)
+		// behind it, up to the data's top rather than the axis', so that
+		// the shading stays clear of the legend above (clearLegend).
+		b = newBand(rs.Markers, axis, cols, float64(top))
 		p.Add(plotter.NewGrid(), b, occ, lim)
 		p.Legend.Add(fmt.Sprintf("violations (shaded where they happen): %s, the first at %s, %s in its window",
 			thousands(rs.Violations), at(rs.First.At), thousands(rs.First.Count)), b)
@@ -145,7 +205,7 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns
 		}
 		sc, err := plotter.NewScatter(mk)
 		if err != nil {
-			return nil, fmt.Errorf("plots: %w", err)
+			return nil, nil, fmt.Errorf("plots: %w", err)
 		}
 		radius := vg.Points(3.2)
 		if int64(len(rs.Markers)) < rs.Violations {
@@ -165,7 +225,7 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns
 	p.Y.Tick.Marker = niceTicks{n: 4, integer: true}
 	p.Y.Min = 0
 	p.Y.Max = yMax
-	return p, nil
+	return p, b, nil
 }
 
 // MaxDots is how many violation markers a timeline panel draws as dots;
@@ -186,7 +246,7 @@ func newBand(ms []Marker, axis timeAxis, cols pixelColumns, top float64) *band {
 	b := &band{top: top}
 	edge := func(c int) float64 {
 		if c >= cols.n {
-			return axis.x(cols.from + cols.span)
+			return axis.x(cols.from + int64(cols.span)) // wraps to the last instant
 		}
 		if c == 0 {
 			return axis.x(cols.from)
@@ -224,10 +284,14 @@ func (b *band) Thumbnail(c *draw.Canvas) {
 
 // offsetLabel writes a duration in seconds with every significant digit, so
 // the label names the very nanosecond: "6.003795 s".
-func offsetLabel(d int64) string {
-	sign := ""
-	if d < 0 {
-		sign, d = "-", -d
+func offsetLabel(d int64) string { return offsetBetween(0, d) }
+
+// offsetBetween is offsetLabel of t - from, which it takes unsigned so that
+// no span overflows it.
+func offsetBetween(from, t int64) string {
+	sign, d := "", uint64(t-from)
+	if t < from {
+		sign, d = "-", uint64(from-t)
 	}
 	frac := strings.TrimRight(fmt.Sprintf("%09d", d%1e9), "0")
 	if frac == "" {

@@ -73,10 +73,8 @@ func WriteText(w io.Writer, r *Report) error {
 	rules := ruleNames(r)
 	fmt.Fprintf(w, "scenario %s on the real clock: rules %s, %d callers, speed %g, %d run(s)\n",
 		s.Name, strings.Join(rules, ", "), len(s.ArrivalTimes(s.Seed)), r.Speed, len(r.Runs))
-	if r.Margin > 0 {
-		fmt.Fprintf(w, "margin: the limiters enforce every window %v wider; the sends are checked against the rules as written, and the prediction is for limiters without the margin\n", r.Margin)
-	} else if s.Margin > 0 {
-		fmt.Fprintf(w, "margin: the limiters enforce every window %v wider (the scenario's, in the prediction too); the sends are checked against the rules as written\n", s.Margin)
+	if m := cmp.Or(r.Margin, s.Margin); m > 0 {
+		fmt.Fprintf(w, "margin: the limiters enforce every window %v wider, in the prediction too; the sends are checked against the rules as written\n", m)
 	}
 	fmt.Fprintf(w, "prediction: virtual clock over seeds %d..%d, lateness %v, op cost %v\n",
 		s.Seed, s.Seed+uint64(r.Prediction.Seeds)-1, s.Lateness, s.OpCost)
@@ -259,7 +257,10 @@ func Write(w io.Writer, r *Report, format string) error {
 // repeat times on the real clock (run i with opt.Run = i), naming each run
 // on progress as it starts, and returns the report of them all.
 func Repeat(ctx context.Context, s *simulate.Scenario, speed float64, seeds, repeat int, opt Options, progress io.Writer) (*Report, error) {
-	var popt simulate.Options
+	// One scenario and one set of options for the prediction and the runs:
+	// the prediction runs the limiters the runs run, margin included.
+	s = opt.Scenario(s)
+	popt := opt.Prediction()
 	if costly := Costly(s); len(costly) > 0 {
 		// Their runs take seconds to minutes: say so, and how far it got.
 		fmt.Fprintf(progress, "predicting over %d seeds; %s run every try on an embedded Redis of their own, which is slow (--seeds sets the count)\n",

@@ -41,6 +41,21 @@ type Options struct {
 	Margin time.Duration
 }
 
+// Scenario returns s as the limiters of a run with o see it (the margin
+// applied). Run and Repeat's prediction both start from it, so that the
+// prediction runs the limiters the real run runs.
+func (o Options) Scenario(s *simulate.Scenario) *simulate.Scenario {
+	c := *s
+	c.Margin = cmp.Or(o.Margin, s.Margin)
+	return &c
+}
+
+// Prediction returns the simulator's options for the prediction of runs
+// with o: every option the two share, by name (TestPredictionTakesEveryOption).
+func (o Options) Prediction() simulate.Options {
+	return simulate.Options{Strategies: o.Strategies, Redis: o.Redis}
+}
+
 // Result is one real-clock run of a scenario, every strategy at once.
 type Result struct {
 	Scenario   string
@@ -105,6 +120,7 @@ func (r *StrategyResult) Violations() int64 {
 // arrivals and call durations from s.Seed, and checks each one's sends.
 // It lasts as long as the scenario does in real time.
 func Run(ctx context.Context, s *simulate.Scenario, opt Options) (*Result, error) {
+	s = opt.Scenario(s)
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -169,7 +185,6 @@ func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy
 		shared.Redis = emb
 	}
 	res := StrategyResult{Name: st.Name, CheckAll: st.CheckAll, Calls: len(times)}
-	limits := strategies.Widen(cmp.Or(opt.Margin, s.Margin), s.Rules...)
 	limiters := make([]strategies.Limiter, s.Workers)
 	defer simulate.CloseLimiters(limiters)
 	// Room for every call up front, so that no append in the admission
@@ -185,9 +200,7 @@ func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy
 		if w < len(s.Skew) {
 			skew = int64(s.Skew[w])
 		}
-		env := simulate.Env{Runtime: &meter{rt: rt, skew: skew - epoch, late: late}, Rules: limits,
-			MaxInFlight: s.MaxInFlight, Worker: w, Workers: s.Workers, Shared: shared}
-		lim, err := st.New(env)
+		lim, err := st.New(s.LimiterEnv(w, &meter{rt: rt, skew: skew - epoch, late: late}, shared))
 		if err != nil {
 			return StrategyResult{}, fmt.Errorf("realrun: strategy %s: %w", st.Name, err)
 		}

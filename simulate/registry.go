@@ -22,6 +22,15 @@ type Env struct {
 	Shared      *Shared
 }
 
+// LimiterEnv is the Env of worker w's limiter, on runtime rt: the rules
+// widened by the margin, the slots and the workers. The simulator and the
+// real-clock runner both build their limiters from it, so that a
+// prediction runs the limiters a real run runs.
+func (s *Scenario) LimiterEnv(w int, rt clock.Runtime, shared *Shared) Env {
+	return Env{Runtime: rt, Rules: strategies.Widen(s.Margin, s.Rules...), MaxInFlight: s.MaxInFlight,
+		Worker: w, Workers: s.Workers, Shared: shared}
+}
+
 // Shared is per-run state every worker of a strategy sees.
 type Shared struct {
 	// Key is unique to the run (scenario, strategy, seed), so that state

@@ -108,7 +108,6 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 	if !s.RedisRTT.IsZero() {
 		shared.rtt = &rttPath{sch: sch, rtt: s.RedisRTT, rng: path}
 	}
-	limits := strategies.Widen(s.Margin, s.Rules...)
 	pooledRedis := false // the pool's in-process Redis, which outlives the run
 	if st.NeedsRedis && shared.Redis == nil {
 		pooledRedis = pool != nil && !pool.cold
@@ -140,7 +139,7 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 		if opt.Wrap != nil {
 			view = opt.Wrap(view)
 		}
-		lim, err := st.New(Env{Runtime: view, Rules: limits, MaxInFlight: s.MaxInFlight, Worker: w, Workers: s.Workers, Shared: shared})
+		lim, err := st.New(s.LimiterEnv(w, view, shared))
 		if err != nil {
 			return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
 		}
@@ -217,7 +216,7 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 	}
 	if pooledRedis && failure == nil {
 		// Its keys would otherwise pile up over the pool's runs.
-		failure = redislimit.Reset(base, shared.Redis, shared.Key, limits)
+		failure = redislimit.Reset(base, shared.Redis, shared.Key, s.LimiterEnv(0, nil, shared).Rules)
 	}
 	if failure != nil {
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, failure)

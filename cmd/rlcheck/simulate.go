@@ -17,6 +17,7 @@ import (
 
 // simulateOptions holds the flags of rlcheck simulate.
 type simulateOptions struct {
+	example   bool
 	format    string
 	runs      int
 	overrides scenarioOverrides
@@ -46,17 +47,21 @@ func newSimulateCmd(s streams) *cobra.Command {
 		Use:   "simulate [flags] SCENARIO",
 		Short: "Run limiter strategies over a scenario on a deterministic virtual clock",
 		Long:  help("simulate"),
-		Example: `  rlcheck simulate scenarios/seed.yaml
+		Example: `  rlcheck simulate --example > my.yaml   # an annotated scenario to start from
+  rlcheck simulate my.yaml
   rlcheck simulate seed --runs 1000
   rlcheck simulate seed --lateness 0
   rlcheck simulate seed --strategy sequential --log - | rlcheck check --rules 5/1s,12/3s -`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 {
+			if len(args) != 1 && !o.example {
 				return usageError{fmt.Errorf("simulate takes one scenario, got %d arguments", len(args))}
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.example {
+				return cli.PrintExample(s.out, args)
+			}
 			if err := o.complete(cmd, args[0]); err != nil {
 				return usageError{err}
 			}
@@ -64,6 +69,7 @@ func newSimulateCmd(s streams) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&o.example, "example", false, "print an annotated scenario file to start from, and exit")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.IntVar(&o.runs, "runs", 0, "repeat over N seeds and report statistics")
 	f.Var(&o.overrides.seed, "seed", "seed (default: the scenario's)")
@@ -151,6 +157,7 @@ func (o *simulateOptions) run(s streams) error {
 		defer cli.GCPercent(400)()
 	}
 	var res *simulate.Result
+	var runs *simulate.RunsResult
 	if o.findMargin > 0 {
 		mo := simulate.MarginOptions{Options: opt, Runs: cmp.Or(o.runs, 1000), Resolution: o.findMargin, Sweep: simulate.SweepFor(o.plotDir)}
 		mr, err := simulate.ReportMargins(report, sc, mo, o.format)
@@ -160,8 +167,7 @@ func (o *simulateOptions) run(s streams) error {
 		return err
 	}
 	if o.runs > 0 {
-		runs, err := simulate.RunSeeds(sc, o.runs, opt)
-		if err != nil {
+		if runs, err = simulate.RunSeeds(sc, o.runs, opt); err != nil {
 			return err
 		}
 		if err := simulate.ReportRuns(report, runs, ro); err != nil {
@@ -182,23 +188,20 @@ func (o *simulateOptions) run(s streams) error {
 		}
 	}
 	if o.plotDir+o.html != "" {
-		if err := o.plot(s, opt); err != nil {
+		if err := o.plot(s, opt, runs); err != nil {
 			return err
 		}
 	}
 	return cli.WriteTo(o.logPath, s.out, func(w io.Writer) error { return simulate.WriteLog(w, res.SendsOf(o.strategy)) })
 }
 
-// plot runs the scenario over seeds (--runs, else --plot-runs) and writes
-// the charts; the files written are listed on stderr.
-func (o *simulateOptions) plot(s streams, opt simulate.Options) error {
-	runs := o.runs
-	if runs == 0 {
-		runs = o.plotRuns
-	}
-	res, err := simulate.RunSeeds(&o.scn.Scenario, runs, opt)
-	if err != nil {
-		return err
+// plot writes the charts of res, the report's --runs, or of --plot-runs
+// seeds run here; the files written are listed on stderr.
+func (o *simulateOptions) plot(s streams, opt simulate.Options, res *simulate.RunsResult) (err error) {
+	if res == nil {
+		if res, err = cli.PlotSeeds(s.errOut, &o.scn.Scenario, o.plotRuns, opt); err != nil {
+			return err
+		}
 	}
 	if err := htmlreport.Simulate(o.html, res); err != nil || o.plotDir == "" {
 		return err

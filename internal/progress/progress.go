@@ -1,5 +1,5 @@
-// Package progress draws the byte-counting progress bar a long check shows
-// on a terminal, and only there.
+// Package progress draws the progress bars of long work on a terminal, and
+// only there: the bytes a check has read, the seeds simulate --plot runs.
 package progress
 
 import (
@@ -49,4 +49,17 @@ func (c Reader) Read(p []byte) (int, error) {
 	n, err := c.R.Read(p)
 	c.Bar.Add(n)
 	return n, err
+}
+
+// NewCount returns a bar over total steps of what (say "seeds"), for work
+// that is counted rather than read.
+func NewCount(w io.Writer, total int, what string) *progressbar.ProgressBar {
+	return progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(what),
+		progressbar.OptionShowCount(),
+		progressbar.OptionThrottle(100_000_000),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetWidth(30),
+	)
 }
