@@ -52,7 +52,7 @@ func fit(d *sends, cands []*Candidate, rd Reading) Fit {
 		}
 	}
 	if all := union(n, useful); all.count() < n {
-		f.Fits = false
+		f.Fits, f.Smallest = false, false
 		f.Unexplained, f.Unexplaineds = unexplained(d, cands, all, rd)
 		return f
 	}

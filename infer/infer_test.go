@@ -21,7 +21,7 @@ func TestCountMatchesBruteForce(t *testing.T) {
 		var s []Send
 		at := int64(-3 * time.Second) // negative times too: floor, not truncation
 		for i := range 300 {
-			at += rng.Int64N(int64(400 * time.Millisecond))
+			at += rng.Int64N(5) * int64(100*time.Millisecond) // on a grid: calls exactly W apart
 			s = append(s, Send{At: at, Refused: rng.IntN(3) == 0, Line: int64(i + 1)})
 		}
 		d := newSends(s)

@@ -1,8 +1,8 @@
 package infer
 
-import "github.com/rlcheck/rlcheck/rule"
-
 type jsonReport struct {
+	SchemaVersion int          `json:"schema_version"`
+	Version       string       `json:"version"`
 	File          string       `json:"file"`
 	Calls         int          `json:"calls"`
 	OtherStatuses int          `json:"other_statuses"`
@@ -100,13 +100,13 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 	}
 	for _, u := range f.Unexplained {
 		out.Unexplained = append(out.Unexplained, jsonUnexpl{
-			Line: u.Line, AtNs: u.At, Window: rule.FormatWindow(u.Window), Kind: u.Kind.String(),
+			Line: u.Line, AtNs: u.At, Window: u.Window.String(), Kind: u.Kind.String(),
 			Before: u.Before, Tightest: u.TightestLine, AtLeast: u.AtLeast,
 		})
 	}
 	for _, c := range res.Candidates {
 		out.Windows = append(out.Windows, jsonWindow{
-			Window: rule.FormatWindow(c.Window), WindowNs: int64(c.Window), Kind: c.Kind.String(),
+			Window: c.Window.String(), WindowNs: int64(c.Window), Kind: c.Kind.String(),
 			Reading: c.Reading.String(), AtLeast: c.AtLeast, Explains: c.Explains, Steps: c.Steps,
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rlcheck/rlcheck/buildinfo"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -70,7 +71,7 @@ func (rep *Report) WriteText(w io.Writer, all bool) error {
 		writeKey(b, rep.File, res, all)
 	}
 	if rep.Log.Other > 0 {
-		fmt.Fprintf(b, "\n%d calls of another status than 2xx or 429 were left out.\n", rep.Log.Other)
+		fmt.Fprintf(b, "\n%s of another status than 2xx or 429 left out.\n", plural(rep.Log.Other, "call"))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -107,13 +108,13 @@ func writeReadings(b *strings.Builder, res *Result) {
 		switch {
 		case !f.Fits:
 			u := f.Unexplained[0]
-			fmt.Fprintf(b, "contradicted: %d refusals no rule explains, the first on line %d\n", f.Unexplaineds, u.Line)
+			fmt.Fprintf(b, "contradicted: no rule explains %s, the first on line %d\n", plural(f.Unexplaineds, "refusal"), u.Line)
 		case rd == res.Best && res.BothFit:
-			fmt.Fprintf(b, "%d rules explain every refusal (both readings fit: the log cannot tell them apart)\n", len(f.Rules))
+			fmt.Fprintf(b, "every refusal explained by %s (both readings fit: the log cannot tell them apart)\n", plural(len(f.Rules), "rule"))
 		case rd == res.Best:
-			fmt.Fprintf(b, "%d rules explain every refusal (this reading fits best)\n", len(f.Rules))
+			fmt.Fprintf(b, "every refusal explained by %s (this reading fits best)\n", plural(len(f.Rules), "rule"))
 		default:
-			fmt.Fprintf(b, "%d rules: %s\n", len(f.Rules), RulesText(f.Rules))
+			fmt.Fprintf(b, "every refusal explained by %s: %s\n", plural(len(f.Rules), "rule"), RulesText(f.Rules))
 		}
 	}
 	if !res.Fits[res.Best].Smallest {
@@ -147,15 +148,19 @@ func nRange(r Rule) string {
 	return fmt.Sprintf("%d..%d", r.Min, r.Max)
 }
 
+// plural writes "1 call", "2 calls".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
 func pins(n int, what string, line int64) string {
 	if n == 0 {
 		return "-"
 	}
-	s := "s"
-	if n == 1 {
-		s = ""
-	}
-	return fmt.Sprintf("%d %s%s, line %d", n, what, s, line)
+	return fmt.Sprintf("%s, line %d", plural(n, what), line)
 }
 
 func joinRules(rs []rule.Rule) string {
@@ -191,7 +196,7 @@ func writeBounds(b *strings.Builder, res *Result, explain bool) {
 
 func writeContradiction(b *strings.Builder, res *Result) {
 	f := res.Fits[res.Best]
-	fmt.Fprintf(b, "CONTRADICTION: under either reading, %d refused calls are explained by no rule on the grid.\n", f.Unexplaineds)
+	fmt.Fprintf(b, "CONTRADICTION: under either reading, no rule on the grid explains %s.\n", plural(f.Unexplaineds, "refused call"))
 	fmt.Fprintf(b, "Under the reading \"%s\", the first:\n", f.Reading)
 	for _, u := range f.Unexplained {
 		fmt.Fprintf(b, "  line %d at %s was refused with %d earlier calls in its %s %s window;"+
@@ -202,7 +207,7 @@ func writeContradiction(b *strings.Builder, res *Result) {
 
 // WriteJSON writes the report as one JSON document (docs/infer.md).
 func (rep *Report) WriteJSON(w io.Writer) error {
-	out := jsonReport{File: rep.File, Calls: rep.Calls, OtherStatuses: rep.Log.Other}
+	out := jsonReport{SchemaVersion: 1, Version: buildinfo.Version(), File: rep.File, Calls: rep.Calls, OtherStatuses: rep.Log.Other}
 	for i, res := range rep.Keys {
 		out.Keys = append(out.Keys, jsonKey(rep.Log.Keys[i], res))
 	}

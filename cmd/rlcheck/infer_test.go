@@ -119,3 +119,86 @@ func TestInferBadInput(t *testing.T) {
 		assert.Contains(t, stderr, c.want, "%v", c.args)
 	}
 }
+
+// TestInferExampleLog: the logs docs/infer.md infers are the provider's
+// replay of 7/1s and 40/10s, and its first 20 calls (go test -run TestInferExampleLog -update
+// writes it).
+func TestInferExampleLog(t *testing.T) {
+	hidden, err := rule.ParseList("7/1s,40/10s")
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(1, 2))
+	calls := infertest.Replay(infertest.NewProvider(hidden, true), infertest.Traffic(rng, hidden[0], 1200))
+	var b strings.Builder
+	require.NoError(t, infertest.WriteCSV(&b, calls))
+	lines := strings.SplitAfter(b.String(), "\n")
+	for path, want := range map[string]string{
+		"../../testdata/infer/calls.csv": b.String(),
+		"../../testdata/infer/short.csv": strings.Join(lines[:21], ""), // the first 20 calls
+	} {
+		if *update {
+			require.NoError(t, os.WriteFile(path, []byte(want), 0o644))
+		}
+		shipped, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, want, string(shipped), path)
+	}
+}
+
+// docInfer mirrors infer's JSON report as docs/json.md describes it.
+type docInfer struct {
+	docHeader
+	File          string `json:"file"`
+	Calls         int    `json:"calls"`
+	OtherStatuses int    `json:"other_statuses"`
+	Keys          []struct {
+		Key      string `json:"key"`
+		Calls    int    `json:"calls"`
+		Accepted int    `json:"accepted"`
+		Refused  int    `json:"refused"`
+		FirstNs  int64  `json:"first_ns"`
+		LastNs   int64  `json:"last_ns"`
+		Verdict  string `json:"verdict"`
+		Reading  string `json:"reading"`
+		BothFit  bool   `json:"both_readings_fit"`
+		Rules    string `json:"rules"`
+		Smallest bool   `json:"smallest"`
+		Contract []struct {
+			Rule       string   `json:"rule"`
+			WindowNs   int64    `json:"window_ns"`
+			Kind       string   `json:"kind"`
+			Min        int      `json:"min"`
+			Max        *int     `json:"max"`
+			Explains   int      `json:"explains"`
+			MinPins    int      `json:"min_pinned_by"`
+			Tightest   int64    `json:"tightest_accepted_line"`
+			MaxPins    int      `json:"max_pinned_by"`
+			Closest    int64    `json:"closest_refused_line"`
+			Confidence float64  `json:"confidence"`
+			AlsoFits   []string `json:"also_fits"`
+		} `json:"contract"`
+		OtherReading struct {
+			Reading string `json:"reading"`
+			Fits    bool   `json:"fits"`
+			Rules   string `json:"rules"`
+		} `json:"other_reading"`
+		Unexplained []struct {
+			Line     int64  `json:"line"`
+			AtNs     int64  `json:"at_ns"`
+			Window   string `json:"window"`
+			Kind     string `json:"kind"`
+			Before   int    `json:"before"`
+			Tightest int64  `json:"tightest_accepted_line"`
+			AtLeast  int    `json:"at_least"`
+		} `json:"unexplained"`
+		UnexplainedTotal int `json:"unexplained_total"`
+		Windows          []struct {
+			Window   string `json:"window"`
+			WindowNs int64  `json:"window_ns"`
+			Kind     string `json:"kind"`
+			Reading  string `json:"reading"`
+			AtLeast  int    `json:"at_least"`
+			Explains int    `json:"explains"`
+			Steps    int64  `json:"steps"`
+		} `json:"windows"`
+	} `json:"keys"`
+}
