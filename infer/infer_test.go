@@ -147,6 +147,7 @@ func TestRecoversHiddenContract(t *testing.T) {
 	t.Logf("the reading: told %d times, both fit %d times, wrongly told %d times", readingTold, seeds-readingTold-readingWrong, readingWrong)
 	assert.Greater(t, trials, seeds/2, "most contracts refuse calls")
 	assert.GreaterOrEqual(t, rate, 0.8, "recovery rate")
+	assert.LessOrEqual(t, readingWrong, seeds/20, "the wrong reading rarely fits with fewer rules")
 }
 
 func sameWindows(got []Rule, want []rule.Rule) bool {
@@ -186,4 +187,32 @@ func replay(p *infertest.Provider, ms []int64) []Send {
 		out = append(out, Send{At: c.At, Refused: c.Refused, Line: int64(i + 2)})
 	}
 	return out
+}
+
+// TestCoverSearch: the exhaustive search returns every cover of the least
+// size, and the greedy one a cover with no redundant rule.
+func TestCoverSearch(t *testing.T) {
+	set := func(ids ...int) *Candidate {
+		c := &Candidate{set: newBitset(6)}
+		for _, i := range ids {
+			c.set.add(i)
+		}
+		c.Explains = len(ids)
+		return c
+	}
+	a, b, c, d, e := set(0, 1, 2), set(3, 4, 5), set(0, 1, 2, 3), set(4, 5), set(0, 3)
+	covers := exhaustive(6, []*Candidate{a, b, c, d, e})
+	assert.Equal(t, [][]*Candidate{{a, b}, {b, c}, {c, d}}, covers)
+	assert.Nil(t, exhaustive(6, []*Candidate{a, d}), "no cover")
+	// Greedy takes c (4), then d; e is never needed.
+	assert.Equal(t, []*Candidate{c, d}, greedy(6, []*Candidate{e, c, d}))
+	// A rule the later picks make redundant is dropped.
+	f, g := set(0, 1, 2, 3), set(0, 1, 4, 5)
+	assert.Equal(t, []*Candidate{f, g}, greedy(6, []*Candidate{f, g, set(2, 3, 4)}))
+	idx := []int{0, 1}
+	n := 1
+	for nextCombo(idx, 5) {
+		n++
+	}
+	assert.Equal(t, 10, n, "C(5,2) combinations")
 }

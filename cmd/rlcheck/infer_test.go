@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -201,4 +202,47 @@ type docInfer struct {
 			Steps    int64  `json:"steps"`
 		} `json:"windows"`
 	} `json:"keys"`
+}
+
+// TestInferPerKey: with --key-col, each tenant's calls get their own
+// contract: tenant a's provider keeps 3/1s, b's 10/1s; the log interleaves
+// them with other statuses.
+func TestInferPerKey(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("ts_ms,tenant,status\n")
+	var rows []string
+	for i, tenant := range []string{"a", "b"} {
+		limit := []int{3, 10}[i]
+		hidden := []rule.Rule{{Limit: limit, Window: time.Second}}
+		rng := rand.New(rand.NewPCG(uint64(i), 9))
+		for _, c := range infertest.Replay(infertest.NewProvider(hidden, true), infertest.Traffic(rng, hidden[0], 800)) {
+			st := "200"
+			if c.Refused {
+				st = "429"
+			}
+			rows = append(rows, strconv.FormatInt(c.At/int64(time.Millisecond), 10)+","+tenant+","+st)
+		}
+	}
+	rows = append(rows, rows[0][:strings.LastIndex(rows[0], ",")]+",503")
+	slices.Sort(rows) // interleaved by time (equal times: a before b)
+	b.WriteString(strings.Join(rows, "\n") + "\n")
+	p := filepath.Join(t.TempDir(), "log.csv")
+	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+
+	out, stderr, code := run(t, "", "infer", "--key-col", "tenant", "--format", "json", p)
+	require.Equal(t, 0, code, stderr)
+	var rep docInfer
+	decodeStrict(t, out, &rep)
+	assert.Equal(t, 1, rep.OtherStatuses)
+	require.Len(t, rep.Keys, 2)
+	for i, k := range rep.Keys {
+		assert.Equal(t, []string{"a", "b"}[i], k.Key)
+		assert.Equal(t, 800, k.Calls)
+		require.NotEmpty(t, k.Contract, k.Key)
+		r := k.Contract[0]
+		assert.Equal(t, int64(time.Second), r.WindowNs, k.Key)
+		require.NotNil(t, r.Max)
+		limit := []int{3, 10}[i]
+		assert.True(t, r.Min <= limit && limit <= *r.Max, "%s: [%d, %d] holds %d", k.Key, r.Min, *r.Max, limit)
+	}
 }
