@@ -106,6 +106,7 @@ func TestReadStatuses(t *testing.T) {
 		"ts,status\n1,200\n2,ok\n":   `log.csv:3: the status is not an HTTP status code: "ok"`,
 		"ts,status\n1,200\n2,\n":     "log.csv:3: no status",
 		"ts,status\n1,200\n2,4290\n": `log.csv:3: the status is not an HTTP status code: "4290"`,
+		"ts,status\n1,200\n2\n":      `log.csv:3: no column 2 (the status): "2"`,
 	} {
 		_, err := Read("log.csv", func() (io.Reader, error) { return strings.NewReader(text), nil }, ReadOptions{})
 		var ie *sendlog.InputError
@@ -116,6 +117,8 @@ func TestReadStatuses(t *testing.T) {
 	assert.ErrorIs(t, err, ErrNoStatus)
 	_, err = Read("log.csv", func() (io.Reader, error) { return strings.NewReader("ts,code\n1,200\n"), nil }, ReadOptions{})
 	assert.ErrorContains(t, err, `no column named "status"`)
+	_, err = Read("log.csv", func() (io.Reader, error) { return strings.NewReader("ts,code\n1,200\n"), nil }, ReadOptions{StatusCol: "3"})
+	assert.EqualError(t, err, `log.csv:1: status column 3: the first line has 2 columns: "ts,code"`)
 }
 
 // TestReadPerKey: with a key column, each key gets its own calls, in
@@ -126,4 +129,25 @@ func TestReadPerKey(t *testing.T) {
 	assert.Equal(t, []Send{{At: 1e9, Line: 2}, {At: 4e9, Refused: true, Line: 5}}, log.Sends["a"])
 	assert.Equal(t, []Send{{At: 2e9, Refused: true, Line: 3}}, log.Sends["b"])
 	assert.Equal(t, 1, log.Other)
+}
+
+// FuzzStatus: any text reads as accepted only for a code from 200 to 299,
+// refused only for 429, and never panics.
+func FuzzStatus(f *testing.F) {
+	for _, s := range []string{"200", "429", " 204 ", `"429"`, "503", "ok", "", "4290", "-200", "2e2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		st, ok := status([]byte(s))
+		n, err := strconv.Atoi(strings.Trim(strings.TrimSpace(s), `"`))
+		switch {
+		case st == acceptedStatus:
+			require.True(t, ok)
+			require.NoError(t, err)
+			require.True(t, n >= 200 && n < 300, "%q", s)
+		case st == refusedStatus:
+			require.True(t, ok)
+			require.Equal(t, 429, n, "%q", s)
+		}
+	})
 }

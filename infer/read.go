@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -62,7 +63,7 @@ func Read(name string, open Open, opt ReadOptions) (*Log, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, statusError(err)
 	}
 	if !opt.Log.HasKey() {
 		log.Keys, log.Sends[""] = []string{""}, all
@@ -84,6 +85,18 @@ func Read(name string, open Open, opt ReadOptions) (*Log, error) {
 		err = &sendlog.InputError{File: name, Msg: "the key column and the status column give different lines"}
 	}
 	return log, err
+}
+
+// statusError names the status where the reader, which read it as the
+// key, names the key.
+func statusError(err error) error {
+	var ie *sendlog.InputError
+	if errors.As(err, &ie) {
+		fixed := *ie
+		fixed.Msg = strings.NewReplacer("--key-col", "status column", "(the key)", "(the status)").Replace(ie.Msg)
+		return &fixed
+	}
+	return err
 }
 
 // each reads every record of the input.

@@ -96,6 +96,12 @@ func TestInferContradiction(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	assert.Equal(t, "contradiction", rep.Keys[0].Verdict)
 	assert.Equal(t, int64(5), rep.Keys[0].Unexplained[0].Line)
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	out, _, code = run(t, string(data), "infer", "--unit", "ms", "-")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "<stdin>: 4 calls")
+	assert.Contains(t, out, "line 5 at 259200.000000000 s was refused")
 }
 
 // TestInferBadInput: a bad status, a log without statuses and a bad flag
