@@ -63,6 +63,15 @@ func TestNoRefusalGivesLowerBoundsOnly(t *testing.T) {
 	assert.False(t, rep.Contradicted())
 }
 
+// TestNoCallsInfersNothing: a log whose calls all have other statuses
+// says nothing, rather than "at least 1".
+func TestNoCallsInfersNothing(t *testing.T) {
+	rep := Run("log.csv", csvLog(t, "ts,status\n1,503\n2,500\n", ReadOptions{}), Options{})
+	var b bytes.Buffer
+	require.NoError(t, rep.WriteText(&b, false))
+	assert.Equal(t, "log.csv: 0 calls, 0 accepted, 0 refused (429)\nNo call with a 2xx or 429 status: nothing to infer.\n\n2 calls of another status than 2xx or 429 left out.\n", b.String())
+}
+
 // TestContradictionNamesItsLines: three calls accepted within 2 ms, then a
 // call refused days later with nothing before it in any window of the
 // grid: no rule refuses it without refusing the third accepted call.

@@ -84,6 +84,9 @@ func writeKey(b *strings.Builder, file string, res *Result, all bool) {
 	}
 	b.WriteString("\n")
 	switch {
+	case res.Sends == 0:
+		b.WriteString("No call with a 2xx or 429 status: nothing to infer.\n")
+		return
 	case res.Refused == 0:
 		b.WriteString("No call was refused: the log gives lower bounds only. The provider allowed at least:\n\n")
 		writeBounds(b, res, false)
