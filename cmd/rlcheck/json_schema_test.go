@@ -364,6 +364,13 @@ func TestJSONSchema(t *testing.T) {
 				require.Len(t, doc.Runs, 1)
 				assert.NotNil(t, doc.Runs[0].Strategies[1].RecordToSendGapNs)
 			}},
+		{"infer", []string{"infer", "../../testdata/infer/calls.csv"},
+			func() any { return &docInfer{} }, func(t *testing.T, d any) {
+				doc := d.(*docInfer)
+				require.Len(t, doc.Keys, 1)
+				assert.Equal(t, "7/1s,40/10s", doc.Keys[0].Rules)
+				assert.Len(t, doc.Keys[0].Windows, 68, "17 windows, 2 kinds, 2 readings")
+			}},
 		{"audit", []string{"audit", "--rules", "5/1s", "--seeds", "1", "--verify", "1", "--margin", "2ms"},
 			func() any { return &docAudit{} }, func(t *testing.T, d any) {
 				doc := d.(*docAudit)
@@ -405,7 +412,7 @@ func TestJSONDocsNameEveryField(t *testing.T) {
 			walk(f.Type)
 		}
 	}
-	for _, v := range []any{docCheck{}, docCheckPerFile{}, docSimulate{}, docMargins{}, docRun{}, docAudit{}} {
+	for _, v := range []any{docCheck{}, docCheckPerFile{}, docSimulate{}, docMargins{}, docRun{}, docAudit{}, docInfer{}} {
 		walk(reflect.TypeOf(v))
 	}
 }

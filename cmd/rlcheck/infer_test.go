@@ -1,0 +1,254 @@
+package main
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/infer/infertest"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// inferred is the part of infer's JSON report these tests read.
+type inferred struct {
+	Keys []struct {
+		Verdict  string
+		Rules    string
+		Contract []struct {
+			Rule     string
+			WindowNs int64 `json:"window_ns"`
+			Kind     string
+			Min      int
+			Max      *int
+		}
+		Unexplained []struct{ Line, Tightest int64 } `json:"unexplained"`
+	}
+}
+
+// TestInferFindsSevenAndForty: a log from a provider holding 7/1s and
+// 40/10s (sliding, refused calls counted), read as ts_ms,status, names a
+// 1s rule whose range holds 7 and a 10s rule whose range holds 40; the
+// rules it prints are usable as --rules, and the accepted calls keep them.
+func TestInferFindsSevenAndForty(t *testing.T) {
+	hidden, err := rule.ParseList("7/1s,40/10s")
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(7, 40))
+	calls := infertest.Replay(infertest.NewProvider(hidden, true), infertest.Traffic(rng, hidden[0], 4000))
+	dir := t.TempDir()
+	logPath, acceptedPath := filepath.Join(dir, "log.csv"), filepath.Join(dir, "accepted.txt")
+	f, err := os.Create(logPath)
+	require.NoError(t, err)
+	require.NoError(t, infertest.WriteCSV(f, calls))
+	require.NoError(t, f.Close())
+	var accepted strings.Builder
+	for _, c := range calls {
+		if !c.Refused {
+			accepted.WriteString(strconv.FormatInt(c.At, 10) + "\n")
+		}
+	}
+	require.NoError(t, os.WriteFile(acceptedPath, []byte(accepted.String()), 0o644))
+
+	out, stderr, code := run(t, "", "infer", "--format", "json", logPath)
+	require.Equal(t, 0, code, stderr)
+	var rep inferred
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Len(t, rep.Keys, 1)
+	k := rep.Keys[0]
+	assert.Equal(t, "fits", k.Verdict)
+	for _, h := range hidden {
+		found := false
+		for _, r := range k.Contract {
+			if r.WindowNs == int64(h.Window) && r.Kind == "sliding" {
+				found = true
+				require.NotNil(t, r.Max, "%s: a refused call bounds it", r.Rule)
+				assert.True(t, r.Min <= h.Limit && h.Limit <= *r.Max, "%s: [%d, %d] holds %d", r.Rule, r.Min, *r.Max, h.Limit)
+			}
+		}
+		assert.True(t, found, "a %v rule among %+v", h.Window, k.Contract)
+	}
+	_, err = rule.ParseList(k.Rules)
+	require.NoError(t, err, "the rules read back as --rules")
+	_, stderr, code = run(t, "", "check", "--rules", k.Rules, "--unit", "ns", acceptedPath)
+	assert.Equal(t, 0, code, "the accepted calls keep the inferred rules: %s", stderr)
+}
+
+// TestInferContradiction: a refusal no rule on the grid explains exits 1
+// and names the refused line and the accepted one that contradicts it.
+func TestInferContradiction(t *testing.T) {
+	day := int64(24 * time.Hour / time.Millisecond)
+	p := filepath.Join(t.TempDir(), "log.csv")
+	require.NoError(t, os.WriteFile(p, []byte("ts_ms,status\n0,200\n1,200\n2,200\n"+strconv.FormatInt(3*day, 10)+",429\n"), 0o644))
+	out, _, code := run(t, "", "infer", "--unit", "ms", p)
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "line 5 at 259200.000000000 s was refused with 0 earlier calls in its 1s sliding window; line 4 was accepted with 2 in its own")
+	out, _, code = run(t, "", "infer", "--unit", "ms", "--format", "json", p)
+	assert.Equal(t, 1, code)
+	var rep inferred
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Equal(t, "contradiction", rep.Keys[0].Verdict)
+	assert.Equal(t, int64(5), rep.Keys[0].Unexplained[0].Line)
+	data, err := os.ReadFile(p)
+	require.NoError(t, err)
+	out, _, code = run(t, string(data), "infer", "--unit", "ms", "-")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "<stdin>: 4 calls")
+	assert.Contains(t, out, "line 5 at 259200.000000000 s was refused")
+}
+
+// TestInferBadInput: a bad status, a log without statuses and a bad flag
+// exit 2 with a message naming the place.
+func TestInferBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	require.NoError(t, os.WriteFile(bad, []byte("ts,status\n1,200\n2,maybe\n"), 0o644))
+	plain := filepath.Join(dir, "plain.txt")
+	require.NoError(t, os.WriteFile(plain, []byte("1\n2\n"), 0o644))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"infer", bad}, bad + `:3: the status is not an HTTP status code: "maybe"`},
+		{[]string{"infer", plain}, "--status-col"},
+		{[]string{"infer", "--format", "xml", bad}, `--format "xml"`},
+		{[]string{"infer"}, "accepts 1 arg"},
+	} {
+		_, stderr, code := run(t, "", c.args...)
+		assert.Equal(t, 2, code, "%v", c.args)
+		assert.Contains(t, stderr, c.want, "%v", c.args)
+	}
+}
+
+// TestInferExampleLog: the logs docs/infer.md infers are the provider's
+// replay of 7/1s and 40/10s, and its first 20 calls (go test -run TestInferExampleLog -update
+// writes it).
+func TestInferExampleLog(t *testing.T) {
+	hidden, err := rule.ParseList("7/1s,40/10s")
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(1, 2))
+	calls := infertest.Replay(infertest.NewProvider(hidden, true), infertest.Traffic(rng, hidden[0], 1200))
+	var b strings.Builder
+	require.NoError(t, infertest.WriteCSV(&b, calls))
+	lines := strings.SplitAfter(b.String(), "\n")
+	for path, want := range map[string]string{
+		"../../testdata/infer/calls.csv": b.String(),
+		"../../testdata/infer/short.csv": strings.Join(lines[:21], ""), // the first 20 calls
+	} {
+		if *update {
+			require.NoError(t, os.WriteFile(path, []byte(want), 0o644))
+		}
+		shipped, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, want, string(shipped), path)
+	}
+}
+
+// docInfer mirrors infer's JSON report as docs/json.md describes it.
+type docInfer struct {
+	docHeader
+	File          string `json:"file"`
+	Calls         int    `json:"calls"`
+	OtherStatuses int    `json:"other_statuses"`
+	Keys          []struct {
+		Key      string `json:"key"`
+		Calls    int    `json:"calls"`
+		Accepted int    `json:"accepted"`
+		Refused  int    `json:"refused"`
+		FirstNs  int64  `json:"first_ns"`
+		LastNs   int64  `json:"last_ns"`
+		Verdict  string `json:"verdict"`
+		Reading  string `json:"reading"`
+		BothFit  bool   `json:"both_readings_fit"`
+		Rules    string `json:"rules"`
+		Smallest bool   `json:"smallest"`
+		Contract []struct {
+			Rule       string   `json:"rule"`
+			WindowNs   int64    `json:"window_ns"`
+			Kind       string   `json:"kind"`
+			Min        int      `json:"min"`
+			Max        *int     `json:"max"`
+			Explains   int      `json:"explains"`
+			MinPins    int      `json:"min_pinned_by"`
+			Tightest   int64    `json:"tightest_accepted_line"`
+			MaxPins    int      `json:"max_pinned_by"`
+			Closest    int64    `json:"closest_refused_line"`
+			Confidence float64  `json:"confidence"`
+			AlsoFits   []string `json:"also_fits"`
+		} `json:"contract"`
+		OtherReading struct {
+			Reading string `json:"reading"`
+			Fits    bool   `json:"fits"`
+			Rules   string `json:"rules"`
+		} `json:"other_reading"`
+		Unexplained []struct {
+			Line     int64  `json:"line"`
+			AtNs     int64  `json:"at_ns"`
+			Window   string `json:"window"`
+			Kind     string `json:"kind"`
+			Before   int    `json:"before"`
+			Tightest int64  `json:"tightest_accepted_line"`
+			AtLeast  int    `json:"at_least"`
+		} `json:"unexplained"`
+		UnexplainedTotal int `json:"unexplained_total"`
+		Windows          []struct {
+			Window   string `json:"window"`
+			WindowNs int64  `json:"window_ns"`
+			Kind     string `json:"kind"`
+			Reading  string `json:"reading"`
+			AtLeast  int    `json:"at_least"`
+			Explains int    `json:"explains"`
+			Steps    int64  `json:"steps"`
+		} `json:"windows"`
+	} `json:"keys"`
+}
+
+// TestInferPerKey: with --key-col, each tenant's calls get their own
+// contract: tenant a's provider keeps 3/1s, b's 10/1s; the log interleaves
+// them with other statuses.
+func TestInferPerKey(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("ts_ms,tenant,status\n")
+	var rows []string
+	for i, tenant := range []string{"a", "b"} {
+		limit := []int{3, 10}[i]
+		hidden := []rule.Rule{{Limit: limit, Window: time.Second}}
+		rng := rand.New(rand.NewPCG(uint64(i), 9))
+		for _, c := range infertest.Replay(infertest.NewProvider(hidden, true), infertest.Traffic(rng, hidden[0], 800)) {
+			st := "200"
+			if c.Refused {
+				st = "429"
+			}
+			rows = append(rows, strconv.FormatInt(c.At/int64(time.Millisecond), 10)+","+tenant+","+st)
+		}
+	}
+	rows = append(rows, rows[0][:strings.LastIndex(rows[0], ",")]+",503")
+	slices.Sort(rows) // interleaved by time (equal times: a before b)
+	b.WriteString(strings.Join(rows, "\n") + "\n")
+	p := filepath.Join(t.TempDir(), "log.csv")
+	require.NoError(t, os.WriteFile(p, []byte(b.String()), 0o644))
+
+	out, stderr, code := run(t, "", "infer", "--key-col", "tenant", "--format", "json", p)
+	require.Equal(t, 0, code, stderr)
+	var rep docInfer
+	decodeStrict(t, out, &rep)
+	assert.Equal(t, 1, rep.OtherStatuses)
+	require.Len(t, rep.Keys, 2)
+	for i, k := range rep.Keys {
+		assert.Equal(t, []string{"a", "b"}[i], k.Key)
+		assert.Equal(t, 800, k.Calls)
+		require.NotEmpty(t, k.Contract, k.Key)
+		r := k.Contract[0]
+		assert.Equal(t, int64(time.Second), r.WindowNs, k.Key)
+		require.NotNil(t, r.Max)
+		limit := []int{3, 10}[i]
+		assert.True(t, r.Min <= limit && limit <= *r.Max, "%s: [%d, %d] holds %d", k.Key, r.Min, *r.Max, limit)
+	}
+}

@@ -1,0 +1,122 @@
+package infer
+
+import (
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// Reading says whether refused calls count toward later windows.
+type Reading int
+
+const (
+	// RefusedCount: every call the provider saw counts, refused or not.
+	RefusedCount Reading = iota
+	// RefusedFree: only accepted calls count.
+	RefusedFree
+)
+
+func (r Reading) String() string {
+	if r == RefusedFree {
+		return "refused calls do not count"
+	}
+	return "refused calls count"
+}
+
+// Grid is the window lengths inferred by default, from one second to a day.
+var Grid = []time.Duration{
+	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
+}
+
+// Kinds are the window kinds inferred: sliding, and fixed windows aligned
+// to the Unix epoch.
+var Kinds = []rule.Kind{rule.Sliding, rule.Fixed}
+
+// sends is a log sorted by time (equal times in input order), with the
+// prefix count of accepted calls.
+type sends struct {
+	at      []int64
+	refused []bool
+	line    []int64
+	acc     []int32 // acc[i]: accepted calls among the first i
+	refIdx  []int32 // the indexes of the refused calls, in order
+}
+
+func newSends(s []Send) *sends {
+	n := len(s)
+	d := &sends{at: make([]int64, n), refused: make([]bool, n), line: make([]int64, n), acc: make([]int32, n+1)}
+	for i, c := range s {
+		d.at[i], d.refused[i], d.line[i] = c.At, c.Refused, c.Line
+		d.acc[i+1] = d.acc[i]
+		if c.Refused {
+			d.refIdx = append(d.refIdx, int32(i))
+		} else {
+			d.acc[i+1]++
+		}
+	}
+	return d
+}
+
+// pass is what one window and kind found, under both readings.
+type pass struct {
+	lower     [2]int     // the least N the accepted calls allow (at least 1)
+	lowerPins [2]int     // accepted calls whose window holds lower-1 earlier calls
+	tightest  [2]int     // the first of them (index), -1 when no accepted call
+	before    [2][]int32 // per refused call, the earlier calls in its window
+	steps     int64      // pointer moves: the pass's cost
+}
+
+// floorDiv is t/w rounded toward minus infinity.
+func floorDiv(t, w int64) int64 {
+	q := t / w
+	if t%w != 0 && t < 0 {
+		q--
+	}
+	return q
+}
+
+// count makes one pass over the sorted calls for window w of kind k: for
+// each call, the calls before it in its window, under both readings.
+func (d *sends) count(w int64, k rule.Kind) *pass {
+	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
+	p.before[0] = make([]int32, len(d.refIdx))
+	p.before[1] = make([]int32, len(d.refIdx))
+	lo, r := 0, 0
+	bucket := int64(0)
+	for i, t := range d.at {
+		if k == rule.Fixed {
+			if b := floorDiv(t, w); i == 0 || b != bucket {
+				bucket, lo = b, i
+				p.steps++
+			}
+		} else {
+			for t-d.at[lo] >= w {
+				lo++
+				p.steps++
+			}
+		}
+		p.steps++
+		all := int32(i - lo)
+		free := d.acc[i] - d.acc[lo]
+		if d.refused[i] {
+			p.before[RefusedCount][r], p.before[RefusedFree][r] = all, free
+			r++
+			continue
+		}
+		p.accept(RefusedCount, int(all)+1, i)
+		p.accept(RefusedFree, int(free)+1, i)
+	}
+	return p
+}
+
+// accept records an accepted call that needs N >= n.
+func (p *pass) accept(rd Reading, n, i int) {
+	switch {
+	case p.tightest[rd] < 0 || n > p.lower[rd]:
+		p.lower[rd], p.lowerPins[rd], p.tightest[rd] = max(n, 1), 1, i
+	case n == p.lower[rd]:
+		p.lowerPins[rd]++
+	}
+}

@@ -1,0 +1,258 @@
+package infer
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// bitset is a set of refused calls, by their rank among the refusals.
+type bitset []uint64
+
+func newBitset(n int) bitset    { return make(bitset, (n+63)/64) }
+func (b bitset) add(i int)      { b[i/64] |= 1 << (i % 64) }
+func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
+
+func (b bitset) count() int {
+	n := 0
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+// union returns the union of the candidates' sets.
+func union(n int, cs []*Candidate) bitset {
+	u := newBitset(n)
+	for _, c := range cs {
+		for i, w := range c.set {
+			u[i] |= w
+		}
+	}
+	return u
+}
+
+// maxExhaustive bounds the word operations the exhaustive search may spend
+// (combinations times words); past it the search is greedy.
+const (
+	maxExhaustive = 400_000_000
+	maxRules      = 4
+)
+
+// fit finds the smallest set of candidates that explains every refusal.
+func fit(d *sends, cands []*Candidate, rd Reading) Fit {
+	n := len(d.refIdx)
+	f := Fit{Reading: rd, Fits: true, Smallest: true}
+	if n == 0 {
+		return f
+	}
+	var useful []*Candidate
+	for _, c := range cands {
+		if c.Explains > 0 {
+			useful = append(useful, c)
+		}
+	}
+	if all := union(n, useful); all.count() < n {
+		f.Fits, f.Smallest = false, false
+		f.Unexplained, f.Unexplaineds = unexplained(d, cands, all, rd)
+		return f
+	}
+	reps := distinct(useful)
+	covers := exhaustive(n, reps)
+	if covers == nil {
+		f.Smallest = false
+		covers = [][]*Candidate{greedy(n, reps)}
+	}
+	bestScore := -1.0
+	for _, cv := range covers {
+		rules, score := ranges(d, cv, rd)
+		if score > bestScore {
+			f.Rules, bestScore = rules, score
+		}
+	}
+	alsoFits(n, f.Rules, useful)
+	return f
+}
+
+// distinct keeps one candidate per distinct set of explained refusals, the
+// first (shortest window, sliding before fixed).
+func distinct(cs []*Candidate) []*Candidate {
+	var out []*Candidate
+	for _, c := range cs {
+		if !slices.ContainsFunc(out, func(o *Candidate) bool { return slices.Equal(o.set, c.set) }) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// exhaustive returns every cover of the least size up to maxRules, or nil
+// when there is none that small or the search would cost too much.
+func exhaustive(n int, reps []*Candidate) [][]*Candidate {
+	words := len(newBitset(n))
+	var covers [][]*Candidate
+	combos := 1
+	for size := 1; size <= maxRules && size <= len(reps); size++ {
+		combos = combos * (len(reps) - size + 1) / size
+		if combos*words > maxExhaustive {
+			return nil
+		}
+		idx := make([]int, size)
+		for i := range idx {
+			idx[i] = i
+		}
+		for {
+			cv := make([]*Candidate, size)
+			for i, j := range idx {
+				cv[i] = reps[j]
+			}
+			if union(n, cv).count() == n {
+				covers = append(covers, cv)
+			}
+			if !nextCombo(idx, len(reps)) {
+				break
+			}
+		}
+		if covers != nil {
+			return covers
+		}
+	}
+	return nil
+}
+
+// nextCombo advances idx to the next combination of len(idx) of m.
+func nextCombo(idx []int, m int) bool {
+	k := len(idx)
+	i := k - 1
+	for i >= 0 && idx[i] == m-k+i {
+		i--
+	}
+	if i < 0 {
+		return false
+	}
+	idx[i]++
+	for j := i + 1; j < k; j++ {
+		idx[j] = idx[j-1] + 1
+	}
+	return true
+}
+
+// greedy covers the refusals by taking, each time, the candidate that
+// explains the most of those left, then drops any rule the others cover.
+func greedy(n int, reps []*Candidate) []*Candidate {
+	var cv []*Candidate
+	left := union(n, reps)
+	for left.count() > 0 {
+		var pick *Candidate
+		most := 0
+		for _, c := range reps {
+			k := 0
+			for i, w := range c.set {
+				k += bits.OnesCount64(w & left[i])
+			}
+			if k > most {
+				pick, most = c, k
+			}
+		}
+		cv = append(cv, pick)
+		for i, w := range pick.set {
+			left[i] &^= w
+		}
+	}
+	for i := len(cv) - 1; i >= 0 && len(cv) > 1; i-- {
+		rest := slices.Concat(cv[:i], cv[i+1:])
+		if union(n, rest).count() == n {
+			cv = rest
+		}
+	}
+	return cv
+}
+
+// ranges bounds each rule of a cover, the others at their least N, and
+// scores the cover: the sum of the confidences, then the pins.
+func ranges(d *sends, cv []*Candidate, rd Reading) ([]Rule, float64) {
+	n := len(d.refIdx)
+	var rules []Rule
+	score := 0.0
+	for k, c := range cv {
+		others := union(n, slices.Concat(cv[:k], cv[k+1:]))
+		r := Rule{
+			Window: c.Window, Kind: c.Kind, Min: c.AtLeast, MinPins: c.AtLeastPins,
+			TightestLine: c.TightestLine, Explains: c.Explains,
+		}
+		for i, b := range c.pass.before[rd] {
+			if !c.set.has(i) || others.has(i) {
+				continue
+			}
+			switch {
+			case r.Max == 0 || int(b) < r.Max:
+				r.Max, r.MaxPins, r.ClosestRefusedLine = int(b), 1, d.line[d.refIdx[i]]
+			case int(b) == r.Max:
+				r.MaxPins++
+			}
+		}
+		if r.Max > 0 {
+			r.Confidence = float64(r.Min) / float64(r.Max)
+		}
+		score += r.Confidence + float64(r.MinPins+r.MaxPins)/float64(2*(d.n()+1))
+		rules = append(rules, r)
+	}
+	return rules, score
+}
+
+func (d *sends) n() int { return len(d.at) }
+
+// alsoFits lists, for each rule, the candidates that could replace it.
+func alsoFits(n int, rules []Rule, cands []*Candidate) {
+	for k := range rules {
+		var others []*Candidate
+		for j, r := range rules {
+			if j != k {
+				others = append(others, find(cands, r))
+			}
+		}
+		for _, c := range cands {
+			if c.Window == rules[k].Window && c.Kind == rules[k].Kind {
+				continue
+			}
+			if union(n, append(others, c)).count() == n {
+				rules[k].AlsoFits = append(rules[k].AlsoFits, Rule{Window: c.Window, Kind: c.Kind, Min: c.AtLeast}.Rule())
+			}
+		}
+	}
+}
+
+func find(cands []*Candidate, r Rule) *Candidate {
+	for _, c := range cands {
+		if c.Window == r.Window && c.Kind == r.Kind {
+			return c
+		}
+	}
+	panic("infer: a chosen rule is not among the candidates")
+}
+
+// unexplained lists the refusals no candidate explains, each with the
+// window where it came closest.
+func unexplained(d *sends, cands []*Candidate, all bitset, rd Reading) ([]Unexplained, int) {
+	var out []Unexplained
+	total := 0
+	for r, i := range d.refIdx {
+		if all.has(r) {
+			continue
+		}
+		total++
+		if len(out) == maxUnexplained {
+			continue
+		}
+		var u Unexplained
+		gap := -1
+		for _, c := range cands {
+			b := int(c.pass.before[rd][r])
+			if g := c.AtLeast - b; gap < 0 || g < gap {
+				gap = g
+				u = Unexplained{Line: d.line[i], At: d.at[i], Window: c.Window, Kind: c.Kind, Before: b, AtLeast: c.AtLeast, TightestLine: c.TightestLine}
+			}
+		}
+		out = append(out, u)
+	}
+	return out, total
+}

@@ -1,0 +1,18 @@
+// Package infer learns a provider's contract from a log of calls and the
+// statuses the provider gave them: which calls it accepted (2xx) and which
+// it refused (429).
+//
+// For each window length on a grid and each window kind (sliding, fixed
+// aligned to the Unix epoch), and under both readings of whether refused
+// calls count toward later windows, it bounds the limit N: no accepted call
+// may find N earlier calls in its window (N is at least the fullest such
+// window plus one), and a refused call explained by the rule found N or more
+// (N is at most its count). It then chooses the smallest set of rules that
+// explains every refusal while refusing no accepted call, with each rule's
+// range of N, the calls that pin each bound and a confidence.
+//
+// Every window and kind costs one pass over the sorted times with two
+// pointers: O(n) per window, kind and reading together. A log with no
+// refusal yields lower bounds only; a log that no rule on the grid can
+// explain is reported as a contradiction, naming its lines.
+package infer

@@ -1,0 +1,180 @@
+package infer
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// Send is one call of the log: when it was sent (integer ns), whether the
+// provider refused it, and its line for reports.
+type Send struct {
+	At      int64
+	Refused bool
+	Line    int64
+}
+
+// Options tune the inference; the zero value infers on Grid.
+type Options struct {
+	// Windows are the window lengths tried; nil means Grid.
+	Windows []time.Duration
+}
+
+// Candidate is one window and kind under one reading: the least limit the
+// accepted calls allow, and the refusals that limit explains.
+type Candidate struct {
+	Window  time.Duration
+	Kind    rule.Kind
+	Reading Reading
+	// AtLeast is the least N no accepted call exceeds; AtLeastPins the
+	// accepted calls whose window held AtLeast-1 earlier calls, the first
+	// of them on TightestLine (0 when no call was accepted).
+	AtLeast, AtLeastPins int
+	TightestLine         int64
+	// Explains counts the refused calls whose window held AtLeast or more
+	// earlier calls: those a rule AtLeast/Window refuses.
+	Explains int
+	// Steps is the pass's cost: pointer moves over the sorted calls, at
+	// most two per call.
+	Steps int64
+
+	pass *pass
+	set  bitset
+}
+
+// Rule is a rule of the inferred contract: N lies in [Min, Max] (Max 0:
+// no upper bound was observed).
+type Rule struct {
+	Window   time.Duration
+	Kind     rule.Kind
+	Min, Max int
+	// MinPins accepted calls found Min-1 earlier calls in their window,
+	// the first on TightestLine; MaxPins refused calls that only this rule
+	// explains found Max, the first on ClosestRefusedLine.
+	MinPins, MaxPins   int
+	TightestLine       int64
+	ClosestRefusedLine int64
+	// Explains counts the refusals the rule explains at N = Min.
+	Explains int
+	// Confidence is Min/Max: the share of the range the traffic probed,
+	// 1 when it pinned N exactly, 0 without an upper bound.
+	Confidence float64
+	// AlsoFits are other rules that could replace this one, the other
+	// rules unchanged, each at its least N.
+	AlsoFits []rule.Rule
+}
+
+// Rule returns the rule at its least N: the most the provider is known to
+// allow.
+func (r Rule) Rule() rule.Rule { return rule.Rule{Limit: r.Min, Window: r.Window, Kind: r.Kind} }
+
+// Unexplained is a refused call no rule on the grid explains: in every
+// window, an accepted call found as many earlier calls or more. Closest
+// names the window where it came nearest.
+type Unexplained struct {
+	Line, At int64
+	Window   time.Duration
+	Kind     rule.Kind
+	// Before calls preceded it in its window; the accepted call on
+	// TightestLine had AtLeast-1 > Before in its own.
+	Before, AtLeast int
+	TightestLine    int64
+}
+
+// Fit is the smallest contract found under one reading.
+type Fit struct {
+	Reading Reading
+	// Fits is false when some refusal is unexplained (see Unexplained).
+	Fits  bool
+	Rules []Rule
+	// Smallest is true when no smaller set of rules explains the
+	// refusals (the search was exhaustive); false after a greedy search.
+	Smallest     bool
+	Unexplained  []Unexplained // the first few
+	Unexplaineds int           // how many in all
+}
+
+// Result is the inference over one log (or one key of it).
+type Result struct {
+	Sends, Accepted, Refused int
+	First, Last              int64
+	Candidates               []Candidate // per window, kind and reading
+	Fits                     [2]Fit      // indexed by Reading
+	// Best is the reading that fits with the fewest rules (RefusedCount
+	// when both fit alike); BothFit says the log cannot tell them apart.
+	Best    Reading
+	BothFit bool
+}
+
+// maxUnexplained bounds the unexplained refusals a Fit lists.
+const maxUnexplained = 10
+
+// Infer bounds every window and kind and finds the smallest contract under
+// each reading. The sends need not be sorted; equal times keep their order.
+func Infer(s []Send, opt Options) *Result {
+	if !slices.IsSortedFunc(s, func(a, b Send) int { return cmp.Compare(a.At, b.At) }) {
+		s = slices.Clone(s)
+		slices.SortStableFunc(s, func(a, b Send) int { return cmp.Compare(a.At, b.At) })
+	}
+	windows := opt.Windows
+	if windows == nil {
+		windows = Grid
+	}
+	d := newSends(s)
+	res := &Result{Sends: len(s), Refused: len(d.refIdx), Accepted: len(s) - len(d.refIdx)}
+	if len(s) > 0 {
+		res.First, res.Last = s[0].At, s[len(s)-1].At
+	}
+	for _, w := range windows {
+		for _, k := range Kinds {
+			p := d.count(int64(w), k)
+			for _, rd := range []Reading{RefusedCount, RefusedFree} {
+				res.Candidates = append(res.Candidates, newCandidate(d, p, w, k, rd))
+			}
+		}
+	}
+	for _, rd := range []Reading{RefusedCount, RefusedFree} {
+		var cands []*Candidate
+		for i := range res.Candidates {
+			if res.Candidates[i].Reading == rd {
+				cands = append(cands, &res.Candidates[i])
+			}
+		}
+		res.Fits[rd] = fit(d, cands, rd)
+	}
+	res.Best, res.BothFit = best(res.Fits)
+	return res
+}
+
+func newCandidate(d *sends, p *pass, w time.Duration, k rule.Kind, rd Reading) Candidate {
+	c := Candidate{
+		Window: w, Kind: k, Reading: rd, AtLeast: p.lower[rd], AtLeastPins: p.lowerPins[rd],
+		Steps: p.steps, pass: p, set: newBitset(len(d.refIdx)),
+	}
+	if i := p.tightest[rd]; i >= 0 {
+		c.TightestLine = d.line[i]
+	}
+	for r, b := range p.before[rd] {
+		if int(b) >= c.AtLeast {
+			c.set.add(r)
+			c.Explains++
+		}
+	}
+	return c
+}
+
+// best picks the reading that fits with the fewest rules.
+func best(f [2]Fit) (Reading, bool) {
+	a, b := f[RefusedCount], f[RefusedFree]
+	switch {
+	case a.Fits && b.Fits && len(a.Rules) == len(b.Rules):
+		return RefusedCount, true
+	case a.Fits && (!b.Fits || len(a.Rules) < len(b.Rules)):
+		return RefusedCount, false
+	case b.Fits:
+		return RefusedFree, false
+	}
+	return RefusedCount, false
+}

@@ -1,0 +1,114 @@
+package infer
+
+type jsonReport struct {
+	SchemaVersion int          `json:"schema_version"`
+	Version       string       `json:"version"`
+	File          string       `json:"file"`
+	Calls         int          `json:"calls"`
+	OtherStatuses int          `json:"other_statuses"`
+	Keys          []jsonKeyOut `json:"keys"`
+}
+
+type jsonKeyOut struct {
+	Key          string       `json:"key"`
+	Calls        int          `json:"calls"`
+	Accepted     int          `json:"accepted"`
+	Refused      int          `json:"refused"`
+	FirstNs      int64        `json:"first_ns"`
+	LastNs       int64        `json:"last_ns"`
+	Verdict      string       `json:"verdict"` // "fits", "lower bounds only" or "contradiction"
+	Reading      string       `json:"reading"`
+	BothFit      bool         `json:"both_readings_fit"`
+	Rules        string       `json:"rules"` // for --rules
+	Smallest     bool         `json:"smallest"`
+	Contract     []jsonRule   `json:"contract"`
+	OtherReading jsonReading  `json:"other_reading"`
+	Unexplained  []jsonUnexpl `json:"unexplained,omitempty"`
+	UnexplainedN int          `json:"unexplained_total,omitempty"`
+	Windows      []jsonWindow `json:"windows"`
+}
+
+type jsonRule struct {
+	Rule       string   `json:"rule"`
+	WindowNs   int64    `json:"window_ns"`
+	Kind       string   `json:"kind"`
+	Min        int      `json:"min"`
+	Max        *int     `json:"max"` // null: no upper bound
+	Explains   int      `json:"explains"`
+	MinPins    int      `json:"min_pinned_by"`
+	Tightest   int64    `json:"tightest_accepted_line"`
+	MaxPins    int      `json:"max_pinned_by"`
+	Closest    int64    `json:"closest_refused_line"`
+	Confidence float64  `json:"confidence"`
+	AlsoFits   []string `json:"also_fits"`
+}
+
+type jsonReading struct {
+	Reading string `json:"reading"`
+	Fits    bool   `json:"fits"`
+	Rules   string `json:"rules"`
+}
+
+type jsonUnexpl struct {
+	Line     int64  `json:"line"`
+	AtNs     int64  `json:"at_ns"`
+	Window   string `json:"window"`
+	Kind     string `json:"kind"`
+	Before   int    `json:"before"`
+	Tightest int64  `json:"tightest_accepted_line"`
+	AtLeast  int    `json:"at_least"`
+}
+
+type jsonWindow struct {
+	Window   string `json:"window"`
+	WindowNs int64  `json:"window_ns"`
+	Kind     string `json:"kind"`
+	Reading  string `json:"reading"`
+	AtLeast  int    `json:"at_least"`
+	Explains int    `json:"explains"`
+	Steps    int64  `json:"steps"`
+}
+
+func jsonKey(key string, res *Result) jsonKeyOut {
+	f := res.Fits[res.Best]
+	o := res.Fits[1-res.Best]
+	out := jsonKeyOut{
+		Key: key, Calls: res.Sends, Accepted: res.Accepted, Refused: res.Refused, FirstNs: res.First, LastNs: res.Last,
+		Verdict: "fits", Reading: f.Reading.String(), BothFit: res.BothFit, Rules: RulesText(f.Rules), Smallest: f.Smallest,
+		OtherReading: jsonReading{Reading: o.Reading.String(), Fits: o.Fits, Rules: RulesText(o.Rules)},
+		Contract:     []jsonRule{}, UnexplainedN: f.Unexplaineds,
+	}
+	switch {
+	case res.Refused == 0:
+		out.Verdict = "lower bounds only"
+	case !f.Fits:
+		out.Verdict = "contradiction"
+	}
+	for _, r := range f.Rules {
+		jr := jsonRule{
+			Rule: r.Rule().String(), WindowNs: int64(r.Window), Kind: r.Kind.String(), Min: r.Min, Explains: r.Explains,
+			MinPins: r.MinPins, Tightest: r.TightestLine, MaxPins: r.MaxPins, Closest: r.ClosestRefusedLine,
+			Confidence: r.Confidence, AlsoFits: []string{},
+		}
+		if r.Max > 0 {
+			jr.Max = &r.Max
+		}
+		for _, a := range r.AlsoFits {
+			jr.AlsoFits = append(jr.AlsoFits, a.String())
+		}
+		out.Contract = append(out.Contract, jr)
+	}
+	for _, u := range f.Unexplained {
+		out.Unexplained = append(out.Unexplained, jsonUnexpl{
+			Line: u.Line, AtNs: u.At, Window: u.Window.String(), Kind: u.Kind.String(),
+			Before: u.Before, Tightest: u.TightestLine, AtLeast: u.AtLeast,
+		})
+	}
+	for _, c := range res.Candidates {
+		out.Windows = append(out.Windows, jsonWindow{
+			Window: c.Window.String(), WindowNs: int64(c.Window), Kind: c.Kind.String(),
+			Reading: c.Reading.String(), AtLeast: c.AtLeast, Explains: c.Explains, Steps: c.Steps,
+		})
+	}
+	return out
+}

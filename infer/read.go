@@ -1,0 +1,153 @@
+package infer
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/rlcheck/rlcheck/sendlog"
+)
+
+// ReadOptions say how to read a log of calls with their statuses: the
+// send log's options (time, key, layout) and where the status is.
+type ReadOptions struct {
+	Log sendlog.Options
+	// StatusCol and StatusField name the CSV column or JSON-lines field
+	// of each call's HTTP status; empty means "status".
+	StatusCol, StatusField string
+}
+
+// ErrNoStatus is returned, wrapped, for a log that gives no status.
+var ErrNoStatus = errors.New("inferring a contract needs each call's status (2xx or 429)")
+
+// Log is a log read for inference: its calls per key, in file order.
+type Log struct {
+	Keys  []string // in order of first appearance; one "" without a key
+	Sends map[string][]Send
+	// Other counts the calls of another status (5xx, other 4xx): they
+	// say nothing about the rules and are left out.
+	Other int
+}
+
+// Open opens one input; Read calls it once, or twice to read a key
+// column beside the status.
+type Open func() (io.Reader, error)
+
+// Read reads a CSV or JSON-lines log with a status per call.
+func Read(name string, open Open, opt ReadOptions) (*Log, error) {
+	so := opt.Log
+	so.KeyCol, so.KeyField = "status", "status"
+	if opt.StatusCol != "" {
+		so.KeyCol = opt.StatusCol
+	}
+	if opt.StatusField != "" {
+		so.KeyField = opt.StatusField
+	}
+	log := &Log{Sends: map[string][]Send{}}
+	var all []Send
+	err := each(name, open, so, func(rec sendlog.Record) error {
+		st, ok := status(rec.Key)
+		switch {
+		case rec.Key == nil || len(bytes.TrimSpace(rec.Key)) == 0:
+			return &sendlog.InputError{File: name, Line: rec.Line, Msg: "no status"}
+		case !ok:
+			return &sendlog.InputError{File: name, Line: rec.Line, Text: string(rec.Key), Msg: "the status is not an HTTP status code"}
+		case st == other:
+			log.Other++
+			return nil
+		}
+		all = append(all, Send{At: rec.At, Refused: st == refusedStatus, Line: rec.Line})
+		return nil
+	})
+	if err != nil {
+		return nil, statusError(err)
+	}
+	if !opt.Log.HasKey() {
+		log.Keys, log.Sends[""] = []string{""}, all
+		return log, nil
+	}
+	i := 0
+	err = each(name, open, opt.Log, func(rec sendlog.Record) error {
+		if i < len(all) && all[i].Line == rec.Line {
+			k := string(rec.Key)
+			if _, seen := log.Sends[k]; !seen {
+				log.Keys = append(log.Keys, k)
+			}
+			log.Sends[k] = append(log.Sends[k], all[i])
+			i++
+		}
+		return nil
+	})
+	if err == nil && i != len(all) {
+		err = &sendlog.InputError{File: name, Msg: "the key column and the status column give different lines"}
+	}
+	return log, err
+}
+
+// statusError names the status where the reader, which read it as the
+// key, names the key.
+func statusError(err error) error {
+	var ie *sendlog.InputError
+	if errors.As(err, &ie) {
+		fixed := *ie
+		fixed.Msg = strings.NewReplacer("--key-col", "status column", "(the key)", "(the status)").Replace(ie.Msg)
+		return &fixed
+	}
+	return err
+}
+
+// each reads every record of the input.
+func each(name string, open Open, opt sendlog.Options, f func(sendlog.Record) error) error {
+	in, err := open()
+	if err != nil {
+		return err
+	}
+	if c, ok := in.(io.Closer); ok {
+		defer c.Close()
+	}
+	r := sendlog.NewReader(name, in, opt)
+	defer r.Close()
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if r.Format() != sendlog.FormatCSV && r.Format() != sendlog.FormatJSONL {
+			return fmt.Errorf("%s: read as %v: %w: give CSV or JSON lines with a status column", name, r.Format(), ErrNoStatus)
+		}
+		if err := f(rec); err != nil {
+			return err
+		}
+	}
+}
+
+type statusKind int
+
+const (
+	acceptedStatus statusKind = iota
+	refusedStatus
+	other
+)
+
+// status reads an HTTP status: 2xx accepted, 429 refused, any other
+// code neither.
+func status(b []byte) (statusKind, bool) {
+	b = bytes.Trim(bytes.TrimSpace(b), `"`)
+	n, err := strconv.Atoi(string(b))
+	if err != nil || n < 100 || n > 599 {
+		return other, false
+	}
+	switch {
+	case n == 429:
+		return refusedStatus, true
+	case n >= 200 && n < 300:
+		return acceptedStatus, true
+	}
+	return other, true
+}

@@ -1,0 +1,220 @@
+package infer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rlcheck/rlcheck/buildinfo"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// Report is the inference over every key of one log.
+type Report struct {
+	File  string
+	Log   *Log
+	Keys  []*Result // in the order of Log.Keys
+	Calls int
+}
+
+// Run infers the contract of every key of the log.
+func Run(file string, log *Log, opt Options) *Report {
+	rep := &Report{File: file, Log: log}
+	for _, k := range log.Keys {
+		res := Infer(log.Sends[k], opt)
+		rep.Keys = append(rep.Keys, res)
+		rep.Calls += res.Sends
+	}
+	return rep
+}
+
+// Contradicted reports whether some key's log no reading explains.
+func (rep *Report) Contradicted() bool {
+	for _, r := range rep.Keys {
+		if !r.Fits[r.Best].Fits {
+			return true
+		}
+	}
+	return false
+}
+
+// RulesText returns the rules as --rules takes them, comma-separated.
+func RulesText(rs []Rule) string {
+	var s []string
+	for _, r := range rs {
+		s = append(s, r.Rule().String())
+	}
+	return strings.Join(s, ",")
+}
+
+// instant shows a time as UTC when it is an epoch time, else as seconds.
+func instant(ns int64) string {
+	if ns >= int64(365*24*time.Hour) {
+		return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z")
+	}
+	return fmt.Sprintf("%d.%09d s", ns/1e9, ns%1e9)
+}
+
+// WriteText writes the report for a reader.
+func (rep *Report) WriteText(w io.Writer, all bool) error {
+	b := &strings.Builder{}
+	for i, res := range rep.Keys {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		if k := rep.Log.Keys[i]; k != "" || len(rep.Keys) > 1 {
+			fmt.Fprintf(b, "key %q: ", k)
+		}
+		writeKey(b, rep.File, res, all)
+	}
+	if rep.Log.Other > 0 {
+		fmt.Fprintf(b, "\n%s of another status than 2xx or 429 left out.\n", plural(rep.Log.Other, "call"))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeKey(b *strings.Builder, file string, res *Result, all bool) {
+	fmt.Fprintf(b, "%s: %d calls, %d accepted, %d refused (429)", file, res.Sends, res.Accepted, res.Refused)
+	if res.Sends > 0 {
+		fmt.Fprintf(b, ", from %s to %s", instant(res.First), instant(res.Last))
+	}
+	b.WriteString("\n")
+	switch {
+	case res.Sends == 0:
+		b.WriteString("No call with a 2xx or 429 status: nothing to infer.\n")
+		return
+	case res.Refused == 0:
+		b.WriteString("No call was refused: the log gives lower bounds only. The provider allowed at least:\n\n")
+		writeBounds(b, res, false)
+		return
+	case !res.Fits[res.Best].Fits:
+		writeContradiction(b, res)
+		return
+	}
+	writeReadings(b, res)
+	writeRules(b, res.Fits[res.Best])
+	fmt.Fprintf(b, "\nrules: %s\n", RulesText(res.Fits[res.Best].Rules))
+	if all {
+		b.WriteString("\nEvery window and kind (least N, refusals it explains at that N, cost in pointer steps):\n\n")
+		writeBounds(b, res, true)
+	}
+}
+
+func writeReadings(b *strings.Builder, res *Result) {
+	for _, rd := range []Reading{res.Best, 1 - res.Best} {
+		f := res.Fits[rd]
+		fmt.Fprintf(b, "%s: ", rd)
+		switch {
+		case !f.Fits:
+			u := f.Unexplained[0]
+			fmt.Fprintf(b, "contradicted: no rule explains %s, the first on line %d\n", plural(f.Unexplaineds, "refusal"), u.Line)
+		case rd == res.Best && res.BothFit:
+			fmt.Fprintf(b, "every refusal explained by %s (both readings fit: the log cannot tell them apart)\n", plural(len(f.Rules), "rule"))
+		case rd == res.Best:
+			fmt.Fprintf(b, "every refusal explained by %s (this reading fits best)\n", plural(len(f.Rules), "rule"))
+		default:
+			fmt.Fprintf(b, "every refusal explained by %s: %s\n", plural(len(f.Rules), "rule"), RulesText(f.Rules))
+		}
+	}
+	if !res.Fits[res.Best].Smallest {
+		b.WriteString("(the search was greedy: a smaller set may exist)\n")
+	}
+	b.WriteString("\n")
+}
+
+func writeRules(b *strings.Builder, f Fit) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RULE\tN\tEXPLAINS\tLOWER BOUND PINNED BY\tUPPER BOUND PINNED BY\tCONFIDENCE")
+	for _, r := range f.Rules {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%.2f\n", r.Rule(), nRange(r), r.Explains,
+			pins(r.MinPins, "accepted call", r.TightestLine), pins(r.MaxPins, "refusal", r.ClosestRefusedLine), r.Confidence)
+	}
+	tw.Flush()
+	for _, r := range f.Rules {
+		if len(r.AlsoFits) > 0 {
+			fmt.Fprintf(b, "%s could also be: %s\n", r.Rule(), joinRules(r.AlsoFits))
+		}
+	}
+}
+
+func nRange(r Rule) string {
+	if r.Max == 0 {
+		return fmt.Sprintf("at least %d", r.Min)
+	}
+	if r.Min == r.Max {
+		return fmt.Sprint(r.Min)
+	}
+	return fmt.Sprintf("%d..%d", r.Min, r.Max)
+}
+
+// plural writes "1 call", "2 calls".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func pins(n int, what string, line int64) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%s, line %d", plural(n, what), line)
+}
+
+func joinRules(rs []rule.Rule) string {
+	var s []string
+	for _, r := range rs {
+		s = append(s, r.String())
+	}
+	return strings.Join(s, ", ")
+}
+
+// writeBounds tabulates every window's least N, per kind; with explain,
+// also the refusals each explains and its cost, under the best reading.
+func writeBounds(b *strings.Builder, res *Result, explain bool) {
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	if explain {
+		fmt.Fprintln(tw, "WINDOW\tKIND\tLEAST N\tEXPLAINS\tSTEPS")
+	} else {
+		fmt.Fprintln(tw, "WINDOW\tSLIDING\tFIXED")
+	}
+	for i := 0; i < len(res.Candidates); i += 4 {
+		// Per window: sliding and fixed, each under both readings.
+		s, f := res.Candidates[i+int(res.Best)], res.Candidates[i+2+int(res.Best)]
+		if !explain {
+			fmt.Fprintf(tw, "%s\t%d\t%d\n", rule.FormatWindow(s.Window), s.AtLeast, f.AtLeast)
+			continue
+		}
+		for _, c := range []Candidate{s, f} {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\n", rule.FormatWindow(c.Window), c.Kind, c.AtLeast, c.Explains, c.Steps)
+		}
+	}
+	tw.Flush()
+}
+
+func writeContradiction(b *strings.Builder, res *Result) {
+	f := res.Fits[res.Best]
+	fmt.Fprintf(b, "CONTRADICTION: under either reading, no rule on the grid explains %s.\n", plural(f.Unexplaineds, "refused call"))
+	fmt.Fprintf(b, "Under the reading \"%s\", the first:\n", f.Reading)
+	for _, u := range f.Unexplained {
+		fmt.Fprintf(b, "  line %d at %s was refused with %d earlier calls in its %s %s window;"+
+			" line %d was accepted with %d in its own\n",
+			u.Line, instant(u.At), u.Before, rule.FormatWindow(u.Window), u.Kind, u.TightestLine, u.AtLeast-1)
+	}
+}
+
+// WriteJSON writes the report as one JSON document (docs/infer.md).
+func (rep *Report) WriteJSON(w io.Writer) error {
+	out := jsonReport{SchemaVersion: 1, Version: buildinfo.Version(), File: rep.File, Calls: rep.Calls, OtherStatuses: rep.Log.Other}
+	for i, res := range rep.Keys {
+		out.Keys = append(out.Keys, jsonKey(rep.Log.Keys[i], res))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

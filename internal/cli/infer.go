@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rlcheck/rlcheck/infer"
+)
+
+const inferLong = `infer learns the contract a provider holds a client to from a log of the
+client's calls and the statuses it got: 2xx accepted, 429 refused (other
+statuses are left out and counted). The log is CSV with a header or JSON
+lines, with a status column or field (--status-col, --status-field; default
+"status").
+
+For each window on a grid from 1s to 1d, and each kind (sliding, fixed
+windows aligned to the clock), it bounds the limit N: no accepted call may
+find N earlier calls in its window, and a refused call the rule explains
+found N or more. It does so under both readings of whether refused calls
+count toward later windows, and prints the smallest set of rules that
+explains every 429 and refuses no accepted call, each with its range of N,
+the calls that pin each bound and a confidence (the least N over the most).
+"rules:" gives them as --rules takes them, at their least N.
+
+A log without a 429 gives lower bounds only. A log no rule on the grid
+explains is a contradiction, reported with its lines. Each window and kind
+costs one pass over the sorted calls (--all shows each one's steps).
+
+Exit status: 0 when a contract explains the log (or no call was refused), 1
+for a contradiction, 2 for bad input. docs/infer.md explains the method.`
+
+// inferOptions are the flags of rlcheck infer.
+type inferOptions struct {
+	read                   ReadFlags
+	statusCol, statusField string
+	format                 string
+	all                    bool
+}
+
+// NewInferCmd builds rlcheck infer; contradiction is the error it returns
+// when no contract explains the log (the caller exits 1 on it).
+func NewInferCmd(in io.Reader, out io.Writer, contradiction error) *cobra.Command {
+	o := &inferOptions{}
+	cmd := &cobra.Command{
+		Use:   "infer [flags] FILE",
+		Short: "Learn the provider's contract from a log of calls with their statuses (2xx, 429)",
+		Long:  inferLong,
+		Example: `  rlcheck infer calls.csv
+  rlcheck infer --status-col code --key-col tenant --format json calls.csv`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			rep, err := o.run(args[0], in)
+			if err != nil {
+				return err
+			}
+			if o.format == "json" {
+				err = rep.WriteJSON(out)
+			} else {
+				err = rep.WriteText(out, o.all)
+			}
+			if err == nil && rep.Contradicted() {
+				err = contradiction
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.read.format, "input-format", "auto", "input layout: auto, csv or jsonl")
+	f.StringVar(&o.read.timeCol, "time-col", "", "CSV time column: a header name or a 1-based index (default ts, time or timestamp, else the first)")
+	f.StringVar(&o.read.timeField, "time-field", "", "JSON-lines time field, dotted for nesting (default ts, time or timestamp)")
+	f.StringVar(&o.read.keyCol, "key-col", "", "CSV column that splits the log per key (tenant, API key): a contract per key")
+	f.StringVar(&o.read.keyField, "key-field", "", "JSON-lines field that splits the log per key")
+	f.StringVar(&o.read.unit, "unit", "auto", "unit of numeric timestamps: auto, s, ms, us or ns")
+	f.StringVar(&o.statusCol, "status-col", "", "CSV column with each call's HTTP status (default status)")
+	f.StringVar(&o.statusField, "status-field", "", "JSON-lines field with each call's HTTP status (default status)")
+	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	f.BoolVar(&o.all, "all", false, "also show every window and kind: its least N, the refusals it explains and its cost")
+	o.read.durationUnit = "s"
+	cmd.RegisterFlagCompletionFunc("format", Words("text", "json"))
+	cmd.RegisterFlagCompletionFunc("input-format", Words("auto", "csv", "jsonl"))
+	return cmd
+}
+
+func (o *inferOptions) run(path string, stdin io.Reader) (*infer.Report, error) {
+	if o.format != "text" && o.format != "json" {
+		return nil, fmt.Errorf("--format %q: want text or json", o.format)
+	}
+	opt, err := o.read.Options()
+	if err != nil {
+		return nil, err
+	}
+	open := func() (io.Reader, error) { return os.Open(path) }
+	if path == "-" {
+		// Read twice when a key column is named, so held in memory.
+		data, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, err
+		}
+		path = "<stdin>"
+		open = func() (io.Reader, error) { return bytes.NewReader(data), nil }
+	}
+	log, err := infer.Read(path, open, infer.ReadOptions{Log: opt, StatusCol: o.statusCol, StatusField: o.statusField})
+	if errors.Is(err, infer.ErrNoStatus) {
+		err = fmt.Errorf("%w (name the status with --status-col or --status-field)", err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return infer.Run(path, log, infer.Options{}), nil
+}
