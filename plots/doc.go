@@ -28,7 +28,7 @@
 // columns that hold violations instead of drawing dots, so the usage line
 // stays visible at fleet scale. OccupancyFrom yields the exact steps from any
 // send on, for a zoomed-in range of a long log (the HTML reports). A 10-million-send log with limits in the thousands
-// plots in about a second (see docs/benchmarks-plots.md).
+// plots in about a second (see docs/benchmarks.md).
 //
 // Time axes show seconds (minutes, hours or days for longer spans) from the
 // first send, or, with TimelineInput.WallClock, the time of day of Unix

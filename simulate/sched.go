@@ -187,7 +187,7 @@ func (s *Sched) Arrivals(times []int64, body func(i int64)) {
 
 // newProc returns a caller coroutine ready to run f, reusing one whose
 // previous caller has finished: starting a coroutine costs several
-// switches (see docs/benchmarks-simulate.md).
+// switches (see docs/benchmarks.md).
 func (s *Sched) newProc(f func(int64), arg int64) *proc {
 	var p *proc
 	if n := len(s.idle); n > 0 {

@@ -7,7 +7,7 @@ import (
 
 // The two ways to hand control between a scheduler and one simulated
 // caller, measured as round trips (resume, then park again); see
-// docs/benchmarks-simulate.md.
+// docs/benchmarks.md.
 
 func BenchmarkSwitchIterPull(b *testing.B) {
 	next, stop := iter.Pull(func(yield func(struct{}) bool) {
