@@ -40,7 +40,10 @@ func TestSafeSettingsAreClean(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, rep.Strategies, len(opt.Strategies), "strategies audited")
 			for _, sa := range rep.Strategies {
-				if NoSetting(sa.Name) != "" && Family(sa.Name) != Windows {
+				// Chained fixed windows release every caller that waited at
+				// a later rule's window start: nothing bounds the earlier
+				// rules, so only a single rule has a setting.
+				if NoSetting(sa.Name) != "" && (Family(sa.Name) != Windows || len(opt.Rules) > 1) {
 					assert.Nil(t, sa.Safe, "%s: a safe setting for a design that has none", sa.Name)
 					continue
 				}

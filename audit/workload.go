@@ -1,10 +1,12 @@
 package audit
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // maxCallers caps each workload, so contracts with long windows stay quick
@@ -112,4 +114,47 @@ func Workloads(rules []rule.Rule) []Workload {
 			Skew:     ConcurrentSkew,
 		},
 	}
+}
+
+// maxSaturation caps a saturation workload's calls; a rule it cannot drive
+// through two windows rests on its analytic bound.
+const maxSaturation = 50_000
+
+// longSaturation is the size above which a saturation workload runs on the
+// first seed only: a day of calls at a daily quota's pace is 10,000 sends
+// per window, each a Lua script or three on the embedded Redis.
+const longSaturation = 2_000
+
+// Saturation returns, per rule, the workload that drives the setting cfg
+// of strategy name to that rule's limit: calls a little slower than the
+// setting's sustained rate (Pace), so none waits and none loses time to a
+// late wake-up, yet N of them fit in one window of the rule (half the
+// window's spare time spread over the gaps), for two of its windows. A
+// rule whose limiter is not the slowest is driven as far as the slowest
+// lets it (its analytic bound); rules that give the same calls share one
+// workload.
+func Saturation(name string, cfg libs.Config, rules []rule.Rule) []Workload {
+	pace := Pace(name, cfg, rules)
+	var out []Workload
+	seen := map[[2]int64]bool{}
+	for _, r := range rules {
+		every := pace
+		if n := int64(r.Limit) - 1; n > 0 {
+			if spare := int64(r.Window) - 1 - n*int64(pace); spare > 0 {
+				every += time.Duration(spare / (2 * n))
+			}
+		}
+		calls := min(int(2*r.Window/every)+1, maxSaturation)
+		if calls < 2 || seen[[2]int64{int64(calls), int64(every)}] {
+			continue
+		}
+		seen[[2]int64{int64(calls), int64(every)}] = true
+		out = append(out, Workload{
+			Name:     "saturate-" + r.String(),
+			Doc:      fmt.Sprintf("%d calls one every %v: two windows of %s at the setting's sustained rate", calls, every, r),
+			Arrivals: simulate.Arrivals{Kind: simulate.Interval, Every: every},
+			Callers:  calls,
+		})
+	}
+	return out
 }
