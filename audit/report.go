@@ -51,7 +51,7 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	sat := ""
 	if r.Searched {
-		sat = fmt.Sprintf("; saturate-RULE (calls paced at the setting's sustained rate for two windows of RULE; over %d calls, on seed %d only)", longSaturation, r.Seed)
+		sat = fmt.Sprintf("; saturate-RULE (calls spaced so that the setting's analytic worst case for RULE fits in one of its windows, for two windows, no faster than the setting sustains when it can; over %d calls, on seed %d only)", longSaturation, r.Seed)
 	}
 	_, err := fmt.Fprintln(w, "\nworkloads: "+workloadDocs(r.Workloads)+sat+
 		"\nviolations are counted by the checker, per rule, summed over the seeds; the analytic worst case is the most sends the design can put in one window (docs/audit.md)")

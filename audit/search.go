@@ -211,7 +211,7 @@ func confirm(opt *Options, sa *StrategyAudit, c libs.Config, clean func(libs.Con
 	if err != nil || o == nil {
 		return false, err
 	}
-	for _, wl := range Saturation(sa.Name, c, opt.Rules) {
+	for _, wl := range Saturation(sa.Name, c, opt) {
 		seeds := opt.Verify
 		if wl.Callers > longSaturation {
 			seeds = 1

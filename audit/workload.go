@@ -116,8 +116,9 @@ func Workloads(rules []rule.Rule) []Workload {
 	}
 }
 
-// maxSaturation caps a saturation workload's calls; a rule it cannot drive
-// through two windows rests on its analytic bound.
+// maxSaturation caps a saturation workload's calls (longSaturation for the
+// sliding logs); a rule it cannot drive through two windows rests on its
+// analytic bound.
 const maxSaturation = 50_000
 
 // longSaturation is the size above which a saturation workload runs on the
@@ -126,32 +127,43 @@ const maxSaturation = 50_000
 const longSaturation = 2_000
 
 // Saturation returns, per rule, the workload that drives the setting cfg
-// of strategy name to that rule's limit: calls a little slower than the
-// setting's sustained rate (Pace), so none waits and none loses time to a
-// late wake-up, yet N of them fit in one window of the rule (half the
-// window's spare time spread over the gaps), for two of its windows. A
-// rule whose limiter is not the slowest is driven as far as the slowest
-// lets it (its analytic bound); rules that give the same calls share one
-// workload.
-func Saturation(name string, cfg libs.Config, rules []rule.Rule) []Workload {
-	pace := Pace(name, cfg, rules)
+// of strategy name to that rule's analytic worst case k (its limit, or
+// less where another rule's limiter binds): calls spaced so that k of them
+// fit in one window of the rule, for two of its windows. When the
+// setting's sustained rate (Pace) allows, the spacing lies halfway between
+// the two, so no call waits and none loses time to a late wake-up; a
+// design whose bound comes from a burst (a sliding log under a daily
+// quota) gets the calls faster, for those two windows only. Rules that
+// give the same calls share one workload.
+func Saturation(name string, cfg libs.Config, opt *Options) []Workload {
+	pace := Pace(name, cfg, opt.Rules)
 	var out []Workload
 	seen := map[[2]int64]bool{}
-	for _, r := range rules {
+	for k, b := range Bounds(name, cfg, opt) {
+		r := opt.Rules[k]
 		every := pace
-		if n := int64(r.Limit) - 1; n > 0 {
-			if spare := int64(r.Window) - 1 - n*int64(pace); spare > 0 {
-				every += time.Duration(spare / (2 * n))
+		if a := min(b.Worst, int64(r.Limit)); a > 1 {
+			fit := (r.Window - 1) / time.Duration(a-1) // a calls this far apart fit in W
+			if fit < pace {
+				every = fit
+			} else {
+				every = pace + (fit-pace)/2
 			}
 		}
 		calls := min(int(2*r.Window/every)+1, maxSaturation)
+		if Family(name) == Logs {
+			// Each call costs a sorted-set scan in the embedded Redis that
+			// grows with the entries held: a day of them is left to the
+			// analysis.
+			calls = min(calls, longSaturation)
+		}
 		if calls < 2 || seen[[2]int64{int64(calls), int64(every)}] {
 			continue
 		}
 		seen[[2]int64{int64(calls), int64(every)}] = true
 		out = append(out, Workload{
 			Name:     "saturate-" + r.String(),
-			Doc:      fmt.Sprintf("%d calls one every %v: two windows of %s at the setting's sustained rate", calls, every, r),
+			Doc:      fmt.Sprintf("%d calls one every %v: two windows of %s", calls, every, r),
 			Arrivals: simulate.Arrivals{Kind: simulate.Interval, Every: every},
 			Callers:  calls,
 		})
