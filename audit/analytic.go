@@ -159,7 +159,12 @@ func model(name string, cfg libs.Config, opt *Options) analysis {
 		a.chained = name != simulate.XRateReserveAll
 		mk = bucket(cfg.BurstFor)
 		if name == simulate.UberRatelimit {
-			mk = bucket(func(int) int { return cfg.Slack + 1 }) // an idle limiter banks slack spacings
+			// An idle limiter banks slack spacings; the spacing is
+			// per/N in integer nanoseconds, truncated, with no float.
+			a.send--
+			mk = func(n int64, per time.Duration) curve {
+				return bucket(func(int) int { return cfg.Slack + 1 })(n, time.Duration(n)*(per/time.Duration(n)))
+			}
 		}
 	case simulate.ThrottledMem:
 		// PerDuration truncates the spacing to whole nanoseconds.

@@ -71,6 +71,8 @@ func writeSafe(w io.Writer, r *Report) error {
 		if sa.Safe == nil {
 			why := NoSetting(sa.Name)
 			switch {
+			case Family(sa.Name) == Windows && len(r.Rules) > 1:
+				why = "chained windows: every caller that waited for a later rule's next window goes at its start, so nothing bounds the earlier rules"
 			case why != "":
 			case sa.Rejected != "":
 				why = "not safe: " + sa.Rejected
