@@ -144,12 +144,6 @@ func model(name string, cfg libs.Config, opt *Options) analysis {
 			return func(t time.Duration) int64 { return BucketWorst(bn, n, per, t) }
 		}
 	}
-	fixed := func(n int64, per time.Duration) curve {
-		return func(t time.Duration) int64 { return FixedWorst(n, per, t) }
-	}
-	logs := func(n int64, per time.Duration) curve {
-		return func(t time.Duration) int64 { return LogWorst(n, per, t) }
-	}
 	var mk func(limit int64, per time.Duration) curve
 	switch name {
 	case simulate.XRateChained, simulate.XRateReserveAll, simulate.UberRatelimit:
@@ -180,7 +174,9 @@ func model(name string, cfg libs.Config, opt *Options) analysis {
 		if name == simulate.UluleRedis {
 			a.send += time.Millisecond // PEXPIRE
 		}
-		mk = fixed
+		mk = func(n int64, per time.Duration) curve {
+			return func(t time.Duration) int64 { return FixedWorst(n, per, t) }
+		}
 	case simulate.GuideScript, simulate.RedisClientTime:
 		a.chained = false
 		if name == simulate.GuideScript {
@@ -188,21 +184,30 @@ func model(name string, cfg libs.Config, opt *Options) analysis {
 		} else {
 			a.send += time.Microsecond + skewSpread(ConcurrentSkew) // µs scores, each worker's clock
 		}
-		mk = logs
+		mk = func(n int64, per time.Duration) curve {
+			return func(t time.Duration) int64 { return LogWorst(n, per, t) }
+		}
 	case simulate.TwoTrips, simulate.TimestampMember:
 		return analysis{why: NoSetting(name)}
 	default:
 		return analysis{why: fmt.Sprintf("no model of %s", name)}
 	}
-	a.curves = make([]curve, len(opt.Rules))
-	for i, r := range opt.Rules {
+	a.curves = curves(name, cfg, opt.Rules, mk)
+	return a
+}
+
+// curves builds one limiter per rule with mk, from each rule's enforced
+// limit (⌊N/2⌋ with Half for the window designs) and its widened window.
+func curves(name string, cfg libs.Config, rules []rule.Rule, mk func(int64, time.Duration) curve) []curve {
+	out := make([]curve, len(rules))
+	for i, r := range rules {
 		n := int64(r.Limit)
 		if Family(name) == Windows || Family(name) == Logs {
 			n = int64(cfg.LimitFor(r.Limit))
 		}
-		a.curves[i] = mk(n, r.Window+cfg.Margin)
+		out[i] = mk(n, r.Window+cfg.Margin)
 	}
-	return a
+	return out
 }
 
 func skewSpread(s []time.Duration) time.Duration {

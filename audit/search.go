@@ -130,14 +130,7 @@ func Kept(cfg libs.Config, rules []rule.Rule) float64 {
 // otherwise the largest clean one is found by bisection over opt.Seeds
 // seeds, then verified (stepping down while verification fails).
 func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
-	var cands []libs.Config
-	for _, c := range candidates(opt, sa.Name) {
-		if AnalyticSafe(Bounds(sa.Name, c, opt)) {
-			cands = append(cands, c)
-		} else {
-			sa.Refuted++
-		}
-	}
+	cands := provable(opt, sa)
 	// The most adversarial workloads first, so a setting that fails fails
 	// fast; outcomes are then put back in the report's order.
 	order := slices.Clone(wls)
@@ -161,11 +154,8 @@ func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 		}
 		sa.Tried++
 		o, err := clean(cands[j-1], opt.Seeds)
-		if errors.Is(err, errDisagrees) {
-			return nil // the design lets more through than its model: nothing to prove
-		}
 		if err != nil {
-			return err
+			return ignoreDisagrees(err)
 		}
 		if o == nil {
 			i = j
@@ -177,11 +167,8 @@ func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 			mid := (lo + hi) / 2
 			sa.Tried++
 			o, err := clean(cands[mid], opt.Seeds)
-			if errors.Is(err, errDisagrees) {
-				return nil
-			}
 			if err != nil {
-				return err
+				return ignoreDisagrees(err)
 			}
 			if o != nil {
 				hi = mid
@@ -191,16 +178,27 @@ func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 		}
 		for ; hi < j; hi++ {
 			ok, err := confirm(opt, sa, cands[hi], clean)
-			if errors.Is(err, errDisagrees) {
-				return nil
-			}
 			if err != nil || ok {
-				return err
+				return ignoreDisagrees(err)
 			}
 		}
 		i = j
 	}
 	return nil
+}
+
+// provable returns the candidates whose analytic worst case is within
+// every limit, and counts the others in sa.Refuted.
+func provable(opt *Options, sa *StrategyAudit) []libs.Config {
+	var out []libs.Config
+	for _, c := range candidates(opt, sa.Name) {
+		if AnalyticSafe(Bounds(sa.Name, c, opt)) {
+			out = append(out, c)
+		} else {
+			sa.Refuted++
+		}
+	}
+	return out
 }
 
 // confirm runs c over opt.Verify seeds of every workload and on its
@@ -239,6 +237,15 @@ func confirm(opt *Options, sa *StrategyAudit, c libs.Config, clean func(libs.Con
 // the design's analytic worst case allows, so its model does not describe
 // it and no setting can be proved.
 var errDisagrees = errors.New("audit: measured over the analytic worst case")
+
+// ignoreDisagrees ends a search without an error when the design let more
+// through than its model (sa.Rejected says so): nothing is left to prove.
+func ignoreDisagrees(err error) error {
+	if errors.Is(err, errDisagrees) {
+		return nil
+	}
+	return err
+}
 
 // disagreement returns the first rule whose measured count exceeds its
 // analytic worst case, or nil.
