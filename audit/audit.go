@@ -64,6 +64,8 @@ type Report struct {
 	Strategies []StrategyAudit
 	// Worst are the worst schedules found, per strategy, with SearchDir.
 	Worst []Worst
+	// Searched is set when the search for safe settings ran.
+	Searched bool
 }
 
 // StrategyAudit is one library strategy's audit.
@@ -76,8 +78,17 @@ type StrategyAudit struct {
 	// SafeOutcomes its outcomes over Verify seeds, all without violations.
 	Safe         *libs.Config
 	SafeOutcomes []Outcome
-	// Tried counts the settings the search ran.
-	Tried int
+	// SafeVerdicts say how each rule of Safe stands: its most sends in one
+	// window beside its analytic worst case.
+	SafeVerdicts []RuleVerdict
+	// Bounds are the analytic worst cases of Config.
+	Bounds []Bound
+	// Tried counts the settings the search ran, Refuted those the analysis
+	// ruled out without a run.
+	Tried   int
+	Refuted int
+	// Rejected says why the last setting that ran clean was not suggested.
+	Rejected string
 }
 
 // Outcome is one workload's result over several seeds, as the checker
@@ -128,6 +139,7 @@ func Run(opt Options) (*Report, error) {
 	rep := &Report{
 		Rules: opt.Rules, Boundary: opt.Boundary, Workloads: Workloads(opt.Rules),
 		Seed: opt.Seed, Seeds: opt.Seeds, Verify: opt.Verify, Lateness: opt.Lateness, OpCost: opt.OpCost,
+		Searched: !opt.NoSearch,
 	}
 	for _, name := range names {
 		if _, ok := simulate.LibStrategy(name, opt.Config); !ok {
@@ -165,7 +177,7 @@ func Run(opt Options) (*Report, error) {
 // auditOne audits strategy name: its outcomes as configured, the safe
 // setting unless opt.NoSearch, and the worst schedule with opt.SearchDir.
 func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst, error) {
-	sa := StrategyAudit{Name: name, Config: opt.Config}
+	sa := StrategyAudit{Name: name, Config: opt.Config, Bounds: Bounds(name, opt.Config, opt)}
 	var err error
 	if sa.Outcomes, err = run(opt, wls, name, opt.Config, opt.Seeds, false); err != nil {
 		return sa, nil, err

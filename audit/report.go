@@ -19,48 +19,22 @@ func WriteText(w io.Writer, r *Report) error {
 	fmt.Fprintf(w, "audit of %s (%s windows), seeds %d..%d, lateness %v, op cost %v\n\n",
 		ruleList(r.Rules), boundaryName(r.Boundary), r.Seed, r.Seed+uint64(r.Seeds)-1, r.Lateness, r.OpCost)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "strategy\tsetting\tworkload\truns violating\tviolations\tmax in window / limit")
+	fmt.Fprintln(tw, "strategy\tsetting\tworkload\truns violating\tviolations\tmax in window / limit\tanalytic worst")
 	for _, sa := range r.Strategies {
 		for i, o := range sa.Outcomes {
-			name, set := "", ""
+			name, set, bound := "", "", ""
 			if i == 0 {
-				name, set = sa.Name, Setting(sa.Name, sa.Config)
+				name, set, bound = sa.Name, Setting(sa.Name, sa.Config), boundList(sa.Bounds)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\n", name, set, o.Workload, o.RunsWithViolations, o.Runs,
-				violations(o), windows(o.Rules))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", name, set, o.Workload, o.RunsWithViolations, o.Runs,
+				violations(o), windows(o.Rules), bound)
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	searched := false
-	for _, sa := range r.Strategies {
-		searched = searched || sa.Tried > 0
-	}
-	if searched {
-		fmt.Fprintf(w, "\nsuggested safe settings (0 violations on every workload, seeds %d..%d):\n\n", r.Seed, r.Seed+uint64(r.Verify)-1)
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "strategy\tsetting\ttried\tmax in window / limit\trate kept\tGo")
-		for _, sa := range r.Strategies {
-			if sa.Safe == nil {
-				why := NoSetting(sa.Name)
-				if why == "" {
-					why = "no margin tried was enough"
-				}
-				fmt.Fprintf(tw, "%s\tnone found\t%d\t\t\t%s\n", sa.Name, sa.Tried, why)
-				continue
-			}
-			worst := make([]RuleOutcome, len(r.Rules))
-			for _, o := range sa.SafeOutcomes {
-				for k, ro := range o.Rules {
-					worst[k].Rule = ro.Rule
-					worst[k].MaxInWindow = max(worst[k].MaxInWindow, ro.MaxInWindow)
-				}
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%.1f%%\t%s\n", sa.Name, Setting(sa.Name, *sa.Safe), sa.Tried, windows(worst),
-				100*Kept(*sa.Safe, r.Rules), Code(sa.Name, *sa.Safe, r.Rules))
-		}
-		if err := tw.Flush(); err != nil {
+	if r.Searched {
+		if err := writeSafe(w, r); err != nil {
 			return err
 		}
 	}
@@ -75,8 +49,49 @@ func WriteText(w io.Writer, r *Report) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintln(w, "\nworkloads: "+workloadDocs(r.Workloads)+"\nviolations are counted by the checker, per rule, summed over the seeds")
+	sat := ""
+	if r.Searched {
+		sat = fmt.Sprintf("; saturate-RULE (calls spaced so that the setting's analytic worst case for RULE fits in one of its windows, for two windows, no faster than the setting sustains when it can; over %d calls, on seed %d only)", longSaturation, r.Seed)
+	}
+	_, err := fmt.Fprintln(w, "\nworkloads: "+workloadDocs(r.Workloads)+sat+
+		"\nviolations are counted by the checker, per rule, summed over the seeds; the analytic worst case is the most sends the design can put in one window (docs/audit.md)")
 	return err
+}
+
+// writeSafe writes the suggested settings: each rule's most sends in one
+// window over every workload beside its analytic worst case, and how it
+// stands (reached, at its bound, proved).
+func writeSafe(w io.Writer, r *Report) error {
+	fmt.Fprintf(w, "\nsuggested safe settings (analytic worst case within every limit, 0 violations on every workload, seeds %d..%d, and on the setting's saturation workloads):\n\n",
+		r.Seed, r.Seed+uint64(r.Verify)-1)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "strategy\tsetting\ttried\tmax in window / limit\tanalytic worst\trules\trate kept\tGo")
+	by := func(i int) string { return r.Rules[i].String() }
+	for _, sa := range r.Strategies {
+		if sa.Safe == nil {
+			why := NoSetting(sa.Name)
+			switch {
+			case Family(sa.Name) == Windows && len(r.Rules) > 1:
+				why = "chained windows: every caller that waited for a later rule's next window goes at its start, so nothing bounds the earlier rules"
+			case why != "":
+			case sa.Rejected != "":
+				why = "not safe: " + sa.Rejected
+			default:
+				why = "no margin tried was enough"
+			}
+			fmt.Fprintf(tw, "%s\tnone found\t%d\t\t\t\t\t%s\n", sa.Name, sa.Tried, why)
+			continue
+		}
+		worst := make([]RuleOutcome, len(sa.SafeVerdicts))
+		bounds := make([]Bound, len(sa.SafeVerdicts))
+		for k, v := range sa.SafeVerdicts {
+			worst[k] = RuleOutcome{Rule: v.Rule, MaxInWindow: v.Measured}
+			bounds[k] = v.Bound
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%.1f%%\t%s\n", sa.Name, Setting(sa.Name, *sa.Safe), sa.Tried, windows(worst),
+			boundList(bounds), verdictText(sa.SafeVerdicts, by), 100*Kept(*sa.Safe, r.Rules), Code(sa.Name, *sa.Safe, r.Rules))
+	}
+	return tw.Flush()
 }
 
 func violations(o Outcome) string {
@@ -134,8 +149,12 @@ type jsonStrategy struct {
 	Name     string        `json:"name"`
 	Setting  jsonSetting   `json:"setting"`
 	Outcomes []jsonOutcome `json:"workloads"`
-	Tried    int           `json:"tried,omitempty"`
-	Safe     *jsonSafe     `json:"safe,omitempty"`
+	// AnalyticWorst is per rule; -1 when the design has no bound.
+	AnalyticWorst []int64   `json:"analytic_worst"`
+	Tried         int       `json:"tried,omitempty"`
+	Refuted       int       `json:"refuted,omitempty"`
+	Rejected      string    `json:"rejected,omitempty"`
+	Safe          *jsonSafe `json:"safe,omitempty"`
 }
 
 type jsonSetting struct {
@@ -149,6 +168,16 @@ type jsonSetting struct {
 type jsonSafe struct {
 	Setting  jsonSetting   `json:"setting"`
 	Outcomes []jsonOutcome `json:"workloads"`
+	Verdicts []jsonVerdict `json:"verdicts"`
+}
+
+type jsonVerdict struct {
+	Rule          string `json:"rule"`
+	MaxInWindow   int64  `json:"max_in_window"`
+	AnalyticWorst int64  `json:"analytic_worst"`
+	BoundBy       string `json:"bound_by"`
+	Limit         int    `json:"limit"`
+	Status        string `json:"status"`
 }
 
 type jsonOutcome struct {
@@ -174,9 +203,17 @@ func WriteJSON(w io.Writer, r *Report) error {
 		out.Rules = append(out.Rules, ru.String())
 	}
 	for _, sa := range r.Strategies {
-		js := jsonStrategy{Name: sa.Name, Setting: setting(sa.Name, sa.Config, r.Rules), Outcomes: outcomes(sa.Outcomes), Tried: sa.Tried}
+		js := jsonStrategy{Name: sa.Name, Setting: setting(sa.Name, sa.Config, r.Rules), Outcomes: outcomes(sa.Outcomes),
+			Tried: sa.Tried, Refuted: sa.Refuted, Rejected: sa.Rejected}
+		for _, b := range sa.Bounds {
+			js.AnalyticWorst = append(js.AnalyticWorst, b.Worst)
+		}
 		if sa.Safe != nil {
 			js.Safe = &jsonSafe{Setting: setting(sa.Name, *sa.Safe, r.Rules), Outcomes: outcomes(sa.SafeOutcomes)}
+			for _, v := range sa.SafeVerdicts {
+				js.Safe.Verdicts = append(js.Safe.Verdicts, jsonVerdict{Rule: v.Rule.String(), MaxInWindow: v.Measured,
+					AnalyticWorst: v.Worst, BoundBy: r.Rules[v.By].String(), Limit: v.Rule.Limit, Status: v.Status})
+			}
 		}
 		out.Strategies = append(out.Strategies, js)
 	}

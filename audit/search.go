@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -119,14 +121,16 @@ func Kept(cfg libs.Config, rules []rule.Rule) float64 {
 	return kept
 }
 
-// search fills sa.Safe with the first candidate clean on every workload over
-// opt.Seeds seeds and then over opt.Verify seeds. Among the bursts (or
-// slacks) of one margin it assumes that a smaller one is never worse: when
-// the smallest fails, the margin is passed over, and otherwise the largest
-// clean one is found by bisection over opt.Seeds seeds, then verified
-// (stepping down while verification fails).
+// search fills sa.Safe with the first candidate that the analysis keeps
+// within every limit (Bounds) and that is clean on every workload over
+// opt.Seeds seeds, then over opt.Verify seeds, and then on its saturation
+// workloads, with every rule reached, at its bound or proved (Verdict).
+// Among the bursts (or slacks) of one margin it assumes that a smaller one
+// is never worse: when the smallest fails, the margin is passed over, and
+// otherwise the largest clean one is found by bisection over opt.Seeds
+// seeds, then verified (stepping down while verification fails).
 func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
-	cands := candidates(opt, sa.Name)
+	cands := provable(opt, sa)
 	// The most adversarial workloads first, so a setting that fails fails
 	// fast; outcomes are then put back in the report's order.
 	order := slices.Clone(wls)
@@ -135,6 +139,10 @@ func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 		o, err := run(opt, order, sa.Name, c, seeds, true)
 		if o != nil {
 			slices.Reverse(o)
+			if v := disagreement(o, Bounds(sa.Name, c, opt)); v != nil {
+				sa.Rejected = fmt.Sprintf("%s: %v %s", Setting(sa.Name, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)))
+				return nil, errDisagrees
+			}
 		}
 		return o, err
 	}
@@ -147,7 +155,7 @@ func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 		sa.Tried++
 		o, err := clean(cands[j-1], opt.Seeds)
 		if err != nil {
-			return err
+			return ignoreDisagrees(err)
 		}
 		if o == nil {
 			i = j
@@ -160,7 +168,7 @@ func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 			sa.Tried++
 			o, err := clean(cands[mid], opt.Seeds)
 			if err != nil {
-				return err
+				return ignoreDisagrees(err)
 			}
 			if o != nil {
 				hi = mid
@@ -169,17 +177,87 @@ func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 			}
 		}
 		for ; hi < j; hi++ {
-			o, err := clean(cands[hi], opt.Verify)
-			if err != nil {
-				return err
-			}
-			if o != nil {
-				c := cands[hi]
-				sa.Safe, sa.SafeOutcomes = &c, o
-				return nil
+			ok, err := confirm(opt, sa, cands[hi], clean)
+			if err != nil || ok {
+				return ignoreDisagrees(err)
 			}
 		}
 		i = j
 	}
 	return nil
+}
+
+// provable returns the candidates whose analytic worst case is within
+// every limit, and counts the others in sa.Refuted.
+func provable(opt *Options, sa *StrategyAudit) []libs.Config {
+	var out []libs.Config
+	for _, c := range candidates(opt, sa.Name) {
+		if AnalyticSafe(Bounds(sa.Name, c, opt)) {
+			out = append(out, c)
+		} else {
+			sa.Refuted++
+		}
+	}
+	return out
+}
+
+// confirm runs c over opt.Verify seeds of every workload and on its
+// saturation workloads, and keeps it in sa when all are clean and every
+// rule stands (Safe); otherwise it notes in sa why not.
+func confirm(opt *Options, sa *StrategyAudit, c libs.Config, clean func(libs.Config, int) ([]Outcome, error)) (bool, error) {
+	o, err := clean(c, opt.Verify)
+	if err != nil || o == nil {
+		return false, err
+	}
+	for _, wl := range Saturation(sa.Name, c, opt) {
+		seeds := opt.Verify
+		if wl.Callers > longSaturation {
+			seeds = 1
+		}
+		so, err := run(opt, []Workload{wl}, sa.Name, c, seeds, true)
+		if err != nil || so == nil {
+			return false, err
+		}
+		o = append(o, so...)
+		if v := disagreement(o, Bounds(sa.Name, c, opt)); v != nil {
+			sa.Rejected = fmt.Sprintf("%s: %v %s on %s", Setting(sa.Name, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)), wl.Name)
+			return false, errDisagrees
+		}
+	}
+	vs := Verdict(o, Bounds(sa.Name, c, opt))
+	if !Safe(vs) {
+		sa.Rejected = fmt.Sprintf("%s: %s", Setting(sa.Name, c), verdictText(vs, ruleName(opt)))
+		return false, nil
+	}
+	sa.Safe, sa.SafeOutcomes, sa.SafeVerdicts = &c, o, vs
+	return true, nil
+}
+
+// errDisagrees ends a search: a workload put more sends in one window than
+// the design's analytic worst case allows, so its model does not describe
+// it and no setting can be proved.
+var errDisagrees = errors.New("audit: measured over the analytic worst case")
+
+// ignoreDisagrees ends a search without an error when the design let more
+// through than its model (sa.Rejected says so): nothing is left to prove.
+func ignoreDisagrees(err error) error {
+	if errors.Is(err, errDisagrees) {
+		return nil
+	}
+	return err
+}
+
+// disagreement returns the first rule whose measured count exceeds its
+// analytic worst case, or nil.
+func disagreement(o []Outcome, bounds []Bound) *RuleVerdict {
+	for _, v := range Verdict(o, bounds) {
+		if v.Status == Disagrees {
+			return &v
+		}
+	}
+	return nil
+}
+
+func ruleName(opt *Options) func(int) string {
+	return func(i int) string { return opt.Rules[i].String() }
 }

@@ -1,10 +1,12 @@
 package audit
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // maxCallers caps each workload, so contracts with long windows stay quick
@@ -112,4 +114,59 @@ func Workloads(rules []rule.Rule) []Workload {
 			Skew:     ConcurrentSkew,
 		},
 	}
+}
+
+// maxSaturation caps a saturation workload's calls (longSaturation for the
+// sliding logs); a rule it cannot drive through two windows rests on its
+// analytic bound.
+const maxSaturation = 50_000
+
+// longSaturation is the size above which a saturation workload runs on the
+// first seed only: a day of calls at a daily quota's pace is 10,000 sends
+// per window, each a Lua script or three on the embedded Redis.
+const longSaturation = 2_000
+
+// Saturation returns, per rule, the workload that drives the setting cfg
+// of strategy name to that rule's analytic worst case k (its limit, or
+// less where another rule's limiter binds): calls spaced so that k of them
+// fit in one window of the rule, for two of its windows. When the
+// setting's sustained rate (Pace) allows, the spacing lies halfway between
+// the two, so no call waits and none loses time to a late wake-up; a
+// design whose bound comes from a burst (a sliding log under a daily
+// quota) gets the calls faster, for those two windows only. Rules that
+// give the same calls share one workload.
+func Saturation(name string, cfg libs.Config, opt *Options) []Workload {
+	pace := Pace(name, cfg, opt.Rules)
+	var out []Workload
+	seen := map[[2]int64]bool{}
+	for k, b := range Bounds(name, cfg, opt) {
+		r := opt.Rules[k]
+		every := pace
+		if a := min(b.Worst, int64(r.Limit)); a > 1 {
+			fit := (r.Window - 1) / time.Duration(a-1) // a calls this far apart fit in W
+			if fit < pace {
+				every = fit
+			} else {
+				every = pace + (fit-pace)/2
+			}
+		}
+		calls := min(int(2*r.Window/every)+1, maxSaturation)
+		if Family(name) == Logs {
+			// Each call costs a sorted-set scan in the embedded Redis that
+			// grows with the entries held: a day of them is left to the
+			// analysis.
+			calls = min(calls, longSaturation)
+		}
+		if calls < 2 || seen[[2]int64{int64(calls), int64(every)}] {
+			continue
+		}
+		seen[[2]int64{int64(calls), int64(every)}] = true
+		out = append(out, Workload{
+			Name:     "saturate-" + r.String(),
+			Doc:      fmt.Sprintf("%d calls one every %v: two windows of %s", calls, every, r),
+			Arrivals: simulate.Arrivals{Kind: simulate.Interval, Every: every},
+			Callers:  calls,
+		})
+	}
+	return out
 }

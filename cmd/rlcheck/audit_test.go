@@ -87,3 +87,24 @@ func TestAuditUsage(t *testing.T) {
 		assert.True(t, strings.HasPrefix(errOut, "rlcheck: "), "%v: stderr %q does not start with \"rlcheck: \"", args, errOut)
 	}
 }
+
+// TestAuditUnexercisedIsNotSafe is #33.10 through the command: the audit
+// of 10/s,500/min never filled the minute window (30/500 on every
+// workload) and still suggested burst 2, whose minute bucket admits 501 in
+// some minute. Now no suggestion has an analytic worst case over a limit,
+// and each rule of each suggestion is reached, at its bound or proved.
+func TestAuditUnexercisedIsNotSafe(t *testing.T) {
+	out, errOut, code := run(t, "", "audit", "--rules", "10/s,500/min", "--strategies", "xrate-chained,redis-rate", "--seeds", "1", "--verify", "1")
+	require.Equal(t, exitOK, code, "exit code; stderr %q", errOut)
+	assert.NotContains(t, out, "rate.NewLimiter(rate.Limit(500/60.0), 2)", "burst 2 on 500/min suggested as safe")
+	assert.NotContains(t, out, "Period: time.Minute, Burst: 2}", "burst 2 on 500/min suggested as safe")
+	_, safe, ok := strings.Cut(out, "suggested safe settings")
+	require.True(t, ok, out)
+	for _, name := range []string{"xrate-chained", "redis-rate"} {
+		i := strings.Index(safe, "\n"+name+" ")
+		require.GreaterOrEqual(t, i, 0, "%s suggested:\n%s", name, safe)
+		line, _, _ := strings.Cut(safe[i+1:], "\n")
+		assert.NotContains(t, line, "none found", line)
+		assert.Regexp(t, `(reached|at bound ≤ \d+|proved ≤ \d+).*, (reached|proved ≤ 500)`, line, "each rule reached or proved")
+	}
+}

@@ -260,13 +260,24 @@ type docAudit struct {
 	Lateness    string   `json:"lateness"`
 	OpCost      string   `json:"op_cost"`
 	Strategies  []struct {
-		Name      string             `json:"name"`
-		Setting   docAuditSetting    `json:"setting"`
-		Workloads []docAuditWorkload `json:"workloads"`
-		Tried     int                `json:"tried"`
-		Safe      *struct {
+		Name          string             `json:"name"`
+		Setting       docAuditSetting    `json:"setting"`
+		Workloads     []docAuditWorkload `json:"workloads"`
+		AnalyticWorst []int64            `json:"analytic_worst"`
+		Tried         int                `json:"tried"`
+		Refuted       int                `json:"refuted"`
+		Rejected      string             `json:"rejected"`
+		Safe          *struct {
 			Setting   docAuditSetting    `json:"setting"`
 			Workloads []docAuditWorkload `json:"workloads"`
+			Verdicts  []struct {
+				Rule          string `json:"rule"`
+				MaxInWindow   int64  `json:"max_in_window"`
+				AnalyticWorst int64  `json:"analytic_worst"`
+				BoundBy       string `json:"bound_by"`
+				Limit         int    `json:"limit"`
+				Status        string `json:"status"`
+			} `json:"verdicts"`
 		} `json:"safe"`
 	} `json:"strategies"`
 }

@@ -1,0 +1,248 @@
+package audit
+
+import (
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/libs"
+)
+
+// BucketWorst is the most calls a token bucket of capacity burst, refilled
+// limit tokens per per and full at the start, admits in a half-open window
+// of t ≥ 1 ns, on integer nanoseconds: the calls at instants 0 .. t−1, so
+// the largest k ≤ burst + limit·(t−1)/per. The greedy schedule from a full
+// bucket (burst at once, then one call per token) reaches it, so it is the
+// exact worst case (TestBucketWorstBruteForce).
+func BucketWorst(burst, limit int64, per, t time.Duration) int64 {
+	num := new(big.Int).Mul(big.NewInt(burst), big.NewInt(int64(per)))
+	num.Add(num, new(big.Int).Mul(big.NewInt(limit), big.NewInt(int64(t-1))))
+	return clampBig(num.Div(num, big.NewInt(int64(per))))
+}
+
+// FixedWorst is the most calls windows of length per, limit each, admit
+// in a half-open window of t ≥ 1 ns: limit for every window it touches,
+// ⌈(t−1)/per⌉ + 1 of them at most (2N across one edge when t = per). It
+// holds for windows aligned to a common origin and for windows that open
+// at the first call after the previous one closed (ulule/limiter), whose
+// starts lie at least per apart (TestFixedWorstBruteForce).
+func FixedWorst(limit int64, per, t time.Duration) int64 {
+	return mulClamp(limit, ceilDiv(int64(t-1), int64(per))+1)
+}
+
+// LogWorst is the most calls a sliding log of limit per per admits in a
+// half-open window of t: limit·⌈t/per⌉ (limit at 0, per, 2·per, ...).
+func LogWorst(limit int64, per, t time.Duration) int64 {
+	return mulClamp(limit, ceilDiv(int64(t), int64(per)))
+}
+
+func ceilDiv(a, b int64) int64 {
+	if a <= 0 {
+		return 0
+	}
+	return (a-1)/b + 1
+}
+
+func mulClamp(a, b int64) int64 {
+	p := new(big.Int).Mul(big.NewInt(a), big.NewInt(b))
+	return clampBig(p)
+}
+
+func clampBig(x *big.Int) int64 {
+	if !x.IsInt64() {
+		return 1<<63 - 1
+	}
+	return x.Int64()
+}
+
+// Unbounded marks a Bound with no analytic worst case.
+const Unbounded = -1
+
+// Bound is the analytic worst case of one rule for a design and setting:
+// the most sends it can put in one window of the rule.
+type Bound struct {
+	Rule rule.Rule
+	// Worst is that count, or Unbounded (Why says why).
+	Worst int64
+	// By is the index of the rule whose limiter gives Worst (-1 when
+	// Unbounded); it differs from the rule's own when another binds.
+	By  int
+	Why string
+}
+
+// curve is one limiter of a design: the most calls it admits in a window.
+type curve func(t time.Duration) int64
+
+// Bounds returns the analytic worst case of every rule for strategy name
+// with cfg, under opt's rules, boundary and runtime. Each limiter bounds
+// the calls it admits in any window (BucketWorst, FixedWorst, LogWorst).
+// Sends lag the last decision by up to a slack (a sleep's lateness, the op
+// costs, the clock's grain: server TIME in µs, float seconds), so its
+// bound holds on windows widened by that slack. In a chain of limiters
+// asked in turn, a bucket or log passes the calls on as its tokens come,
+// so the earlier limiters' bounds still hold, each later step widening
+// the window once more; a fixed window lets every caller that waited for
+// it go at its start, so only the last limiter's bound holds. A design
+// whose sends no limiter bounds (two round trips, a timestamp member), or
+// a runtime with unbounded lateness or op cost, has none.
+func Bounds(name string, cfg libs.Config, opt *Options) []Bound {
+	rules := opt.Rules
+	out := make([]Bound, len(rules))
+	m := model(name, cfg, opt)
+	for j, r := range rules {
+		out[j] = Bound{Rule: r, Worst: Unbounded, By: -1, Why: m.why}
+		if m.curves == nil {
+			continue
+		}
+		w := r.Window
+		if opt.Boundary == rule.Closed {
+			w++ // [t, t+W] holds what [t, t+W+1ns) holds
+		}
+		last := len(m.curves) - 1
+		for i, c := range m.curves {
+			later := time.Duration(last - i)
+			if !m.chained {
+				later = 0
+			} else if i < last && !m.passes {
+				continue
+			}
+			v := c(w + m.send + later*m.step)
+			if out[j].By < 0 || v < out[j].Worst || (v == out[j].Worst && i == j) {
+				out[j].Worst, out[j].By = v, i
+			}
+		}
+		out[j].Why = ""
+	}
+	return out
+}
+
+// analysis is a design's limiters and slacks.
+type analysis struct {
+	curves  []curve
+	chained bool          // the limiters are asked in turn, in rule order
+	passes  bool          // a chained limiter passes calls on as its tokens come
+	send    time.Duration // from the last decision to the send
+	step    time.Duration // added by each later limiter of a chain
+	why     string        // when curves is nil
+}
+
+// model returns the analysis of strategy name with cfg under opt.
+func model(name string, cfg libs.Config, opt *Options) analysis {
+	_, opHi, okOp := opt.OpCost.Bounds()
+	_, lateHi, okLate := opt.Lateness.Bounds()
+	if !okOp || !okLate {
+		return analysis{why: "lateness or op cost unbounded"}
+	}
+	ops := time.Duration(len(opt.Rules)+2) * opHi
+	// Callers refused by a retrying limiter wake up to lateHi late.
+	a := analysis{chained: true, passes: true, send: ops, step: ops + lateHi}
+	bucket := func(b func(n int) int) func(int64, time.Duration) curve {
+		return func(n int64, per time.Duration) curve {
+			bn := int64(b(int(n)))
+			return func(t time.Duration) int64 { return BucketWorst(bn, n, per, t) }
+		}
+	}
+	var mk func(limit int64, per time.Duration) curve
+	switch name {
+	case simulate.XRateChained, simulate.XRateReserveAll, simulate.UberRatelimit:
+		// The caller sleeps to its reserved instant and sends when it
+		// wakes; x/time/rate converts in floats (1 ns).
+		a.send, a.step = ops+lateHi+1, ops+lateHi
+		a.chained = name != simulate.XRateReserveAll
+		mk = bucket(cfg.BurstFor)
+		if name == simulate.UberRatelimit {
+			// An idle limiter banks slack spacings; the spacing is
+			// per/N in integer nanoseconds, truncated, with no float.
+			a.send--
+			mk = func(n int64, per time.Duration) curve {
+				return bucket(func(int) int { return cfg.Slack + 1 })(n, time.Duration(n)*(per/time.Duration(n)))
+			}
+		}
+	case simulate.ThrottledMem:
+		// PerDuration truncates the spacing to whole nanoseconds.
+		mk = func(n int64, per time.Duration) curve {
+			return bucket(cfg.BurstFor)(n, time.Duration(n)*(per/time.Duration(n)))
+		}
+	case simulate.RedisRate, simulate.ThrottledRedis:
+		a.send += time.Microsecond // server TIME
+		a.step += time.Microsecond
+		mk = bucket(cfg.BurstFor)
+	case simulate.UluleRedis, simulate.FixedWindow:
+		a.passes = false
+		if name == simulate.UluleRedis {
+			a.send += time.Millisecond // PEXPIRE
+		}
+		mk = func(n int64, per time.Duration) curve {
+			return func(t time.Duration) int64 { return FixedWorst(n, per, t) }
+		}
+	case simulate.GuideScript, simulate.RedisClientTime:
+		a.chained = false
+		if name == simulate.GuideScript {
+			a.send += 239 * time.Nanosecond // float seconds of 2026: a 2⁻²² s grid
+		} else {
+			a.send += time.Microsecond + skewSpread(ConcurrentSkew) // µs scores, each worker's clock
+		}
+		mk = func(n int64, per time.Duration) curve {
+			return func(t time.Duration) int64 { return LogWorst(n, per, t) }
+		}
+	case simulate.TwoTrips, simulate.TimestampMember:
+		return analysis{why: NoSetting(name)}
+	default:
+		return analysis{why: fmt.Sprintf("no model of %s", name)}
+	}
+	a.curves = curves(name, cfg, opt.Rules, mk)
+	return a
+}
+
+// curves builds one limiter per rule with mk, from each rule's enforced
+// limit (⌊N/2⌋ with Half for the window designs) and its widened window.
+func curves(name string, cfg libs.Config, rules []rule.Rule, mk func(int64, time.Duration) curve) []curve {
+	out := make([]curve, len(rules))
+	for i, r := range rules {
+		n := int64(r.Limit)
+		if Family(name) == Windows || Family(name) == Logs {
+			n = int64(cfg.LimitFor(r.Limit))
+		}
+		out[i] = mk(n, r.Window+cfg.Margin)
+	}
+	return out
+}
+
+func skewSpread(s []time.Duration) time.Duration {
+	if len(s) == 0 {
+		return 0
+	}
+	lo, hi := s[0], s[0]
+	for _, d := range s {
+		lo, hi = min(lo, d), max(hi, d)
+	}
+	return hi - lo
+}
+
+// Pace is the setting's sustained spacing: one call every Pace at most, in
+// the long run, for the rule whose limiter is slowest (rounded up, so calls
+// that arrive at this pace never outrun the limiter).
+func Pace(name string, cfg libs.Config, rules []rule.Rule) time.Duration {
+	var pace time.Duration
+	for _, r := range rules {
+		n := r.Limit
+		if Family(name) == Windows || Family(name) == Logs {
+			n = cfg.LimitFor(r.Limit)
+		}
+		per := r.Window + cfg.Margin
+		pace = max(pace, (per+time.Duration(n)-1)/time.Duration(n))
+	}
+	return pace
+}
+
+// AnalyticSafe reports whether every bound is known and within its limit.
+func AnalyticSafe(bs []Bound) bool {
+	for _, b := range bs {
+		if b.Worst == Unbounded || b.Worst > int64(b.Rule.Limit) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,252 @@
+package audit
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/libs"
+)
+
+func TestWorstFormulas(t *testing.T) {
+	const s, m, day = time.Second, time.Minute, 24 * time.Hour
+	tests := []struct {
+		name string
+		got  int64
+		want int64
+	}{
+		{"bucket burst N: 2N-1", BucketWorst(5, 5, s, s), 9},
+		{"bucket burst 1: N", BucketWorst(1, 5, s, s), 5},
+		{"bucket burst 1, 1 ns short of W", BucketWorst(1, 5, s, s+1), 6},
+		{"bucket burst 1 with a margin absorbs 1 ms", BucketWorst(1, 5, s+5*time.Millisecond, s+3*time.Millisecond), 5},
+		{"bucket burst 2 for 500/min: 501", BucketWorst(2, 500, m, m), 501},
+		{"bucket burst 2 for 10000/day: 10001", BucketWorst(2, 10000, day, day), 10001},
+		{"daily bucket bounds a minute", BucketWorst(1, 10000, day, m), 7},
+		{"bucket, no overflow on a year", BucketWorst(1<<30, 1<<30, s, 365*day), (1<<30)*(1+365*86400) - 2},
+		{"fixed across one edge: 2N", FixedWorst(5, s, s), 10},
+		{"fixed, half", FixedWorst(2, s, s), 4},
+		{"fixed, a minute of seconds", FixedWorst(5, s, m), 305},
+		{"fixed, one window within", FixedWorst(5, s, 1), 5},
+		{"fixed, 1 ns past a window", FixedWorst(5, s, s+2), 15},
+		{"log: N", LogWorst(5, s, s), 5},
+		{"log, 1 ns past its window", LogWorst(5, s, s+1), 10},
+		{"log with margin", LogWorst(5, s+time.Millisecond, s+time.Millisecond), 5},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, tt.got, tt.name)
+	}
+}
+
+// maxInWindow is the most of the sorted instants in any [x, x+w).
+func maxInWindow(ts []int64, w int64) int64 {
+	var best int64
+	j := 0
+	for i := range ts {
+		for ts[i]-ts[j] >= w {
+			j++
+		}
+		best = max(best, int64(i-j+1))
+	}
+	return best
+}
+
+// TestBucketWorstBruteForce runs a token bucket greedily on every
+// nanosecond, in integer units (a token is per units, per ns adds limit),
+// and compares the fullest window with BucketWorst.
+func TestBucketWorstBruteForce(t *testing.T) {
+	for burst := int64(1); burst <= 4; burst++ {
+		for limit := int64(1); limit <= 4; limit++ {
+			for per := limit; per <= 12; per++ {
+				var ts []int64
+				level := burst * per
+				for now := int64(0); now < 80; now++ {
+					if now > 0 {
+						level = min(burst*per, level+limit)
+					}
+					for level >= per {
+						ts = append(ts, now)
+						level -= per
+					}
+				}
+				for w := int64(1); w <= 30; w++ {
+					got := BucketWorst(burst, limit, time.Duration(per), time.Duration(w))
+					if per%limit == 0 {
+						require.Equal(t, maxInWindow(ts, w), got, "burst %d, %d per %d ns, window %d ns", burst, limit, per, w)
+						continue
+					}
+					// Tokens due between two whole nanoseconds may overflow
+					// a full bucket there: the formula is then an upper bound.
+					require.GreaterOrEqual(t, got, maxInWindow(ts, w), "burst %d, %d per %d ns, window %d ns", burst, limit, per, w)
+				}
+			}
+		}
+	}
+}
+
+// TestFixedWorstBruteForce places limit calls at every instant of each
+// fixed window that lies inside [x, x+t), over every offset x, for aligned
+// windows and for first-hit windows opened as soon as the last closed or
+// one ns to several later.
+func TestFixedWorstBruteForce(t *testing.T) {
+	for per := int64(1); per <= 9; per++ {
+		for gap := int64(0); gap <= 3; gap++ {
+			var starts []int64
+			for s := int64(0); s < 100; s += per + gap*((s/per)%2) {
+				starts = append(starts, s)
+			}
+			for w := int64(1); w <= 25; w++ {
+				var best int64
+				for x := int64(0); x < 50; x++ {
+					var n int64
+					for _, s := range starts {
+						if s <= x+w-1 && s+per-1 >= x {
+							n += 3
+						}
+					}
+					best = max(best, n)
+				}
+				got := FixedWorst(3, time.Duration(per), time.Duration(w))
+				assert.GreaterOrEqual(t, got, best, "per %d gap %d window %d", per, gap, w)
+				if gap == 0 {
+					assert.Equal(t, best, got, "aligned: per %d window %d", per, w)
+				}
+			}
+		}
+	}
+}
+
+// TestLogWorstBruteForce runs a sliding log greedily on every nanosecond.
+func TestLogWorstBruteForce(t *testing.T) {
+	for limit := int64(1); limit <= 4; limit++ {
+		for per := int64(1); per <= 10; per++ {
+			var ts []int64
+			for now := int64(0); now < 80; now++ {
+				for {
+					n := int64(0)
+					for _, s := range ts {
+						if now-s < per {
+							n++
+						}
+					}
+					if n >= limit {
+						break
+					}
+					ts = append(ts, now)
+				}
+			}
+			for w := int64(1); w <= 30; w++ {
+				require.Equal(t, maxInWindow(ts, w), LogWorst(limit, time.Duration(per), time.Duration(w)),
+					"%d per %d ns, window %d", limit, per, w)
+			}
+		}
+	}
+}
+
+// TestBounds: each design's analytic worst case for the settings the
+// issue names and the ones the audit suggests.
+func TestBounds(t *testing.T) {
+	opt := DefaultOptions(mustRules(t, "10/s,500/min,10000/day"))
+	one := libs.Config{Burst: 1, Margin: 5 * time.Millisecond}
+	tests := []struct {
+		name string
+		cfg  libs.Config
+		want []int64
+	}{
+		// The daily bucket's burst of 2 lets 10001 into a day.
+		{simulate.XRateChained, libs.Config{Burst: 2, Margin: 5 * time.Millisecond}, []int64{2, 8, 10001}},
+		// Burst 1: the daily bucket binds the shorter rules.
+		{simulate.XRateChained, one, []int64{1, 7, 10000}},
+		// Lateness 3 ms is more than a 1 ms margin: one more a day.
+		{simulate.XRateChained, libs.Config{Burst: 1, Margin: time.Millisecond}, []int64{1, 7, 10001}},
+		{simulate.RedisRate, libs.Config{Burst: 1, Margin: time.Millisecond}, []int64{1, 7, 10000}},
+		{simulate.UberRatelimit, libs.Config{Slack: 10, Margin: 5 * time.Millisecond}, []int64{11, 17, 10010}},
+		// Chained fixed windows: the callers that waited for the next day
+		// all go at its start, whatever the shorter rules say.
+		{simulate.FixedWindow, libs.Config{Half: true, Margin: time.Millisecond}, []int64{10000, 10000, 10000}},
+		{simulate.UluleRedis, libs.Config{Half: true, Margin: time.Millisecond}, []int64{10000, 10000, 15000}},
+		// Worker clocks 5 ms apart, and the op costs after the script.
+		{simulate.RedisClientTime, libs.Config{Margin: 10 * time.Millisecond}, []int64{10, 500, 10000}},
+		{simulate.RedisClientTime, libs.Config{Margin: 5 * time.Millisecond}, []int64{20, 600, 20000}},
+		{simulate.TwoTrips, one, []int64{Unbounded, Unbounded, Unbounded}},
+	}
+	for _, tt := range tests {
+		bs := Bounds(tt.name, tt.cfg, &opt)
+		got := make([]int64, len(bs))
+		for i, b := range bs {
+			got[i] = b.Worst
+		}
+		assert.Equal(t, tt.want, got, "%s %+v", tt.name, tt.cfg)
+	}
+	// One rule: half the limit, and a margin for the op costs between the
+	// INCR and the send (and PEXPIRE's millisecond for ulule).
+	one10 := DefaultOptions(mustRules(t, "10/s"))
+	for _, tt := range []struct {
+		name string
+		cfg  libs.Config
+		want int64
+	}{
+		{simulate.FixedWindow, libs.Config{Half: true}, 15},
+		{simulate.FixedWindow, libs.Config{Half: true, Margin: time.Millisecond}, 10},
+		{simulate.UluleRedis, libs.Config{Half: true, Margin: time.Millisecond}, 15},
+		{simulate.UluleRedis, libs.Config{Half: true, Margin: 2 * time.Millisecond}, 10},
+		{simulate.UluleRedis, libs.Config{Margin: 2 * time.Millisecond}, 20},
+	} {
+		assert.Equal(t, tt.want, Bounds(tt.name, tt.cfg, &one10)[0].Worst, "10/s: %s %+v", tt.name, tt.cfg)
+	}
+	opt.Lateness = simulate.Dist{Kind: simulate.LogNormal, A: time.Millisecond, Sigma: 1}
+	assert.Equal(t, int64(Unbounded), Bounds(simulate.XRateChained, one, &opt)[0].Worst, "unbounded lateness")
+}
+
+// TestUnexercisedIsNotSafe is #33.10: `rlcheck audit --rules 10/s,500/min
+// --strategies xrate-chained,redis-rate --seeds 1 --verify 1` never filled
+// the minute window (30/500 at most) and still suggested burst 2, whose
+// buckets admit 501 in some minute. Every suggestion must now have each
+// rule reached on some workload or proved by its analytic worst case, and
+// never a setting whose analytic worst case is over a limit.
+func TestUnexercisedIsNotSafe(t *testing.T) {
+	opt := DefaultOptions(mustRules(t, "10/s,500/min"))
+	opt.Seeds, opt.Verify = 1, 1
+	opt.Strategies = []string{simulate.XRateChained, simulate.RedisRate}
+	rep, err := Run(opt)
+	require.NoError(t, err)
+	for _, sa := range rep.Strategies {
+		require.NotNil(t, sa.Safe, "%s: a safe setting", sa.Name)
+		require.Len(t, sa.SafeVerdicts, 2, sa.Name)
+		assert.True(t, AnalyticSafe(Bounds(sa.Name, *sa.Safe, &opt)), "%s %s: analytic worst within the limits", sa.Name, Setting(sa.Name, *sa.Safe))
+		assert.NotContains(t, Code(sa.Name, *sa.Safe, opt.Rules), "500/60.0), 2)", sa.Name)
+		for _, v := range sa.SafeVerdicts {
+			assert.Contains(t, []string{Reached, AtBound, Proved}, v.Status, "%s %v: %+v", sa.Name, v.Rule, v)
+			assert.LessOrEqual(t, v.Measured, v.Worst, "%s %v: measured within analytic", sa.Name, v.Rule)
+		}
+		// The minute rule was driven close to its limit, not left at 30.
+		assert.GreaterOrEqual(t, sa.SafeVerdicts[1].Measured, int64(450), "%s: most sends in one minute", sa.Name)
+	}
+}
+
+// TestVerdict covers each status.
+func TestVerdict(t *testing.T) {
+	r := rule.Rule{Limit: 10, Window: time.Second}
+	tests := []struct {
+		measured, worst int64
+		want            string
+	}{
+		{10, 10, Reached},
+		{9, 9, AtBound},
+		{8, 10, Proved},
+		{9, Unbounded, NotExercised},
+		{10, Unbounded, Exceeds},
+		{10, 11, Exceeds},
+		{11, 10, Disagrees},
+	}
+	for _, tt := range tests {
+		o := []Outcome{{Rules: []RuleOutcome{{Rule: r, MaxInWindow: tt.measured}}}}
+		v := Verdict(o, []Bound{{Rule: r, Worst: tt.worst, By: 0}})
+		assert.Equal(t, tt.want, v[0].Status, fmt.Sprintf("measured %d, worst %d", tt.measured, tt.worst))
+		assert.Equal(t, tt.want == Reached || tt.want == AtBound || tt.want == Proved, Safe(v), "safe: measured %d, worst %d", tt.measured, tt.worst)
+	}
+}
