@@ -39,7 +39,7 @@ const helperEnv = "RLCHECK_SERVE_HELPER"
 // and over the whole run, the verdict on the log at the end included.
 const (
 	maxServingMB = 64
-	maxRunMB     = 256
+	maxRunMB     = 384
 )
 
 // raceEnabled is set under the race detector, which multiplies memory and
