@@ -65,17 +65,24 @@ func newBucketWorkload(seed uint64) workload {
 // sends as the in-memory combined limiter over the same bookkeeping, and
 // the checker finds no violation, half-open or closed.
 func bucketSeeds(t *testing.T, c redis.Scripter, seeds int, sources []TimeSource, set func(int64)) {
+	policySeeds(t, c, seeds, sources, set, newBucketWorkload)
+}
+
+// policySeeds is bucketSeeds over the workloads of gen, against the
+// in-memory combined limiter under the default policy (which keeps rules
+// that name their bookkeeping as they say).
+func policySeeds(t *testing.T, c redis.Scripter, seeds int, sources []TimeSource, set func(int64), gen func(uint64) workload) {
 	for seed := range uint64(seeds) {
-		w := newBucketWorkload(seed)
+		w := gen(seed)
 		rt := &stepRT{t: epoch}
-		want := w.drive(t, rt, strategies.NewCombined(rt, w.rules...))
+		want := w.drive(t, rt, strategies.NewCombinedBounded(rt, w.rules...))
 		rep, err := checker.Check(want, checker.Config{Rules: w.rules})
 		require.NoError(t, err)
 		require.Zero(t, rep.Violations(), "seed %d: combined overfills", seed)
 		// Exact logs keep half-open windows only; buckets keep closed ones too.
 		var bucketed []rule.Rule
 		for _, r := range w.rules {
-			if r.Buckets > 0 {
+			if r.Keeping() > 0 {
 				bucketed = append(bucketed, r)
 			}
 		}
@@ -111,10 +118,57 @@ func TestBucketedMatchesCombined(t *testing.T) {
 	bucketSeeds(t, c, seeds, []TimeSource{Server, Client, Virtual}, func(now int64) { m.SetTime(time.Unix(0, now)) })
 }
 
-// TestRealBucketedMatchesCombined is the same on a real server's Lua.
+// TestRealBucketedMatchesCombined is the same on a real server's Lua,
+// with the caller's clocks (a real server's TIME cannot be set).
 func TestRealBucketedMatchesCombined(t *testing.T) {
 	c := realClient(t, redistest.Start(t))
-	bucketSeeds(t, c, 20, []TimeSource{Virtual}, nil)
+	bucketSeeds(t, c, 20, []TimeSource{Client, Virtual}, nil)
+}
+
+// newPolicyWorkload makes rules that leave their bookkeeping open, with
+// limits on both sides of rule.ExactUpTo (so New keeps some exact and
+// buckets the others without being asked), and arrivals dense enough to
+// fill them, with ties and gaps of exactly a window.
+func newPolicyWorkload(seed uint64) workload {
+	r := rand.New(rand.NewPCG(seed, 0xdef))
+	var w workload
+	seen := map[time.Duration]bool{}
+	for range 1 + r.IntN(3) {
+		// Whole microseconds per bucket: Redis rounds a bucket's width up
+		// to a microsecond, memory to a nanosecond.
+		win := time.Duration(300+r.IntN(6600)) * time.Duration(rule.DefaultBuckets) * time.Microsecond
+		if seen[win] {
+			continue
+		}
+		seen[win] = true
+		w.rules = append(w.rules, rule.Rule{Limit: rule.ExactUpTo - 12 + r.IntN(30), Window: win})
+	}
+	t := int64(0)
+	for range 120 + r.IntN(120) {
+		switch r.IntN(8) {
+		case 0: // a tie
+		case 1:
+			t += int64(w.rules[r.IntN(len(w.rules))].Window)
+		default:
+			t += int64(r.IntN(4_000)) * 1000
+		}
+		w.arrivals = append(w.arrivals, t)
+	}
+	return w
+}
+
+// TestDefaultPolicyMatchesCombined: New without options keeps small limits
+// exact and buckets large ones exactly as the in-memory combined limiter
+// under the default policy does, to the µs, for every time source.
+func TestDefaultPolicyMatchesCombined(t *testing.T) {
+	m, c := newMini(t)
+	policySeeds(t, c, 12, []TimeSource{Server, Client, Virtual}, func(now int64) { m.SetTime(time.Unix(0, now)) }, newPolicyWorkload)
+}
+
+// TestRealDefaultPolicyMatchesCombined is the same on a real server.
+func TestRealDefaultPolicyMatchesCombined(t *testing.T) {
+	c := realClient(t, redistest.Start(t))
+	policySeeds(t, c, 12, []TimeSource{Client, Virtual}, nil, newPolicyWorkload)
 }
 
 // tryAt returns a function that runs l's script once at instant base + at
