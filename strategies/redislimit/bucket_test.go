@@ -300,6 +300,15 @@ func TestRealBoundedMemory(t *testing.T) {
 		{"spaced 8.65 s", api, admitted(api, 20000, 8650*time.Millisecond)},
 		{"saturated", api, admitted(api, 20000, 0)},
 	}
+	for _, list := range []string{"5/1s,12/3s", "10/s,300/min", "100/h", "1000/s,50000/h"} {
+		rules, err := rule.ParseList(list)
+		require.NoError(t, err)
+		cases = append(cases, struct {
+			name  string
+			rules []rule.Rule
+			at    []int64
+		}{list + " saturated", rules, admitted(rules, 20000, 0)})
+	}
 	if os.Getenv("RLCHECK_FULL") == "1" {
 		huge := []rule.Rule{{Limit: 600000, Window: 24 * time.Hour}}
 		cases = append(cases, struct {
