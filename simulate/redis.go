@@ -18,7 +18,7 @@ import (
 // stands for a process of its own, and all share the run's key. Server time
 // is simulated by the run's unskewed clock; client time is the worker's
 // skewed view.
-func newRedis(e Env, src redislimit.TimeSource) (strategies.Limiter, error) {
+func newRedis(e Env, src redislimit.TimeSource, exact bool) (strategies.Limiter, error) {
 	if e.Shared.Redis == nil {
 		return nil, errors.New("no Redis to run on")
 	}
@@ -28,7 +28,7 @@ func newRedis(e Env, src redislimit.TimeSource) (strategies.Limiter, error) {
 			return nil, err
 		}
 	}
-	opts := redislimit.Options{Key: e.Shared.Key, TimeSource: src, MemberPrefix: fmt.Sprintf("w%d:", e.Worker)}
+	opts := redislimit.Options{Key: e.Shared.Key, TimeSource: src, MemberPrefix: fmt.Sprintf("w%d:", e.Worker), Exact: exact}
 	if src == redislimit.Virtual {
 		opts.Now = e.Shared.Now
 	}

@@ -110,14 +110,14 @@ var strategyTable = append([]Strategy{
 		},
 	},
 	{
-		Name: "redis", Doc: "one atomic check-and-record script in Redis per call, shared by every worker, on the server's clock",
+		Name: "redis", Doc: "one atomic check-and-record script in Redis per call, shared by every worker, on the server's clock; exact logs for small limits, bucketed windows for large ones",
 		PerWorker: true, CheckAll: true, NeedsRedis: true,
-		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Virtual) },
+		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Virtual, false) },
 	},
 	{
 		Name: "redis-client-time", Doc: "the redis script on each worker's own (possibly skewed) clock",
 		PerWorker: true, NeedsRedis: true,
-		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Client) },
+		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Client, false) },
 	},
 	{
 		Name: "combined-bucketed", Doc: "combined under the default bookkeeping: exact logs for small limits, bucketed windows for large ones",
@@ -127,12 +127,17 @@ var strategyTable = append([]Strategy{
 		},
 	},
 	{
-		Name: "redis-bucketed", Doc: "the redis script under the default bookkeeping, as combined-bucketed",
+		Name: "redis-bucketed", Doc: "the redis script under the default bookkeeping, as combined-bucketed (the same as redis)",
 		PerWorker: true, CheckAll: true, NeedsRedis: true,
 		New: func(e Env) (strategies.Limiter, error) {
 			e.Rules = rule.Resolve(e.Rules)
-			return newRedis(e, redislimit.Virtual)
+			return newRedis(e, redislimit.Virtual, false)
 		},
+	},
+	{
+		Name: "redis-exact", Doc: "the redis script with every rule an exact sorted set, whatever its limit",
+		PerWorker: true, CheckAll: true, NeedsRedis: true,
+		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Virtual, true) },
 	},
 }, libStrategies()...)
 

@@ -136,7 +136,7 @@ func LibStrategy(name string, cfg libs.Config) (Strategy, bool) {
 			PerWorker: true, NeedsRedis: true,
 			New: func(e Env) (strategies.Limiter, error) {
 				e.Rules = strategies.Widen(cfg.Margin, e.Rules...)
-				return newRedis(e, redislimit.Client)
+				return newRedis(e, redislimit.Client, false)
 			},
 		}, true
 	default:

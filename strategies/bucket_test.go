@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -175,6 +176,25 @@ func TestNewBookFollowsThePolicy(t *testing.T) {
 		r, err := rule.Parse(tt.in)
 		require.NoError(t, err)
 		_, ok := NewBook(r).(*BucketWindow)
+		assert.Equal(t, tt.bucket, ok, tt.in)
+	}
+}
+
+// TestNewCombinedBucketsLargeLimits: the in-memory combined limiter keeps
+// an open rule exact up to ExactInMemoryUpTo and buckets a larger one (a
+// log of 600000/day would hold 4.8 MB), unless the rule names its way.
+func TestNewCombinedBucketsLargeLimits(t *testing.T) {
+	for _, tt := range []struct {
+		in     string
+		bucket bool
+	}{
+		{"10/s", false}, {"10000/day", false}, {"65536/day", false}, {"65537/day", true},
+		{"600000/day", true}, {"600000/day:exact", false}, {"10/s:b4", true},
+	} {
+		r, err := rule.Parse(tt.in)
+		require.NoError(t, err)
+		c := NewCombined(clock.NewReal(), r)
+		_, ok := c.books[0].(*BucketWindow)
 		assert.Equal(t, tt.bucket, ok, tt.in)
 	}
 }

@@ -45,12 +45,21 @@ type Combined struct {
 	onAdmit func(at int64)
 }
 
+// ExactInMemoryUpTo is the largest limit NewCombined keeps as an exact
+// sliding log when a rule leaves its bookkeeping open. A log holds up to
+// Limit instants of 8 bytes, 512 KB at this limit; a larger one gets the
+// default policy's rule.DefaultBuckets buckets. (In Redis an entry costs
+// about 129 bytes, so the Redis limiter buckets from rule.ExactUpTo on.)
+const ExactInMemoryUpTo = 1 << 16
+
 // NewCombined returns a combined limiter over exact sliding logs, except
-// for rules that ask for buckets (rule.Rule.Buckets > 0).
+// for rules that ask for buckets (rule.Rule.Buckets > 0) and rules that
+// leave it open with a limit above ExactInMemoryUpTo, which are bucketed
+// by the default policy.
 func NewCombined(rt clock.Runtime, rules ...rule.Rule) *Combined {
 	books := make(Books, len(rules))
 	for i, r := range rules {
-		if r.Buckets > 0 {
+		if r.Buckets > 0 || r.Buckets == 0 && r.Limit > ExactInMemoryUpTo {
 			books[i] = NewBook(r)
 			continue
 		}

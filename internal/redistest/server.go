@@ -34,6 +34,8 @@ type Server struct {
 	cmd      *exec.Cmd
 	done     chan struct{}
 	stopOnce sync.Once
+	bin      string
+	extra    []string
 }
 
 // Binary returns the path of redis-server, or skips (or fails, when
@@ -104,7 +106,7 @@ func startAt(bin, dir string, port int, extra []string) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start redis-server: %w", err)
 	}
-	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Dir: dir, cmd: cmd, done: make(chan struct{})}
+	s := &Server{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Dir: dir, cmd: cmd, done: make(chan struct{}), bin: bin, extra: extra}
 	go func() { _ = cmd.Wait(); close(s.done) }()
 	deadline := time.Now().Add(startTimeout)
 	for {
@@ -132,6 +134,26 @@ func (s *Server) Kill() {
 		_ = s.cmd.Process.Kill()
 		<-s.done
 	})
+}
+
+// Restart kills the server (SIGKILL, as a crash) and starts it again on the
+// same port and directory, where it loads dump.rdb if a SAVE left one: a
+// restart without persistence, or from the last snapshot. It stops the
+// new process when the test ends.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.Kill()
+	_, port, err := net.SplitHostPort(s.Addr)
+	if err != nil {
+		t.Fatalf("redistest: %v", err)
+	}
+	p, _ := strconv.Atoi(port)
+	n, err := startAt(s.bin, s.Dir, p, s.extra)
+	if err != nil {
+		t.Fatalf("redistest: restart: %v", err)
+	}
+	s.cmd, s.done, s.stopOnce = n.cmd, n.done, sync.Once{}
+	t.Cleanup(s.Stop)
 }
 
 // Stop ends the server; it is safe to call more than once and after Kill.

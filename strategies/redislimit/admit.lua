@@ -4,7 +4,9 @@
 -- member of its own; a hash of bucket counts for a bucketed rule (see
 -- "Bucketed rules" below). KEYS[n+1] is the
 -- expiry marker of this exact set of keys and expiries; KEYS[n+2] is the
--- sentinel of this limiter's member prefix, which says its state is there.
+-- sentinel of the key name: the number of calls recorded since the state
+-- was made, which says the state is there and how recent it is, or 'lost'
+-- while every limiter of the key is held back after a loss.
 --
 -- Each limiter runs a copy of this script whose block between BEGIN
 -- CONSTANTS and END CONSTANTS, and the line marked "key expiries", say
@@ -20,16 +22,18 @@
 -- ARGV[1] the call's member;
 -- ARGV[2] '1' to sweep every set of its expired entries and look for
 --   entries from the far future, else '0';
--- ARGV[3] '1' when the caller knows its sentinel must exist, else '0';
--- ARGV[4] '1' to set the sentinel for sentinelTTL ms when the call is
---   recorded;
+-- ARGV[3] the sentinel's count as the caller last saw it while the
+--   caller knows the sentinel must exist, else '0';
+-- ARGV[4] '1' to make the sentinel live at least sentinelTTL ms when the
+--   call is recorded;
 -- ARGV[5] check time, ARGV[6] record time, both integer microseconds, or
 --   both empty when the script reads the server clock (TIME);
 -- ARGV[7] on: the values the constants block names.
--- Reply: the record time when the call is recorded (now, or by an earlier
--- attempt of the same call); else {wait, check, rule}: nothing was
--- written, and rule i asks for the longest wait. Errors start with a code
--- the client maps: WRONGTYPE, SKEW, CORRUPT, LOST, CLASH.
+-- Reply: {record time, sentinel count} when the call is recorded (now,
+-- or by an earlier attempt of the same call); else {wait, check, rule,
+-- sentinel count}: nothing was written, and rule i asks for the longest
+-- wait. Errors start with a code the client maps: WRONGTYPE, SKEW,
+-- CORRUPT, LOST, HELD, CLASH.
 --
 -- Lua numbers are doubles: epoch microseconds (< 2^53) are exact in them,
 -- but Lua's tostring and '..' print only 14 significant digits, and
@@ -47,12 +51,13 @@
 -- record a retry of the call may run; lease: the marker's lease in ms;
 -- idem: the rule whose key tells whether this very call was recorded (the
 -- first exact rule, else 0: the first rule's hash remembers the last
--- member it counted). Per rule i: R[i] minus its limit as a string (the
+-- member it counted); hold: how long, in ms, every limiter of the key is
+-- held back after a loss (the longest key life). Per rule i: R[i] minus its limit as a string (the
 -- rank to read) for an exact rule, its limit for a bucketed one; W[i] its
 -- window in microseconds; G[i] its bucket width in microseconds, or 0 for
 -- an exact rule.
 local serverTime, maxSkew, ahead, retry = true, nil, 3660000000, nil
-local lease, sentinelTTL, idem = '1000', '3602000', 1
+local lease, sentinelTTL, idem, hold = '1000', '3602000', 1, '3602000'
 local R = {'-1073741824', '-1073741824', '-1073741824'}
 local W = {1000000, 60000000, 3600000000}
 local G = {0, 0, 0}
@@ -82,16 +87,34 @@ else
   end
 end
 
--- The sentinel lives as long as recent admissions of this prefix need it;
--- its absence while the caller counts on it means the state was lost
--- (FLUSHALL, eviction, a failover to a replica that lacked it). It is
--- looked at only when the expiry marker is gone, once a lease: a lost
--- state has lost its marker too.
+-- The sentinel counts the calls recorded under the key and lives as long
+-- as recent admissions need it. Its absence while the caller counts on it
+-- means the state was lost (FLUSHALL, eviction, a restart without the
+-- data, a failover to a replica that lacked it); a count below the one
+-- the caller saw means it was restored from an older snapshot. Either
+-- way every limiter of the key is held back for hold ms, by which time
+-- no call recorded before the loss is in any window: the sentinel holds
+-- 'lost' until then.
 local fresh = call('PTTL', KEYS[n + 1]) >= 0
-if not fresh and ARGV[3] == '1' and call('EXISTS', KEYS[n + 2]) == 0 then
-  return redis.error_reply('LOST ' .. KEYS[n + 2] .. ' is gone while this limiter holds recent admissions: ' ..
-    'the limiter state was flushed, evicted or lost in a failover')
+local live = call('GET', KEYS[n + 2])
+if live == 'lost' then
+  return redis.error_reply('HELD ' .. KEYS[n + 2] .. ' holds every limiter of the key back for ' ..
+    call('PTTL', KEYS[n + 2]) .. ' ms more, after a limiter found the state lost or restored from an older snapshot')
 end
+if ARGV[3] ~= '0' then
+  local why
+  if not live then
+    why = ' is gone'
+  elseif (tonumber(live) or 0) < tonumber(ARGV[3]) then
+    why = ' counts ' .. live .. ' calls where this limiter saw ' .. ARGV[3]
+  end
+  if why then
+    call('SET', KEYS[n + 2], 'lost', 'PX', hold)
+    return redis.error_reply('LOST ' .. KEYS[n + 2] .. why .. ' while this limiter holds recent admissions: ' ..
+      'the limiter state was flushed, evicted, lost in a restart or failover, or restored from an older snapshot')
+  end
+end
+live = tonumber(live) or 0
 
 local lastMember -- field m of the first rule, read when every rule is bucketed
 
@@ -117,8 +140,8 @@ local function earlier(lastMember, at, check, idem, retry, serverTime, sentinelT
   s = tonumber(s)
   if not retry or (not serverTime and s == at) or
       (serverTime and s <= check and check - s <= retry) then
-    if ARGV[4] == '1' then
-      redis.call('SET', KEYS[#KEYS], '1', 'PX', sentinelTTL)
+    if ARGV[4] == '1' and redis.call('PTTL', KEYS[#KEYS]) < tonumber(sentinelTTL) then
+      redis.call('PEXPIRE', KEYS[#KEYS], sentinelTTL)
     end
     return s
   end
@@ -323,11 +346,13 @@ for i = 1, n do
 end
 if wait > 0 then
   local s = earlier(lastMember, at, check, idem, retry, serverTime, sentinelTTL)
+  if type(s) == 'number' then return {s, live} end
   if s then return s end
-  return {wait, check, binding}
+  return {wait, check, binding, live}
 end
 if idem == 0 and lastMember == ARGV[1] then
   local s = earlier(lastMember, at, check, idem, retry, serverTime, sentinelTTL)
+  if type(s) == 'number' then return {s, live} end
   if s then return s end
 end
 
@@ -390,6 +415,7 @@ for j = 0, n do
       if call('ZADD', key, 'NX', record, ARGV[1]) == 0 then
         if i == idem then
           local s = earlier(lastMember, at, check, idem, retry, serverTime, sentinelTTL)
+          if type(s) == 'number' then return {s, live} end
           if s then return s end
         end
         return redis.error_reply('CLASH member ' .. ARGV[1] .. ' is already in ' .. key ..
@@ -404,8 +430,11 @@ for j = 0, n do
     end
   end
 end
-if ARGV[4] == '1' then
-  call('SET', KEYS[n + 2], '1', 'PX', sentinelTTL)
+live = call('INCR', KEYS[n + 2])
+if live == 1 or ARGV[4] == '1' then
+  if call('PTTL', KEYS[n + 2]) < tonumber(sentinelTTL) then
+    call('PEXPIRE', KEYS[n + 2], sentinelTTL)
+  end
 end
 
 -- Expiry. A refresh sets every key to expire no sooner than its expiry
@@ -425,4 +454,4 @@ if not fresh then
   end
   call('SET', KEYS[n + 1], '1', 'PX', lease)
 end
-return at
+return {at, live}

@@ -87,7 +87,8 @@ func BenchmarkLoopback(b *testing.B) {
 
 // BenchmarkLoopbackPaired measures the trivial script, the admission
 // script over exact sets and the same rules under the default policy
-// (Options.Bounded: bucket hashes, since no limit is small) in alternating
+// (bucket hashes, since no limit is small; the exact sets under
+// Options.Exact) in alternating
 // slices of 250 ms, one round per b.N, so that load from other processes
 // falls on all alike. It reports each rate, the medians of the ratios taken
 // within each round (exact against trivial, bounded against exact), the
@@ -101,9 +102,9 @@ func BenchmarkLoopbackPaired(b *testing.B) {
 	c := redis.NewClient(&redis.Options{Addr: s.Addr, PoolSize: 2 * benchWorkers})
 	defer c.Close()
 	ctx := context.Background()
-	exact, err := New(c, clock.NewReal(), neverBind, Options{Key: "paired"})
+	exact, err := New(c, clock.NewReal(), neverBind, Options{Key: "paired", Exact: true})
 	require.NoError(b, err)
-	bounded, err := New(c, clock.NewReal(), neverBind, Options{Key: "paired-bounded", Bounded: true})
+	bounded, err := New(c, clock.NewReal(), neverBind, Options{Key: "paired-bounded"})
 	require.NoError(b, err)
 	type contender struct {
 		name string

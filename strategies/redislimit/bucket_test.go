@@ -2,6 +2,7 @@ package redislimit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -64,17 +65,24 @@ func newBucketWorkload(seed uint64) workload {
 // sends as the in-memory combined limiter over the same bookkeeping, and
 // the checker finds no violation, half-open or closed.
 func bucketSeeds(t *testing.T, c redis.Scripter, seeds int, sources []TimeSource, set func(int64)) {
+	policySeeds(t, c, seeds, sources, set, newBucketWorkload)
+}
+
+// policySeeds is bucketSeeds over the workloads of gen, against the
+// in-memory combined limiter under the default policy (which keeps rules
+// that name their bookkeeping as they say).
+func policySeeds(t *testing.T, c redis.Scripter, seeds int, sources []TimeSource, set func(int64), gen func(uint64) workload) {
 	for seed := range uint64(seeds) {
-		w := newBucketWorkload(seed)
+		w := gen(seed)
 		rt := &stepRT{t: epoch}
-		want := w.drive(t, rt, strategies.NewCombined(rt, w.rules...))
+		want := w.drive(t, rt, strategies.NewCombinedBounded(rt, w.rules...))
 		rep, err := checker.Check(want, checker.Config{Rules: w.rules})
 		require.NoError(t, err)
 		require.Zero(t, rep.Violations(), "seed %d: combined overfills", seed)
 		// Exact logs keep half-open windows only; buckets keep closed ones too.
 		var bucketed []rule.Rule
 		for _, r := range w.rules {
-			if r.Buckets > 0 {
+			if r.Keeping() > 0 {
 				bucketed = append(bucketed, r)
 			}
 		}
@@ -110,10 +118,57 @@ func TestBucketedMatchesCombined(t *testing.T) {
 	bucketSeeds(t, c, seeds, []TimeSource{Server, Client, Virtual}, func(now int64) { m.SetTime(time.Unix(0, now)) })
 }
 
-// TestRealBucketedMatchesCombined is the same on a real server's Lua.
+// TestRealBucketedMatchesCombined is the same on a real server's Lua,
+// with the caller's clocks (a real server's TIME cannot be set).
 func TestRealBucketedMatchesCombined(t *testing.T) {
 	c := realClient(t, redistest.Start(t))
-	bucketSeeds(t, c, 20, []TimeSource{Virtual}, nil)
+	bucketSeeds(t, c, 20, []TimeSource{Client, Virtual}, nil)
+}
+
+// newPolicyWorkload makes rules that leave their bookkeeping open, with
+// limits on both sides of rule.ExactUpTo (so New keeps some exact and
+// buckets the others without being asked), and arrivals dense enough to
+// fill them, with ties and gaps of exactly a window.
+func newPolicyWorkload(seed uint64) workload {
+	r := rand.New(rand.NewPCG(seed, 0xdef))
+	var w workload
+	seen := map[time.Duration]bool{}
+	for range 1 + r.IntN(3) {
+		// Whole microseconds per bucket: Redis rounds a bucket's width up
+		// to a microsecond, memory to a nanosecond.
+		win := time.Duration(300+r.IntN(6600)) * time.Duration(rule.DefaultBuckets) * time.Microsecond
+		if seen[win] {
+			continue
+		}
+		seen[win] = true
+		w.rules = append(w.rules, rule.Rule{Limit: rule.ExactUpTo - 12 + r.IntN(30), Window: win})
+	}
+	t := int64(0)
+	for range 120 + r.IntN(120) {
+		switch r.IntN(8) {
+		case 0: // a tie
+		case 1:
+			t += int64(w.rules[r.IntN(len(w.rules))].Window)
+		default:
+			t += int64(r.IntN(4_000)) * 1000
+		}
+		w.arrivals = append(w.arrivals, t)
+	}
+	return w
+}
+
+// TestDefaultPolicyMatchesCombined: New without options keeps small limits
+// exact and buckets large ones exactly as the in-memory combined limiter
+// under the default policy does, to the µs, for every time source.
+func TestDefaultPolicyMatchesCombined(t *testing.T) {
+	m, c := newMini(t)
+	policySeeds(t, c, 12, []TimeSource{Server, Client, Virtual}, func(now int64) { m.SetTime(time.Unix(0, now)) }, newPolicyWorkload)
+}
+
+// TestRealDefaultPolicyMatchesCombined is the same on a real server.
+func TestRealDefaultPolicyMatchesCombined(t *testing.T) {
+	c := realClient(t, redistest.Start(t))
+	policySeeds(t, c, 12, []TimeSource{Client, Virtual}, nil, newPolicyWorkload)
 }
 
 // tryAt returns a function that runs l's script once at instant base + at
@@ -195,8 +250,8 @@ func pipeline(t *testing.T, c *redis.Client, l *Limiter, at []int64) {
 		cmds, err := p.Exec(ctx)
 		require.NoError(t, err)
 		for i, cmd := range cmds {
-			_, ok := cmd.(*redis.Cmd).Val().(int64)
-			require.True(t, ok, "call %d refused: %v", start+i, cmd)
+			v, ok := cmd.(*redis.Cmd).Val().([]any)
+			require.True(t, ok && len(v) == 2, "call %d refused: %v", start+i, cmd)
 		}
 	}
 }
@@ -206,6 +261,9 @@ func memoryOf(t *testing.T, c *redis.Client, keys []string) int64 {
 	var sum int64
 	for _, k := range keys {
 		n, err := c.Do(context.Background(), "MEMORY", "USAGE", k, "SAMPLES", "0").Int64()
+		if errors.Is(err, redis.Nil) {
+			continue // an expiry marker that has lapsed
+		}
 		require.NoError(t, err, k)
 		sum += n
 	}
@@ -242,6 +300,15 @@ func TestRealBoundedMemory(t *testing.T) {
 		{"spaced 8.65 s", api, admitted(api, 20000, 8650*time.Millisecond)},
 		{"saturated", api, admitted(api, 20000, 0)},
 	}
+	for _, list := range []string{"5/1s,12/3s", "10/s,300/min", "100/h", "1000/s,50000/h"} {
+		rules, err := rule.ParseList(list)
+		require.NoError(t, err)
+		cases = append(cases, struct {
+			name  string
+			rules []rule.Rule
+			at    []int64
+		}{list + " saturated", rules, admitted(rules, 20000, 0)})
+	}
 	if os.Getenv("RLCHECK_FULL") == "1" {
 		huge := []rule.Rule{{Limit: 600000, Window: 24 * time.Hour}}
 		cases = append(cases, struct {
@@ -259,20 +326,20 @@ func TestRealBoundedMemory(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			rt := &stepRT{t: epoch}
-			l, err := New(c, rt, tc.rules, Options{Key: "mem-" + tc.name, TimeSource: Virtual, MemberPrefix: "p:", Bounded: true})
+			l, err := New(c, rt, tc.rules, Options{Key: "mem-" + tc.name, TimeSource: Virtual, MemberPrefix: "p:"})
 			require.NoError(t, err)
 			pipeline(t, c, l, tc.at)
-			used := memoryOf(t, c, l.Keys())
-			t.Logf("%s, %d admissions: %d bytes in %v", tc.name, len(tc.at), used, l.Keys())
+			used := memoryOf(t, c, l.script) // the rule keys, the marker and the sentinel
+			t.Logf("%s, %d admissions: %d bytes in %v", tc.name, len(tc.at), used, l.script)
 			assert.LessOrEqual(t, used, int64(4096))
 		})
 	}
 	// The exact sets of the same rules, for the record beside them.
 	rt := &stepRT{t: epoch}
-	l, err := New(c, rt, api, Options{Key: "mem-exact", TimeSource: Virtual, MemberPrefix: "p:"})
+	l, err := New(c, rt, api, Options{Key: "mem-exact", TimeSource: Virtual, MemberPrefix: "p:", Exact: true})
 	require.NoError(t, err)
 	pipeline(t, c, l, cases[0].at)
-	t.Logf("exact sets, spaced 8.65 s, %d admissions: %d bytes", len(cases[0].at), memoryOf(t, c, l.Keys()))
+	t.Logf("exact sets, spaced 8.65 s, %d admissions: %d bytes", len(cases[0].at), memoryOf(t, c, l.script))
 }
 
 // TestBucketedRetryCountsOnce: when every rule is bucketed, a retry of a

@@ -174,8 +174,9 @@ func secrets(a string) []string {
 
 var resetScript = redis.NewScript(`for i = 1, #KEYS do redis.call('DEL', KEYS[i]) end return #KEYS`)
 
-// Reset deletes the keys a limiter for key and rules would use, so a run
-// can start from empty windows (a simulation replayed on a real server, a
+// Reset deletes the keys a limiter for key and rules would use, and the
+// key's sentinel (with any hold after a loss), so a run can start from
+// empty windows (a simulation replayed on a real server, a
 // test). Without a deadline on ctx it gives Redis DefaultCallTimeout.
 func Reset(ctx context.Context, c redis.Scripter, key string, rules []rule.Rule) error {
 	if err := checkKey(key); err != nil {
@@ -186,10 +187,10 @@ func Reset(ctx context.Context, c redis.Scripter, key string, rules []rule.Rule)
 		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
 		defer cancel()
 	}
-	var keys []string
+	keys := []string{sentinelKey(key)}
 	for _, r := range rules {
-		for _, bounded := range []bool{false, true} {
-			if k := ruleKey(key, r, keeping(r, bounded)); indexOf(keys, k) < 0 {
+		for _, exact := range []bool{false, true} {
+			if k := ruleKey(key, r, keeping(r, exact)); indexOf(keys, k) < 0 {
 				keys = append(keys, k)
 			}
 		}

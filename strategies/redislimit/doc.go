@@ -4,7 +4,7 @@
 //
 // An exact rule keeps a sorted set of integer-microsecond scores, one
 // unique member per admitted call; a bucketed rule (10000/day:b64, or any
-// large limit under Options.Bounded) a hash of bucket counts that stays a
+// limit above rule.ExactUpTo unless Options.Exact is set) a hash of bucket counts that stays a
 // few hundred bytes whatever the limit (docs/windows.md). All keys of one limiter carry the same hash tag,
 // so the script also runs on a Redis Cluster. The script works unchanged on
 // a single server, a ClusterClient and miniredis (anything that is a

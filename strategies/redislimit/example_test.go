@@ -33,7 +33,7 @@ func ExampleNew() {
 	fmt.Println(l.Keys())
 	fmt.Println(l.Stats().Records)
 	// Output:
-	// [rlcheck:{acme-api}:1s rlcheck:{acme-api}:1m]
+	// [rlcheck:{acme-api}:1s rlcheck:{acme-api}:1m:b64]
 	// [3 3]
 }
 

@@ -128,7 +128,7 @@ func TestExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 			rt.set(epoch)
 			var lims []*Limiter
 			for i, rules := range sharedRuleSets {
-				l, err := New(c, rt, rules, Options{Key: "shared", MemberPrefix: fmt.Sprintf("w%d:", i)})
+				l, err := New(c, rt, rules, Options{Key: "shared", MemberPrefix: fmt.Sprintf("w%d:", i), Exact: true})
 				require.NoError(t, err)
 				l.setLease(lease)
 				lims = append(lims, l)
@@ -162,7 +162,7 @@ func TestRealExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 	ctx := context.Background()
 	var lims []*Limiter
 	for i, rules := range sharedRuleSets {
-		l, err := New(c, clock.NewReal(), rules, Options{Key: "shared", MemberPrefix: fmt.Sprintf("w%d:", i)})
+		l, err := New(c, clock.NewReal(), rules, Options{Key: "shared", MemberPrefix: fmt.Sprintf("w%d:", i), Exact: true})
 		require.NoError(t, err)
 		l.setLease(50 * time.Millisecond)
 		lims = append(lims, l)
@@ -190,15 +190,15 @@ func TestMarkerNamesItsRules(t *testing.T) {
 	c := newClient(t)
 	names := map[string]int{}
 	for i, rules := range sharedRuleSets {
-		l, err := New(c, &stepRT{}, rules, Options{Key: "shared"})
+		l, err := New(c, &stepRT{}, rules, Options{Key: "shared", Exact: true})
 		require.NoError(t, err)
 		require.NotContains(t, names, l.marker, "rule set %d shares a marker", i)
 		names[l.marker] = i
 	}
 	one := []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 50, Window: time.Minute}}
-	a, _ := New(c, &stepRT{}, one, Options{Key: "acme"})
-	b, _ := New(c, &stepRT{}, []rule.Rule{one[1], {Limit: 7, Window: time.Second}}, Options{Key: "acme"})
-	v, _ := New(c, &stepRT{}, one, Options{Key: "acme", TimeSource: Virtual})
+	a, _ := New(c, &stepRT{}, one, Options{Key: "acme", Exact: true})
+	b, _ := New(c, &stepRT{}, []rule.Rule{one[1], {Limit: 7, Window: time.Second}}, Options{Key: "acme", Exact: true})
+	v, _ := New(c, &stepRT{}, one, Options{Key: "acme", TimeSource: Virtual, Exact: true})
 	want := "rlcheck:{acme}:ttl:1000:1s=3000,1m=62000"
 	require.Equal(t, want, a.marker)
 	require.Equal(t, want, b.marker, "the same windows in any order")

@@ -231,7 +231,7 @@ func TestRetryAfterPause(t *testing.T) {
 			)
 			stop := time.Now().Add(1500 * time.Millisecond)
 			for w := range 4 {
-				opts := Options{Key: key, TimeSource: tc.source, CallTimeout: 10 * time.Second}
+				opts := Options{Key: key, TimeSource: tc.source, CallTimeout: 10 * time.Second, Exact: true}
 				if tc.prefix {
 					opts.MemberPrefix = fmt.Sprintf("w%d:", w)
 				}
@@ -341,7 +341,7 @@ func TestFarFutureEntries(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			key := fmt.Sprintf("future-%d", i)
 			require.NoError(t, c.Do(ctx, "ZADD", KeyFor(key, time.Second), tc.score, "bogus").Err())
-			l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: tc.limit, Window: time.Second}}, Options{Key: key})
+			l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: tc.limit, Window: time.Second}}, Options{Key: key, Exact: true})
 			require.NoError(t, err)
 			ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			defer cancel()
@@ -445,7 +445,9 @@ func TestEvictionWarning(t *testing.T) {
 }
 
 // TestStateLost: the limiter's state vanishing from Redis while it holds
-// recent admissions is reported once, and the limiter then starts afresh.
+// recent admissions is reported, and the limiter then refuses calls until
+// its window has passed since it found the loss: an admission on the
+// emptied windows could overfill them.
 func TestStateLost(t *testing.T) {
 	s := redistest.Start(t)
 	c := realClient(t, s)
@@ -459,18 +461,94 @@ func TestStateLost(t *testing.T) {
 		{"the sentinel and the marker evicted", func(l *Limiter) error { return c.Del(ctx, l.script[len(l.script)-1], l.marker).Err() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 100, Window: time.Second}}, Options{Key: fmt.Sprintf("lost-%d", i)})
+			const window = 300 * time.Millisecond
+			l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 100, Window: window}}, Options{Key: fmt.Sprintf("lost-%d", i)})
 			require.NoError(t, err)
+			l.setLease(20 * time.Millisecond) // the key's hold in Redis: its life, window + 2 leases
 			for range 3 {
 				require.NoError(t, l.Acquire(ctx))
 			}
 			require.NoError(t, tc.fault(l))
 			err = l.Acquire(ctx)
+			found := time.Now()
 			require.ErrorIs(t, err, ErrStateLost)
 			assert.ErrorContains(t, err, l.script[len(l.script)-1])
 			t.Log(err)
-			assert.NoError(t, l.Acquire(ctx), "the next call starts afresh")
+			err = l.Acquire(ctx)
+			require.ErrorIs(t, err, ErrStateLost, "the next call is refused too")
+			assert.ErrorContains(t, err, "refusing calls")
+			for {
+				err = l.Acquire(ctx)
+				if !errors.Is(err, ErrStateLost) {
+					break
+				}
+				require.Less(t, time.Since(found), 20*time.Second, "still refused: %v", err)
+				time.Sleep(10 * time.Millisecond)
+			}
+			require.NoError(t, err, "the limiter starts afresh after the hold")
+			assert.GreaterOrEqual(t, time.Since(found), window, "admitted before the window passed since the loss")
 			assert.NoError(t, l.Acquire(ctx))
+		})
+	}
+}
+
+// TestRestartHoldsOff (#33.8): rule 10/10s, filled by one limiter and seen
+// full by another, and redis-server restarted without its data or from a
+// snapshot taken after 4 of the 10 admissions. No call is admitted after
+// the restart: the first limiter's next call finds the loss (the
+// sentinel gone, or counting fewer calls than it saw), and from then on
+// both limiters, and a new one of the same key, are refused for the
+// window. Before, the limiter started afresh (10 more within a second) or
+// did not notice the stale snapshot at all (6 more).
+func TestRestartHoldsOff(t *testing.T) {
+	for _, snapshot := range []bool{false, true} {
+		t.Run(map[bool]string{false: "without persistence", true: "from a stale snapshot"}[snapshot], func(t *testing.T) {
+			s := redistest.Start(t)
+			c := realClient(t, s)
+			ctx := context.Background()
+			rules := []rule.Rule{{Limit: 10, Window: 10 * time.Second}}
+			mk := func() *Limiter {
+				l, err := New(c, clock.NewReal(), rules, Options{Key: "restart"})
+				require.NoError(t, err)
+				return l
+			}
+			a, b := mk(), mk()
+			admitted := 0
+			for i := range 10 {
+				if snapshot && i == 4 {
+					require.NoError(t, c.Save(ctx).Err())
+				}
+				require.NoError(t, a.Acquire(ctx))
+				admitted++
+			}
+			short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+			require.ErrorIs(t, b.Acquire(short), context.DeadlineExceeded, "b sees the rule full")
+			cancel()
+			s.Restart(t)
+			var lost []error
+			for range 5 {
+				for _, l := range []*Limiter{a, b, mk()} {
+					short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+					err := l.Acquire(short)
+					cancel()
+					switch {
+					case err == nil:
+						admitted++
+					case errors.Is(err, ErrStateLost):
+						lost = append(lost, err)
+					default:
+						t.Logf("not the loss: %v", err)
+					}
+				}
+			}
+			assert.Equal(t, 10, admitted, "admitted in one window of 10 s, across the restart")
+			require.NotEmpty(t, lost)
+			t.Log(lost[0])
+			if snapshot {
+				assert.ErrorContains(t, lost[0], "calls where this limiter saw 10")
+			} else {
+				assert.ErrorContains(t, lost[0], "is gone")
+			}
 		})
 	}
 }

@@ -86,10 +86,13 @@ var (
 	// future, which would otherwise hold its rule full: delete the key.
 	ErrCorrupt = errors.New("redislimit: corrupt limiter state")
 	// ErrStateLost reports that the limiter's state vanished from Redis
-	// while it held recent admissions (FLUSHALL, eviction, a failover to a
-	// replica that lacked it): windows may have been emptied, so some
-	// calls admitted from then on may overfill them. The call was not
-	// recorded; the next call starts afresh.
+	// while it held recent admissions (FLUSHALL, eviction, a restart
+	// without the data, a failover to a replica that lacked it), or came
+	// back from an older snapshot: windows may have been emptied, and a
+	// call admitted on them could overfill one. Nothing was recorded, and
+	// the limiter refuses every call with it until its longest window has
+	// passed since the loss was found; every other limiter of the key is
+	// held back as long by Redis (docs/redis.md, Lost state).
 	ErrStateLost = errors.New("redislimit: limiter state lost")
 	// ErrMemberClash reports a member recorded by another call:
 	// limiters sharing a key were given the same MemberPrefix.
@@ -122,7 +125,11 @@ type Limiter struct {
 	callTimeout time.Duration // 0: none
 	maxWait     time.Duration // beyond it a reply is corrupt, see admit.lua
 	expectFor   time.Duration // how long after a refresh the sentinel must exist
+	holdFor     time.Duration // how long calls are refused after a loss
 	refreshed   atomic.Int64  // rt instant of the last sentinel refresh; 0: none
+	seen        atomic.Int64  // the highest sentinel count seen; 0: none
+	expectUntil atomic.Int64  // rt instant until which the sentinel must exist
+	heldUntil   atomic.Int64  // rt instant until which calls are refused
 
 	runs  atomic.Int64
 	stats *strategies.StatsKeeper
@@ -136,7 +143,8 @@ var _ strategies.StatsReporter = (*Limiter)(nil)
 // for the Client and Virtual time sources. Windows are rounded up to whole
 // microseconds; rules with the same window and bookkeeping merge into the
 // strictest one. Each rule is kept as it says (exact, or in buckets), and
-// rules that leave it open are exact unless Options.Bounded is set.
+// rules that leave it open follow the default policy (rule.Rule.Keeping:
+// exact up to rule.ExactUpTo, else bucketed) unless Options.Exact is set.
 func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*Limiter, error) {
 	if c == nil || rt == nil {
 		return nil, errors.New("redislimit: New needs a Redis client and a runtime")
@@ -175,7 +183,7 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 		if r.Window > 100*365*24*time.Hour {
 			return nil, fmt.Errorf("redislimit: rule %v: window longer than a century", r)
 		}
-		r.Buckets = keeping(r, opts.Bounded)
+		r.Buckets = keeping(r, opts.Exact)
 		key := ruleKey(opts.Key, r, r.Buckets)
 		if k := indexOf(l.keys, key); k >= 0 {
 			if r.Limit < l.rules[k].Limit {
@@ -263,10 +271,14 @@ func (l *Limiter) setLease(g time.Duration) {
 		name[i] = p.name + "=" + p.ttl
 	}
 	l.marker = markerKey(l.name, ms(g), name)
-	l.script = append(append([]string(nil), l.keys...), l.marker, sentinelKey(l.name, l.prefix))
+	l.script = append(append([]string(nil), l.keys...), l.marker, sentinelKey(l.name))
 	// The sentinel lives as long as the longest-lived key after a refresh,
-	// and the caller counts on it for one lease less.
+	// and the caller counts on it for one lease less. After a loss every
+	// limiter of the key is held back as long as the sentinel lives, so
+	// that none still counts on the state from before it; this one
+	// refuses calls for its longest window after it found the loss.
 	l.expectFor = longest - g
+	l.holdFor = widest
 
 	skew := ""
 	ahead := FutureTolerance
@@ -283,10 +295,10 @@ func (l *Limiter) setLease(g time.Duration) {
 	}
 	// maxSkew and retry are nil when their argument is empty.
 	constants := fmt.Sprintf("local serverTime, maxSkew, ahead, retry = %t, %s, %s, %s\n"+
-		"local lease, sentinelTTL, idem = %s, %s, %d\n"+
+		"local lease, sentinelTTL, idem, hold = %s, %s, %d, %s\n"+
 		"local R = {%s}\nlocal W = {%s}\nlocal G = {%s}\n",
 		l.source == Server, arg(skew, true), arg(strconv.FormatInt(ceilMicros(ahead), 10), true), arg(retry, true),
-		arg(ms(g), false), arg(ms(longest), false), idem,
+		arg(ms(g), false), arg(ms(longest), false), idem, arg(ms(longest), false),
 		strings.Join(limits, ", "), strings.Join(windows, ", "), strings.Join(widths, ", "))
 	l.vals = vals
 	l.text, l.admit = writeScript(constants, strings.Join(expiries, ", "))
@@ -368,12 +380,12 @@ func (l *Limiter) Release() {}
 // scriptArgs builds the script's ARGV for one run at rt instant now, and
 // says whether a recorded call refreshes the sentinel.
 func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, string) {
-	// The sentinel: refreshed once a lease by a recorded call, and counted
-	// on for expectFor after the last refresh.
+	// The sentinel: its expiry is extended once a lease by a recorded
+	// call, and the count last seen is sent while it must exist.
 	last := l.refreshed.Load()
 	expect, refresh := "0", "0"
-	if last != 0 && now-last < int64(l.expectFor) {
-		expect = "1"
+	if seen := l.seen.Load(); seen > 0 && now < l.expectUntil.Load() {
+		expect = strconv.FormatInt(seen, 10)
 	}
 	if last == 0 || now-last >= int64(l.lease) {
 		refresh = "1"
@@ -398,32 +410,75 @@ const fixedArgs = 6
 // index of the rule that asked for the wait.
 func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Duration, int64, int, error) {
 	now := l.rt.Now()
+	if until := l.heldUntil.Load(); until != 0 && now < until {
+		return 0, 0, 0, fmt.Errorf("%w: refusing calls for %v more, until the longest window has passed since the loss was found",
+			ErrStateLost, time.Duration(until-now))
+	}
 	args, refresh := l.scriptArgs(member, sweep, now)
+	expected := args[2] != "0"
 	l.runs.Add(1)
 	res, err := l.run(ctx, args)
 	if err != nil {
 		return 0, 0, 0, l.scriptError(ctx, err)
 	}
-	switch v := res.(type) {
-	case int64: // recorded at v µs, by this run or an earlier one
-		if refresh == "1" {
-			l.refreshed.Store(now)
+	if v, ok := res.([]any); ok {
+		ints := make([]int64, len(v))
+		for i, x := range v {
+			n, ok := x.(int64)
+			if !ok {
+				ints = nil
+				break
+			}
+			ints[i] = n
 		}
-		l.stats.RecordAll()
-		return 0, v * 1000, 0, nil
-	case []any: // refused: {wait µs, check µs, rule}
-		if len(v) == 3 {
-			wait, ok1 := v[0].(int64)
-			check, ok2 := v[1].(int64)
-			bind, ok3 := v[2].(int64)
+		switch {
+		case len(ints) == 2: // recorded at ints[0] µs, by this run or an earlier one
+			if refresh == "1" {
+				l.refreshed.Store(now)
+				storeMax(&l.expectUntil, now+int64(l.expectFor))
+			}
+			l.saw(expected, ints[1])
+			l.stats.RecordAll()
+			return 0, ints[0] * 1000, 0, nil
+		case len(ints) == 4: // refused: {wait µs, check µs, rule, sentinel}
+			wait, check, bind := ints[0], ints[1], ints[2]
 			// The script bounds the wait; a larger one would overflow
 			// nanoseconds, so it is refused here too.
-			if ok1 && ok2 && ok3 && wait > 0 && wait <= l.maxWait.Microseconds() && bind >= 1 && int(bind) <= len(l.rules) {
+			if wait > 0 && wait <= l.maxWait.Microseconds() && bind >= 1 && int(bind) <= len(l.rules) {
+				if ints[3] > 0 {
+					l.saw(expected, ints[3])
+					storeMax(&l.expectUntil, now+int64(l.lease/2))
+				}
 				return time.Duration(wait) * time.Microsecond, check * 1000, int(bind) - 1, nil
 			}
 		}
 	}
 	return 0, 0, 0, fmt.Errorf("redislimit: unexpected script reply %v", res)
+}
+
+// saw notes the sentinel count of a reply. A call sent without a count
+// (the limiter no longer counted on the sentinel) may find it made anew,
+// counting from 1: its count replaces the one seen before.
+//
+// A refused call means a recorded call in a window, whose limiter keeps
+// the sentinel alive at least a lease past it: so try counts on the
+// sentinel for half a lease after a refusal.
+func (l *Limiter) saw(expected bool, count int64) {
+	if expected {
+		storeMax(&l.seen, count)
+		return
+	}
+	l.seen.Store(count)
+}
+
+// storeMax raises v to x unless it is already higher.
+func storeMax(v *atomic.Int64, x int64) {
+	for {
+		old := v.Load()
+		if old >= x || v.CompareAndSwap(old, x) {
+			return
+		}
+	}
 }
 
 func boolArg(b bool) string {
@@ -442,7 +497,19 @@ var scriptCodes = []struct {
 	{"SKEW", ErrSkew},
 	{"CORRUPT", ErrCorrupt},
 	{"LOST", ErrStateLost},
+	{"HELD", ErrStateLost},
 	{"CLASH", ErrMemberClash},
+}
+
+// lost forgets what the limiter knew of its state, which is gone; when
+// this limiter found the loss, it refuses calls for holdFor.
+func (l *Limiter) lost(found bool) {
+	l.refreshed.Store(0)
+	l.seen.Store(0)
+	l.expectUntil.Store(0)
+	if found {
+		l.heldUntil.Store(l.rt.Now() + int64(l.holdFor))
+	}
 }
 
 // scriptError names a failed run: a refusal of the script, a timeout, or
@@ -454,7 +521,7 @@ func (l *Limiter) scriptError(ctx context.Context, err error) error {
 		for _, c := range scriptCodes {
 			if rest, ok := strings.CutPrefix(msg, c.code+" "); ok {
 				if c.err == ErrStateLost {
-					l.refreshed.Store(0) // the next call sets the sentinel again
+					l.lost(c.code == "LOST")
 				}
 				return fmt.Errorf("%w: %s", c.err, rest)
 			}

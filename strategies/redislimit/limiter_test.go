@@ -236,7 +236,7 @@ func TestSweepBoundsMemory(t *testing.T) {
 	m, c := newMini(t)
 	rt := &stepRT{t: epoch}
 	rules := []rule.Rule{{Limit: 1000, Window: time.Second}, {Limit: 2, Window: 10 * time.Millisecond}}
-	l, err := New(c, rt, rules, Options{Key: "sweep", TimeSource: Client, MaxSkew: -1})
+	l, err := New(c, rt, rules, Options{Key: "sweep", TimeSource: Client, MaxSkew: -1, Exact: true})
 	require.NoError(t, err)
 	const step = 100 * time.Millisecond
 	for range 200 {

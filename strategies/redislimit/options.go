@@ -99,15 +99,17 @@ type Options struct {
 	// that passes virtual instants as client time does). Other sources
 	// ignore it.
 	MaxSkew time.Duration
-	// Bounded applies the default policy (rule.Rule.Keeping) to rules that
-	// leave their bookkeeping open: exact sets for small limits, a hash of
-	// bucket counts for large ones, so a limiter's keys stay within a few
-	// kilobytes whatever its limits (docs/windows.md). Without it such
-	// rules are exact. Rules that name theirs (10/s:exact, 500/min:b64)
+	// Exact keeps the rules that leave their bookkeeping open as exact
+	// sliding logs whatever their limits, as Redis sorted sets that grow
+	// with the limit (about 129 bytes an entry past 128 entries). Without
+	// it such rules follow the default policy (rule.Rule.Keeping): exact
+	// for small limits, a bounded hash of bucket counts for large ones, so
+	// a limiter's keys stay within a few kilobytes whatever its limits
+	// (docs/windows.md). Rules that name theirs (10/s:exact, 500/min:b64)
 	// are kept as they say either way. Every limiter sharing a Key must
-	// keep its rules alike: an exact set and a bucket hash of one window
-	// are separate keys and do not see each other's calls.
-	Bounded bool
+	// keep its rules alike: an exact log and the bucket counts of one
+	// window are kept apart and do not see each other's calls.
+	Exact bool
 }
 
 // DefaultCallTimeout is the bound on each script run when
@@ -164,8 +166,8 @@ func BucketKeyFor(name string, w time.Duration, k int) string {
 
 // keeping resolves how the script keeps r: Exact or a bucket count, at
 // most one bucket per microsecond of the window.
-func keeping(r rule.Rule, bounded bool) int {
-	if r.Buckets == 0 && !bounded {
+func keeping(r rule.Rule, exact bool) int {
+	if r.Buckets == 0 && exact {
 		return rule.Exact
 	}
 	k := r.Keeping()
@@ -191,10 +193,10 @@ func markerKey(k, lease string, windows []string) string {
 	return "rlcheck:{" + k + "}:ttl:" + lease + ":" + strings.Join(windows, ",")
 }
 
-// sentinelKey names the key whose presence says that the limiters with
-// member prefix p still have their state: rlcheck:{acme}:live:p.
-func sentinelKey(k, p string) string {
-	return "rlcheck:{" + k + "}:live:" + p
+// sentinelKey names the key that counts the calls recorded under key
+// name k and so says that its state is still there: rlcheck:{acme}:live.
+func sentinelKey(k string) string {
+	return "rlcheck:{" + k + "}:live"
 }
 
 // windowName spells a window rounded up to whole microseconds, so two

@@ -63,8 +63,10 @@ func fleet(t *testing.T, c redis.Scripter) {
 	remaining.Store(calls)
 	rt := clock.NewReal()
 	for range workers {
-		// One limiter per worker, as separate processes would have.
-		l, err := New(c, rt, rules, Options{Key: "fleet"})
+		// One limiter per worker, as separate processes would have; exact
+		// sets, so that the windows can fill to their limits (buckets give
+		// up to one bucket's calls, and 50 is above rule.ExactUpTo).
+		l, err := New(c, rt, rules, Options{Key: "fleet", Exact: true})
 		require.NoError(t, err)
 		wg.Add(1)
 		go func() {

@@ -28,26 +28,26 @@ func TestScriptPerShape(t *testing.T) {
 	}
 	sec := rule.Rule{Limit: 5, Window: time.Second}
 	hour := rule.Rule{Limit: 1 << 20, Window: time.Hour}
-	a := mk("a", Options{}, sec, hour)
-	other := mk("b", Options{}, rule.Rule{Limit: 7, Window: 2 * time.Second}, rule.Rule{Limit: 900, Window: 24 * time.Hour})
+	a := mk("a", Options{Exact: true}, sec, hour)
+	other := mk("b", Options{Exact: true}, rule.Rule{Limit: 7, Window: 2 * time.Second}, rule.Rule{Limit: 900, Window: 24 * time.Hour})
 	assert.True(t, a.admit == other.admit, "limiters of other limits and windows share a script")
 	assert.Contains(t, constants(a), "local R = {ARGV[7], ARGV[10]}\n")
 	assert.Contains(t, constants(a), "local W = {tonumber(ARGV[8]), tonumber(ARGV[11])}\n")
 	assert.Contains(t, constants(a), "local G = {0, 0}\n")
-	assert.Equal(t, []any{"-5", "1000000", "3000", "-1048576", "3600000000", "3602000", "", "3660000000", "", "1000", "3602000"}, a.vals)
+	assert.Equal(t, []any{"-5", "1000000", "3000", "-1048576", "3600000000", "3602000", "", "3660000000", "", "1000", "3602000", "3602000"}, a.vals)
 	args, _ := a.scriptArgs("m", false, rt.t)
 	assert.Equal(t, append([]any{"m", "0", "0", "1", "", ""}, a.vals...), args)
 
-	bounded := mk("a", Options{Bounded: true}, sec, hour)
+	bounded := mk("a", Options{}, sec, hour)
 	assert.NotEqual(t, a.admit.Hash(), bounded.admit.Hash())
 	assert.Contains(t, constants(bounded), "local R = {ARGV[7], tonumber(ARGV[10])}\n", "the hour is bucketed under the default policy")
 	assert.Contains(t, constants(bounded), "local G = {0, tonumber(ARGV[12])}\n")
 	assert.Equal(t, "56250000", bounded.vals[5])
-	assert.Contains(t, constants(bounded), ", 1\nlocal R", "idem: the exact rule tells a retry")
+	assert.Contains(t, constants(bounded), ", 1, ARGV[19]\nlocal R", "idem: the exact rule tells a retry")
 	allBuckets := mk("a", Options{}, rule.Rule{Limit: 5, Window: time.Second, Buckets: 4})
-	assert.Contains(t, constants(allBuckets), ", 0\nlocal R", "idem: no exact rule")
+	assert.Contains(t, constants(allBuckets), ", 0, ARGV[16]\nlocal R", "idem: no exact rule")
 
-	client := mk("a", Options{TimeSource: Client}, sec, hour)
+	client := mk("a", Options{TimeSource: Client, Exact: true}, sec, hour)
 	assert.Contains(t, constants(client), "local serverTime, maxSkew, ahead, retry = false, tonumber(ARGV[13]),")
 	assert.Equal(t, "1000000", client.vals[6], "the skew bound")
 	assert.NotEqual(t, a.admit.Hash(), client.admit.Hash())
