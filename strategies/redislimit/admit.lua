@@ -186,7 +186,7 @@ end
 -- starts at f: the counts before it are gone.
 --
 -- Every Lua step, table, new string and redis.call costs here
--- (docs/benchmarks-redis.md), so the common path is written out inline:
+-- (docs/benchmarks.md), so the common path is written out inline:
 -- one HMGET and one HSET per bucketed rule, of fields that sit at the head
 -- of the hash's listpack (Redis finds a field by scanning it, and a
 -- bucket number added last sits at its tail). A table per rule is made
