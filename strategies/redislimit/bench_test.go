@@ -133,7 +133,7 @@ func BenchmarkLoopbackPaired(b *testing.B) {
 			p.cpu += processCPU(b) - cpu
 			p.n += n
 			p.d += d
-			p.us += evalshaMicros(b, c) * float64(n)
+			p.us += evalshaStat(b, c, "usec_per_call") * float64(n)
 			p.rate = float64(n) / d.Seconds()
 		}
 		round++
@@ -194,9 +194,9 @@ func processCPU(b *testing.B) time.Duration {
 	return time.Duration(u.Utime.Nano() + u.Stime.Nano())
 }
 
-// evalshaMicros reads the server's mean CPU time per EVALSHA since the
-// last CONFIG RESETSTAT.
-func evalshaMicros(b *testing.B, c *redis.Client) float64 {
+// evalshaStat reads one field of the server's EVALSHA statistics since the
+// last CONFIG RESETSTAT: "usec" (total CPU time, µs) or "usec_per_call".
+func evalshaStat(b *testing.B, c *redis.Client, field string) float64 {
 	info, err := c.Info(context.Background(), "commandstats").Result()
 	require.NoError(b, err)
 	for _, line := range strings.Split(info, "\n") {
@@ -205,7 +205,7 @@ func evalshaMicros(b *testing.B, c *redis.Client) float64 {
 			continue
 		}
 		for _, f := range strings.Split(rest, ",") {
-			if v, ok := strings.CutPrefix(f, "usec_per_call="); ok {
+			if v, ok := strings.CutPrefix(f, field+"="); ok {
 				x, err := strconv.ParseFloat(v, 64)
 				require.NoError(b, err)
 				return x

@@ -126,7 +126,7 @@ func benchPeers(b *testing.B, rules []rule.Rule, keys int) {
 			n, d := slice(b, p.call, 250*time.Millisecond)
 			p.n += n
 			p.d += d
-			p.us += evalshaTotalMicros(b, c)
+			p.us += evalshaStat(b, c, "usec")
 			p.rate = float64(n) / d.Seconds()
 		}
 		round++
@@ -144,27 +144,6 @@ func benchPeers(b *testing.B, rules []rule.Rule, keys int) {
 		b.ReportMetric(x[len(x)/2], name)
 	}
 	b.Logf("%d rounds; load %s", round, loadavg())
-}
-
-// evalshaTotalMicros reads the server's total EVALSHA time, in µs, since
-// the last CONFIG RESETSTAT.
-func evalshaTotalMicros(b *testing.B, c *redis.Client) float64 {
-	info, err := c.Info(context.Background(), "commandstats").Result()
-	require.NoError(b, err)
-	for _, line := range strings.Split(info, "\n") {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_evalsha:")
-		if !ok {
-			continue
-		}
-		for _, f := range strings.Split(rest, ",") {
-			if v, ok := strings.CutPrefix(f, "usec="); ok {
-				x, err := strconv.ParseFloat(v, 64)
-				require.NoError(b, err)
-				return x
-			}
-		}
-	}
-	return 0
 }
 
 // loadavg is /proc/loadavg's first three fields, or "unknown".
