@@ -5,9 +5,9 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // BucketWorst is the most calls a token bucket of capacity burst, refilled

@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // Options describe an audit.

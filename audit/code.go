@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // Code returns the Go a user writes for strategy name with cfg, one

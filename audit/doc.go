@@ -3,7 +3,7 @@
 // in-process libraries (golang.org/x/time/rate, go.uber.org/ratelimit,
 // throttled's memory store), the Redis libraries (redis_rate, throttled,
 // ulule/limiter) and the Redis designs users write by hand
-// (strategies/handwritten), on adversarial workloads run by the simulator.
+// (internal/specimens/handwritten), on adversarial workloads run by the simulator.
 // It searches for a setting that the checker finds clean on every workload
 // and seed, says so when a design has none, and searches for each design's
 // worst arrival schedule, written as a scenario the simulator replays.

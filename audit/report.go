@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/rlcheck/rlcheck/buildinfo"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // WriteText writes the audit as two tables: each strategy as configured,

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // maxCallers caps each workload, so contracts with long windows stay quick

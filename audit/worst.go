@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/simulate"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // DefaultSearchTries is how many schedules the worst-case search runs per

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/strategies"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
 )
 

@@ -3,13 +3,13 @@ package simulate
 import (
 	"fmt"
 
+	"github.com/rlcheck/rlcheck/internal/specimens/handwritten"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs/clockredis"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs/redisrate"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs/throttled"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs/ulule"
 	"github.com/rlcheck/rlcheck/strategies"
-	"github.com/rlcheck/rlcheck/strategies/handwritten"
-	"github.com/rlcheck/rlcheck/strategies/libs"
-	"github.com/rlcheck/rlcheck/strategies/libs/clockredis"
-	"github.com/rlcheck/rlcheck/strategies/libs/redisrate"
-	"github.com/rlcheck/rlcheck/strategies/libs/throttled"
-	"github.com/rlcheck/rlcheck/strategies/libs/ulule"
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
 )
 

@@ -10,9 +10,9 @@ import (
 
 	"github.com/rlcheck/rlcheck/audit"
 	"github.com/rlcheck/rlcheck/internal/cli"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // auditOptions holds the flags of rlcheck audit.

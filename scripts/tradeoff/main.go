@@ -16,12 +16,12 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/plots"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // way is one way of keeping the rules: a strategy to simulate and the

@@ -19,10 +19,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/internal/specimens/handwritten"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs/redisrate"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/strategies/handwritten"
-	"github.com/rlcheck/rlcheck/strategies/libs"
-	"github.com/rlcheck/rlcheck/strategies/libs/redisrate"
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
 	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
 )

@@ -2,7 +2,7 @@
 // Lua script that reads the server's TIME) the way its README shows, one
 // redis_rate.Limit per rule of a contract, asked in turn and retried after
 // RetryAfter. The decisions are the server's: run it on a real Redis, or on
-// strategies/libs/clockredis to put the server on a virtual clock.
+// internal/specimens/libs/clockredis to put the server on a virtual clock.
 package redisrate
 
 import (
@@ -14,8 +14,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // Client is what redis_rate needs of a go-redis client (*redis.Client and

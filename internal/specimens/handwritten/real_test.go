@@ -14,10 +14,10 @@ import (
 
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/internal/redistest"
+	"github.com/rlcheck/rlcheck/internal/specimens/handwritten"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
-	"github.com/rlcheck/rlcheck/strategies/handwritten"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
 )
 

@@ -13,10 +13,10 @@ import (
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/internal/redistest"
+	"github.com/rlcheck/rlcheck/internal/specimens/handwritten"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs/clockredis"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/strategies/handwritten"
-	"github.com/rlcheck/rlcheck/strategies/libs"
-	"github.com/rlcheck/rlcheck/strategies/libs/clockredis"
 )
 
 // stepRT is one caller's clock: Now returns t and Sleep moves t on.

@@ -12,9 +12,9 @@ import (
 	"github.com/ulule/limiter/v3/drivers/store/memory"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs/ulule"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/strategies/libs"
-	"github.com/rlcheck/rlcheck/strategies/libs/ulule"
 )
 
 // TestMemoryStoreStraddle drives the memory store, which reads time.Now,

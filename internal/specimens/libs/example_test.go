@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // "5 per second" as x/time/rate users write it lets 9 calls into one

@@ -3,7 +3,7 @@
 // limiter.Limiter per rule of a contract, asked in turn.
 //
 // Its Redis store decides on the server (INCRBY, then PEXPIRE on the first
-// hit), so it runs on a virtual clock through strategies/libs/clockredis.
+// hit), so it runs on a virtual clock through internal/specimens/libs/clockredis.
 // Its memory store reads time.Now directly and cannot be put on a virtual
 // clock outside testing/synctest, so only the Redis store is a strategy.
 package ulule
@@ -17,8 +17,8 @@ import (
 	sredis "github.com/ulule/limiter/v3/drivers/store/redis"
 
 	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // Rate returns the rate users write for r: N (⌊N/2⌋ with Half) per

@@ -6,8 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/simulate"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // TestCancelledCallers pins what abandoned waits cost each design: 20

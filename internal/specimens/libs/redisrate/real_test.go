@@ -13,9 +13,9 @@ import (
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/internal/redistest"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs/redisrate"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/strategies/libs"
-	"github.com/rlcheck/rlcheck/strategies/libs/redisrate"
 )
 
 // TestRealServerBurst: on a real redis-server, redis_rate.PerSecond(5)

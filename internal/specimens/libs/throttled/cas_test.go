@@ -11,8 +11,8 @@ import (
 	"github.com/throttled/throttled/v2/store/memstore"
 
 	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // losing is a store whose compare-and-swap loses lose times, as it does to

@@ -17,8 +17,8 @@ import (
 	"github.com/throttled/throttled/v2/store/memstore"
 
 	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/strategies/libs"
 )
 
 // Quota returns the quota for r: N per W+Margin, and a MaxBurst that lets
