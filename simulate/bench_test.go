@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
 )
@@ -49,7 +50,7 @@ func BenchmarkCombinedLoop(b *testing.B) {
 	var admitted int
 	cpu := cpuSeconds()
 	for b.Loop() {
-		sch := NewSched(SchedConfig{})
+		sch := virtual.NewSched(virtual.Config{})
 		lim := strategies.NewCombined(sch, contract...)
 		sch.Go(0, func() {
 			for range calls {
@@ -103,7 +104,7 @@ func BenchmarkCallerBytes(b *testing.B) {
 	st, _ := Lookup("combined")
 	var perCaller float64
 	for b.Loop() {
-		ReleasePools()
+		virtual.ReleasePools()
 		runtime.GC()
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -58,7 +59,7 @@ func genScenario(seed uint64) *Scenario {
 type watched struct {
 	clock.Runtime
 	t      *testing.T
-	sched  *Sched
+	sched  *virtual.Sched
 	sleeps *int
 }
 
@@ -70,7 +71,7 @@ func (w watched) Sleep(ctx context.Context, d time.Duration) error {
 	if err == nil {
 		assert.GreaterOrEqual(w.t, now, start+int64(d), "slept %v from %d, woke at %d: early", d, start, now)
 	}
-	if dl, ok := Deadline(ctx); ok && err != nil {
+	if dl, ok := virtual.Deadline(ctx); ok && err != nil {
 		assert.GreaterOrEqual(w.t, now, dl, "deadline %d reported at %d: early", dl, now)
 	}
 	return err
@@ -120,7 +121,7 @@ func TestConformance(t *testing.T) {
 func conform(t *testing.T, st Strategy, s *Scenario) int {
 	t.Helper()
 	sleeps := 0
-	var sch *Sched
+	var sch *virtual.Sched
 	opt := Options{Wrap: func(rt clock.Runtime) clock.Runtime {
 		if sch == nil {
 			sch = schedOf(rt)
@@ -170,12 +171,9 @@ func TestConformanceCanFail(t *testing.T) {
 	}
 }
 
-func schedOf(rt clock.Runtime) *Sched {
-	switch v := rt.(type) {
-	case *Sched:
-		return v
-	case view:
-		return v.s
+func schedOf(rt clock.Runtime) *virtual.Sched {
+	if s := virtual.Of(rt); s != nil {
+		return s
 	}
 	panic("not a virtual runtime")
 }

@@ -1,14 +1,11 @@
-// Package simulate runs rate-limiting strategies on a deterministic virtual
-// clock over a described workload, and hands every send to the checker.
+// Package simulate runs rate-limiting strategies over a described workload
+// on the deterministic virtual clock of package clock/virtual, and hands
+// every send to the checker; it also searches for each strategy's margin.
 //
-// The virtual runtime (Sched) is a single-threaded discrete-event scheduler
-// on integer nanoseconds: every simulated caller is a coroutine, exactly one
-// runs at a time, and events are ordered by (time, sequence) so ties go in
-// insertion order. It models an asyncio-like event loop: when the loop has
-// nothing ready and must wait for a timer, it wakes late by a seeded random
-// lateness, then runs every timer already due; each caller step costs a
-// seeded operation time. One seed fixes every random choice, so the same
-// scenario and seed give the same sends, byte for byte.
+// Every caller of a run is a coroutine of a virtual.Sched, one seed fixes
+// every random choice (arrivals, lateness, operation costs, call
+// durations), so the same scenario and seed give the same sends, byte for
+// byte.
 //
 // The simulator never counts violations itself: Run passes the sends to
 // checker.Check.

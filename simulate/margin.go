@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rlcheck/rlcheck/buildinfo"
+	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -102,10 +103,10 @@ func FindMargins(s *Scenario, o MarginOptions) (*MarginResult, error) {
 		names = s.Strategies
 	}
 	out := &MarginResult{Scenario: s.Name, Seed: s.Seed, Runs: o.Runs, Resolution: o.Resolution, Rules: s.Rules}
-	pools := make([]procPool, runtime.GOMAXPROCS(0))
+	pools := make([]virtual.Pool, runtime.GOMAXPROCS(0))
 	defer func() {
 		for i := range pools {
-			pools[i].close()
+			pools[i].Close()
 		}
 	}()
 	for _, name := range names {
@@ -126,7 +127,7 @@ func FindMargins(s *Scenario, o MarginOptions) (*MarginResult, error) {
 }
 
 // sweep runs every strategy at o.Sweep margins from 0 to the largest bound.
-func sweep(s *Scenario, out *MarginResult, o MarginOptions, pools []procPool) error {
+func sweep(s *Scenario, out *MarginResult, o MarginOptions, pools []virtual.Pool) error {
 	var top time.Duration
 	for _, sm := range out.Strategies {
 		top = max(top, sm.Bound, sm.Margin)
@@ -358,7 +359,7 @@ type prober struct {
 	s     *Scenario
 	st    Strategy
 	o     MarginOptions
-	pools []procPool
+	pools []virtual.Pool
 	runs  int                        // runs made
 	tried map[time.Duration]struct{} // the margins they were made at
 }
@@ -385,7 +386,7 @@ func (p *prober) run(m time.Duration, seeds []int) ([]seedRun, error) {
 	)
 	for g := range min(len(p.pools), len(seeds)) {
 		wg.Add(1)
-		go func(pool *procPool) {
+		go func(pool *virtual.Pool) {
 			defer wg.Done()
 			for {
 				j := int(next.Add(1) - 1)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
 )
@@ -23,16 +24,6 @@ func queueScenario(callers int) *Scenario {
 		Strategies: []string{"combined"}, Callers: callers, Workers: 2, MaxInFlight: 3,
 		Arrivals: Arrivals{Kind: Interval, Every: 50 * time.Millisecond}, Timeout: 20 * time.Second,
 	}
-}
-
-// keptProcs is the coroutines the cold pools keep.
-func keptProcs() (pools, procs int) {
-	coldPools.mu.Lock()
-	defer coldPools.mu.Unlock()
-	for _, pp := range coldPools.pools {
-		procs += len(pp.idle)
-	}
-	return len(coldPools.pools), procs
 }
 
 // TestColdRunsMatchFreshRuns: RunStrategy calls from several goroutines at
@@ -66,31 +57,9 @@ func TestColdRunsMatchFreshRuns(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	pools, procs := keptProcs()
+	pools, procs := virtual.Kept()
 	assert.Positive(t, procs, "coroutines kept")
 	assert.LessOrEqual(t, pools, runtime.GOMAXPROCS(0), "pools kept")
-}
-
-// TestColdPoolsAreBoundedAndEnd: a kept pool holds at most maxPooledProcs
-// coroutines whatever its run needed, and the pools stop once unused.
-func TestColdPoolsAreBoundedAndEnd(t *testing.T) {
-	reapNow(t) // no reaper armed by earlier tests reads poolIdle now
-	defer func(d time.Duration) { poolIdle = d }(poolIdle)
-	poolIdle = 20 * time.Millisecond
-	require.Zero(t, callerGoroutines(), "callers' coroutines before")
-	st, _ := Lookup("combined")
-	s := queueScenario(maxPooledProcs + 500)
-	s.Arrivals = Arrivals{Kind: AllAtOnce}
-	r, err := RunStrategy(s, st, 1, Options{})
-	require.NoError(t, err)
-	require.Equal(t, s.Callers, len(r.Sends)+r.Cancelled)
-	pools, procs := keptProcs()
-	assert.Equal(t, 1, pools, "pools kept")
-	assert.Equal(t, maxPooledProcs, procs, "coroutines kept")
-	assert.Equal(t, maxPooledProcs, callerGoroutines(), "callers' coroutines kept")
-	assert.Eventually(t, func() bool { _, procs = keptProcs(); return procs == 0 }, 2*time.Second, 5*time.Millisecond)
-	assert.Eventually(t, func() bool { return callerGoroutines() == 0 }, 2*time.Second, 5*time.Millisecond,
-		"callers' coroutines left")
 }
 
 // callerGoroutines counts the goroutines of callers' coroutines.
@@ -99,13 +68,13 @@ func callerGoroutines() int {
 	for runtime.Stack(buf, true) == len(buf) {
 		buf = make([]byte, 2*len(buf))
 	}
-	return strings.Count(string(buf[:runtime.Stack(buf, true)]), "simulate.(*Sched).newProc.func1(")
+	return strings.Count(string(buf[:runtime.Stack(buf, true)]), "virtual.(*Sched).newProc.func1(")
 }
 
 // reapNow stops the kept pools.
 func reapNow(t *testing.T) {
 	t.Helper()
-	ReleasePools()
+	virtual.ReleasePools()
 	require.Eventually(t, func() bool { return callerGoroutines() == 0 }, 2*time.Second, 5*time.Millisecond,
 		"callers' coroutines of earlier runs")
 }
@@ -147,7 +116,7 @@ func TestColdRunPassesOnItsPanic(t *testing.T) {
 	s := queueScenario(5)
 	reapNow(t)
 	assert.PanicsWithValue(t, "panicking: second caller", func() { _, _ = RunStrategy(s, st, 1, Options{}) })
-	pools, _ := keptProcs()
+	pools, _ := virtual.Kept()
 	assert.Zero(t, pools, "pools kept")
 	// The next runs are unharmed.
 	comb, _ := Lookup("combined")
@@ -157,4 +126,31 @@ func TestColdRunPassesOnItsPanic(t *testing.T) {
 		return nil, errors.New("no limiter")
 	}}, 1, Options{})
 	require.ErrorContains(t, err, "no limiter")
+}
+
+// TestPooledRunsMatchFreshRuns: runs that reuse one worker's coroutines,
+// scheduler and semaphore queues (as RunSeeds does) give each seed what a
+// fresh run gives it, with timeouts that abandon callers and semaphores
+// left with waiters among them.
+func TestPooledRunsMatchFreshRuns(t *testing.T) {
+	lateness, err := ParseDist("uniform(100us, 3ms)")
+	require.NoError(t, err)
+	s := &Scenario{
+		Name: "pool", Rules: []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}},
+		Callers: 40, Workers: 2, MaxInFlight: 3, Arrivals: Arrivals{Kind: Poisson, Rate: 20},
+		Lateness: lateness, Timeout: 2 * time.Second, Seed: 7,
+	}
+	var pool virtual.Pool
+	defer pool.Close()
+	for _, name := range []string{"sequential", "combined", "gated"} {
+		st, ok := Lookup(name)
+		require.True(t, ok)
+		for seed := range uint64(30) {
+			fresh, err := RunStrategy(s, st, seed, Options{})
+			require.NoError(t, err)
+			pooled, err := runStrategy(s, st, seed, Options{}, &pool)
+			require.NoError(t, err)
+			require.Equal(t, fresh, pooled, "%s seed %d", name, seed)
+		}
+	}
 }

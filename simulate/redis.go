@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/strategies"
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
 )
@@ -51,7 +52,7 @@ func newRedis(e Env, src redislimit.TimeSource, exact bool) (strategies.Limiter,
 // the other half (the reply leg). It marks the caller with the instant its
 // script ran: the admission, when the script admitted.
 type rttPath struct {
-	sch *Sched
+	sch *virtual.Sched
 	rtt Dist
 	rng *rand.Rand
 	// pending is a round trip drawn by serverNow for the script call that
@@ -94,7 +95,7 @@ func (p *rttPath) request() leg {
 // reply marks the caller with the script's instant and spends the reply
 // leg.
 func (p *rttPath) reply(l leg) {
-	p.sch.cur.mark, p.sch.cur.marked = l.at, true
+	p.sch.Mark(l.at)
 	if d := l.at - int64(l.rtt/2) + int64(l.rtt) - p.sch.Now(); d > 0 {
 		_ = p.sch.Sleep(context.Background(), time.Duration(d))
 	}

@@ -3,6 +3,7 @@ package simulate
 import (
 	"time"
 
+	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -42,7 +43,7 @@ type StrategyResult struct {
 	// MaxInFlight is the most calls sent and not yet finished at once.
 	MaxInFlight int
 	Rules       []RuleResult
-	Sched       SchedStats
+	Sched       virtual.Stats
 }
 
 // RuleResult is one rule's outcome for one strategy.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/strategies"
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
 	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
@@ -63,15 +64,15 @@ func Run(s *Scenario, opt Options) (*Result, error) {
 
 // RunStrategy runs one strategy of s on seed.
 // Calls from any number of goroutines may run at once; they reuse the
-// coroutines and scheduler of earlier calls (coldPools).
+// coroutines and scheduler of earlier calls (virtual.TakePool).
 func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyResult, error) {
-	pp := takePool()
+	pp := virtual.TakePool()
 	ended := false
 	defer func() {
 		if ended {
-			givePool(pp)
+			virtual.GivePool(pp)
 		} else {
-			go closeAfterPanic(pp) // its callers are in no state to reuse
+			go virtual.CloseAfterPanic(pp) // its callers are in no state to reuse
 		}
 	}()
 	r, err := runStrategy(s, st, seed, opt, pp)
@@ -81,27 +82,27 @@ func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyRe
 
 // runStrategy is RunStrategy taking its coroutines from pool, and leaving
 // them there, when pool is not nil.
-func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procPool) (StrategyResult, error) {
+func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *virtual.Pool) (StrategyResult, error) {
 	if st.NeedsSlots && s.MaxInFlight < 1 {
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s needs max_in_flight", st.Name)
 	}
 	var times []int64
 	if pool != nil {
-		times = s.arrivalTimes(pool.times, seed)
-		pool.times = times
+		times = s.arrivalTimes(pool.Times, seed)
+		pool.Times = times
 	} else {
 		times = s.ArrivalTimes(seed)
 	}
-	cfg := SchedConfig{
-		Lateness: s.Lateness,
-		OpCost:   s.OpCost,
+	cfg := virtual.Config{
+		Lateness: drawer(&s.Lateness),
+		OpCost:   drawer(&s.OpCost),
 		Rand:     rand.New(rand.NewPCG(seed, streamRuntime)),
 	}
-	var sch *Sched
+	var sch *virtual.Sched
 	if pool != nil {
-		sch = pool.newSched(cfg)
+		sch = pool.NewSched(cfg)
 	} else {
-		sch = NewSched(cfg)
+		sch = virtual.NewSched(cfg)
 	}
 	shared := &Shared{Key: fmt.Sprintf("rlcheck:%s:%s:%d", s.Name, st.Name, seed), Redis: opt.Redis, Now: sch.Now}
 	path := rand.New(rand.NewPCG(seed, streamPath))
@@ -110,17 +111,17 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 	}
 	pooledRedis := false // the pool's in-process Redis, which outlives the run
 	if st.NeedsRedis && shared.Redis == nil {
-		pooledRedis = pool != nil && !pool.cold
-		if pooledRedis && pool.redis != nil {
+		pooledRedis = pool != nil && !pool.Cold()
+		if pooledRedis && pool.Resource != nil {
 			// Keys name the run, so runs sharing a server never meet.
-			shared.Redis = pool.redis
+			shared.Redis = pool.Resource.(redis.Scripter)
 		} else {
 			emb, err := embedded.Start()
 			if err != nil {
 				return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
 			}
 			if pooledRedis {
-				pool.redis = emb
+				pool.Resource = emb
 			} else {
 				defer emb.Close()
 			}
@@ -168,12 +169,11 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 		lim := limiters[w]
 		ctx := base
 		if s.Timeout > 0 {
-			ctx = WithDeadline(base, sch.Now()+int64(s.Timeout))
+			ctx = virtual.WithDeadline(base, sch.Now()+int64(s.Timeout))
 		}
-		p := sch.cur
-		p.marked = false
+		sch.Unmark()
 		if err := lim.Acquire(ctx); err != nil {
-			if errors.Is(err, ErrDeadline) {
+			if errors.Is(err, virtual.ErrDeadline) {
 				res.Cancelled++
 			} else if failure == nil {
 				failure = err
@@ -184,8 +184,8 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 		var delay time.Duration
 		if sendPath {
 			admitted := now
-			if p.marked {
-				admitted = p.mark // the script's instant, before the reply leg
+			if at, ok := sch.Marked(); ok {
+				admitted = at // the script's instant, before the reply leg
 			}
 			res.Admissions = append(res.Admissions, admitted)
 			delay = s.SendDelayFor(w).Draw(path)
@@ -206,11 +206,8 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *procP
 		inFlight--
 		lim.Release()
 	})
-	if pool != nil && pool.cold {
-		runDetached(func() {
-			sch.Run()
-			pool.trim()
-		})
+	if pool != nil {
+		pool.Run(sch)
 	} else {
 		sch.Run()
 	}
@@ -241,6 +238,15 @@ func CloseLimiters(limiters []strategies.Limiter) {
 			_ = c.Close()
 		}
 	}
+}
+
+// drawer is d for the scheduler: nil when every draw is zero and takes
+// nothing from the random source.
+func drawer(d *Dist) virtual.Drawer {
+	if d.Kind == Fixed && d.A == 0 {
+		return nil
+	}
+	return d
 }
 
 func workerSkew(s *Scenario, w int) time.Duration {
@@ -383,8 +389,8 @@ func RunSeeds(s *Scenario, n int, opt Options) (*RunsResult, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var pool procPool
-			defer pool.close()
+			var pool virtual.Pool
+			defer pool.Close()
 			for {
 				j := int(next.Add(1) - 1)
 				if j >= jobs {

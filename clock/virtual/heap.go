@@ -1,4 +1,4 @@
-package simulate
+package virtual
 
 // evHeap is a 4-ary min-heap of caller events ordered by (at, seq), written
 // out rather than through container/heap because it is the simulator's hot

@@ -1,20 +1,24 @@
-package simulate
+package virtual
 
 import (
 	"context"
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/rlcheck/rlcheck/rule"
 )
 
 const ms = int64(time.Millisecond)
 
+// fixed draws always the same duration.
+type fixed time.Duration
+
+func (f fixed) Draw(*rand.Rand) time.Duration { return time.Duration(f) }
+
 func TestTiesGoInInsertionOrder(t *testing.T) {
-	s := NewSched(SchedConfig{})
+	s := NewSched(Config{})
 	var order []int
 	for i := range 4 {
 		s.Go(0, func() {
@@ -27,7 +31,7 @@ func TestTiesGoInInsertionOrder(t *testing.T) {
 }
 
 func TestLatenessIsPerLoopWaitAndNeverEarly(t *testing.T) {
-	s := NewSched(SchedConfig{Lateness: Dist{Kind: Fixed, A: time.Millisecond}})
+	s := NewSched(Config{Lateness: fixed(time.Millisecond)})
 	var woke []int64
 	for _, d := range []time.Duration{10 * time.Millisecond, 10*time.Millisecond + 500*time.Microsecond, 20 * time.Millisecond} {
 		s.Go(0, func() {
@@ -45,7 +49,7 @@ func TestLatenessIsPerLoopWaitAndNeverEarly(t *testing.T) {
 }
 
 func TestOpCostAdvancesTheClockPerStep(t *testing.T) {
-	s := NewSched(SchedConfig{OpCost: Dist{Kind: Fixed, A: 5 * time.Microsecond}})
+	s := NewSched(Config{OpCost: fixed(5 * time.Microsecond)})
 	var at []int64
 	for range 3 {
 		s.Go(0, func() { at = append(at, s.Now()) })
@@ -55,7 +59,7 @@ func TestOpCostAdvancesTheClockPerStep(t *testing.T) {
 }
 
 func TestSleepStopsAtTheVirtualDeadline(t *testing.T) {
-	s := NewSched(SchedConfig{})
+	s := NewSched(Config{})
 	var err error
 	var at int64
 	s.Go(0, func() {
@@ -69,7 +73,7 @@ func TestSleepStopsAtTheVirtualDeadline(t *testing.T) {
 }
 
 func TestSemaphoreIsFIFOAndLosesNoSlotToATimeout(t *testing.T) {
-	s := NewSched(SchedConfig{})
+	s := NewSched(Config{})
 	sem := s.NewSemaphore(1)
 	var got []string
 	hold := func(name string, at, deadline int64, d time.Duration) {
@@ -105,7 +109,7 @@ func TestSemaphoreIsFIFOAndLosesNoSlotToATimeout(t *testing.T) {
 }
 
 func TestCallerParkedForeverIsAbandoned(t *testing.T) {
-	s := NewSched(SchedConfig{})
+	s := NewSched(Config{})
 	mu := s.NewMutex()
 	done := false
 	s.Go(0, func() { _ = mu.Lock(context.Background()) }) // never unlocks
@@ -119,7 +123,7 @@ func TestCallerParkedForeverIsAbandoned(t *testing.T) {
 }
 
 func TestSkewedViewOnlyShiftsNow(t *testing.T) {
-	s := NewSched(SchedConfig{})
+	s := NewSched(Config{})
 	v := s.View(7 * time.Millisecond)
 	var seen, woke int64
 	s.Go(0, func() {
@@ -130,31 +134,4 @@ func TestSkewedViewOnlyShiftsNow(t *testing.T) {
 	s.Run()
 	assert.Equal(t, 7*ms, seen, "the view's reading")
 	assert.Equal(t, 10*ms, woke, "slept until")
-}
-
-// TestPooledRunsMatchFreshRuns: runs that reuse one worker's coroutines,
-// scheduler and semaphore queues (as RunSeeds does) give each seed what a
-// fresh run gives it, with timeouts that abandon callers and semaphores
-// left with waiters among them.
-func TestPooledRunsMatchFreshRuns(t *testing.T) {
-	lateness, err := ParseDist("uniform(100us, 3ms)")
-	require.NoError(t, err)
-	s := &Scenario{
-		Name: "pool", Rules: []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}},
-		Callers: 40, Workers: 2, MaxInFlight: 3, Arrivals: Arrivals{Kind: Poisson, Rate: 20},
-		Lateness: lateness, Timeout: 2 * time.Second, Seed: 7,
-	}
-	var pool procPool
-	defer pool.close()
-	for _, name := range []string{"sequential", "combined", "gated"} {
-		st, ok := Lookup(name)
-		require.True(t, ok)
-		for seed := range uint64(30) {
-			fresh, err := RunStrategy(s, st, seed, Options{})
-			require.NoError(t, err)
-			pooled, err := runStrategy(s, st, seed, Options{}, &pool)
-			require.NoError(t, err)
-			require.Equal(t, fresh, pooled, "%s seed %d", name, seed)
-		}
-	}
 }

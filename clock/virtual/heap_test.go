@@ -1,4 +1,4 @@
-package simulate
+package virtual
 
 import (
 	"math/rand/v2"

@@ -1,13 +1,12 @@
-package simulate
+package virtual
 
 import (
 	"context"
 	"errors"
+	"io"
 	"iter"
 	"math/rand/v2"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/rlcheck/rlcheck/clock"
 )
@@ -19,22 +18,28 @@ var ErrDeadline = context.DeadlineExceeded
 
 // errAbandoned unwinds a coroutine the scheduler gives up on (a caller still
 // parked when no event is left).
-var errAbandoned = errors.New("simulate: caller abandoned")
+var errAbandoned = errors.New("virtual: caller abandoned")
 
-// SchedConfig is the runtime model of one run.
-type SchedConfig struct {
+// A Drawer draws one non-negative duration from r each time it is asked;
+// the scenario model's *Dist is one.
+type Drawer interface {
+	Draw(r *rand.Rand) time.Duration
+}
+
+// Config is the runtime model of one run.
+type Config struct {
 	// Lateness is drawn each time the loop must wait for its next timer: it
-	// wakes that much after the timer's instant (never early).
-	Lateness Dist
+	// wakes that much after the timer's instant (never early). Nil is zero.
+	Lateness Drawer
 	// OpCost is drawn after every caller step, from a resume to its next
-	// park, and advances the clock by it.
-	OpCost Dist
+	// park, and advances the clock by it. Nil is zero.
+	OpCost Drawer
 	// Rand is the run's only random source; nil means a fixed seed of 0.
 	Rand *rand.Rand
 }
 
-// SchedStats are the scheduler's own counters.
-type SchedStats struct {
+// Stats are the scheduler's own counters.
+type Stats struct {
 	Steps      int64 // caller resumptions
 	LoopWaits  int64 // times the loop waited for a timer
 	Lateness   time.Duration
@@ -56,37 +61,43 @@ type Sched struct {
 	arrivalIdx int64
 	hasArrival bool
 	cur        *proc
-	cfg        SchedConfig
+	cfg        Config
 	rng        *rand.Rand
 	live       []*proc // callers started and not finished
 	idle       []*proc // coroutines whose caller finished, for reuse
-	stats      SchedStats
+	stats      Stats
 	body       func(i int64) // the caller started by arrival i
 	times      []int64
-	pool       *procPool // where finished coroutines go after Run, if set
-	sems       []*vsem   // with a pool: the run's semaphores, whose queues the next run reuses
+	pool       *Pool   // where finished coroutines go after Run, if set
+	sems       []*vsem // with a pool: the run's semaphores, whose queues the next run reuses
 }
 
-// procPool keeps the coroutines of finished runs for the next run on the
+// Pool keeps the coroutines of finished runs for the next run on the
 // same goroutine: a run of a small scenario spends most of its allocations
-// starting coroutines. Close stops them.
-type procPool struct {
+// starting coroutines. Its zero value is an empty pool that one goroutine
+// uses; TakePool hands out pools any goroutine may use. Close stops them.
+type Pool struct {
 	idle   []*proc
 	sched  *Sched     // the last run's scheduler, whose slices the next reuses
 	queues [][]waiter // semaphore queues of past runs
-	times  []int64    // the last run's arrival times
-	redis  interface {
-		redis.Scripter
-		Close() error
-	} // the in-process Redis of the runs that need one and were given none
-	// cold marks a pool of coldPools: its runs keep no in-process Redis
-	// and resume their callers on a goroutine of their own (runDetached).
+	// Times is the last run's arrival times, for the next run to reuse.
+	Times []int64
+	// Resource is what the runs on this pool share beyond a run (an
+	// in-process server); Close closes it. Runs on a pool of TakePool
+	// must keep none.
+	Resource io.Closer
+	// cold marks a pool of coldPools: its runs keep no Resource and
+	// resume their callers on a goroutine of their own (runDetached).
 	cold bool
 }
 
-// newSched returns a scheduler at instant 0 that takes its coroutines from
+// Cold reports whether pp came from TakePool: it then serves runs of any
+// goroutine, and a run on it must leave no Resource behind.
+func (pp *Pool) Cold() bool { return pp.cold }
+
+// NewSched returns a scheduler at instant 0 that takes its coroutines from
 // the pool, reusing the pool's last scheduler.
-func (pp *procPool) newSched(cfg SchedConfig) *Sched {
+func (pp *Pool) NewSched(cfg Config) *Sched {
 	s := pp.sched
 	if s == nil {
 		s = NewSched(cfg)
@@ -108,9 +119,9 @@ func (pp *procPool) newSched(cfg SchedConfig) *Sched {
 	return s
 }
 
-// close stops the pool's coroutines, those of a run that did not end
-// (it panicked) too.
-func (pp *procPool) close() {
+// Close stops the pool's coroutines, those of a run that did not end
+// (it panicked) too, and closes its Resource.
+func (pp *Pool) Close() {
 	if s := pp.sched; s != nil {
 		for _, p := range s.live {
 			p.stop()
@@ -124,14 +135,14 @@ func (pp *procPool) close() {
 		p.stop()
 	}
 	pp.idle = nil
-	if pp.redis != nil {
-		pp.redis.Close()
-		pp.redis = nil
+	if pp.Resource != nil {
+		_ = pp.Resource.Close()
+		pp.Resource = nil
 	}
 }
 
 // NewSched returns a scheduler at instant 0.
-func NewSched(cfg SchedConfig) *Sched {
+func NewSched(cfg Config) *Sched {
 	rng := cfg.Rand
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(0, 0))
@@ -167,8 +178,18 @@ func (s *Sched) Now() int64 { return s.now }
 // choices (call durations) in step order.
 func (s *Sched) Rand() *rand.Rand { return s.rng }
 
+// Mark records at as the running caller's mark (the instant a limiter's
+// server admitted it, say), for the caller's body to read with Marked.
+func (s *Sched) Mark(at int64) { s.cur.mark, s.cur.marked = at, true }
+
+// Unmark forgets the running caller's mark.
+func (s *Sched) Unmark() { s.cur.marked = false }
+
+// Marked returns the running caller's mark, if it has one.
+func (s *Sched) Marked() (int64, bool) { return s.cur.mark, s.cur.marked }
+
 // Stats returns the scheduler's counters.
-func (s *Sched) Stats() SchedStats { return s.stats }
+func (s *Sched) Stats() Stats { return s.stats }
 
 // Go starts f as a new caller at instant at (not before now).
 func (s *Sched) Go(at int64, f func()) {
@@ -253,7 +274,7 @@ func (s *Sched) next() event {
 func (s *Sched) park() {
 	p := s.cur
 	if p == nil {
-		panic("simulate: a virtual runtime wait outside a simulated caller")
+		panic("virtual: a wait outside a caller of the scheduler")
 	}
 	if !p.yield(struct{}{}) {
 		panic(errAbandoned)
@@ -267,9 +288,11 @@ func (s *Sched) Run() {
 		ev := s.next()
 		if ev.at > s.now {
 			s.now = ev.at
-			if l := s.cfg.Lateness.Draw(s.rng); l > 0 {
-				s.now += int64(l)
-				s.stats.Lateness += l
+			if s.cfg.Lateness != nil {
+				if l := s.cfg.Lateness.Draw(s.rng); l > 0 {
+					s.now += int64(l)
+					s.stats.Lateness += l
+				}
 			}
 			s.stats.LoopWaits++
 		}
@@ -313,8 +336,10 @@ func (s *Sched) step(p *proc) {
 		s.retire(p)
 		s.idle = append(s.idle, p)
 	}
-	if c := s.cfg.OpCost.Draw(s.rng); c > 0 {
-		s.now += int64(c)
+	if s.cfg.OpCost != nil {
+		if c := s.cfg.OpCost.Draw(s.rng); c > 0 {
+			s.now += int64(c)
+		}
 	}
 }
 
@@ -371,6 +396,18 @@ func (s *Sched) View(skew time.Duration) clock.Runtime {
 		return s
 	}
 	return view{s: s, skew: int64(skew)}
+}
+
+// Of returns the scheduler behind rt, a Sched or one of its views, or nil
+// when rt is not virtual.
+func Of(rt clock.Runtime) *Sched {
+	switch v := rt.(type) {
+	case *Sched:
+		return v
+	case view:
+		return v.s
+	}
+	return nil
 }
 
 type view struct {

@@ -1,4 +1,4 @@
-package simulate
+package virtual
 
 import "context"
 
@@ -40,7 +40,7 @@ func (m *vsem) Acquire(ctx context.Context) error {
 	}
 	p := m.s.cur
 	if p == nil {
-		panic("simulate: a virtual runtime wait outside a simulated caller")
+		panic("virtual: a wait outside a caller of the scheduler")
 	}
 	p.waitGen++
 	p.granted = false

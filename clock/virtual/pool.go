@@ -1,4 +1,4 @@
-package simulate
+package virtual
 
 import (
 	"runtime"
@@ -18,23 +18,24 @@ const (
 	maxPooledTimes = 1 << 17
 )
 
-// poolIdle is how long cold pools outlive the last RunStrategy call that
-// took one (between one and two times this); a variable for the tests.
+// poolIdle is how long cold pools outlive the last TakePool call (between one and two times this); a variable for the tests.
 var poolIdle = time.Second
 
-// coldPools keeps the pools of finished RunStrategy calls for the next
-// calls, from any goroutine: a run that starts all its callers' coroutines
+// coldPools keeps the pools given back by finished runs for the next
+// runs, from any goroutine: a run that starts all its callers' coroutines
 // afresh spends most of its allocations on it. It keeps at most one pool
 // a core, and stops them all once none has been taken for poolIdle.
 var coldPools struct {
 	mu    sync.Mutex
-	pools []*procPool
+	pools []*Pool
 	taken bool        // a pool was taken since the reaper last looked
 	reap  *time.Timer // armed while pools are kept
 }
 
-// takePool returns a kept pool, or a new one.
-func takePool() *procPool {
+// TakePool returns a kept pool, or a new one, for one run on any
+// goroutine; give it back with GivePool when the run ended, or pass it to
+// CloseAfterPanic when it did not.
+func TakePool() *Pool {
 	c := &coldPools
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -45,17 +46,17 @@ func takePool() *procPool {
 		c.pools = c.pools[:n-1]
 		return pp
 	}
-	return &procPool{cold: true}
+	return &Pool{cold: true}
 }
 
-// givePool keeps pp, whose run ended, for the next run, or stops it when
+// GivePool keeps pp, whose run ended, for the next run, or stops it when
 // enough are kept.
-func givePool(pp *procPool) {
+func GivePool(pp *Pool) {
 	c := &coldPools
 	c.mu.Lock()
 	if len(c.pools) >= runtime.GOMAXPROCS(0) {
 		c.mu.Unlock()
-		go pp.close() // see runDetached
+		go pp.Close() // see runDetached
 		return
 	}
 	c.pools = append(c.pools, pp)
@@ -83,21 +84,21 @@ func reapPools() {
 	c.pools, c.reap = nil, nil
 	c.mu.Unlock()
 	for _, pp := range pools {
-		pp.close()
+		pp.Close()
 	}
 }
 
-// closeAfterPanic stops the coroutines of a run that panicked or called
+// CloseAfterPanic stops the coroutines of a run that panicked or called
 // runtime.Goexit. Unwinding them may panic again; that must not end the
 // program from a goroutine nobody waits for, as the panic that matters has
 // reached the run's caller already.
-func closeAfterPanic(pp *procPool) {
+func CloseAfterPanic(pp *Pool) {
 	defer func() { _ = recover() }()
-	pp.close()
+	pp.Close()
 }
 
-// ReleasePools stops the callers' coroutines that RunStrategy keeps for
-// later calls, which otherwise end a second or two after the last call:
+// ReleasePools stops the callers' coroutines that pools given back keep for
+// later runs, which otherwise end a second or two after the last call:
 // for a program or test that checks no goroutine outlives its work.
 func ReleasePools() {
 	c := &coldPools
@@ -110,13 +111,38 @@ func ReleasePools() {
 	}
 	c.mu.Unlock()
 	for _, pp := range pools {
-		pp.close()
+		pp.Close()
 	}
+}
+
+// Kept returns the pools kept for later runs and the coroutines they hold.
+func Kept() (pools, procs int) {
+	c := &coldPools
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, pp := range c.pools {
+		procs += len(pp.idle)
+	}
+	return len(c.pools), procs
+}
+
+// Run runs s, a scheduler of pp.NewSched, to its end; on a pool of
+// TakePool it resumes the callers on a goroutine of their own and then
+// trims the pool to the size kept.
+func (pp *Pool) Run(s *Sched) {
+	if !pp.cold {
+		s.Run()
+		return
+	}
+	runDetached(func() {
+		s.Run()
+		pp.trim()
+	})
 }
 
 // trim stops the coroutines beyond maxPooledProcs and drops oversized
 // slices, so that a kept pool stays small whatever its last run was.
-func (pp *procPool) trim() {
+func (pp *Pool) trim() {
 	if n := len(pp.idle); n > maxPooledProcs {
 		for _, p := range pp.idle[maxPooledProcs:] {
 			p.stop()
@@ -136,8 +162,8 @@ func (pp *procPool) trim() {
 			}
 		}
 	}
-	if cap(pp.times) > maxPooledTimes {
-		pp.times = nil
+	if cap(pp.Times) > maxPooledTimes {
+		pp.Times = nil
 	}
 	keep := pp.queues[:0]
 	for _, q := range pp.queues {
