@@ -11,6 +11,7 @@ import (
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 func TestWorstFormulas(t *testing.T) {
@@ -198,7 +199,7 @@ func TestBounds(t *testing.T) {
 	} {
 		assert.Equal(t, tt.want, Bounds(tt.name, tt.cfg, &one10)[0].Worst, "10/s: %s %+v", tt.name, tt.cfg)
 	}
-	opt.Lateness = simulate.Dist{Kind: simulate.LogNormal, A: time.Millisecond, Sigma: 1}
+	opt.Lateness = workload.Dist{Kind: workload.LogNormal, A: time.Millisecond, Sigma: 1}
 	assert.Equal(t, int64(Unbounded), Bounds(simulate.XRateChained, one, &opt)[0].Worst, "unbounded lateness")
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // Options describe an audit.
@@ -21,8 +22,8 @@ type Options struct {
 	// Config is the setting audited as users write it.
 	Config libs.Config
 	// Lateness and OpCost are the runtime model, as in a scenario.
-	Lateness simulate.Dist
-	OpCost   simulate.Dist
+	Lateness workload.Dist
+	OpCost   workload.Dist
 	// Seeds runs each workload on seeds Seed .. Seed+Seeds-1, and Verify
 	// seeds (from Seed on) confirm a suggested setting.
 	Seed   uint64
@@ -43,8 +44,8 @@ func DefaultOptions(rules []rule.Rule) Options {
 	return Options{
 		Rules:    rules,
 		Config:   libs.Default(),
-		Lateness: simulate.Dist{Kind: simulate.Uniform, A: 100 * time.Microsecond, B: 3 * time.Millisecond},
-		OpCost:   simulate.Dist{Kind: simulate.Uniform, A: 3 * time.Microsecond, B: 6 * time.Microsecond},
+		Lateness: workload.Dist{Kind: workload.Uniform, A: 100 * time.Microsecond, B: 3 * time.Millisecond},
+		OpCost:   workload.Dist{Kind: workload.Uniform, A: 3 * time.Microsecond, B: 6 * time.Microsecond},
 		Seed:     1,
 		Seeds:    3,
 		Verify:   10,
@@ -59,8 +60,8 @@ type Report struct {
 	Seed       uint64
 	Seeds      int
 	Verify     int
-	Lateness   simulate.Dist
-	OpCost     simulate.Dist
+	Lateness   workload.Dist
+	OpCost     workload.Dist
 	Strategies []StrategyAudit
 	// Worst are the worst schedules found, per strategy, with SearchDir.
 	Worst []Worst
@@ -211,7 +212,7 @@ func run(opt *Options, wls []Workload, name string, cfg libs.Config, seeds int, 
 	out := make([]Outcome, 0, len(wls))
 	for _, wl := range wls {
 		sc := wl.Scenario(opt, name)
-		if err := sc.Validate(); err != nil {
+		if err := simulate.Validate(sc); err != nil {
 			return nil, err
 		}
 		o := Outcome{Workload: wl.Name, Runs: seeds, Rules: make([]RuleOutcome, len(opt.Rules))}
@@ -246,8 +247,8 @@ func run(opt *Options, wls []Workload, name string, cfg libs.Config, seeds int, 
 }
 
 // Scenario is the simulated scenario of wl for strategy name under opt.
-func (wl Workload) Scenario(opt *Options, name string) *simulate.Scenario {
-	return &simulate.Scenario{
+func (wl Workload) Scenario(opt *Options, name string) *workload.Scenario {
+	return &workload.Scenario{
 		Name: "audit-" + wl.Name, Rules: opt.Rules, Boundary: opt.Boundary, Strategies: []string{name},
 		Callers: wl.Callers, Workers: max(wl.Workers, 1), Skew: wl.Skew, Arrivals: wl.Arrivals,
 		Lateness: opt.Lateness, OpCost: opt.OpCost, Seed: opt.Seed,
@@ -257,7 +258,7 @@ func (wl Workload) Scenario(opt *Options, name string) *simulate.Scenario {
 // runSeeds runs st on seeds seed .. seed+n-1 over the machine's cores; with
 // stopEarly, the runs not yet started are skipped once one violates (their
 // results stay nil). Results are in seed order whatever the scheduling.
-func runSeeds(sc *simulate.Scenario, st simulate.Strategy, seed uint64, n int, stopEarly bool) ([]*simulate.StrategyResult, error) {
+func runSeeds(sc *workload.Scenario, st simulate.Strategy, seed uint64, n int, stopEarly bool) ([]*simulate.StrategyResult, error) {
 	out := make([]*simulate.StrategyResult, n)
 	var (
 		wg       sync.WaitGroup

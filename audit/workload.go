@@ -6,7 +6,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // maxCallers caps each workload, so contracts with long windows stay quick
@@ -23,7 +23,7 @@ type Workload struct {
 	Doc  string
 	// Arrivals, Callers, Workers and Skew go into the simulated scenario
 	// (Workers 0 means 1).
-	Arrivals simulate.Arrivals
+	Arrivals workload.Arrivals
 	Callers  int
 	Workers  int
 	Skew     []time.Duration
@@ -74,14 +74,14 @@ func Workloads(rules []rule.Rule) []Workload {
 	for range min(minN, maxCallers/2) {
 		straddle = append(straddle, int64(edge))
 	}
-	pace := simulate.Arrivals{Kind: simulate.Interval, Every: max(fastest.Window/time.Duration(2*fastest.Limit), 1)}
+	pace := workload.Arrivals{Kind: workload.Interval, Every: max(fastest.Window/time.Duration(2*fastest.Limit), 1)}
 	steady := min(max(4*maxN, 2*int(int64(2*maxW)*int64(fastest.Limit)/int64(fastest.Window))), maxCallers)
 	return []Workload{
 		{
 			Name: "burst-after-idle",
 			Doc:  "one call, an idle spell of twice the longest window, then every caller at once",
-			Arrivals: simulate.Arrivals{
-				Kind: simulate.Replay, Times: times,
+			Arrivals: workload.Arrivals{
+				Kind: workload.Replay, Times: times,
 			},
 		},
 		{
@@ -93,16 +93,16 @@ func Workloads(rules []rule.Rule) []Workload {
 		{
 			Name: "poisson",
 			Doc:  "Poisson arrivals at the slowest rule's long-run rate",
-			Arrivals: simulate.Arrivals{
-				Kind: simulate.Poisson, Rate: float64(slowest.Limit) / slowest.Window.Seconds(),
+			Arrivals: workload.Arrivals{
+				Kind: workload.Poisson, Rate: float64(slowest.Limit) / slowest.Window.Seconds(),
 			},
 			Callers: min(4*maxN, maxCallers),
 		},
 		{
 			Name: "straddle",
 			Doc:  "one call opens a window of the fastest rule, then N calls 1% of it before its end and N at its end",
-			Arrivals: simulate.Arrivals{
-				Kind: simulate.Replay, Times: straddle,
+			Arrivals: workload.Arrivals{
+				Kind: workload.Replay, Times: straddle,
 			},
 		},
 		{
@@ -164,7 +164,7 @@ func Saturation(name string, cfg libs.Config, opt *Options) []Workload {
 		out = append(out, Workload{
 			Name:     "saturate-" + r.String(),
 			Doc:      fmt.Sprintf("%d calls one every %v: two windows of %s", calls, every, r),
-			Arrivals: simulate.Arrivals{Kind: simulate.Interval, Every: every},
+			Arrivals: workload.Arrivals{Kind: workload.Interval, Every: every},
 			Callers:  calls,
 		})
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // DefaultSearchTries is how many schedules the worst-case search runs per
@@ -87,7 +88,7 @@ func searchWorst(opt *Options, name string, cfg libs.Config, tries int) (*Worst,
 	w := &Worst{Strategy: name, Config: cfg}
 	eval := func(bs []burst) ([]RuleOutcome, []int64, error) {
 		times := scheduleTimes(slices.Clone(bs))
-		wl := Workload{Name: "search", Arrivals: simulate.Arrivals{Kind: simulate.Replay, Times: times}}
+		wl := Workload{Name: "search", Arrivals: workload.Arrivals{Kind: workload.Replay, Times: times}}
 		res, err := simulate.RunStrategy(wl.Scenario(opt, name), st, opt.Seed, simulate.Options{})
 		if err != nil {
 			return nil, nil, err

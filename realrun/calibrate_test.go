@@ -10,14 +10,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/scenarios"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // TestCalibrationReadsBackAsAScenario: the fragment, pasted into a
 // scenario beside it, loads, and its distributions draw the samples.
 func TestCalibrationReadsBackAsAScenario(t *testing.T) {
 	dir := t.TempDir()
-	rep := &Report{Scenario: &simulate.Scenario{Name: "x"}, Speed: 1, Runs: []*Result{{Strategies: []StrategyResult{
+	rep := &Report{Scenario: &workload.Scenario{Name: "x"}, Speed: 1, Runs: []*Result{{Strategies: []StrategyResult{
 		{Late: []time.Duration{300 * time.Microsecond, 1200 * time.Microsecond}, SendDelays: []time.Duration{20 * time.Millisecond}},
 		{Late: []time.Duration{2 * time.Millisecond}, SendDelays: []time.Duration{21*time.Millisecond + 7}},
 	}}}}

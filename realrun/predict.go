@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // Prediction is the virtual clock's forecast for a scenario: each
@@ -45,7 +46,7 @@ const (
 )
 
 // Costly returns the strategies of s that are simulate.Strategy.Costly.
-func Costly(s *simulate.Scenario) []string {
+func Costly(s *workload.Scenario) []string {
 	var out []string
 	for _, name := range s.Strategies {
 		if st, ok := simulate.Lookup(name); ok && st.Costly {
@@ -56,7 +57,7 @@ func Costly(s *simulate.Scenario) []string {
 }
 
 // SeedsFor returns the prediction's seed count for s when none is asked for.
-func SeedsFor(s *simulate.Scenario) int {
+func SeedsFor(s *workload.Scenario) int {
 	if len(Costly(s)) > 0 {
 		return CostlySeeds
 	}
@@ -64,7 +65,7 @@ func SeedsFor(s *simulate.Scenario) int {
 }
 
 // Predict runs s on the virtual clock over seeds s.Seed .. s.Seed+seeds-1.
-func Predict(s *simulate.Scenario, seeds int, strategies []string) (*Prediction, error) {
+func Predict(s *workload.Scenario, seeds int, strategies []string) (*Prediction, error) {
 	return predict(s, seeds, simulate.Options{Strategies: strategies})
 }
 
@@ -81,7 +82,7 @@ func progressOf(w io.Writer) func(done, total int) {
 	}
 }
 
-func predict(s *simulate.Scenario, seeds int, opt simulate.Options) (*Prediction, error) {
+func predict(s *workload.Scenario, seeds int, opt simulate.Options) (*Prediction, error) {
 	rr, err := simulate.RunSeeds(s, seeds, opt)
 	if err != nil {
 		return nil, err

@@ -15,17 +15,18 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // edge is a scenario whose prediction depends on the margin: worker 1's
 // requests take up to 20 ms to arrive and worker 0's none, so combined,
 // exact on its admissions, overfills windows at the provider unless every
 // window it enforces is wider by the spread.
-func edge() *simulate.Scenario {
-	return &simulate.Scenario{
+func edge() *workload.Scenario {
+	return &workload.Scenario{
 		Name: "edge", Rules: []rule.Rule{{Limit: 2, Window: 50 * time.Millisecond}}, Strategies: []string{"combined"},
-		Callers: 8, Workers: 2, MaxInFlight: 2, Arrivals: simulate.Arrivals{Kind: simulate.AllAtOnce}, Seed: 1,
-		SendDelay: []simulate.Dist{{}, {Kind: simulate.Uniform, B: 20 * time.Millisecond}},
+		Callers: 8, Workers: 2, MaxInFlight: 2, Arrivals: workload.Arrivals{Kind: workload.AllAtOnce}, Seed: 1,
+		SendDelay: []workload.Dist{{}, {Kind: workload.Uniform, B: 20 * time.Millisecond}},
 	}
 }
 

@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/rlcheck/rlcheck/buildinfo"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // Report sets real-clock runs of a scenario beside the virtual clock's
 // prediction for it.
 type Report struct {
-	Scenario   *simulate.Scenario // as run, after any Scale
+	Scenario   *workload.Scenario // as run, after any Scale
 	Speed      float64
 	Margin     time.Duration // added to the limiters' windows (Options.Margin)
 	Prediction *Prediction
@@ -256,7 +256,7 @@ func Write(w io.Writer, r *Report, format string) error {
 // Repeat predicts s over seeds seeds on the virtual clock, then runs it
 // repeat times on the real clock (run i with opt.Run = i), naming each run
 // on progress as it starts, and returns the report of them all.
-func Repeat(ctx context.Context, s *simulate.Scenario, speed float64, seeds, repeat int, opt Options, progress io.Writer) (*Report, error) {
+func Repeat(ctx context.Context, s *workload.Scenario, speed float64, seeds, repeat int, opt Options, progress io.Writer) (*Report, error) {
 	// One scenario and one set of options for the prediction and the runs:
 	// the prediction runs the limiters the runs run, margin included.
 	s = opt.Scenario(s)

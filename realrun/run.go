@@ -17,6 +17,7 @@ import (
 	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies"
 	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // Options tune Run.
@@ -44,7 +45,7 @@ type Options struct {
 // Scenario returns s as the limiters of a run with o see it (the margin
 // applied). Run and Repeat's prediction both start from it, so that the
 // prediction runs the limiters the real run runs.
-func (o Options) Scenario(s *simulate.Scenario) *simulate.Scenario {
+func (o Options) Scenario(s *workload.Scenario) *workload.Scenario {
 	c := *s
 	c.Margin = cmp.Or(o.Margin, s.Margin)
 	return &c
@@ -119,9 +120,9 @@ func (r *StrategyResult) Violations() int64 {
 // Run runs every strategy of s at the same time on the wall clock, taking
 // arrivals and call durations from s.Seed, and checks each one's sends.
 // It lasts as long as the scenario does in real time.
-func Run(ctx context.Context, s *simulate.Scenario, opt Options) (*Result, error) {
+func Run(ctx context.Context, s *workload.Scenario, opt Options) (*Result, error) {
 	s = opt.Scenario(s)
-	if err := s.Validate(); err != nil {
+	if err := simulate.Validate(s); err != nil {
 		return nil, err
 	}
 	names := opt.Strategies
@@ -163,7 +164,7 @@ func Run(ctx context.Context, s *simulate.Scenario, opt Options) (*Result, error
 
 // runStrategy drives one strategy: a goroutine per caller, started at its
 // arrival instant.
-func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy, times []int64, calls, delays []time.Duration, opt Options) (StrategyResult, error) {
+func runStrategy(ctx context.Context, s *workload.Scenario, st simulate.Strategy, times []int64, calls, delays []time.Duration, opt Options) (StrategyResult, error) {
 	rt := clock.NewReal()
 	late := &lateLog{}
 	t0 := rt.Now()
@@ -200,7 +201,7 @@ func runStrategy(ctx context.Context, s *simulate.Scenario, st simulate.Strategy
 		if w < len(s.Skew) {
 			skew = int64(s.Skew[w])
 		}
-		lim, err := st.New(s.LimiterEnv(w, &meter{rt: rt, skew: skew - epoch, late: late}, shared))
+		lim, err := st.New(simulate.LimiterEnv(s, w, &meter{rt: rt, skew: skew - epoch, late: late}, shared))
 		if err != nil {
 			return StrategyResult{}, fmt.Errorf("realrun: strategy %s: %w", st.Name, err)
 		}

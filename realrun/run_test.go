@@ -12,7 +12,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/scenarios"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // fastSeed is the shipped seed scenario run 20 times faster: about 350 ms.
@@ -120,8 +120,8 @@ func TestRunUnknownStrategy(t *testing.T) {
 // and no send can precede its record, so the third send of 1/50ms with a
 // 100ms margin comes at least 300ms after the start.
 func TestRunMargin(t *testing.T) {
-	s := &simulate.Scenario{Name: "margin", Rules: []rule.Rule{{Limit: 1, Window: 50 * time.Millisecond}},
-		Strategies: []string{"combined"}, Callers: 3, Workers: 1, Arrivals: simulate.Arrivals{Kind: simulate.AllAtOnce}}
+	s := &workload.Scenario{Name: "margin", Rules: []rule.Rule{{Limit: 1, Window: 50 * time.Millisecond}},
+		Strategies: []string{"combined"}, Callers: 3, Workers: 1, Arrivals: workload.Arrivals{Kind: workload.AllAtOnce}}
 	res, err := Run(context.Background(), s, Options{Margin: 100 * time.Millisecond})
 	require.NoError(t, err)
 	sends := res.Strategies[0].Sends

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // Scale returns a copy of s running speed times faster: windows, arrivals,
@@ -15,7 +15,7 @@ import (
 // lateness and operation cost, which belong to the machine and not to the
 // workload, stay as they are. At a high speed they therefore weigh more
 // against each window, on the real clock and in the prediction alike.
-func Scale(s *simulate.Scenario, speed float64) (*simulate.Scenario, error) {
+func Scale(s *workload.Scenario, speed float64) (*workload.Scenario, error) {
 	if !(speed > 0) || math.IsInf(speed, 0) {
 		return nil, fmt.Errorf("realrun: speed %v: want a positive number", speed)
 	}
@@ -42,7 +42,7 @@ func Scale(s *simulate.Scenario, speed float64) (*simulate.Scenario, error) {
 		}
 	}
 	c.CallDuration = s.CallDuration.Scaled(sd)
-	c.SendDelay = make([]simulate.Dist, len(s.SendDelay))
+	c.SendDelay = make([]workload.Dist, len(s.SendDelay))
 	for i, d := range s.SendDelay {
 		c.SendDelay[i] = d.Scaled(sd)
 	}
@@ -58,7 +58,7 @@ func Scale(s *simulate.Scenario, speed float64) (*simulate.Scenario, error) {
 
 // callDurations draws every caller's call duration up front, in caller
 // order, so goroutines never share the random source.
-func callDurations(s *simulate.Scenario, seed uint64, n int) []time.Duration {
+func callDurations(s *workload.Scenario, seed uint64, n int) []time.Duration {
 	r := rand.New(rand.NewPCG(seed, streamCalls))
 	out := make([]time.Duration, n)
 	for i := range out {
@@ -69,7 +69,7 @@ func callDurations(s *simulate.Scenario, seed uint64, n int) []time.Duration {
 
 // sendDelays draws every caller's send delay up front, in caller order,
 // each from its worker's distribution.
-func sendDelays(s *simulate.Scenario, seed uint64, n int) []time.Duration {
+func sendDelays(s *workload.Scenario, seed uint64, n int) []time.Duration {
 	r := rand.New(rand.NewPCG(seed, streamPath))
 	out := make([]time.Duration, n)
 	for i := range out {

@@ -10,15 +10,16 @@ import (
 
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 func TestScale(t *testing.T) {
-	s := &simulate.Scenario{
+	s := &workload.Scenario{
 		Name:         "x",
 		Rules:        []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}},
-		Arrivals:     simulate.Arrivals{Kind: simulate.Poisson, Start: 100 * time.Millisecond, Rate: 8},
-		CallDuration: simulate.Dist{Kind: simulate.Uniform, A: 10 * time.Millisecond, B: 30 * time.Millisecond},
-		Lateness:     simulate.Dist{Kind: simulate.Uniform, A: 100 * time.Microsecond, B: 3 * time.Millisecond},
+		Arrivals:     workload.Arrivals{Kind: workload.Poisson, Start: 100 * time.Millisecond, Rate: 8},
+		CallDuration: workload.Dist{Kind: workload.Uniform, A: 10 * time.Millisecond, B: 30 * time.Millisecond},
+		Lateness:     workload.Dist{Kind: workload.Uniform, A: 100 * time.Microsecond, B: 3 * time.Millisecond},
 		Skew:         []time.Duration{0, -4 * time.Millisecond},
 		Timeout:      2 * time.Second,
 	}
@@ -28,7 +29,7 @@ func TestScale(t *testing.T) {
 	assert.Equal(t, 25*time.Millisecond, c.Arrivals.Start)
 	assert.Equal(t, 32.0, c.Arrivals.Rate)
 	assert.Equal(t, 500*time.Millisecond, c.Timeout)
-	assert.Equal(t, simulate.Dist{Kind: simulate.Uniform, A: 2500 * time.Microsecond, B: 7500 * time.Microsecond}, c.CallDuration)
+	assert.Equal(t, workload.Dist{Kind: workload.Uniform, A: 2500 * time.Microsecond, B: 7500 * time.Microsecond}, c.CallDuration)
 	assert.Equal(t, []time.Duration{0, -time.Millisecond}, c.Skew)
 	assert.Equal(t, s.Lateness, c.Lateness, "lateness belongs to the machine")
 	assert.Equal(t, time.Second, s.Rules[0].Window, "Scale changed its argument")
@@ -43,15 +44,15 @@ func TestScale(t *testing.T) {
 // never bind, the simulator sends at the arrival instants, which must be
 // the ones the real driver starts its callers at.
 func TestArrivalsMatchSimulate(t *testing.T) {
-	for _, a := range []simulate.Arrivals{
-		{Kind: simulate.Poisson, Rate: 50, Start: time.Millisecond},
-		{Kind: simulate.Interval, Every: 7 * time.Millisecond},
-		{Kind: simulate.AllAtOnce},
-		{Kind: simulate.Replay, Start: 5, Times: []int64{100, 100, 250, 900}},
+	for _, a := range []workload.Arrivals{
+		{Kind: workload.Poisson, Rate: 50, Start: time.Millisecond},
+		{Kind: workload.Interval, Every: 7 * time.Millisecond},
+		{Kind: workload.AllAtOnce},
+		{Kind: workload.Replay, Start: 5, Times: []int64{100, 100, 250, 900}},
 	} {
-		s := &simulate.Scenario{Name: "arrivals", Rules: []rule.Rule{{Limit: 1 << 20, Window: time.Second}},
+		s := &workload.Scenario{Name: "arrivals", Rules: []rule.Rule{{Limit: 1 << 20, Window: time.Second}},
 			Strategies: []string{"combined"}, Callers: 200, Workers: 1, Arrivals: a, Seed: 7}
-		if a.Kind == simulate.Replay {
+		if a.Kind == workload.Replay {
 			s.Callers = 0 // the replayed instants set them
 		}
 		res, err := simulate.Run(s, simulate.Options{})

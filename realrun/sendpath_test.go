@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // TestSendDelayIsSlept: worker 0's request spends 60 ms on the way and
@@ -18,10 +18,10 @@ import (
 // apart: one violation there, none among the records. The real clock's own
 // lateness would have to exceed 60 ms to hide it.
 func TestSendDelayIsSlept(t *testing.T) {
-	s := &simulate.Scenario{
+	s := &workload.Scenario{
 		Name: "edge", Rules: []rule.Rule{{Limit: 1, Window: 100 * time.Millisecond}}, Strategies: []string{"combined", "sequential"},
-		Callers: 2, Workers: 2, Arrivals: simulate.Arrivals{Kind: simulate.Interval, Every: 10 * time.Millisecond},
-		SendDelay: []simulate.Dist{{A: 60 * time.Millisecond}, {}},
+		Callers: 2, Workers: 2, Arrivals: workload.Arrivals{Kind: workload.Interval, Every: 10 * time.Millisecond},
+		SendDelay: []workload.Dist{{A: 60 * time.Millisecond}, {}},
 	}
 	res, err := Run(context.Background(), s, Options{})
 	require.NoError(t, err)
@@ -34,14 +34,14 @@ func TestSendDelayIsSlept(t *testing.T) {
 }
 
 func TestScaleShrinksTheSendPath(t *testing.T) {
-	s := &simulate.Scenario{
+	s := &workload.Scenario{
 		Rules:     []rule.Rule{{Limit: 1, Window: time.Second}},
-		SendDelay: []simulate.Dist{{Kind: simulate.Uniform, A: 20 * time.Millisecond, B: 40 * time.Millisecond}},
-		RedisRTT:  simulate.Dist{A: 4 * time.Millisecond}, Margin: 8 * time.Millisecond,
+		SendDelay: []workload.Dist{{Kind: workload.Uniform, A: 20 * time.Millisecond, B: 40 * time.Millisecond}},
+		RedisRTT:  workload.Dist{A: 4 * time.Millisecond}, Margin: 8 * time.Millisecond,
 	}
 	c, err := Scale(s, 4)
 	require.NoError(t, err)
-	assert.Equal(t, simulate.Dist{Kind: simulate.Uniform, A: 5 * time.Millisecond, B: 10 * time.Millisecond}, c.SendDelay[0])
+	assert.Equal(t, workload.Dist{Kind: workload.Uniform, A: 5 * time.Millisecond, B: 10 * time.Millisecond}, c.SendDelay[0])
 	assert.Equal(t, time.Millisecond, c.RedisRTT.A)
 	assert.Equal(t, 2*time.Millisecond, c.Margin)
 	assert.Equal(t, 20*time.Millisecond, s.SendDelay[0].A, "Scale changed its argument")

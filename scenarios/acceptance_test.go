@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 func violations(t *testing.T, st simulate.StrategyResult) []int64 {
@@ -38,12 +39,12 @@ func TestSeedReproducesTheGuide(t *testing.T) {
 // clocks: with every wake-up exactly on time, sequential looks clean.
 func TestSeedWithoutLatenessHidesTheBug(t *testing.T) {
 	s, _ := Shipped("seed")
-	s.Lateness = simulate.Dist{}
+	s.Lateness = workload.Dist{}
 	r, err := simulate.Run(&s.Scenario, simulate.Options{Strategies: []string{"sequential"}})
 	require.NoError(t, err)
 	require.Equal(t, []int64{0, 0}, violations(t, r.Strategies[0]), "sequential with no lateness")
 	// With no operation cost either, no seed shows it.
-	s.OpCost = simulate.Dist{}
+	s.OpCost = workload.Dist{}
 	rs, err := simulate.RunSeeds(&s.Scenario, 50, simulate.Options{Strategies: []string{"sequential"}})
 	require.NoError(t, err)
 	require.Zero(t, rs.Strategies[0].RunsWithViolations, "exact clock: runs violating of 50")

@@ -1,5 +1,5 @@
 // Package scenarios reads simulation scenarios from YAML into
-// simulate.Scenario, strictly: an unknown field or a bad value is an error
+// workload.Scenario, strictly: an unknown field or a bad value is an error
 // naming the file and the line. The scenarios rlcheck ships are embedded,
 // so they can be run by name.
 package scenarios

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/simulate"
 )
 
 // FuzzParse feeds arbitrary YAML to the loader: it must never panic, and
@@ -27,6 +29,6 @@ func FuzzParse(f *testing.F) {
 			require.True(t, se.File == "f.yaml" || strings.HasSuffix(se.File, ".txt"), "error %v does not name the file", err)
 			return
 		}
-		require.NoError(t, s.Validate(), "a parsed scenario validates")
+		require.NoError(t, simulate.Validate(&s.Scenario), "a parsed scenario validates")
 	})
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -70,7 +71,7 @@ type arrivals struct {
 
 // Scenario is a loaded scenario with its description.
 type Scenario struct {
-	simulate.Scenario
+	workload.Scenario
 	Description string
 	// Path is where it was read from ("seed.yaml" for a shipped one).
 	Path string
@@ -231,7 +232,7 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 	if err := c.arrivals(&f.Arrivals, sc, open); err != nil {
 		return nil, err
 	}
-	if sc.Arrivals.Kind == simulate.Replay && f.Callers.Kind != 0 {
+	if sc.Arrivals.Kind == workload.Replay && f.Callers.Kind != 0 {
 		return nil, c.errf(&f.Callers, "callers: a replayed log sets the callers (one per line); remove callers")
 	}
 	if len(sc.Skew) > 0 && len(sc.Skew) != sc.Workers {
@@ -240,7 +241,7 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 	if len(sc.SendDelay) > 1 && len(sc.SendDelay) != sc.Workers {
 		return nil, c.errf(&f.SendDelay, "send_delay: %d distributions for %d workers; give one, or one per worker", len(sc.SendDelay), sc.Workers)
 	}
-	if err := sc.Validate(); err != nil {
+	if err := simulate.Validate(sc); err != nil {
 		return nil, &Error{File: name, Msg: err.Error()}
 	}
 	return s, nil
@@ -287,22 +288,22 @@ func (c conv) errf(n *yaml.Node, format string, a ...any) error {
 	return &Error{File: c.file, Line: n.Line, Msg: fmt.Sprintf(format, a...)}
 }
 
-func (c conv) dist(n *yaml.Node, field string) (simulate.Dist, error) {
+func (c conv) dist(n *yaml.Node, field string) (workload.Dist, error) {
 	if n.Kind == 0 {
-		return simulate.Dist{}, nil
+		return workload.Dist{}, nil
 	}
 	if n.Kind != yaml.ScalarNode {
-		return simulate.Dist{}, c.errf(n, "%s: want a duration or a distribution such as uniform(100us, 3ms)", field)
+		return workload.Dist{}, c.errf(n, "%s: want a duration or a distribution such as uniform(100us, 3ms)", field)
 	}
-	d, err := simulate.ParseDistFiles(n.Value, c.open)
+	d, err := workload.ParseDistFiles(n.Value, c.open)
 	if err != nil {
-		return simulate.Dist{}, c.errf(n, "%s: %v", field, err)
+		return workload.Dist{}, c.errf(n, "%s: %v", field, err)
 	}
 	return d, nil
 }
 
 // dists reads one distribution or a list of them.
-func (c conv) dists(n *yaml.Node, field string) ([]simulate.Dist, error) {
+func (c conv) dists(n *yaml.Node, field string) ([]workload.Dist, error) {
 	nodes := []*yaml.Node{n}
 	switch n.Kind {
 	case 0:
@@ -310,7 +311,7 @@ func (c conv) dists(n *yaml.Node, field string) ([]simulate.Dist, error) {
 	case yaml.SequenceNode:
 		nodes = n.Content
 	}
-	var out []simulate.Dist
+	var out []workload.Dist
 	for _, e := range nodes {
 		d, err := c.dist(e, field)
 		if err != nil {
@@ -346,13 +347,13 @@ func (c conv) signedDur(n *yaml.Node, field string) (time.Duration, error) {
 	return d, nil
 }
 
-func (c conv) arrivals(a *arrivals, sc *simulate.Scenario, open func(string) (io.ReadCloser, error)) error {
-	kind := simulate.ArrivalKind(a.Pattern.Value)
+func (c conv) arrivals(a *arrivals, sc *workload.Scenario, open func(string) (io.ReadCloser, error)) error {
+	kind := workload.ArrivalKind(a.Pattern.Value)
 	if a.Pattern.Kind == 0 {
-		kind = simulate.AllAtOnce
+		kind = workload.AllAtOnce
 	}
 	switch kind {
-	case simulate.AllAtOnce, simulate.Interval, simulate.Poisson, simulate.Replay:
+	case workload.AllAtOnce, workload.Interval, workload.Poisson, workload.Replay:
 	default:
 		return c.errf(&a.Pattern, "arrivals: unknown pattern %q (want all-at-once, interval, poisson or replay)", a.Pattern.Value)
 	}
@@ -365,7 +366,7 @@ func (c conv) arrivals(a *arrivals, sc *simulate.Scenario, open func(string) (io
 		return err
 	}
 	sc.Arrivals.Rate = a.Rate
-	if kind == simulate.Replay {
+	if kind == workload.Replay {
 		if a.File.Value == "" {
 			return c.errf(&a.Pattern, "arrivals: replay needs a file")
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 func TestShippedScenariosLoad(t *testing.T) {
@@ -43,14 +44,14 @@ func TestSendPathFields(t *testing.T) {
 	y := "rules: [5/1s]\nstrategies: [combined]\ncallers: 3\nworkers: 2\nsend_delay:\n  - 2ms\n  - uniform(1ms, 3ms)\nredis_rtt: 500us\nmargin: 2ms\n"
 	s, err := Parse("p.yaml", []byte(y), noFiles)
 	require.NoError(t, err)
-	assert.Equal(t, []simulate.Dist{{A: 2 * time.Millisecond}, {Kind: simulate.Uniform, A: time.Millisecond, B: 3 * time.Millisecond}}, s.SendDelay)
-	assert.Equal(t, simulate.Dist{A: 500 * time.Microsecond}, s.RedisRTT)
+	assert.Equal(t, []workload.Dist{{A: 2 * time.Millisecond}, {Kind: workload.Uniform, A: time.Millisecond, B: 3 * time.Millisecond}}, s.SendDelay)
+	assert.Equal(t, workload.Dist{A: 500 * time.Microsecond}, s.RedisRTT)
 	assert.Equal(t, 2*time.Millisecond, s.Margin)
 	assert.True(t, s.HasSendPath())
 
 	s, err = Parse("p.yaml", []byte("rules: [5/1s]\nstrategies: [combined]\ncallers: 3\nsend_delay: exponential(1ms)\n"), noFiles)
 	require.NoError(t, err)
-	assert.Equal(t, []simulate.Dist{{Kind: simulate.Exponential, A: time.Millisecond}}, s.SendDelay, "one for every worker")
+	assert.Equal(t, []workload.Dist{{Kind: workload.Exponential, A: time.Millisecond}}, s.SendDelay, "one for every worker")
 
 	for y, want := range map[string]string{
 		"workers: 3\nsend_delay: [1ms, 2ms]\n": "p.yaml:5: send_delay: 2 distributions for 3 workers; give one, or one per worker",

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // Overrides replace parts of a loaded scenario, as simulate's and run's
@@ -33,12 +33,12 @@ func (o Overrides) Apply(s *Scenario) error {
 	}
 	var err error
 	if o.Lateness != "" {
-		if sc.Lateness, err = simulate.ParseDist(o.Lateness); err != nil {
+		if sc.Lateness, err = workload.ParseDist(o.Lateness); err != nil {
 			return fmt.Errorf("--lateness: %v", err)
 		}
 	}
 	if o.OpCost != "" {
-		if sc.OpCost, err = simulate.ParseDist(o.OpCost); err != nil {
+		if sc.OpCost, err = workload.ParseDist(o.OpCost); err != nil {
 			return fmt.Errorf("--op-cost: %v", err)
 		}
 	}

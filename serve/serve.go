@@ -22,7 +22,7 @@ import (
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // Options say what a Server promises and how it answers.
@@ -37,7 +37,7 @@ type Options struct {
 	KeyHeader string
 	// Latency is how long a request within the contract waits for its
 	// answer, drawn in arrival order from a generator seeded with Seed.
-	Latency simulate.Dist
+	Latency workload.Dist
 	Seed    uint64
 	// Status (0: 200) and Body answer a request within the contract.
 	Status int

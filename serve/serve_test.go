@@ -23,7 +23,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // running is a Run in progress on a loopback port.
@@ -220,7 +220,7 @@ func TestRecordAnswersEverything(t *testing.T) {
 	assertVerdict(t, r, res, opt, 10)
 }
 
-func fixed(d time.Duration) simulate.Dist { return simulate.Dist{Kind: simulate.Fixed, A: d} }
+func fixed(d time.Duration) workload.Dist { return workload.Dist{Kind: workload.Fixed, A: d} }
 
 func TestInFlightCapCountsUntilTheAnswer(t *testing.T) {
 	opt := Options{MaxInFlight: 2, Latency: fixed(400 * time.Millisecond)}

@@ -10,6 +10,7 @@ import (
 	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 var contract = []rule.Rule{{Limit: 10, Window: time.Second}, {Limit: 500, Window: time.Minute}, {Limit: 10000, Window: 24 * time.Hour}}
@@ -23,9 +24,9 @@ func BenchmarkCombinedAdmitted(b *testing.B) {
 	for _, every := range []time.Duration{100 * time.Millisecond, 150 * time.Millisecond} {
 		b.Run("every="+every.String(), func(b *testing.B) {
 			const calls = 10_000
-			s := &Scenario{
+			s := &workload.Scenario{
 				Name: "bench", Rules: contract, Strategies: []string{"combined"},
-				Callers: calls, Workers: 1, Arrivals: Arrivals{Kind: Interval, Every: every},
+				Callers: calls, Workers: 1, Arrivals: workload.Arrivals{Kind: workload.Interval, Every: every},
 			}
 			st, _ := Lookup("combined")
 			var admitted int
@@ -97,9 +98,9 @@ func (m probeMutex) Lock(ctx context.Context) error {
 // maxCallers.
 func BenchmarkCallerBytes(b *testing.B) {
 	const callers = 100_000
-	s := &Scenario{
+	s := &workload.Scenario{
 		Name: "bench", Rules: []rule.Rule{{Limit: 1, Window: time.Millisecond}}, Strategies: []string{"combined"},
-		Callers: callers, Workers: 1, Arrivals: Arrivals{Kind: AllAtOnce},
+		Callers: callers, Workers: 1, Arrivals: workload.Arrivals{Kind: workload.AllAtOnce},
 	}
 	st, _ := Lookup("combined")
 	var perCaller float64
@@ -124,19 +125,19 @@ func BenchmarkCallerBytes(b *testing.B) {
 
 // seedScenario is scenarios/seed.yaml: 30 callers at once under 5/1s and
 // 12/3s, timers 0.1–3 ms late.
-func seedScenario(b *testing.B) *Scenario {
-	lateness, err := ParseDist("uniform(100us, 3ms)")
+func seedScenario(b *testing.B) *workload.Scenario {
+	lateness, err := workload.ParseDist("uniform(100us, 3ms)")
 	if err != nil {
 		b.Fatal(err)
 	}
-	cost, err := ParseDist("uniform(3us, 6us)")
+	cost, err := workload.ParseDist("uniform(3us, 6us)")
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &Scenario{
+	return &workload.Scenario{
 		Name: "seed", Rules: []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}},
 		Strategies: []string{"sequential", "combined", "gated", "gated-rates-first", "combined-counter"},
-		Callers:    30, Workers: 1, MaxInFlight: 4, Arrivals: Arrivals{Kind: AllAtOnce},
+		Callers:    30, Workers: 1, MaxInFlight: 4, Arrivals: workload.Arrivals{Kind: workload.AllAtOnce},
 		Lateness: lateness, OpCost: cost, Seed: 1,
 	}
 }

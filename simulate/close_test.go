@@ -13,6 +13,7 @@ import (
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/strategies"
 	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // closing is a limiter that admits at once and counts its Close calls.
@@ -66,9 +67,9 @@ func TestLibRedisServersClosed(t *testing.T) {
 // start (clockredis, one per limiter) stop when the run ends, not when the
 // collector gets to them: runs leave no goroutines behind.
 func TestRunClosesItsServers(t *testing.T) {
-	s := &Scenario{
+	s := &workload.Scenario{
 		Name: "close", Rules: contract, Strategies: []string{RedisRate},
-		Callers: 20, Workers: 2, Arrivals: Arrivals{Kind: Interval, Every: 10 * time.Millisecond},
+		Callers: 20, Workers: 2, Arrivals: workload.Arrivals{Kind: workload.Interval, Every: 10 * time.Millisecond},
 	}
 	st, ok := Lookup(RedisRate)
 	require.True(t, ok)

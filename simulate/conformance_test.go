@@ -13,20 +13,21 @@ import (
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // genScenario draws a small random workload: one to three rules with ties
 // and exact-window gaps likely, bursts or streams of callers, timeouts
 // half the time, and the asyncio-like runtime model.
-func genScenario(seed uint64) *Scenario {
+func genScenario(seed uint64) *workload.Scenario {
 	r := rand.New(rand.NewPCG(seed, 99))
-	s := &Scenario{
+	s := &workload.Scenario{
 		Name:        fmt.Sprintf("gen-%d", seed),
 		Callers:     5 + r.IntN(60),
 		Workers:     1 + r.IntN(3),
 		MaxInFlight: 1 + r.IntN(4),
-		Lateness:    Dist{Kind: Uniform, A: 0, B: time.Duration(r.IntN(3)) * time.Millisecond},
-		OpCost:      Dist{Kind: Uniform, A: 0, B: time.Duration(r.IntN(6)) * time.Microsecond},
+		Lateness:    workload.Dist{Kind: workload.Uniform, A: 0, B: time.Duration(r.IntN(3)) * time.Millisecond},
+		OpCost:      workload.Dist{Kind: workload.Uniform, A: 0, B: time.Duration(r.IntN(6)) * time.Microsecond},
 		Seed:        seed,
 	}
 	for i := range 1 + r.IntN(3) {
@@ -34,16 +35,16 @@ func genScenario(seed uint64) *Scenario {
 	}
 	switch r.IntN(3) {
 	case 0:
-		s.Arrivals = Arrivals{Kind: AllAtOnce}
+		s.Arrivals = workload.Arrivals{Kind: workload.AllAtOnce}
 	case 1:
-		s.Arrivals = Arrivals{Kind: Interval, Every: time.Duration(1+r.IntN(50)) * time.Millisecond}
+		s.Arrivals = workload.Arrivals{Kind: workload.Interval, Every: time.Duration(1+r.IntN(50)) * time.Millisecond}
 	default:
-		s.Arrivals = Arrivals{Kind: Poisson, Rate: float64(5 + r.IntN(100))}
+		s.Arrivals = workload.Arrivals{Kind: workload.Poisson, Rate: float64(5 + r.IntN(100))}
 	}
 	if r.IntN(2) == 0 {
 		s.Timeout = time.Duration(50+r.IntN(500)) * time.Millisecond
 	}
-	s.CallDuration = Dist{Kind: Exponential, A: time.Duration(r.IntN(200)) * time.Millisecond}
+	s.CallDuration = workload.Dist{Kind: workload.Exponential, A: time.Duration(r.IntN(200)) * time.Millisecond}
 	for w := range s.Workers {
 		s.Skew = append(s.Skew, time.Duration(r.IntN(5)-2)*time.Millisecond*time.Duration(w))
 	}
@@ -96,10 +97,10 @@ func workloads() uint64 {
 // a suite's methods would each re-run the simulations or hide them in
 // SetupSuite.
 func TestConformance(t *testing.T) {
-	var scenarios []*Scenario
+	var scenarios []*workload.Scenario
 	for seed := range workloads() {
 		s := genScenario(seed)
-		require.NoError(t, s.Validate(), s.Name)
+		require.NoError(t, Validate(s), s.Name)
 		scenarios = append(scenarios, s)
 	}
 	total := 0
@@ -118,7 +119,7 @@ func TestConformance(t *testing.T) {
 
 // conform runs st on s through the watched runtime, checks what every
 // strategy must keep, and returns how many sleeps it watched.
-func conform(t *testing.T, st Strategy, s *Scenario) int {
+func conform(t *testing.T, st Strategy, s *workload.Scenario) int {
 	t.Helper()
 	sleeps := 0
 	var sch *virtual.Sched

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // bruteMean integrates the trailing-window occupancy piece by piece
@@ -113,10 +114,10 @@ func TestBinding(t *testing.T) {
 // TestSimulateNamesBindingRule runs a contract whose daily quota runs out
 // within the run: the report must say so in words.
 func TestSimulateNamesBindingRule(t *testing.T) {
-	s := &Scenario{
+	s := &workload.Scenario{
 		Name: "quota", Rules: []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 20, Window: 24 * time.Hour}},
 		Strategies: []string{"combined", "xrate-reserve-all"}, Callers: 40, Workers: 1,
-		Arrivals: Arrivals{Kind: Interval, Every: 250 * time.Millisecond}, Timeout: 2 * time.Second, Seed: 1,
+		Arrivals: workload.Arrivals{Kind: workload.Interval, Every: 250 * time.Millisecond}, Timeout: 2 * time.Second, Seed: 1,
 	}
 	res, err := Run(s, Options{})
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/rlcheck/rlcheck/buildinfo"
 	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // MarginOptions tune FindMargins.
@@ -88,8 +89,8 @@ type RunCost struct {
 // assumes that a margin that keeps a run clean keeps it clean when widened,
 // which holds for the bound: then each seed has a threshold, the margin
 // sought is the largest, and search finds it seed by seed.
-func FindMargins(s *Scenario, o MarginOptions) (*MarginResult, error) {
-	if err := s.Validate(); err != nil {
+func FindMargins(s *workload.Scenario, o MarginOptions) (*MarginResult, error) {
+	if err := Validate(s); err != nil {
 		return nil, err
 	}
 	if o.Runs < 1 {
@@ -127,7 +128,7 @@ func FindMargins(s *Scenario, o MarginOptions) (*MarginResult, error) {
 }
 
 // sweep runs every strategy at o.Sweep margins from 0 to the largest bound.
-func sweep(s *Scenario, out *MarginResult, o MarginOptions, pools []virtual.Pool) error {
+func sweep(s *workload.Scenario, out *MarginResult, o MarginOptions, pools []virtual.Pool) error {
 	var top time.Duration
 	for _, sm := range out.Strategies {
 		top = max(top, sm.Bound, sm.Margin)
@@ -318,7 +319,7 @@ func bisect(run stepRunner, s int, k, hi int64, cleanAt []int64, at []seedRun) (
 // pathBound returns max - min of the delay from admission to arrival at
 // the provider, from the distributions, when they are bounded. For the
 // Redis strategies the reply leg is on that path too.
-func pathBound(s *Scenario, st Strategy) (time.Duration, bool) {
+func pathBound(s *workload.Scenario, st Strategy) (time.Duration, bool) {
 	var lo, hi time.Duration
 	for w := range s.Workers {
 		l, h, ok := s.SendDelayFor(w).Bounds()
@@ -356,7 +357,7 @@ type seedRun struct {
 // prober runs one strategy of a scenario on seeds at a margin, over the
 // cores, each core's runs reusing one pool (coroutines, in-process Redis).
 type prober struct {
-	s     *Scenario
+	s     *workload.Scenario
 	st    Strategy
 	o     MarginOptions
 	pools []virtual.Pool
@@ -542,7 +543,7 @@ func WriteMarginsJSON(w io.Writer, r *MarginResult) error {
 
 // ReportMargins runs FindMargins, writes its report as text or JSON, and
 // returns it.
-func ReportMargins(w io.Writer, s *Scenario, o MarginOptions, format string) (*MarginResult, error) {
+func ReportMargins(w io.Writer, s *workload.Scenario, o MarginOptions, format string) (*MarginResult, error) {
 	r, err := FindMargins(s, o)
 	if err != nil {
 		return nil, err

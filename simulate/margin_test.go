@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // oldBisection is the search FindMargins made before it went seed by
@@ -178,16 +179,18 @@ func TestSearchOfSeedsNotMonotone(t *testing.T) {
 }
 
 // providerEdge is the shipped provider-edge scenario, written out here.
-func providerEdge() *Scenario {
-	ln := func(d time.Duration, sigma float64) Dist { return Dist{Kind: LogNormal, A: d, Sigma: sigma} }
-	return &Scenario{
+func providerEdge() *workload.Scenario {
+	ln := func(d time.Duration, sigma float64) workload.Dist {
+		return workload.Dist{Kind: workload.LogNormal, A: d, Sigma: sigma}
+	}
+	return &workload.Scenario{
 		Name: "provider-edge", Rules: []rule.Rule{{Limit: 10, Window: time.Second}, {Limit: 600, Window: time.Minute}},
 		Strategies: []string{"combined", "gated", "local-per-worker"},
-		Callers:    30, Workers: 4, MaxInFlight: 4, Arrivals: Arrivals{Kind: Poisson, Rate: 14},
-		CallDuration: ln(40*msec, 0.5), Lateness: Dist{Kind: Uniform, A: 100 * time.Microsecond, B: 2 * msec},
-		OpCost:    Dist{Kind: Uniform, A: 3 * time.Microsecond, B: 6 * time.Microsecond},
-		SendDelay: []Dist{ln(20*msec, 0.2), ln(20*msec, 0.2), ln(20*msec, 0.2), ln(35*msec, 0.2)},
-		RedisRTT:  Dist{Kind: Uniform, A: 400 * time.Microsecond, B: msec},
+		Callers:    30, Workers: 4, MaxInFlight: 4, Arrivals: workload.Arrivals{Kind: workload.Poisson, Rate: 14},
+		CallDuration: ln(40*msec, 0.5), Lateness: workload.Dist{Kind: workload.Uniform, A: 100 * time.Microsecond, B: 2 * msec},
+		OpCost:    workload.Dist{Kind: workload.Uniform, A: 3 * time.Microsecond, B: 6 * time.Microsecond},
+		SendDelay: []workload.Dist{ln(20*msec, 0.2), ln(20*msec, 0.2), ln(20*msec, 0.2), ln(35*msec, 0.2)},
+		RedisRTT:  workload.Dist{Kind: workload.Uniform, A: 400 * time.Microsecond, B: msec},
 		Seed:      1,
 	}
 }

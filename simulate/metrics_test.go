@@ -14,15 +14,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // TestMetricsParse writes a run's .prom file and reads it back with the
 // Prometheus text parser, checking each figure against the run.
 func TestMetricsParse(t *testing.T) {
-	s := &Scenario{
+	s := &workload.Scenario{
 		Name: "metrics", Rules: []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}},
 		Strategies: []string{"sequential", "combined", "xrate-chained"}, Callers: 30, Workers: 1,
-		Arrivals: Arrivals{Kind: AllAtOnce}, Lateness: Dist{Kind: Uniform, A: 100 * time.Microsecond, B: 3 * time.Millisecond}, Seed: 1,
+		Arrivals: workload.Arrivals{Kind: workload.AllAtOnce}, Lateness: workload.Dist{Kind: workload.Uniform, A: 100 * time.Microsecond, B: 3 * time.Millisecond}, Seed: 1,
 	}
 	res, err := Run(s, Options{})
 	require.NoError(t, err)

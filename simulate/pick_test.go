@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"github.com/rlcheck/rlcheck/workload"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -8,7 +9,7 @@ import (
 )
 
 func TestPick(t *testing.T) {
-	s := &Scenario{Strategies: []string{"sequential", "combined"}}
+	s := &workload.Scenario{Strategies: []string{"sequential", "combined"}}
 	got, err := s.Pick("")
 	require.NoError(t, err)
 	assert.Equal(t, "sequential", got, "no name picks the first strategy")

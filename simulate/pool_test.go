@@ -15,14 +15,15 @@ import (
 	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // queueScenario has callers queue on combined's lock, n of them at most.
-func queueScenario(callers int) *Scenario {
-	return &Scenario{
+func queueScenario(callers int) *workload.Scenario {
+	return &workload.Scenario{
 		Name: "queue", Rules: []rule.Rule{{Limit: 10, Window: time.Second}, {Limit: 500, Window: time.Minute}},
 		Strategies: []string{"combined"}, Callers: callers, Workers: 2, MaxInFlight: 3,
-		Arrivals: Arrivals{Kind: Interval, Every: 50 * time.Millisecond}, Timeout: 20 * time.Second,
+		Arrivals: workload.Arrivals{Kind: workload.Interval, Every: 50 * time.Millisecond}, Timeout: 20 * time.Second,
 	}
 }
 
@@ -133,11 +134,11 @@ func TestColdRunPassesOnItsPanic(t *testing.T) {
 // fresh run gives it, with timeouts that abandon callers and semaphores
 // left with waiters among them.
 func TestPooledRunsMatchFreshRuns(t *testing.T) {
-	lateness, err := ParseDist("uniform(100us, 3ms)")
+	lateness, err := workload.ParseDist("uniform(100us, 3ms)")
 	require.NoError(t, err)
-	s := &Scenario{
+	s := &workload.Scenario{
 		Name: "pool", Rules: []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}},
-		Callers: 40, Workers: 2, MaxInFlight: 3, Arrivals: Arrivals{Kind: Poisson, Rate: 20},
+		Callers: 40, Workers: 2, MaxInFlight: 3, Arrivals: workload.Arrivals{Kind: workload.Poisson, Rate: 20},
 		Lateness: lateness, Timeout: 2 * time.Second, Seed: 7,
 	}
 	var pool virtual.Pool

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 const msec = time.Millisecond
@@ -19,11 +20,11 @@ const msec = time.Millisecond
 // twoWorkers: combined admits worker 0's call at 0 and worker 1's at 100 ms
 // under 1/100ms; worker 0's request takes 30 ms to the provider and worker
 // 1's none, so the provider sees them 70 ms apart.
-func twoWorkers(margin time.Duration) *Scenario {
-	return &Scenario{
+func twoWorkers(margin time.Duration) *workload.Scenario {
+	return &workload.Scenario{
 		Name: "edge", Rules: []rule.Rule{{Limit: 1, Window: 100 * msec}}, Strategies: []string{"combined"},
-		Callers: 2, Workers: 2, Arrivals: Arrivals{Kind: AllAtOnce},
-		SendDelay: []Dist{{A: 30 * msec}, {}}, Margin: margin,
+		Callers: 2, Workers: 2, Arrivals: workload.Arrivals{Kind: workload.AllAtOnce},
+		SendDelay: []workload.Dist{{A: 30 * msec}, {}}, Margin: margin,
 	}
 }
 
@@ -73,9 +74,9 @@ func TestNoSendPathKeepsOneView(t *testing.T) {
 // TestRedisRoundTrip: the script runs at the end of the request leg, where
 // the call is recorded, and the caller sends after the reply leg.
 func TestRedisRoundTrip(t *testing.T) {
-	s := &Scenario{
+	s := &workload.Scenario{
 		Name: "rtt", Rules: []rule.Rule{{Limit: 1, Window: time.Second}}, Strategies: []string{"redis"},
-		Callers: 2, Workers: 1, Arrivals: Arrivals{Kind: AllAtOnce}, RedisRTT: Dist{A: 2 * msec},
+		Callers: 2, Workers: 1, Arrivals: workload.Arrivals{Kind: workload.AllAtOnce}, RedisRTT: workload.Dist{A: 2 * msec},
 	}
 	res, err := Run(s, Options{})
 	require.NoError(t, err)
@@ -91,7 +92,7 @@ func TestRedisRoundTrip(t *testing.T) {
 
 func TestSendDelayPerWorkerMustMatchWorkers(t *testing.T) {
 	s := twoWorkers(0)
-	s.SendDelay = []Dist{{}, {}, {}}
+	s.SendDelay = []workload.Dist{{}, {}, {}}
 	require.ErrorContains(t, s.Validate(), "3 send delays for 2 workers")
 	s.SendDelay, s.Margin = nil, -1
 	require.ErrorContains(t, s.Validate(), "margin must not be negative")
@@ -115,19 +116,19 @@ func TestMarginOfTheSpreadKeepsTheProvider(t *testing.T) {
 				a := time.Duration(rng.Int64N(int64(20 * msec)))
 				b := a + time.Duration(1+rng.Int64N(int64(30*msec)))
 				workers := 1 + rng.IntN(4)
-				delays := make([]Dist, workers)
+				delays := make([]workload.Dist, workers)
 				for w := range delays {
 					// Each worker draws within [a, b], some from a narrower part.
 					lo := a + time.Duration(rng.Int64N(int64(b-a)/2+1))
-					delays[w] = Dist{Kind: Uniform, A: lo, B: b}
+					delays[w] = workload.Dist{Kind: workload.Uniform, A: lo, B: b}
 				}
 				delays[0].A = a
-				s := &Scenario{
+				s := &workload.Scenario{
 					Name:       "prop",
 					Rules:      []rule.Rule{{Limit: 1 + rng.IntN(5), Window: time.Duration(50+rng.IntN(500)) * msec}, {Limit: 8 + rng.IntN(10), Window: 2 * time.Second}},
 					Strategies: []string{name}, Callers: 40, Workers: workers, MaxInFlight: 3,
-					Arrivals: Arrivals{Kind: Poisson, Rate: 30}, Lateness: Dist{Kind: Uniform, B: 2 * msec},
-					CallDuration: Dist{Kind: Exponential, A: 20 * msec}, SendDelay: delays, Seed: uint64(c),
+					Arrivals: workload.Arrivals{Kind: workload.Poisson, Rate: 30}, Lateness: workload.Dist{Kind: workload.Uniform, B: 2 * msec},
+					CallDuration: workload.Dist{Kind: workload.Exponential, A: 20 * msec}, SendDelay: delays, Seed: uint64(c),
 				}
 				for _, m := range []time.Duration{0, b - a} {
 					s.Margin = m
@@ -165,9 +166,9 @@ func TestFindMarginBisectsToTheSpread(t *testing.T) {
 // one it holds the series it always did.
 func TestMetricsCarryBothViews(t *testing.T) {
 	for _, tt := range []struct {
-		delays  []Dist
+		delays  []workload.Dist
 		records bool
-	}{{[]Dist{{A: 30 * msec}, {}}, true}, {nil, false}} {
+	}{{[]workload.Dist{{A: 30 * msec}, {}}, true}, {nil, false}} {
 		s := twoWorkers(0)
 		s.SendDelay = tt.delays
 		res, err := Run(s, Options{})

@@ -13,6 +13,7 @@ import (
 	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/strategies"
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // newRedis builds one worker's limiter of the redis strategy: each worker
@@ -53,7 +54,7 @@ func newRedis(e Env, src redislimit.TimeSource, exact bool) (strategies.Limiter,
 // script ran: the admission, when the script admitted.
 type rttPath struct {
 	sch *virtual.Sched
-	rtt Dist
+	rtt workload.Dist
 	rng *rand.Rand
 	// pending is a round trip drawn by serverNow for the script call that
 	// follows it in the same step; carry is a leg already spent by an

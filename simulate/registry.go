@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // Env is what a strategy factory gets for one worker of one run.
@@ -22,11 +24,11 @@ type Env struct {
 	Shared      *Shared
 }
 
-// LimiterEnv is the Env of worker w's limiter, on runtime rt: the rules
+// LimiterEnv is the Env of worker w's limiter of s, on runtime rt: the rules
 // widened by the margin, the slots and the workers. The simulator and the
 // real-clock runner both build their limiters from it, so that a
 // prediction runs the limiters a real run runs.
-func (s *Scenario) LimiterEnv(w int, rt clock.Runtime, shared *Shared) Env {
+func LimiterEnv(s *workload.Scenario, w int, rt clock.Runtime, shared *Shared) Env {
 	return Env{Runtime: rt, Rules: strategies.Widen(s.Margin, s.Rules...), MaxInFlight: s.MaxInFlight,
 		Worker: w, Workers: s.Workers, Shared: shared}
 }
@@ -161,6 +163,21 @@ func Lookup(name string) (Strategy, bool) {
 		}
 	}
 	return Strategy{}, false
+}
+
+// Validate reports the first inconsistency in s, an unknown strategy or
+// one it cannot run among them.
+func Validate(s *workload.Scenario) error {
+	return s.ValidateWith(func(name string) error {
+		st, ok := Lookup(name)
+		if !ok {
+			return fmt.Errorf("unknown strategy %q (known: %s)", name, strategyNames())
+		}
+		if st.NeedsSlots && s.MaxInFlight < 1 {
+			return fmt.Errorf("strategy %s needs max_in_flight", name)
+		}
+		return nil
+	})
 }
 
 func strategyNames() string {

@@ -22,6 +22,7 @@ import (
 	"github.com/rlcheck/rlcheck/strategies"
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
 	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // Options tune Run beyond the scenario.
@@ -39,8 +40,8 @@ type Options struct {
 }
 
 // Run runs every strategy of s on s.Seed.
-func Run(s *Scenario, opt Options) (*Result, error) {
-	if err := s.Validate(); err != nil {
+func Run(s *workload.Scenario, opt Options) (*Result, error) {
+	if err := Validate(s); err != nil {
 		return nil, err
 	}
 	names := opt.Strategies
@@ -65,7 +66,7 @@ func Run(s *Scenario, opt Options) (*Result, error) {
 // RunStrategy runs one strategy of s on seed.
 // Calls from any number of goroutines may run at once; they reuse the
 // coroutines and scheduler of earlier calls (virtual.TakePool).
-func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyResult, error) {
+func RunStrategy(s *workload.Scenario, st Strategy, seed uint64, opt Options) (StrategyResult, error) {
 	pp := virtual.TakePool()
 	ended := false
 	defer func() {
@@ -82,13 +83,13 @@ func RunStrategy(s *Scenario, st Strategy, seed uint64, opt Options) (StrategyRe
 
 // runStrategy is RunStrategy taking its coroutines from pool, and leaving
 // them there, when pool is not nil.
-func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *virtual.Pool) (StrategyResult, error) {
+func runStrategy(s *workload.Scenario, st Strategy, seed uint64, opt Options, pool *virtual.Pool) (StrategyResult, error) {
 	if st.NeedsSlots && s.MaxInFlight < 1 {
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s needs max_in_flight", st.Name)
 	}
 	var times []int64
 	if pool != nil {
-		times = s.arrivalTimes(pool.Times, seed)
+		times = s.ArrivalTimesInto(pool.Times, seed)
 		pool.Times = times
 	} else {
 		times = s.ArrivalTimes(seed)
@@ -140,7 +141,7 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *virtu
 		if opt.Wrap != nil {
 			view = opt.Wrap(view)
 		}
-		lim, err := st.New(s.LimiterEnv(w, view, shared))
+		lim, err := st.New(LimiterEnv(s, w, view, shared))
 		if err != nil {
 			return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
 		}
@@ -213,7 +214,7 @@ func runStrategy(s *Scenario, st Strategy, seed uint64, opt Options, pool *virtu
 	}
 	if pooledRedis && failure == nil {
 		// Its keys would otherwise pile up over the pool's runs.
-		failure = redislimit.Reset(base, shared.Redis, shared.Key, s.LimiterEnv(0, nil, shared).Rules)
+		failure = redislimit.Reset(base, shared.Redis, shared.Key, LimiterEnv(s, 0, nil, shared).Rules)
 	}
 	if failure != nil {
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, failure)
@@ -240,16 +241,22 @@ func CloseLimiters(limiters []strategies.Limiter) {
 	}
 }
 
+// Independent PCG streams of one seed, beside workload.StreamArrivals.
+const (
+	streamRuntime = 0x72756e74 // "runt"
+	streamPath    = 0x70617468 // "path": send delays and Redis round trips
+)
+
 // drawer is d for the scheduler: nil when every draw is zero and takes
 // nothing from the random source.
-func drawer(d *Dist) virtual.Drawer {
-	if d.Kind == Fixed && d.A == 0 {
+func drawer(d *workload.Dist) virtual.Drawer {
+	if d.Kind == workload.Fixed && d.A == 0 {
 		return nil
 	}
 	return d
 }
 
-func workerSkew(s *Scenario, w int) time.Duration {
+func workerSkew(s *workload.Scenario, w int) time.Duration {
 	if w < len(s.Skew) {
 		return s.Skew[w]
 	}
@@ -276,7 +283,7 @@ func sortSends(res *StrategyResult) {
 
 // judge hands the arrivals at the provider, and the admissions when they
 // differ, to the checker, and adds the limiters' own stats.
-func judge(res *StrategyResult, s *Scenario, limiters []strategies.Limiter, perWorker bool) error {
+func judge(res *StrategyResult, s *workload.Scenario, limiters []strategies.Limiter, perWorker bool) error {
 	res.Rules = make([]RuleResult, len(s.Rules))
 	for i, r := range s.Rules {
 		res.Rules[i] = RuleResult{Rule: r, Records: -1, Leaked: -1, FirstBound: -1}
@@ -342,8 +349,8 @@ func judge(res *StrategyResult, s *Scenario, limiters []strategies.Limiter, perW
 
 // RunSeeds repeats every strategy of s over seeds s.Seed .. s.Seed+n-1,
 // spreading runs over the machine's cores; results do not depend on how.
-func RunSeeds(s *Scenario, n int, opt Options) (*RunsResult, error) {
-	if err := s.Validate(); err != nil {
+func RunSeeds(s *workload.Scenario, n int, opt Options) (*RunsResult, error) {
+	if err := Validate(s); err != nil {
 		return nil, err
 	}
 	if n < 1 {

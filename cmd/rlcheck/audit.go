@@ -12,7 +12,7 @@ import (
 	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // auditOptions holds the flags of rlcheck audit.
@@ -103,12 +103,12 @@ func (o *auditOptions) complete() error {
 		}
 	}
 	if o.lateness != "" {
-		if opt.Lateness, err = simulate.ParseDist(o.lateness); err != nil {
+		if opt.Lateness, err = workload.ParseDist(o.lateness); err != nil {
 			return fmt.Errorf("--lateness: %v", err)
 		}
 	}
 	if o.opCost != "" {
-		if opt.OpCost, err = simulate.ParseDist(o.opCost); err != nil {
+		if opt.OpCost, err = workload.ParseDist(o.opCost); err != nil {
 			return fmt.Errorf("--op-cost: %v", err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/realrun"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // runOptions holds the flags of rlcheck run.
@@ -26,7 +27,7 @@ type runOptions struct {
 	html      string
 
 	// Filled by complete.
-	scn   *simulate.Scenario
+	scn   *workload.Scenario
 	names []string
 }
 
@@ -94,7 +95,7 @@ func (o *runOptions) complete(cmd *cobra.Command, path string) error {
 	if !cmd.Flags().Changed("seeds") {
 		o.seeds = realrun.SeedsFor(o.scn)
 	}
-	return o.scn.Validate()
+	return simulate.Validate(o.scn)
 }
 
 func (o *runOptions) run(ctx context.Context, s streams) error {

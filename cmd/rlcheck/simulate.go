@@ -13,6 +13,7 @@ import (
 	"github.com/rlcheck/rlcheck/plots"
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // simulateOptions holds the flags of rlcheck simulate.
@@ -118,12 +119,12 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	sc := &scn.Scenario
 	sc.Margin = cmp.Or(o.margin, sc.Margin)
 	if o.callers != 0 {
-		if o.callers < 0 || sc.Arrivals.Kind == simulate.Replay {
+		if o.callers < 0 || sc.Arrivals.Kind == workload.Replay {
 			return fmt.Errorf("--callers: want a positive number, and a scenario that does not replay a log")
 		}
 		sc.Callers = o.callers
 	}
-	if err := sc.Validate(); err != nil {
+	if err := simulate.Validate(sc); err != nil {
 		return err
 	}
 	if o.strategy, err = sc.Pick(o.strategy); err != nil {

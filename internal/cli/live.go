@@ -11,8 +11,8 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 	"github.com/rlcheck/rlcheck/serve"
-	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/watch"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // ServeFlags are the flags of rlcheck serve.
@@ -58,7 +58,7 @@ func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
 	if !fs.Changed("max-in-flight") {
 		cfg.MaxInFlight = c.MaxInFlight
 	}
-	if cfg.Latency, err = simulate.ParseDist(f.latency); err != nil {
+	if cfg.Latency, err = workload.ParseDist(f.latency); err != nil {
 		return cfg, err
 	}
 	switch f.format {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 func serveConfig(t *testing.T, args ...string) (*ServeFlags, *pflag.FlagSet, error) {
@@ -38,7 +38,7 @@ func TestServeFlags(t *testing.T) {
 	assert.Equal(t, []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 12, Window: 3 * time.Second}}, cfg.Rules)
 	assert.Equal(t, rule.Closed, cfg.Boundary)
 	assert.Equal(t, 4, cfg.MaxInFlight, "the contract's cap")
-	assert.Equal(t, simulate.Dist{Kind: simulate.LogNormal, A: 80 * time.Millisecond, Sigma: 0.5}, cfg.Latency)
+	assert.Equal(t, workload.Dist{Kind: workload.LogNormal, A: 80 * time.Millisecond, Sigma: 0.5}, cfg.Latency)
 	assert.True(t, cfg.Record)
 	assert.Equal(t, "127.0.0.1:9", cfg.Upstream.Host)
 

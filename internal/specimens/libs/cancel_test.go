@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // TestCancelledCallers pins what abandoned waits cost each design: 20
@@ -30,7 +31,7 @@ func TestCancelledCallers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.strategy, func(t *testing.T) {
-			res := exact(t, tt.strategy, "5/1s,12/3s", libs.Default(), 0, simulate.Arrivals{Kind: simulate.AllAtOnce}, 20, time.Second)
+			res := exact(t, tt.strategy, "5/1s,12/3s", libs.Default(), 0, workload.Arrivals{Kind: workload.AllAtOnce}, 20, time.Second)
 			assert.Len(t, res.Sends, tt.sends, "sends")
 			assert.Equal(t, tt.cancelled, res.Cancelled, "cancelled")
 			for i, rr := range res.Rules {

@@ -8,13 +8,14 @@ import (
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // TestFleetPinned pins, at exact virtual instants (the Redis server's
 // clock is the virtual one), what the Redis libraries and the hand-written
 // designs let into one window when configured as their docs show.
 func TestFleetPinned(t *testing.T) {
-	straddle := func(n int) simulate.Arrivals {
+	straddle := func(n int) workload.Arrivals {
 		// One call opens a 1 s window at 9 s; n calls at 9.99 s, n at 10 s.
 		times := []int64{9 * sec}
 		for range n {
@@ -23,14 +24,14 @@ func TestFleetPinned(t *testing.T) {
 		for range n {
 			times = append(times, 10*sec)
 		}
-		return simulate.Arrivals{Kind: simulate.Replay, Times: times}
+		return workload.Arrivals{Kind: workload.Replay, Times: times}
 	}
 	tests := []struct {
 		name     string
 		strategy string
 		rules    string
 		cfg      libs.Config
-		arr      simulate.Arrivals
+		arr      workload.Arrivals
 		callers  int
 		maxInWin []int64
 	}{
@@ -44,8 +45,8 @@ func TestFleetPinned(t *testing.T) {
 		{"throttled go-redis store 17 per 30 s, MaxBurst 16", simulate.ThrottledRedis, "17/30s", libs.Default(), idleThen(60), 0, []int64{33}},
 		{"ulule Redis store 5 per s across a window's end", simulate.UluleRedis, "5/1s", libs.Default(), straddle(5), 0, []int64{9}},
 		{"INCR fixed windows 5 per s across an edge", simulate.FixedWindow, "5/1s", libs.Default(), straddle(5), 0, []int64{9}},
-		{"timestamp members: 30 calls in one millisecond", simulate.TimestampMember, "5/1s", libs.Default(), simulate.Arrivals{Kind: simulate.AllAtOnce}, 30, []int64{30}},
-		{"two round trips 500µs apart: 30 calls at once", simulate.TwoTrips, "5/1s", libs.Config{RoundTrip: 500 * time.Microsecond}, simulate.Arrivals{Kind: simulate.AllAtOnce}, 30, []int64{30}},
+		{"timestamp members: 30 calls in one millisecond", simulate.TimestampMember, "5/1s", libs.Default(), workload.Arrivals{Kind: workload.AllAtOnce}, 30, []int64{30}},
+		{"two round trips 500µs apart: 30 calls at once", simulate.TwoTrips, "5/1s", libs.Config{RoundTrip: 500 * time.Microsecond}, workload.Arrivals{Kind: workload.AllAtOnce}, 30, []int64{30}},
 		{"the guide's script keeps 5 per s on an exact clock", simulate.GuideScript, "5/1s", libs.Default(), idleThen(30), 0, []int64{5}},
 	}
 	for _, tt := range tests {

@@ -10,6 +10,7 @@ import (
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 const (
@@ -19,25 +20,25 @@ const (
 
 // idleThen is one call at 0, then n callers at 10 s: every bucket is full
 // and every window empty when the burst comes.
-func idleThen(n int) simulate.Arrivals {
+func idleThen(n int) workload.Arrivals {
 	times := []int64{0}
 	for range n {
 		times = append(times, 10*sec)
 	}
-	return simulate.Arrivals{Kind: simulate.Replay, Times: times}
+	return workload.Arrivals{Kind: workload.Replay, Times: times}
 }
 
 // exact runs one library strategy on the exact virtual clock (no lateness,
 // no cost), so every send lands on the instant the library computes.
-func exact(t *testing.T, name, rules string, cfg libs.Config, b rule.Boundary, arr simulate.Arrivals, callers int, timeout time.Duration) simulate.StrategyResult {
+func exact(t *testing.T, name, rules string, cfg libs.Config, b rule.Boundary, arr workload.Arrivals, callers int, timeout time.Duration) simulate.StrategyResult {
 	t.Helper()
 	rs, err := rule.ParseList(rules)
 	require.NoError(t, err)
 	st, ok := simulate.LibStrategy(name, cfg)
 	require.True(t, ok, "no strategy %s", name)
-	sc := &simulate.Scenario{Name: "pin", Rules: rs, Boundary: b, Strategies: []string{name}, Workers: 1,
+	sc := &workload.Scenario{Name: "pin", Rules: rs, Boundary: b, Strategies: []string{name}, Workers: 1,
 		Callers: callers, Arrivals: arr, Timeout: timeout}
-	require.NoError(t, sc.Validate())
+	require.NoError(t, simulate.Validate(sc))
 	res, err := simulate.RunStrategy(sc, st, 1, simulate.Options{})
 	require.NoError(t, err)
 	return res
@@ -53,7 +54,7 @@ func TestPinnedInstants(t *testing.T) {
 		rules    string
 		cfg      libs.Config
 		boundary rule.Boundary
-		arr      simulate.Arrivals
+		arr      workload.Arrivals
 		callers  int
 		// first sends after the idle spell (or from 0), in ms
 		sends      []int64
@@ -104,7 +105,7 @@ func TestPinnedInstants(t *testing.T) {
 		},
 		{
 			name:     "a fresh ratelimit.New(5) has no slack yet: 200 ms apart from the first call",
-			strategy: simulate.UberRatelimit, rules: "5/1s", cfg: libs.Default(), arr: simulate.Arrivals{Kind: simulate.AllAtOnce}, callers: 7,
+			strategy: simulate.UberRatelimit, rules: "5/1s", cfg: libs.Default(), arr: workload.Arrivals{Kind: workload.AllAtOnce}, callers: 7,
 			sends:    []int64{0, 200, 400, 600, 800, 1000, 1200},
 			maxInWin: []int64{5}, violations: []int64{0},
 		},
@@ -119,7 +120,7 @@ func TestPinnedInstants(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res := exact(t, tt.strategy, tt.rules, tt.cfg, tt.boundary, tt.arr, tt.callers, 0)
 			sends := res.Sends
-			if tt.arr.Kind == simulate.Replay {
+			if tt.arr.Kind == workload.Replay {
 				sends = sends[1:] // the call before the idle spell
 			}
 			got := make([]int64, 0, len(tt.sends))
@@ -143,7 +144,7 @@ func TestPinnedInstants(t *testing.T) {
 // at 5 per second).
 func TestXRateSpacingOneNanosecondShort(t *testing.T) {
 	res := exact(t, simulate.XRateChained, "5/1s", libs.Config{Burst: 1}, rule.HalfOpen,
-		simulate.Arrivals{Kind: simulate.Poisson, Rate: 5}, 20, 0)
+		workload.Arrivals{Kind: workload.Poisson, Rate: 5}, 20, 0)
 	minGap := int64(1 << 62)
 	for i := 1; i < len(res.Sends); i++ {
 		minGap = min(minGap, res.Sends[i]-res.Sends[i-1])

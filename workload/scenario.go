@@ -1,4 +1,4 @@
-package simulate
+package workload
 
 import (
 	"fmt"
@@ -89,8 +89,13 @@ func (s *Scenario) SendDelayFor(w int) Dist {
 	return s.SendDelay[w]
 }
 
-// Validate reports the first inconsistency in s.
-func (s *Scenario) Validate() error {
+// Validate reports the first inconsistency in s, its strategies aside:
+// the strategy catalogue knows them (simulate.Validate checks them too).
+func (s *Scenario) Validate() error { return s.ValidateWith(nil) }
+
+// ValidateWith is Validate, with strategy, when not nil, checking each
+// strategy name in turn; its error follows the scenario's name.
+func (s *Scenario) ValidateWith(strategy func(name string) error) error {
 	switch {
 	case len(s.Rules) == 0:
 		return fmt.Errorf("scenario %q: no rules", s.Name)
@@ -112,12 +117,11 @@ func (s *Scenario) Validate() error {
 		return fmt.Errorf("scenario %q: callers are set by the replayed instants; leave callers at 0", s.Name)
 	}
 	for _, name := range s.Strategies {
-		st, ok := Lookup(name)
-		if !ok {
-			return fmt.Errorf("scenario %q: unknown strategy %q (known: %s)", s.Name, name, strategyNames())
+		if strategy == nil {
+			break
 		}
-		if st.NeedsSlots && s.MaxInFlight < 1 {
-			return fmt.Errorf("scenario %q: strategy %s needs max_in_flight", s.Name, name)
+		if err := strategy(name); err != nil {
+			return fmt.Errorf("scenario %q: %w", s.Name, err)
 		}
 	}
 	a := s.Arrivals
@@ -164,10 +168,10 @@ func (s *Scenario) Validate() error {
 // ArrivalTimes returns when each caller arrives on seed, in caller order:
 // the workload every strategy of a run sees, and that rlcheck run replays on
 // the real clock.
-func (s *Scenario) ArrivalTimes(seed uint64) []int64 { return s.arrivalTimes(nil, seed) }
+func (s *Scenario) ArrivalTimes(seed uint64) []int64 { return s.ArrivalTimesInto(nil, seed) }
 
-// arrivalTimes is ArrivalTimes in buf's memory when it is large enough.
-func (s *Scenario) arrivalTimes(buf []int64, seed uint64) []int64 {
+// ArrivalTimesInto is ArrivalTimes in buf's memory when it is large enough.
+func (s *Scenario) ArrivalTimesInto(buf []int64, seed uint64) []int64 {
 	a := s.Arrivals
 	n := s.Callers
 	if a.Kind == Replay {
@@ -186,7 +190,7 @@ func (s *Scenario) arrivalTimes(buf []int64, seed uint64) []int64 {
 		return out
 	}
 	t := int64(a.Start)
-	r := rand.New(rand.NewPCG(seed, streamArrivals))
+	r := rand.New(rand.NewPCG(seed, StreamArrivals))
 	for i := range out {
 		switch a.Kind {
 		case Interval:
@@ -207,12 +211,9 @@ func (s *Scenario) arrivalTimes(buf []int64, seed uint64) []int64 {
 // (BenchmarkCallerBytes), so 2 million of them take about 17 GB.
 const maxCallers = 2_000_000
 
-// Independent PCG streams of one seed.
-const (
-	streamArrivals = 0x61727269 // "arri"
-	streamRuntime  = 0x72756e74 // "runt"
-	streamPath     = 0x70617468 // "path": send delays and Redis round trips
-)
+// StreamArrivals is the PCG stream of a seed that arrivals are drawn
+// from; the runners draw their other choices from other streams.
+const StreamArrivals = 0x61727269 // "arri"
 
 // Pick returns name when the scenario runs that strategy, its first
 // strategy when name is empty, and an error naming the strategies run

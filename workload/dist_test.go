@@ -1,7 +1,6 @@
-package simulate
+package workload
 
 import (
-	"bytes"
 	"io"
 	"math/rand/v2"
 	"slices"
@@ -101,10 +100,4 @@ func FuzzReadSamples(f *testing.F) {
 		require.True(t, slices.IsSorted(smp.D))
 		require.GreaterOrEqual(t, smp.D[0], time.Duration(0))
 	})
-}
-
-func TestWriteLogNineDigits(t *testing.T) {
-	var b bytes.Buffer
-	require.NoError(t, WriteLog(&b, []int64{0, 5_153_000, 7_005_153_000, 12_000_000_001}))
-	assert.Equal(t, "0.000000000\n0.005153000\n7.005153000\n12.000000001\n", b.String())
 }
