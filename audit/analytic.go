@@ -7,7 +7,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
 // BucketWorst is the most calls a token bucket of capacity burst, refilled
@@ -146,13 +146,13 @@ func model(name string, cfg libs.Config, opt *Options) analysis {
 	}
 	var mk func(limit int64, per time.Duration) curve
 	switch name {
-	case simulate.XRateChained, simulate.XRateReserveAll, simulate.UberRatelimit:
+	case catalog.XRateChained, catalog.XRateReserveAll, catalog.UberRatelimit:
 		// The caller sleeps to its reserved instant and sends when it
 		// wakes; x/time/rate converts in floats (1 ns).
 		a.send, a.step = ops+lateHi+1, ops+lateHi
-		a.chained = name != simulate.XRateReserveAll
+		a.chained = name != catalog.XRateReserveAll
 		mk = bucket(cfg.BurstFor)
-		if name == simulate.UberRatelimit {
+		if name == catalog.UberRatelimit {
 			// An idle limiter banks slack spacings; the spacing is
 			// per/N in integer nanoseconds, truncated, with no float.
 			a.send--
@@ -160,26 +160,26 @@ func model(name string, cfg libs.Config, opt *Options) analysis {
 				return bucket(func(int) int { return cfg.Slack + 1 })(n, time.Duration(n)*(per/time.Duration(n)))
 			}
 		}
-	case simulate.ThrottledMem:
+	case catalog.ThrottledMem:
 		// PerDuration truncates the spacing to whole nanoseconds.
 		mk = func(n int64, per time.Duration) curve {
 			return bucket(cfg.BurstFor)(n, time.Duration(n)*(per/time.Duration(n)))
 		}
-	case simulate.RedisRate, simulate.ThrottledRedis:
+	case catalog.RedisRate, catalog.ThrottledRedis:
 		a.send += time.Microsecond // server TIME
 		a.step += time.Microsecond
 		mk = bucket(cfg.BurstFor)
-	case simulate.UluleRedis, simulate.FixedWindow:
+	case catalog.UluleRedis, catalog.FixedWindow:
 		a.passes = false
-		if name == simulate.UluleRedis {
+		if name == catalog.UluleRedis {
 			a.send += time.Millisecond // PEXPIRE
 		}
 		mk = func(n int64, per time.Duration) curve {
 			return func(t time.Duration) int64 { return FixedWorst(n, per, t) }
 		}
-	case simulate.GuideScript, simulate.RedisClientTime:
+	case catalog.GuideScript, catalog.RedisClientTime:
 		a.chained = false
-		if name == simulate.GuideScript {
+		if name == catalog.GuideScript {
 			a.send += 239 * time.Nanosecond // float seconds of 2026: a 2⁻²² s grid
 		} else {
 			a.send += time.Microsecond + skewSpread(ConcurrentSkew) // µs scores, each worker's clock
@@ -187,7 +187,7 @@ func model(name string, cfg libs.Config, opt *Options) analysis {
 		mk = func(n int64, per time.Duration) curve {
 			return func(t time.Duration) int64 { return LogWorst(n, per, t) }
 		}
-	case simulate.TwoTrips, simulate.TimestampMember:
+	case catalog.TwoTrips, catalog.TimestampMember:
 		return analysis{why: NoSetting(name)}
 	default:
 		return analysis{why: fmt.Sprintf("no model of %s", name)}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -159,21 +159,21 @@ func TestBounds(t *testing.T) {
 		want []int64
 	}{
 		// The daily bucket's burst of 2 lets 10001 into a day.
-		{simulate.XRateChained, libs.Config{Burst: 2, Margin: 5 * time.Millisecond}, []int64{2, 8, 10001}},
+		{catalog.XRateChained, libs.Config{Burst: 2, Margin: 5 * time.Millisecond}, []int64{2, 8, 10001}},
 		// Burst 1: the daily bucket binds the shorter rules.
-		{simulate.XRateChained, one, []int64{1, 7, 10000}},
+		{catalog.XRateChained, one, []int64{1, 7, 10000}},
 		// Lateness 3 ms is more than a 1 ms margin: one more a day.
-		{simulate.XRateChained, libs.Config{Burst: 1, Margin: time.Millisecond}, []int64{1, 7, 10001}},
-		{simulate.RedisRate, libs.Config{Burst: 1, Margin: time.Millisecond}, []int64{1, 7, 10000}},
-		{simulate.UberRatelimit, libs.Config{Slack: 10, Margin: 5 * time.Millisecond}, []int64{11, 17, 10010}},
+		{catalog.XRateChained, libs.Config{Burst: 1, Margin: time.Millisecond}, []int64{1, 7, 10001}},
+		{catalog.RedisRate, libs.Config{Burst: 1, Margin: time.Millisecond}, []int64{1, 7, 10000}},
+		{catalog.UberRatelimit, libs.Config{Slack: 10, Margin: 5 * time.Millisecond}, []int64{11, 17, 10010}},
 		// Chained fixed windows: the callers that waited for the next day
 		// all go at its start, whatever the shorter rules say.
-		{simulate.FixedWindow, libs.Config{Half: true, Margin: time.Millisecond}, []int64{10000, 10000, 10000}},
-		{simulate.UluleRedis, libs.Config{Half: true, Margin: time.Millisecond}, []int64{10000, 10000, 15000}},
+		{catalog.FixedWindow, libs.Config{Half: true, Margin: time.Millisecond}, []int64{10000, 10000, 10000}},
+		{catalog.UluleRedis, libs.Config{Half: true, Margin: time.Millisecond}, []int64{10000, 10000, 15000}},
 		// Worker clocks 5 ms apart, and the op costs after the script.
-		{simulate.RedisClientTime, libs.Config{Margin: 10 * time.Millisecond}, []int64{10, 500, 10000}},
-		{simulate.RedisClientTime, libs.Config{Margin: 5 * time.Millisecond}, []int64{20, 600, 20000}},
-		{simulate.TwoTrips, one, []int64{Unbounded, Unbounded, Unbounded}},
+		{catalog.RedisClientTime, libs.Config{Margin: 10 * time.Millisecond}, []int64{10, 500, 10000}},
+		{catalog.RedisClientTime, libs.Config{Margin: 5 * time.Millisecond}, []int64{20, 600, 20000}},
+		{catalog.TwoTrips, one, []int64{Unbounded, Unbounded, Unbounded}},
 	}
 	for _, tt := range tests {
 		bs := Bounds(tt.name, tt.cfg, &opt)
@@ -191,16 +191,16 @@ func TestBounds(t *testing.T) {
 		cfg  libs.Config
 		want int64
 	}{
-		{simulate.FixedWindow, libs.Config{Half: true}, 15},
-		{simulate.FixedWindow, libs.Config{Half: true, Margin: time.Millisecond}, 10},
-		{simulate.UluleRedis, libs.Config{Half: true, Margin: time.Millisecond}, 15},
-		{simulate.UluleRedis, libs.Config{Half: true, Margin: 2 * time.Millisecond}, 10},
-		{simulate.UluleRedis, libs.Config{Margin: 2 * time.Millisecond}, 20},
+		{catalog.FixedWindow, libs.Config{Half: true}, 15},
+		{catalog.FixedWindow, libs.Config{Half: true, Margin: time.Millisecond}, 10},
+		{catalog.UluleRedis, libs.Config{Half: true, Margin: time.Millisecond}, 15},
+		{catalog.UluleRedis, libs.Config{Half: true, Margin: 2 * time.Millisecond}, 10},
+		{catalog.UluleRedis, libs.Config{Margin: 2 * time.Millisecond}, 20},
 	} {
 		assert.Equal(t, tt.want, Bounds(tt.name, tt.cfg, &one10)[0].Worst, "10/s: %s %+v", tt.name, tt.cfg)
 	}
 	opt.Lateness = workload.Dist{Kind: workload.LogNormal, A: time.Millisecond, Sigma: 1}
-	assert.Equal(t, int64(Unbounded), Bounds(simulate.XRateChained, one, &opt)[0].Worst, "unbounded lateness")
+	assert.Equal(t, int64(Unbounded), Bounds(catalog.XRateChained, one, &opt)[0].Worst, "unbounded lateness")
 }
 
 // TestUnexercisedIsNotSafe is #33.10: `rlcheck audit --rules 10/s,500/min
@@ -212,7 +212,7 @@ func TestBounds(t *testing.T) {
 func TestUnexercisedIsNotSafe(t *testing.T) {
 	opt := DefaultOptions(mustRules(t, "10/s,500/min"))
 	opt.Seeds, opt.Verify = 1, 1
-	opt.Strategies = []string{simulate.XRateChained, simulate.RedisRate}
+	opt.Strategies = []string{catalog.XRateChained, catalog.RedisRate}
 	rep, err := Run(opt)
 	require.NoError(t, err)
 	for _, sa := range rep.Strategies {

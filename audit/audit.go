@@ -10,6 +10,7 @@ import (
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -135,7 +136,7 @@ func Run(opt Options) (*Report, error) {
 	}
 	names := opt.Strategies
 	if names == nil {
-		names = simulate.AuditStrategyNames()
+		names = catalog.AuditStrategyNames()
 	}
 	rep := &Report{
 		Rules: opt.Rules, Boundary: opt.Boundary, Workloads: Workloads(opt.Rules),
@@ -143,8 +144,8 @@ func Run(opt Options) (*Report, error) {
 		Searched: !opt.NoSearch,
 	}
 	for _, name := range names {
-		if _, ok := simulate.LibStrategy(name, opt.Config); !ok {
-			return nil, fmt.Errorf("audit: %q is not a library strategy (known: %v)", name, simulate.AuditStrategyNames())
+		if _, ok := catalog.LibStrategy(name, opt.Config); !ok {
+			return nil, fmt.Errorf("audit: %q is not a library strategy (known: %v)", name, catalog.AuditStrategyNames())
 		}
 	}
 	// Strategies are audited side by side (each is independent, and its
@@ -208,11 +209,11 @@ func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst,
 // run runs every workload on seeds seeds with cfg; with stopEarly it returns
 // nil at the first run that violates.
 func run(opt *Options, wls []Workload, name string, cfg libs.Config, seeds int, stopEarly bool) ([]Outcome, error) {
-	st, _ := simulate.LibStrategy(name, cfg)
+	st, _ := catalog.LibStrategy(name, cfg)
 	out := make([]Outcome, 0, len(wls))
 	for _, wl := range wls {
 		sc := wl.Scenario(opt, name)
-		if err := simulate.Validate(sc); err != nil {
+		if err := catalog.Validate(sc); err != nil {
 			return nil, err
 		}
 		o := Outcome{Workload: wl.Name, Runs: seeds, Rules: make([]RuleOutcome, len(opt.Rules))}
@@ -258,7 +259,7 @@ func (wl Workload) Scenario(opt *Options, name string) *workload.Scenario {
 // runSeeds runs st on seeds seed .. seed+n-1 over the machine's cores; with
 // stopEarly, the runs not yet started are skipped once one violates (their
 // results stay nil). Results are in seed order whatever the scheduling.
-func runSeeds(sc *workload.Scenario, st simulate.Strategy, seed uint64, n int, stopEarly bool) ([]*simulate.StrategyResult, error) {
+func runSeeds(sc *workload.Scenario, st catalog.Strategy, seed uint64, n int, stopEarly bool) ([]*simulate.StrategyResult, error) {
 	out := make([]*simulate.StrategyResult, n)
 	var (
 		wg       sync.WaitGroup

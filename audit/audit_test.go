@@ -15,6 +15,7 @@ import (
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
 func mustRules(t *testing.T, s string) []rule.Rule {
@@ -33,9 +34,9 @@ func TestSafeSettingsAreClean(t *testing.T) {
 			opt.Seeds, opt.Verify = 1, 3
 			// Each Redis design costs a script per try: one of each kind
 			// here, every one in TestSafeSettingsThousandSeeds.
-			opt.Strategies = []string{simulate.XRateChained, simulate.XRateReserveAll, simulate.UberRatelimit, simulate.ThrottledMem}
+			opt.Strategies = []string{catalog.XRateChained, catalog.XRateReserveAll, catalog.UberRatelimit, catalog.ThrottledMem}
 			if contract == "5/1s,12/3s" {
-				opt.Strategies = append(opt.Strategies, simulate.RedisRate, simulate.FixedWindow, simulate.TimestampMember)
+				opt.Strategies = append(opt.Strategies, catalog.RedisRate, catalog.FixedWindow, catalog.TimestampMember)
 			}
 			rep, err := Run(opt)
 			require.NoError(t, err)
@@ -51,7 +52,7 @@ func TestSafeSettingsAreClean(t *testing.T) {
 				if !assert.NotNil(t, sa.Safe, "%s: no safe setting found in %d tries", sa.Name, sa.Tried) {
 					continue
 				}
-				st, _ := simulate.LibStrategy(sa.Name, *sa.Safe)
+				st, _ := catalog.LibStrategy(sa.Name, *sa.Safe)
 				for _, wl := range rep.Workloads {
 					sc := wl.Scenario(&opt, sa.Name)
 					for seed := opt.Seed; seed < opt.Seed+uint64(opt.Verify); seed++ {
@@ -78,7 +79,7 @@ func TestDefaultsViolateAfterIdle(t *testing.T) {
 	rep, err := Run(opt)
 	require.NoError(t, err)
 	for _, sa := range rep.Strategies {
-		if sa.Name == simulate.GuideScript || sa.Name == simulate.RedisClientTime {
+		if sa.Name == catalog.GuideScript || sa.Name == catalog.RedisClientTime {
 			continue // sliding logs: their flaws are elsewhere
 		}
 		o := sa.Outcomes[0]
@@ -120,10 +121,10 @@ func TestCode(t *testing.T) {
 		cfg  libs.Config
 		want string
 	}{
-		{simulate.XRateChained, libs.Default(), "rate.NewLimiter(rate.Limit(5/1.0), 5); rate.NewLimiter(rate.Limit(10000/86400.0), 10000)"},
-		{simulate.XRateReserveAll, libs.Config{Burst: 1, Margin: 5 * time.Millisecond}, "rate.NewLimiter(rate.Limit(5/1.005), 1); rate.NewLimiter(rate.Limit(10000/86400.005), 1)"},
-		{simulate.UberRatelimit, libs.Default(), "ratelimit.New(5, ratelimit.Per(time.Second), ratelimit.WithSlack(10)); ratelimit.New(10000, ratelimit.Per(24*time.Hour), ratelimit.WithSlack(10))"},
-		{simulate.UberRatelimit, libs.Config{Margin: 2 * time.Millisecond}, "ratelimit.New(5, ratelimit.Per(1002*time.Millisecond), ratelimit.WithoutSlack); ratelimit.New(10000, ratelimit.Per(86400002*time.Millisecond), ratelimit.WithoutSlack)"},
+		{catalog.XRateChained, libs.Default(), "rate.NewLimiter(rate.Limit(5/1.0), 5); rate.NewLimiter(rate.Limit(10000/86400.0), 10000)"},
+		{catalog.XRateReserveAll, libs.Config{Burst: 1, Margin: 5 * time.Millisecond}, "rate.NewLimiter(rate.Limit(5/1.005), 1); rate.NewLimiter(rate.Limit(10000/86400.005), 1)"},
+		{catalog.UberRatelimit, libs.Default(), "ratelimit.New(5, ratelimit.Per(time.Second), ratelimit.WithSlack(10)); ratelimit.New(10000, ratelimit.Per(24*time.Hour), ratelimit.WithSlack(10))"},
+		{catalog.UberRatelimit, libs.Config{Margin: 2 * time.Millisecond}, "ratelimit.New(5, ratelimit.Per(1002*time.Millisecond), ratelimit.WithoutSlack); ratelimit.New(10000, ratelimit.Per(86400002*time.Millisecond), ratelimit.WithoutSlack)"},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, Code(tt.name, tt.cfg, rules), "Code(%s, %+v)", tt.name, tt.cfg)
@@ -181,9 +182,9 @@ func TestSafeSettingsThousandSeeds(t *testing.T) {
 	}
 }
 
-func mustStrategy(t *testing.T, name string, cfg libs.Config) simulate.Strategy {
+func mustStrategy(t *testing.T, name string, cfg libs.Config) catalog.Strategy {
 	t.Helper()
-	st, ok := simulate.LibStrategy(name, cfg)
+	st, ok := catalog.LibStrategy(name, cfg)
 	require.True(t, ok, name)
 	return st
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
 // Code returns the Go a user writes for strategy name with cfg, one
@@ -19,23 +19,23 @@ func Code(name string, cfg libs.Config, rules []rule.Rule) string {
 		per := r.Window + cfg.Margin
 		n := cfg.LimitFor(r.Limit)
 		switch name {
-		case simulate.RedisRate:
+		case catalog.RedisRate:
 			parts[i] = fmt.Sprintf("redis_rate.Limit{Rate: %d, Period: %s, Burst: %d}", r.Limit, goDuration(per), cfg.BurstFor(r.Limit))
 			continue
-		case simulate.ThrottledMem, simulate.ThrottledRedis:
+		case catalog.ThrottledMem, catalog.ThrottledRedis:
 			parts[i] = fmt.Sprintf("throttled.RateQuota{MaxRate: throttled.PerDuration(%d, %s), MaxBurst: %d}", r.Limit, goDuration(per), cfg.BurstFor(r.Limit)-1)
 			continue
-		case simulate.UluleRedis:
+		case catalog.UluleRedis:
 			parts[i] = fmt.Sprintf("limiter.Rate{Period: %s, Limit: %d}", goDuration(per), n)
 			continue
-		case simulate.FixedWindow:
+		case catalog.FixedWindow:
 			parts[i] = fmt.Sprintf("INCR ⌊t/%s⌋, at most %d", goDuration(per), n)
 			continue
-		case simulate.TwoTrips, simulate.TimestampMember, simulate.GuideScript, simulate.RedisClientTime:
+		case catalog.TwoTrips, catalog.TimestampMember, catalog.GuideScript, catalog.RedisClientTime:
 			parts[i] = fmt.Sprintf("%d per %s", n, goDuration(per))
 			continue
 		}
-		if name == simulate.UberRatelimit {
+		if name == catalog.UberRatelimit {
 			slack := fmt.Sprintf("ratelimit.WithSlack(%d)", cfg.Slack)
 			if cfg.Slack == 0 {
 				slack = "ratelimit.WithoutSlack"
@@ -82,7 +82,7 @@ func Setting(name string, cfg libs.Config) string {
 		if cfg.Half {
 			s = "N/2"
 		}
-	} else if name == simulate.UberRatelimit {
+	} else if name == catalog.UberRatelimit {
 		s = fmt.Sprintf("slack %d", cfg.Slack)
 	} else if cfg.Burst == 0 {
 		s = "burst N"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
 // candidates lists the settings the search tries for strategy name, most
@@ -37,7 +37,7 @@ func candidates(opt *Options, name string) []libs.Config {
 		}
 		return out
 	case Logs:
-		if name == simulate.GuideScript {
+		if name == catalog.GuideScript {
 			// Float Unix seconds lie on a 238 ns grid in 2026: a call less
 			// than one step short of W after an entry can see it expired,
 			// so without a margin it cannot hold (TestGuideScriptFloatSeconds).
@@ -85,11 +85,11 @@ const (
 // Family returns the kind of design strategy name is.
 func Family(name string) string {
 	switch name {
-	case simulate.UberRatelimit:
+	case catalog.UberRatelimit:
 		return Slack
-	case simulate.UluleRedis, simulate.FixedWindow:
+	case catalog.UluleRedis, catalog.FixedWindow:
 		return Windows
-	case simulate.TwoTrips, simulate.TimestampMember, simulate.GuideScript, simulate.RedisClientTime:
+	case catalog.TwoTrips, catalog.TimestampMember, catalog.GuideScript, catalog.RedisClientTime:
 		return Logs
 	}
 	return Buckets
@@ -99,11 +99,11 @@ func Family(name string) string {
 // designs where the search is expected to find none.
 func NoSetting(name string) string {
 	switch name {
-	case simulate.TwoTrips:
+	case catalog.TwoTrips:
 		return "callers that check between another's check and record all see room; no limit or margin closes that gap"
-	case simulate.TimestampMember:
+	case catalog.TimestampMember:
 		return "calls in the same millisecond write one member, so the set undercounts whatever the limit or margin"
-	case simulate.UluleRedis, simulate.FixedWindow:
+	case catalog.UluleRedis, catalog.FixedWindow:
 		return "with the full N, N calls before a window's end and N after it fit in a moment; only N/2 per window can hold"
 	}
 	return ""

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -73,7 +74,7 @@ func score(rs []RuleOutcome) float64 {
 // offsets against the fastest rule's window edges), seeded by opt.Seed, and
 // judges each on opt.Seed as the simulator would.
 func searchWorst(opt *Options, name string, cfg libs.Config, tries int) (*Worst, error) {
-	st, ok := simulate.LibStrategy(name, cfg)
+	st, ok := catalog.LibStrategy(name, cfg)
 	if !ok {
 		return nil, fmt.Errorf("audit: %q is not a library strategy", name)
 	}

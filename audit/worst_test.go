@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
 // TestSearchWorst: the worst-case search finds at least the known worst
@@ -17,12 +18,12 @@ import (
 func TestSearchWorst(t *testing.T) {
 	opt := DefaultOptions(mustRules(t, "5/1s"))
 	opt.Seeds, opt.NoSearch = 1, true
-	opt.Strategies = []string{simulate.XRateChained, simulate.FixedWindow}
+	opt.Strategies = []string{catalog.XRateChained, catalog.FixedWindow}
 	opt.SearchDir, opt.SearchTries = t.TempDir(), 8
 	rep, err := Run(opt)
 	require.NoError(t, err)
 	require.Len(t, rep.Worst, 2, "worst schedules")
-	atLeast := map[string]int64{simulate.XRateChained: 9, simulate.FixedWindow: 2*5 - 1}
+	atLeast := map[string]int64{catalog.XRateChained: 9, catalog.FixedWindow: 2*5 - 1}
 	for _, w := range rep.Worst {
 		assert.GreaterOrEqual(t, w.Rules[0].MaxInWindow, atLeast[w.Strategy], "%s: most sends in one second", w.Strategy)
 		sc, err := scenarios.Load(w.File)

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -39,17 +40,17 @@ func (r Range) Contains(n int64) bool { return r.P5 <= n && n <= r.P95 }
 
 // Seeds of the prediction when none are asked for: DefaultSeeds, or
 // CostlySeeds when a strategy runs every try on an embedded Redis of its
-// own (simulate.Strategy.Costly), where a seed costs 10 to 100 times more.
+// own (catalog.Strategy.Costly), where a seed costs 10 to 100 times more.
 const (
 	DefaultSeeds = 1000
 	CostlySeeds  = 100
 )
 
-// Costly returns the strategies of s that are simulate.Strategy.Costly.
+// Costly returns the strategies of s that are catalog.Strategy.Costly.
 func Costly(s *workload.Scenario) []string {
 	var out []string
 	for _, name := range s.Strategies {
-		if st, ok := simulate.Lookup(name); ok && st.Costly {
+		if st, ok := catalog.Lookup(name); ok && st.Costly {
 			out = append(out, name)
 		}
 	}

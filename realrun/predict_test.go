@@ -15,6 +15,7 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -112,8 +113,8 @@ func TestPredictionTakesEveryOption(t *testing.T) {
 }
 
 // recorder is a strategy that keeps the Env of every limiter it builds.
-func recorder(into *[]simulate.Env) simulate.Strategy {
-	return simulate.Strategy{Name: "recorder", PerWorker: true, New: func(e simulate.Env) (strategies.Limiter, error) {
+func recorder(into *[]catalog.Env) catalog.Strategy {
+	return catalog.Strategy{Name: "recorder", PerWorker: true, New: func(e catalog.Env) (strategies.Limiter, error) {
 		*into = append(*into, e)
 		return strategies.NewCombined(e.Runtime, e.Rules...), nil
 	}}
@@ -127,7 +128,7 @@ func TestPredictionBuildsTheRunsLimiters(t *testing.T) {
 	opt := Options{Margin: 30 * time.Millisecond}
 	s := edge()
 	s.Callers = 2
-	var sim, real []simulate.Env
+	var sim, real []catalog.Env
 	ps := opt.Scenario(s)
 	_, err := simulate.RunStrategy(ps, recorder(&sim), ps.Seed, opt.Prediction())
 	require.NoError(t, err)
@@ -137,7 +138,7 @@ func TestPredictionBuildsTheRunsLimiters(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, real, len(sim), "limiters built")
 	require.NotEmpty(t, sim, "limiters built")
-	typ := reflect.TypeFor[simulate.Env]()
+	typ := reflect.TypeFor[catalog.Env]()
 	for w := range sim {
 		for i := range typ.NumField() {
 			name := typ.Field(i).Name

@@ -15,7 +15,7 @@ import (
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
-	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
 	"github.com/rlcheck/rlcheck/workload"
 )
@@ -69,7 +69,7 @@ type Result struct {
 // and windows come from the checker.
 type StrategyResult struct {
 	Name      string
-	CheckAll  bool // the strategy must never violate (see simulate.Strategy)
+	CheckAll  bool // the strategy must never violate (see catalog.Strategy)
 	Calls     int
 	Cancelled int // callers whose timeout ended their wait
 	// Sends are the measured send instants, nanoseconds from the run's
@@ -122,16 +122,16 @@ func (r *StrategyResult) Violations() int64 {
 // It lasts as long as the scenario does in real time.
 func Run(ctx context.Context, s *workload.Scenario, opt Options) (*Result, error) {
 	s = opt.Scenario(s)
-	if err := simulate.Validate(s); err != nil {
+	if err := catalog.Validate(s); err != nil {
 		return nil, err
 	}
 	names := opt.Strategies
 	if names == nil {
 		names = s.Strategies
 	}
-	sts := make([]simulate.Strategy, len(names))
+	sts := make([]catalog.Strategy, len(names))
 	for i, name := range names {
-		st, ok := simulate.Lookup(name)
+		st, ok := catalog.Lookup(name)
 		if !ok {
 			return nil, fmt.Errorf("realrun: unknown strategy %q", name)
 		}
@@ -162,9 +162,17 @@ func Run(ctx context.Context, s *workload.Scenario, opt Options) (*Result, error
 	return res, nil
 }
 
+// workerSkew is worker w's clock offset in nanoseconds.
+func workerSkew(s *workload.Scenario, w int) int64 {
+	if w < len(s.Skew) {
+		return int64(s.Skew[w])
+	}
+	return 0
+}
+
 // runStrategy drives one strategy: a goroutine per caller, started at its
 // arrival instant.
-func runStrategy(ctx context.Context, s *workload.Scenario, st simulate.Strategy, times []int64, calls, delays []time.Duration, opt Options) (StrategyResult, error) {
+func runStrategy(ctx context.Context, s *workload.Scenario, st catalog.Strategy, times []int64, calls, delays []time.Duration, opt Options) (StrategyResult, error) {
 	rt := clock.NewReal()
 	late := &lateLog{}
 	t0 := rt.Now()
@@ -172,7 +180,7 @@ func runStrategy(ctx context.Context, s *workload.Scenario, st simulate.Strategy
 	if opt.WallEpoch {
 		epoch = 0
 	}
-	shared := &simulate.Shared{
+	shared := &catalog.Shared{
 		Key:   fmt.Sprintf("rlcheck:real:%s:%s:%d:%d", s.Name, st.Name, s.Seed, opt.Run),
 		Redis: opt.Redis,
 		Now:   func() int64 { return rt.Now() - epoch },
@@ -186,26 +194,23 @@ func runStrategy(ctx context.Context, s *workload.Scenario, st simulate.Strategy
 		shared.Redis = emb
 	}
 	res := StrategyResult{Name: st.Name, CheckAll: st.CheckAll, Calls: len(times)}
-	limiters := make([]strategies.Limiter, s.Workers)
-	defer simulate.CloseLimiters(limiters)
+	limiters, err := catalog.Limiters(s, st, shared, func(w int) clock.Runtime {
+		return &meter{rt: rt, skew: workerSkew(s, w) - epoch, late: late}
+	})
+	defer catalog.CloseLimiters(limiters)
+	if err != nil {
+		return StrategyResult{}, fmt.Errorf("realrun: strategy %s: %w", st.Name, err)
+	}
 	// Room for every call up front, so that no append in the admission
 	// path allocates (and so invites a collection) between a record and
 	// the send it precedes.
 	recs := &records{at: make([]int64, 0, len(times))}
-	for w := range s.Workers {
+	for w, lim := range limiters {
 		if !st.PerWorker && w > 0 {
-			limiters[w] = limiters[0]
-			continue
-		}
-		var skew int64
-		if w < len(s.Skew) {
-			skew = int64(s.Skew[w])
-		}
-		lim, err := st.New(simulate.LimiterEnv(s, w, &meter{rt: rt, skew: skew - epoch, late: late}, shared))
-		if err != nil {
-			return StrategyResult{}, fmt.Errorf("realrun: strategy %s: %w", st.Name, err)
+			break // the one limiter of worker 0
 		}
 		if a, ok := lim.(admitter); ok {
+			skew := workerSkew(s, w)
 			a.OnAdmit(func(at int64) { recs.add(at - skew + epoch - t0) })
 			recs.on = true
 		}
@@ -213,7 +218,6 @@ func runStrategy(ctx context.Context, s *workload.Scenario, st simulate.Strategy
 			recs.on = true
 			res.SendGap = make([]time.Duration, 0, len(times))
 		}
-		limiters[w] = lim
 	}
 	// With a send path, a limiter that cannot tell its record instants is
 	// judged on when Acquire returned.

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
 // BenchmarkAPIContract runs 1,000,000 callers of api-contract.yaml per
@@ -18,7 +19,7 @@ func BenchmarkAPIContract(b *testing.B) {
 		s.Callers = 100_000
 	}
 	for _, name := range s.Strategies {
-		st, _ := simulate.Lookup(name)
+		st, _ := catalog.Lookup(name)
 		b.Run(name, func(b *testing.B) {
 			cpu := cpuSeconds()
 			var steps int64

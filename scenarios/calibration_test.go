@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
 // TestSeedTracksTheRecordedRuns compares the seed scenario, send by send,
@@ -28,7 +29,7 @@ func TestSeedTracksTheRecordedRuns(t *testing.T) {
 		recorded, err := ReadTimes(tt.fixture, f)
 		f.Close()
 		require.NoError(t, err)
-		st, _ := simulate.Lookup(tt.strategy)
+		st, _ := catalog.Lookup(tt.strategy)
 		res, err := simulate.RunStrategy(&s.Scenario, st, s.Seed, simulate.Options{})
 		require.NoError(t, err)
 		require.Len(t, res.Sends, len(recorded), "%s: sends, against the recorded run", tt.strategy)

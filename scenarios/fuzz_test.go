@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
 // FuzzParse feeds arbitrary YAML to the loader: it must never panic, and
@@ -29,6 +29,6 @@ func FuzzParse(f *testing.F) {
 			require.True(t, se.File == "f.yaml" || strings.HasSuffix(se.File, ".txt"), "error %v does not name the file", err)
 			return
 		}
-		require.NoError(t, simulate.Validate(&s.Scenario), "a parsed scenario validates")
+		require.NoError(t, catalog.Validate(&s.Scenario), "a parsed scenario validates")
 	})
 }

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 	"go.yaml.in/yaml/v3"
 )
@@ -241,7 +241,7 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 	if len(sc.SendDelay) > 1 && len(sc.SendDelay) != sc.Workers {
 		return nil, c.errf(&f.SendDelay, "send_delay: %d distributions for %d workers; give one, or one per worker", len(sc.SendDelay), sc.Workers)
 	}
-	if err := simulate.Validate(sc); err != nil {
+	if err := catalog.Validate(sc); err != nil {
 		return nil, &Error{File: name, Msg: err.Error()}
 	}
 	return s, nil

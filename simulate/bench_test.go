@@ -10,6 +10,7 @@ import (
 	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -28,7 +29,7 @@ func BenchmarkCombinedAdmitted(b *testing.B) {
 				Name: "bench", Rules: contract, Strategies: []string{"combined"},
 				Callers: calls, Workers: 1, Arrivals: workload.Arrivals{Kind: workload.Interval, Every: every},
 			}
-			st, _ := Lookup("combined")
+			st, _ := catalog.Lookup("combined")
 			var admitted int
 			cpu := cpuSeconds()
 			for b.Loop() {
@@ -102,7 +103,7 @@ func BenchmarkCallerBytes(b *testing.B) {
 		Name: "bench", Rules: []rule.Rule{{Limit: 1, Window: time.Millisecond}}, Strategies: []string{"combined"},
 		Callers: callers, Workers: 1, Arrivals: workload.Arrivals{Kind: workload.AllAtOnce},
 	}
-	st, _ := Lookup("combined")
+	st, _ := catalog.Lookup("combined")
 	var perCaller float64
 	for b.Loop() {
 		virtual.ReleasePools()

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
 	"github.com/rlcheck/rlcheck/workload"
 )
@@ -29,7 +29,7 @@ func (c *closing) Close() error                { *c.closed++; return nil }
 func TestRunClosesLimiters(t *testing.T) {
 	for _, perWorker := range []bool{false, true} {
 		var built, closed int
-		st := Strategy{Name: "closing", PerWorker: perWorker, New: func(Env) (strategies.Limiter, error) {
+		st := catalog.Strategy{Name: "closing", PerWorker: perWorker, New: func(catalog.Env) (strategies.Limiter, error) {
 			built++
 			return &closing{&closed}, nil
 		}}
@@ -41,37 +41,15 @@ func TestRunClosesLimiters(t *testing.T) {
 	}
 }
 
-// TestLibRedisServersClosed: the Redis-backed libraries' embedded servers
-// go with their run, not with the garbage collector (a run's server is
-// reachable from its own clock, so a cleanup tied to the limiter never ran
-// and audit's thousand-seed runs kept every server and its socket).
-func TestLibRedisServersClosed(t *testing.T) {
-	st, ok := LibStrategy(RedisRate, libs.Default())
-	require.True(t, ok)
-	var lims []strategies.Limiter
-	wrapped := st
-	wrapped.New = func(e Env) (strategies.Limiter, error) {
-		lim, err := st.New(e)
-		lims = append(lims, lim)
-		return lim, err
-	}
-	_, err := RunStrategy(twoWorkers(0), wrapped, 1, Options{})
-	require.NoError(t, err)
-	require.Len(t, lims, 1, "limiters built")
-	o, ok := lims[0].(ownRedis)
-	require.True(t, ok, "a %T, not the limiter with its server", lims[0])
-	assert.Error(t, o.s.Ping(context.Background()).Err(), "the server still answers after its run")
-}
-
 // TestRunClosesItsServers: the in-process Redis servers a run's limiters
 // start (clockredis, one per limiter) stop when the run ends, not when the
 // collector gets to them: runs leave no goroutines behind.
 func TestRunClosesItsServers(t *testing.T) {
 	s := &workload.Scenario{
-		Name: "close", Rules: contract, Strategies: []string{RedisRate},
+		Name: "close", Rules: contract, Strategies: []string{catalog.RedisRate},
 		Callers: 20, Workers: 2, Arrivals: workload.Arrivals{Kind: workload.Interval, Every: 10 * time.Millisecond},
 	}
-	st, ok := Lookup(RedisRate)
+	st, ok := catalog.Lookup(catalog.RedisRate)
 	require.True(t, ok)
 	for seed := range uint64(5) {
 		_, err := RunStrategy(s, st, seed+1, Options{})
@@ -105,12 +83,12 @@ func serverGoroutines() int {
 // process must not fail a run on virtual time); on a server it was given,
 // it keeps one.
 func TestEmbeddedRedisIsInProcess(t *testing.T) {
-	st, ok := Lookup("redis")
+	st, ok := catalog.Lookup("redis")
 	require.True(t, ok)
 	var got []bool
 	probe := st
-	probe.New = func(e Env) (strategies.Limiter, error) {
-		got = append(got, e.Shared.inProcess)
+	probe.New = func(e catalog.Env) (strategies.Limiter, error) {
+		got = append(got, e.Shared.InProcess)
 		return st.New(e)
 	}
 	_, err := RunStrategy(twoWorkers(0), probe, 1, Options{})

@@ -13,6 +13,7 @@ import (
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -48,7 +49,7 @@ func genScenario(seed uint64) *workload.Scenario {
 	for w := range s.Workers {
 		s.Skew = append(s.Skew, time.Duration(r.IntN(5)-2)*time.Millisecond*time.Duration(w))
 	}
-	for _, st := range strategyTable {
+	for _, st := range catalog.Strategies() {
 		s.Strategies = append(s.Strategies, st.Name)
 	}
 	return s
@@ -100,11 +101,11 @@ func TestConformance(t *testing.T) {
 	var scenarios []*workload.Scenario
 	for seed := range workloads() {
 		s := genScenario(seed)
-		require.NoError(t, Validate(s), s.Name)
+		require.NoError(t, catalog.Validate(s), s.Name)
 		scenarios = append(scenarios, s)
 	}
 	total := 0
-	for _, st := range strategyTable {
+	for _, st := range catalog.Strategies() {
 		t.Run(st.Name, func(t *testing.T) {
 			for _, s := range scenarios {
 				if st.NeedsRedis && s.Seed%29 != 0 {
@@ -119,7 +120,7 @@ func TestConformance(t *testing.T) {
 
 // conform runs st on s through the watched runtime, checks what every
 // strategy must keep, and returns how many sleeps it watched.
-func conform(t *testing.T, st Strategy, s *workload.Scenario) int {
+func conform(t *testing.T, st catalog.Strategy, s *workload.Scenario) int {
 	t.Helper()
 	sleeps := 0
 	var sch *virtual.Sched
@@ -154,7 +155,7 @@ func TestConformanceCanFail(t *testing.T) {
 	for seed := range workloads() {
 		s := genScenario(seed)
 		for _, name := range []string{"sequential", "gated-rates-first"} {
-			st, _ := Lookup(name)
+			st, _ := catalog.Lookup(name)
 			res, err := RunStrategy(s, st, seed, Options{})
 			require.NoError(t, err, "%s on %s", name, s.Name)
 			for _, rr := range res.Rules {

@@ -13,6 +13,7 @@ import (
 	"github.com/rlcheck/rlcheck/buildinfo"
 	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -90,7 +91,7 @@ type RunCost struct {
 // which holds for the bound: then each seed has a threshold, the margin
 // sought is the largest, and search finds it seed by seed.
 func FindMargins(s *workload.Scenario, o MarginOptions) (*MarginResult, error) {
-	if err := Validate(s); err != nil {
+	if err := catalog.Validate(s); err != nil {
 		return nil, err
 	}
 	if o.Runs < 1 {
@@ -111,9 +112,9 @@ func FindMargins(s *workload.Scenario, o MarginOptions) (*MarginResult, error) {
 		}
 	}()
 	for _, name := range names {
-		st, ok := Lookup(name)
+		st, ok := catalog.Lookup(name)
 		if !ok {
-			return nil, fmt.Errorf("simulate: unknown strategy %q (known: %s)", name, strategyNames())
+			return nil, fmt.Errorf("simulate: unknown strategy %q (known: %s)", name, catalog.Known())
 		}
 		sm, err := findMargin(&prober{s: s, st: st, o: o, pools: pools})
 		if err != nil {
@@ -139,7 +140,7 @@ func sweep(s *workload.Scenario, out *MarginResult, o MarginOptions, pools []vir
 	}
 	for k := range out.Strategies {
 		sm := &out.Strategies[k]
-		st, _ := Lookup(sm.Name)
+		st, _ := catalog.Lookup(sm.Name)
 		p := &prober{s: s, st: st, o: o, pools: pools}
 		for _, m := range out.Margins {
 			runs, err := p.run(m, allSeeds(o.Runs))
@@ -319,7 +320,7 @@ func bisect(run stepRunner, s int, k, hi int64, cleanAt []int64, at []seedRun) (
 // pathBound returns max - min of the delay from admission to arrival at
 // the provider, from the distributions, when they are bounded. For the
 // Redis strategies the reply leg is on that path too.
-func pathBound(s *workload.Scenario, st Strategy) (time.Duration, bool) {
+func pathBound(s *workload.Scenario, st catalog.Strategy) (time.Duration, bool) {
 	var lo, hi time.Duration
 	for w := range s.Workers {
 		l, h, ok := s.SendDelayFor(w).Bounds()
@@ -358,7 +359,7 @@ type seedRun struct {
 // cores, each core's runs reusing one pool (coroutines, in-process Redis).
 type prober struct {
 	s     *workload.Scenario
-	st    Strategy
+	st    catalog.Strategy
 	o     MarginOptions
 	pools []virtual.Pool
 	runs  int                        // runs made

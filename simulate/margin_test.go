@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -206,7 +207,7 @@ func TestFindMarginsAgreesWithBisection(t *testing.T) {
 	r, err := FindMargins(s, MarginOptions{Runs: n, Resolution: res})
 	require.NoError(t, err)
 	for i, name := range s.Strategies {
-		st, _ := Lookup(name)
+		st, _ := catalog.Lookup(name)
 		sm := r.Strategies[i]
 		require.Equal(t, name, sm.Name)
 		runs := map[[2]int64]StrategyResult{}

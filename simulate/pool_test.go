@@ -15,6 +15,7 @@ import (
 	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -35,7 +36,7 @@ func TestColdRunsMatchFreshRuns(t *testing.T) {
 	const seeds = 8
 	fresh := make(map[string][]StrategyResult)
 	for _, name := range []string{"combined", "sequential", "gated"} {
-		st, ok := Lookup(name)
+		st, ok := catalog.Lookup(name)
 		require.True(t, ok)
 		for seed := range uint64(seeds) {
 			r, err := runStrategy(s, st, seed, Options{}, nil)
@@ -49,7 +50,7 @@ func TestColdRunsMatchFreshRuns(t *testing.T) {
 			for k := range 3 * seeds {
 				name := []string{"combined", "sequential", "gated"}[(g+k)%3]
 				seed := uint64(k % seeds)
-				st, _ := Lookup(name)
+				st, _ := catalog.Lookup(name)
 				r, err := RunStrategy(s, st, seed, Options{})
 				if assert.NoError(t, err) {
 					assert.Equal(t, fresh[name][seed], r, "%s seed %d", name, seed)
@@ -84,7 +85,7 @@ func reapNow(t *testing.T) {
 // strategy with the coroutines of another goroutine's run (the runtime
 // ends the program if it resumes them itself).
 func TestColdRunOnALockedThread(t *testing.T) {
-	st, _ := Lookup("combined")
+	st, _ := catalog.Lookup("combined")
 	s := queueScenario(100)
 	want, err := RunStrategy(s, st, 3, Options{})
 	require.NoError(t, err)
@@ -113,17 +114,17 @@ func (*panicking) Release() {}
 // TestColdRunPassesOnItsPanic: a panic in a caller reaches the goroutine
 // that called RunStrategy, and the run's pool is not kept.
 func TestColdRunPassesOnItsPanic(t *testing.T) {
-	st := Strategy{Name: "panicking", New: func(Env) (strategies.Limiter, error) { return &panicking{}, nil }}
+	st := catalog.Strategy{Name: "panicking", New: func(catalog.Env) (strategies.Limiter, error) { return &panicking{}, nil }}
 	s := queueScenario(5)
 	reapNow(t)
 	assert.PanicsWithValue(t, "panicking: second caller", func() { _, _ = RunStrategy(s, st, 1, Options{}) })
 	pools, _ := virtual.Kept()
 	assert.Zero(t, pools, "pools kept")
 	// The next runs are unharmed.
-	comb, _ := Lookup("combined")
+	comb, _ := catalog.Lookup("combined")
 	_, err := RunStrategy(s, comb, 1, Options{})
 	require.NoError(t, err)
-	_, err = RunStrategy(s, Strategy{Name: "failing", New: func(Env) (strategies.Limiter, error) {
+	_, err = RunStrategy(s, catalog.Strategy{Name: "failing", New: func(catalog.Env) (strategies.Limiter, error) {
 		return nil, errors.New("no limiter")
 	}}, 1, Options{})
 	require.ErrorContains(t, err, "no limiter")
@@ -144,7 +145,7 @@ func TestPooledRunsMatchFreshRuns(t *testing.T) {
 	var pool virtual.Pool
 	defer pool.Close()
 	for _, name := range []string{"sequential", "combined", "gated"} {
-		st, ok := Lookup(name)
+		st, ok := catalog.Lookup(name)
 		require.True(t, ok)
 		for seed := range uint64(30) {
 			fresh, err := RunStrategy(s, st, seed, Options{})

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -105,7 +106,7 @@ func TestSendDelayPerWorkerMustMatchWorkers(t *testing.T) {
 func TestMarginOfTheSpreadKeepsTheProvider(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, name := range []string{"combined", "gated", "redis"} {
-		st, _ := Lookup(name)
+		st, _ := catalog.Lookup(name)
 		t.Run(name, func(t *testing.T) {
 			someViolate := false
 			cases, seeds := 12, 5

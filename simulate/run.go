@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -20,6 +19,7 @@ import (
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
 	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
 	"github.com/rlcheck/rlcheck/workload"
@@ -41,7 +41,7 @@ type Options struct {
 
 // Run runs every strategy of s on s.Seed.
 func Run(s *workload.Scenario, opt Options) (*Result, error) {
-	if err := Validate(s); err != nil {
+	if err := catalog.Validate(s); err != nil {
 		return nil, err
 	}
 	names := opt.Strategies
@@ -50,9 +50,9 @@ func Run(s *workload.Scenario, opt Options) (*Result, error) {
 	}
 	res := &Result{Scenario: s.Name, Seed: s.Seed, Rules: s.Rules, SendPath: s.HasSendPath(), Margin: s.Margin}
 	for _, name := range names {
-		st, ok := Lookup(name)
+		st, ok := catalog.Lookup(name)
 		if !ok {
-			return nil, fmt.Errorf("simulate: unknown strategy %q (known: %s)", name, strategyNames())
+			return nil, fmt.Errorf("simulate: unknown strategy %q (known: %s)", name, catalog.Known())
 		}
 		r, err := RunStrategy(s, st, s.Seed, opt)
 		if err != nil {
@@ -66,7 +66,7 @@ func Run(s *workload.Scenario, opt Options) (*Result, error) {
 // RunStrategy runs one strategy of s on seed.
 // Calls from any number of goroutines may run at once; they reuse the
 // coroutines and scheduler of earlier calls (virtual.TakePool).
-func RunStrategy(s *workload.Scenario, st Strategy, seed uint64, opt Options) (StrategyResult, error) {
+func RunStrategy(s *workload.Scenario, st catalog.Strategy, seed uint64, opt Options) (StrategyResult, error) {
 	pp := virtual.TakePool()
 	ended := false
 	defer func() {
@@ -83,7 +83,7 @@ func RunStrategy(s *workload.Scenario, st Strategy, seed uint64, opt Options) (S
 
 // runStrategy is RunStrategy taking its coroutines from pool, and leaving
 // them there, when pool is not nil.
-func runStrategy(s *workload.Scenario, st Strategy, seed uint64, opt Options, pool *virtual.Pool) (StrategyResult, error) {
+func runStrategy(s *workload.Scenario, st catalog.Strategy, seed uint64, opt Options, pool *virtual.Pool) (StrategyResult, error) {
 	if st.NeedsSlots && s.MaxInFlight < 1 {
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s needs max_in_flight", st.Name)
 	}
@@ -105,10 +105,10 @@ func runStrategy(s *workload.Scenario, st Strategy, seed uint64, opt Options, po
 	} else {
 		sch = virtual.NewSched(cfg)
 	}
-	shared := &Shared{Key: fmt.Sprintf("rlcheck:%s:%s:%d", s.Name, st.Name, seed), Redis: opt.Redis, Now: sch.Now}
+	shared := &catalog.Shared{Key: fmt.Sprintf("rlcheck:%s:%s:%d", s.Name, st.Name, seed), Redis: opt.Redis, Now: sch.Now}
 	path := rand.New(rand.NewPCG(seed, streamPath))
 	if !s.RedisRTT.IsZero() {
-		shared.rtt = &rttPath{sch: sch, rtt: s.RedisRTT, rng: path}
+		shared.SimulateRTT(sch, s.RedisRTT, path)
 	}
 	pooledRedis := false // the pool's in-process Redis, which outlives the run
 	if st.NeedsRedis && shared.Redis == nil {
@@ -128,24 +128,18 @@ func runStrategy(s *workload.Scenario, st Strategy, seed uint64, opt Options, po
 			}
 			shared.Redis = emb
 		}
-		shared.inProcess = true
+		shared.InProcess = true
 	}
-	limiters := make([]strategies.Limiter, s.Workers)
-	defer CloseLimiters(limiters)
-	for w := range s.Workers {
-		if !st.PerWorker && w > 0 {
-			limiters[w] = limiters[0]
-			continue
-		}
+	limiters, err := catalog.Limiters(s, st, shared, func(w int) clock.Runtime {
 		view := sch.View(workerSkew(s, w))
 		if opt.Wrap != nil {
 			view = opt.Wrap(view)
 		}
-		lim, err := st.New(LimiterEnv(s, w, view, shared))
-		if err != nil {
-			return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
-		}
-		limiters[w] = lim
+		return view
+	})
+	defer catalog.CloseLimiters(limiters)
+	if err != nil {
+		return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
 	}
 
 	res := StrategyResult{Name: st.Name, Calls: len(times)}
@@ -214,7 +208,7 @@ func runStrategy(s *workload.Scenario, st Strategy, seed uint64, opt Options, po
 	}
 	if pooledRedis && failure == nil {
 		// Its keys would otherwise pile up over the pool's runs.
-		failure = redislimit.Reset(base, shared.Redis, shared.Key, LimiterEnv(s, 0, nil, shared).Rules)
+		failure = redislimit.Reset(base, shared.Redis, shared.Key, catalog.LimiterEnv(s, 0, nil, shared).Rules)
 	}
 	if failure != nil {
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, failure)
@@ -228,17 +222,6 @@ func runStrategy(s *workload.Scenario, st Strategy, seed uint64, opt Options, po
 		return StrategyResult{}, err
 	}
 	return res, nil
-}
-
-// CloseLimiters closes, once each, the limiters that hold a resource of
-// their own (an io.Closer, such as a Redis-backed library's embedded
-// server), when their run is over.
-func CloseLimiters(limiters []strategies.Limiter) {
-	for i, lim := range limiters {
-		if c, ok := lim.(io.Closer); ok && !slices.Contains(limiters[:i], lim) {
-			_ = c.Close()
-		}
-	}
 }
 
 // Independent PCG streams of one seed, beside workload.StreamArrivals.
@@ -350,7 +333,7 @@ func judge(res *StrategyResult, s *workload.Scenario, limiters []strategies.Limi
 // RunSeeds repeats every strategy of s over seeds s.Seed .. s.Seed+n-1,
 // spreading runs over the machine's cores; results do not depend on how.
 func RunSeeds(s *workload.Scenario, n int, opt Options) (*RunsResult, error) {
-	if err := Validate(s); err != nil {
+	if err := catalog.Validate(s); err != nil {
 		return nil, err
 	}
 	if n < 1 {
@@ -363,11 +346,11 @@ func RunSeeds(s *workload.Scenario, n int, opt Options) (*RunsResult, error) {
 	out := &RunsResult{Scenario: s.Name, Seed: s.Seed, Runs: n, Rules: s.Rules, SendPath: s.HasSendPath(), Margin: s.Margin}
 	durations := make([][2]int64, len(names)) // per strategy: sum of durations, of sends
 	admViolated := make([]int, len(names))
-	sts := make([]Strategy, len(names))
+	sts := make([]catalog.Strategy, len(names))
 	for i, name := range names {
-		st, ok := Lookup(name)
+		st, ok := catalog.Lookup(name)
 		if !ok {
-			return nil, fmt.Errorf("simulate: unknown strategy %q (known: %s)", name, strategyNames())
+			return nil, fmt.Errorf("simulate: unknown strategy %q (known: %s)", name, catalog.Known())
 		}
 		sts[i] = st
 		out.Strategies = append(out.Strategies, StrategyRuns{Name: name, Rules: make([]RuleRuns, len(s.Rules))})

@@ -6,7 +6,7 @@
 // It is the one vocabulary `rlcheck simulate` (package simulate), `rlcheck
 // run` (realrun) and `rlcheck serve` (its latencies) share, and it knows
 // nothing of them: the strategy catalogue checks the strategy names
-// (simulate.Validate), and package scenarios reads a Scenario from YAML and
+// (catalog.Validate), and package scenarios reads a Scenario from YAML and
 // ships the named ones. The model is not folded into scenarios because the
 // reader checks strategy names, which sit above the model; and it is not
 // called "scenario", one letter from the reader's name.

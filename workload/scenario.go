@@ -90,7 +90,7 @@ func (s *Scenario) SendDelayFor(w int) Dist {
 }
 
 // Validate reports the first inconsistency in s, its strategies aside:
-// the strategy catalogue knows them (simulate.Validate checks them too).
+// the strategy catalogue knows them (catalog.Validate checks them too).
 func (s *Scenario) Validate() error { return s.ValidateWith(nil) }
 
 // ValidateWith is Validate, with strategy, when not nil, checking each

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/rlcheck/rlcheck/scenarios"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
 // The long help of each command is prose, kept in help/NAME.txt.
@@ -22,6 +22,6 @@ func help(name string) string {
 	}
 	return strings.NewReplacer(
 		"{{scenarios}}", strings.Join(scenarios.Names(), ", "),
-		"{{strategies}}", strings.Join(simulate.StrategyNames(), ", "),
+		"{{strategies}}", strings.Join(catalog.StrategyNames(), ", "),
 	).Replace(strings.TrimSuffix(string(b), "\n"))
 }

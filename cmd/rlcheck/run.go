@@ -10,7 +10,7 @@ import (
 	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/realrun"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -95,7 +95,7 @@ func (o *runOptions) complete(cmd *cobra.Command, path string) error {
 	if !cmd.Flags().Changed("seeds") {
 		o.seeds = realrun.SeedsFor(o.scn)
 	}
-	return simulate.Validate(o.scn)
+	return catalog.Validate(o.scn)
 }
 
 func (o *runOptions) run(ctx context.Context, s streams) error {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -96,12 +96,12 @@ func TestRunCommandUsage(t *testing.T) {
 // far it got.
 func TestRunRedisDesigns(t *testing.T) {
 	var names []string
-	for _, name := range simulate.AuditStrategyNames() {
-		if st, _ := simulate.Lookup(name); st.Costly || st.NeedsRedis {
+	for _, name := range catalog.AuditStrategyNames() {
+		if st, _ := catalog.Lookup(name); st.Costly || st.NeedsRedis {
 			names = append(names, name)
 		}
 	}
-	require.Len(t, names, 8, "Redis-backed strategies in %v", simulate.AuditStrategyNames())
+	require.Len(t, names, 8, "Redis-backed strategies in %v", catalog.AuditStrategyNames())
 	path := filepath.Join(t.TempDir(), "short.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(`name: short
 rules: [3/100ms]

@@ -13,6 +13,7 @@ import (
 	"github.com/rlcheck/rlcheck/plots"
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -124,7 +125,7 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 		}
 		sc.Callers = o.callers
 	}
-	if err := simulate.Validate(sc); err != nil {
+	if err := catalog.Validate(sc); err != nil {
 		return err
 	}
 	if o.strategy, err = sc.Pick(o.strategy); err != nil {

@@ -12,7 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/rlcheck/rlcheck/scenarios"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
 // TestSimulateExampleLoads: simulate --example prints a scenario that
@@ -24,7 +24,7 @@ func TestSimulateExampleLoads(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(out), 0o644))
 	scn, err := scenarios.Load(path)
 	require.NoError(t, err, "the example does not load:\n%s", out)
-	require.NoError(t, simulate.Validate(&scn.Scenario))
+	require.NoError(t, catalog.Validate(&scn.Scenario))
 	_, errOut, code = run(t, "", "simulate", path)
 	assert.Equal(t, exitOK, code, "simulating the example: stderr %q", errOut)
 

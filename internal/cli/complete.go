@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlcheck/rlcheck/scenarios"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
 // InputFormats are the values of check --input-format.
@@ -41,7 +41,7 @@ func List(words []string) cobra.CompletionFunc {
 }
 
 // Strategies completes --strategies, a comma-separated list.
-func Strategies() cobra.CompletionFunc { return List(simulate.StrategyNames()) }
+func Strategies() cobra.CompletionFunc { return List(catalog.StrategyNames()) }
 
 // Scenario completes a command's one scenario argument: the shipped
 // names, and files when no name matches.

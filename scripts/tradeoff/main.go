@@ -22,13 +22,14 @@ import (
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
 // way is one way of keeping the rules: a strategy to simulate and the
 // bookkeeping whose bytes are measured (nil books: rate limiters).
 type way struct {
 	label string
-	st    simulate.Strategy
+	st    catalog.Strategy
 	books func([]rule.Rule) strategies.Books
 }
 
@@ -40,13 +41,13 @@ func booksStrategy(name string, mk func(rule.Rule) strategies.Book) way {
 		}
 		return b
 	}
-	return way{label: name, books: books, st: simulate.Strategy{Name: name, New: func(e simulate.Env) (strategies.Limiter, error) {
+	return way{label: name, books: books, st: catalog.Strategy{Name: name, New: func(e catalog.Env) (strategies.Limiter, error) {
 		return strategies.NewCombinedBooks(e.Runtime, books(e.Rules)...), nil
 	}}}
 }
 
 func xrate(label string, burst int) way {
-	st, _ := simulate.LibStrategy(simulate.XRateReserveAll, libs.Config{Burst: burst})
+	st, _ := catalog.LibStrategy(catalog.XRateReserveAll, libs.Config{Burst: burst})
 	st.Name = label
 	return way{label: label, st: st}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -22,12 +22,12 @@ func TestCancelledCallers(t *testing.T) {
 	}{
 		// Chained: a caller abandoned on the 5/1s limiter hands back
 		// nothing, since later reservations are queued behind it.
-		{simulate.XRateChained, 10, 10, []int64{9, 0}},
+		{catalog.XRateChained, 10, 10, []int64{9, 0}},
 		// Reserve-all cancels both reservations, but CancelAt restores
 		// only the last queued one's token.
-		{simulate.XRateReserveAll, 10, 10, []int64{9, 9}},
+		{catalog.XRateReserveAll, 10, 10, []int64{9, 9}},
 		// Take has no context: every caller is sent, late.
-		{simulate.UberRatelimit, 20, 0, []int64{0, 0}},
+		{catalog.UberRatelimit, 20, 0, []int64{0, 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.strategy, func(t *testing.T) {

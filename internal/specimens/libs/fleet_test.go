@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -36,18 +36,18 @@ func TestFleetPinned(t *testing.T) {
 		maxInWin []int64
 	}{
 		// 17 at once, then one every 30/17 s: 16 more before 30 s.
-		{"redis_rate 17 per 30 s, burst 17", simulate.RedisRate, "17/30s", libs.Default(), idleThen(60), 0, []int64{33}},
+		{"redis_rate 17 per 30 s, burst 17", catalog.RedisRate, "17/30s", libs.Default(), idleThen(60), 0, []int64{33}},
 		// PerDuration truncates 30 s/17 to 1,764,705,882 ns, so the 17th
 		// spaced send lands 6 ns before the window's end: one more.
-		{"throttled memstore 17 per 30 s, MaxBurst 16", simulate.ThrottledMem, "17/30s", libs.Default(), idleThen(60), 0, []int64{34}},
+		{"throttled memstore 17 per 30 s, MaxBurst 16", catalog.ThrottledMem, "17/30s", libs.Default(), idleThen(60), 0, []int64{34}},
 		// The Redis store reads the server's TIME in microseconds, which
 		// rounds that 6 ns away.
-		{"throttled go-redis store 17 per 30 s, MaxBurst 16", simulate.ThrottledRedis, "17/30s", libs.Default(), idleThen(60), 0, []int64{33}},
-		{"ulule Redis store 5 per s across a window's end", simulate.UluleRedis, "5/1s", libs.Default(), straddle(5), 0, []int64{9}},
-		{"INCR fixed windows 5 per s across an edge", simulate.FixedWindow, "5/1s", libs.Default(), straddle(5), 0, []int64{9}},
-		{"timestamp members: 30 calls in one millisecond", simulate.TimestampMember, "5/1s", libs.Default(), workload.Arrivals{Kind: workload.AllAtOnce}, 30, []int64{30}},
-		{"two round trips 500µs apart: 30 calls at once", simulate.TwoTrips, "5/1s", libs.Config{RoundTrip: 500 * time.Microsecond}, workload.Arrivals{Kind: workload.AllAtOnce}, 30, []int64{30}},
-		{"the guide's script keeps 5 per s on an exact clock", simulate.GuideScript, "5/1s", libs.Default(), idleThen(30), 0, []int64{5}},
+		{"throttled go-redis store 17 per 30 s, MaxBurst 16", catalog.ThrottledRedis, "17/30s", libs.Default(), idleThen(60), 0, []int64{33}},
+		{"ulule Redis store 5 per s across a window's end", catalog.UluleRedis, "5/1s", libs.Default(), straddle(5), 0, []int64{9}},
+		{"INCR fixed windows 5 per s across an edge", catalog.FixedWindow, "5/1s", libs.Default(), straddle(5), 0, []int64{9}},
+		{"timestamp members: 30 calls in one millisecond", catalog.TimestampMember, "5/1s", libs.Default(), workload.Arrivals{Kind: workload.AllAtOnce}, 30, []int64{30}},
+		{"two round trips 500µs apart: 30 calls at once", catalog.TwoTrips, "5/1s", libs.Config{RoundTrip: 500 * time.Microsecond}, workload.Arrivals{Kind: workload.AllAtOnce}, 30, []int64{30}},
+		{"the guide's script keeps 5 per s on an exact clock", catalog.GuideScript, "5/1s", libs.Default(), idleThen(30), 0, []int64{5}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

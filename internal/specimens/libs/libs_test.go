@@ -10,6 +10,7 @@ import (
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -34,11 +35,11 @@ func exact(t *testing.T, name, rules string, cfg libs.Config, b rule.Boundary, a
 	t.Helper()
 	rs, err := rule.ParseList(rules)
 	require.NoError(t, err)
-	st, ok := simulate.LibStrategy(name, cfg)
+	st, ok := catalog.LibStrategy(name, cfg)
 	require.True(t, ok, "no strategy %s", name)
 	sc := &workload.Scenario{Name: "pin", Rules: rs, Boundary: b, Strategies: []string{name}, Workers: 1,
 		Callers: callers, Arrivals: arr, Timeout: timeout}
-	require.NoError(t, simulate.Validate(sc))
+	require.NoError(t, catalog.Validate(sc))
 	res, err := simulate.RunStrategy(sc, st, 1, simulate.Options{})
 	require.NoError(t, err)
 	return res
@@ -63,55 +64,55 @@ func TestPinnedInstants(t *testing.T) {
 	}{
 		{
 			name:     "rate.NewLimiter(5, 5) lets 9 sends into one half-open second after idle",
-			strategy: simulate.XRateChained, rules: "5/1s", cfg: libs.Default(), arr: idleThen(12),
+			strategy: catalog.XRateChained, rules: "5/1s", cfg: libs.Default(), arr: idleThen(12),
 			sends:    []int64{10000, 10000, 10000, 10000, 10000, 10200, 10400, 10600, 10800, 11000},
 			maxInWin: []int64{9}, violations: []int64{4},
 		},
 		{
 			name:     "reserve-all is the same bucket: 9 in one second after idle",
-			strategy: simulate.XRateReserveAll, rules: "5/1s", cfg: libs.Default(), arr: idleThen(12),
+			strategy: catalog.XRateReserveAll, rules: "5/1s", cfg: libs.Default(), arr: idleThen(12),
 			sends:    []int64{10000, 10000, 10000, 10000, 10000, 10200, 10400, 10600, 10800, 11000},
 			maxInWin: []int64{9}, violations: []int64{4},
 		},
 		{
 			name:     "chained 5/1s and 12/3s with burst N: 19 sends in one 3 s window",
-			strategy: simulate.XRateChained, rules: "5/1s,12/3s", cfg: libs.Default(), arr: idleThen(30),
+			strategy: catalog.XRateChained, rules: "5/1s,12/3s", cfg: libs.Default(), arr: idleThen(30),
 			sends:    []int64{10000, 10000, 10000, 10000, 10000, 10200, 10400, 10600, 10800, 11000},
 			maxInWin: []int64{9, 19}, violations: []int64{4, 18},
 		},
 		{
 			name:     "rate.NewLimiter(5, 1) spaces sends exactly 200 ms: clean half-open",
-			strategy: simulate.XRateChained, rules: "5/1s", cfg: libs.Config{Burst: 1}, arr: idleThen(10),
+			strategy: catalog.XRateChained, rules: "5/1s", cfg: libs.Config{Burst: 1}, arr: idleThen(10),
 			sends:    []int64{10000, 10200, 10400, 10600, 10800, 11000, 11200, 11400, 11600, 11800},
 			maxInWin: []int64{5}, violations: []int64{0},
 		},
 		{
 			name:     "rate.NewLimiter(5, 1) breaks a closed window: send 6 is exactly 1 s after send 1",
-			strategy: simulate.XRateChained, rules: "5/1s", cfg: libs.Config{Burst: 1}, boundary: rule.Closed, arr: idleThen(10),
+			strategy: catalog.XRateChained, rules: "5/1s", cfg: libs.Config{Burst: 1}, boundary: rule.Closed, arr: idleThen(10),
 			sends:    []int64{10000, 10200, 10400, 10600, 10800, 11000, 11200, 11400, 11600, 11800},
 			maxInWin: []int64{6}, violations: []int64{5},
 		},
 		{
 			name:     "ratelimit.New(5) banks 10 permissions of slack: 11 at once after idle, 15 in one second",
-			strategy: simulate.UberRatelimit, rules: "5/1s", cfg: libs.Default(), arr: idleThen(16),
+			strategy: catalog.UberRatelimit, rules: "5/1s", cfg: libs.Default(), arr: idleThen(16),
 			sends:    []int64{10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10200, 10400, 10600, 10800, 11000},
 			maxInWin: []int64{15}, violations: []int64{10},
 		},
 		{
 			name:     "uber 5/1s then 12/3s: 11 at once, then 250 ms apart: 14 in one second, 22 in three",
-			strategy: simulate.UberRatelimit, rules: "5/1s,12/3s", cfg: libs.Default(), arr: idleThen(30),
+			strategy: catalog.UberRatelimit, rules: "5/1s,12/3s", cfg: libs.Default(), arr: idleThen(30),
 			sends:    []int64{10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10000, 10250, 10500, 10750, 11000},
 			maxInWin: []int64{14, 22}, violations: []int64{9, 10},
 		},
 		{
 			name:     "a fresh ratelimit.New(5) has no slack yet: 200 ms apart from the first call",
-			strategy: simulate.UberRatelimit, rules: "5/1s", cfg: libs.Default(), arr: workload.Arrivals{Kind: workload.AllAtOnce}, callers: 7,
+			strategy: catalog.UberRatelimit, rules: "5/1s", cfg: libs.Default(), arr: workload.Arrivals{Kind: workload.AllAtOnce}, callers: 7,
 			sends:    []int64{0, 200, 400, 600, 800, 1000, 1200},
 			maxInWin: []int64{5}, violations: []int64{0},
 		},
 		{
 			name:     "ratelimit.New(5, WithoutSlack) after idle: one send, then 200 ms apart",
-			strategy: simulate.UberRatelimit, rules: "5/1s", cfg: slack0, arr: idleThen(7),
+			strategy: catalog.UberRatelimit, rules: "5/1s", cfg: slack0, arr: idleThen(7),
 			sends:    []int64{10000, 10200, 10400, 10600, 10800, 11000, 11200},
 			maxInWin: []int64{5}, violations: []int64{0},
 		},
@@ -143,7 +144,7 @@ func TestPinnedInstants(t *testing.T) {
 // already puts 6 sends in one half-open second (seed 1 of Poisson arrivals
 // at 5 per second).
 func TestXRateSpacingOneNanosecondShort(t *testing.T) {
-	res := exact(t, simulate.XRateChained, "5/1s", libs.Config{Burst: 1}, rule.HalfOpen,
+	res := exact(t, catalog.XRateChained, "5/1s", libs.Config{Burst: 1}, rule.HalfOpen,
 		workload.Arrivals{Kind: workload.Poisson, Rate: 5}, 20, 0)
 	minGap := int64(1 << 62)
 	for i := 1; i < len(res.Sends); i++ {

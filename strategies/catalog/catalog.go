@@ -1,12 +1,15 @@
-package simulate
+package catalog
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+
 	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
@@ -45,9 +48,19 @@ type Shared struct {
 	// Now is the run's unskewed virtual clock, which a shared server's
 	// clock stands for.
 	Now func() int64
-	rtt *rttPath // the Redis round trip, nil when none
-	// inProcess marks Redis as the embedded server the run started itself.
-	inProcess bool
+	// InProcess marks Redis as the embedded server a run on virtual time
+	// started itself, whose clock the wall clock does not move.
+	InProcess bool
+	rtt       *rttPath // the Redis round trip, nil when none
+}
+
+// SimulateRTT puts a Redis round trip drawn from rtt with rng on every
+// script call of the run's redis strategies, on the virtual clock of sch:
+// the script runs when the request leg (half the round trip) arrives, and
+// the caller resumes after the reply leg, marked (sch.Mark) with the
+// instant its script ran.
+func (sh *Shared) SimulateRTT(sch *virtual.Sched, rtt workload.Dist, rng *rand.Rand) {
+	sh.rtt = &rttPath{sch: sch, rtt: rtt, rng: rng}
 }
 
 // Strategy is one entry of the strategy table.
@@ -179,6 +192,10 @@ func Validate(s *workload.Scenario) error {
 		return nil
 	})
 }
+
+// Known returns every strategy name, sorted and comma-separated, for
+// messages.
+func Known() string { return strategyNames() }
 
 func strategyNames() string {
 	names := make([]string, len(strategyTable))

@@ -1,4 +1,4 @@
-package simulate
+package catalog
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func newRedis(e Env, src redislimit.TimeSource, exact bool) (strategies.Limiter,
 	}
 	opts.MaxSkew = -1 // client time here is a simulated clock, not the host's
 	// A run on virtual time must not fail because the wall clock moved on.
-	opts.InProcess = e.Shared.inProcess
+	opts.InProcess = e.Shared.InProcess
 	var c redis.Scripter = e.Shared.Redis
 	if p := e.Shared.rtt; p != nil {
 		c = rttScripter{c, p}
