@@ -79,41 +79,58 @@ func WriteText(w io.Writer, r *Report) error {
 	fmt.Fprintf(w, "prediction: virtual clock over seeds %d..%d, lateness %v, op cost %v\n",
 		s.Seed, s.Seed+uint64(r.Prediction.Seeds)-1, s.Lateness, s.OpCost)
 	for i, run := range r.Runs {
-		fmt.Fprintf(w, "\nrun %d of %d: %s wall\n", i+1, len(r.Runs), run.Wall.Round(time.Millisecond))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "strategy\t%s\tin own records\tworst shortfall ms\tsent\tcancelled\tmax in flight\tfirst to last send\tsleeps\tlate p50 ms\tlate p95 ms\tlate max ms\t\n",
-			strings.Join(rules, "\t"))
-		for _, st := range run.Strategies {
-			var cells []string
-			for _, rr := range st.Rules {
-				cells = append(cells, strconv.FormatInt(rr.Violations, 10))
-			}
-			late := SpreadOf(st.Late)
-			own := "-"
-			if st.RecordViolations != nil {
-				var v []string
-				for _, n := range st.RecordViolations {
-					v = append(v, strconv.FormatInt(n, 10))
-				}
-				own = strings.Join(v, " ")
-			}
-			short := "-"
-			var worst time.Duration
-			for _, rr := range st.Rules {
-				worst = max(worst, rr.Shortfall)
-			}
-			if st.Violations() > 0 {
-				short = strconv.FormatFloat(float64(worst)/1e6, 'f', 3, 64)
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\t%s\t%s\t%s\t\n", st.Name, strings.Join(cells, "\t"), own, short,
-				len(st.Sends), st.Cancelled, st.MaxInFlight, st.Duration.Round(time.Millisecond),
-				late.N, ms(late.P50), ms(late.P95), ms(late.Max))
-		}
-		if err := tw.Flush(); err != nil {
+		if err := writeRun(w, i, len(r.Runs), run, rules); err != nil {
 			return err
 		}
 	}
+	if err := writeVersusPrediction(w, r, rules); err != nil {
+		return err
+	}
+	writeTimers(w, r)
+	if b := r.Broken(); len(b) > 0 {
+		fmt.Fprintf(w, "\nstrategies that must never violate did: %s\n", strings.Join(b, "; "))
+	}
+	return nil
+}
 
+// writeRun writes run i of n, a row per strategy.
+func writeRun(w io.Writer, i, n int, run *Result, rules []string) error {
+	fmt.Fprintf(w, "\nrun %d of %d: %s wall\n", i+1, n, run.Wall.Round(time.Millisecond))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "strategy\t%s\tin own records\tworst shortfall ms\tsent\tcancelled\tmax in flight\tfirst to last send\tsleeps\tlate p50 ms\tlate p95 ms\tlate max ms\t\n",
+		strings.Join(rules, "\t"))
+	for _, st := range run.Strategies {
+		var cells []string
+		for _, rr := range st.Rules {
+			cells = append(cells, strconv.FormatInt(rr.Violations, 10))
+		}
+		late := SpreadOf(st.Late)
+		own := "-"
+		if st.RecordViolations != nil {
+			var v []string
+			for _, n := range st.RecordViolations {
+				v = append(v, strconv.FormatInt(n, 10))
+			}
+			own = strings.Join(v, " ")
+		}
+		short := "-"
+		var worst time.Duration
+		for _, rr := range st.Rules {
+			worst = max(worst, rr.Shortfall)
+		}
+		if st.Violations() > 0 {
+			short = strconv.FormatFloat(float64(worst)/1e6, 'f', 3, 64)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\t%d\t%s\t%s\t%s\t\n", st.Name, strings.Join(cells, "\t"), own, short,
+			len(st.Sends), st.Cancelled, st.MaxInFlight, st.Duration.Round(time.Millisecond),
+			late.N, ms(late.P50), ms(late.P95), ms(late.Max))
+	}
+	return tw.Flush()
+}
+
+// writeVersusPrediction writes each strategy's violations per rule over
+// the runs beside the prediction's spread.
+func writeVersusPrediction(w io.Writer, r *Report, rules []string) error {
 	fmt.Fprintf(w, "\nviolations per rule, measured on the real clock beside the virtual clock's p5/p50/p95/max over %d seeds\n", r.Prediction.Seeds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "strategy\truns with violations\tpredicted share\trule\tmeasured per run\tpredicted p5 p50 p95 max\twithin p5-p95\t")
@@ -152,16 +169,18 @@ func WriteText(w io.Writer, r *Report) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, share, predShare, rules[k], strings.Join(per, " "), pred, within)
 		}
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	return tw.Flush()
+}
 
+// writeTimers writes the timer figures over every run: lateness, the send
+// delay after a window frees, and each recording strategy's gap.
+func writeTimers(w io.Writer, r *Report) {
 	var late, wake []time.Duration
 	for _, run := range r.Runs {
 		for _, st := range run.Strategies {
 			late = append(late, st.Late...)
 			if st.Name == "combined" {
-				wake = append(wake, WakeDelays(st.Sends, s.Rules)...)
+				wake = append(wake, WakeDelays(st.Sends, r.Scenario.Rules)...)
 			}
 		}
 	}
@@ -184,10 +203,6 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintf(w, "record-to-send gap (%s, every run): %d sends, min %s ms, p50 %s ms, p95 %s ms, max %s ms\n",
 			st.Name, g.N, ms(g.Min), ms(g.P50), ms(g.P95), ms(g.Max))
 	}
-	if b := r.Broken(); len(b) > 0 {
-		fmt.Fprintf(w, "\nstrategies that must never violate did: %s\n", strings.Join(b, "; "))
-	}
-	return nil
 }
 
 // WriteJSON writes the report as one JSON document (docs/json.md).

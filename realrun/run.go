@@ -15,6 +15,7 @@ import (
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
 	"github.com/rlcheck/rlcheck/workload"
@@ -175,15 +176,15 @@ func workerSkew(s *workload.Scenario, w int) int64 {
 func runStrategy(ctx context.Context, s *workload.Scenario, st catalog.Strategy, times []int64, calls, delays []time.Duration, opt Options) (StrategyResult, error) {
 	rt := clock.NewReal()
 	late := &lateLog{}
-	t0 := rt.Now()
-	epoch := t0
+	r := &realRun{ctx: ctx, s: s, rt: rt, t0: rt.Now(), calls: calls, delays: delays}
+	r.epoch = r.t0
 	if opt.WallEpoch {
-		epoch = 0
+		r.epoch = 0
 	}
 	shared := &catalog.Shared{
 		Key:   fmt.Sprintf("rlcheck:real:%s:%s:%d:%d", s.Name, st.Name, s.Seed, opt.Run),
 		Redis: opt.Redis,
-		Now:   func() int64 { return rt.Now() - epoch },
+		Now:   func() int64 { return rt.Now() - r.epoch },
 	}
 	if st.NeedsRedis && shared.Redis == nil {
 		emb, err := embedded.Start()
@@ -193,118 +194,146 @@ func runStrategy(ctx context.Context, s *workload.Scenario, st catalog.Strategy,
 		defer emb.Close()
 		shared.Redis = emb
 	}
-	res := StrategyResult{Name: st.Name, CheckAll: st.CheckAll, Calls: len(times)}
-	limiters, err := catalog.Limiters(s, st, shared, func(w int) clock.Runtime {
-		return &meter{rt: rt, skew: workerSkew(s, w) - epoch, late: late}
+	r.res = StrategyResult{Name: st.Name, CheckAll: st.CheckAll, Calls: len(times)}
+	var err error
+	r.limiters, err = catalog.Limiters(s, st, shared, func(w int) clock.Runtime {
+		return &meter{rt: rt, skew: workerSkew(s, w) - r.epoch, late: late}
 	})
-	defer catalog.CloseLimiters(limiters)
+	defer catalog.CloseLimiters(r.limiters)
 	if err != nil {
 		return StrategyResult{}, fmt.Errorf("realrun: strategy %s: %w", st.Name, err)
 	}
-	// Room for every call up front, so that no append in the admission
-	// path allocates (and so invites a collection) between a record and
-	// the send it precedes.
-	recs := &records{at: make([]int64, 0, len(times))}
-	for w, lim := range limiters {
-		if !st.PerWorker && w > 0 {
-			break // the one limiter of worker 0
-		}
-		if a, ok := lim.(admitter); ok {
-			skew := workerSkew(s, w)
-			a.OnAdmit(func(at int64) { recs.add(at - skew + epoch - t0) })
-			recs.on = true
-		}
-		if _, ok := lim.(acquirerAt); ok {
-			recs.on = true
-			res.SendGap = make([]time.Duration, 0, len(times))
-		}
-	}
-	// With a send path, a limiter that cannot tell its record instants is
-	// judged on when Acquire returned.
-	admitted := !recs.on && s.HasSendPath()
-	recs.on = recs.on || admitted
-
+	r.record(st.PerWorker, len(times))
 	if st.NeedsSlots {
-		res.MaxSlots = s.MaxInFlight
+		r.res.MaxSlots = s.MaxInFlight
 	}
-	var (
-		mu       sync.Mutex // guards the fields below and res
-		inFlight int
-		failure  error
-		wg       sync.WaitGroup
-	)
-	res.Sends = make([]int64, 0, len(times))
+	r.res.Sends = make([]int64, 0, len(times))
+	var wg sync.WaitGroup
 	for i, at := range times {
-		if d := time.Duration(t0 + at - rt.Now()); d > 0 {
+		if d := time.Duration(r.t0 + at - rt.Now()); d > 0 {
 			if err := rt.Sleep(ctx, d); err != nil {
 				break
 			}
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lim := limiters[i%s.Workers]
-			cctx := ctx
-			if s.Timeout > 0 {
-				var cancel context.CancelFunc
-				cctx, cancel = context.WithTimeout(ctx, s.Timeout)
-				defer cancel()
-			}
-			var (
-				err error
-				at  int64
-			)
-			a, withAt := lim.(acquirerAt)
-			if withAt {
-				at, err = a.AcquireAt(cctx)
-			} else {
-				err = lim.Acquire(cctx)
-			}
-			now := rt.Now() // the send, as soon as the caller may make it
-			back := now
-			if err == nil && admitted {
-				recs.add(now - t0)
-			}
-			if err == nil && delays[i] > 0 {
-				time.Sleep(delays[i]) // on the way to the provider
-				now = rt.Now()
-			}
-			if err != nil {
-				mu.Lock()
-				defer mu.Unlock()
-				if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-					res.Cancelled++
-				} else if failure == nil {
-					failure = err
-				}
-				return
-			}
-			mu.Lock()
-			res.Sends = append(res.Sends, now-t0)
-			res.SendDelays = append(res.SendDelays, time.Duration(now-back))
-			if withAt {
-				recs.add(at + epoch - t0)
-				res.SendGap = append(res.SendGap, time.Duration(back-epoch-at))
-			}
-			inFlight++
-			res.MaxInFlight = max(res.MaxInFlight, inFlight)
-			mu.Unlock()
-			if d := calls[i]; d > 0 {
-				time.Sleep(d)
-			}
-			mu.Lock()
-			inFlight--
-			mu.Unlock()
-			lim.Release()
-		}()
+		wg.Go(func() { r.call(i) })
 	}
 	wg.Wait()
-	if failure == nil {
-		failure = ctx.Err()
+	if r.failure == nil {
+		r.failure = ctx.Err()
 	}
-	if failure != nil {
-		return StrategyResult{}, fmt.Errorf("realrun: strategy %s: %w", st.Name, failure)
+	if r.failure != nil {
+		return StrategyResult{}, fmt.Errorf("realrun: strategy %s: %w", st.Name, r.failure)
 	}
+	r.res.Late = late.snapshot()
+	return r.finish()
+}
+
+// realRun is one strategy's run on the wall clock: its limiters and what
+// its callers record.
+type realRun struct {
+	ctx       context.Context
+	s         *workload.Scenario
+	rt        *clock.Real
+	t0, epoch int64
+	limiters  []strategies.Limiter
+	recs      *records
+	// admitted: the records are when Acquire returned, the limiters
+	// telling none of their own.
+	admitted      bool
+	calls, delays []time.Duration
+
+	mu       sync.Mutex // guards the fields below
+	res      StrategyResult
+	inFlight int
+	failure  error
+}
+
+// record readies the record instants: those the limiters tell, or, with a
+// send path, when Acquire returned.
+func (r *realRun) record(perWorker bool, calls int) {
+	// Room for every call up front, so that no append in the admission
+	// path allocates (and so invites a collection) between a record and
+	// the send it precedes.
+	r.recs = &records{at: make([]int64, 0, calls)}
+	for w, lim := range r.limiters {
+		if !perWorker && w > 0 {
+			break // the one limiter of worker 0
+		}
+		if a, ok := lim.(admitter); ok {
+			skew := workerSkew(r.s, w)
+			a.OnAdmit(func(at int64) { r.recs.add(at - skew + r.epoch - r.t0) })
+			r.recs.on = true
+		}
+		if _, ok := lim.(acquirerAt); ok {
+			r.recs.on = true
+			r.res.SendGap = make([]time.Duration, 0, calls)
+		}
+	}
+	r.admitted = !r.recs.on && r.s.HasSendPath()
+	r.recs.on = r.recs.on || r.admitted
+}
+
+// call is caller i: it acquires from its worker's limiter, sends, stays in
+// flight for its call and releases.
+func (r *realRun) call(i int) {
+	lim := r.limiters[i%r.s.Workers]
+	cctx := r.ctx
+	if r.s.Timeout > 0 {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(r.ctx, r.s.Timeout)
+		defer cancel()
+	}
+	var (
+		err error
+		at  int64
+	)
+	a, withAt := lim.(acquirerAt)
+	if withAt {
+		at, err = a.AcquireAt(cctx)
+	} else {
+		err = lim.Acquire(cctx)
+	}
+	now := r.rt.Now() // the send, as soon as the caller may make it
+	back := now
+	if err == nil && r.admitted {
+		r.recs.add(now - r.t0)
+	}
+	if err == nil && r.delays[i] > 0 {
+		time.Sleep(r.delays[i]) // on the way to the provider
+		now = r.rt.Now()
+	}
+	if err != nil {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if errors.Is(err, context.DeadlineExceeded) && r.ctx.Err() == nil {
+			r.res.Cancelled++
+		} else if r.failure == nil {
+			r.failure = err
+		}
+		return
+	}
+	r.mu.Lock()
+	r.res.Sends = append(r.res.Sends, now-r.t0)
+	r.res.SendDelays = append(r.res.SendDelays, time.Duration(now-back))
+	if withAt {
+		r.recs.add(at + r.epoch - r.t0)
+		r.res.SendGap = append(r.res.SendGap, time.Duration(back-r.epoch-at))
+	}
+	r.inFlight++
+	r.res.MaxInFlight = max(r.res.MaxInFlight, r.inFlight)
+	r.mu.Unlock()
+	if d := r.calls[i]; d > 0 {
+		time.Sleep(d)
+	}
+	r.mu.Lock()
+	r.inFlight--
+	r.mu.Unlock()
+	lim.Release()
+}
+
+// finish judges the sends and the records of a run that ended.
+func (r *realRun) finish() (StrategyResult, error) {
+	res, s := r.res, r.s
 	slices.Sort(res.Sends)
 	rules, first, last, err := judge(res.Sends, s.Rules, s.Boundary)
 	res.Rules = rules
@@ -312,10 +341,8 @@ func runStrategy(ctx context.Context, s *workload.Scenario, st catalog.Strategy,
 		return StrategyResult{}, err
 	}
 	res.Duration = time.Duration(last - first)
-	res.Late = late.snapshot()
-	if recs.on {
-		at := recs.sorted()
-		rep, err := checker.Check(at, checker.Config{Rules: s.Rules, Boundary: s.Boundary})
+	if r.recs.on {
+		rep, err := checker.Check(r.recs.sorted(), checker.Config{Rules: s.Rules, Boundary: s.Boundary})
 		if err != nil {
 			return StrategyResult{}, fmt.Errorf("realrun: %w", err)
 		}

@@ -87,138 +87,183 @@ func runStrategy(s *workload.Scenario, st catalog.Strategy, seed uint64, opt Opt
 	if st.NeedsSlots && s.MaxInFlight < 1 {
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s needs max_in_flight", st.Name)
 	}
-	var times []int64
+	times := s.ArrivalTimes
 	if pool != nil {
-		times = s.ArrivalTimesInto(pool.Times, seed)
-		pool.Times = times
-	} else {
-		times = s.ArrivalTimes(seed)
-	}
-	cfg := virtual.Config{
-		Lateness: drawer(&s.Lateness),
-		OpCost:   drawer(&s.OpCost),
-		Rand:     rand.New(rand.NewPCG(seed, streamRuntime)),
-	}
-	var sch *virtual.Sched
-	if pool != nil {
-		sch = pool.NewSched(cfg)
-	} else {
-		sch = virtual.NewSched(cfg)
-	}
-	shared := &catalog.Shared{Key: fmt.Sprintf("rlcheck:%s:%s:%d", s.Name, st.Name, seed), Redis: opt.Redis, Now: sch.Now}
-	path := rand.New(rand.NewPCG(seed, streamPath))
-	if !s.RedisRTT.IsZero() {
-		shared.SimulateRTT(sch, s.RedisRTT, path)
-	}
-	pooledRedis := false // the pool's in-process Redis, which outlives the run
-	if st.NeedsRedis && shared.Redis == nil {
-		pooledRedis = pool != nil && !pool.Cold()
-		if pooledRedis && pool.Resource != nil {
-			// Keys name the run, so runs sharing a server never meet.
-			shared.Redis = pool.Resource.(redis.Scripter)
-		} else {
-			emb, err := embedded.Start()
-			if err != nil {
-				return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
-			}
-			if pooledRedis {
-				pool.Resource = emb
-			} else {
-				defer emb.Close()
-			}
-			shared.Redis = emb
+		times = func(seed uint64) []int64 {
+			pool.Times = s.ArrivalTimesInto(pool.Times, seed)
+			return pool.Times
 		}
-		shared.InProcess = true
 	}
-	limiters, err := catalog.Limiters(s, st, shared, func(w int) clock.Runtime {
-		view := sch.View(workerSkew(s, w))
+	r := &simRun{s: s, sch: newSched(s, seed, pool), path: rand.New(rand.NewPCG(seed, streamPath)),
+		sendPath: s.HasSendPath()}
+	shared := &catalog.Shared{Key: fmt.Sprintf("rlcheck:%s:%s:%d", s.Name, st.Name, seed), Redis: opt.Redis, Now: r.sch.Now}
+	if !s.RedisRTT.IsZero() {
+		shared.SimulateRTT(r.sch, s.RedisRTT, r.path)
+	}
+	pooledRedis, stop, err := runRedis(shared, st, pool)
+	if err != nil {
+		return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
+	}
+	defer stop()
+	r.limiters, err = catalog.Limiters(s, st, shared, func(w int) clock.Runtime {
+		view := r.sch.View(workerSkew(s, w))
 		if opt.Wrap != nil {
 			view = opt.Wrap(view)
 		}
 		return view
 	})
-	defer catalog.CloseLimiters(limiters)
+	defer catalog.CloseLimiters(r.limiters)
 	if err != nil {
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
 	}
-
-	res := StrategyResult{Name: st.Name, Calls: len(times)}
-	res.Sends = make([]int64, 0, len(times))
-	res.SendWorkers = make([]int32, 0, len(times))
-	sendPath := s.HasSendPath()
-	if sendPath {
-		res.Admissions = make([]int64, 0, len(times))
-	}
-	var (
-		lo, hi   int64 // the least and greatest path delay
-		inFlight int
-		failure  error
-		base     = context.Background()
-		rng      = sch.Rand()
-	)
-	sch.Arrivals(times, func(i int64) {
-		if failure != nil {
-			return // the run has failed: call nothing more
-		}
-		w := int(i % int64(s.Workers))
-		lim := limiters[w]
-		ctx := base
-		if s.Timeout > 0 {
-			ctx = virtual.WithDeadline(base, sch.Now()+int64(s.Timeout))
-		}
-		sch.Unmark()
-		if err := lim.Acquire(ctx); err != nil {
-			if errors.Is(err, virtual.ErrDeadline) {
-				res.Cancelled++
-			} else if failure == nil {
-				failure = err
-			}
-			return
-		}
-		now := sch.Now()
-		var delay time.Duration
-		if sendPath {
-			admitted := now
-			if at, ok := sch.Marked(); ok {
-				admitted = at // the script's instant, before the reply leg
-			}
-			res.Admissions = append(res.Admissions, admitted)
-			delay = s.SendDelayFor(w).Draw(path)
-			d := now + int64(delay) - admitted
-			if len(res.Admissions) == 1 {
-				lo, hi = d, d
-			}
-			lo, hi = min(lo, d), max(hi, d)
-		}
-		res.Sends = append(res.Sends, now+int64(delay))
-		res.SendWorkers = append(res.SendWorkers, int32(w))
-		inFlight++
-		res.MaxInFlight = max(res.MaxInFlight, inFlight)
-		// The call is in flight on its way to the provider too.
-		if d := delay + s.CallDuration.Draw(rng); d > 0 {
-			_ = sch.Sleep(base, d) // no deadline: cannot fail
-		}
-		inFlight--
-		lim.Release()
-	})
+	r.start(st.Name, times(seed))
 	if pool != nil {
-		pool.Run(sch)
+		pool.Run(r.sch)
 	} else {
-		sch.Run()
+		r.sch.Run()
 	}
-	if pooledRedis && failure == nil {
+	if pooledRedis && r.failure == nil {
 		// Its keys would otherwise pile up over the pool's runs.
-		failure = redislimit.Reset(base, shared.Redis, shared.Key, catalog.LimiterEnv(s, 0, nil, shared).Rules)
+		r.failure = redislimit.Reset(context.Background(), shared.Redis, shared.Key, catalog.LimiterEnv(s, 0, nil, shared).Rules)
 	}
-	if failure != nil {
-		return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, failure)
+	if r.failure != nil {
+		return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, r.failure)
 	}
-	res.Sched = sch.Stats()
-	if sendPath {
+	return r.finish(st.PerWorker)
+}
+
+// newSched returns the run's scheduler on seed, from pool when not nil.
+func newSched(s *workload.Scenario, seed uint64, pool *virtual.Pool) *virtual.Sched {
+	cfg := virtual.Config{
+		Lateness: drawer(&s.Lateness),
+		OpCost:   drawer(&s.OpCost),
+		Rand:     rand.New(rand.NewPCG(seed, streamRuntime)),
+	}
+	if pool != nil {
+		return pool.NewSched(cfg)
+	}
+	return virtual.NewSched(cfg)
+}
+
+// runRedis gives shared the in-process Redis st needs when the caller gave
+// none: the pool's, which outlives the run (pooled), or one of the run's
+// own, which stop closes.
+func runRedis(shared *catalog.Shared, st catalog.Strategy, pool *virtual.Pool) (pooled bool, stop func(), err error) {
+	stop = func() {}
+	if !st.NeedsRedis || shared.Redis != nil {
+		return false, stop, nil
+	}
+	shared.InProcess = true
+	pooled = pool != nil && !pool.Cold()
+	if pooled && pool.Resource != nil {
+		// Keys name the run, so runs sharing a server never meet.
+		shared.Redis = pool.Resource.(redis.Scripter)
+		return pooled, stop, nil
+	}
+	emb, err := embedded.Start()
+	if err != nil {
+		return false, stop, err
+	}
+	if pooled {
+		pool.Resource = emb
+	} else {
+		stop = func() { emb.Close() }
+	}
+	shared.Redis = emb
+	return pooled, stop, nil
+}
+
+// simRun is one strategy's run on one seed: its scheduler, its limiters
+// and what its callers record.
+type simRun struct {
+	s        *workload.Scenario
+	sch      *virtual.Sched
+	limiters []strategies.Limiter
+	path     *rand.Rand // send delays and Redis round trips
+	sendPath bool
+	res      StrategyResult
+	lo, hi   int64 // the least and greatest path delay
+	inFlight int
+	failure  error
+}
+
+// start readies the result and makes the scheduler start a caller at
+// each of times.
+func (r *simRun) start(name string, times []int64) {
+	r.res = StrategyResult{Name: name, Calls: len(times)}
+	r.res.Sends = make([]int64, 0, len(times))
+	r.res.SendWorkers = make([]int32, 0, len(times))
+	if r.sendPath {
+		r.res.Admissions = make([]int64, 0, len(times))
+	}
+	r.sch.Arrivals(times, r.call)
+}
+
+// call is caller i: it acquires from its worker's limiter, sends, stays in
+// flight for its call and releases.
+func (r *simRun) call(i int64) {
+	if r.failure != nil {
+		return // the run has failed: call nothing more
+	}
+	s, sch, base := r.s, r.sch, context.Background()
+	w := int(i % int64(s.Workers))
+	lim := r.limiters[w]
+	ctx := base
+	if s.Timeout > 0 {
+		ctx = virtual.WithDeadline(base, sch.Now()+int64(s.Timeout))
+	}
+	sch.Unmark()
+	if err := lim.Acquire(ctx); err != nil {
+		if errors.Is(err, virtual.ErrDeadline) {
+			r.res.Cancelled++
+		} else if r.failure == nil {
+			r.failure = err
+		}
+		return
+	}
+	now := sch.Now()
+	var delay time.Duration
+	if r.sendPath {
+		delay = r.admit(w, now)
+	}
+	r.res.Sends = append(r.res.Sends, now+int64(delay))
+	r.res.SendWorkers = append(r.res.SendWorkers, int32(w))
+	r.inFlight++
+	r.res.MaxInFlight = max(r.res.MaxInFlight, r.inFlight)
+	// The call is in flight on its way to the provider too.
+	if d := delay + s.CallDuration.Draw(sch.Rand()); d > 0 {
+		_ = sch.Sleep(base, d) // no deadline: cannot fail
+	}
+	r.inFlight--
+	lim.Release()
+}
+
+// admit records the admission of worker w's caller, whose Acquire
+// returned at now, and returns its drawn send delay.
+func (r *simRun) admit(w int, now int64) time.Duration {
+	admitted := now
+	if at, ok := r.sch.Marked(); ok {
+		admitted = at // the script's instant, before the reply leg
+	}
+	r.res.Admissions = append(r.res.Admissions, admitted)
+	delay := r.s.SendDelayFor(w).Draw(r.path)
+	d := now + int64(delay) - admitted
+	if len(r.res.Admissions) == 1 {
+		r.lo, r.hi = d, d
+	}
+	r.lo, r.hi = min(r.lo, d), max(r.hi, d)
+	return delay
+}
+
+// finish judges the run's sends.
+func (r *simRun) finish(perWorker bool) (StrategyResult, error) {
+	res := r.res
+	res.Sched = r.sch.Stats()
+	if r.sendPath {
 		sortSends(&res)
-		res.PathSpread = time.Duration(hi - lo)
+		res.PathSpread = time.Duration(r.hi - r.lo)
 	}
-	if err := judge(&res, s, limiters, st.PerWorker); err != nil {
+	if err := judge(&res, r.s, r.limiters, perWorker); err != nil {
 		return StrategyResult{}, err
 	}
 	return res, nil
@@ -344,8 +389,6 @@ func RunSeeds(s *workload.Scenario, n int, opt Options) (*RunsResult, error) {
 		names = s.Strategies
 	}
 	out := &RunsResult{Scenario: s.Name, Seed: s.Seed, Runs: n, Rules: s.Rules, SendPath: s.HasSendPath(), Margin: s.Margin}
-	durations := make([][2]int64, len(names)) // per strategy: sum of durations, of sends
-	admViolated := make([]int, len(names))
 	sts := make([]catalog.Strategy, len(names))
 	for i, name := range names {
 		st, ok := catalog.Lookup(name)
@@ -358,27 +401,37 @@ func RunSeeds(s *workload.Scenario, n int, opt Options) (*RunsResult, error) {
 			out.Strategies[i].Rules[k] = RuleRuns{Rule: r, PerRun: make([]int64, n)}
 		}
 	}
-	// Workers take jobs by an atomic counter and write each job's summary
-	// to its own slot, so that none waits on another; the summaries are
-	// added up in job order afterwards.
-	type summary struct {
-		viol       []int64
-		recViol    bool
-		dur, sends int64
-		spread     time.Duration
-		err        error
+	sums, err := runJobs(s, sts, n, opt, out)
+	if err != nil {
+		return nil, err
 	}
+	tally(out, sums, n)
+	return out, nil
+}
+
+// runSummary is what RunSeeds keeps of one run (job).
+type runSummary struct {
+	viol       []int64 // per rule
+	recViol    bool
+	dur, sends int64
+	spread     time.Duration
+	err        error
+}
+
+// runJobs runs strategy j/n of sts on seed s.Seed+j%n for every job j,
+// the first run of each strategy into out. Workers take jobs by an atomic
+// counter and write each job's summary to its own slot, so that none
+// waits on another; tally adds them up in job order.
+func runJobs(s *workload.Scenario, sts []catalog.Strategy, n int, opt Options, out *RunsResult) ([]runSummary, error) {
 	jobs := len(sts) * n
-	sums := make([]summary, jobs)
+	sums := make([]runSummary, jobs)
 	viol := make([]int64, jobs*len(s.Rules))
 	var (
 		next, done atomic.Int64
 		wg         sync.WaitGroup
 	)
 	for range min(runtime.GOMAXPROCS(0), jobs) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var pool virtual.Pool
 			defer pool.Close()
 			for {
@@ -407,7 +460,7 @@ func RunSeeds(s *workload.Scenario, n int, opt Options) (*RunsResult, error) {
 					out.Strategies[si].First = r
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	for j := range sums {
@@ -415,6 +468,13 @@ func RunSeeds(s *workload.Scenario, n int, opt Options) (*RunsResult, error) {
 			return nil, err
 		}
 	}
+	return sums, nil
+}
+
+// tally adds the summaries of n runs a strategy up into out.
+func tally(out *RunsResult, sums []runSummary, n int) {
+	durations := make([][2]int64, len(out.Strategies)) // per strategy: sum of durations, of sends
+	admViolated := make([]int, len(out.Strategies))
 	for j := range sums {
 		sum := &sums[j]
 		if sum.viol == nil {
@@ -449,7 +509,6 @@ func RunSeeds(s *workload.Scenario, n int, opt Options) (*RunsResult, error) {
 			summarize(&sr.Rules[k])
 		}
 	}
-	return out, nil
 }
 
 // summarize fills the mean and the nearest-rank percentiles.
