@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/htmlreport"
+	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/internal/genlog"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/realrun"
@@ -148,7 +149,7 @@ func TestRunInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	sc, err := realrun.Scale(&scn.Scenario, 20)
 	require.NoError(t, err)
-	pred, err := realrun.Predict(sc, 5, nil)
+	pred, err := realrun.Predict(cli.Simulate, sc, 5, nil)
 	require.NoError(t, err)
 	res, err := realrun.Run(context.Background(), sc, realrun.Options{})
 	require.NoError(t, err)

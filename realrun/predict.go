@@ -6,7 +6,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/redis/go-redis/v9"
+
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
@@ -65,9 +66,33 @@ func SeedsFor(s *workload.Scenario) int {
 	return DefaultSeeds
 }
 
-// Predict runs s on the virtual clock over seeds s.Seed .. s.Seed+seeds-1.
-func Predict(s *workload.Scenario, seeds int, strategies []string) (*Prediction, error) {
-	return predict(s, seeds, simulate.Options{Strategies: strategies})
+// PredictOptions are what the prediction of a run shares with it.
+type PredictOptions struct {
+	// Strategies limits the prediction to these names (nil: the scenario's).
+	Strategies []string
+	// Redis is the distributed strategies' store (nil: in-process).
+	Redis redis.Scripter
+	// Progress, when set, is called after each run with the runs done so
+	// far and the total.
+	Progress func(done, total int)
+}
+
+// SeedCounts are one strategy's violations on the virtual clock: per
+// rule, per seed.
+type SeedCounts struct {
+	Name    string
+	PerRule [][]int64
+}
+
+// A Simulator runs s on the virtual clock over seeds s.Seed ..
+// s.Seed+seeds-1 and counts each strategy's violations; the simulator
+// (package simulate) is one, wired in by the command (internal/cli), so
+// that the real-clock runner does not depend on it.
+type Simulator func(s *workload.Scenario, seeds int, o PredictOptions) ([]SeedCounts, error)
+
+// Predict runs s on sim over seeds s.Seed .. s.Seed+seeds-1.
+func Predict(sim Simulator, s *workload.Scenario, seeds int, strategies []string) (*Prediction, error) {
+	return predict(sim, s, seeds, PredictOptions{Strategies: strategies})
 }
 
 // progressOf reports on w, at every tenth of the runs, how far the
@@ -83,25 +108,39 @@ func progressOf(w io.Writer) func(done, total int) {
 	}
 }
 
-func predict(s *workload.Scenario, seeds int, opt simulate.Options) (*Prediction, error) {
-	rr, err := simulate.RunSeeds(s, seeds, opt)
+func predict(sim Simulator, s *workload.Scenario, seeds int, opt PredictOptions) (*Prediction, error) {
+	counts, err := sim(s, seeds, opt)
 	if err != nil {
 		return nil, err
 	}
 	p := &Prediction{Seeds: seeds}
-	for _, st := range rr.Strategies {
-		ps := Predicted{Name: st.Name, RunsWithViolations: st.RunsWithViolations}
-		for _, r := range st.Rules {
-			ps.Rules = append(ps.Rules, rangeOf(r.PerRun, r.Mean))
+	for _, st := range counts {
+		ps := Predicted{Name: st.Name}
+		for run := range seeds {
+			for _, perRun := range st.PerRule {
+				if perRun[run] > 0 {
+					ps.RunsWithViolations++
+					break
+				}
+			}
+		}
+		for _, perRun := range st.PerRule {
+			ps.Rules = append(ps.Rules, rangeOf(perRun))
 		}
 		p.Strategies = append(p.Strategies, ps)
 	}
 	return p, nil
 }
 
-func rangeOf(perRun []int64, mean float64) Range {
+// rangeOf is the spread of perRun, its mean as the simulator computes it.
+func rangeOf(perRun []int64) Range {
 	v := slices.Clone(perRun)
 	slices.Sort(v)
+	var sum int64
+	for _, x := range v {
+		sum += x
+	}
+	mean := float64(sum) / float64(len(v))
 	return Range{P5: rank(v, 5), P50: rank(v, 50), P95: rank(v, 95), Max: v[len(v)-1], Mean: mean}
 }
 

@@ -40,13 +40,13 @@ func TestRepeatPredictsWithTheMargin(t *testing.T) {
 	s := edge()
 	widened := *s
 	widened.Margin = margin
-	want, err := Predict(&widened, seeds, nil)
+	want, err := Predict(simulator, &widened, seeds, nil)
 	require.NoError(t, err)
-	without, err := Predict(s, seeds, nil)
+	without, err := Predict(simulator, s, seeds, nil)
 	require.NoError(t, err)
 	require.NotEqual(t, without, want, "the margin must change this scenario's prediction for the test to mean anything")
 
-	rep, err := Repeat(context.Background(), s, 1, seeds, 1, Options{Margin: margin}, io.Discard)
+	rep, err := Repeat(context.Background(), simulator, s, 1, seeds, 1, Options{Margin: margin}, io.Discard)
 	require.NoError(t, err)
 	assert.Equal(t, want, rep.Prediction, "the prediction is not the simulator's for the widened limiters")
 	var text bytes.Buffer
@@ -92,7 +92,7 @@ func sample(t *testing.T, name string, v reflect.Value) {
 func TestPredictionTakesEveryOption(t *testing.T) {
 	base := edge()
 	typ := reflect.TypeFor[Options]()
-	simType := reflect.TypeFor[simulate.Options]()
+	simType := reflect.TypeFor[PredictOptions]()
 	for i := range typ.NumField() {
 		f := typ.Field(i)
 		var opt Options
@@ -130,7 +130,7 @@ func TestPredictionBuildsTheRunsLimiters(t *testing.T) {
 	s.Callers = 2
 	var sim, real []catalog.Env
 	ps := opt.Scenario(s)
-	_, err := simulate.RunStrategy(ps, recorder(&sim), ps.Seed, opt.Prediction())
+	_, err := simulate.RunStrategy(ps, recorder(&sim), ps.Seed, simOptions(opt.Prediction()))
 	require.NoError(t, err)
 	rs := opt.Scenario(s)
 	times := rs.ArrivalTimes(rs.Seed)

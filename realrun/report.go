@@ -268,10 +268,10 @@ func Write(w io.Writer, r *Report, format string) error {
 	return WriteText(w, r)
 }
 
-// Repeat predicts s over seeds seeds on the virtual clock, then runs it
-// repeat times on the real clock (run i with opt.Run = i), naming each run
-// on progress as it starts, and returns the report of them all.
-func Repeat(ctx context.Context, s *workload.Scenario, speed float64, seeds, repeat int, opt Options, progress io.Writer) (*Report, error) {
+// Repeat predicts s over seeds seeds on the virtual clock (sim), then runs
+// it repeat times on the real clock (run i with opt.Run = i), naming each
+// run on progress as it starts, and returns the report of them all.
+func Repeat(ctx context.Context, sim Simulator, s *workload.Scenario, speed float64, seeds, repeat int, opt Options, progress io.Writer) (*Report, error) {
 	// One scenario and one set of options for the prediction and the runs:
 	// the prediction runs the limiters the runs run, margin included.
 	s = opt.Scenario(s)
@@ -282,7 +282,7 @@ func Repeat(ctx context.Context, s *workload.Scenario, speed float64, seeds, rep
 			seeds, strings.Join(costly, ", "))
 		popt.Progress = progressOf(progress)
 	}
-	pred, err := predict(s, seeds, popt)
+	pred, err := predict(sim, s, seeds, popt)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/strategies/redislimit/embedded"
@@ -54,8 +53,8 @@ func (o Options) Scenario(s *workload.Scenario) *workload.Scenario {
 
 // Prediction returns the simulator's options for the prediction of runs
 // with o: every option the two share, by name (TestPredictionTakesEveryOption).
-func (o Options) Prediction() simulate.Options {
-	return simulate.Options{Strategies: o.Strategies, Redis: o.Redis}
+func (o Options) Prediction() PredictOptions {
+	return PredictOptions{Strategies: o.Strategies, Redis: o.Redis}
 }
 
 // Result is one real-clock run of a scenario, every strategy at once.

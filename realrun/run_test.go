@@ -26,7 +26,7 @@ func fastSeed(t *testing.T, strategies ...string) *Report {
 	s, err := Scale(&scn.Scenario, 20)
 	require.NoError(t, err)
 	// Predicting redis starts a miniredis per seed: too slow for a unit test.
-	pred, err := Predict(s, 20, []string{"sequential", "combined", "gated"})
+	pred, err := Predict(simulator, s, 20, []string{"sequential", "combined", "gated"})
 	require.NoError(t, err)
 	res, err := Run(context.Background(), s, Options{})
 	require.NoError(t, err)

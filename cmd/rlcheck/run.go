@@ -102,7 +102,7 @@ func (o *runOptions) run(ctx context.Context, s streams) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	rep, err := realrun.Repeat(ctx, o.scn, o.speed, o.seeds, o.repeat, realrun.Options{WallEpoch: o.wallEpoch, Margin: o.margin}, s.errOut)
+	rep, err := realrun.Repeat(ctx, cli.Simulate, o.scn, o.speed, o.seeds, o.repeat, realrun.Options{WallEpoch: o.wallEpoch, Margin: o.margin}, s.errOut)
 	if err != nil {
 		return err
 	}
