@@ -277,9 +277,8 @@ func Repeat(ctx context.Context, sim Simulator, s *workload.Scenario, speed floa
 	s = opt.Scenario(s)
 	popt := opt.Prediction()
 	if costly := Costly(s); len(costly) > 0 {
-		// Their runs take seconds to minutes: say so, and how far it got.
-		fmt.Fprintf(progress, "predicting over %d seeds; %s run every try on an embedded Redis of their own, which is slow (--seeds sets the count)\n",
-			seeds, strings.Join(costly, ", "))
+		// Their runs take seconds to minutes: say how far it got (the
+		// command says why first).
 		popt.Progress = progressOf(progress)
 	}
 	pred, err := predict(sim, s, seeds, popt)

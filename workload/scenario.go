@@ -215,9 +215,30 @@ const maxCallers = 2_000_000
 // from; the runners draw their other choices from other streams.
 const StreamArrivals = 0x61727269 // "arri"
 
+// FieldError is a bad value for one field of a scenario, named as the
+// model names it ("strategy", "lateness", "op_cost"); a command reports
+// it under the name of the flag that set the field (Format).
+type FieldError struct {
+	Field string
+	Value string // quoted after the name when not empty
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Format(e.Field) }
+
+// Format is the error with name standing for the field.
+func (e *FieldError) Format(name string) string {
+	if e.Value != "" {
+		return fmt.Sprintf("%s %q %v", name, e.Value, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", name, e.Err)
+}
+
+func (e *FieldError) Unwrap() error { return e.Err }
+
 // Pick returns name when the scenario runs that strategy, its first
-// strategy when name is empty, and an error naming the strategies run
-// otherwise.
+// strategy when name is empty, and a *FieldError naming the strategies
+// run otherwise.
 func (s *Scenario) Pick(name string) (string, error) {
 	if name == "" && len(s.Strategies) > 0 {
 		return s.Strategies[0], nil
@@ -225,5 +246,6 @@ func (s *Scenario) Pick(name string) (string, error) {
 	if slices.Contains(s.Strategies, name) {
 		return name, nil
 	}
-	return "", fmt.Errorf("--strategy %q is not among the strategies run (%s)", name, strings.Join(s.Strategies, ", "))
+	return "", &FieldError{Field: "strategy", Value: name,
+		Err: fmt.Errorf("is not among the strategies run (%s)", strings.Join(s.Strategies, ", "))}
 }

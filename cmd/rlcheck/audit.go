@@ -2,8 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,25 +10,22 @@ import (
 	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/workload"
 )
 
 // auditOptions holds the flags of rlcheck audit.
 type auditOptions struct {
-	ruleList   string
-	boundary   string
-	format     string
-	strategies string
-	burst      int
-	slack      int
-	margin     time.Duration
-	seed       uint64
-	seeds      int
-	verify     int
-	lateness   string
-	opCost     string
-	noSearch   bool
-	search     string
+	ruleList string
+	boundary string
+	format   string
+	burst    int
+	slack    int
+	margin   time.Duration
+	seed     uint64
+	seeds    int
+	verify   int
+	scenario cli.ScenarioFlags // --strategies, --lateness, --op-cost
+	noSearch bool
+	search   string
 
 	opt audit.Options // filled by complete
 }
@@ -56,15 +51,15 @@ func newAuditCmd(s streams) *cobra.Command {
 	f.StringVar(&o.ruleList, "rules", "", "comma-separated rules, e.g. 5/1s,12/3s")
 	f.StringVar(&o.boundary, "boundary", "", "window ends that count: half-open (the default) or closed")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	f.StringVar(&o.strategies, "strategies", "", "comma-separated library strategies (default all)")
+	f.StringVar(&o.scenario.Strategies, "strategies", "", "comma-separated library strategies (default all)")
 	f.IntVar(&o.burst, "burst", 0, "x/time/rate burst for every limiter (0: each rule's limit)")
 	f.IntVar(&o.slack, "slack", libs.UberDefaultSlack, "go.uber.org/ratelimit slack")
 	f.DurationVar(&o.margin, "margin", 0, "added to every window before it becomes a rate")
 	f.Uint64Var(&o.seed, "seed", 1, "first seed")
 	f.IntVar(&o.seeds, "seeds", 3, "seeds per workload")
 	f.IntVar(&o.verify, "verify", 10, "seeds that confirm a suggested setting")
-	f.StringVar(&o.lateness, "lateness", "", "timer lateness: a duration or a distribution (default uniform(100us, 3ms))")
-	f.StringVar(&o.opCost, "op-cost", "", "cost of each caller step (default uniform(3us, 6us))")
+	f.StringVar(&o.scenario.Lateness, "lateness", "", "timer lateness: a duration or a distribution (default uniform(100us, 3ms))")
+	f.StringVar(&o.scenario.OpCost, "op-cost", "", "cost of each caller step (default uniform(3us, 6us))")
 	f.BoolVar(&o.noSearch, "no-search", false, "audit the given setting only")
 	f.StringVar(&o.search, "search", "", "search for each strategy's worst schedule; write it to `DIR` (default .) as a scenario")
 	f.Lookup("search").NoOptDefVal = "."
@@ -97,20 +92,9 @@ func (o *auditOptions) complete() error {
 	if err := opt.Config.Validate(); err != nil {
 		return err
 	}
-	for name := range strings.SplitSeq(o.strategies, ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			opt.Strategies = append(opt.Strategies, name)
-		}
-	}
-	if o.lateness != "" {
-		if opt.Lateness, err = workload.ParseDist(o.lateness); err != nil {
-			return fmt.Errorf("--lateness: %v", err)
-		}
-	}
-	if o.opCost != "" {
-		if opt.OpCost, err = workload.ParseDist(o.opCost); err != nil {
-			return fmt.Errorf("--op-cost: %v", err)
-		}
+	opt.Strategies = append(opt.Strategies, o.scenario.StrategyNames()...)
+	if err := o.scenario.Dists(&opt.Lateness, &opt.OpCost); err != nil {
+		return err
 	}
 	if o.seeds < 1 || o.verify < 1 {
 		return errors.New("--seeds and --verify must be at least 1")

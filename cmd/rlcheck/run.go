@@ -19,7 +19,7 @@ type runOptions struct {
 	speed     float64
 	repeat    int
 	seeds     int
-	overrides scenarioOverrides // --seed, --strategies, --lateness (of the prediction)
+	overrides cli.ScenarioFlags // --seed, --strategies, --lateness (of the prediction)
 	format    string
 	wallEpoch bool
 	margin    time.Duration
@@ -57,7 +57,7 @@ func newRunCmd(s streams) *cobra.Command {
 	f.Float64Var(&o.speed, "speed", 1, "run time this many times faster")
 	f.IntVar(&o.repeat, "repeat", 1, "run the scenario N times")
 	f.IntVar(&o.seeds, "seeds", realrun.DefaultSeeds, fmt.Sprintf("seeds of the virtual-clock prediction (%d when a strategy runs on an embedded Redis of its own)", realrun.CostlySeeds))
-	f.Var(&o.overrides.seed, "seed", "seed of arrivals and call durations, and the first seed of the prediction (default: the scenario's)")
+	f.Var(&o.overrides.Seed, "seed", "seed of arrivals and call durations, and the first seed of the prediction (default: the scenario's)")
 	f.StringVar(&o.overrides.Strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.StringVar(&o.overrides.Lateness, "lateness", "", "timer lateness the prediction models: a duration or a distribution (default the scenario's)")
@@ -84,7 +84,7 @@ func (o *runOptions) complete(cmd *cobra.Command, path string) error {
 	if err := cli.PrepareFile(o.html); err != nil {
 		return err
 	}
-	scn, err := o.overrides.load(path)
+	scn, err := o.overrides.Load(path)
 	if err != nil {
 		return err
 	}
@@ -102,6 +102,7 @@ func (o *runOptions) run(ctx context.Context, s streams) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	cli.CostlyNote(s.errOut, o.scn, o.seeds)
 	rep, err := realrun.Repeat(ctx, cli.Simulate, o.scn, o.speed, o.seeds, o.repeat, realrun.Options{WallEpoch: o.wallEpoch, Margin: o.margin}, s.errOut)
 	if err != nil {
 		return err

@@ -22,7 +22,7 @@ type simulateOptions struct {
 	example   bool
 	format    string
 	runs      int
-	overrides scenarioOverrides
+	overrides cli.ScenarioFlags
 	strategy  string
 	logPath   string
 	metrics   string
@@ -74,7 +74,7 @@ func newSimulateCmd(s streams) *cobra.Command {
 	f.BoolVar(&o.example, "example", false, "print an annotated scenario file to start from, and exit")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.IntVar(&o.runs, "runs", 0, "repeat over N seeds and report statistics")
-	f.Var(&o.overrides.seed, "seed", "seed (default: the scenario's)")
+	f.Var(&o.overrides.Seed, "seed", "seed (default: the scenario's)")
 	f.StringVar(&o.overrides.Strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
 	f.StringVar(&o.strategy, "strategy", "", "strategy whose sends --log writes (default the first run)")
 	f.StringVar(&o.logPath, "log", "", "write a send log to FILE, or - for standard output")
@@ -113,7 +113,7 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	if err := cli.OneOf("--plot-format", o.plotFormat, "png", "svg"); err != nil {
 		return err
 	}
-	scn, err := o.overrides.load(path)
+	scn, err := o.overrides.Load(path)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 		return err
 	}
 	if o.strategy, err = sc.Pick(o.strategy); err != nil {
-		return err
+		return cli.FlagError(err)
 	}
 	o.scn = scn
 	if o.logPath != "-" {
