@@ -58,79 +58,7 @@ func libStrategies() []Strategy {
 // the run's virtual clock (clockredis), whatever Options.Redis says: their
 // decisions read the server's clock. redis-client-time takes cfg.Margin.
 func LibStrategy(name string, cfg libs.Config) (Strategy, bool) {
-	var (
-		doc string
-		mk  func(e Env) (strategies.Limiter, error)
-	)
-	usesRedis := false
-	onRedis := func(f func(e Env, s *clockredis.Server) (*libs.Chain, error)) func(Env) (strategies.Limiter, error) {
-		usesRedis = true
-		return func(e Env) (strategies.Limiter, error) {
-			s, err := clockredis.Start(e.Shared.Now)
-			if err != nil {
-				return nil, err
-			}
-			lim, err := f(e, s)
-			if err != nil {
-				s.Close()
-				return nil, err
-			}
-			return ownRedis{lim, s}, nil
-		}
-	}
-	switch name {
-	case XRateChained:
-		doc = "golang.org/x/time/rate, one limiter per rule, waited on in turn"
-		mk = func(e Env) (strategies.Limiter, error) { return libs.NewXRateChained(e.Runtime, e.Rules, cfg), nil }
-	case XRateReserveAll:
-		doc = "golang.org/x/time/rate, reserve on every limiter, sleep the longest delay"
-		mk = func(e Env) (strategies.Limiter, error) { return libs.NewXRateReserveAll(e.Runtime, e.Rules, cfg), nil }
-	case UberRatelimit:
-		doc = "go.uber.org/ratelimit, one limiter per rule, taken in turn"
-		mk = func(e Env) (strategies.Limiter, error) { return libs.NewUber(e.Runtime, e.Rules, cfg), nil }
-	case RedisRate:
-		doc = "github.com/go-redis/redis_rate/v10 (GCRA, server TIME), one limit per rule, asked in turn"
-		mk = onRedis(func(e Env, s *clockredis.Server) (*libs.Chain, error) {
-			return redisrate.New(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key), nil
-		})
-	case ThrottledMem:
-		doc = "github.com/throttled/throttled/v2 (GCRA), memstore, one quota per rule, asked in turn"
-		mk = func(e Env) (strategies.Limiter, error) { return throttled.NewMem(e.Runtime, e.Rules, cfg, libs.Epoch) }
-	case ThrottledRedis:
-		doc = "github.com/throttled/throttled/v2 (GCRA), go-redis v9 store (server TIME), one quota per rule"
-		mk = onRedis(func(e Env, s *clockredis.Server) (*libs.Chain, error) {
-			return throttled.NewRedis(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key+":")
-		})
-	case UluleRedis:
-		doc = "github.com/ulule/limiter/v3, Redis store: a fixed window from the first hit, one per rule"
-		mk = onRedis(func(e Env, s *clockredis.Server) (*libs.Chain, error) {
-			st, err := ulule.NewRedisStore(s.Client)
-			if err != nil {
-				return nil, err
-			}
-			return ulule.New(st, e.Runtime, e.Rules, cfg, e.Shared.Key), nil
-		})
-	case TwoTrips:
-		doc = "hand-written: check (ZCARD) in one round trip, record (ZADD) in a second"
-		mk = onRedis(func(e Env, s *clockredis.Server) (*libs.Chain, error) {
-			return handwritten.NewTwoTrips(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key, "c"), nil
-		})
-	case TimestampMember:
-		doc = "hand-written: one atomic script, the millisecond timestamp as the member"
-		mk = onRedis(func(e Env, s *clockredis.Server) (*libs.Chain, error) {
-			return handwritten.NewTimestampMember(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key), nil
-		})
-	case FixedWindow:
-		doc = "hand-written: fixed windows with INCR and EXPIRE, one per rule"
-		mk = onRedis(func(e Env, s *clockredis.Server) (*libs.Chain, error) {
-			return handwritten.NewFixedWindow(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key), nil
-		})
-	case GuideScript:
-		doc = "the guide's multi-window script as written: float seconds, the first wait found"
-		mk = onRedis(func(e Env, s *clockredis.Server) (*libs.Chain, error) {
-			return handwritten.NewGuideScript(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key, "c"), nil
-		})
-	case RedisClientTime:
+	if name == RedisClientTime {
 		return Strategy{
 			Name: name, Doc: "the redis script on each worker's own (possibly skewed) clock",
 			PerWorker: true, NeedsRedis: true,
@@ -139,10 +67,17 @@ func LibStrategy(name string, cfg libs.Config) (Strategy, bool) {
 				return newRedis(e, redislimit.Client, false)
 			},
 		}, true
-	default:
-		return Strategy{}, false
 	}
-	return Strategy{Name: name, Doc: doc, Costly: usesRedis, New: func(e Env) (strategies.Limiter, error) {
+	doc, mk, ok := memorySpecimen(name, cfg)
+	costly := false
+	if !ok {
+		var chain func(Env, *clockredis.Server) (*libs.Chain, error)
+		if doc, chain, ok = redisSpecimen(name, cfg); !ok {
+			return Strategy{}, false
+		}
+		mk, costly = onOwnRedis(chain), true
+	}
+	return Strategy{Name: name, Doc: doc, Costly: costly, New: func(e Env) (strategies.Limiter, error) {
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}
@@ -152,6 +87,89 @@ func LibStrategy(name string, cfg libs.Config) (Strategy, bool) {
 		}
 		return lim, nil
 	}}, true
+}
+
+// memorySpecimen returns the in-process library strategy name.
+func memorySpecimen(name string, cfg libs.Config) (doc string, mk func(Env) (strategies.Limiter, error), ok bool) {
+	switch name {
+	case XRateChained:
+		return "golang.org/x/time/rate, one limiter per rule, waited on in turn",
+			func(e Env) (strategies.Limiter, error) { return libs.NewXRateChained(e.Runtime, e.Rules, cfg), nil }, true
+	case XRateReserveAll:
+		return "golang.org/x/time/rate, reserve on every limiter, sleep the longest delay",
+			func(e Env) (strategies.Limiter, error) { return libs.NewXRateReserveAll(e.Runtime, e.Rules, cfg), nil }, true
+	case UberRatelimit:
+		return "go.uber.org/ratelimit, one limiter per rule, taken in turn",
+			func(e Env) (strategies.Limiter, error) { return libs.NewUber(e.Runtime, e.Rules, cfg), nil }, true
+	case ThrottledMem:
+		return "github.com/throttled/throttled/v2 (GCRA), memstore, one quota per rule, asked in turn",
+			func(e Env) (strategies.Limiter, error) { return throttled.NewMem(e.Runtime, e.Rules, cfg, libs.Epoch) }, true
+	}
+	return "", nil, false
+}
+
+// redisSpecimen returns the Redis-backed library or hand-written design
+// name, as the chain it builds on a server of its own.
+func redisSpecimen(name string, cfg libs.Config) (doc string, chain func(Env, *clockredis.Server) (*libs.Chain, error), ok bool) {
+	switch name {
+	case RedisRate:
+		return "github.com/go-redis/redis_rate/v10 (GCRA, server TIME), one limit per rule, asked in turn",
+			func(e Env, s *clockredis.Server) (*libs.Chain, error) {
+				return redisrate.New(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key), nil
+			}, true
+	case ThrottledRedis:
+		return "github.com/throttled/throttled/v2 (GCRA), go-redis v9 store (server TIME), one quota per rule",
+			func(e Env, s *clockredis.Server) (*libs.Chain, error) {
+				return throttled.NewRedis(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key+":")
+			}, true
+	case UluleRedis:
+		return "github.com/ulule/limiter/v3, Redis store: a fixed window from the first hit, one per rule",
+			func(e Env, s *clockredis.Server) (*libs.Chain, error) {
+				st, err := ulule.NewRedisStore(s.Client)
+				if err != nil {
+					return nil, err
+				}
+				return ulule.New(st, e.Runtime, e.Rules, cfg, e.Shared.Key), nil
+			}, true
+	case TwoTrips:
+		return "hand-written: check (ZCARD) in one round trip, record (ZADD) in a second",
+			func(e Env, s *clockredis.Server) (*libs.Chain, error) {
+				return handwritten.NewTwoTrips(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key, "c"), nil
+			}, true
+	case TimestampMember:
+		return "hand-written: one atomic script, the millisecond timestamp as the member",
+			func(e Env, s *clockredis.Server) (*libs.Chain, error) {
+				return handwritten.NewTimestampMember(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key), nil
+			}, true
+	case FixedWindow:
+		return "hand-written: fixed windows with INCR and EXPIRE, one per rule",
+			func(e Env, s *clockredis.Server) (*libs.Chain, error) {
+				return handwritten.NewFixedWindow(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key), nil
+			}, true
+	case GuideScript:
+		return "the guide's multi-window script as written: float seconds, the first wait found",
+			func(e Env, s *clockredis.Server) (*libs.Chain, error) {
+				return handwritten.NewGuideScript(s.Client, e.Runtime, e.Rules, cfg, e.Shared.Key, "c"), nil
+			}, true
+	}
+	return "", nil, false
+}
+
+// onOwnRedis builds a limiter with chain on an in-process Redis of its
+// own, whose clock is the run's (unskewed) clock.
+func onOwnRedis(chain func(Env, *clockredis.Server) (*libs.Chain, error)) func(Env) (strategies.Limiter, error) {
+	return func(e Env) (strategies.Limiter, error) {
+		s, err := clockredis.Start(e.Shared.Now)
+		if err != nil {
+			return nil, err
+		}
+		lim, err := chain(e, s)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		return ownRedis{lim, s}, nil
+	}
 }
 
 // ownRedis is a library limiter with the embedded server it runs on, which
