@@ -150,18 +150,9 @@ var lineMsg = regexp.MustCompile(`^line (\d+): (.*)$`)
 // Parse decodes a scenario; name is used in errors and open reads a
 // replayed log.
 func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (*Scenario, error) {
-	if len(data) > MaxFileBytes {
-		return nil, &Error{File: name, Msg: fmt.Sprintf("larger than %d KiB: a scenario file is a short YAML description", MaxFileBytes>>10)}
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var f file
-	if err := dec.Decode(&f); err != nil {
-		return nil, yamlError(name, err)
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return nil, &Error{File: name, Line: extra.Line, Msg: "a second YAML document; a scenario file holds one"}
+	f, err := decode(name, data)
+	if err != nil {
+		return nil, err
 	}
 	c := conv{file: name, open: open}
 	s := &Scenario{Description: strings.TrimSpace(f.Description), Path: name}
@@ -170,23 +161,8 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 	if sc.Name == "" {
 		sc.Name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	}
-	for i := range f.Rules {
-		n := &f.Rules[i]
-		r, err := rule.Parse(n.Value)
-		if err != nil || n.Kind != yaml.ScalarNode {
-			return nil, c.errf(n, "rules: %v", errOr(err, "want a rule such as 5/1s"))
-		}
-		if err := rule.RequireSlidingCalls([]rule.Rule{r}, "a scenario (simulate, run)"); err != nil {
-			return nil, c.errf(n, "rules: %v", err)
-		}
-		sc.Rules = append(sc.Rules, r)
-	}
-	if f.Boundary.Kind != 0 {
-		b, err := rule.ParseBoundary(f.Boundary.Value)
-		if err != nil {
-			return nil, c.errf(&f.Boundary, "%v", err)
-		}
-		sc.Boundary = b
+	if err := c.rules(f, sc); err != nil {
+		return nil, err
 	}
 	sc.Strategies = f.Strategies
 	if f.Callers.Kind != 0 {
@@ -200,33 +176,7 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 	}
 	sc.MaxInFlight = f.MaxInFlight
 	sc.Seed = f.Seed
-	var err error
-	if sc.CallDuration, err = c.dist(&f.CallDuration, "call_duration"); err != nil {
-		return nil, err
-	}
-	if sc.Lateness, err = c.dist(&f.Lateness, "lateness"); err != nil {
-		return nil, err
-	}
-	if sc.OpCost, err = c.dist(&f.OpCost, "op_cost"); err != nil {
-		return nil, err
-	}
-	for i := range f.Skew {
-		d, err := c.signedDur(&f.Skew[i], "skew")
-		if err != nil {
-			return nil, err
-		}
-		sc.Skew = append(sc.Skew, d)
-	}
-	if sc.Timeout, err = c.dur(&f.Timeout, "timeout"); err != nil {
-		return nil, err
-	}
-	if sc.SendDelay, err = c.dists(&f.SendDelay, "send_delay"); err != nil {
-		return nil, err
-	}
-	if sc.RedisRTT, err = c.dist(&f.RedisRTT, "redis_rtt"); err != nil {
-		return nil, err
-	}
-	if sc.Margin, err = c.dur(&f.Margin, "margin"); err != nil {
+	if err := c.runtime(f, sc); err != nil {
 		return nil, err
 	}
 	if err := c.arrivals(&f.Arrivals, sc, open); err != nil {
@@ -245,6 +195,80 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 		return nil, &Error{File: name, Msg: err.Error()}
 	}
 	return s, nil
+}
+
+// decode reads the one YAML document of a scenario file, strictly.
+func decode(name string, data []byte) (*file, error) {
+	if len(data) > MaxFileBytes {
+		return nil, &Error{File: name, Msg: fmt.Sprintf("larger than %d KiB: a scenario file is a short YAML description", MaxFileBytes>>10)}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var f file
+	if err := dec.Decode(&f); err != nil {
+		return nil, yamlError(name, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &Error{File: name, Line: extra.Line, Msg: "a second YAML document; a scenario file holds one"}
+	}
+	return &f, nil
+}
+
+// rules sets the rules and their boundary.
+func (c conv) rules(f *file, sc *workload.Scenario) error {
+	for i := range f.Rules {
+		n := &f.Rules[i]
+		r, err := rule.Parse(n.Value)
+		if err != nil || n.Kind != yaml.ScalarNode {
+			return c.errf(n, "rules: %v", errOr(err, "want a rule such as 5/1s"))
+		}
+		if err := rule.RequireSlidingCalls([]rule.Rule{r}, "a scenario (simulate, run)"); err != nil {
+			return c.errf(n, "rules: %v", err)
+		}
+		sc.Rules = append(sc.Rules, r)
+	}
+	if f.Boundary.Kind != 0 {
+		b, err := rule.ParseBoundary(f.Boundary.Value)
+		if err != nil {
+			return c.errf(&f.Boundary, "%v", err)
+		}
+		sc.Boundary = b
+	}
+	return nil
+}
+
+// runtime sets the durations and distributions of the runtime model and
+// the send path, in the file's field order.
+func (c conv) runtime(f *file, sc *workload.Scenario) error {
+	var err error
+	if sc.CallDuration, err = c.dist(&f.CallDuration, "call_duration"); err != nil {
+		return err
+	}
+	if sc.Lateness, err = c.dist(&f.Lateness, "lateness"); err != nil {
+		return err
+	}
+	if sc.OpCost, err = c.dist(&f.OpCost, "op_cost"); err != nil {
+		return err
+	}
+	for i := range f.Skew {
+		d, err := c.signedDur(&f.Skew[i], "skew")
+		if err != nil {
+			return err
+		}
+		sc.Skew = append(sc.Skew, d)
+	}
+	if sc.Timeout, err = c.dur(&f.Timeout, "timeout"); err != nil {
+		return err
+	}
+	if sc.SendDelay, err = c.dists(&f.SendDelay, "send_delay"); err != nil {
+		return err
+	}
+	if sc.RedisRTT, err = c.dist(&f.RedisRTT, "redis_rtt"); err != nil {
+		return err
+	}
+	sc.Margin, err = c.dur(&f.Margin, "margin")
+	return err
 }
 
 func errOr(err error, msg string) any {
