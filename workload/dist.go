@@ -2,6 +2,7 @@ package workload
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -182,69 +183,77 @@ func ParseDistFiles(s string, open func(string) (io.ReadCloser, error)) (Dist, e
 	for i := range parts {
 		parts[i] = strings.TrimSpace(parts[i])
 	}
-	bad := func(format string, a ...any) (Dist, error) {
-		return Dist{}, fmt.Errorf("distribution %q: "+format, append([]any{s}, a...)...)
+	d, err := parseKind(name, parts, open)
+	if err != nil {
+		return Dist{}, fmt.Errorf("distribution %q: %v", s, err)
 	}
-	durs := func(n int) ([]time.Duration, error) {
-		if len(parts) != n {
-			return nil, fmt.Errorf("takes %d argument(s)", n)
-		}
-		out := make([]time.Duration, n)
-		for i := range n {
-			d, err := parseDur(parts[i])
-			if err != nil {
-				return nil, err
-			}
-			out[i] = d
-		}
-		return out, nil
-	}
+	return d, nil
+}
+
+// parseKind reads the distribution name(parts...).
+func parseKind(name string, parts []string, open func(string) (io.ReadCloser, error)) (Dist, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "empirical":
 		if len(parts) != 1 || parts[0] == "" {
-			return bad("takes a file of durations, one a line")
+			return Dist{}, errors.New("takes a file of durations, one a line")
 		}
 		smp, err := ReadSamples(parts[0], open)
 		if err != nil {
-			return bad("%v", err)
+			return Dist{}, err
 		}
 		return Dist{Kind: Empirical, Samples: smp}, nil
 	case "fixed":
-		ds, err := durs(1)
+		ds, err := durations(parts, 1)
 		if err != nil {
-			return bad("%v", err)
+			return Dist{}, err
 		}
 		return Dist{Kind: Fixed, A: ds[0]}, nil
 	case "uniform":
-		ds, err := durs(2)
+		ds, err := durations(parts, 2)
 		if err != nil {
-			return bad("%v", err)
+			return Dist{}, err
 		}
 		if ds[1] < ds[0] {
-			return bad("maximum is below minimum")
+			return Dist{}, errors.New("maximum is below minimum")
 		}
 		return Dist{Kind: Uniform, A: ds[0], B: ds[1]}, nil
 	case "exponential", "exp":
-		ds, err := durs(1)
+		ds, err := durations(parts, 1)
 		if err != nil {
-			return bad("%v", err)
+			return Dist{}, err
 		}
 		return Dist{Kind: Exponential, A: ds[0]}, nil
 	case "lognormal":
 		if len(parts) != 2 {
-			return bad("takes a median and a sigma")
+			return Dist{}, errors.New("takes a median and a sigma")
 		}
 		med, err := parseDur(parts[0])
 		if err != nil {
-			return bad("%v", err)
+			return Dist{}, err
 		}
 		sigma, err := strconv.ParseFloat(parts[1], 64)
 		if err != nil || sigma < 0 || sigma > 10 {
-			return bad("sigma %q must be a number from 0 to 10", parts[1])
+			return Dist{}, fmt.Errorf("sigma %q must be a number from 0 to 10", parts[1])
 		}
 		return Dist{Kind: LogNormal, A: med, Sigma: sigma}, nil
 	}
-	return bad("unknown kind %q (want fixed, uniform, exponential, lognormal or empirical)", name)
+	return Dist{}, fmt.Errorf("unknown kind %q (want fixed, uniform, exponential, lognormal or empirical)", name)
+}
+
+// durations reads parts as exactly n durations.
+func durations(parts []string, n int) ([]time.Duration, error) {
+	if len(parts) != n {
+		return nil, fmt.Errorf("takes %d argument(s)", n)
+	}
+	out := make([]time.Duration, n)
+	for i := range n {
+		d, err := parseDur(parts[i])
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d
+	}
+	return out, nil
 }
 
 func parseDur(s string) (time.Duration, error) {

@@ -96,6 +96,22 @@ func (s *Scenario) Validate() error { return s.ValidateWith(nil) }
 // ValidateWith is Validate, with strategy, when not nil, checking each
 // strategy name in turn; its error follows the scenario's name.
 func (s *Scenario) ValidateWith(strategy func(name string) error) error {
+	if err := s.validateFields(); err != nil {
+		return err
+	}
+	for _, name := range s.Strategies {
+		if strategy == nil {
+			break
+		}
+		if err := strategy(name); err != nil {
+			return fmt.Errorf("scenario %q: %w", s.Name, err)
+		}
+	}
+	return s.validateArrivals()
+}
+
+// validateFields checks the fields that stand alone.
+func (s *Scenario) validateFields() error {
 	switch {
 	case len(s.Rules) == 0:
 		return fmt.Errorf("scenario %q: no rules", s.Name)
@@ -116,14 +132,12 @@ func (s *Scenario) ValidateWith(strategy func(name string) error) error {
 	case s.Arrivals.Kind == Replay && s.Callers != 0:
 		return fmt.Errorf("scenario %q: callers are set by the replayed instants; leave callers at 0", s.Name)
 	}
-	for _, name := range s.Strategies {
-		if strategy == nil {
-			break
-		}
-		if err := strategy(name); err != nil {
-			return fmt.Errorf("scenario %q: %w", s.Name, err)
-		}
-	}
+	return nil
+}
+
+// validateArrivals checks the arrival pattern and the span of virtual
+// time it takes.
+func (s *Scenario) validateArrivals() error {
 	a := s.Arrivals
 	switch a.Kind {
 	case AllAtOnce:
