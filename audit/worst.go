@@ -116,35 +116,8 @@ func searchWorst(opt *Options, name string, cfg libs.Config, tries int) (*Worst,
 			best, w.Rules, w.Times = bs, rs, times
 		}
 	}
-	total := func(bs []burst) int {
-		n := 0
-		for _, b := range bs {
-			n += b.n
-		}
-		return n
-	}
 	for range tries {
-		bs := slices.Clone(best)
-		i := 1 + rng.IntN(len(bs)-1) // never the opening call at 0
-		switch rng.IntN(5) {
-		case 0: // resize a burst
-			bs[i].n = max(1, bs[i].n+rng.IntN(minN+1)-minN/2)
-		case 1: // move a burst by up to a tenth of the fastest window
-			bs[i].at = max(1, bs[i].at+rng.Int64N(int64(minW/5)+1)-int64(minW/10))
-		case 2: // a burst just before or at an edge
-			k := int64(edge/minW) + rng.Int64N(4)
-			off := []int64{0, -1, -int64(time.Millisecond), -int64(minW / 100), int64(minW / 2)}[rng.IntN(5)]
-			bs = append(bs, burst{max(1, k*int64(minW)+off), 1 + rng.IntN(minN)})
-		case 3: // drop a burst
-			if len(bs) > 2 {
-				bs = slices.Delete(bs, i, i+1)
-			}
-		case 4: // stretch or shrink the idle spell before everything after the opening call
-			d := rng.Int64N(int64(minW)+1) - int64(minW)/2
-			for j := 1; j < len(bs); j++ {
-				bs[j].at = max(1, bs[j].at+d)
-			}
-		}
+		bs := mutate(slices.Clone(best), rng, minW, minN, edge)
 		if total(bs) > maxCallers {
 			continue
 		}
@@ -157,6 +130,42 @@ func searchWorst(opt *Options, name string, cfg libs.Config, tries int) (*Worst,
 		}
 	}
 	return w, nil
+}
+
+// total is the calls of a schedule.
+func total(bs []burst) int {
+	n := 0
+	for _, b := range bs {
+		n += b.n
+	}
+	return n
+}
+
+// mutate changes one thing in the schedule bs (never its opening call at
+// 0), drawing from rng: minW and minN are the fastest rule's window and
+// limit, edge the first window edge after the idle spell.
+func mutate(bs []burst, rng *rand.Rand, minW time.Duration, minN int, edge time.Duration) []burst {
+	i := 1 + rng.IntN(len(bs)-1) // never the opening call at 0
+	switch rng.IntN(5) {
+	case 0: // resize a burst
+		bs[i].n = max(1, bs[i].n+rng.IntN(minN+1)-minN/2)
+	case 1: // move a burst by up to a tenth of the fastest window
+		bs[i].at = max(1, bs[i].at+rng.Int64N(int64(minW/5)+1)-int64(minW/10))
+	case 2: // a burst just before or at an edge
+		k := int64(edge/minW) + rng.Int64N(4)
+		off := []int64{0, -1, -int64(time.Millisecond), -int64(minW / 100), int64(minW / 2)}[rng.IntN(5)]
+		bs = append(bs, burst{max(1, k*int64(minW)+off), 1 + rng.IntN(minN)})
+	case 3: // drop a burst
+		if len(bs) > 2 {
+			bs = slices.Delete(bs, i, i+1)
+		}
+	case 4: // stretch or shrink the idle spell before everything after the opening call
+		d := rng.Int64N(int64(minW)+1) - int64(minW)/2
+		for j := 1; j < len(bs); j++ {
+			bs[j].at = max(1, bs[j].at+d)
+		}
+	}
+	return bs
 }
 
 // WriteReplay writes w as a scenario dir/NAME.yaml that `rlcheck simulate`
