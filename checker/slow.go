@@ -27,8 +27,8 @@ func (e *CostError) Error() string {
 // Span is a window [From, To) of a fixed or first-call rule, clamped to
 // the int64 range.
 type Span struct {
-	From int64 `json:"from_ns"`
-	To   int64 `json:"to_ns"`
+	From int64
+	To   int64
 }
 
 // judge keeps the state of one slow rule.

@@ -2,17 +2,16 @@ package logcheck
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/rlcheck/rlcheck/checker"
-	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
 
 // groupTable holds one checker (and in-flight checker) per key.
 type groupTable struct {
 	cfg    Config
-	res    *Result
+	res    *report.Result
 	ids    map[string]int32
 	groups []*groupState
 	seen   int64
@@ -235,67 +234,12 @@ func (t *groupTable) release(now int64) {
 func (t *groupTable) finish() {
 	res := t.res
 	for _, g := range t.groups {
-		grp := Group{Key: g.key, Report: g.chk.Report(), Times: g.times.all()}
+		grp := report.Group{Key: g.key, Report: g.chk.Report(), Times: g.times.all()}
 		if g.inf != nil {
 			r := g.inf.Report()
 			grp.InFlight = &r
 		}
 		res.Groups = append(res.Groups, grp)
 	}
-	sortGroups(res.Groups)
-	res.Totals = ruleTotals(t.cfg.Rules, res.Groups)
-	res.InFlight = inFlightSum(t.cfg.MaxInFlight, res.Groups)
-}
-
-// inFlightSum adds the groups' in-flight reports: nil without a cap.
-func inFlightSum(cap int, groups []Group) *checker.InFlightReport {
-	if cap <= 0 {
-		return nil
-	}
-	sum := checker.InFlightReport{Max: cap}
-	for _, g := range groups {
-		f := g.InFlight
-		if f == nil {
-			continue
-		}
-		sum.Violations += f.Violations
-		if f.Peak > sum.Peak {
-			sum.Peak, sum.PeakAt = f.Peak, f.PeakAt
-		}
-		if f.First != nil && (sum.First == nil || f.First.At < sum.First.At) {
-			first := *f.First
-			sum.First = &first
-		}
-	}
-	return &sum
-}
-
-// sortGroups orders groups worst first, then by key.
-func sortGroups(groups []Group) {
-	slices.SortStableFunc(groups, func(a, b Group) int {
-		if va, vb := a.Violations(), b.Violations(); va != vb {
-			if va > vb {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
-}
-
-// ruleTotals sums each rule's violations over the groups, and counts the
-// groups that broke it.
-func ruleTotals(rules []rule.Rule, groups []Group) []RuleTotal {
-	var out []RuleTotal
-	for i, r := range rules {
-		tot := RuleTotal{Rule: r}
-		for _, g := range groups {
-			if v := g.Report.Rules[i].Violations; v > 0 {
-				tot.Violations += v
-				tot.Groups++
-			}
-		}
-		out = append(out, tot)
-	}
-	return out
+	t.res = report.New(*res, res.Groups)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rlcheck/rlcheck/keytext"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -43,21 +44,21 @@ type Config struct {
 	// bound rather than grow without end. Sends at one instant from
 	// consecutive lines are held as one. 0 means DefaultMaxBuffered.
 	MaxBuffered int
-	// KeepTimes keeps every group's send times in Group.Times, for charts
+	// KeepTimes keeps every group's send times in report.Group.Times, for charts
 	// (8 bytes a send).
 	KeepTimes bool
-	// Shard, when set, judges only the sends in a time range (see Shard).
-	Shard *Shard
+	// report.Shard, when set, judges only the sends in a time range (see report.Shard).
+	Shard *report.Shard
 }
 
 // Run reads the inputs as one stream merged by time (the provider sees the
 // sum) and checks it. Bad input is returned as *sendlog.InputError.
-func Run(inputs []Input, cfg Config) (*Result, error) {
+func Run(inputs []Input, cfg Config) (*report.Result, error) {
 	if cfg.MaxBuffered < 0 {
-		return nil, fmt.Errorf("--max-buffered %d: want 1 or more", cfg.MaxBuffered)
+		return nil, fmt.Errorf("logcheck.Config.MaxBuffered %d: want 1 or more", cfg.MaxBuffered)
 	}
 	if cfg.MaxDisorder < 0 {
-		return nil, errors.New("--max-disorder: want 0 or more")
+		return nil, errors.New("logcheck.Config.MaxDisorder: want 0 or more")
 	}
 	bud := &budget{max: cfg.MaxBuffered, sort: cfg.Sort}
 	if bud.max == 0 {
@@ -67,7 +68,7 @@ func Run(inputs []Input, cfg Config) (*Result, error) {
 	if cfg.Sort {
 		horizon = math.MaxInt64
 	}
-	res := &Result{Rules: cfg.Rules, Boundary: cfg.Boundary, MaxInFlight: cfg.MaxInFlight, PerKey: cfg.Read.HasKey()}
+	res := &report.Result{Rules: cfg.Rules, Boundary: cfg.Boundary, MaxInFlight: cfg.MaxInFlight, PerKey: cfg.Read.HasKey()}
 	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res, shard: newShardState(cfg)}
 	if !res.PerKey {
 		groups.lookup(nil)
@@ -100,6 +101,7 @@ func Run(inputs []Input, cfg Config) (*Result, error) {
 	}
 	groups.finish()
 	groups.finishShard()
+	res = groups.res
 	return res, nil
 }
 
@@ -133,7 +135,7 @@ func runSingle(s *stream, groups *groupTable) error {
 // Each round takes, from every input, the released sends that no send yet
 // unread can precede, and merges those runs in one pass (mergeRuns).
 //
-// In (time, ref) order, which is time then input then line (MakeRef), an
+// In (time, ref) order, which is time then input then line (report.MakeRef), an
 // input's unread sends come after its last released one. So every held
 // send up to the least of the inputs' last released sends is final: all
 // of them go to the checkers now, and the input that sets the bound gives
@@ -261,9 +263,9 @@ func (s *stream) upTo(at, ref int64) int {
 	return lo
 }
 
-func (s *stream) info() FileInfo {
+func (s *stream) info() report.FileInfo {
 	n, skips := s.rd.Skipped()
-	fi := FileInfo{
+	fi := report.FileInfo{
 		Name: s.rd.Name(), Format: s.rd.Format().String(), Column: s.rd.Column(),
 		Detected: s.rd.Detected(), Chosen: s.rd.Chosen(), Lines: s.rd.Lines(), Sends: s.rd.Sends(), Skipped: n,
 		Filtered: s.rd.Filtered(),
@@ -307,7 +309,7 @@ func Open(paths []string, stdin io.Reader) ([]Input, int64, func(), error) {
 
 // RunEach runs the inputs merged into one stream, or with perFile each on
 // its own, and returns a result per stream checked.
-func RunEach(inputs []Input, perFile bool, cfg Config) ([]*Result, error) {
+func RunEach(inputs []Input, perFile bool, cfg Config) ([]*report.Result, error) {
 	groups := [][]Input{inputs}
 	if perFile {
 		groups = nil
@@ -315,7 +317,7 @@ func RunEach(inputs []Input, perFile bool, cfg Config) ([]*Result, error) {
 			groups = append(groups, []Input{in})
 		}
 	}
-	var results []*Result
+	var results []*report.Result
 	for _, g := range groups {
 		res, err := Run(g, cfg)
 		if err != nil {

@@ -537,13 +537,13 @@ func (r *Reader) chooseColumns(line []byte) error {
 	if err != nil {
 		return r.errorf(r.base+1, line, "bad CSV header: %v", err)
 	}
-	find := func(flag, want string, defaults []string) (int, error) {
+	find := func(field, want string, defaults []string) (int, error) {
 		if want == "" && defaults == nil {
 			return -1, nil
 		}
 		if n, err := strconv.Atoi(want); err == nil {
 			if n < 1 || n > len(rec) {
-				return -1, r.errorf(r.base+1, line, "--%s %d: the first line has %d columns", flag, n, len(rec))
+				return -1, r.errorf(r.base+1, line, "sendlog.Options.%s %d: the first line has %d columns", field, n, len(rec))
 			}
 			return n - 1, nil
 		}
@@ -566,10 +566,10 @@ func (r *Reader) chooseColumns(line []byte) error {
 	}
 	lp := r.lp
 	var errs [nSlots]error
-	lp.cols[slotTime], errs[slotTime] = find("time-col", r.opt.TimeCol, defaultTimeNames)
-	lp.cols[slotKey], errs[slotKey] = find("key-col", r.opt.KeyCol, nil)
-	lp.cols[slotEnd], errs[slotEnd] = find("end-col", r.opt.EndCol, nil)
-	lp.cols[slotDur], errs[slotDur] = find("duration-col", r.opt.DurationCol, nil)
+	lp.cols[slotTime], errs[slotTime] = find("TimeCol", r.opt.TimeCol, defaultTimeNames)
+	lp.cols[slotKey], errs[slotKey] = find("KeyCol", r.opt.KeyCol, nil)
+	lp.cols[slotEnd], errs[slotEnd] = find("EndCol", r.opt.EndCol, nil)
+	lp.cols[slotDur], errs[slotDur] = find("DurationCol", r.opt.DurationCol, nil)
 	for _, e := range errs {
 		if e != nil {
 			return e

@@ -12,6 +12,7 @@ import (
 	"github.com/rlcheck/rlcheck/internal/progress"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/plots"
+	"github.com/rlcheck/rlcheck/report"
 )
 
 // checkOptions holds the flags of rlcheck check.
@@ -80,7 +81,7 @@ func newCheckCmd(s streams) *cobra.Command {
 	f.BoolVar(&o.logStart, "log-start", false, "with --from: the input is the log from its first line, so no context before it is missing (a log shorter than its longest window can then be cut into shards)")
 	f.BoolVar(&o.perFile, "per-file", false, "check each file on its own instead of merging them")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress bar (it shows only on a terminal, for inputs over 8 MB, and never under CI)")
-	cmd.RegisterFlagCompletionFunc("format", cli.Words(logcheck.Formats...))
+	cmd.RegisterFlagCompletionFunc("format", cli.Words(report.Formats...))
 	cmd.RegisterFlagCompletionFunc("input-format", cli.Words(cli.InputFormats...))
 	cmd.RegisterFlagCompletionFunc("boundary", cli.Words("half-open", "closed"))
 	return cmd
@@ -170,11 +171,11 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		}
 	}
 	if o.metrics != "" {
-		if err := logcheck.WriteMetricsFile(o.metrics, results); err != nil {
+		if err := report.WriteMetricsFile(o.metrics, results); err != nil {
 			return err
 		}
 	}
-	return report(s, results, logcheck.ReportOptions{
+	return writeReport(s, results, report.Options{
 		Format: o.format, MaxKeys: o.keys, PerFile: o.perFile, StepSummary: o.summaryPath,
 	})
 }
