@@ -157,6 +157,7 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		return cli.ShardHint(err)
 	}
 	for _, res := range results {
+		cli.WordSkips(res.Files)
 		cli.PrintChosen(s.errOut, res.Files)
 		if o.notChecked != "" {
 			res.NotChecked = []string{o.notChecked}

@@ -104,6 +104,18 @@ var settingFlags = strings.NewReplacer(
 // settings it names worded as flags.
 func Message(err error) string { return settingFlags.Replace(err.Error()) }
 
+// WordSkips words the settings named by the input errors of the skipped
+// lines the reports list as flags, as Message does for errors.
+func WordSkips(files []report.FileInfo) {
+	for i := range files {
+		for j, e := range files[i].Skips {
+			if m := Message(e); m != e.Error() {
+				files[i].Skips[j] = errors.New(m)
+			}
+		}
+	}
+}
+
 // fixFlags are the flags for the reading options a sendlog.Fix names.
 var fixFlags = map[string]string{"TimeCol": "--time-col", "TimeField": "--time-field", "Unit": "--unit"}
 
