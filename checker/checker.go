@@ -30,6 +30,9 @@ type Violation struct {
 	// offending send last (at most the newest maxListed); it is filled only
 	// for listed violations.
 	Window []Send
+	// WindowCosts are the costs of Window's sends in the rule's unit, for
+	// the rules the exact path judges (every cost rule); nil otherwise.
+	WindowCosts []int64
 	// Cost is the offending send's cost and Units the cost of the sends in
 	// the window, the offending one included: set for cost rules, where
 	// Count still counts sends.

@@ -24,6 +24,8 @@ type groupTable struct {
 	touched []int32
 	pos     []int32     // per group, during observeByKey
 	shard   *shardState // with Config.Shard
+	costs   *costTable  // with costs
+	err     error       // the first send a checker refused (costs only)
 }
 
 type groupState struct {
@@ -57,6 +59,9 @@ func (t *groupTable) lookup(key []byte) int32 {
 	id := int32(len(t.groups))
 	g := &groupState{key: string(key)}
 	ccfg := checker.Config{Rules: t.cfg.Rules, Boundary: t.cfg.Boundary, List: t.cfg.List}
+	for _, c := range t.cfg.Read.Costs {
+		ccfg.Units = append(ccfg.Units, c.Unit)
+	}
 	t.shard.watch(&ccfg, g)
 	g.chk = checker.New(ccfg)
 	if t.cfg.MaxInFlight > 0 {
@@ -167,8 +172,14 @@ func (t *groupTable) observeGroup(g *groupState, run held) {
 	if t.cfg.KeepTimes {
 		g.times.add(run.at)
 	}
-	// Times arrive sorted, so neither checker can refuse them.
-	_ = g.chk.ObserveBatch(run.at, run.ref)
+	// Times arrive sorted, so neither checker can refuse them for their
+	// order; a cost the checker cannot take (a window's sum past int64) is
+	// kept as the run's error.
+	if t.costs != nil {
+		t.observeCosts(g, run)
+	} else {
+		_ = g.chk.ObserveBatch(run.at, run.ref)
+	}
 	if t.shard != nil {
 		t.shard.observed(g, run.at)
 	}
@@ -178,6 +189,17 @@ func (t *groupTable) observeGroup(g *groupState, run held) {
 				t.shard.call(g, run.at[i], run.end[i])
 			}
 			_ = g.inf.Observe(run.at[i], run.end[i], run.ref[i])
+		}
+	}
+}
+
+// observeCosts hands a group's sends to its checker one at a time, each
+// with its costs.
+func (t *groupTable) observeCosts(g *groupState, run held) {
+	for i, at := range run.at {
+		err := g.chk.ObserveCost(at, run.ref[i], t.costs.take(run.ref[i]))
+		if err != nil && t.err == nil {
+			t.err = err
 		}
 	}
 }

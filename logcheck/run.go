@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/keytext"
 	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
@@ -69,7 +70,7 @@ func Run(inputs []Input, cfg Config) (*report.Result, error) {
 		horizon = math.MaxInt64
 	}
 	res := &report.Result{Rules: cfg.Rules, Boundary: cfg.Boundary, MaxInFlight: cfg.MaxInFlight, PerKey: cfg.Read.HasKey()}
-	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res, shard: newShardState(cfg)}
+	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res, shard: newShardState(cfg), costs: newCostTable(cfg.Read, len(inputs))}
 	if !res.PerKey {
 		groups.lookup(nil)
 	}
@@ -82,6 +83,7 @@ func Run(inputs []Input, cfg Config) (*report.Result, error) {
 		if res.PerKey {
 			streams[i].groups = groups
 		}
+		streams[i].costs = groups.costs
 		defer streams[i].rd.Close()
 	}
 	var err error
@@ -99,10 +101,24 @@ func Run(inputs []Input, cfg Config) (*report.Result, error) {
 		res.Disorder.Lines += s.ro.disorder.Lines
 		res.Disorder.Max = max(res.Disorder.Max, s.ro.disorder.Max)
 	}
+	if err := groups.err; err != nil {
+		return nil, placeCostError(err, inputs)
+	}
 	groups.finish()
 	groups.finishShard()
 	res = groups.res
 	return res, nil
+}
+
+// placeCostError names the input and line of a send the checker could not
+// take for its costs.
+func placeCostError(err error, inputs []Input) error {
+	var ce *checker.CostError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	ref := report.Ref(ce.Send.Ref)
+	return &sendlog.InputError{File: inputs[ref.File()].Name, Line: ref.Line(), Msg: ce.Msg}
 }
 
 // runSingle checks one input, handing each released run to the checkers
@@ -192,6 +208,7 @@ type stream struct {
 	rd     *sendlog.Reader
 	ro     reorder
 	groups *groupTable // with a key column, to look up the keys' groups
+	costs  *costTable  // with costs, where each send's costs wait
 	keys   []int32     // fill: the group ids of a batch's sends
 	eof    bool
 	out    held // released sends, merged a round at a time
@@ -210,6 +227,9 @@ func (s *stream) fill() error {
 	}
 	if err != nil {
 		return err
+	}
+	if s.costs != nil {
+		s.costs.add(s.ro.file, b)
 	}
 	var keys []int32
 	if s.groups != nil {

@@ -84,6 +84,7 @@ type ViolationDoc struct {
 	Count          int64      `json:"count"`
 	CountSaturated bool       `json:"count_is_lower_bound,omitempty"`
 	Window         []PlaceDoc `json:"window,omitempty"`
+	WindowCosts    []int64    `json:"window_costs,omitempty"` // cost rules: each window send's cost
 	Cost           int64      `json:"cost,omitempty"`
 	Units          int64      `json:"units,omitempty"`
 	Span           *SpanDoc   `json:"fixed_window,omitempty"`
@@ -128,7 +129,7 @@ func (j jsonView) place(s checker.Send) PlaceDoc {
 	return p
 }
 
-func (j jsonView) violation(v checker.Violation, key string) ViolationDoc {
+func (j jsonView) violation(v checker.Violation, key string, costs bool) ViolationDoc {
 	out := ViolationDoc{
 		PlaceDoc: j.place(v.Send), Key: key, Index: v.Index, WindowStart: j.place(v.WindowStart),
 		Count: v.Count, CountSaturated: v.CountSaturated, Cost: v.Cost, Units: v.Units, Level: v.Level,
@@ -138,6 +139,9 @@ func (j jsonView) violation(v checker.Violation, key string) ViolationDoc {
 	}
 	for _, s := range v.Window {
 		out.Window = append(out.Window, j.place(s))
+	}
+	if costs {
+		out.WindowCosts = v.WindowCosts
 	}
 	return out
 }
@@ -151,11 +155,11 @@ func (j jsonView) rule(r checker.RuleReport, key string) RuleDoc {
 		MaxWindowStart: &start,
 	}
 	if r.First != nil {
-		v := j.violation(*r.First, key)
+		v := j.violation(*r.First, key, r.Rule.Unit != "")
 		out.First = &v
 	}
 	for _, v := range r.Listed {
-		out.Listed = append(out.Listed, j.violation(v, key))
+		out.Listed = append(out.Listed, j.violation(v, key, r.Rule.Unit != ""))
 	}
 	return out
 }
@@ -228,7 +232,7 @@ func (j jsonView) doc() Doc {
 				tot.MaxInWindow, tot.MaxSaturated = r.MaxInWindow, r.MaxSaturated
 			}
 			if r.First != nil && (tot.First == nil || r.First.Send.At < tot.First.AtNs) {
-				v := j.violation(*r.First, keytext.Show(g.Key))
+				v := j.violation(*r.First, keytext.Show(g.Key), false)
 				tot.First = &v
 			}
 		}

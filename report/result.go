@@ -126,6 +126,16 @@ type Result struct {
 	NoMaxInWindow bool
 }
 
+// Broken reports whether any of results has a violation.
+func Broken(results []*Result) bool {
+	for _, r := range results {
+		if r.Violations() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Violations returns every rate and in-flight violation in the result.
 func (r *Result) Violations() int64 {
 	var n int64

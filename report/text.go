@@ -129,7 +129,7 @@ func writeText(w io.Writer, res *Result, maxKeys int) error {
 				}
 				fmt.Fprintf(&b, "\n%s violation %d of %d%s: %s at %s; %s\n",
 					r.Rule, i+1, r.Violations, key, where(v.Send.Ref), at(v.Send.At), windowText(r.Rule, v, at, where))
-				listWindow(&b, v.Window, at, where)
+				listWindow(&b, v, r.Rule.Unit, at, where)
 			}
 		}
 	}
@@ -171,14 +171,20 @@ func readAs(f FileInfo) string {
 	return s
 }
 
-func listWindow(b *strings.Builder, window []checker.Send, at func(int64) string, where func(int64) string) {
-	n := len(window)
-	for k, s := range window {
+// listWindow lists the sends of v's window, each with its cost for a
+// rule that meters unit.
+func listWindow(b *strings.Builder, v checker.Violation, unit string, at func(int64) string, where func(int64) string) {
+	n := len(v.Window)
+	for k, s := range v.Window {
 		if n > 20 && k == 10 {
 			fmt.Fprintf(b, "  … %d more …\n", n-20)
 		}
 		if n <= 20 || k < 10 || k >= n-10 {
-			fmt.Fprintf(b, "  %s  %s\n", where(s.Ref), at(s.At))
+			fmt.Fprintf(b, "  %s  %s", where(s.Ref), at(s.At))
+			if unit != "" && k < len(v.WindowCosts) {
+				fmt.Fprintf(b, "  %d %s", v.WindowCosts[k], unit)
+			}
+			b.WriteString("\n")
 		}
 	}
 }

@@ -148,6 +148,9 @@ func (lp *lineParser) general(b *batch, data []byte, hasEnd, hasKey bool, fail f
 	if hasKey {
 		b.keyIdx = append(b.keyIdx, lp.keys.index(&b.Batch, rec.Key))
 	}
+	for u := range lp.costUnits {
+		b.Cost[u] = append(b.Cost[u], rec.Cost[u])
+	}
 	return rest, true
 }
 

@@ -57,6 +57,9 @@ type Batch struct {
 	At   []int64
 	End  []int64 // filled when the options name an end or a duration
 	Line []int64 // 1-based line numbers
+	// Cost[u] holds each send's cost in unit Options.Costs[u]; nil for the
+	// units past the last.
+	Cost [MaxCosts][]int64
 
 	// Keys are stored once per batch: keyIdx[i] is send i's index among
 	// the batch's distinct keys, whose bytes are keys[keyOff[j]:][:keyLen[j]].
@@ -95,6 +98,11 @@ func (b *Batch) DistinctKey(j int) []byte {
 func (b *Batch) reset() {
 	b.At, b.End, b.Line = b.At[:0], b.End[:0], b.Line[:0]
 	b.keyIdx, b.keyOff, b.keyLen, b.keys = b.keyIdx[:0], b.keyOff[:0], b.keyLen[:0], b.keys[:0]
+	for u := range b.Cost {
+		if b.Cost[u] != nil {
+			b.Cost[u] = b.Cost[u][:0]
+		}
+	}
 }
 
 // pipeline reads chunks in one goroutine, parses them in several, and hands

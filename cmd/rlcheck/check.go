@@ -19,6 +19,7 @@ import (
 type checkOptions struct {
 	rules       cli.RuleFlags
 	read        cli.ReadFlags
+	costs       []string
 	format      string
 	list        int
 	keys        int
@@ -65,6 +66,7 @@ func newCheckCmd(s streams) *cobra.Command {
 	f := cmd.Flags()
 	o.rules.Add(f)
 	o.read.Add(f)
+	f.StringArrayVar(&o.costs, "cost", nil, "read a unit's cost from this CSV column or JSON field: UNIT=NAME (default: the column or field named as the unit)")
 	f.StringVar(&o.format, "format", "", "output format: text, json, junit or github (default github under GITHUB_ACTIONS=true, else text)")
 	f.IntVar(&o.list, "list", 0, "print the first N violations of each rule with the sends that filled the window")
 	f.IntVar(&o.keys, "keys", 20, "with a key column, how many keys the text report shows, worst first (0: all)")
@@ -109,6 +111,9 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 		return fmt.Errorf("--max-disorder %v: want 0 or more", o.maxDisorder)
 	}
 	read, err := o.read.Options()
+	if err == nil {
+		read.Costs, err = cli.CostSources(rules, o.costs)
+	}
 	if err != nil {
 		return err
 	}

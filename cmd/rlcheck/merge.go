@@ -40,10 +40,8 @@ func writeReport(s streams, results []*report.Result, o report.Options) error {
 	if err := report.Write(s.out, results, o); err != nil {
 		return usageError{err}
 	}
-	for _, res := range results {
-		if res.Violations() > 0 {
-			return errViolations
-		}
+	if report.Broken(results) {
+		return errViolations
 	}
 	return nil
 }
