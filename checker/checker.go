@@ -11,62 +11,65 @@ import (
 // Send is one send as the checker saw it. Ref is the caller's locator for it
 // (a line number, say); the checker only carries it through to reports.
 type Send struct {
-	At  int64 `json:"at_ns"`
-	Ref int64 `json:"ref"`
+	At  int64
+	Ref int64
 }
 
 // Violation is one send that broke a rule.
 type Violation struct {
 	// Send is the offending send; Index is its 0-based position in the stream.
-	Send  Send  `json:"send"`
-	Index int64 `json:"index"`
+	Send  Send
+	Index int64
 	// WindowStart is the earliest send still in the window that the offending
 	// send overfilled, and Count the sends in that window, the offending one
 	// included. Count is a lower bound when CountSaturated is set.
-	WindowStart    Send  `json:"window_start"`
-	Count          int64 `json:"count"`
-	CountSaturated bool  `json:"count_saturated,omitempty"`
+	WindowStart    Send
+	Count          int64
+	CountSaturated bool
 	// Window lists the sends in the overfilled window, oldest first and the
 	// offending send last (at most the newest maxListed); it is filled only
 	// for listed violations.
-	Window []Send `json:"window,omitempty"`
+	Window []Send
+	// WindowCosts are the costs of Window's sends in the rule's unit, for
+	// the rules the exact path judges (every cost rule); nil otherwise.
+	WindowCosts []int64
 	// Cost is the offending send's cost and Units the cost of the sends in
 	// the window, the offending one included: set for cost rules, where
 	// Count still counts sends.
-	Cost  int64 `json:"cost,omitempty"`
-	Units int64 `json:"units,omitempty"`
+	Cost  int64
+	Units int64
 	// Span is the window of a fixed or first-call rule that the send
 	// overfilled. For a bucket rule, Level is the level the send found,
 	// rounded down to nine decimals ("0.8"), and WindowStart and Count
 	// are the sends since the bucket was last full.
-	Span  *Span  `json:"fixed_window,omitempty"`
-	Level string `json:"bucket_level,omitempty"`
+	Span  *Span
+	Level string
 }
 
 // RuleReport is the verdict on one rule.
 type RuleReport struct {
-	Rule       rule.Rule `json:"-"`
-	Violations int64     `json:"violations"`
+	Rule       rule.Rule
+	Violations int64
 	// MaxInWindow is the largest number of sends found in any window (the
 	// largest cost, for a cost rule; 0 for a bucket rule, which has no
 	// window), and MaxWindowStart the earliest send of the first such window.
 	// MaxSaturated marks MaxInWindow as a lower bound: more sends shared a
 	// window than the checker keeps (see Config.MaxTrack).
-	MaxInWindow    int64      `json:"max_in_window"`
-	MaxWindowStart Send       `json:"max_window_start"`
-	MaxSaturated   bool       `json:"max_in_window_saturated,omitempty"`
-	First          *Violation `json:"first_violation"`
+	MaxInWindow    int64
+	MaxWindowStart Send
+	MaxSaturated   bool
+	First          *Violation
 	// Listed holds the first Config.List violations, windows included.
-	Listed []Violation `json:"listed,omitempty"`
+	Listed []Violation
 }
 
 // Report is the checker's verdict over the whole stream.
 type Report struct {
-	Sends    int64         `json:"sends"`
-	First    int64         `json:"first_ns"`
-	Last     int64         `json:"last_ns"`
-	Boundary rule.Boundary `json:"-"`
-	Rules    []RuleReport  `json:"rules"`
+	Sends    int64
+	First    int64
+	Last     int64
+	Boundary rule.Boundary
+	Rules    []RuleReport
 }
 
 // Violations returns the total violation count over every rule.

@@ -7,15 +7,15 @@ import (
 
 // InFlightReport is the verdict on a cap of calls in flight at once.
 type InFlightReport struct {
-	Max int `json:"max_in_flight"`
+	Max int
 	// Violations counts the calls that started while Max calls were already
 	// in flight. A call occupies [start, end): one that ends exactly when
 	// another starts does not overlap it.
-	Violations int64 `json:"violations"`
+	Violations int64
 	// Peak is the most calls in flight at once, first reached at PeakAt.
-	Peak   int64 `json:"peak"`
-	PeakAt Send  `json:"peak_at"`
-	First  *Send `json:"first_violation"`
+	Peak   int64
+	PeakAt Send
+	First  *Send
 }
 
 // InFlight checks calls, given in start order, against a cap. The zero value

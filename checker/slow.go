@@ -27,8 +27,8 @@ func (e *CostError) Error() string {
 // Span is a window [From, To) of a fixed or first-call rule, clamped to
 // the int64 range.
 type Span struct {
-	From int64 `json:"from_ns"`
-	To   int64 `json:"to_ns"`
+	From int64
+	To   int64
 }
 
 // judge keeps the state of one slow rule.
@@ -136,6 +136,7 @@ func (j *slidingJudge) detail(v *Violation, list bool) {
 		q := j.q[max(j.head, len(j.q)-maxListed):]
 		for _, e := range q {
 			v.Window = append(v.Window, e.s)
+			v.WindowCosts = append(v.WindowCosts, e.c)
 		}
 	}
 }
@@ -146,18 +147,23 @@ func (j *slidingJudge) idle(now int64) bool {
 
 func (j *slidingJudge) free() { *j = slidingJudge{limit: j.limit, w: j.w} }
 
-// recent keeps at least the newest maxListed sends of a window.
-type recent struct{ s []Send }
+// recent keeps at least the newest maxListed sends of a window, with
+// their costs.
+type recent struct{ s []costed }
 
-func (r *recent) add(s Send) {
+func (r *recent) add(s Send, c int64) {
 	if len(r.s) >= 2*maxListed {
 		r.s = r.s[:copy(r.s, r.s[len(r.s)-maxListed+1:])]
 	}
-	r.s = append(r.s, s)
+	r.s = append(r.s, costed{s, c})
 }
 
-func (r *recent) last() []Send {
-	return append([]Send(nil), r.s[max(0, len(r.s)-maxListed):]...)
+// list fills v's Window and WindowCosts with the newest maxListed sends.
+func (r *recent) list(v *Violation) {
+	for _, e := range r.s[max(0, len(r.s)-maxListed):] {
+		v.Window = append(v.Window, e.s)
+		v.WindowCosts = append(v.WindowCosts, e.c)
+	}
 }
 
 // span returns [at-d, at-d+w) clamped to the int64 range, for 0 <= d < w.
@@ -194,7 +200,7 @@ func (ws *windowSums) take(s Send, c, limit int64) (bool, error) {
 	}
 	ws.sum = sum
 	ws.count++
-	ws.sends.add(s)
+	ws.sends.add(s, c)
 	return broke, nil
 }
 
@@ -206,7 +212,7 @@ func (ws *windowSums) detail(v *Violation, list bool) {
 	sp := ws.span
 	v.Span = &sp
 	if list {
-		v.Window = ws.sends.last()
+		ws.sends.list(v)
 	}
 }
 
@@ -363,7 +369,7 @@ func (j *bucketJudge) take(s Send, c int64) (bool, error) {
 		j.first, j.count, j.since.s = s, 0, j.since.s[:0]
 	}
 	j.count++
-	j.since.add(s)
+	j.since.add(s, c)
 	need := mul64(uint64(c), j.w)
 	if l.less(need) {
 		j.level = l // the provider refused the send: it takes nothing
@@ -379,7 +385,7 @@ func (j *bucketJudge) detail(v *Violation, list bool) {
 	v.WindowStart, v.Count = j.first, j.count
 	v.Level = j.before.decimal(j.w)
 	if list {
-		v.Window = j.since.last()
+		j.since.list(v)
 	}
 }
 
@@ -539,12 +545,12 @@ func (c *Checker) judgeSend(sr *slowRule, s Send, idx int64, costs []int64) erro
 	sr.j.detail(&v, list)
 	if rep.First == nil {
 		first := v
-		first.Window = nil
+		first.Window, first.WindowCosts = nil, nil
 		rep.First = &first
 	}
 	if c.userViol != nil {
 		w := v
-		w.Window = nil
+		w.Window, w.WindowCosts = nil, nil
 		c.pending = append(c.pending, pendingViolation{sr.idx, w})
 	}
 	if list {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -17,7 +18,7 @@ import (
 // log: go run ./scripts/genlog -lines 10000000) with the benchmark's rules,
 // as rlcheck check --html does when keep is set (else as the plain check),
 // or skips without the variable.
-func checkLargeLog(b testing.TB, keep bool) *logcheck.Result {
+func checkLargeLog(b testing.TB, keep bool) *report.Result {
 	b.Helper()
 	name := os.Getenv("RLCHECK_HTML_LOG")
 	if name == "" {

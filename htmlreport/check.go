@@ -7,7 +7,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/keytext"
-	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/report"
 )
 
 // CheckList is the Config.List a check needs for its HTML report (when
@@ -27,12 +27,12 @@ func CheckList(list int, path string) int {
 // Config.KeepTimes and Config.List at CheckList(list, path); Check then
 // trims every group's listed violations to list, as the text report that
 // follows should show them. An empty path writes nothing.
-func Check(path string, res *logcheck.Result, list, maxKeys int) error {
+func Check(path string, res *report.Result, list, maxKeys int) error {
 	if path == "" {
 		return nil
 	}
 	where := func(ref int64) string {
-		r := logcheck.Ref(ref)
+		r := report.Ref(ref)
 		return fmt.Sprintf("%s:%d", res.Files[r.File()].Name, r.Line())
 	}
 	var names []string
@@ -70,7 +70,7 @@ func Check(path string, res *logcheck.Result, list, maxKeys int) error {
 		}
 	}
 	var text bytes.Buffer
-	if err := logcheck.WriteText(&text, res, maxKeys); err != nil {
+	if err := report.Write(&text, []*report.Result{res}, report.Options{MaxKeys: maxKeys}); err != nil {
 		return err
 	}
 	return write(path, p, text.String())

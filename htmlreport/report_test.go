@@ -17,6 +17,7 @@ import (
 	"github.com/rlcheck/rlcheck/internal/genlog"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/realrun"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/sendlog"
@@ -25,7 +26,7 @@ import (
 
 // checkLog checks a generated log of three keys, keeping what the HTML
 // report needs, as rlcheck check --html does.
-func checkLog(t *testing.T, lines int) *logcheck.Result {
+func checkLog(t *testing.T, lines int) *report.Result {
 	t.Helper()
 	var csv bytes.Buffer
 	require.NoError(t, genlog.WriteCSV(&csv, genlog.Config{Lines: lines, Keys: 3, MeanGap: 30 * time.Millisecond, Seed: 1, Start: 1767225600_000_000_000}))

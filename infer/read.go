@@ -93,7 +93,7 @@ func statusError(err error) error {
 	var ie *sendlog.InputError
 	if errors.As(err, &ie) {
 		fixed := *ie
-		fixed.Msg = strings.NewReplacer("--key-col", "status column", "(the key)", "(the status)").Replace(ie.Msg)
+		fixed.Msg = strings.NewReplacer("sendlog.Options.KeyCol", "status column", "(the key)", "(the status)").Replace(ie.Msg)
 		return &fixed
 	}
 	return err

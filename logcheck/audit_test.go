@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -57,7 +58,7 @@ func gz(t *testing.T, s string) []byte {
 	return buf.Bytes()
 }
 
-func violations(res *Result) []int64 {
+func violations(res *report.Result) []int64 {
 	var v []int64
 	for _, tot := range res.Totals {
 		v = append(v, tot.Violations)
@@ -132,7 +133,7 @@ func TestShuffledWithinHorizon(t *testing.T) {
 	_, err = Run([]Input{{Name: "s.csv", R: strings.NewReader(csvOf(shuffled, nil))}}, Config{Rules: testRules, MaxDisorder: time.Second})
 	assert.ErrorContains(t, err, "s.csv:")
 	assert.ErrorContains(t, err, "beyond the reorder horizon")
-	// --sort takes any order.
+	// logcheck.Config.Sort takes any order.
 	res, err = Run([]Input{{Name: "s.csv", R: strings.NewReader(csvOf(shuffled, nil))}}, Config{Rules: testRules, Sort: true})
 	require.NoError(t, err)
 	assert.Equal(t, want.Rules[0].Violations, res.Totals[0].Violations, "sorted")
@@ -253,8 +254,9 @@ func TestInFlightAgainstSweep(t *testing.T) {
 // TestIdleKeysReleaseMemory: keys that send a burst and go quiet give
 // their window memory back, so memory follows the active keys.
 func TestIdleKeysReleaseMemory(t *testing.T) {
-	res := Result{PerKey: true}
-	tab := &groupTable{cfg: Config{Rules: []rule.Rule{{Limit: 2, Window: time.Second}}, Read: sendlog.Options{KeyCol: "key"}}, ids: map[string]int32{}, res: &res}
+	rules := []rule.Rule{{Limit: 2, Window: time.Second}}
+	res := report.Result{PerKey: true, Rules: rules}
+	tab := &groupTable{cfg: Config{Rules: rules, Read: sendlog.Options{KeyCol: "key"}}, ids: map[string]int32{}, res: &res}
 	const keys = 20_000
 	for k := range keys {
 		id := tab.lookup([]byte("k" + strconv.Itoa(k)))
@@ -275,6 +277,7 @@ func TestIdleKeysReleaseMemory(t *testing.T) {
 	assert.GreaterOrEqual(t, idle, keys/2, "quiet keys released")
 	assert.False(t, tab.groups[keys-1].idle, "the key that just sent was released")
 	tab.finish()
+	res = *tab.res
 	assert.Equal(t, int64(keys), res.Totals[0].Violations, "releasing memory lost counts")
 	assert.Equal(t, keys, res.Totals[0].Groups, "releasing memory lost counts")
 }

@@ -2,17 +2,16 @@ package logcheck
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/rlcheck/rlcheck/checker"
-	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
 
 // groupTable holds one checker (and in-flight checker) per key.
 type groupTable struct {
 	cfg    Config
-	res    *Result
+	res    *report.Result
 	ids    map[string]int32
 	groups []*groupState
 	seen   int64
@@ -25,6 +24,8 @@ type groupTable struct {
 	touched []int32
 	pos     []int32     // per group, during observeByKey
 	shard   *shardState // with Config.Shard
+	costs   *costTable  // with costs
+	err     error       // the first send a checker refused (costs only)
 }
 
 type groupState struct {
@@ -58,6 +59,9 @@ func (t *groupTable) lookup(key []byte) int32 {
 	id := int32(len(t.groups))
 	g := &groupState{key: string(key)}
 	ccfg := checker.Config{Rules: t.cfg.Rules, Boundary: t.cfg.Boundary, List: t.cfg.List}
+	for _, c := range t.cfg.Read.Costs {
+		ccfg.Units = append(ccfg.Units, c.Unit)
+	}
 	t.shard.watch(&ccfg, g)
 	g.chk = checker.New(ccfg)
 	if t.cfg.MaxInFlight > 0 {
@@ -168,8 +172,14 @@ func (t *groupTable) observeGroup(g *groupState, run held) {
 	if t.cfg.KeepTimes {
 		g.times.add(run.at)
 	}
-	// Times arrive sorted, so neither checker can refuse them.
-	_ = g.chk.ObserveBatch(run.at, run.ref)
+	// Times arrive sorted, so neither checker can refuse them for their
+	// order; a cost the checker cannot take (a window's sum past int64) is
+	// kept as the run's error.
+	if t.costs != nil {
+		t.observeCosts(g, run)
+	} else {
+		_ = g.chk.ObserveBatch(run.at, run.ref)
+	}
 	if t.shard != nil {
 		t.shard.observed(g, run.at)
 	}
@@ -179,6 +189,17 @@ func (t *groupTable) observeGroup(g *groupState, run held) {
 				t.shard.call(g, run.at[i], run.end[i])
 			}
 			_ = g.inf.Observe(run.at[i], run.end[i], run.ref[i])
+		}
+	}
+}
+
+// observeCosts hands a group's sends to its checker one at a time, each
+// with its costs.
+func (t *groupTable) observeCosts(g *groupState, run held) {
+	for i, at := range run.at {
+		err := g.chk.ObserveCost(at, run.ref[i], t.costs.take(run.ref[i]))
+		if err != nil && t.err == nil {
+			t.err = err
 		}
 	}
 }
@@ -235,67 +256,12 @@ func (t *groupTable) release(now int64) {
 func (t *groupTable) finish() {
 	res := t.res
 	for _, g := range t.groups {
-		grp := Group{Key: g.key, Report: g.chk.Report(), Times: g.times.all()}
+		grp := report.Group{Key: g.key, Report: g.chk.Report(), Times: g.times.all()}
 		if g.inf != nil {
 			r := g.inf.Report()
 			grp.InFlight = &r
 		}
 		res.Groups = append(res.Groups, grp)
 	}
-	sortGroups(res.Groups)
-	res.Totals = ruleTotals(t.cfg.Rules, res.Groups)
-	res.InFlight = inFlightSum(t.cfg.MaxInFlight, res.Groups)
-}
-
-// inFlightSum adds the groups' in-flight reports: nil without a cap.
-func inFlightSum(cap int, groups []Group) *checker.InFlightReport {
-	if cap <= 0 {
-		return nil
-	}
-	sum := checker.InFlightReport{Max: cap}
-	for _, g := range groups {
-		f := g.InFlight
-		if f == nil {
-			continue
-		}
-		sum.Violations += f.Violations
-		if f.Peak > sum.Peak {
-			sum.Peak, sum.PeakAt = f.Peak, f.PeakAt
-		}
-		if f.First != nil && (sum.First == nil || f.First.At < sum.First.At) {
-			first := *f.First
-			sum.First = &first
-		}
-	}
-	return &sum
-}
-
-// sortGroups orders groups worst first, then by key.
-func sortGroups(groups []Group) {
-	slices.SortStableFunc(groups, func(a, b Group) int {
-		if va, vb := a.Violations(), b.Violations(); va != vb {
-			if va > vb {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.Key, b.Key)
-	})
-}
-
-// ruleTotals sums each rule's violations over the groups, and counts the
-// groups that broke it.
-func ruleTotals(rules []rule.Rule, groups []Group) []RuleTotal {
-	var out []RuleTotal
-	for i, r := range rules {
-		tot := RuleTotal{Rule: r}
-		for _, g := range groups {
-			if v := g.Report.Rules[i].Violations; v > 0 {
-				tot.Violations += v
-				tot.Groups++
-			}
-		}
-		out = append(out, tot)
-	}
-	return out
+	t.res = report.New(*res, res.Groups)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -41,7 +42,7 @@ func TestMergedAgainstStableSort(t *testing.T) {
 		horizon := time.Duration(rng.IntN(3)) * time.Second
 		type send struct {
 			at, end int64
-			ref     Ref
+			ref     report.Ref
 			key     string
 		}
 		var all []send
@@ -66,7 +67,7 @@ func TestMergedAgainstStableSort(t *testing.T) {
 				}
 				end := at + int64(rng.IntN(3))
 				fmt.Fprintf(&b, "%d,%s,%d\n", 1767225600+at, key, 1767225600+end)
-				all = append(all, send{(1767225600 + at) * 1e9, (1767225600 + end) * 1e9, MakeRef(f, line), key})
+				all = append(all, send{(1767225600 + at) * 1e9, (1767225600 + end) * 1e9, report.MakeRef(f, line), key})
 			}
 			inputs = append(inputs, Input{Name: fmt.Sprintf("f%d.csv", f), R: strings.NewReader(b.String())})
 		}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
 
@@ -16,7 +17,7 @@ const DefaultMaxBuffered = 1_000_000
 // item is one send on its way to the checkers.
 type item struct {
 	at, end int64
-	ref     Ref
+	ref     report.Ref
 	key     int32
 }
 
@@ -49,7 +50,7 @@ func (h *held) appendItem(it item, withEnd, withKey bool) {
 }
 
 func (h *held) item(i int) item {
-	it := item{at: h.at[i], ref: Ref(h.ref[i])}
+	it := item{at: h.at[i], ref: report.Ref(h.ref[i])}
 	if h.end != nil {
 		it.end = h.end[i]
 	}
@@ -215,7 +216,7 @@ type reorder struct {
 	maxLine   int64
 	lastLine  int64 // the last line read
 	seen      bool
-	disorder  Disorder
+	disorder  report.Disorder
 	budget    *budget
 	counted   int // entries counted in budget
 	compactAt int // the tail length that calls for compacting
@@ -270,7 +271,7 @@ func (r *reorder) push(b *sendlog.Batch, keys []int32) error {
 	}
 	if !r.pushSorted(b, keys, withEnd) {
 		for i := range b.At {
-			it := item{at: b.At[i], ref: MakeRef(r.file, b.Line[i])}
+			it := item{at: b.At[i], ref: report.MakeRef(r.file, b.Line[i])}
 			if withEnd {
 				it.end = b.End[i]
 			}
@@ -304,7 +305,7 @@ func (r *reorder) compact() {
 	r.account()
 }
 
-// bound fails when the sends held over every input pass the budget. Call
+// bound fails when the sends held over every input pass the budget. report.Call
 // it before reading on, once release has nothing more to give: what is
 // held then, the verdicts still need.
 func (r *reorder) bound() error {
@@ -321,10 +322,10 @@ func (r *reorder) bound() error {
 		}
 	}
 	max := r.budget.max
-	msg := fmt.Sprintf("more than %d sends lie within --max-disorder %v of the newest, and each must be held until no later line can precede it (--max-buffered %d): raise --max-buffered, or lower --max-disorder",
+	msg := fmt.Sprintf("more than %d sends lie within logcheck.Config.MaxDisorder %v of the newest, and each must be held until no later line can precede it (logcheck.Config.MaxBuffered %d): raise logcheck.Config.MaxBuffered, or lower logcheck.Config.MaxDisorder",
 		max, time.Duration(r.horizon), max)
 	if r.budget.sort {
-		msg = fmt.Sprintf("--sort holds the whole input, and it has more than %d sends to hold (--max-buffered %d): raise --max-buffered, or drop --sort and set --max-disorder",
+		msg = fmt.Sprintf("logcheck.Config.Sort holds the whole input, and it has more than %d sends to hold (logcheck.Config.MaxBuffered %d): raise logcheck.Config.MaxBuffered, or drop logcheck.Config.Sort and set logcheck.Config.MaxDisorder",
 			max, max)
 	}
 	return &sendlog.InputError{File: r.name, Line: r.lastLine, Msg: msg}
@@ -355,7 +356,7 @@ func (r *reorder) pushSorted(b *sendlog.Batch, keys []int32, withEnd bool) bool 
 	r.tail.ref = append(r.tail.ref, b.Line...)
 	if r.file != 0 {
 		for i := start; i < len(r.tail.ref); i++ {
-			r.tail.ref[i] = int64(MakeRef(r.file, r.tail.ref[i]))
+			r.tail.ref[i] = int64(report.MakeRef(r.file, r.tail.ref[i]))
 		}
 	}
 	if r.tail.n != nil {
@@ -375,7 +376,7 @@ func (r *reorder) placeLate(it item) error {
 	lateBy := r.maxSeen - it.at
 	if lateBy > r.horizon {
 		return &sendlog.InputError{File: r.name, Line: it.ref.Line(), Msg: fmt.Sprintf(
-			"%v earlier than line %d, beyond the reorder horizon --max-disorder %v (raise it, or --sort the whole input)",
+			"%v earlier than line %d, beyond the reorder horizon logcheck.Config.MaxDisorder %v (raise it, or logcheck.Config.Sort the whole input)",
 			time.Duration(lateBy), r.maxLine, time.Duration(r.horizon))}
 	}
 	r.disorder.Lines++

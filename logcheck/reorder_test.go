@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -92,7 +93,7 @@ func TestReorderAgainstStableSort(t *testing.T) {
 			}
 			newest = max(newest, at)
 			line += 1 + int64(rng.IntN(2)) // gaps: blank lines between sends
-			in[i] = item{at: at, ref: MakeRef(1, line)}
+			in[i] = item{at: at, ref: report.MakeRef(1, line)}
 			if withEnd {
 				in[i].end = at + int64(rng.IntN(2))
 			}
@@ -118,7 +119,7 @@ func TestReorderLimits(t *testing.T) {
 	line := func(ats ...int64) []item {
 		var in []item
 		for i, at := range ats {
-			in = append(in, item{at: at, ref: MakeRef(1, int64(i+1))})
+			in = append(in, item{at: at, ref: report.MakeRef(1, int64(i+1))})
 		}
 		return in
 	}
@@ -168,7 +169,7 @@ func TestReorderLimits(t *testing.T) {
 		err := ro.push(&b, nil)
 		var ie *sendlog.InputError
 		require.ErrorAs(t, err, &ie)
-		assert.EqualError(t, err, "p.txt:4: 6ns earlier than line 3, beyond the reorder horizon --max-disorder 5ns (raise it, or --sort the whole input)")
+		assert.EqualError(t, err, "p.txt:4: 6ns earlier than line 3, beyond the reorder horizon logcheck.Config.MaxDisorder 5ns (raise it, or logcheck.Config.Sort the whole input)")
 	})
 }
 
@@ -196,7 +197,7 @@ func (l *lines) Read(p []byte) (int, error) {
 // TestEqualInstantsHeldAsRuns: 2 million sends at one instant (a gzip bomb
 // of one repeated line, scaled down) are checked exactly while the reorder
 // buffer holds a bounded number of entries, with the default horizon, with
-// none, with --sort and with a key column; before, it held every send.
+// none, with logcheck.Config.Sort and with a key column; before, it held every send.
 func TestEqualInstantsHeldAsRuns(t *testing.T) {
 	n := int64(2_000_000)
 	if testing.Short() || raceEnabled {
@@ -235,7 +236,7 @@ func TestEqualInstantsHeldAsRuns(t *testing.T) {
 }
 
 // TestMaxBuffered: sends that must all be held (distinct times within the
-// horizon, or with --sort the whole input) stop at the bound with an error
+// horizon, or with logcheck.Config.Sort the whole input) stop at the bound with an error
 // naming it, rather than growing without end.
 func TestMaxBuffered(t *testing.T) {
 	n := 300_000
@@ -254,9 +255,9 @@ func TestMaxBuffered(t *testing.T) {
 		want string // "" for a verdict
 	}{
 		{"within the bound", Config{MaxDisorder: time.Second, MaxBuffered: n + third}, ""},
-		{"horizon", Config{MaxDisorder: time.Second, MaxBuffered: third}, fmt.Sprintf("more than %d sends lie within --max-disorder 1s of the newest, and each must be held until no later line can precede it (--max-buffered %[1]d): raise --max-buffered, or lower --max-disorder", third)},
+		{"horizon", Config{MaxDisorder: time.Second, MaxBuffered: third}, fmt.Sprintf("more than %d sends lie within logcheck.Config.MaxDisorder 1s of the newest, and each must be held until no later line can precede it (logcheck.Config.MaxBuffered %[1]d): raise logcheck.Config.MaxBuffered, or lower logcheck.Config.MaxDisorder", third)},
 		{"a short horizon holds less", Config{MaxDisorder: time.Millisecond, MaxBuffered: third}, ""},
-		{"sort", Config{Sort: true, MaxBuffered: third}, fmt.Sprintf("--sort holds the whole input, and it has more than %d sends to hold (--max-buffered %[1]d): raise --max-buffered, or drop --sort and set --max-disorder", third)},
+		{"sort", Config{Sort: true, MaxBuffered: third}, fmt.Sprintf("logcheck.Config.Sort holds the whole input, and it has more than %d sends to hold (logcheck.Config.MaxBuffered %[1]d): raise logcheck.Config.MaxBuffered, or drop logcheck.Config.Sort and set logcheck.Config.MaxDisorder", third)},
 		{"sort within the bound", Config{Sort: true, MaxBuffered: n}, ""},
 	}
 	for _, tt := range tests {
@@ -282,11 +283,11 @@ func TestMaxBuffered(t *testing.T) {
 	t.Run("over every input", func(t *testing.T) {
 		_, err := Run([]Input{{Name: "a.txt", R: strings.NewReader(log)}, {Name: "b.txt", R: strings.NewReader(log)}},
 			Config{Rules: []rule.Rule{{Limit: 1, Window: time.Second}}, Sort: true, MaxBuffered: n + third})
-		assert.ErrorContains(t, err, fmt.Sprintf("--max-buffered %d", n+third))
+		assert.ErrorContains(t, err, fmt.Sprintf("logcheck.Config.MaxBuffered %d", n+third))
 	})
 	t.Run("negative", func(t *testing.T) {
 		_, err := Run([]Input{{Name: "a.txt", R: strings.NewReader(log)}}, Config{MaxBuffered: -1})
-		assert.EqualError(t, err, "--max-buffered -1: want 1 or more")
+		assert.EqualError(t, err, "logcheck.Config.MaxBuffered -1: want 1 or more")
 	})
 }
 
@@ -322,7 +323,7 @@ func TestReversedWithinHorizon(t *testing.T) {
 	first, got := want.Rules[0].First, res.Groups[0].Report.Rules[0].First
 	require.NotNil(t, first)
 	require.NotNil(t, got)
-	assert.Equal(t, int64(len(ts))-first.Send.Ref+1, Ref(got.Send.Ref).Line())
+	assert.Equal(t, int64(len(ts))-first.Send.Ref+1, report.Ref(got.Send.Ref).Line())
 }
 
 // BenchmarkReversed times lines in reverse order within the horizon; the
@@ -353,7 +354,7 @@ func BenchmarkEqualInstants(b *testing.B) {
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mlines/s")
 }
 
-// TestSortMergesInputs: --sort over several shuffled inputs gives the
+// TestSortMergesInputs: logcheck.Config.Sort over several shuffled inputs gives the
 // verdict of their concatenation sorted stably by time, ties in the order
 // the files were named, first violation included.
 func TestSortMergesInputs(t *testing.T) {
@@ -391,7 +392,7 @@ func TestSortMergesInputs(t *testing.T) {
 			if w := want.Rules[r].First; w != nil {
 				s := all[w.Send.Ref]
 				require.NotNil(t, got.First)
-				assert.Equal(t, MakeRef(s.file, s.line), Ref(got.First.Send.Ref), "iter %d %v: first violation", iter, rules[r])
+				assert.Equal(t, report.MakeRef(s.file, s.line), report.Ref(got.First.Send.Ref), "iter %d %v: first violation", iter, rules[r])
 			}
 		}
 	}

@@ -9,7 +9,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/keytext"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -43,21 +45,21 @@ type Config struct {
 	// bound rather than grow without end. Sends at one instant from
 	// consecutive lines are held as one. 0 means DefaultMaxBuffered.
 	MaxBuffered int
-	// KeepTimes keeps every group's send times in Group.Times, for charts
+	// KeepTimes keeps every group's send times in report.Group.Times, for charts
 	// (8 bytes a send).
 	KeepTimes bool
-	// Shard, when set, judges only the sends in a time range (see Shard).
-	Shard *Shard
+	// report.Shard, when set, judges only the sends in a time range (see report.Shard).
+	Shard *report.Shard
 }
 
 // Run reads the inputs as one stream merged by time (the provider sees the
 // sum) and checks it. Bad input is returned as *sendlog.InputError.
-func Run(inputs []Input, cfg Config) (*Result, error) {
+func Run(inputs []Input, cfg Config) (*report.Result, error) {
 	if cfg.MaxBuffered < 0 {
-		return nil, fmt.Errorf("--max-buffered %d: want 1 or more", cfg.MaxBuffered)
+		return nil, fmt.Errorf("logcheck.Config.MaxBuffered %d: want 1 or more", cfg.MaxBuffered)
 	}
 	if cfg.MaxDisorder < 0 {
-		return nil, errors.New("--max-disorder: want 0 or more")
+		return nil, errors.New("logcheck.Config.MaxDisorder: want 0 or more")
 	}
 	bud := &budget{max: cfg.MaxBuffered, sort: cfg.Sort}
 	if bud.max == 0 {
@@ -67,8 +69,8 @@ func Run(inputs []Input, cfg Config) (*Result, error) {
 	if cfg.Sort {
 		horizon = math.MaxInt64
 	}
-	res := &Result{Rules: cfg.Rules, Boundary: cfg.Boundary, MaxInFlight: cfg.MaxInFlight, PerKey: cfg.Read.HasKey()}
-	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res, shard: newShardState(cfg)}
+	res := &report.Result{Rules: cfg.Rules, Boundary: cfg.Boundary, MaxInFlight: cfg.MaxInFlight, PerKey: cfg.Read.HasKey()}
+	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res, shard: newShardState(cfg), costs: newCostTable(cfg.Read, len(inputs))}
 	if !res.PerKey {
 		groups.lookup(nil)
 	}
@@ -81,6 +83,7 @@ func Run(inputs []Input, cfg Config) (*Result, error) {
 		if res.PerKey {
 			streams[i].groups = groups
 		}
+		streams[i].costs = groups.costs
 		defer streams[i].rd.Close()
 	}
 	var err error
@@ -98,9 +101,24 @@ func Run(inputs []Input, cfg Config) (*Result, error) {
 		res.Disorder.Lines += s.ro.disorder.Lines
 		res.Disorder.Max = max(res.Disorder.Max, s.ro.disorder.Max)
 	}
+	if err := groups.err; err != nil {
+		return nil, placeCostError(err, inputs)
+	}
 	groups.finish()
 	groups.finishShard()
+	res = groups.res
 	return res, nil
+}
+
+// placeCostError names the input and line of a send the checker could not
+// take for its costs.
+func placeCostError(err error, inputs []Input) error {
+	var ce *checker.CostError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	ref := report.Ref(ce.Send.Ref)
+	return &sendlog.InputError{File: inputs[ref.File()].Name, Line: ref.Line(), Msg: ce.Msg}
 }
 
 // runSingle checks one input, handing each released run to the checkers
@@ -133,7 +151,7 @@ func runSingle(s *stream, groups *groupTable) error {
 // Each round takes, from every input, the released sends that no send yet
 // unread can precede, and merges those runs in one pass (mergeRuns).
 //
-// In (time, ref) order, which is time then input then line (MakeRef), an
+// In (time, ref) order, which is time then input then line (report.MakeRef), an
 // input's unread sends come after its last released one. So every held
 // send up to the least of the inputs' last released sends is final: all
 // of them go to the checkers now, and the input that sets the bound gives
@@ -190,6 +208,7 @@ type stream struct {
 	rd     *sendlog.Reader
 	ro     reorder
 	groups *groupTable // with a key column, to look up the keys' groups
+	costs  *costTable  // with costs, where each send's costs wait
 	keys   []int32     // fill: the group ids of a batch's sends
 	eof    bool
 	out    held // released sends, merged a round at a time
@@ -208,6 +227,9 @@ func (s *stream) fill() error {
 	}
 	if err != nil {
 		return err
+	}
+	if s.costs != nil {
+		s.costs.add(s.ro.file, b)
 	}
 	var keys []int32
 	if s.groups != nil {
@@ -261,9 +283,9 @@ func (s *stream) upTo(at, ref int64) int {
 	return lo
 }
 
-func (s *stream) info() FileInfo {
+func (s *stream) info() report.FileInfo {
 	n, skips := s.rd.Skipped()
-	fi := FileInfo{
+	fi := report.FileInfo{
 		Name: s.rd.Name(), Format: s.rd.Format().String(), Column: s.rd.Column(),
 		Detected: s.rd.Detected(), Chosen: s.rd.Chosen(), Lines: s.rd.Lines(), Sends: s.rd.Sends(), Skipped: n,
 		Filtered: s.rd.Filtered(),
@@ -307,7 +329,7 @@ func Open(paths []string, stdin io.Reader) ([]Input, int64, func(), error) {
 
 // RunEach runs the inputs merged into one stream, or with perFile each on
 // its own, and returns a result per stream checked.
-func RunEach(inputs []Input, perFile bool, cfg Config) ([]*Result, error) {
+func RunEach(inputs []Input, perFile bool, cfg Config) ([]*report.Result, error) {
 	groups := [][]Input{inputs}
 	if perFile {
 		groups = nil
@@ -315,7 +337,7 @@ func RunEach(inputs []Input, perFile bool, cfg Config) ([]*Result, error) {
 			groups = append(groups, []Input{in})
 		}
 	}
-	var results []*Result
+	var results []*report.Result
 	for _, g := range groups {
 		res, err := Run(g, cfg)
 		if err != nil {

@@ -6,30 +6,13 @@ import (
 	"time"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// Shard limits a check to the sends in [From, To): earlier sends are read
-// as context, so that the windows of the first judged sends are whole, and
-// reading stops at the first send at or after To. The reports of shards
-// that tile a log add up, with Merge, to the report of the whole.
-type Shard struct {
-	// HasFrom and HasTo say which ends are set; an unset end is open.
-	From, To       int64
-	HasFrom, HasTo bool
-	// LineOffset is added to every line number the report names: the
-	// lines of the whole log that precede this input.
-	LineOffset int64
-	// LogStart states that the input is the log from its first line:
-	// nothing before it is missing, so the context before From is complete
-	// however short it is (a log shorter than its longest window can then
-	// be cut into shards).
-	LogStart bool
-}
-
 // shardState is a Run's progress through its shard.
 type shardState struct {
-	Shard
+	report.Shard
 	longest time.Duration
 	closed  bool
 	started bool // the first send has been seen and the context checked
@@ -39,7 +22,7 @@ type shardState struct {
 // ShardContextError reports an input that starts too late for its shard:
 // the windows of its first judged sends would miss earlier sends. Either
 // the input should start earlier, or, when it is the log from its first
-// line, Shard.LogStart says so.
+// line, report.Shard.LogStart says so.
 type ShardContextError struct {
 	From, First int64
 	Need        time.Duration // how far before From the input must start
@@ -47,7 +30,7 @@ type ShardContextError struct {
 }
 
 func (e *ShardContextError) Error() string {
-	at := instantFormatter(e.From)
+	at := report.InstantFormatter(e.From)
 	rel := fmt.Sprintf("%v before it", time.Duration(e.From-e.First))
 	switch {
 	case e.First == e.From:
@@ -120,7 +103,7 @@ type shardGroup struct {
 	// With an in-flight cap: whether the judged calls have begun (and the
 	// in-flight report been restarted), and the calls across the bounds.
 	calls   bool
-	overlap Overlap
+	overlap report.Overlap
 }
 
 // watch makes the checker of g report its violations to the shard.
@@ -177,7 +160,7 @@ func (s *shardState) call(g *groupState, at, end int64) {
 		g.inf.Restart()
 	}
 	if s.HasTo && end > s.To {
-		sg.overlap.AfterTo = append(sg.overlap.AfterTo, Call{Start: at, End: end})
+		sg.overlap.AfterTo = append(sg.overlap.AfterTo, report.Call{Start: at, End: end})
 	}
 }
 
@@ -194,7 +177,9 @@ func (t *groupTable) finishShard() {
 	}
 	res := t.res
 	res.Shard, res.ShardPastTo = &s.Shard, s.pastTo
-	line := func(ref int64) int64 { return int64(MakeRef(Ref(ref).File(), Ref(ref).Line()+s.LineOffset)) }
+	line := func(ref int64) int64 {
+		return int64(report.MakeRef(report.Ref(ref).File(), report.Ref(ref).Line()+s.LineOffset))
+	}
 	kept := res.Groups[:0]
 	for _, grp := range res.Groups {
 		g := t.groups[t.ids[grp.Key]]
@@ -242,11 +227,11 @@ func (t *groupTable) finishShard() {
 	}
 	res.Groups = kept
 	if !res.PerKey && len(res.Groups) == 0 {
-		g := Group{Report: checker.Report{Boundary: res.Boundary}}
+		g := report.Group{Report: checker.Report{Boundary: res.Boundary}}
 		for _, r := range res.Rules {
 			g.Report.Rules = append(g.Report.Rules, checker.RuleReport{Rule: r})
 		}
 		res.Groups = append(res.Groups, g)
 	}
-	Finish(res)
+	t.res = report.New(*res, res.Groups)
 }

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/report"
 )
 
 // Check draws the timeline of a checked log to path: the whole stream, or
 // with keys the worst key's. The result must hold the send times
 // (logcheck.Config.KeepTimes).
-func Check(path string, res *logcheck.Result, files []string) error {
+func Check(path string, res *report.Result, files []string) error {
 	g := res.Groups[0]
 	title := strings.Join(files, ", ")
 	if res.PerKey {

@@ -69,7 +69,25 @@ type Options struct {
 	AccessFilter *accesslog.Filter
 	// Workers parse ahead of the consumer; 0 means GOMAXPROCS.
 	Workers int
+	// Costs says where each send's cost in each unit is read, at most
+	// MaxCosts units: Record.Cost[i] and Batch.Cost[i] hold the cost in
+	// Costs[i].Unit. A cost is a whole number from 0 up; a line without one
+	// is an input error. Plain logs and access logs carry no costs.
+	Costs []CostSource
 }
+
+// MaxCosts is the most cost units a reader reads per send.
+const MaxCosts = 4
+
+// CostSource names where one unit's cost is read: a CSV column (a header
+// name or a 1-based index) or a JSON-lines field (dotted for nesting).
+type CostSource struct {
+	Unit       string
+	Col, Field string
+}
+
+// HasCosts reports whether records carry costs.
+func (o *Options) HasCosts() bool { return len(o.Costs) > 0 }
 
 // Record is one send read from a log.
 type Record struct {
@@ -79,6 +97,8 @@ type Record struct {
 	// Key is the record's key when the options name one. It is valid only
 	// until the next call to Next.
 	Key []byte
+	// Cost holds the send's cost in each unit of Options.Costs, in order.
+	Cost [MaxCosts]int64
 }
 
 // HasEnd reports whether records carry an end time.

@@ -115,13 +115,13 @@ func TestMixedUnits(t *testing.T) {
 		name, file, text string
 		want             string // "" when the log reads
 	}{
-		{"ms then s", "a.txt", lines(3, "1700000000000") + lines(3, "1700000000"), `a.txt:4: a 10-digit integer looks like s, but earlier integers were taken as ms; set --unit: "1700000000"`},
-		{"s then ms", "a.txt", lines(3, "1700000000") + lines(3, "1700000000000"), `a.txt:4: a 13-digit integer looks like ms, but earlier integers were taken as s; set --unit: "1700000000000"`},
+		{"ms then s", "a.txt", lines(3, "1700000000000") + lines(3, "1700000000"), `a.txt:4: a 10-digit integer looks like s, but earlier integers were taken as ms; set sendlog.Options.Unit: "1700000000"`},
+		{"s then ms", "a.txt", lines(3, "1700000000") + lines(3, "1700000000000"), `a.txt:4: a 13-digit integer looks like ms, but earlier integers were taken as s; set sendlog.Options.Unit: "1700000000000"`},
 		{"ns then us", "a.txt", "1700000000000000000\n1700000000000000\n", `a.txt:2: a 16-digit integer looks like us, but earlier integers were taken as ns`},
 		{"ms then a small integer", "a.txt", "1700000000000\n7\n", `a.txt:2: a 1-digit integer looks like s, but earlier integers were taken as ms`},
-		{"csv", "a.csv", "ts,k\n1700000000000,a\n1700000000,a\n", `a.csv:3: a 10-digit integer looks like s, but earlier integers were taken as ms; set --unit: "1700000000,a"`},
+		{"csv", "a.csv", "ts,k\n1700000000000,a\n1700000000,a\n", `a.csv:3: a 10-digit integer looks like s, but earlier integers were taken as ms; set sendlog.Options.Unit: "1700000000,a"`},
 		{"jsonl", "a.jsonl", `{"ts":1700000000000}` + "\n" + `{"ts":1700000000}` + "\n", `a.jsonl:2: a 10-digit integer looks like s`},
-		{"detected chunk by chunk", "late.txt", late, `late.txt:33281: a 10-digit integer looks like s, but earlier integers were taken as ms; set --unit: "     1700000000"`},
+		{"detected chunk by chunk", "late.txt", late, `late.txt:33281: a 10-digit integer looks like s, but earlier integers were taken as ms; set sendlog.Options.Unit: "     1700000000"`},
 		{"one unit", "a.txt", lines(3, "1700000000000"), ""},
 		{"short integers are seconds", "a.txt", "0\n7\n1700000000\n", ""},
 		{"decimals beside integers", "a.txt", "1700000000.5\n1700000000\n", ""},
@@ -267,7 +267,7 @@ func TestEndlessLine(t *testing.T) {
 		}
 		ie := requireInputError(t, err, "/dev/zero")
 		assert.Equal(t, int64(2), ie.Line)
-		assert.Equal(t, "line longer than 67108864 bytes, even for --skip-invalid", ie.Msg)
+		assert.Equal(t, "line longer than 67108864 bytes, even for sendlog.Options.SkipInvalid", ie.Msg)
 		assert.Less(t, in.read, int64(MaxSkip+4*MaxLine), "bytes read before the error")
 	})
 }

@@ -20,10 +20,11 @@ const (
 	slotKey
 	slotEnd
 	slotDur
-	nSlots
+	slotCost // MaxCosts slots, one per cost unit
+	nSlots   = slotCost + MaxCosts
 )
 
-var slotNames = [nSlots]string{"time", "key", "end", "duration"}
+var slotNames = [nSlots]string{"time", "key", "end", "duration", "cost", "cost", "cost", "cost"}
 
 // lineParser turns one data line into a Record. Its layout (format, columns,
 // fields, unit) is fixed before parsing starts; each parsing goroutine owns
@@ -55,6 +56,7 @@ type lineParser struct {
 	// chunkUnit is set when the first lines fixed no unit: each chunk then
 	// detects its own, and the Reader holds the chunks to the first.
 	chunkUnit bool
+	costUnits []string // the units of the cost slots, in order
 }
 
 var errSkipLine = errors.New("skip line")
@@ -65,10 +67,20 @@ func (p *lineParser) hasEnd() bool {
 
 func (p *lineParser) hasKey() bool { return p.cols[slotKey] >= 0 || p.paths[slotKey] != nil }
 
+func (p *lineParser) hasCosts() bool { return len(p.costUnits) > 0 }
+
+// slotName names a slot in errors: "the tokens cost" for a cost slot.
+func (p *lineParser) slotName(s int) string {
+	if s >= slotCost && s-slotCost < len(p.costUnits) {
+		return "the " + p.costUnits[s-slotCost] + " cost"
+	}
+	return "the " + slotNames[s]
+}
+
 // clone returns a parser with the same layout and its own scratch state.
 func (p *lineParser) clone() *lineParser {
 	c := &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit, checkNUL: true, chunkUnit: p.chunkUnit,
-		header: p.header, timeFallback: p.timeFallback}
+		header: p.header, timeFallback: p.timeFallback, costUnits: p.costUnits}
 	if p.access != nil {
 		c.access = &accesslog.Parser{Format: p.access.Format, Filter: p.access.Filter}
 	}
@@ -147,11 +159,14 @@ func (p *lineParser) parseCSV(b []byte) (Record, error) {
 	}
 	for s, c := range p.cols {
 		if c >= 0 && p.fields[s] == nil {
-			return Record{}, fmt.Errorf("no column %d (the %s)", c+1, slotNames[s])
+			return Record{}, fmt.Errorf("no column %d (%s)", c+1, p.slotName(s))
 		}
 	}
 	rec, err := p.record(bytes.TrimSpace(p.fields[slotTime]), p.fields[slotKey],
 		bytes.TrimSpace(p.fields[slotEnd]), bytes.TrimSpace(p.fields[slotDur]))
+	if err == nil {
+		err = p.costs(&rec, &p.fields)
+	}
 	if err != nil && p.timeErr && p.timeFallback {
 		return rec, p.csvTimeError(err, b)
 	}
@@ -259,7 +274,45 @@ func (p *lineParser) fastCSV(b []byte) (rec Record, ok bool) {
 
 // fastEligible reports whether the column layout suits fastCSV.
 func (p *lineParser) fastEligible() bool {
-	return p.cols[slotTime] == 0 && p.cols[slotEnd] < 0 && p.cols[slotDur] < 0 && p.cols[slotKey] <= 1
+	return p.cols[slotTime] == 0 && p.cols[slotEnd] < 0 && p.cols[slotDur] < 0 && p.cols[slotKey] <= 1 && !p.hasCosts()
+}
+
+// costs reads the record's cost in each unit from the texts of the cost
+// slots: a whole number from 0 up, or an error naming the unit.
+func (p *lineParser) costs(rec *Record, texts *[nSlots][]byte) error {
+	for i, unit := range p.costUnits {
+		t := bytes.TrimSpace(texts[slotCost+i])
+		c, err := parseCost(t)
+		if err != nil {
+			return fmt.Errorf("%s cost %q: %w", unit, t, err)
+		}
+		rec.Cost[i] = c
+	}
+	return nil
+}
+
+// parseCost reads a cost: decimal digits, at most 18 of them, so that no
+// single cost comes near overflowing a window's int64 sum.
+func parseCost(t []byte) (int64, error) {
+	switch {
+	case len(t) == 0:
+		return 0, errors.New("missing")
+	case t[0] == '-':
+		return 0, errors.New("negative")
+	case len(t) > 18:
+		return 0, errors.New("more than 18 digits")
+	}
+	var v int64
+	for _, c := range t {
+		if c < '0' || c > '9' {
+			if c == '.' || c == 'e' || c == 'E' {
+				return 0, errors.New("not a whole number")
+			}
+			return 0, errors.New("not a number")
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v, nil
 }
 
 // record builds a Record from the extracted texts.
@@ -330,7 +383,7 @@ func parseDuration(b []byte, unit Unit) (int64, error) {
 }
 
 func (p *lineParser) parseJSON(b []byte) (Record, error) {
-	if !disableFastPath {
+	if !disableFastPath && !p.hasCosts() {
 		if rec, ok, err := p.fastJSON(b); ok {
 			return rec, err
 		}
@@ -343,7 +396,7 @@ func (p *lineParser) parseJSON(b []byte) (Record, error) {
 		return Record{}, fmt.Errorf("bad JSON: %v", err)
 	}
 	if p.paths[slotTime] == nil {
-		return Record{}, errors.New("no time field (ts, time or timestamp); set --time-field")
+		return Record{}, errors.New("no time field (ts, time or timestamp); set sendlog.Options.TimeField")
 	}
 	var texts [nSlots][]byte
 	for s, path := range p.paths {
@@ -373,6 +426,9 @@ func (p *lineParser) parseJSON(b []byte) (Record, error) {
 		}
 	}
 	rec, err := p.record(texts[slotTime], texts[slotKey], texts[slotEnd], texts[slotDur])
+	if err == nil {
+		err = p.costs(&rec, &texts)
+	}
 	p.numBuf = p.numBuf[:0]
 	return rec, err
 }
@@ -404,7 +460,7 @@ func (p *lineParser) fastJSON(b []byte) (rec Record, ok bool, err error) {
 // reports whether they suit it.
 func (p *lineParser) flatReady() bool {
 	if !p.flat.ready {
-		p.flat = flatLayout{ready: true, ok: p.paths[slotTime] != nil, timeOnly: !p.hasEnd()}
+		p.flat = flatLayout{ready: true, ok: p.paths[slotTime] != nil, timeOnly: !p.hasEnd() && !p.hasCosts()}
 		for s, path := range p.paths {
 			if path != nil {
 				p.flat.ok = p.flat.ok && len(path) == 1

@@ -113,6 +113,11 @@ func (r *Reader) Next() (Record, error) {
 	if b.End != nil {
 		rec.End = b.End[i]
 	}
+	for u := range b.Cost {
+		if b.Cost[u] != nil {
+			rec.Cost[u] = b.Cost[u][i]
+		}
+	}
 	return rec, nil
 }
 
@@ -270,6 +275,9 @@ func (r *Reader) start() error {
 	lp.format = r.opt.Format
 	if lp.format == FormatAuto {
 		lp.format = r.sniff()
+	}
+	if err := r.checkCosts(); err != nil {
+		return err
 	}
 	switch lp.format {
 	case FormatCSV:
@@ -537,13 +545,13 @@ func (r *Reader) chooseColumns(line []byte) error {
 	if err != nil {
 		return r.errorf(r.base+1, line, "bad CSV header: %v", err)
 	}
-	find := func(flag, want string, defaults []string) (int, error) {
+	find := func(field, want string, defaults []string) (int, error) {
 		if want == "" && defaults == nil {
 			return -1, nil
 		}
 		if n, err := strconv.Atoi(want); err == nil {
 			if n < 1 || n > len(rec) {
-				return -1, r.errorf(r.base+1, line, "--%s %d: the first line has %d columns", flag, n, len(rec))
+				return -1, r.errorf(r.base+1, line, "sendlog.Options.%s %d: the first line has %d columns", field, n, len(rec))
 			}
 			return n - 1, nil
 		}
@@ -566,10 +574,13 @@ func (r *Reader) chooseColumns(line []byte) error {
 	}
 	lp := r.lp
 	var errs [nSlots]error
-	lp.cols[slotTime], errs[slotTime] = find("time-col", r.opt.TimeCol, defaultTimeNames)
-	lp.cols[slotKey], errs[slotKey] = find("key-col", r.opt.KeyCol, nil)
-	lp.cols[slotEnd], errs[slotEnd] = find("end-col", r.opt.EndCol, nil)
-	lp.cols[slotDur], errs[slotDur] = find("duration-col", r.opt.DurationCol, nil)
+	lp.cols[slotTime], errs[slotTime] = find("TimeCol", r.opt.TimeCol, defaultTimeNames)
+	lp.cols[slotKey], errs[slotKey] = find("KeyCol", r.opt.KeyCol, nil)
+	lp.cols[slotEnd], errs[slotEnd] = find("EndCol", r.opt.EndCol, nil)
+	lp.cols[slotDur], errs[slotDur] = find("DurationCol", r.opt.DurationCol, nil)
+	for i, c := range r.opt.Costs {
+		lp.cols[slotCost+i], errs[slotCost+i] = find("Costs", c.Col, nil)
+	}
 	for _, e := range errs {
 		if e != nil {
 			return e
@@ -594,6 +605,34 @@ func (r *Reader) chooseColumns(line []byte) error {
 	return r.consumeLine()
 }
 
+// checkCosts refuses cost sources the format cannot give, and notes the
+// units for the line parser.
+func (r *Reader) checkCosts() error {
+	costs := r.opt.Costs
+	if len(costs) == 0 {
+		return nil
+	}
+	if len(costs) > MaxCosts {
+		return r.errorf(0, nil, "%d cost units: at most %d", len(costs), MaxCosts)
+	}
+	for _, c := range costs {
+		switch r.lp.format {
+		case FormatCSV:
+			if c.Col == "" {
+				return r.errorf(0, nil, "no CSV column named for the %s cost (sendlog.Options.Costs)", c.Unit)
+			}
+		case FormatJSONL:
+			if c.Field == "" {
+				return r.errorf(0, nil, "no JSON field named for the %s cost (sendlog.Options.Costs)", c.Unit)
+			}
+		default:
+			return r.errorf(0, nil, "a %s log carries no %s cost: costs are read from CSV columns or JSON-lines fields", r.lp.format, c.Unit)
+		}
+		r.lp.costUnits = append(r.lp.costUnits, c.Unit)
+	}
+	return nil
+}
+
 // startJSON fixes the JSON fields, choosing a default time field from the
 // first record that parses.
 func (r *Reader) startJSON() {
@@ -608,6 +647,9 @@ func (r *Reader) startJSON() {
 	lp.paths[slotKey] = split(r.opt.KeyField)
 	lp.paths[slotEnd] = split(r.opt.EndField)
 	lp.paths[slotDur] = split(r.opt.DurationField)
+	for i, c := range r.opt.Costs {
+		lp.paths[slotCost+i] = split(c.Field)
+	}
 	if p := lp.paths[slotTime]; p != nil {
 		r.unitFromName(p[len(p)-1], false)
 		return

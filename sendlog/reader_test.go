@@ -89,7 +89,7 @@ func TestBadInput(t *testing.T) {
 		{"binary", "b.bin", "\x00\x01\x02\xff\n", Options{}, "b.bin:1: binary data"},
 		{"ten MB line", "l.txt", "1\n" + long + "\n3\n", Options{}, "l.txt:2: line longer than 1048576 bytes"},
 		{"no such column", "c.csv", "a,b\n1,2\n", Options{TimeCol: "ts"}, `c.csv:1: no column named "ts" in the header`},
-		{"column out of range", "c.csv", "a,b\n1,2\n", Options{TimeCol: "3"}, "--time-col 3: the first line has 2 columns"},
+		{"column out of range", "c.csv", "a,b\n1,2\n", Options{TimeCol: "3"}, "sendlog.Options.TimeCol 3: the first line has 2 columns"},
 		{"short row", "c.csv", "a,ts\n1,2\n5\n", Options{}, `c.csv:3: no column 2 (the time): "5"`},
 	}
 	for _, tt := range tests {

@@ -253,7 +253,7 @@ type timeParser struct {
 // another unit than the one detected: read in that unit, it would be off by
 // a factor of 1,000 or more.
 func mixedUnits(digits int, unit Unit) error {
-	return fmt.Errorf("a %d-digit integer looks like %s, but earlier integers were taken as %s; set --unit", digits, unitForDigits(digits), unit)
+	return fmt.Errorf("a %d-digit integer looks like %s, but earlier integers were taken as %s; set sendlog.Options.Unit", digits, unitForDigits(digits), unit)
 }
 
 func newTimeParser(u Unit) *timeParser {

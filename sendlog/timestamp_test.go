@@ -68,5 +68,5 @@ func TestUnitDetectionHoldsLaterLinesToIt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, p.Detected(), "ns (detected from 19-digit")
 	_, err = p.parse([]byte("1732945844123"))
-	assert.ErrorContains(t, err, "set --unit", "a 13-digit integer after 19-digit ones")
+	assert.ErrorContains(t, err, "set sendlog.Options.Unit", "a 13-digit integer after 19-digit ones")
 }

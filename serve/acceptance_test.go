@@ -25,7 +25,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -65,8 +65,8 @@ func TestServeHelperProcess(t *testing.T) {
 		Options: Options{
 			Rules: []rule.Rule{{Limit: 5, Window: time.Second}}, KeyHeader: "X-Key", MetricsPath: "/metrics", Latency: fixed(lat),
 		},
-		Listen: "127.0.0.1:0", Duration: dur, Out: os.Stdout, ErrOut: os.Stderr,
-		Report: logcheck.ReportOptions{MaxKeys: 20}, // as rlcheck serve's --keys
+		Judge: judgeLog, Listen: "127.0.0.1:0", Duration: dur, Out: os.Stdout, ErrOut: os.Stderr,
+		Report: report.Options{MaxKeys: 20}, // as rlcheck serve's --keys
 	})
 	require.NoError(t, err)
 }

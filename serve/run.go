@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -9,7 +10,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/report"
 )
 
 // Config is what `rlcheck serve` runs: a server, where it listens, where
@@ -25,11 +26,18 @@ type Config struct {
 	LogPath string
 	// Duration stops the server after this long; 0 runs until ctx ends.
 	Duration time.Duration
-	// Report is how the verdict is written to Out; ErrOut gets the address
-	// served once listening.
-	Report      logcheck.ReportOptions
+	// Judge checks the request log at the end; Report is how its verdict is
+	// written to Out; ErrOut gets the address served once listening.
+	Judge       Judge
+	Report      report.Options
 	Out, ErrOut io.Writer
 }
+
+// A Judge checks the request log, named name and read with
+// LogReadOptions(perKey), against o's contract exactly as `rlcheck check`
+// does (the command passes logcheck.Run's verdict), so that serve's verdict
+// and check's on its log always agree.
+type Judge func(name string, log io.Reader, perKey bool, o Options) (*report.Result, error)
 
 // DefaultListen is where Run listens when Config.Listen is empty: the
 // loopback interface only.
@@ -55,9 +63,12 @@ func (s *Server) shutdown(srv *http.Server) {
 
 // Run serves until ctx ends or Config.Duration has passed, then answers the
 // requests in progress, closes the log and writes the verdict on it: the
-// report of `rlcheck check` on the log (logcheck.Run), so that the two
-// always agree. The result is nil when no request arrived.
-func Run(ctx context.Context, cfg Config) (*logcheck.Result, error) {
+// report of cfg.Judge on the log, which must agree with the verdicts given
+// live. The result is nil when no request arrived.
+func Run(ctx context.Context, cfg Config) (*report.Result, error) {
+	if cfg.Judge == nil {
+		return nil, errors.New("serve: Config.Judge is nil: give the check that judges the request log")
+	}
 	path, name := cfg.LogPath, cfg.LogPath
 	if path == "" {
 		f, err := os.CreateTemp("", "rlcheck-serve-*.csv")
@@ -130,17 +141,14 @@ func Run(ctx context.Context, cfg Config) (*logcheck.Result, error) {
 	if _, err := logFile.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	res, err := logcheck.Run([]logcheck.Input{{Name: name, R: logFile}}, logcheck.Config{
-		Rules: cfg.Rules, Boundary: cfg.Boundary, MaxInFlight: cfg.MaxInFlight,
-		Read: LogReadOptions(cfg.KeyHeader != ""),
-	})
+	res, err := cfg.Judge(name, logFile, cfg.KeyHeader != "", cfg.Options)
 	if err != nil {
 		return nil, err
 	}
 	if live := s.Violations(); live != res.Violations() {
 		return nil, fmt.Errorf("serve: %d violations judged live, %d in the log: a bug; please report it", live, res.Violations())
 	}
-	if err := logcheck.Write(cfg.Out, []*logcheck.Result{res}, cfg.Report); err != nil {
+	if err := report.Write(cfg.Out, []*report.Result{res}, cfg.Report); err != nil {
 		return res, err
 	}
 	return res, writeViews(logFile, cfg)

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/workload"
 )
@@ -33,7 +34,7 @@ type running struct {
 	out  *bytes.Buffer
 	stop context.CancelFunc
 	done chan struct{}
-	res  *logcheck.Result
+	res  *report.Result
 	err  error
 }
 
@@ -51,14 +52,14 @@ func start(t *testing.T, opt Options) *running {
 	}
 	go func() {
 		defer close(r.done)
-		r.res, r.err = Run(ctx, Config{Options: opt, Listener: ln, LogPath: r.log, Out: r.out})
+		r.res, r.err = Run(ctx, Config{Options: opt, Judge: judgeLog, Listener: ln, LogPath: r.log, Out: r.out})
 	}()
 	t.Cleanup(func() { cancel(); <-r.done })
 	return r
 }
 
 // finish stops the server and returns its verdict.
-func (r *running) finish(t *testing.T) *logcheck.Result {
+func (r *running) finish(t *testing.T) *report.Result {
 	t.Helper()
 	r.stop()
 	<-r.done
@@ -132,7 +133,7 @@ func oracle(rows []logRow, rules []rule.Rule, b rule.Boundary, maxInFlight int) 
 // assertVerdict holds the log and the verdict to the definitions, and the
 // answers to the verdict: a request answered 429 exactly when it broke
 // the contract (unless recording).
-func assertVerdict(t *testing.T, r *running, res *logcheck.Result, opt Options, answered int) []logRow {
+func assertVerdict(t *testing.T, r *running, res *report.Result, opt Options, answered int) []logRow {
 	t.Helper()
 	rows := readLog(t, r.log)
 	require.Len(t, rows, answered, "every answered request is in the log")
@@ -324,4 +325,11 @@ func TestHeadersCountDown(t *testing.T) {
 		`"2-per-10s";r=0;t=10, "5-per-1m";r=2`,
 	}, fields)
 	assert.Equal(t, []string{"", "", "10"}, retry, "a slot frees when the second request leaves the window")
+}
+
+// judgeLog is the Judge rlcheck serve runs with: check on the request log.
+func judgeLog(name string, log io.Reader, perKey bool, o Options) (*report.Result, error) {
+	return logcheck.Run([]logcheck.Input{{Name: name, R: log}}, logcheck.Config{
+		Rules: o.Rules, Boundary: o.Boundary, MaxInFlight: o.MaxInFlight, Read: LogReadOptions(perKey),
+	})
 }

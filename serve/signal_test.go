@@ -34,7 +34,7 @@ func TestSIGINTEndsWithTheReport(t *testing.T) {
 			Options: Options{
 				Rules: []rule.Rule{{Limit: 2, Window: time.Minute}}, Latency: fixed(time.Second), MetricsPath: "/metrics",
 			},
-			Listener: ln, Out: &out,
+			Judge: judgeLog, Listener: ln, Out: &out,
 		})
 		if err == nil {
 			assert.Equal(t, int64(1), res.Violations())

@@ -95,22 +95,22 @@ func Compile(spec Spec) (string, error) {
 		return "", errors.New("sqlcheck: no rules")
 	}
 	if spec.CountsOnly && spec.MaxWindow {
-		return "", errors.New("sqlcheck: --counts-only leaves out the largest count in one window that --max-window asks for")
+		return "", errors.New("sqlcheck: sqlcheck.Spec.CountsOnly leaves out the largest count in one window that sqlcheck.Spec.MaxWindow asks for")
 	}
 	table, err := ident(t.Name)
 	if err != nil {
-		return "", fmt.Errorf("sqlcheck: --table: %w", err)
+		return "", fmt.Errorf("sqlcheck: sqlcheck.Table.Name: %w", err)
 	}
 	timeCol, err := ident(t.TimeCol)
 	if err != nil {
-		return "", fmt.Errorf("sqlcheck: --time-col: %w", err)
+		return "", fmt.Errorf("sqlcheck: sqlcheck.Table.TimeCol: %w", err)
 	}
 	q := query{keyed: t.KeyCol != "", rules: spec.Rules}
 	key := "CAST('' AS VARCHAR)"
 	if q.keyed {
 		k, err := ident(t.KeyCol)
 		if err != nil {
-			return "", fmt.Errorf("sqlcheck: --key-col: %w", err)
+			return "", fmt.Errorf("sqlcheck: sqlcheck.Table.KeyCol: %w", err)
 		}
 		key = fmt.Sprintf("COALESCE(CAST(%s AS VARCHAR), '')", k)
 	}
@@ -118,7 +118,7 @@ func Compile(spec Spec) (string, error) {
 	if t.Tiebreak != "" {
 		c, err := ident(t.Tiebreak)
 		if err != nil {
-			return "", fmt.Errorf("sqlcheck: --tiebreak: %w", err)
+			return "", fmt.Errorf("sqlcheck: sqlcheck.Table.Tiebreak: %w", err)
 		}
 		tb = fmt.Sprintf(", CAST(%s AS BIGINT) AS tb", c)
 		q.tiebreak = true

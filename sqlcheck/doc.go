@@ -1,6 +1,6 @@
 // Package sqlcheck compiles a set of rules into one SQL query that checks a
 // table of sends where it lives, with exactly the semantics of `rlcheck
-// check`, and turns the query's rows into a logcheck.Result that
+// check`, and turns the query's rows into a report.Result that
 // logcheck's writers report.
 //
 // Send i breaks rule N/W when N or more earlier sends of its key lie in

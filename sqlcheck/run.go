@@ -12,7 +12,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
 	"github.com/rlcheck/rlcheck/checker"
-	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/report"
 )
 
 // Querier is what Run needs of a database: *sql.DB and *sql.Conn have it.
@@ -21,9 +21,9 @@ type Querier interface {
 }
 
 // RunURL runs spec on the PostgreSQL server a postgres:// URL names.
-func RunURL(ctx context.Context, url string, spec Spec) (*logcheck.Result, error) {
+func RunURL(ctx context.Context, url string, spec Spec) (*report.Result, error) {
 	if !strings.HasPrefix(url, "postgres://") && !strings.HasPrefix(url, "postgresql://") {
-		return nil, errors.New("sqlcheck: --run takes a postgres:// URL")
+		return nil, errors.New("sqlcheck: sqlcheck.RunURL takes a postgres:// URL")
 	}
 	db, err := sql.Open("pgx", url)
 	if err != nil {
@@ -34,8 +34,8 @@ func RunURL(ctx context.Context, url string, spec Spec) (*logcheck.Result, error
 }
 
 // Run compiles spec, runs the query on db and returns the verdict as a
-// logcheck.Result, which logcheck.Write reports as `rlcheck check` does.
-func Run(ctx context.Context, db Querier, spec Spec) (*logcheck.Result, error) {
+// report.Result, which report.Write reports as `rlcheck check` does.
+func Run(ctx context.Context, db Querier, spec Spec) (*report.Result, error) {
 	q, err := Compile(spec)
 	if err != nil {
 		return nil, err
@@ -65,29 +65,62 @@ type row struct {
 	maxStartT, maxStartRef        sql.NullInt64
 }
 
-func collect(rows *sql.Rows, spec Spec) (*logcheck.Result, error) {
-	unit := int64(spec.Table.Unit)
-	ns := func(t int64) (int64, error) {
-		if t > math.MaxInt64/unit || t < math.MinInt64/unit {
-			return 0, fmt.Errorf("time %d %s is beyond int64 nanoseconds", t, unitName(spec.Table.Unit))
-		}
-		return t * unit, nil
+func collect(rows *sql.Rows, spec Spec) (*report.Result, error) {
+	groups, err := readGroups(rows, spec)
+	if err != nil {
+		return nil, err
 	}
-	ref := func(r sql.NullInt64) (int64, error) {
-		if r.Int64 < 0 || r.Int64 >= 1<<48 {
-			return 0, fmt.Errorf("tiebreak value %d: want 0 to 2^48-1, as a line number", r.Int64)
+	perKey := spec.Table.KeyCol != ""
+	if len(groups) == 0 && !perKey {
+		// An empty table: one empty group, as check reports an empty log.
+		g := report.Group{Report: checker.Report{Boundary: spec.Boundary}}
+		for _, r := range spec.Rules {
+			g.Report.Rules = append(g.Report.Rules, checker.RuleReport{Rule: r})
 		}
-		return int64(logcheck.MakeRef(0, r.Int64)), nil
+		groups = append(groups, g)
 	}
-	send := func(t, r sql.NullInt64) (checker.Send, error) {
-		at, err := ns(t.Int64)
-		if err != nil {
-			return checker.Send{}, err
-		}
-		rf, err := ref(r)
-		return checker.Send{At: at, Ref: rf}, err
+	res := report.New(report.Result{Rules: spec.Rules, Boundary: spec.Boundary, PerKey: perKey}, groups)
+	switch {
+	case spec.CountsOnly:
+		res.NotChecked = append(res.NotChecked, "the largest count in one window and the first violations (counts only)")
+	case !spec.MaxWindow:
+		res.NotChecked = append(res.NotChecked, "the largest count in one window, shown as - (--max-window adds it, at the cost of a sort per window width)")
 	}
-	res := &logcheck.Result{Rules: spec.Rules, Boundary: spec.Boundary, PerKey: spec.Table.KeyCol != ""}
+	res.NoMaxInWindow = !spec.MaxWindow
+	detected := "integer " + map[string]string{"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}[unitName(spec.Table.Unit)]
+	res.Files = []report.FileInfo{{Name: spec.Table.Name, Format: "sql", Column: spec.Table.TimeCol,
+		Detected: detected, Lines: res.Sends, Sends: res.Sends, LineFormat: lineFormat(spec.Table)}}
+	return res, nil
+}
+
+// rowReader turns the query's values into the checker's: times in
+// nanoseconds, tiebreaks as line numbers.
+type rowReader struct{ spec Spec }
+
+func (rd rowReader) ns(t int64) (int64, error) {
+	unit := int64(rd.spec.Table.Unit)
+	if t > math.MaxInt64/unit || t < math.MinInt64/unit {
+		return 0, fmt.Errorf("time %d %s is beyond int64 nanoseconds", t, unitName(rd.spec.Table.Unit))
+	}
+	return t * unit, nil
+}
+
+func (rd rowReader) send(t, r sql.NullInt64) (checker.Send, error) {
+	at, err := rd.ns(t.Int64)
+	if err != nil {
+		return checker.Send{}, err
+	}
+	if r.Int64 < 0 || r.Int64 >= 1<<48 {
+		return checker.Send{}, fmt.Errorf("tiebreak value %d: want 0 to 2^48-1, as a line number", r.Int64)
+	}
+	return checker.Send{At: at, Ref: int64(report.MakeRef(0, r.Int64))}, nil
+}
+
+// readGroups reads one row per key and rule into one group per key, in
+// the order the keys come.
+func readGroups(rows *sql.Rows, spec Spec) ([]report.Group, error) {
+	rd := rowReader{spec}
+	var groups []report.Group
 	byKey := map[string]int{}
 	for rows.Next() {
 		var r row
@@ -101,63 +134,59 @@ func collect(rows *sql.Rows, spec Spec) (*logcheck.Result, error) {
 		}
 		gi, ok := byKey[r.key]
 		if !ok {
-			first, err := ns(r.firstT)
+			g, err := rd.group(r)
 			if err != nil {
 				return nil, err
 			}
-			last, err := ns(r.lastT)
-			if err != nil {
-				return nil, err
-			}
-			gi = len(res.Groups)
+			gi = len(groups)
 			byKey[r.key] = gi
-			res.Groups = append(res.Groups, logcheck.Group{Key: r.key, Report: checker.Report{
-				Sends: r.sends, First: first, Last: last, Boundary: spec.Boundary,
-				Rules: make([]checker.RuleReport, len(spec.Rules)),
-			}})
+			groups = append(groups, g)
 		}
-		rr := checker.RuleReport{Rule: spec.Rules[r.ruleIndex], Violations: r.violations, MaxInWindow: r.maxIn.Int64}
-		var err error
-		if r.maxIn.Valid && r.maxStartT.Valid {
-			if rr.MaxWindowStart, err = send(r.maxStartT, r.maxStartRef); err != nil {
-				return nil, err
-			}
+		rr, err := rd.rule(r)
+		if err != nil {
+			return nil, err
 		}
-		if r.firstIndex.Valid {
-			v := &checker.Violation{Index: r.firstIndex.Int64, Count: r.firstIndex.Int64 - r.startIndex.Int64 + 1}
-			if v.Send, err = send(r.firstT2, r.firstRef); err != nil {
-				return nil, err
-			}
-			if v.WindowStart, err = send(r.startT, r.startRef); err != nil {
-				return nil, err
-			}
-			rr.First = v
+		groups[gi].Report.Rules[r.ruleIndex] = rr
+	}
+	return groups, rows.Err()
+}
+
+// group starts the group of r's key.
+func (rd rowReader) group(r row) (report.Group, error) {
+	first, err := rd.ns(r.firstT)
+	if err != nil {
+		return report.Group{}, err
+	}
+	last, err := rd.ns(r.lastT)
+	if err != nil {
+		return report.Group{}, err
+	}
+	return report.Group{Key: r.key, Report: checker.Report{
+		Sends: r.sends, First: first, Last: last, Boundary: rd.spec.Boundary,
+		Rules: make([]checker.RuleReport, len(rd.spec.Rules)),
+	}}, nil
+}
+
+// rule is r's rule report.
+func (rd rowReader) rule(r row) (checker.RuleReport, error) {
+	rr := checker.RuleReport{Rule: rd.spec.Rules[r.ruleIndex], Violations: r.violations, MaxInWindow: r.maxIn.Int64}
+	var err error
+	if r.maxIn.Valid && r.maxStartT.Valid {
+		if rr.MaxWindowStart, err = rd.send(r.maxStartT, r.maxStartRef); err != nil {
+			return rr, err
 		}
-		res.Groups[gi].Report.Rules[r.ruleIndex] = rr
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(res.Groups) == 0 && !res.PerKey {
-		// An empty table: one empty group, as check reports an empty log.
-		g := logcheck.Group{Report: checker.Report{Boundary: spec.Boundary}}
-		for _, r := range spec.Rules {
-			g.Report.Rules = append(g.Report.Rules, checker.RuleReport{Rule: r})
+	if r.firstIndex.Valid {
+		v := &checker.Violation{Index: r.firstIndex.Int64, Count: r.firstIndex.Int64 - r.startIndex.Int64 + 1}
+		if v.Send, err = rd.send(r.firstT2, r.firstRef); err != nil {
+			return rr, err
 		}
-		res.Groups = append(res.Groups, g)
+		if v.WindowStart, err = rd.send(r.startT, r.startRef); err != nil {
+			return rr, err
+		}
+		rr.First = v
 	}
-	detected := "integer " + map[string]string{"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}[unitName(spec.Table.Unit)]
-	logcheck.Finish(res)
-	switch {
-	case spec.CountsOnly:
-		res.NotChecked = append(res.NotChecked, "the largest count in one window and the first violations (counts only)")
-	case !spec.MaxWindow:
-		res.NotChecked = append(res.NotChecked, "the largest count in one window, shown as - (--max-window adds it, at the cost of a sort per window width)")
-	}
-	res.NoMaxInWindow = !spec.MaxWindow
-	res.Files = []logcheck.FileInfo{{Name: spec.Table.Name, Format: "sql", Column: spec.Table.TimeCol,
-		Detected: detected, Lines: res.Sends, Sends: res.Sends, LineFormat: lineFormat(spec.Table)}}
-	return res, nil
+	return rr, nil
 }
 
 // lineFormat names a send in the text report as the table can: by its

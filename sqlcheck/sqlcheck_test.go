@@ -17,6 +17,7 @@ import (
 	"github.com/rlcheck/rlcheck/internal/fixtures"
 	"github.com/rlcheck/rlcheck/internal/pgtest"
 	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 	"github.com/rlcheck/rlcheck/sqlcheck"
@@ -46,7 +47,7 @@ func load(t *testing.T, db *sql.DB, name string, sends []send) {
 }
 
 // checkCSV runs logcheck on the same sends written as a CSV, times in ns.
-func checkCSV(t *testing.T, sends []send, unit time.Duration, rules []rule.Rule, b rule.Boundary, keyed bool) *logcheck.Result {
+func checkCSV(t *testing.T, sends []send, unit time.Duration, rules []rule.Rule, b rule.Boundary, keyed bool) *report.Result {
 	t.Helper()
 	var buf bytes.Buffer
 	buf.WriteString("ts,tenant\n")
@@ -64,10 +65,10 @@ func checkCSV(t *testing.T, sends []send, unit time.Duration, rules []rule.Rule,
 }
 
 // verdict is the JSON report without the parts that describe the input.
-func verdict(t *testing.T, res *logcheck.Result) map[string]any {
+func verdict(t *testing.T, res *report.Result) map[string]any {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, logcheck.WriteJSON(&buf, []*logcheck.Result{res}, false))
+	require.NoError(t, report.Write(&buf, []*report.Result{res}, report.Options{Format: "json"}))
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
 	delete(doc, "files")

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sqlcheck"
 )
@@ -19,7 +19,7 @@ import (
 // violations and the first violation of every rule, as `rlcheck check`
 // reports them; with max, also the fullest window (--max-window); with
 // countsOnly, only the violation counts.
-func (b *Baseline) Generated(ctx context.Context, rules []rule.Rule, boundary rule.Boundary, countsOnly, max bool) (*logcheck.Result, error) {
+func (b *Baseline) Generated(ctx context.Context, rules []rule.Rule, boundary rule.Boundary, countsOnly, max bool) (*report.Result, error) {
 	return sqlcheck.Run(ctx, b.conn, sqlcheck.Spec{Rules: rules, Boundary: boundary, CountsOnly: countsOnly, MaxWindow: max,
 		Table: sqlcheck.Table{Name: "t", TimeCol: "ts_ns", Unit: time.Nanosecond}})
 }
@@ -47,12 +47,12 @@ func compareQueries(ctx context.Context, out io.Writer, csvPath string, rules []
 	fmt.Fprintf(out, "loaded %d rows from %s in %.2f s\n", rows, csvPath, time.Since(step).Seconds())
 	type variant struct {
 		name string
-		run  func() ([]int64, *logcheck.Result, error)
+		run  func() ([]int64, *report.Result, error)
 		secs []float64
 		cpu  []float64
 	}
-	generated := func(countsOnly, max bool) func() ([]int64, *logcheck.Result, error) {
-		return func() ([]int64, *logcheck.Result, error) {
+	generated := func(countsOnly, max bool) func() ([]int64, *report.Result, error) {
+		return func() ([]int64, *report.Result, error) {
 			res, err := b.Generated(ctx, rules, rule.HalfOpen, countsOnly, max)
 			if err != nil {
 				return nil, nil, err
@@ -66,7 +66,7 @@ func compareQueries(ctx context.Context, out io.Writer, csvPath string, rules []
 	}
 	variants := []*variant{
 		{name: "generated", run: generated(false, false)},
-		{name: "baseline (one query)", run: func() ([]int64, *logcheck.Result, error) {
+		{name: "baseline (one query)", run: func() ([]int64, *report.Result, error) {
 			n, err := b.ViolationsTogether(ctx, rules)
 			return n, nil, err
 		}},
@@ -108,7 +108,7 @@ func compareQueries(ctx context.Context, out io.Writer, csvPath string, rules []
 }
 
 // printRules prints what one query found, rule by rule.
-func printRules(out io.Writer, name string, res *logcheck.Result) {
+func printRules(out io.Writer, name string, res *report.Result) {
 	for _, r := range res.Groups[0].Report.Rules {
 		fmt.Fprintf(out, "%s: %s: %d violations", name, r.Rule, r.Violations)
 		if r.First != nil {

@@ -13,15 +13,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
 
 // verdict is check's JSON report without the parts that describe the input.
-func verdict(t *testing.T, res *logcheck.Result) map[string]any {
+func verdict(t *testing.T, res *report.Result) map[string]any {
 	t.Helper()
 	var buf bytes.Buffer
-	require.NoError(t, logcheck.WriteJSON(&buf, []*logcheck.Result{res}, false))
+	require.NoError(t, report.Write(&buf, []*report.Result{res}, report.Options{Format: "json"}))
 	var doc map[string]any
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &doc))
 	delete(doc, "files")

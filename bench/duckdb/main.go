@@ -47,7 +47,7 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	case *compare > 0:
 		err = compareQueries(ctx, out, *csvPath, rules, *threads, *compare, *maxWindow)
 	default:
-		err = report(ctx, out, *csvPath, rules, *threads, *together)
+		err = countViolations(ctx, out, *csvPath, rules, *threads, *together)
 	}
 	if err != nil {
 		fmt.Fprintln(errOut, "duckdb-baseline:", err)
@@ -56,9 +56,9 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	return 0
 }
 
-// report loads the log and prints one violation count per rule, with the
+// countViolations loads the log and prints one violation count per rule, with the
 // time each step took, so that a slow run shows where the time went.
-func report(ctx context.Context, out io.Writer, csvPath string, rules []rule.Rule, threads int, together bool) error {
+func countViolations(ctx context.Context, out io.Writer, csvPath string, rules []rule.Rule, threads int, together bool) error {
 	start := time.Now()
 	b, err := Open(ctx, threads)
 	if err != nil {

@@ -12,12 +12,14 @@ import (
 	"github.com/rlcheck/rlcheck/internal/progress"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/plots"
+	"github.com/rlcheck/rlcheck/report"
 )
 
 // checkOptions holds the flags of rlcheck check.
 type checkOptions struct {
 	rules       cli.RuleFlags
 	read        cli.ReadFlags
+	costs       []string
 	format      string
 	list        int
 	keys        int
@@ -64,6 +66,7 @@ func newCheckCmd(s streams) *cobra.Command {
 	f := cmd.Flags()
 	o.rules.Add(f)
 	o.read.Add(f)
+	f.StringArrayVar(&o.costs, "cost", nil, "read a unit's cost from this CSV column or JSON field: UNIT=NAME (default: the column or field named as the unit)")
 	f.StringVar(&o.format, "format", "", "output format: text, json, junit or github (default github under GITHUB_ACTIONS=true, else text)")
 	f.IntVar(&o.list, "list", 0, "print the first N violations of each rule with the sends that filled the window")
 	f.IntVar(&o.keys, "keys", 20, "with a key column, how many keys the text report shows, worst first (0: all)")
@@ -80,7 +83,7 @@ func newCheckCmd(s streams) *cobra.Command {
 	f.BoolVar(&o.logStart, "log-start", false, "with --from: the input is the log from its first line, so no context before it is missing (a log shorter than its longest window can then be cut into shards)")
 	f.BoolVar(&o.perFile, "per-file", false, "check each file on its own instead of merging them")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress bar (it shows only on a terminal, for inputs over 8 MB, and never under CI)")
-	cmd.RegisterFlagCompletionFunc("format", cli.Words(logcheck.Formats...))
+	cmd.RegisterFlagCompletionFunc("format", cli.Words(report.Formats...))
 	cmd.RegisterFlagCompletionFunc("input-format", cli.Words(cli.InputFormats...))
 	cmd.RegisterFlagCompletionFunc("boundary", cli.Words("half-open", "closed"))
 	return cmd
@@ -108,6 +111,9 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 		return fmt.Errorf("--max-disorder %v: want 0 or more", o.maxDisorder)
 	}
 	read, err := o.read.Options()
+	if err == nil {
+		read.Costs, err = cli.CostSources(rules, o.costs)
+	}
 	if err != nil {
 		return err
 	}
@@ -156,6 +162,7 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		return cli.ShardHint(err)
 	}
 	for _, res := range results {
+		cli.WordSkips(res.Files)
 		cli.PrintChosen(s.errOut, res.Files)
 		if o.notChecked != "" {
 			res.NotChecked = []string{o.notChecked}
@@ -170,11 +177,11 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		}
 	}
 	if o.metrics != "" {
-		if err := logcheck.WriteMetricsFile(o.metrics, results); err != nil {
+		if err := report.WriteMetricsFile(o.metrics, results); err != nil {
 			return err
 		}
 	}
-	return report(s, results, logcheck.ReportOptions{
+	return writeReport(s, results, report.Options{
 		Format: o.format, MaxKeys: o.keys, PerFile: o.perFile, StepSummary: o.summaryPath,
 	})
 }

@@ -95,15 +95,15 @@ func TestCheckBucket(t *testing.T) {
 	assert.Contains(t, out, "sends.txt:5 (0.400000000 s): the bucket held 0.8", "the CI reports say what was overfilled")
 }
 
-// TestCheckRefusesWhatItCannotJudge: check reads no costs yet, and its
-// plots and shards assume sliding windows.
+// TestCheckRefusesWhatItCannotJudge: a plain log carries no costs, and
+// check's plots and shards assume sliding windows.
 func TestCheckRefusesWhatItCannotJudge(t *testing.T) {
 	log := writeLog(t, "0\n1\n")
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--rules", "90000 tokens/1m"}, "rule 90000 tokens/1m: check supports call rules only so far"},
+		{[]string{"--rules", "90000 tokens/1m"}, "sends.txt: a plain log carries no tokens cost: costs are read from CSV columns or JSON-lines fields"},
 		{[]string{"--rules", "3/1s fixed", "--plot", filepath.Join(t.TempDir(), "p.png")}, "rule 3/1s fixed: check with --plot"},
 		{[]string{"--rules", "3/1s burst 3", "--from", "0"}, "rule 3/1s burst 3: check with --plot"},
 		{[]string{"--rules", "3/1s fixd"}, "a rule is LIMIT[ UNIT]/WINDOW[ KIND]"},

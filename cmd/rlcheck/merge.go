@@ -4,12 +4,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlcheck/rlcheck/internal/cli"
-	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/merge"
+	"github.com/rlcheck/rlcheck/report"
 )
 
 func newMergeCmd(s streams) *cobra.Command {
-	o := logcheck.ReportOptions{}
-	var opt logcheck.MergeOptions
+	o := report.Options{}
+	var opt merge.Options
 	cmd := &cobra.Command{
 		Use:   "merge [--format F] REPORT.json...",
 		Short: "Add the JSON reports of check --from/--to shards into the report of the whole log",
@@ -19,11 +20,11 @@ func newMergeCmd(s streams) *cobra.Command {
   rlcheck merge a.json b.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, paths []string) error {
-			res, err := logcheck.MergeFiles(paths, opt)
+			res, err := merge.Files(paths, opt)
 			if err != nil {
 				return cli.ShardHint(err)
 			}
-			return report(s, []*logcheck.Result{res}, o)
+			return writeReport(s, []*report.Result{res}, o)
 		},
 	}
 	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: text, json, junit or github")
@@ -33,16 +34,14 @@ func newMergeCmd(s streams) *cobra.Command {
 	return cmd
 }
 
-// report writes check results and returns errViolations when any rule was
+// writeReport writes check results and returns errViolations when any rule was
 // broken, so the command exits 1.
-func report(s streams, results []*logcheck.Result, o logcheck.ReportOptions) error {
-	if err := logcheck.Write(s.out, results, o); err != nil {
+func writeReport(s streams, results []*report.Result, o report.Options) error {
+	if err := report.Write(s.out, results, o); err != nil {
 		return usageError{err}
 	}
-	for _, res := range results {
-		if res.Violations() > 0 {
-			return errViolations
-		}
+	if report.Broken(results) {
+		return errViolations
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/shlex"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -145,21 +147,15 @@ func runDocCommand(cmd string) (string, int) {
 	var stdin, out, errOut string
 	code := 0
 	for _, stage := range strings.Split(cmd, " | ") {
-		args := strings.Fields(stage)
+		args, err := shlex.Split(stage)
+		if err != nil || len(args) == 0 {
+			return fmt.Sprintf("cannot split %q into words: %v", stage, err), -1
+		}
 		var o, e bytes.Buffer
-		code = Execute(unquote(args[1:]), strings.NewReader(stdin), &o, &e)
+		code = Execute(args[1:], strings.NewReader(stdin), &o, &e)
 		stdin, out, errOut = o.String(), o.String(), errOut+e.String()
 	}
 	return out + errOut, code
-}
-
-// unquote strips one level of single quotes from shell words.
-func unquote(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = strings.Trim(a, "'")
-	}
-	return out
 }
 
 // docExamples finds the runnable examples: console blocks whose commands

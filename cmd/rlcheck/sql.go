@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlcheck/rlcheck/internal/cli"
-	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sqlcheck"
 )
@@ -51,7 +51,7 @@ func newSQLCmd(s streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return report(s, []*logcheck.Result{res}, logcheck.ReportOptions{Format: format})
+			return writeReport(s, []*report.Result{res}, report.Options{Format: format})
 		},
 	}
 	f := cmd.Flags()

@@ -3,11 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/metrics"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 	"github.com/rlcheck/rlcheck/serve"
@@ -55,6 +58,7 @@ func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
 		return cfg, err
 	}
 	cfg.Rules, cfg.Boundary, cfg.Report.Format = c.Rules, c.Boundary, f.format
+	cfg.Judge = JudgeServeLog
 	if !fs.Changed("max-in-flight") {
 		cfg.MaxInFlight = c.MaxInFlight
 	}
@@ -132,4 +136,12 @@ func (f *WatchFlags) Config(paths []string) (watch.Config, error) {
 	}
 	cfg.Rules, cfg.Boundary, cfg.Paths, cfg.JSON = c.Rules, c.Boundary, paths, f.format == "json"
 	return cfg, nil
+}
+
+// JudgeServeLog is serve's Judge: `rlcheck check` on the request log.
+func JudgeServeLog(name string, log io.Reader, perKey bool, o serve.Options) (*report.Result, error) {
+	return logcheck.Run([]logcheck.Input{{Name: name, R: log}}, logcheck.Config{
+		Rules: o.Rules, Boundary: o.Boundary, MaxInFlight: o.MaxInFlight,
+		Read: serve.LogReadOptions(perKey),
+	})
 }

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
 
@@ -52,10 +52,68 @@ func PrepareDir(dir string) error {
 // like a violation does.
 func PrintError(w io.Writer, err error, githubActions bool) {
 	if githubActions {
-		io.WriteString(w, logcheck.GitHubError(err))
+		io.WriteString(w, githubError(err))
 		return
 	}
-	fmt.Fprintln(w, "rlcheck:", err.Error()+FixHint(err))
+	fmt.Fprintln(w, "rlcheck:", Message(err)+FixHint(err))
+}
+
+// githubError is err as an annotation: bad input on its file and line
+// (standard input has no file to point at), anything else as a plain error.
+func githubError(err error) string {
+	var in *sendlog.InputError
+	if !errors.As(err, &in) {
+		return report.GitHubError(Message(err), false, "", 0)
+	}
+	if strings.HasPrefix(in.File, "<") {
+		return report.GitHubError(Message(err), true, "", 0)
+	}
+	return report.GitHubError(Message(err), true, in.File, in.Line)
+}
+
+// settingFlags words the library settings that errors name (libraries
+// name their own fields, as Go code sets them) as the flags that set them.
+// Longer names come first, so that none is cut short by a shorter one.
+var settingFlags = strings.NewReplacer(
+	"logcheck.Config.MaxBuffered", "--max-buffered",
+	"logcheck.Config.MaxDisorder", "--max-disorder",
+	"logcheck.Config.MaxInFlight", "--max-in-flight",
+	"logcheck.Config.Sort", "--sort",
+	"sendlog.Options.DurationField", "--duration-field",
+	"sendlog.Options.DurationCol", "--duration-col",
+	"sendlog.Options.SkipInvalid", "--skip-invalid",
+	"sendlog.Options.TimeField", "--time-field",
+	"sendlog.Options.EndField", "--end-field",
+	"sendlog.Options.EndCol", "--end-col",
+	"sendlog.Options.TimeCol", "--time-col",
+	"sendlog.Options.KeyCol", "--key-col",
+	"sendlog.Options.Unit", "--unit",
+	"report.Shard.From", "--from",
+	"report.Shard.To", "--to",
+	"merge.Options.List", "--list",
+	"sqlcheck.Spec.CountsOnly", "--counts-only",
+	"sqlcheck.Spec.MaxWindow", "--max-window",
+	"sqlcheck.Table.Tiebreak", "--tiebreak",
+	"sqlcheck.Table.TimeCol", "--time-col",
+	"sqlcheck.Table.KeyCol", "--key-col",
+	"sqlcheck.Table.Name", "--table",
+	"sqlcheck.RunURL", "--run",
+)
+
+// Message is err's text as a user of the command line reads it: the
+// settings it names worded as flags.
+func Message(err error) string { return settingFlags.Replace(err.Error()) }
+
+// WordSkips words the settings named by the input errors of the skipped
+// lines the reports list as flags, as Message does for errors.
+func WordSkips(files []report.FileInfo) {
+	for i := range files {
+		for j, e := range files[i].Skips {
+			if m := Message(e); m != e.Error() {
+				files[i].Skips[j] = errors.New(m)
+			}
+		}
+	}
 }
 
 // fixFlags are the flags for the reading options a sendlog.Fix names.
@@ -116,7 +174,7 @@ func ReportFormat(format string) (string, string, error) {
 
 // PrintChosen says on w which time column and unit each input was read
 // by, where they were chosen by the column's name.
-func PrintChosen(w io.Writer, files []logcheck.FileInfo) {
+func PrintChosen(w io.Writer, files []report.FileInfo) {
 	for _, f := range files {
 		if f.Chosen != "" {
 			fmt.Fprintf(w, "rlcheck: %s: %s\n", f.Name, f.Chosen)

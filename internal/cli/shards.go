@@ -5,11 +5,13 @@ import (
 	"fmt"
 
 	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/merge"
+	"github.com/rlcheck/rlcheck/report"
 )
 
 // ParseShard reads check's --from, --to, --line-offset and --log-start:
 // nil when none is given.
-func ParseShard(from, to string, lineOffset int64, logStart bool) (*logcheck.Shard, error) {
+func ParseShard(from, to string, lineOffset int64, logStart bool) (*report.Shard, error) {
 	if logStart && from == "" {
 		return nil, errors.New("--log-start says that the input before --from is the whole log: give --from")
 	}
@@ -33,7 +35,7 @@ func ShardHint(err error) error {
 	if errors.As(err, &ce) {
 		return fmt.Errorf("--from: %w (--log-start)", err)
 	}
-	var me *logcheck.MergeError
+	var me *merge.Error
 	if errors.As(err, &me) && me.Gap {
 		return fmt.Errorf("%w (--subset)", err)
 	}

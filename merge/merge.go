@@ -1,4 +1,4 @@
-package logcheck
+package merge
 
 import (
 	"encoding/json"
@@ -7,59 +7,14 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// Finish completes a Result built outside Run (from SQL, or merged shards)
-// from its groups: it orders them worst first, then by key, and fills
-// Sends, First, Last, Totals and the in-flight sum as Run does.
-func Finish(res *Result) {
-	sortGroups(res.Groups)
-	res.Sends, res.First, res.Last = 0, 0, 0
-	for _, g := range res.Groups {
-		r := g.Report
-		if r.Sends == 0 {
-			continue
-		}
-		if res.Sends == 0 || r.First < res.First {
-			res.First = r.First
-		}
-		if res.Sends == 0 || r.Last > res.Last {
-			res.Last = r.Last
-		}
-		res.Sends += r.Sends
-	}
-	res.Totals = ruleTotals(res.Rules, res.Groups)
-	res.InFlight = inFlightSum(res.MaxInFlight, res.Groups)
-}
-
-// ParseShard reads check's --from, --to and --line-offset; empty bounds are
-// open.
-func ParseShard(from, to string, lineOffset int64) (*Shard, error) {
-	sh := &Shard{HasFrom: from != "", HasTo: to != "", LineOffset: lineOffset}
-	var err error
-	if sh.HasFrom {
-		if sh.From, err = ParseInstant(from); err != nil {
-			return nil, err
-		}
-	}
-	if sh.HasTo {
-		if sh.To, err = ParseInstant(to); err != nil {
-			return nil, err
-		}
-	}
-	if sh.HasFrom && sh.HasTo && sh.To <= sh.From {
-		return nil, errors.New("--to must be after --from")
-	}
-	return sh, nil
-}
-
-// MergeFiles reads the JSON reports at paths and merges them (Merge).
-func MergeFiles(paths []string, opt MergeOptions) (*Result, error) {
+func Files(paths []string, opt Options) (*report.Result, error) {
 	docs := make([][]byte, len(paths))
 	for i, p := range paths {
 		b, err := os.ReadFile(p)
@@ -68,20 +23,7 @@ func MergeFiles(paths []string, opt MergeOptions) (*Result, error) {
 		}
 		docs[i] = b
 	}
-	return Merge(paths, docs, opt)
-}
-
-// ParseInstant reads a shard bound: an RFC 3339 time or integer epoch
-// nanoseconds.
-func ParseInstant(s string) (int64, error) {
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return n, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return 0, fmt.Errorf("time %q: want RFC 3339 (2026-01-01T00:00:00Z) or integer epoch nanoseconds", s)
-	}
-	return t.UnixNano(), nil
+	return Reports(paths, docs, opt)
 }
 
 // Merge adds the JSON reports of checks on time shards of one log (check
@@ -93,18 +35,18 @@ func ParseInstant(s string) (int64, error) {
 // the shards' lists (which must be the shards' own List): a shard lists
 // its first judged violations.
 //
-// Merge refuses, with a *MergeError naming the report and the reason,
+// Merge refuses, with a *Error naming the report and the reason,
 // reports that do not add up to one log's: made by another rlcheck, of
 // other rules or inputs, judging a part of the log twice (duplicates,
 // overlaps) or, unless opt.Subset, leaving one out (gaps), and reports
 // whose counts contradict one another.
-func Merge(names []string, docs [][]byte, opt MergeOptions) (*Result, error) {
+func Reports(names []string, docs [][]byte, opt Options) (*report.Result, error) {
 	if len(docs) == 0 {
 		return nil, errors.New("merge: no reports")
 	}
 	var spans []span
 	for i, d := range docs {
-		var doc checkJSON
+		var doc report.Doc
 		if err := json.Unmarshal(d, &doc); err != nil {
 			return nil, mergeErr(names[i], "not a check report in JSON: %v", err)
 		}
@@ -133,7 +75,7 @@ func Merge(names []string, docs [][]byte, opt MergeOptions) (*Result, error) {
 	}
 	if opt.Subset {
 		lo, hi := spans[0].lo, spans[len(spans)-1].hi
-		res.Shard = &Shard{From: lo, HasFrom: lo != math.MinInt64, To: hi, HasTo: hi != math.MaxInt64}
+		res.Shard = &report.Shard{From: lo, HasFrom: lo != math.MinInt64, To: hi, HasTo: hi != math.MaxInt64}
 	}
 	return res, nil
 }
@@ -141,7 +83,7 @@ func Merge(names []string, docs [][]byte, opt MergeOptions) (*Result, error) {
 // slidingCallsOnly refuses a report of cost rules or other window kinds,
 // which merge cannot add up yet; it comes before the report's own checks,
 // whose sums assume sliding call rules.
-func slidingCallsOnly(doc checkJSON) error {
+func slidingCallsOnly(doc report.Doc) error {
 	for _, r := range doc.Rules {
 		if r.Kind != "" || r.Unit != "" {
 			return fmt.Errorf("merge: rule %s: merge supports sliding call rules only so far", r.Rule)
@@ -152,18 +94,18 @@ func slidingCallsOnly(doc checkJSON) error {
 
 // shardMerger adds up reports that tile the log, in time order.
 type shardMerger struct {
-	res   *Result
+	res   *report.Result
 	list  int
 	files map[string]int
 	byKey map[string]int
 	// The calls of earlier shards still in flight at their ends, per key.
-	overhang map[string][]Call
+	overhang map[string][]report.Call
 }
 
 // mergeSpans adds up reports that tile the log, in time order.
-func mergeSpans(spans []span, list int) (*Result, error) {
+func mergeSpans(spans []span, list int) (*report.Result, error) {
 	base := spans[0].doc
-	res := &Result{PerKey: perKey(base)}
+	res := &report.Result{PerKey: perKey(base)}
 	var err error
 	if res.Boundary, err = rule.ParseBoundary(base.Boundary); err != nil {
 		return nil, mergeErr(spans[0].name, "%v", err)
@@ -174,7 +116,7 @@ func mergeSpans(spans []span, list int) (*Result, error) {
 	if base.InFlight != nil {
 		res.MaxInFlight = base.InFlight.Max
 	}
-	m := &shardMerger{res: res, list: list, files: map[string]int{}, byKey: map[string]int{}, overhang: map[string][]Call{}}
+	m := &shardMerger{res: res, list: list, files: map[string]int{}, byKey: map[string]int{}, overhang: map[string][]report.Call{}}
 	first := true
 	for _, s := range spans {
 		doc := s.doc
@@ -192,7 +134,7 @@ func mergeSpans(spans []span, list int) (*Result, error) {
 		}
 	}
 	lo, hi := res.First, res.Last
-	Finish(res)
+	res = report.New(*res, res.Groups)
 	res.First, res.Last = lo, hi // keys' reports carry no times
 	if len(res.Files) == 1 {
 		res.Files[0].Sends = res.Sends
@@ -201,27 +143,27 @@ func mergeSpans(spans []span, list int) (*Result, error) {
 }
 
 // add adds one report.
-func (m *shardMerger) add(name string, doc checkJSON) error {
+func (m *shardMerger) add(name string, doc report.Doc) error {
 	res := m.res
-	fileOf := func(p placeJSON) int {
+	fileOf := func(p report.PlaceDoc) int {
 		name := p.File
 		if name == "" && len(doc.Files) == 1 {
 			name = doc.Files[0].Name
 		}
 		if _, ok := m.files[name]; !ok {
 			m.files[name] = len(res.Files)
-			res.Files = append(res.Files, FileInfo{Name: name})
+			res.Files = append(res.Files, report.FileInfo{Name: name})
 		}
 		return m.files[name]
 	}
 	for _, f := range doc.Files {
-		fi := &res.Files[fileOf(placeJSON{File: f.Name})]
+		fi := &res.Files[fileOf(report.PlaceDoc{File: f.Name})]
 		fi.Format, fi.Column, fi.Detected = f.Format, f.Column, f.Times
 		fi.Lines += f.Lines
 		fi.Skipped += f.Skipped
 	}
-	send := func(p placeJSON) checker.Send {
-		return checker.Send{At: p.AtNs, Ref: int64(MakeRef(fileOf(p), p.Line))}
+	send := func(p report.PlaceDoc) checker.Send {
+		return checker.Send{At: p.AtNs, Ref: int64(report.MakeRef(fileOf(p), p.Line))}
 	}
 	res.Disorder.Lines += doc.Disorder.Lines
 	res.Disorder.Max = max(res.Disorder.Max, time.Duration(doc.Disorder.MaxNs))
@@ -232,14 +174,14 @@ func (m *shardMerger) add(name string, doc checkJSON) error {
 	}
 	keys := doc.Keys
 	if !res.PerKey {
-		keys = []keyJSON{{Sends: doc.Sends, Rules: doc.Rules, InFlight: doc.InFlight}}
+		keys = []report.KeyDoc{{Sends: doc.Sends, Rules: doc.Rules, InFlight: doc.InFlight}}
 	}
 	for _, k := range keys {
 		gi, ok := m.byKey[k.Key]
 		if !ok {
 			gi = len(res.Groups)
 			m.byKey[k.Key] = gi
-			g := Group{Key: k.Key, Report: checker.Report{Boundary: res.Boundary}}
+			g := report.Group{Key: k.Key, Report: checker.Report{Boundary: res.Boundary}}
 			for _, r := range res.Rules {
 				g.Report.Rules = append(g.Report.Rules, checker.RuleReport{Rule: r})
 			}
@@ -266,7 +208,7 @@ func (m *shardMerger) add(name string, doc checkJSON) error {
 
 // addRule adds a report's rule report to m, the merged one, where before
 // counts the sends of the earlier reports.
-func (mg *shardMerger) addRule(name string, m *checker.RuleReport, r ruleCheckJSON, before int64, send func(placeJSON) checker.Send) error {
+func (mg *shardMerger) addRule(name string, m *checker.RuleReport, r report.RuleDoc, before int64, send func(report.PlaceDoc) checker.Send) error {
 	m.Violations += r.Violations
 	var start checker.Send
 	if r.MaxWindowStart != nil {
@@ -275,8 +217,8 @@ func (mg *shardMerger) addRule(name string, m *checker.RuleReport, r ruleCheckJS
 	if r.MaxInWindow > m.MaxInWindow || (r.MaxInWindow == m.MaxInWindow && r.MaxInWindow > 0 && start.At < m.MaxWindowStart.At) {
 		m.MaxInWindow, m.MaxWindowStart, m.MaxSaturated = r.MaxInWindow, start, r.MaxSaturated
 	}
-	violation := func(v violationJSON) checker.Violation {
-		out := checker.Violation{Send: send(v.placeJSON), Index: v.Index + before,
+	violation := func(v report.ViolationDoc) checker.Violation {
+		out := checker.Violation{Send: send(v.PlaceDoc), Index: v.Index + before,
 			WindowStart: send(v.WindowStart), Count: v.Count, CountSaturated: v.CountSaturated}
 		for _, p := range v.Window {
 			out.Window = append(out.Window, send(p))
@@ -289,7 +231,7 @@ func (mg *shardMerger) addRule(name string, m *checker.RuleReport, r ruleCheckJS
 		m.First = &first
 	}
 	if len(r.Listed) > 0 && mg.list <= 0 {
-		return fmt.Errorf("%s: the shards list violations: give merge the --list they were checked with", name)
+		return fmt.Errorf("%s: the shards list violations: give merge the merge.Options.List they were checked with", name)
 	}
 	for _, v := range r.Listed {
 		if len(m.Listed) < mg.list {
@@ -303,7 +245,7 @@ func (mg *shardMerger) addRule(name string, m *checker.RuleReport, r ruleCheckJS
 // The shard's verdict is exact only if its context held every call still
 // in flight at its start: the calls of earlier shards that end after it,
 // which their reports list (in_flight_after_to).
-func mergeInFlight(g *Group, f *inFlightJSON, overhang map[string][]Call, key string, doc checkJSON, name string, send func(placeJSON) checker.Send) error {
+func mergeInFlight(g *report.Group, f *report.InFlightDoc, overhang map[string][]report.Call, key string, doc report.Doc, name string, send func(report.PlaceDoc) checker.Send) error {
 	if doc.Shard != nil && doc.Shard.From != nil {
 		from := *doc.Shard.From
 		var want int64
@@ -315,9 +257,9 @@ func mergeInFlight(g *Group, f *inFlightJSON, overhang map[string][]Call, key st
 			}
 		}
 		if want != f.AtFrom {
-			at := instantFormatter(from)
-			return fmt.Errorf("merge: %s (--from %s): %d calls of key %q that started before --from were still in flight at it, and its input held %d of them: "+
-				"an in-flight cap needs its input to start at or before %s, the start of the earliest (%v before --from), besides the longest window",
+			at := report.InstantFormatter(from)
+			return fmt.Errorf("merge: %s (report.Shard.From %s): %d calls of key %q that started before report.Shard.From were still in flight at it, and its input held %d of them: "+
+				"an in-flight cap needs its input to start at or before %s, the start of the earliest (%v before report.Shard.From), besides the longest window",
 				name, at(from), want, key, f.AtFrom, at(earliest), time.Duration(from-earliest))
 		}
 	}

@@ -1,4 +1,4 @@
-package logcheck
+package report
 
 import (
 	"encoding/xml"
@@ -29,7 +29,7 @@ type ciCase struct {
 // ciCases lists the verdicts of res, groups worst first, rules in the order
 // given, the in-flight cap last.
 func ciCases(res *Result) []ciCase {
-	at := instantFormatter(res.First)
+	at := InstantFormatter(res.First)
 	var cases []ciCase
 	for gi := range res.Groups {
 		g := &res.Groups[gi]
@@ -179,7 +179,7 @@ type junitFailure struct {
 
 // WriteJUnit writes res as JUnit XML: one test case per rule, per key when
 // the logs were split per key, and one for the in-flight cap.
-func WriteJUnit(w io.Writer, res *Result) error {
+func writeJUnit(w io.Writer, res *Result) error {
 	doc := junitSuites{Name: "rlcheck"}
 	props := &junitProperties{List: []junitProperty{
 		{"inputs", ciInputs(res)},
@@ -240,7 +240,7 @@ const ghMaxAnnotations = 10
 // violation of a broken rule that lists none, one ::notice when every rule
 // held, or a ::warning when there was nothing to check. GitHub shows ten
 // annotations a step, so past ten the last sums up the rest.
-func WriteGitHub(w io.Writer, res *Result) error {
+func writeGitHub(w io.Writer, res *Result) error {
 	var b strings.Builder
 	var broken []ciCase
 	for _, c := range ciCases(res) {
@@ -294,7 +294,7 @@ func WriteGitHub(w io.Writer, res *Result) error {
 // none. They go round the cases, each case's first, then each case's
 // second, and so on, so that the first ten show every broken rule.
 func ghAnnotations(res *Result, broken []ciCase) []string {
-	at := instantFormatter(res.First)
+	at := InstantFormatter(res.First)
 	perCase := make([][]string, len(broken))
 	for i, c := range broken {
 		title := "rlcheck: " + c.Name + " broken"
@@ -360,8 +360,8 @@ func ghProperty(s string) string {
 const ghSummaryKeys = 20
 
 // WriteStepSummary writes res as Markdown for $GITHUB_STEP_SUMMARY.
-func WriteStepSummary(w io.Writer, res *Result) error {
-	at := instantFormatter(res.First)
+func writeStepSummary(w io.Writer, res *Result) error {
+	at := InstantFormatter(res.First)
 	var b strings.Builder
 	if n := res.Violations(); n > 0 {
 		fmt.Fprintf(&b, "### rlcheck: %s\n\n", ciCount(n, "violation"))

@@ -1,4 +1,4 @@
-package logcheck
+package merge
 
 import (
 	"cmp"
@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/rlcheck/rlcheck/buildinfo"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// MergeOptions adjusts Merge.
-type MergeOptions struct {
+// Options adjusts Merge.
+type Options struct {
 	// List is the List the shards were checked with: the merged report
 	// keeps the first List of their listed violations.
 	List int
@@ -22,17 +23,17 @@ type MergeOptions struct {
 	Subset bool
 }
 
-// MergeError is Merge's refusal of a set of reports: the report it
+// Error is Merge's refusal of a set of reports: the report it
 // concerns, as named to Merge, and why.
-type MergeError struct {
+type Error struct {
 	Name   string // "" when no single report is at fault
 	Reason string
-	// Gap says that the shards leave sends out, which MergeOptions.Subset
+	// Gap says that the shards leave sends out, which Options.Subset
 	// would accept.
 	Gap bool
 }
 
-func (e *MergeError) Error() string {
+func (e *Error) Error() string {
 	if e.Name == "" {
 		return "merge: " + e.Reason
 	}
@@ -40,7 +41,7 @@ func (e *MergeError) Error() string {
 }
 
 func mergeErr(name, format string, args ...any) error {
-	return &MergeError{Name: name, Reason: fmt.Sprintf(format, args...)}
+	return &Error{Name: name, Reason: fmt.Sprintf(format, args...)}
 }
 
 // span is the part of the log a report judges, [lo, hi); an open end is
@@ -48,10 +49,10 @@ func mergeErr(name, format string, args ...any) error {
 type span struct {
 	lo, hi int64
 	name   string
-	doc    checkJSON
+	doc    report.Doc
 }
 
-func spanOf(name string, d checkJSON) span {
+func spanOf(name string, d report.Doc) span {
 	s := span{lo: math.MinInt64, hi: math.MaxInt64, name: name, doc: d}
 	if sh := d.Shard; sh != nil {
 		// An input that starts the log and holds nothing before From judges
@@ -73,7 +74,7 @@ func tile(spans []span, subset bool) error {
 	slices.SortStableFunc(spans, func(a, b span) int {
 		return cmp.Or(cmp.Compare(a.lo, b.lo), cmp.Compare(a.hi, b.hi), cmp.Compare(a.doc.FirstNs, b.doc.FirstNs))
 	})
-	at := instantFormatter(spans[0].doc.FirstNs)
+	at := report.InstantFormatter(spans[0].doc.FirstNs)
 	bound := func(t int64) string {
 		switch t {
 		case math.MinInt64:
@@ -85,7 +86,7 @@ func tile(spans []span, subset bool) error {
 	}
 	judges := func(s span) string { return fmt.Sprintf("judges [%s, %s)", bound(s.lo), bound(s.hi)) }
 	gap := func(name, format string, args ...any) error {
-		return &MergeError{Name: name, Reason: fmt.Sprintf(format, args...) + "; merge the shard that judges them, or merge the shards as a deliberate subset", Gap: true}
+		return &Error{Name: name, Reason: fmt.Sprintf(format, args...) + "; merge the shard that judges them, or merge the shards as a deliberate subset", Gap: true}
 	}
 	if first := spans[0]; first.lo != math.MinInt64 && !subset {
 		return gap(first.name, "the first shard %s: the sends before %s are in no report", judges(first), bound(first.lo))
@@ -113,7 +114,7 @@ func tile(spans []span, subset bool) error {
 
 // sameRun checks that d was made by the same rlcheck as base, over the same
 // kind of input, with the same rules.
-func sameRun(name string, d checkJSON, baseName string, base checkJSON) error {
+func sameRun(name string, d report.Doc, baseName string, base report.Doc) error {
 	if d.SchemaVersion != base.SchemaVersion || d.Version != base.Version {
 		return mergeErr(name, "made by rlcheck %s (schema %d), but %s by rlcheck %s (schema %d)",
 			d.Version, d.SchemaVersion, baseName, base.Version, base.SchemaVersion)
@@ -124,7 +125,7 @@ func sameRun(name string, d checkJSON, baseName string, base checkJSON) error {
 	if rulesText(d.Rules) != rulesText(base.Rules) {
 		return mergeErr(name, "checks %s, but %s checks %s", rulesText(d.Rules), baseName, rulesText(base.Rules))
 	}
-	capOf := func(d checkJSON) int {
+	capOf := func(d report.Doc) int {
 		if d.InFlight == nil {
 			return 0
 		}
@@ -136,7 +137,7 @@ func sameRun(name string, d checkJSON, baseName string, base checkJSON) error {
 	if perKey(d) != perKey(base) {
 		return mergeErr(name, "split per key: %v, but %s: %v", perKey(d), baseName, perKey(base))
 	}
-	named := func(d checkJSON) bool {
+	named := func(d report.Doc) bool {
 		for _, f := range d.Files {
 			if f.Name == "-" || f.Name == "" || f.Name[0] == '<' {
 				return false
@@ -160,9 +161,9 @@ func sameRun(name string, d checkJSON, baseName string, base checkJSON) error {
 	return nil
 }
 
-func perKey(d checkJSON) bool { return d.KeysInTotal > 0 || len(d.Keys) > 0 }
+func perKey(d report.Doc) bool { return d.KeysInTotal > 0 || len(d.Keys) > 0 }
 
-func rulesText(rs []ruleCheckJSON) string {
+func rulesText(rs []report.RuleDoc) string {
 	s := ""
 	for i, r := range rs {
 		if i > 0 {
@@ -178,7 +179,7 @@ func rulesText(rs []ruleCheckJSON) string {
 
 // validate checks that a report's counts agree with one another, so that a
 // report edited by hand, or cut short, is refused rather than added up.
-func validate(name string, d checkJSON) error {
+func validate(name string, d report.Doc) error {
 	if d.Header == nil || d.SchemaVersion == 0 || d.Version == "" {
 		return mergeErr(name, "no schema_version or version: not a report of rlcheck check --format json")
 	}
@@ -244,7 +245,7 @@ func validate(name string, d checkJSON) error {
 
 // validateKeys checks a per-key report: each key on its own, and the
 // totals against the keys.
-func validateKeys(d checkJSON, in func(int64) bool, bad func(string, ...any) error) error {
+func validateKeys(d report.Doc, in func(int64) bool, bad func(string, ...any) error) error {
 	if d.KeysInTotal != len(d.Keys) {
 		return bad("key_count is %d, but %d keys are listed", d.KeysInTotal, len(d.Keys))
 	}
@@ -283,7 +284,7 @@ func validateKeys(d checkJSON, in func(int64) bool, bad func(string, ...any) err
 		return bad("sends %d and violations %d, but its keys add up to %d and %d", d.Sends, d.Total, sends, total)
 	}
 	for i, r := range d.Rules {
-		if _, err := scopeViolations([]ruleCheckJSON{r}, d.Sends, nil, in); err != nil {
+		if _, err := scopeViolations([]report.RuleDoc{r}, d.Sends, nil, in); err != nil {
 			return bad("%v", err)
 		}
 		if r.Violations != ruleSums[i] {
@@ -298,7 +299,7 @@ func validateKeys(d checkJSON, in func(int64) bool, bad func(string, ...any) err
 
 // scopeViolations checks the rule reports and in-flight report of one
 // stream of sends (the whole, or one key's) and returns their violations.
-func scopeViolations(rules []ruleCheckJSON, sends int64, f *inFlightJSON, in func(int64) bool) (int64, error) {
+func scopeViolations(rules []report.RuleDoc, sends int64, f *report.InFlightDoc, in func(int64) bool) (int64, error) {
 	var n int64
 	for _, r := range rules {
 		if err := checkRule(r, sends, in); err != nil {
@@ -324,7 +325,7 @@ func scopeViolations(rules []ruleCheckJSON, sends int64, f *inFlightJSON, in fun
 }
 
 // checkRule checks one rule report of a stream of sends.
-func checkRule(r ruleCheckJSON, sends int64, in func(int64) bool) error {
+func checkRule(r report.RuleDoc, sends int64, in func(int64) bool) error {
 	if r.Limit <= 0 || r.WindowNs <= 0 {
 		return fmt.Errorf("limit %d and window_ns %d: want both above 0", r.Limit, r.WindowNs)
 	}
@@ -354,8 +355,8 @@ func checkRule(r ruleCheckJSON, sends int64, in func(int64) bool) error {
 	if int64(len(r.Listed)) > r.Violations {
 		return fmt.Errorf("%d violations, but %d listed", r.Violations, len(r.Listed))
 	}
-	for _, v := range append([]violationJSON{*r.First}, r.Listed...) {
-		if !lineOK(v.placeJSON) || !lineOK(v.WindowStart) || slices.ContainsFunc(v.Window, func(p placeJSON) bool { return !lineOK(p) }) {
+	for _, v := range append([]report.ViolationDoc{*r.First}, r.Listed...) {
+		if !lineOK(v.PlaceDoc) || !lineOK(v.WindowStart) || slices.ContainsFunc(v.Window, func(p report.PlaceDoc) bool { return !lineOK(p) }) {
 			return fmt.Errorf("a violation on line %d, its window from line %d", v.Line, v.WindowStart.Line)
 		}
 		switch {
@@ -371,4 +372,4 @@ func checkRule(r ruleCheckJSON, sends int64, in func(int64) bool) error {
 }
 
 // lineOK says whether a place's line is one a report can hold.
-func lineOK(p placeJSON) bool { return p.Line >= 0 && p.Line < 1<<48 }
+func lineOK(p report.PlaceDoc) bool { return p.Line >= 0 && p.Line < 1<<48 }

@@ -1,4 +1,4 @@
-package logcheck_test
+package merge_test
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/merge"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -47,18 +49,18 @@ func cut(rng *rand.Rand, times []int64, k int) []int64 {
 }
 
 // merged merges docs and returns the report as JSON.
-func merged(t *testing.T, docs [][]byte, opt logcheck.MergeOptions) ([]byte, error) {
+func merged(t *testing.T, docs [][]byte, opt merge.Options) ([]byte, error) {
 	t.Helper()
 	names := make([]string, len(docs))
 	for i := range docs {
 		names[i] = fmt.Sprintf("shard%d.json", i)
 	}
-	res, err := logcheck.Merge(names, docs, opt)
+	res, err := merge.Reports(names, docs, opt)
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	require.NoError(t, logcheck.WriteJSON(&buf, []*logcheck.Result{res}, false))
+	require.NoError(t, report.Write(&buf, []*report.Result{res}, report.Options{Format: "json"}))
 	return buf.Bytes(), nil
 }
 
@@ -95,9 +97,9 @@ func ruleOf(m map[string]any) map[string]any {
 	return first
 }
 
-func mergeErrorOf(t *testing.T, err error) *logcheck.MergeError {
+func mergeErrorOf(t *testing.T, err error) *merge.Error {
 	t.Helper()
-	var me *logcheck.MergeError
+	var me *merge.Error
 	require.True(t, errors.As(err, &me), "want a *MergeError, got %v", err)
 	return me
 }
@@ -110,59 +112,59 @@ func TestMergeRefusesShardsThatDoNotTile(t *testing.T) {
 		lines = append(lines, fmt.Sprint(int64(i)*int64(200*time.Millisecond)))
 	}
 	cfg := logcheck.Config{Rules: []rule.Rule{{Limit: 2, Window: time.Second}}, Read: sendlog.Options{Format: sendlog.FormatCSV, Unit: sendlog.UnitNanos}}
-	shard := func(sh *logcheck.Shard) []byte {
+	shard := func(sh *report.Shard) []byte {
 		c := cfg
 		c.Shard = sh
 		return checkJSON(t, lines, c)
 	}
 	s2, s4 := int64(2*time.Second), int64(4*time.Second)
 	whole := checkJSON(t, lines, cfg)
-	a := shard(&logcheck.Shard{To: s2, HasTo: true})
-	b := shard(&logcheck.Shard{From: s2, HasFrom: true, To: s4, HasTo: true, LogStart: true})
-	c := shard(&logcheck.Shard{From: s4, HasFrom: true, LogStart: true})
-	bWide := shard(&logcheck.Shard{From: s2 - 1, HasFrom: true, To: s4, HasTo: true, LogStart: true})
-	other := shard(&logcheck.Shard{From: s2, HasFrom: true, To: s4, HasTo: true, LogStart: true})
+	a := shard(&report.Shard{To: s2, HasTo: true})
+	b := shard(&report.Shard{From: s2, HasFrom: true, To: s4, HasTo: true, LogStart: true})
+	c := shard(&report.Shard{From: s4, HasFrom: true, LogStart: true})
+	bWide := shard(&report.Shard{From: s2 - 1, HasFrom: true, To: s4, HasTo: true, LogStart: true})
+	other := shard(&report.Shard{From: s2, HasFrom: true, To: s4, HasTo: true, LogStart: true})
 	other = edit(t, other, func(m map[string]any) { m["version"] = "v0.0.1" })
 
-	got, err := merged(t, [][]byte{c, a, b}, logcheck.MergeOptions{})
+	got, err := merged(t, [][]byte{c, a, b}, merge.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, verdictOf(t, whole), verdictOf(t, got))
 	// A last shard that ends after the log's last send judged it.
-	cEnd := shard(&logcheck.Shard{From: s4, HasFrom: true, To: 10 * s2, HasTo: true, LogStart: true})
-	got, err = merged(t, [][]byte{a, b, cEnd}, logcheck.MergeOptions{})
+	cEnd := shard(&report.Shard{From: s4, HasFrom: true, To: 10 * s2, HasTo: true, LogStart: true})
+	got, err = merged(t, [][]byte{a, b, cEnd}, merge.Options{})
 	require.NoError(t, err)
 	assert.Equal(t, verdictOf(t, whole), verdictOf(t, got))
 
 	for _, tc := range []struct {
 		name   string
 		docs   [][]byte
-		opt    logcheck.MergeOptions
+		opt    merge.Options
 		shard  string // the report named
 		reason string
 		gap    bool
 	}{
-		{"a duplicated shard", [][]byte{a, a, b, c}, logcheck.MergeOptions{}, "shard1.json", "a duplicate of shard0.json", false},
-		{"a duplicated whole", [][]byte{whole, whole}, logcheck.MergeOptions{}, "shard1.json", "a duplicate of shard0.json", false},
-		{"a whole and a shard", [][]byte{whole, b}, logcheck.MergeOptions{}, "shard1.json", "overlaps shard0.json", false},
-		{"overlapping shards", [][]byte{a, bWide, c}, logcheck.MergeOptions{}, "shard1.json", "would count twice", false},
-		{"overlap in a subset", [][]byte{a, bWide}, logcheck.MergeOptions{Subset: true}, "shard1.json", "overlaps shard0.json", false},
-		{"the start missing", [][]byte{b, c}, logcheck.MergeOptions{}, "shard0.json", "the sends before", true},
-		{"the end missing", [][]byte{a, b}, logcheck.MergeOptions{}, "shard1.json", "are in no report", true},
-		{"a middle missing", [][]byte{a, c}, logcheck.MergeOptions{}, "shard1.json", "are in no report", true},
-		{"another version", [][]byte{a, other, c}, logcheck.MergeOptions{}, "shard1.json", "made by rlcheck v0.0.1", false},
-		{"negative violations", [][]byte{a, b, edit(t, c, func(m map[string]any) { m["violations"] = -15 })}, logcheck.MergeOptions{}, "shard2.json", "violations is -15", false},
-		{"a rule's negative violations", [][]byte{a, b, edit(t, c, func(m map[string]any) { ruleOf(m)["violations"] = -15 })}, logcheck.MergeOptions{}, "shard2.json", "contradicts itself", false},
+		{"a duplicated shard", [][]byte{a, a, b, c}, merge.Options{}, "shard1.json", "a duplicate of shard0.json", false},
+		{"a duplicated whole", [][]byte{whole, whole}, merge.Options{}, "shard1.json", "a duplicate of shard0.json", false},
+		{"a whole and a shard", [][]byte{whole, b}, merge.Options{}, "shard1.json", "overlaps shard0.json", false},
+		{"overlapping shards", [][]byte{a, bWide, c}, merge.Options{}, "shard1.json", "would count twice", false},
+		{"overlap in a subset", [][]byte{a, bWide}, merge.Options{Subset: true}, "shard1.json", "overlaps shard0.json", false},
+		{"the start missing", [][]byte{b, c}, merge.Options{}, "shard0.json", "the sends before", true},
+		{"the end missing", [][]byte{a, b}, merge.Options{}, "shard1.json", "are in no report", true},
+		{"a middle missing", [][]byte{a, c}, merge.Options{}, "shard1.json", "are in no report", true},
+		{"another version", [][]byte{a, other, c}, merge.Options{}, "shard1.json", "made by rlcheck v0.0.1", false},
+		{"negative violations", [][]byte{a, b, edit(t, c, func(m map[string]any) { m["violations"] = -15 })}, merge.Options{}, "shard2.json", "violations is -15", false},
+		{"a rule's negative violations", [][]byte{a, b, edit(t, c, func(m map[string]any) { ruleOf(m)["violations"] = -15 })}, merge.Options{}, "shard2.json", "contradicts itself", false},
 		{"a negative line", [][]byte{a, b, edit(t, c, func(m map[string]any) {
 			ruleOf(m)["first_violation"].(map[string]any)["line"] = -1
-		})}, logcheck.MergeOptions{}, "shard2.json", "a violation on line -1", false},
-		{"violations within the limit", [][]byte{a, b, edit(t, c, func(m map[string]any) { ruleOf(m)["max_in_window"] = 2 })}, logcheck.MergeOptions{}, "shard2.json", "within the limit of 2", false},
+		})}, merge.Options{}, "shard2.json", "a violation on line -1", false},
+		{"violations within the limit", [][]byte{a, b, edit(t, c, func(m map[string]any) { ruleOf(m)["max_in_window"] = 2 })}, merge.Options{}, "shard2.json", "within the limit of 2", false},
 		{"other rules", [][]byte{a, b, edit(t, c, func(m map[string]any) {
 			r := ruleOf(m)
 			r["rule"], r["limit"] = "3/1s", 3
-		})}, logcheck.MergeOptions{}, "shard2.json", "checks 3/1s, but shard0.json checks 2/1s", false},
+		})}, merge.Options{}, "shard2.json", "checks 3/1s, but shard0.json checks 2/1s", false},
 		{"other inputs", [][]byte{a, b, edit(t, c, func(m map[string]any) {
 			m["files"].([]any)[0].(map[string]any)["name"] = "other.csv"
-		})}, logcheck.MergeOptions{}, "shard2.json", "read other.csv, but shard0.json read sends.csv", false},
+		})}, merge.Options{}, "shard2.json", "read other.csv, but shard0.json read sends.csv", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := merged(t, tc.docs, tc.opt)
@@ -174,7 +176,7 @@ func TestMergeRefusesShardsThatDoNotTile(t *testing.T) {
 	}
 
 	// A deliberate subset: the gaps are accepted, the sends are the shards'.
-	got, err = merged(t, [][]byte{a, c}, logcheck.MergeOptions{Subset: true})
+	got, err = merged(t, [][]byte{a, c}, merge.Options{Subset: true})
 	require.NoError(t, err)
 	var r struct{ Sends int64 }
 	require.NoError(t, json.Unmarshal(got, &r))
@@ -198,7 +200,7 @@ func TestShardsOfALogShorterThanItsWindow(t *testing.T) {
 	bounds[0] = times[1] // from the log's own first instant
 	var docs [][]byte
 	for k, from := range bounds {
-		sh := &logcheck.Shard{From: from, HasFrom: true}
+		sh := &report.Shard{From: from, HasFrom: true}
 		if k < len(bounds)-1 {
 			sh.To, sh.HasTo = bounds[k+1], true
 		}
@@ -211,7 +213,7 @@ func TestShardsOfALogShorterThanItsWindow(t *testing.T) {
 		sh.LogStart = true
 		docs = append(docs, checkJSON(t, lines, c))
 	}
-	got, err := merged(t, docs, logcheck.MergeOptions{List: cfg.List})
+	got, err := merged(t, docs, merge.Options{List: cfg.List})
 	require.NoError(t, err)
 	assert.Equal(t, verdictOf(t, whole), verdictOf(t, got))
 }
@@ -268,7 +270,7 @@ func mergeCase(t *testing.T, seed uint64, op uint8) {
 	shards := func(bounds []int64) [][]byte {
 		var docs [][]byte
 		for k, from := range bounds {
-			sh := &logcheck.Shard{}
+			sh := &report.Shard{}
 			if k > 0 {
 				sh.From, sh.HasFrom, sh.LogStart = from, true, true
 			}
@@ -283,7 +285,7 @@ func mergeCase(t *testing.T, seed uint64, op uint8) {
 		return docs
 	}
 	docs := shards(bounds)
-	opt := logcheck.MergeOptions{List: cfg.List}
+	opt := merge.Options{List: cfg.List}
 	switch k := int(op) % (len(mutations) + 2); {
 	case k == 0:
 		got, err := merged(t, docs, opt)
@@ -338,12 +340,12 @@ func FuzzMergeDocuments(f *testing.F) {
 	var buf bytes.Buffer
 	res, err := logcheck.Run([]logcheck.Input{{Name: "s.csv", R: strings.NewReader(strings.Join(lines, "\n"))}}, cfg)
 	require.NoError(f, err)
-	require.NoError(f, logcheck.WriteJSON(&buf, []*logcheck.Result{res}, false))
+	require.NoError(f, report.Write(&buf, []*report.Result{res}, report.Options{Format: "json"}))
 	f.Add(buf.Bytes(), []byte(`{}`))
 	f.Add(buf.Bytes(), buf.Bytes())
 	f.Add([]byte(`{"schema_version":1,"version":"x","rules":[],"boundary":"half-open","keys":[{"rules":[{}]}]}`), []byte(`null`))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
-		res, err := logcheck.Merge([]string{"a", "b"}, [][]byte{a, b}, logcheck.MergeOptions{List: 2, Subset: true})
+		res, err := merge.Reports([]string{"a", "b"}, [][]byte{a, b}, merge.Options{List: 2, Subset: true})
 		if err == nil {
 			assert.NotNil(t, res)
 		}

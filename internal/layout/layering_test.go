@@ -1,4 +1,4 @@
-package layering
+package layout
 
 import (
 	"os/exec"
@@ -48,6 +48,9 @@ func TestLayering(t *testing.T) {
 		"workload":      {"simulate", "strategies", "scenarios", "clock/virtual"},
 		"scenarios":     {"simulate"},
 		"strategies":    {"simulate", "scenarios", "realrun", "audit"},
+		"sqlcheck":      {"logcheck", "sendlog", "simulate"},
+		"report":        {"logcheck", "sendlog", "merge", "simulate"},
+		"merge":         {"logcheck", "sendlog", "simulate"},
 	}
 	for pkg, above := range forbidden {
 		for p, ds := range all {
@@ -63,6 +66,18 @@ func TestLayering(t *testing.T) {
 	}
 	_, listed := all[module+"clock/virtual"]
 	require.True(t, listed, "clock/virtual among the packages listed")
+	serveDeps := all[module+"serve"]
+	assert.False(t, serveDeps[module+"logcheck"], "serve imports logcheck: its verdict is the Judge it is given")
+}
+
+// TestCheckerStandsOnTheCoreTypes: the checker imports no package of the
+// module but rule.
+func TestCheckerStandsOnTheCoreTypes(t *testing.T) {
+	for d := range deps(t)[module+"checker"] {
+		if strings.HasPrefix(d, module) {
+			assert.Equal(t, module+"rule", d, "checker imports %s", d)
+		}
+	}
 }
 
 // TestSpecimensAreInternal: the audit's specimens (third-party libraries

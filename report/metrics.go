@@ -1,4 +1,4 @@
-package logcheck
+package report
 
 import (
 	"strings"

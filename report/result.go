@@ -1,6 +1,8 @@
-package logcheck
+package report
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/rlcheck/rlcheck/checker"
@@ -124,6 +126,16 @@ type Result struct {
 	NoMaxInWindow bool
 }
 
+// Broken reports whether any of results has a violation.
+func Broken(results []*Result) bool {
+	for _, r := range results {
+		if r.Violations() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Violations returns every rate and in-flight violation in the result.
 func (r *Result) Violations() int64 {
 	var n int64
@@ -131,4 +143,104 @@ func (r *Result) Violations() int64 {
 		n += r.Groups[i].Violations()
 	}
 	return n
+}
+
+// Shard limits a check to the sends in [From, To): earlier sends are read
+// as context, so that the windows of the first judged sends are whole, and
+// reading stops at the first send at or after To. The reports of shards
+// that tile a log add up, with Merge, to the report of the whole.
+type Shard struct {
+	// HasFrom and HasTo say which ends are set; an unset end is open.
+	From, To       int64
+	HasFrom, HasTo bool
+	// LineOffset is added to every line number the report names: the
+	// lines of the whole log that precede this input.
+	LineOffset int64
+	// LogStart states that the input is the log from its first line:
+	// nothing before it is missing, so the context before From is complete
+	// however short it is (a log shorter than its longest window can then
+	// be cut into shards).
+	LogStart bool
+}
+
+// New returns the result of groups judged as base says. base carries what
+// the caller knows: the rules, boundary and in-flight cap, the inputs, the
+// shard and what could not be checked. New orders the groups worst first
+// (most violations), then by key, and sums from the groups' reports the
+// sends, the first and last instants, each rule's totals and the in-flight
+// sum (base's own values of those are not read).
+func New(base Result, groups []Group) *Result {
+	res := base
+	res.Groups = groups
+	sortGroups(res.Groups)
+	res.Sends, res.First, res.Last = 0, 0, 0
+	for _, g := range res.Groups {
+		r := g.Report
+		if r.Sends == 0 {
+			continue
+		}
+		if res.Sends == 0 || r.First < res.First {
+			res.First = r.First
+		}
+		if res.Sends == 0 || r.Last > res.Last {
+			res.Last = r.Last
+		}
+		res.Sends += r.Sends
+	}
+	res.Totals = ruleTotals(res.Rules, res.Groups)
+	res.InFlight = inFlightSum(res.MaxInFlight, res.Groups)
+	return &res
+}
+
+// inFlightSum adds the groups' in-flight reports: nil without a cap.
+func inFlightSum(cap int, groups []Group) *checker.InFlightReport {
+	if cap <= 0 {
+		return nil
+	}
+	sum := checker.InFlightReport{Max: cap}
+	for _, g := range groups {
+		f := g.InFlight
+		if f == nil {
+			continue
+		}
+		sum.Violations += f.Violations
+		if f.Peak > sum.Peak {
+			sum.Peak, sum.PeakAt = f.Peak, f.PeakAt
+		}
+		if f.First != nil && (sum.First == nil || f.First.At < sum.First.At) {
+			first := *f.First
+			sum.First = &first
+		}
+	}
+	return &sum
+}
+
+// sortGroups orders groups worst first, then by key.
+func sortGroups(groups []Group) {
+	slices.SortStableFunc(groups, func(a, b Group) int {
+		if va, vb := a.Violations(), b.Violations(); va != vb {
+			if va > vb {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+}
+
+// ruleTotals sums each rule's violations over the groups, and counts the
+// groups that broke it.
+func ruleTotals(rules []rule.Rule, groups []Group) []RuleTotal {
+	var out []RuleTotal
+	for i, r := range rules {
+		tot := RuleTotal{Rule: r}
+		for _, g := range groups {
+			if v := g.Report.Rules[i].Violations; v > 0 {
+				tot.Violations += v
+				tot.Groups++
+			}
+		}
+		out = append(out, tot)
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package logcheck
+package report
 
 import (
 	"bytes"
@@ -18,7 +18,6 @@ import (
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/internal/golden"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/sendlog"
 )
 
 // ciSend is one send of a hand-built result: where it came from, when it
@@ -169,9 +168,9 @@ func TestCIGolden(t *testing.T) {
 		ext   string
 		write func(*bytes.Buffer, *Result) error
 	}{
-		{"junit.xml", func(b *bytes.Buffer, r *Result) error { return WriteJUnit(b, r) }},
-		{"github.txt", func(b *bytes.Buffer, r *Result) error { return WriteGitHub(b, r) }},
-		{"summary.md", func(b *bytes.Buffer, r *Result) error { return WriteStepSummary(b, r) }},
+		{"junit.xml", func(b *bytes.Buffer, r *Result) error { return writeJUnit(b, r) }},
+		{"github.txt", func(b *bytes.Buffer, r *Result) error { return writeGitHub(b, r) }},
+		{"summary.md", func(b *bytes.Buffer, r *Result) error { return writeStepSummary(b, r) }},
 	}
 	for _, r := range results {
 		for _, w := range writers {
@@ -189,7 +188,7 @@ func TestCIGolden(t *testing.T) {
 func TestJUnitReadBack(t *testing.T) {
 	for _, res := range []*Result{ciFleet(t), ciTenants(t), ciClean(t)} {
 		var b bytes.Buffer
-		require.NoError(t, WriteJUnit(&b, res))
+		require.NoError(t, writeJUnit(&b, res))
 		suites, err := junit.Ingest(b.Bytes())
 		require.NoError(t, err, "%s", b.String())
 		failing := map[string]int{}   // rule → failing cases
@@ -260,7 +259,7 @@ func ghUnescape(s string) string {
 func TestGitHubCommands(t *testing.T) {
 	res := ciTenants(t)
 	var b bytes.Buffer
-	require.NoError(t, WriteGitHub(&b, res))
+	require.NoError(t, writeGitHub(&b, res))
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	broken := 0
 	for _, tot := range res.Totals {
@@ -293,7 +292,7 @@ func TestGitHubAnnotationCap(t *testing.T) {
 	}
 	res := ciResult(t, []string{"a.csv"}, mustRules(t, "2/1s"), 0, true, sends)
 	var b bytes.Buffer
-	require.NoError(t, WriteGitHub(&b, res))
+	require.NoError(t, writeGitHub(&b, res))
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	require.Len(t, lines, ghMaxAnnotations, "annotations:\n%s", b.String())
 	want := fmt.Sprintf("::error title=rlcheck%%3A more violations::%d more annotations left out (GitHub shows %d a step); %d violations overall, in %d broken rules",
@@ -310,7 +309,7 @@ func TestStepSummaryKeyCap(t *testing.T) {
 	}
 	res := ciResult(t, []string{"a.csv"}, mustRules(t, "2/1s"), 0, true, sends)
 	var b bytes.Buffer
-	require.NoError(t, WriteStepSummary(&b, res))
+	require.NoError(t, writeStepSummary(&b, res))
 	out := b.String()
 	assert.Equal(t, ghSummaryKeys, strings.Count(out, "\n| k"), "key rows:\n%s", out)
 	assert.Contains(t, out, fmt.Sprintf("The %d worst of %d keys.", ghSummaryKeys, ghSummaryKeys+5), "summary")
@@ -335,7 +334,7 @@ func TestMarkdownCell(t *testing.T) {
 func TestCIEmptyResult(t *testing.T) {
 	res := ciResult(t, []string{"a.log"}, mustRules(t, "5/1s,500/1m"), 4, false, nil)
 	for name, write := range map[string]func(io.Writer, *Result) error{
-		"junit": WriteJUnit, "github": WriteGitHub, "summary": WriteStepSummary,
+		"junit": writeJUnit, "github": writeGitHub, "summary": writeStepSummary,
 	} {
 		var b bytes.Buffer
 		require.NoError(t, write(&b, res), name)
@@ -371,18 +370,16 @@ func ghParse(t *testing.T, out string) (props []map[string]string, msgs []string
 // it writes one per listed violation, on its file and line, and past ten
 // a last one that sums up the rest.
 func TestGitHubAnnotatesEachListedViolation(t *testing.T) {
-	var lines []string
+	var times []int64
 	for i := range 12 {
-		lines = append(lines, strconv.Itoa(i*int(100*time.Millisecond))) // 10 a second: 2/1s breaks 10 times
+		times = append(times, int64(i)*int64(100*time.Millisecond)) // 10 a second: 2/1s breaks 10 times
 	}
-	lines = append(lines, "5000000000", "5000000001", "5000000002") // 3/10s breaks too
+	times = append(times, 5000000000, 5000000001, 5000000002) // 3/10s breaks too
 	name := "logs/api,east:50%.csv"
 	for _, list := range []int{3, 20} {
-		res, err := Run([]Input{{Name: name, R: strings.NewReader(strings.Join(lines, "\n"))}}, Config{
-			Rules: mustRules(t, "2/1s,3/10s"), List: list, Read: sendlog.Options{Unit: sendlog.UnitNanos}})
-		require.NoError(t, err)
+		res := listedResult(t, name, mustRules(t, "2/1s,3/10s"), list, times)
 		var b bytes.Buffer
-		require.NoError(t, WriteGitHub(&b, res))
+		require.NoError(t, writeGitHub(&b, res))
 		props, msgs := ghParse(t, b.String())
 		var listed []checker.Violation
 		for _, r := range res.Groups[0].Report.Rules {
@@ -414,4 +411,17 @@ func TestGitHubAnnotatesEachListedViolation(t *testing.T) {
 			assert.True(t, found, "annotation %q is on no listed violation", k)
 		}
 	}
+}
+
+// listedResult is the result of one file of sends at times, one a line,
+// checked with the first list violations of each rule listed.
+func listedResult(t *testing.T, name string, rules []rule.Rule, list int, times []int64) *Result {
+	t.Helper()
+	c := checker.New(checker.Config{Rules: rules, List: list})
+	for i, at := range times {
+		require.NoError(t, c.Observe(at, int64(MakeRef(0, int64(i+1)))))
+	}
+	res := New(Result{Rules: rules}, []Group{{Report: c.Report()}})
+	res.Files = []FileInfo{{Name: name, Format: "plain", Lines: int64(len(times)), Sends: int64(len(times))}}
+	return res
 }

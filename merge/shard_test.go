@@ -1,4 +1,4 @@
-package logcheck_test
+package merge_test
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/merge"
+	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -54,7 +56,7 @@ func checkJSON(t *testing.T, lines []string, cfg logcheck.Config) []byte {
 	res, err := logcheck.Run([]logcheck.Input{{Name: "sends.csv", R: strings.NewReader(strings.Join(lines, "\n") + "\n")}}, cfg)
 	require.NoError(t, err)
 	var buf bytes.Buffer
-	require.NoError(t, logcheck.WriteJSON(&buf, []*logcheck.Result{res}, false))
+	require.NoError(t, report.Write(&buf, []*report.Result{res}, report.Options{Format: "json"}))
 	return buf.Bytes()
 }
 
@@ -109,7 +111,7 @@ func TestShardsMergeToWhole(t *testing.T) {
 		name := fmt.Sprintf("seed %d, %d shards, %s, in-flight cap %d, list %d", seed, len(bounds), b, cfg.MaxInFlight, cfg.List)
 		for _, context := range []int64{longestWindow, max(longestWindow, longestCall)} {
 			docs, names := shardReports(t, lines, times, bounds, context+1, cfg)
-			merged, err := logcheck.Merge(names, docs, logcheck.MergeOptions{List: cfg.List})
+			merged, err := merge.Reports(names, docs, merge.Options{List: cfg.List})
 			if err != nil {
 				require.Less(t, context, longestCall, "%s: %v", name, err)
 				require.Contains(t, err.Error(), "still in flight at it", name)
@@ -117,7 +119,7 @@ func TestShardsMergeToWhole(t *testing.T) {
 				continue
 			}
 			var buf bytes.Buffer
-			require.NoError(t, logcheck.WriteJSON(&buf, []*logcheck.Result{merged}, false))
+			require.NoError(t, report.Write(&buf, []*report.Result{merged}, report.Options{Format: "json"}))
 			assert.Equal(t, verdictOf(t, whole), verdictOf(t, buf.Bytes()), "%s, context %v", name, time.Duration(context))
 		}
 	}
@@ -130,7 +132,7 @@ func TestShardsMergeToWhole(t *testing.T) {
 func shardReports(t *testing.T, lines []string, times []int64, bounds []int64, context int64, cfg logcheck.Config) (docs [][]byte, names []string) {
 	t.Helper()
 	for k, from := range bounds {
-		sh := &logcheck.Shard{}
+		sh := &report.Shard{}
 		start := 1 // the first data line of this shard's input
 		if k > 0 {
 			sh.From, sh.HasFrom = from, true
@@ -185,7 +187,7 @@ func TestShardWithoutContextIsAnError(t *testing.T) {
 	_, err := logcheck.Run([]logcheck.Input{{Name: "s.csv", R: strings.NewReader(strings.Join(lines, "\n"))}}, logcheck.Config{
 		Rules: []rule.Rule{{Limit: 1, Window: time.Second}, {Limit: 5, Window: 3 * time.Second}},
 		Read:  sendlog.Options{Format: sendlog.FormatCSV, Unit: sendlog.UnitNanos},
-		Shard: &logcheck.Shard{From: 12e9, HasFrom: true},
+		Shard: &report.Shard{From: 12e9, HasFrom: true},
 	})
 	var ce *logcheck.ShardContextError
 	require.True(t, errors.As(err, &ce), "err %v", err)

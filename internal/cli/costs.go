@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/sendlog"
+)
+
+// CostSources says where check reads the cost of each unit the rules
+// meter: the CSV column or JSON-lines field a --cost UNIT=NAME flag names
+// (a dotted path for a nested field, a 1-based index for a column), else
+// the column or field named as the unit itself.
+func CostSources(rules []rule.Rule, costFlags []string) ([]sendlog.CostSource, error) {
+	units := checker.UnitsOf(rules)
+	if len(units) > sendlog.MaxCosts {
+		return nil, fmt.Errorf("the rules meter %d units (%s): check reads at most %d", len(units), strings.Join(units, ", "), sendlog.MaxCosts)
+	}
+	named := map[string]string{}
+	for _, f := range costFlags {
+		unit, name, ok := strings.Cut(f, "=")
+		unit, name = strings.TrimSpace(unit), strings.TrimSpace(name)
+		if !ok || unit == "" || name == "" {
+			return nil, fmt.Errorf("--cost %q: want UNIT=COLUMN, such as tokens=total_tokens", f)
+		}
+		if !slices.Contains(units, unit) {
+			return nil, fmt.Errorf("--cost %q: no rule meters %s (the rules meter %s)", f, unit, unitList(units))
+		}
+		named[unit] = name
+	}
+	var out []sendlog.CostSource
+	for _, u := range units {
+		name := u
+		if n, ok := named[u]; ok {
+			name = n
+		}
+		out = append(out, sendlog.CostSource{Unit: u, Col: name, Field: name})
+	}
+	return out, nil
+}
+
+func unitList(units []string) string {
+	if len(units) == 0 {
+		return "no unit: they count calls"
+	}
+	return strings.Join(units, ", ")
+}

@@ -1,0 +1,81 @@
+package logcheck
+
+import (
+	"github.com/rlcheck/rlcheck/report"
+	"github.com/rlcheck/rlcheck/sendlog"
+)
+
+// costTable holds the costs of the sends read but not yet judged: the
+// reorder buffer and the merge move a send's time and ref, and its costs
+// wait here, by input and line, until its group's checker takes it. Only
+// the lines between the oldest send not yet judged and the newest read are
+// held, which Config.MaxBuffered bounds.
+type costTable struct {
+	units int
+	files []costQueue // by input
+	buf   []int64
+}
+
+// costQueue holds one input's costs by line: vals[i*units:] are the costs
+// of line base+i, taken[i] says whether its send was judged (lines with no
+// send count as taken). Lines arrive in order and leave almost in order.
+type costQueue struct {
+	base  int64
+	vals  []int64
+	taken []bool
+	head  int // the first line not taken
+}
+
+// newCostTable returns the table for the costs opt reads from n inputs, or
+// nil when it reads none.
+func newCostTable(opt sendlog.Options, n int) *costTable {
+	if !opt.HasCosts() {
+		return nil
+	}
+	return &costTable{units: len(opt.Costs), files: make([]costQueue, n)}
+}
+
+// add notes the costs of a batch's sends, read from input file.
+func (t *costTable) add(file int, b *sendlog.Batch) {
+	q := &t.files[file]
+	for i, line := range b.Line {
+		if len(q.taken) == 0 {
+			q.base, q.head = line, 0
+		}
+		for q.base+int64(len(q.taken)) < line { // a line with no send
+			q.taken = append(q.taken, true)
+			q.vals = append(q.vals, make([]int64, t.units)...)
+		}
+		q.taken = append(q.taken, false)
+		for u := range t.units {
+			q.vals = append(q.vals, b.Cost[u][i])
+		}
+	}
+}
+
+// take returns the costs of the send at ref and forgets them; the slice is
+// valid until the next call.
+func (t *costTable) take(ref int64) []int64 {
+	r := report.Ref(ref)
+	q := &t.files[r.File()]
+	i := int(r.Line() - q.base)
+	t.buf = append(t.buf[:0], q.vals[i*t.units:(i+1)*t.units]...)
+	q.taken[i] = true
+	for q.head < len(q.taken) && q.taken[q.head] {
+		q.head++
+	}
+	if q.head >= 4096 && q.head*2 >= len(q.taken) {
+		q.compact(t.units)
+	}
+	return t.buf
+}
+
+// compact drops the taken lines before head.
+func (q *costQueue) compact(units int) {
+	n := copy(q.taken, q.taken[q.head:])
+	q.taken = q.taken[:n]
+	n = copy(q.vals, q.vals[q.head*units:])
+	q.vals = q.vals[:n]
+	q.base += int64(q.head)
+	q.head = 0
+}
