@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,24 +42,22 @@ func Source() string {
 // holds a handful whatever the number of tenants and their limits.
 var admitScripts sync.Map // string -> *redis.Script
 
-// constantsStart and constantsEnd enclose the constants of admit.lua, and
-// expiriesLine is its table of key expiries; writeScript replaces them.
+// constantsStart and constantsEnd enclose the constants of admit.lua;
+// writeScript replaces them.
 const (
 	constantsStart = "-- BEGIN CONSTANTS\n"
 	constantsEnd   = "-- END CONSTANTS\n"
-	expiriesLine   = "  local T = {'3000', '62000', '3602000'} -- key expiries\n"
 )
 
 // writeScript returns admit.lua with the given constants, and its
 // *redis.Script, shared by every limiter of the same text.
-func writeScript(constants, expiries string) (string, *redis.Script) {
+func writeScript(constants string) (string, *redis.Script) {
 	start := strings.Index(admitSource, constantsStart)
 	end := strings.Index(admitSource, constantsEnd)
-	if start < 0 || end < start || strings.Count(admitSource, expiriesLine) != 1 {
+	if start < 0 || end < start {
 		panic("redislimit: admit.lua lost its constants block")
 	}
 	text := admitSource[:start+len(constantsStart)] + constants + admitSource[end:]
-	text = strings.Replace(text, expiriesLine, "  local T = {"+expiries+"} -- key expiries\n", 1)
 	s, _ := admitScripts.LoadOrStore(text, redis.NewScript(text))
 	return text, s.(*redis.Script)
 }
@@ -110,8 +107,7 @@ type Limiter struct {
 	rules   []rule.Rule  // one per distinct window, as recorded
 	keys    []string     // one per rule
 	binding []int        // for each entry of rules, the rule given to New that binds
-	marker  string       // the expiry marker of keys, see admit.lua
-	script  []string     // keys, marker, sentinel: the script's KEYS
+	script  []string     // the head, then keys: the script's KEYS
 	opts    Options
 	lease   time.Duration
 	admit   *redis.Script // admit.lua with this limiter's constants
@@ -196,26 +192,35 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 		l.keys = append(l.keys, key)
 		l.rules = append(l.rules, r)
 	}
+	// Every exact rule reads the one sorted set, named by the longest of
+	// their windows.
+	var exactW time.Duration
+	for _, r := range l.rules {
+		if r.Buckets <= 0 {
+			exactW = max(exactW, r.Window)
+		}
+	}
+	for i, r := range l.rules {
+		if r.Buckets <= 0 {
+			l.keys[i] = KeyFor(opts.Key, exactW)
+		}
+	}
 	l.opts = opts
 	l.setLease(expiryLease)
 	l.stats = strategies.NewStatsKeeper(len(rules))
 	return l, nil
 }
 
-// expiryLease is how long the expiry marker lives: a key is refreshed at
-// most once per lease, and then made to outlive its window by two leases.
+// expiryLease is how often a limiter refreshes its keys' expiries: each
+// refresh makes them outlive their windows by two leases.
 const expiryLease = time.Second
 
 // setLease derives the script's expiry arguments, its far-future bound and
-// the marker and sentinel names from the lease g; tests shorten it to see
-// markers expire.
+// its keys from the lease g; tests shorten it to see keys expire.
 func (l *Limiter) setLease(g time.Duration) {
 	opts := l.opts
-	ms := func(d time.Duration) string {
-		return strconv.FormatInt(int64((d+time.Millisecond-1)/time.Millisecond), 10)
-	}
 	l.lease = g
-	var limits, windows, widths, expiries []string
+	var limits, windows, widths, offsets, expiries, names []string
 	// The values go in ARGV after the call's own six; the text names where.
 	var vals []any
 	arg := func(v string, number bool) string {
@@ -225,58 +230,39 @@ func (l *Limiter) setLease(g time.Duration) {
 		}
 		return fmt.Sprintf("ARGV[%d]", fixedArgs+len(vals))
 	}
-	idem := 0                 // the first exact rule, see admit.lua
+	zset := 0                 // the first exact rule, see admit.lua
 	var longest time.Duration // of the keys' lives
 	var widest time.Duration  // of the windows
-	type pair struct {
-		w    time.Duration
-		name string
-		ttl  string
-	}
-	var pairs []pair
+	var exactW time.Duration  // of the exact rules' windows
 	for _, r := range l.rules {
-		base := r.Window
-		if l.source == Virtual {
-			base = max(r.Window, VirtualTTL)
-		}
-		ttl := ms(base + 2*g)
+		base := l.keyLife(r.Window)
 		longest, widest = max(longest, base+2*g), max(widest, r.Window)
 		wµs := ceilMicros(r.Window)
-		width := int64(0)
-		name := windowName(r.Window)
-		if r.Buckets > 0 {
-			width = (wµs + int64(r.Buckets) - 1) / int64(r.Buckets)
-			name += "b" + strconv.Itoa(r.Buckets)
-		}
+		windows = append(windows, arg(strconv.FormatInt(wµs, 10), true))
 		if r.Buckets > 0 {
 			limits = append(limits, arg(strconv.Itoa(r.Limit), true))
-		} else {
-			limits = append(limits, arg("-"+strconv.Itoa(r.Limit), false))
-			if idem == 0 {
-				idem = len(limits)
-			}
-		}
-		windows = append(windows, arg(strconv.FormatInt(wµs, 10), true))
-		if width > 0 {
+			width := (wµs + int64(r.Buckets) - 1) / int64(r.Buckets)
 			widths = append(widths, arg(strconv.FormatInt(width, 10), true))
-		} else {
-			widths = append(widths, "0")
+			offsets = append(offsets, strconv.Itoa(len(names)+1))
+			expiries = append(expiries, arg(msText(base+2*g), false))
+			for _, f := range "tflc" {
+				names = append(names, headField(r, byte(f)))
+			}
+			continue
 		}
-		expiries = append(expiries, arg(ttl, false))
-		pairs = append(pairs, pair{time.Duration(wµs) * time.Microsecond, name, ttl})
+		limits = append(limits, arg("-"+strconv.Itoa(r.Limit), false))
+		widths, offsets, expiries = append(widths, "0"), append(offsets, "0"), append(expiries, "0")
+		if zset == 0 {
+			zset = len(limits)
+		}
+		exactW = max(exactW, time.Duration(wµs)*time.Microsecond)
 	}
-	slices.SortFunc(pairs, func(a, b pair) int { return cmp.Or(cmp.Compare(a.w, b.w), cmp.Compare(a.name, b.name)) })
-	name := make([]string, len(pairs))
-	for i, p := range pairs {
-		name[i] = p.name + "=" + p.ttl
-	}
-	l.marker = markerKey(l.name, ms(g), name)
-	l.script = append(append([]string(nil), l.keys...), l.marker, sentinelKey(l.name))
-	// The sentinel lives as long as the longest-lived key after a refresh,
-	// and the caller counts on it for one lease less. After a loss every
-	// limiter of the key is held back as long as the sentinel lives, so
-	// that none still counts on the state from before it; this one
-	// refuses calls for its longest window after it found the loss.
+	l.script = append([]string{HeadKey(l.name)}, l.keys...)
+	// The sentinel n lives as long as the longest-lived key after a
+	// refresh, and the caller counts on it for one lease less. After a
+	// loss every limiter of the key is held back as long as the head
+	// lives, so that none still counts on the state from before it; this
+	// one refuses calls for its longest window after it found the loss.
 	l.expectFor = longest - g
 	l.holdFor = widest
 
@@ -293,15 +279,51 @@ func (l *Limiter) setLease(g time.Duration) {
 	if !l.mine {
 		retry = strconv.FormatInt(ceilMicros(cmp.Or(l.callTimeout, time.Minute)), 10)
 	}
+	zlife, zkeep := "'0'", "0"
+	if zset > 0 {
+		keep := time.Second
+		if l.source != Server {
+			keep = max(exactW, time.Second)
+		}
+		zlife = arg(msText(l.keyLife(exactW)+2*g), false)
+		zkeep = arg(strconv.FormatInt(ceilMicros(exactW+keep), 10), true)
+	}
+	hs, he := 0, 0
+	if len(names) > 0 {
+		names = append(names, "n")
+		if zset == 0 {
+			names = append(names, "m")
+		}
+		hs = fixedArgs + len(vals) + 1
+		for _, f := range names {
+			vals = append(vals, f)
+		}
+		he = fixedArgs + len(vals)
+	}
 	// maxSkew and retry are nil when their argument is empty.
 	constants := fmt.Sprintf("local serverTime, maxSkew, ahead, retry = %t, %s, %s, %s\n"+
-		"local lease, sentinelTTL, idem, hold = %s, %s, %d, %s\n"+
-		"local R = {%s}\nlocal W = {%s}\nlocal G = {%s}\n",
+		"local life, zset, zlife, zkeep, hs, he = %s, %d, %s, %s, %d, %d\n"+
+		"local R = {%s}\nlocal W = {%s}\nlocal G = {%s}\nlocal F = {%s}\nlocal T = {%s}\n",
 		l.source == Server, arg(skew, true), arg(strconv.FormatInt(ceilMicros(ahead), 10), true), arg(retry, true),
-		arg(ms(g), false), arg(ms(longest), false), idem, arg(ms(longest), false),
-		strings.Join(limits, ", "), strings.Join(windows, ", "), strings.Join(widths, ", "))
+		arg(msText(longest), false), zset, zlife, zkeep, hs, he,
+		strings.Join(limits, ", "), strings.Join(windows, ", "), strings.Join(widths, ", "),
+		strings.Join(offsets, ", "), strings.Join(expiries, ", "))
 	l.vals = vals
-	l.text, l.admit = writeScript(constants, strings.Join(expiries, ", "))
+	l.text, l.admit = writeScript(constants)
+}
+
+// keyLife is how long a key of a rule with window w outlives the record
+// its expiry was last refreshed for, lease aside.
+func (l *Limiter) keyLife(w time.Duration) time.Duration {
+	if l.source == Virtual {
+		return max(w, VirtualTTL)
+	}
+	return w
+}
+
+// msText spells d in whole milliseconds, rounded up.
+func msText(d time.Duration) string {
+	return strconv.FormatInt(int64((d+time.Millisecond-1)/time.Millisecond), 10)
 }
 
 func indexOf(s []string, x string) int {
