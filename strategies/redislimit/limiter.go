@@ -215,54 +215,34 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 // refresh makes them outlive their windows by two leases.
 const expiryLease = time.Second
 
-// setLease derives the script's expiry arguments, its far-future bound and
-// its keys from the lease g; tests shorten it to see keys expire.
+// setLease derives the script's values (ARGV after the call's own, see
+// admit.lua) and its keys from the lease g; tests shorten it to see keys
+// expire.
 func (l *Limiter) setLease(g time.Duration) {
 	opts := l.opts
 	l.lease = g
-	var limits, windows, widths, offsets, expiries, names []string
-	// The values go in ARGV after the call's own six; the text names where.
-	var vals []any
-	arg := func(v string, number bool) string {
-		vals = append(vals, v)
-		if number {
-			return fmt.Sprintf("tonumber(ARGV[%d])", fixedArgs+len(vals))
-		}
-		return fmt.Sprintf("ARGV[%d]", fixedArgs+len(vals))
-	}
-	zset := 0                 // the first exact rule, see admit.lua
+	var perRule, names []any
 	var longest time.Duration // of the keys' lives
 	var widest time.Duration  // of the windows
-	var exactW time.Duration  // of the exact rules' windows
 	for _, r := range l.rules {
-		base := l.keyLife(r.Window)
-		longest, widest = max(longest, base+2*g), max(widest, r.Window)
+		longest, widest = max(longest, l.keyLife(r.Window)+2*g), max(widest, r.Window)
 		wµs := ceilMicros(r.Window)
-		windows = append(windows, arg(strconv.FormatInt(wµs, 10), true))
-		if r.Buckets > 0 {
-			limits = append(limits, arg(strconv.Itoa(r.Limit), true))
-			width := (wµs + int64(r.Buckets) - 1) / int64(r.Buckets)
-			widths = append(widths, arg(strconv.FormatInt(width, 10), true))
-			offsets = append(offsets, strconv.Itoa(len(names)+1))
-			expiries = append(expiries, arg(msText(base+2*g), false))
-			for _, f := range "tflc" {
-				names = append(names, headField(r, byte(f)))
-			}
+		if r.Buckets <= 0 {
+			perRule = append(perRule, "-"+strconv.Itoa(r.Limit), strconv.FormatInt(wµs, 10), "0")
 			continue
 		}
-		limits = append(limits, arg("-"+strconv.Itoa(r.Limit), false))
-		widths, offsets, expiries = append(widths, "0"), append(offsets, "0"), append(expiries, "0")
-		if zset == 0 {
-			zset = len(limits)
+		width := (wµs + int64(r.Buckets) - 1) / int64(r.Buckets)
+		perRule = append(perRule, strconv.Itoa(r.Limit), strconv.FormatInt(wµs, 10), strconv.FormatInt(width, 10))
+		for _, f := range "tbfl" {
+			names = append(names, headField(r, byte(f)))
 		}
-		exactW = max(exactW, time.Duration(wµs)*time.Microsecond)
 	}
 	l.script = append([]string{HeadKey(l.name)}, l.keys...)
-	// The sentinel n lives as long as the longest-lived key after a
-	// refresh, and the caller counts on it for one lease less. After a
-	// loss every limiter of the key is held back as long as the head
-	// lives, so that none still counts on the state from before it; this
-	// one refuses calls for its longest window after it found the loss.
+	// The count n lives as long as the longest-lived key after a refresh,
+	// and the caller counts on it for one lease less. After a loss every
+	// limiter of the key is held back as long as the head lives, so that
+	// none still counts on the state from before it; this one refuses
+	// calls for its longest window after it found the loss.
 	l.expectFor = longest - g
 	l.holdFor = widest
 
@@ -279,37 +259,10 @@ func (l *Limiter) setLease(g time.Duration) {
 	if !l.mine {
 		retry = strconv.FormatInt(ceilMicros(cmp.Or(l.callTimeout, time.Minute)), 10)
 	}
-	zlife, zkeep := "'0'", "0"
-	if zset > 0 {
-		keep := time.Second
-		if l.source != Server {
-			keep = max(exactW, time.Second)
-		}
-		zlife = arg(msText(l.keyLife(exactW)+2*g), false)
-		zkeep = arg(strconv.FormatInt(ceilMicros(exactW+keep), 10), true)
-	}
-	hs, he := 0, 0
-	if len(names) > 0 {
-		names = append(names, "n")
-		if zset == 0 {
-			names = append(names, "m")
-		}
-		hs = fixedArgs + len(vals) + 1
-		for _, f := range names {
-			vals = append(vals, f)
-		}
-		he = fixedArgs + len(vals)
-	}
-	// maxSkew and retry are nil when their argument is empty.
-	constants := fmt.Sprintf("local serverTime, maxSkew, ahead, retry = %t, %s, %s, %s\n"+
-		"local life, zset, zlife, zkeep, hs, he = %s, %d, %s, %s, %d, %d\n"+
-		"local R = {%s}\nlocal W = {%s}\nlocal G = {%s}\nlocal F = {%s}\nlocal T = {%s}\n",
-		l.source == Server, arg(skew, true), arg(strconv.FormatInt(ceilMicros(ahead), 10), true), arg(retry, true),
-		arg(msText(longest), false), zset, zlife, zkeep, hs, he,
-		strings.Join(limits, ", "), strings.Join(windows, ", "), strings.Join(widths, ", "),
-		strings.Join(offsets, ", "), strings.Join(expiries, ", "))
-	l.vals = vals
-	l.text, l.admit = writeScript(constants)
+	l.vals = append([]any{strconv.FormatInt(ceilMicros(ahead), 10), retry, skew}, perRule...)
+	l.vals = append(l.vals, names...)
+	l.text, l.admit = writeScript(fmt.Sprintf("local serverTime, virtual, lease = %t, %t, %s\n",
+		l.source == Server, l.source == Virtual, msText(g)))
 }
 
 // keyLife is how long a key of a rule with window w outlives the record
@@ -400,7 +353,7 @@ func (l *Limiter) AcquireAt(ctx context.Context) (int64, error) {
 func (l *Limiter) Release() {}
 
 // scriptArgs builds the script's ARGV for one run at rt instant now, and
-// says whether a recorded call refreshes the sentinel.
+// says whether a recorded call refreshes the keys' expiries.
 func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, string) {
 	// The sentinel: its expiry is extended once a lease by a recorded
 	// call, and the count last seen is sent while it must exist.
@@ -412,20 +365,16 @@ func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, strin
 	if last == 0 || now-last >= int64(l.lease) {
 		refresh = "1"
 	}
-	args := make([]any, fixedArgs, fixedArgs+len(l.vals))
-	args[0], args[1], args[2], args[3], args[4], args[5] = member, boolArg(sweep), expect, refresh, "", ""
+	args := make([]any, 4, 6+len(l.vals))
+	args[0], args[1], args[2], args[3] = member, boolArg(sweep), expect, refresh
 	if l.source != Server {
 		// Floor for the check and ceiling for the record keep the decision
 		// on the safe side of every nanosecond boundary.
 		at := l.now()
-		args[4] = strconv.FormatInt(floorDiv(at, 1000), 10)
-		args[5] = strconv.FormatInt(-floorDiv(-at, 1000), 10)
+		args = append(args, strconv.FormatInt(floorDiv(at, 1000), 10), strconv.FormatInt(-floorDiv(-at, 1000), 10))
 	}
 	return append(args, l.vals...), refresh
 }
-
-// fixedArgs is how many ARGV a call sends before its limiter's values.
-const fixedArgs = 6
 
 // try runs the script once at the time source's instant and returns the
 // longest wait (0 when recorded), the instant it used in nanoseconds, and the
