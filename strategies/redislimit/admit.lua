@@ -72,13 +72,14 @@ local head = KEYS[1]
 local n = #KEYS - 1
 local v = 5
 if not serverTime then v = 7 end
-local ahead, retry = tonumber(ARGV[v]), tonumber(ARGV[v + 1])
+local ahead = tonumber(ARGV[v])
 local hs = v + 3 + 3 * n -- the first field name
-local check, record, at
+-- Under server time the record's text is made from TIME's own digits
+-- when a write needs it: string.format costs as much as a Redis command.
+local check, record, at, time
 if serverTime then
-  local t = call('TIME')
-  check = t[1] * 1000000 + t[2]
-  record = format('%d', check)
+  time = call('TIME')
+  check = time[1] * 1000000 + time[2]
   at = check
 else
   check = tonumber(ARGV[5])
@@ -120,6 +121,10 @@ end
 -- with them when it records. A head that is no hash of counts is the
 -- hold after a loss, or something written by hand.
 local h, live, old, lastMember
+local exact = false -- whether some rule is exact: then the set tells a retry, not m
+for i = 1, n do
+  if ARGV[v + 3 * i + 2] == '0' then exact = true end
+end
 if hs > #ARGV then
   live = redis.pcall('HINCRBY', head, 'n', '1')
   if type(live) == 'number' then
@@ -130,9 +135,14 @@ if hs > #ARGV then
     end
   end
 else
-  h = redis.pcall('HMGET', head, 'n', 'm', unpack(ARGV, hs))
+  if exact then
+    h = redis.pcall('HMGET', head, 'n', 'n', unpack(ARGV, hs))
+  else
+    h = redis.pcall('HMGET', head, 'n', 'm', unpack(ARGV, hs))
+  end
   if not h.err then
-    old, lastMember = h[1], h[2]
+    old = h[1]
+    if not exact then lastMember = h[2] end
     if old then old = tonumber(old) else old = 0 end
     live = old
   end
@@ -236,8 +246,9 @@ local zset, exactW, oldest = 0, 0, nil -- the first exact rule, the longest exac
 local o = hs -- the name of the current bucketed rule's t; its fields in h start at o - hs + 3
 for i = 1, n do
   local p = v + 3 * i
-  local key, w, g = KEYS[i + 1], tonumber(ARGV[p + 1]), tonumber(ARGV[p + 2])
-  if g ~= 0 then
+  local key, w = KEYS[i + 1], tonumber(ARGV[p + 1])
+  if ARGV[p + 2] ~= '0' then
+    local g = tonumber(ARGV[p + 2])
     -- Lua's a % b is a - floor(a / b) * b: exact here, since |a| + b
     -- stays below 2^53 (epoch microseconds and windows up to a century),
     -- where a / b cannot round up to the next integer; and in [0, b)
@@ -250,18 +261,26 @@ for i = 1, n do
     -- as tonumber does, without a function call, and ends the script
     -- with an error on a field that is not a number (written by hand).
     local j = o - hs + 3
+    -- b (the total before l) is read only off the common path, where the
+    -- call falls in bucket l, the bound stays and the rule is not full:
+    -- each number read from text costs about as much as a Redis command.
     local total, before, first0, last = h[j], h[j + 1], h[j + 2], h[j + 3]
+    local limit = tonumber(ARGV[p])
     if total then total = total + 0 else total = 0 end
-    if before then before = before + 0 else before = 0 end
     if first0 then first0 = first0 + 0 end
     if last then last = last + 0 else last = lo - 1 end
+    local first = first0 or lo
+    if first < lo or cur ~= last or total >= limit then
+      if before then before = before + 0 else before = 0 end
+    else
+      before = 0
+    end
     -- 'nan' and 'inf' convert too; x - x is 0 only for a finite x.
     local probe = total + before + last + (first0 or 0)
     if probe - probe ~= 0 then
       return redis.error_reply('CORRUPT key ' .. head .. ' holds a bucket field that is not a finite number: delete the key')
     end
     local c = total - before
-    local first = first0 or lo
     if last * g - check > ahead then
       return redis.error_reply(format('CORRUPT key %s holds a bucket at %d µs, %d s ahead of the script clock (%d µs): delete the key',
         head, last * g, math.floor((last * g - check) / 1000000), check))
@@ -293,7 +312,6 @@ for i = 1, n do
         end
         count = tonumber(got) or 0
       end
-      local limit = tonumber(ARGV[p])
       if total >= limit then
         -- The wait ends when the oldest buckets holding total - limit + 1
         -- calls leave; when the older ones hold fewer, that is bucket l,
@@ -410,6 +428,9 @@ end
 -- counting anything twice. The record goes in before the sweep, so a
 -- sweep never empties the set: Redis would delete the key, and ZADD would
 -- make it again without expiry.
+if not record and (zset > 0 or not exact) then
+  record = time[1] .. string.sub('00000', #time[2]) .. time[2]
+end
 local s, where
 if zset > 0 then
   where = KEYS[zset + 1]
@@ -426,6 +447,7 @@ elseif lastMember == ARGV[1] then
 end
 if s then
   s = tonumber(s)
+  local retry = tonumber(ARGV[v + 1])
   if not retry or (not serverTime and s == at) or
       (serverTime and s <= check and check - s <= retry) then
     return {s, live}
