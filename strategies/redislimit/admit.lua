@@ -231,8 +231,8 @@ end
 
 -- What the record writes to the head, as HSET arguments (set[1..k]), and,
 -- per bucketed rule that leaves bucket l, {its bucket hash, the bucket to
--- write or nil, its count, buckets to drop from, to, its window} in
--- moves. The constructor sizes the array once.
+-- write or nil, its count, buckets to drop from, to, its window, whether
+-- it held no count} in moves. The constructor sizes the array once.
 local set = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 local k = 0
 local moves
@@ -242,7 +242,7 @@ local moves
 -- entry leaves. Reading that one entry decides the rule without trimming
 -- first, so a refused call records nothing.
 local wait, binding = 0, 0
-local zset, exactW, oldest = 0, 0, nil -- the first exact rule, the longest exact window, the oldest entry read
+local zset, exactW = 0, 0 -- the first exact rule, the longest exact window
 local o = hs -- the name of the current bucketed rule's t; its fields in h start at o - hs + 3
 for i = 1, n do
   local p = v + 3 * i
@@ -355,7 +355,7 @@ for i = 1, n do
             to, cnt = cur, count + 1
           end
           moves = moves or {}
-          moves[#moves + 1] = {key, to, cnt, first0, dropTo and math.min(dropTo, last - 1), w}
+          moves[#moves + 1] = {key, to, cnt, first0, dropTo and math.min(dropTo, last - 1), w, before == 0}
         end
       end
     end
@@ -377,11 +377,7 @@ for i = 1, n do
           key, score, math.floor((score - check) / 1000000), check))
       end
       local rw = score + w - check
-      if rw > wait then
-        wait, binding = rw, i
-      elseif not oldest or score < oldest then
-        oldest = score
-      end
+      if rw > wait then wait, binding = rw, i end
     end
   end
 end
@@ -395,15 +391,14 @@ end
 -- judged in full. Under server time every call is judged at TIME, which
 -- only a clock step sets back: 1 s covers it, and a day's set keeps one
 -- day, not two. Entries past keeping do not change any decision; they are
--- swept when a rule's limit-th latest entry is one, or on the caller's
--- cue, which also looks for entries from the far future.
+-- swept on the caller's cue (one call in 16 of each limiter), which also
+-- looks for entries from the far future.
 local sweep
 if zset > 0 then
-  local keep = 1000000
-  if not serverTime then keep = math.max(exactW, 1000000) end
-  local cut = check - exactW - keep
   if ARGV[2] == '1' then
-    sweep = cut
+    local keep = 1000000
+    if not serverTime then keep = math.max(exactW, 1000000) end
+    sweep = check - exactW - keep
     local key = KEYS[zset + 1]
     local last = call('ZRANGE', key, -1, -1, 'WITHSCORES')
     if last[2] and tonumber(last[2]) - check > ahead then
@@ -411,8 +406,6 @@ if zset > 0 then
       return redis.error_reply(format('CORRUPT key %s holds an entry at %d µs, %d s ahead of the script clock (%d µs): delete the key',
         key, score, math.floor((score - check) / 1000000), check))
     end
-  elseif oldest and oldest <= cut then
-    sweep = cut
   end
 end
 
@@ -459,8 +452,8 @@ if wait > 0 then
   return {wait, check, binding, live}
 end
 
--- A bucket hash gets its expiry whenever a bucket is written to it, since
--- it may have been empty, and so gone, before.
+-- A bucket hash gets its expiry when a bucket is written to it while it
+-- held no count, and so may have been gone.
 if moves then
   life = life or makeLife()
   for j = 1, #moves do
@@ -480,7 +473,7 @@ if moves then
         return redis.error_reply('WRONGTYPE rlcheck: key ' .. key .. ' holds a ' ..
           tostring(kind.ok or kind) .. ', not the hash of bucket counts of a rate rule')
       end
-      call('PEXPIRE', key, life(mv[6]))
+      if mv[7] then call('PEXPIRE', key, life(mv[6])) end
     end
   end
 end
