@@ -392,3 +392,21 @@ func TestServerTimeKeepsOneWindow(t *testing.T) {
 	assert.GreaterOrEqual(t, len(got), int(r.Window/step), "entries in the window")
 	assert.LessOrEqual(t, len(got), int((r.Window+time.Second)/step)+sweepEvery, "entries kept")
 }
+
+// TestBucketHashGetsExpiry: a bucket hash is made by the first call that
+// leaves the newest bucket, between the limiter's expiry refreshes, and
+// gets its expiry then, or it would outlive its rule for good.
+func TestBucketHashGetsExpiry(t *testing.T) {
+	m, c := newMini(t)
+	rt := &stepRT{t: epoch}
+	l, err := New(c, rt, []rule.Rule{{Limit: 10, Window: time.Second, Buckets: 4}}, Options{Key: "bx", TimeSource: Virtual, MemberPrefix: "p:"})
+	require.NoError(t, err)
+	require.NoError(t, l.Acquire(context.Background()))
+	key := l.Keys()[0]
+	require.False(t, m.Exists(key), "one bucket: the head holds it")
+	rt.t += int64(300 * time.Millisecond) // the next bucket, within the refresh lease
+	require.NoError(t, l.Acquire(context.Background()))
+	require.True(t, m.Exists(key), "the older bucket moved to its hash")
+	assert.Positive(t, m.TTL(key), "the bucket hash has no expiry")
+	assert.Positive(t, m.TTL(l.script[0]), "the head has no expiry")
+}
