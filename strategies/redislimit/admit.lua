@@ -44,8 +44,8 @@
 --   read) for an exact rule, its limit for a bucketed one; its window in
 --   microseconds; its bucket width in microseconds, or 0 for an exact
 --   rule;
--- then, to the end, the names of the head's fields of each bucketed rule
---   in turn: t, b, f and l.
+-- then, to the end, the prefix of the head's fields of each bucketed rule
+--   in turn (its fields are the prefix and t, b, f or l).
 -- Reply: {record time, n} when the call is recorded (now, or by an
 -- earlier attempt of the same call); else {wait, check, rule, n}: nothing
 -- was recorded, and rule i asks for the longest wait. Errors start with a
@@ -72,8 +72,8 @@ local head = KEYS[1]
 local n = #KEYS - 1
 local v = 5
 if not serverTime then v = 7 end
-local ahead = tonumber(ARGV[v])
-local hs = v + 3 + 3 * n -- the first field name
+local ahead = ARGV[v] + 0
+local hs = v + 3 + 3 * n -- the first bucketed rule's field prefix
 -- Under server time the record's text is made from TIME's own digits
 -- when a write needs it: string.format costs as much as a Redis command.
 local check, record, at, time
@@ -82,9 +82,9 @@ if serverTime then
   check = time[1] * 1000000 + time[2]
   at = check
 else
-  check = tonumber(ARGV[5])
+  check = ARGV[5] + 0
   record = ARGV[6]
-  at = tonumber(record)
+  at = record + 0
   local maxSkew = tonumber(ARGV[v + 2])
   if maxSkew then
     local t = call('TIME')
@@ -120,7 +120,7 @@ end
 -- call with bucketed rules reads n with their fields and writes n + 1
 -- with them when it records. A head that is no hash of counts is the
 -- hold after a loss, or something written by hand.
-local h, live, old, lastMember
+local h, q, live, old, lastMember
 local exact = false -- whether some rule is exact: then the set tells a retry, not m
 for i = 1, n do
   if ARGV[v + 3 * i + 2] == '0' then exact = true end
@@ -135,11 +135,18 @@ if hs > #ARGV then
     end
   end
 else
-  if exact then
-    h = redis.pcall('HMGET', head, 'n', 'n', unpack(ARGV, hs))
-  else
-    h = redis.pcall('HMGET', head, 'n', 'm', unpack(ARGV, hs))
+  -- The head's fields to read: n, m (or n again), then t, b, f and l of
+  -- each bucketed rule, named by the rule's prefix (concatenating costs
+  -- less than sending the names).
+  q = {'n', 'm', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+  if exact then q[2] = 'n' end
+  local k = 2
+  for a = hs, #ARGV do
+    local pre = ARGV[a]
+    q[k + 1], q[k + 2], q[k + 3], q[k + 4] = pre .. 't', pre .. 'b', pre .. 'f', pre .. 'l'
+    k = k + 4
   end
+  h = redis.pcall('HMGET', head, unpack(q, 1, k))
   if not h.err then
     old = h[1]
     if not exact then lastMember = h[2] end
@@ -243,12 +250,12 @@ local moves
 -- first, so a refused call records nothing.
 local wait, binding = 0, 0
 local zset, exactW = 0, 0 -- the first exact rule, the longest exact window
-local o = hs -- the name of the current bucketed rule's t; its fields in h start at o - hs + 3
+local o = 3 -- where the current bucketed rule's t is in q and h
 for i = 1, n do
   local p = v + 3 * i
-  local key, w = KEYS[i + 1], tonumber(ARGV[p + 1])
+  local key, w = KEYS[i + 1], ARGV[p + 1] + 0
   if ARGV[p + 2] ~= '0' then
-    local g = tonumber(ARGV[p + 2])
+    local g = ARGV[p + 2] + 0
     -- Lua's a % b is a - floor(a / b) * b: exact here, since |a| + b
     -- stays below 2^53 (epoch microseconds and windows up to a century),
     -- where a / b cannot round up to the next integer; and in [0, b)
@@ -260,12 +267,12 @@ for i = 1, n do
     -- The fields hold integers this script wrote; '+ 0' converts them
     -- as tonumber does, without a function call, and ends the script
     -- with an error on a field that is not a number (written by hand).
-    local j = o - hs + 3
+    local j = o
     -- b (the total before l) is read only off the common path, where the
     -- call falls in bucket l, the bound stays and the rule is not full:
     -- each number read from text costs about as much as a Redis command.
     local total, before, first0, last = h[j], h[j + 1], h[j + 2], h[j + 3]
-    local limit = tonumber(ARGV[p])
+    local limit = ARGV[p] + 0
     if total then total = total + 0 else total = 0 end
     if first0 then first0 = first0 + 0 end
     if last then last = last + 0 else last = lo - 1 end
@@ -327,22 +334,22 @@ for i = 1, n do
         if rw > wait then wait, binding = rw, i end
       elseif wait == 0 then
         -- Head fields: the total; the total before l when it changed;
-        -- the bound's ends when they moved. ARGV[o .. o + 3] name t, b,
+        -- the bound's ends when they moved. q[o .. o + 3] name t, b,
         -- f and l.
-        set[k + 1], set[k + 2] = ARGV[o], format('%d', total + 1)
+        set[k + 1], set[k + 2] = q[o], format('%d', total + 1)
         k = k + 2
         if cur > last then -- l moves to the call's bucket
-          set[k + 1], set[k + 2], set[k + 3], set[k + 4] = ARGV[o + 1], format('%d', total), ARGV[o + 3], format('%d', cur)
+          set[k + 1], set[k + 2], set[k + 3], set[k + 4] = q[o + 1], format('%d', total), q[o + 3], format('%d', cur)
           k = k + 4
         elseif cur < last then
-          set[k + 1], set[k + 2] = ARGV[o + 1], format('%d', before + 1)
+          set[k + 1], set[k + 2] = q[o + 1], format('%d', before + 1)
           k = k + 2
         elseif dropTo then
-          set[k + 1], set[k + 2] = ARGV[o + 1], format('%d', before)
+          set[k + 1], set[k + 2] = q[o + 1], format('%d', before)
           k = k + 2
         end
         if first ~= first0 then
-          set[k + 1], set[k + 2] = ARGV[o + 2], format('%d', first)
+          set[k + 1], set[k + 2] = q[o + 2], format('%d', first)
           k = k + 2
         end
         if cur ~= last or dropTo then

@@ -237,6 +237,9 @@ func BenchmarkLuaPrimitives(b *testing.B) {
 		{"HSET-6", "redis.call('HSET', KEYS[1], 'n', '1', 'a:t', '2', 'b:t', '3', 'c:t', '4', 'm', 'p:1', 'a', '1780000000000000')"},
 		{"ZRANGE", "local e = redis.call('ZRANGE', KEYS[2], '-5', '-5', 'WITHSCORES')"},
 		{"tonumber", "local x = tonumber('1780000000')"},
+		{"tonumber-16", "local x = tonumber('6a18e4c80', 16)"},
+		{"concat", "local x = KEYS[1] .. 't'"},
+		{"plus0", "local x = KEYS[3] + 0"},
 		{"format", "local s = string.format('%d', i)"},
 		{"table", "local t = {0, 0, 0, 0, 0, 0, 0, 0}"},
 	}
@@ -259,7 +262,7 @@ func BenchmarkLuaPrimitives(b *testing.B) {
 		for _, p := range pieces {
 			script := "for i = 1, " + strconv.Itoa(n) + " do " + p.body + " end return 0"
 			before := cpu()
-			require.NoError(b, c.Eval(ctx, script, []string{"{lua}h", "{lua}z"}).Err())
+			require.NoError(b, c.Eval(ctx, script, []string{"{lua}h", "{lua}z", "1780000000"}).Err())
 			b.ReportMetric((cpu()-before)/n*1e6, p.name+"-µs")
 		}
 	}

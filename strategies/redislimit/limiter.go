@@ -233,9 +233,7 @@ func (l *Limiter) setLease(g time.Duration) {
 		}
 		width := (wµs + int64(r.Buckets) - 1) / int64(r.Buckets)
 		perRule = append(perRule, strconv.Itoa(r.Limit), strconv.FormatInt(wµs, 10), strconv.FormatInt(width, 10))
-		for _, f := range "tbfl" {
-			names = append(names, headField(r, byte(f)))
-		}
+		names = append(names, headPrefix(r))
 	}
 	l.script = append([]string{HeadKey(l.name)}, l.keys...)
 	// The count n lives as long as the longest-lived key after a refresh,

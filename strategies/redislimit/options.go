@@ -172,11 +172,15 @@ func HeadKey(k string) string {
 	return "rlcheck:{" + k + "}"
 }
 
-// headField names field f (t, f, l or c, see admit.lua) of the bucketed
-// rule r in the head: for example 24h:b64:t.
-func headField(r rule.Rule, f byte) string {
-	return windowName(r.Window) + ":b" + strconv.Itoa(r.Buckets) + ":" + string(f)
+// headPrefix starts the names of the bucketed rule r's fields in the
+// head: for example 24h:b64:, whose t is 24h:b64:t (admit.lua).
+func headPrefix(r rule.Rule) string {
+	return windowName(r.Window) + ":b" + strconv.Itoa(r.Buckets) + ":"
 }
+
+// headField names field f (t, b, f or l) of the bucketed rule r in the
+// head.
+func headField(r rule.Rule, f byte) string { return headPrefix(r) + string(f) }
 
 // keeping resolves how the script keeps r: Exact or a bucket count, at
 // most one bucket per microsecond of the window.

@@ -16,8 +16,8 @@ import (
 // TestScriptPerTimeSource: a limiter's copy of admit.lua holds only its
 // time source and lease and reads every value from ARGV, so limiters of
 // any rules share one copy per time source (one script in the server's
-// cache however many tenants); the values are the rules' and the head's
-// field names of the bucketed ones.
+// cache however many tenants); the values are the rules' and the
+// prefixes of the bucketed ones' fields in the head.
 func TestScriptPerTimeSource(t *testing.T) {
 	_, c := newMini(t)
 	rt := &stepRT{t: epoch}
@@ -38,7 +38,7 @@ func TestScriptPerTimeSource(t *testing.T) {
 	args, _ := a.scriptArgs("m", false, rt.t)
 	assert.Equal(t, append([]any{"m", "0", "0", "1"}, a.vals...), args, "server time sends no instants")
 	assert.Equal(t, []any{"3660000000", "", "", "-5", "1000000", "0", "1048576", "3600000000", "56250000",
-		"1h:b64:t", "1h:b64:b", "1h:b64:f", "1h:b64:l"}, bounded.vals, "the hour is bucketed under the default policy")
+		"1h:b64:"}, bounded.vals, "the hour is bucketed under the default policy; its fields in the head start 1h:b64:")
 
 	client := mk("a", Options{TimeSource: Client, Exact: true}, sec, hour)
 	assert.Equal(t, "-- BEGIN CONSTANTS\nlocal serverTime, virtual, lease = false, false, 1000\n", constants(client))
