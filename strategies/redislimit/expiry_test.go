@@ -115,8 +115,8 @@ func (s realStore) ttl(key string) (time.Duration, error) {
 
 // TestExpiryKeepsEntriesInTheirWindow: limiters with different rule sets
 // share one key name on a Redis whose clock drives both TIME and expiry.
-// Calls come in bursts with pauses longer than the marker's lease and than
-// the short windows, so markers expire, sets empty and keys are made anew.
+// Calls come in bursts with pauses longer than the refresh lease and than
+// the short windows, so keys expire, sets empty and keys are made anew.
 // After every call, every entry still inside its window must be in its set,
 // and every such set must have an expiry.
 func TestExpiryKeepsEntriesInTheirWindow(t *testing.T) {
@@ -156,7 +156,7 @@ func TestExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 
 // TestRealExpiryKeepsEntriesInTheirWindow runs the same check on a real
 // server, whose expiry runs on its own clock, with a lease of 50 ms so that
-// markers come and go within about two seconds.
+// keys come and go within about two seconds.
 func TestRealExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 	c := realClient(t, redistest.Start(t))
 	ctx := context.Background()

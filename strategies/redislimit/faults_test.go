@@ -496,7 +496,7 @@ func TestStateLost(t *testing.T) {
 // full by another, and redis-server restarted without its data or from a
 // snapshot taken after 4 of the 10 admissions. No call is admitted after
 // the restart: the first limiter's next call finds the loss (the
-// sentinel gone, or counting fewer calls than it saw), and from then on
+// head gone, or counting fewer calls than it saw), and from then on
 // both limiters, and a new one of the same key, are refused for the
 // window. Before, the limiter started afresh (10 more within a second) or
 // did not notice the stale snapshot at all (6 more).

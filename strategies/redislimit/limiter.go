@@ -34,12 +34,11 @@ func Source() string {
 }
 
 // admitScripts holds the limiters' copies of the script by text. A copy
-// holds only the shape of a configuration (its time source, how many
-// rules, which of them are bucketed, which key tells a retry); the values
-// (limits, windows, widths, expiries, bounds) travel in ARGV. So limiters
-// of any limits share the few copies of their shapes, and a server, which
-// keeps every script it is sent (Redis before 7.4 never evicts one),
-// holds a handful whatever the number of tenants and their limits.
+// holds only its time source and key lease; the values (limits, windows,
+// widths, bounds, the prefixes of the head's fields) travel in ARGV. So
+// limiters of any rules share one copy per time source, and a server,
+// which keeps every script it is sent (Redis before 7.4 never evicts one),
+// holds a few whatever the number of tenants and their rules.
 var admitScripts sync.Map // string -> *redis.Script
 
 // constantsStart and constantsEnd enclose the constants of admit.lua;
@@ -69,9 +68,9 @@ func (l *Limiter) Script() string { return l.text }
 // Errors a limiter's calls can end with; each is wrapped with the details
 // (the key, the skew, the timeout).
 var (
-	// ErrWrongType reports a limiter key that holds something other than a
-	// sorted set, for example a string another program wrote under that
-	// name.
+	// ErrWrongType reports a limiter key that holds something other than
+	// what the limiter keeps there (a hash, or a sorted set), for example a
+	// string another program wrote under that name.
 	ErrWrongType = errors.New("redislimit: key holds the wrong kind of value")
 	// ErrTimeout reports a Redis that did not answer within the call's
 	// deadline (Options.CallTimeout, or the client's own read timeout).
@@ -79,8 +78,9 @@ var (
 	// ErrSkew reports, under Client time, a caller whose clock is further
 	// from Redis TIME than Options.MaxSkew allows; the call was refused.
 	ErrSkew = errors.New("redislimit: client clock too far from Redis TIME")
-	// ErrCorrupt reports a set holding an entry implausibly far in the
-	// future, which would otherwise hold its rule full: delete the key.
+	// ErrCorrupt reports a set holding an entry, or a hash a bucket,
+	// implausibly far in the future, which would otherwise hold its rule
+	// full, or a count that is not a number: delete the key.
 	ErrCorrupt = errors.New("redislimit: corrupt limiter state")
 	// ErrStateLost reports that the limiter's state vanished from Redis
 	// while it held recent admissions (FLUSHALL, eviction, a restart
@@ -120,11 +120,11 @@ type Limiter struct {
 
 	callTimeout time.Duration // 0: none
 	maxWait     time.Duration // beyond it a reply is corrupt, see admit.lua
-	expectFor   time.Duration // how long after a refresh the sentinel must exist
+	expectFor   time.Duration // how long after a refresh the head must exist
 	holdFor     time.Duration // how long calls are refused after a loss
-	refreshed   atomic.Int64  // rt instant of the last sentinel refresh; 0: none
-	seen        atomic.Int64  // the highest sentinel count seen; 0: none
-	expectUntil atomic.Int64  // rt instant until which the sentinel must exist
+	refreshed   atomic.Int64  // rt instant of the last expiry refresh; 0: none
+	seen        atomic.Int64  // the highest count n of the head seen; 0: none
+	expectUntil atomic.Int64  // rt instant until which the head must exist
 	heldUntil   atomic.Int64  // rt instant until which calls are refused
 
 	runs  atomic.Int64
@@ -291,7 +291,9 @@ func indexOf(s []string, x string) int {
 // resolved (Buckets is rule.Exact or a bucket count).
 func (l *Limiter) Rules() []rule.Rule { return append([]rule.Rule(nil), l.rules...) }
 
-// Keys returns the Redis keys of the rules, in the order of Rules.
+// Keys returns the Redis keys of the rules, in the order of Rules: the
+// exact rules all name the one sorted set. The head, which every call
+// reads, is HeadKey(Options.Key).
 func (l *Limiter) Keys() []string { return append([]string(nil), l.keys...) }
 
 // Acquire waits until every rule admits the call and the script has recorded
@@ -353,8 +355,8 @@ func (l *Limiter) Release() {}
 // scriptArgs builds the script's ARGV for one run at rt instant now, and
 // says whether a recorded call refreshes the keys' expiries.
 func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, string) {
-	// The sentinel: its expiry is extended once a lease by a recorded
-	// call, and the count last seen is sent while it must exist.
+	// The keys' expiries are extended once a lease by a recorded call,
+	// and the head's count last seen is sent while the head must exist.
 	last := l.refreshed.Load()
 	expect, refresh := "0", "0"
 	if seen := l.seen.Load(); seen > 0 && now < l.expectUntil.Load() {
@@ -409,7 +411,7 @@ func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Dura
 			l.saw(expected, ints[1])
 			l.stats.RecordAll()
 			return 0, ints[0] * 1000, 0, nil
-		case len(ints) == 4: // refused: {wait µs, check µs, rule, sentinel}
+		case len(ints) == 4: // refused: {wait µs, check µs, rule, n}
 			wait, check, bind := ints[0], ints[1], ints[2]
 			// The script bounds the wait; a larger one would overflow
 			// nanoseconds, so it is refused here too.
@@ -425,13 +427,13 @@ func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Dura
 	return 0, 0, 0, fmt.Errorf("redislimit: unexpected script reply %v", res)
 }
 
-// saw notes the sentinel count of a reply. A call sent without a count
-// (the limiter no longer counted on the sentinel) may find it made anew,
+// saw notes the head's count n of a reply. A call sent without a count
+// (the limiter no longer counted on the head) may find it made anew,
 // counting from 1: its count replaces the one seen before.
 //
 // A refused call means a recorded call in a window, whose limiter keeps
-// the sentinel alive at least a lease past it: so try counts on the
-// sentinel for half a lease after a refusal.
+// the head alive at least a lease past it: so try counts on the head for
+// half a lease after a refusal.
 func (l *Limiter) saw(expected bool, count int64) {
 	if expected {
 		storeMax(&l.seen, count)
