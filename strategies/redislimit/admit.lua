@@ -135,12 +135,12 @@ if hs > #ARGV then
     end
   end
 else
-  -- The head's fields to read: n, m (or n again), then t, b, f and l of
-  -- each bucketed rule, named by the rule's prefix (concatenating costs
-  -- less than sending the names).
+  -- The head's fields to read: n, m unless a rule is exact, then t, b, f
+  -- and l of each bucketed rule, named by the rule's prefix
+  -- (concatenating costs less than sending the names).
   q = {'n', 'm', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-  if exact then q[2] = 'n' end
   local k = 2
+  if exact then k = 1 end
   for a = hs, #ARGV do
     local pre = ARGV[a]
     q[k + 1], q[k + 2], q[k + 3], q[k + 4] = pre .. 't', pre .. 'b', pre .. 'f', pre .. 'l'
@@ -251,6 +251,10 @@ local moves
 local wait, binding = 0, 0
 local zset, exactW = 0, 0 -- the first exact rule, the longest exact window
 local o = 3 -- where the current bucketed rule's t is in q and h
+if exact then o = 2 end
+-- short: a limit known to exceed the sorted set's size (a rank read came
+-- back empty), so that no exact rule of a limit as large reads the set.
+local short
 for i = 1, n do
   local p = v + 3 * i
   local key, w = KEYS[i + 1], ARGV[p + 1] + 0
@@ -371,14 +375,18 @@ for i = 1, n do
     if zset == 0 then zset = i end
     if w > exactW then exactW = w end
     local rank = ARGV[p]
-    local entry = redis.pcall('ZRANGE', key, rank, rank, 'WITHSCORES')
-    if entry.err then
-      local kind = call('TYPE', key)
-      return redis.error_reply('WRONGTYPE rlcheck: key ' .. key .. ' holds a ' ..
-        tostring(kind.ok or kind) .. ', not the sorted set of a rate rule')
+    local entry
+    if not short or short > -rank then
+      entry = redis.pcall('ZRANGE', key, rank, rank, 'WITHSCORES')
+      if entry.err then
+        local kind = call('TYPE', key)
+        return redis.error_reply('WRONGTYPE rlcheck: key ' .. key .. ' holds a ' ..
+          tostring(kind.ok or kind) .. ', not the sorted set of a rate rule')
+      end
+      if not entry[2] then short = -rank end
     end
-    if entry[2] then
-      local score = tonumber(entry[2])
+    if entry and entry[2] then
+      local score = entry[2] + 0
       if score - check > ahead then
         return redis.error_reply(format('CORRUPT key %s holds an entry at %d µs, %d s ahead of the script clock (%d µs): delete the key',
           key, score, math.floor((score - check) / 1000000), check))
