@@ -215,3 +215,56 @@ func evalshaStat(b *testing.B, c *redis.Client, field string) float64 {
 	require.FailNow(b, "no cmdstat_evalsha in INFO commandstats")
 	return 0
 }
+
+// BenchmarkLuaPrimitives measures what the pieces of a script run cost a
+// real redis-server: each is run 20,000 times in a Lua loop inside one
+// EVAL, and the server's CPU (INFO cpu, user + system) over the loop is
+// reported per piece as "<piece>-µs".
+//
+//	go test -run '^$' -bench LuaPrimitives -benchtime 1x ./strategies/redislimit/
+func BenchmarkLuaPrimitives(b *testing.B) {
+	c := redis.NewClient(&redis.Options{Addr: redistest.Start(b).Addr})
+	defer c.Close()
+	ctx := context.Background()
+	const n = 20000
+	pieces := []struct{ name, body string }{
+		{"loop", ""},
+		{"TIME", "local t = redis.call('TIME')"},
+		{"HINCRBY", "redis.call('HINCRBY', KEYS[1], 'n', '1')"},
+		{"HMGET-2", "local h = redis.call('HMGET', KEYS[1], 'n', 'm')"},
+		{"HMGET-14", "local h = redis.call('HMGET', KEYS[1], 'n', 'm', 'a:t', 'a:b', 'a:f', 'a:l', 'b:t', 'b:b', 'b:f', 'b:l', 'c:t', 'c:b', 'c:f', 'c:l')"},
+		{"HSET-1", "redis.call('HSET', KEYS[1], 'n', '12345')"},
+		{"HSET-6", "redis.call('HSET', KEYS[1], 'n', '1', 'a:t', '2', 'b:t', '3', 'c:t', '4', 'm', 'p:1', 'a', '1780000000000000')"},
+		{"ZRANGE", "local e = redis.call('ZRANGE', KEYS[2], '-5', '-5', 'WITHSCORES')"},
+		{"tonumber", "local x = tonumber('1780000000')"},
+		{"tonumber-16", "local x = tonumber('6a18e4c80', 16)"},
+		{"concat", "local x = KEYS[1] .. 't'"},
+		{"plus0", "local x = KEYS[3] + 0"},
+		{"format", "local s = string.format('%d', i)"},
+		{"table", "local t = {0, 0, 0, 0, 0, 0, 0, 0}"},
+	}
+	cpu := func() float64 {
+		info, err := c.Info(ctx, "cpu").Result()
+		require.NoError(b, err)
+		var sum float64
+		for _, line := range strings.Split(info, "\n") {
+			for _, k := range []string{"used_cpu_user:", "used_cpu_sys:"} {
+				if v, ok := strings.CutPrefix(strings.TrimSpace(line), k); ok {
+					x, err := strconv.ParseFloat(v, 64)
+					require.NoError(b, err)
+					sum += x
+				}
+			}
+		}
+		return sum
+	}
+	for b.Loop() {
+		for _, p := range pieces {
+			script := "for i = 1, " + strconv.Itoa(n) + " do " + p.body + " end return 0"
+			before := cpu()
+			require.NoError(b, c.Eval(ctx, script, []string{"{lua}h", "{lua}z", "1780000000"}).Err())
+			b.ReportMetric((cpu()-before)/n*1e6, p.name+"-µs")
+		}
+	}
+	b.Logf("load %s", loadavg())
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -259,10 +260,10 @@ func pipeline(t *testing.T, c *redis.Client, l *Limiter, at []int64) {
 // memoryOf sums MEMORY USAGE (SAMPLES 0: every element) over the keys.
 func memoryOf(t *testing.T, c *redis.Client, keys []string) int64 {
 	var sum int64
-	for _, k := range keys {
+	for _, k := range slices.Compact(slices.Sorted(slices.Values(keys))) { // exact rules share a key
 		n, err := c.Do(context.Background(), "MEMORY", "USAGE", k, "SAMPLES", "0").Int64()
 		if errors.Is(err, redis.Nil) {
-			continue // an expiry marker that has lapsed
+			continue // a bucket hash not made yet
 		}
 		require.NoError(t, err, k)
 		sum += n
@@ -329,7 +330,7 @@ func TestRealBoundedMemory(t *testing.T) {
 			l, err := New(c, rt, tc.rules, Options{Key: "mem-" + tc.name, TimeSource: Virtual, MemberPrefix: "p:"})
 			require.NoError(t, err)
 			pipeline(t, c, l, tc.at)
-			used := memoryOf(t, c, l.script) // the rule keys, the marker and the sentinel
+			used := memoryOf(t, c, l.script) // the head and the rule keys
 			t.Logf("%s, %d admissions: %d bytes in %v", tc.name, len(tc.at), used, l.script)
 			assert.LessOrEqual(t, used, int64(4096))
 		})
@@ -357,15 +358,15 @@ func TestBucketedRetryCountsOnce(t *testing.T) {
 		require.NoError(t, err)
 		require.Zero(t, wait)
 	}
-	for _, k := range l.Keys() {
-		assert.Equal(t, "1", m.HGet(k, "t"), "%s counted the retry", k)
+	for _, r := range l.Rules() {
+		assert.Equal(t, "1", m.HGet(l.script[0], headField(r, 't')), "%v counted the retry", r)
 	}
 	rt.t += int64(time.Millisecond)
 	_, _, _, err = l.try(context.Background(), "p:1", false)
 	assert.ErrorIs(t, err, ErrMemberClash)
-	// A wrong-type key is named.
-	m.Del(l.Keys()[1])
+	// A wrong-type key is named, when a call leaves the newest bucket.
 	require.NoError(t, m.Set(l.Keys()[1], "not a hash"))
+	rt.t += int64(15 * time.Second)
 	_, _, _, err = l.try(context.Background(), "p:2", false)
 	assert.ErrorIs(t, err, ErrWrongType)
 	assert.ErrorContains(t, err, l.Keys()[1])
@@ -390,4 +391,22 @@ func TestServerTimeKeepsOneWindow(t *testing.T) {
 	got, _ := m.ZMembers(l.Keys()[0])
 	assert.GreaterOrEqual(t, len(got), int(r.Window/step), "entries in the window")
 	assert.LessOrEqual(t, len(got), int((r.Window+time.Second)/step)+sweepEvery, "entries kept")
+}
+
+// TestBucketHashGetsExpiry: a bucket hash is made by the first call that
+// leaves the newest bucket, between the limiter's expiry refreshes, and
+// gets its expiry then, or it would outlive its rule for good.
+func TestBucketHashGetsExpiry(t *testing.T) {
+	m, c := newMini(t)
+	rt := &stepRT{t: epoch}
+	l, err := New(c, rt, []rule.Rule{{Limit: 10, Window: time.Second, Buckets: 4}}, Options{Key: "bx", TimeSource: Virtual, MemberPrefix: "p:"})
+	require.NoError(t, err)
+	require.NoError(t, l.Acquire(context.Background()))
+	key := l.Keys()[0]
+	require.False(t, m.Exists(key), "one bucket: the head holds it")
+	rt.t += int64(300 * time.Millisecond) // the next bucket, within the refresh lease
+	require.NoError(t, l.Acquire(context.Background()))
+	require.True(t, m.Exists(key), "the older bucket moved to its hash")
+	assert.Positive(t, m.TTL(key), "the bucket hash has no expiry")
+	assert.Positive(t, m.TTL(l.script[0]), "the head has no expiry")
 }

@@ -175,7 +175,7 @@ func secrets(a string) []string {
 var resetScript = redis.NewScript(`for i = 1, #KEYS do redis.call('DEL', KEYS[i]) end return #KEYS`)
 
 // Reset deletes the keys a limiter for key and rules would use, and the
-// key's sentinel (with any hold after a loss), so a run can start from
+// key's head (with any hold after a loss), so a run can start from
 // empty windows (a simulation replayed on a real server, a
 // test). Without a deadline on ctx it gives Redis DefaultCallTimeout.
 func Reset(ctx context.Context, c redis.Scripter, key string, rules []rule.Rule) error {
@@ -187,7 +187,7 @@ func Reset(ctx context.Context, c redis.Scripter, key string, rules []rule.Rule)
 		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
 		defer cancel()
 	}
-	keys := []string{sentinelKey(key)}
+	keys := []string{HeadKey(key)}
 	for _, r := range rules {
 		for _, exact := range []bool{false, true} {
 			if k := ruleKey(key, r, keeping(r, exact)); indexOf(keys, k) < 0 {

@@ -2,11 +2,14 @@
 // record in all of them run as one atomic Lua script in Redis, so processes
 // that share a key can never admit past a limit between them.
 //
-// An exact rule keeps a sorted set of integer-microsecond scores, one
-// unique member per admitted call; a bucketed rule (10000/day:b64, or any
-// limit above rule.ExactUpTo unless Options.Exact is set) a hash of bucket counts that stays a
-// few hundred bytes whatever the limit (docs/windows.md). All keys of one limiter carry the same hash tag,
-// so the script also runs on a Redis Cluster. The script works unchanged on
+// A limiter's exact rules share one sorted set of integer-microsecond
+// scores, one unique member per admitted call; a bucketed rule
+// (10000/day:b64, or any limit above rule.ExactUpTo unless Options.Exact
+// is set) keeps its running totals in the limiter's head hash, which also
+// counts the calls, and its older bucket counts in a hash of its own, a
+// few hundred bytes whatever the limit (docs/redis.md, Layout). All keys
+// of one limiter carry the same hash tag, so the script also runs on a
+// Redis Cluster. The script works unchanged on
 // a single server, a ClusterClient and miniredis (anything that is a
 // redis.Scripter); the in-process miniredis of simulations lives in
 // package embedded, so that this one links neither it nor its Lua.

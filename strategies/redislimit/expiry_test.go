@@ -115,8 +115,8 @@ func (s realStore) ttl(key string) (time.Duration, error) {
 
 // TestExpiryKeepsEntriesInTheirWindow: limiters with different rule sets
 // share one key name on a Redis whose clock drives both TIME and expiry.
-// Calls come in bursts with pauses longer than the marker's lease and than
-// the short windows, so markers expire, sets empty and keys are made anew.
+// Calls come in bursts with pauses longer than the refresh lease and than
+// the short windows, so keys expire, sets empty and keys are made anew.
 // After every call, every entry still inside its window must be in its set,
 // and every such set must have an expiry.
 func TestExpiryKeepsEntriesInTheirWindow(t *testing.T) {
@@ -156,7 +156,7 @@ func TestExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 
 // TestRealExpiryKeepsEntriesInTheirWindow runs the same check on a real
 // server, whose expiry runs on its own clock, with a lease of 50 ms so that
-// markers come and go within about two seconds.
+// keys come and go within about two seconds.
 func TestRealExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 	c := realClient(t, redistest.Start(t))
 	ctx := context.Background()
@@ -184,23 +184,20 @@ func TestRealExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 	}
 }
 
-// TestMarkerNamesItsRules: the marker is in the limiters' hash slot, and
-// limiters whose windows or expiries differ never share one.
-func TestMarkerNamesItsRules(t *testing.T) {
+// TestKeysNameTheirRules: every key of a limiter is in its key name's
+// hash slot; the exact rules share one sorted set named by the longest of
+// their windows, and each bucketed rule's fields in the head and its
+// bucket hash are named by its window and bucket count, so limiters whose
+// rules differ never read each other's counts as their own.
+func TestKeysNameTheirRules(t *testing.T) {
 	c := newClient(t)
-	names := map[string]int{}
-	for i, rules := range sharedRuleSets {
-		l, err := New(c, &stepRT{}, rules, Options{Key: "shared", Exact: true})
-		require.NoError(t, err)
-		require.NotContains(t, names, l.marker, "rule set %d shares a marker", i)
-		names[l.marker] = i
-	}
-	one := []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 50, Window: time.Minute}}
-	a, _ := New(c, &stepRT{}, one, Options{Key: "acme", Exact: true})
-	b, _ := New(c, &stepRT{}, []rule.Rule{one[1], {Limit: 7, Window: time.Second}}, Options{Key: "acme", Exact: true})
-	v, _ := New(c, &stepRT{}, one, Options{Key: "acme", TimeSource: Virtual, Exact: true})
-	want := "rlcheck:{acme}:ttl:1000:1s=3000,1m=62000"
-	require.Equal(t, want, a.marker)
-	require.Equal(t, want, b.marker, "the same windows in any order")
-	require.NotEqual(t, a.marker, v.marker, "virtual time, whose keys live longer, shares the marker")
+	rules := []rule.Rule{{Limit: 5, Window: time.Second}, {Limit: 20, Window: time.Minute}, {Limit: 5000, Window: time.Hour}}
+	l, err := New(c, &stepRT{}, rules, Options{Key: "acme"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"rlcheck:{acme}", "rlcheck:{acme}:1m", "rlcheck:{acme}:1m", "rlcheck:{acme}:1h:b64"}, l.script)
+	require.Contains(t, l.vals, "1h:b64:")
+	x, err := New(c, &stepRT{}, rules, Options{Key: "acme", Exact: true})
+	require.NoError(t, err)
+	require.Equal(t, []string{"rlcheck:{acme}", "rlcheck:{acme}:1h", "rlcheck:{acme}:1h", "rlcheck:{acme}:1h"}, x.script)
+	require.NotContains(t, x.vals, "1h:b64:", "exact rules read no head field")
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,32 +34,29 @@ func Source() string {
 }
 
 // admitScripts holds the limiters' copies of the script by text. A copy
-// holds only the shape of a configuration (its time source, how many
-// rules, which of them are bucketed, which key tells a retry); the values
-// (limits, windows, widths, expiries, bounds) travel in ARGV. So limiters
-// of any limits share the few copies of their shapes, and a server, which
-// keeps every script it is sent (Redis before 7.4 never evicts one),
-// holds a handful whatever the number of tenants and their limits.
+// holds only its time source and key lease; the values (limits, windows,
+// widths, bounds, the prefixes of the head's fields) travel in ARGV. So
+// limiters of any rules share one copy per time source, and a server,
+// which keeps every script it is sent (Redis before 7.4 never evicts one),
+// holds a few whatever the number of tenants and their rules.
 var admitScripts sync.Map // string -> *redis.Script
 
-// constantsStart and constantsEnd enclose the constants of admit.lua, and
-// expiriesLine is its table of key expiries; writeScript replaces them.
+// constantsStart and constantsEnd enclose the constants of admit.lua;
+// writeScript replaces them.
 const (
 	constantsStart = "-- BEGIN CONSTANTS\n"
 	constantsEnd   = "-- END CONSTANTS\n"
-	expiriesLine   = "  local T = {'3000', '62000', '3602000'} -- key expiries\n"
 )
 
 // writeScript returns admit.lua with the given constants, and its
 // *redis.Script, shared by every limiter of the same text.
-func writeScript(constants, expiries string) (string, *redis.Script) {
+func writeScript(constants string) (string, *redis.Script) {
 	start := strings.Index(admitSource, constantsStart)
 	end := strings.Index(admitSource, constantsEnd)
-	if start < 0 || end < start || strings.Count(admitSource, expiriesLine) != 1 {
+	if start < 0 || end < start {
 		panic("redislimit: admit.lua lost its constants block")
 	}
 	text := admitSource[:start+len(constantsStart)] + constants + admitSource[end:]
-	text = strings.Replace(text, expiriesLine, "  local T = {"+expiries+"} -- key expiries\n", 1)
 	s, _ := admitScripts.LoadOrStore(text, redis.NewScript(text))
 	return text, s.(*redis.Script)
 }
@@ -72,9 +68,9 @@ func (l *Limiter) Script() string { return l.text }
 // Errors a limiter's calls can end with; each is wrapped with the details
 // (the key, the skew, the timeout).
 var (
-	// ErrWrongType reports a limiter key that holds something other than a
-	// sorted set, for example a string another program wrote under that
-	// name.
+	// ErrWrongType reports a limiter key that holds something other than
+	// what the limiter keeps there (a hash, or a sorted set), for example a
+	// string another program wrote under that name.
 	ErrWrongType = errors.New("redislimit: key holds the wrong kind of value")
 	// ErrTimeout reports a Redis that did not answer within the call's
 	// deadline (Options.CallTimeout, or the client's own read timeout).
@@ -82,8 +78,9 @@ var (
 	// ErrSkew reports, under Client time, a caller whose clock is further
 	// from Redis TIME than Options.MaxSkew allows; the call was refused.
 	ErrSkew = errors.New("redislimit: client clock too far from Redis TIME")
-	// ErrCorrupt reports a set holding an entry implausibly far in the
-	// future, which would otherwise hold its rule full: delete the key.
+	// ErrCorrupt reports a set holding an entry, or a hash a bucket,
+	// implausibly far in the future, which would otherwise hold its rule
+	// full, or a count that is not a number: delete the key.
 	ErrCorrupt = errors.New("redislimit: corrupt limiter state")
 	// ErrStateLost reports that the limiter's state vanished from Redis
 	// while it held recent admissions (FLUSHALL, eviction, a restart
@@ -110,8 +107,7 @@ type Limiter struct {
 	rules   []rule.Rule  // one per distinct window, as recorded
 	keys    []string     // one per rule
 	binding []int        // for each entry of rules, the rule given to New that binds
-	marker  string       // the expiry marker of keys, see admit.lua
-	script  []string     // keys, marker, sentinel: the script's KEYS
+	script  []string     // the head, then keys: the script's KEYS
 	opts    Options
 	lease   time.Duration
 	admit   *redis.Script // admit.lua with this limiter's constants
@@ -124,11 +120,11 @@ type Limiter struct {
 
 	callTimeout time.Duration // 0: none
 	maxWait     time.Duration // beyond it a reply is corrupt, see admit.lua
-	expectFor   time.Duration // how long after a refresh the sentinel must exist
+	expectFor   time.Duration // how long after a refresh the head must exist
 	holdFor     time.Duration // how long calls are refused after a loss
-	refreshed   atomic.Int64  // rt instant of the last sentinel refresh; 0: none
-	seen        atomic.Int64  // the highest sentinel count seen; 0: none
-	expectUntil atomic.Int64  // rt instant until which the sentinel must exist
+	refreshed   atomic.Int64  // rt instant of the last expiry refresh; 0: none
+	seen        atomic.Int64  // the highest count n of the head seen; 0: none
+	expectUntil atomic.Int64  // rt instant until which the head must exist
 	heldUntil   atomic.Int64  // rt instant until which calls are refused
 
 	runs  atomic.Int64
@@ -196,87 +192,55 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 		l.keys = append(l.keys, key)
 		l.rules = append(l.rules, r)
 	}
+	// Every exact rule reads the one sorted set, named by the longest of
+	// their windows.
+	var exactW time.Duration
+	for _, r := range l.rules {
+		if r.Buckets <= 0 {
+			exactW = max(exactW, r.Window)
+		}
+	}
+	for i, r := range l.rules {
+		if r.Buckets <= 0 {
+			l.keys[i] = KeyFor(opts.Key, exactW)
+		}
+	}
 	l.opts = opts
 	l.setLease(expiryLease)
 	l.stats = strategies.NewStatsKeeper(len(rules))
 	return l, nil
 }
 
-// expiryLease is how long the expiry marker lives: a key is refreshed at
-// most once per lease, and then made to outlive its window by two leases.
+// expiryLease is how often a limiter refreshes its keys' expiries: each
+// refresh makes them outlive their windows by two leases.
 const expiryLease = time.Second
 
-// setLease derives the script's expiry arguments, its far-future bound and
-// the marker and sentinel names from the lease g; tests shorten it to see
-// markers expire.
+// setLease derives the script's values (ARGV after the call's own, see
+// admit.lua) and its keys from the lease g; tests shorten it to see keys
+// expire.
 func (l *Limiter) setLease(g time.Duration) {
 	opts := l.opts
-	ms := func(d time.Duration) string {
-		return strconv.FormatInt(int64((d+time.Millisecond-1)/time.Millisecond), 10)
-	}
 	l.lease = g
-	var limits, windows, widths, expiries []string
-	// The values go in ARGV after the call's own six; the text names where.
-	var vals []any
-	arg := func(v string, number bool) string {
-		vals = append(vals, v)
-		if number {
-			return fmt.Sprintf("tonumber(ARGV[%d])", fixedArgs+len(vals))
-		}
-		return fmt.Sprintf("ARGV[%d]", fixedArgs+len(vals))
-	}
-	idem := 0                 // the first exact rule, see admit.lua
+	var perRule, names []any
 	var longest time.Duration // of the keys' lives
 	var widest time.Duration  // of the windows
-	type pair struct {
-		w    time.Duration
-		name string
-		ttl  string
-	}
-	var pairs []pair
 	for _, r := range l.rules {
-		base := r.Window
-		if l.source == Virtual {
-			base = max(r.Window, VirtualTTL)
-		}
-		ttl := ms(base + 2*g)
-		longest, widest = max(longest, base+2*g), max(widest, r.Window)
+		longest, widest = max(longest, l.keyLife(r.Window)+2*g), max(widest, r.Window)
 		wµs := ceilMicros(r.Window)
-		width := int64(0)
-		name := windowName(r.Window)
-		if r.Buckets > 0 {
-			width = (wµs + int64(r.Buckets) - 1) / int64(r.Buckets)
-			name += "b" + strconv.Itoa(r.Buckets)
+		if r.Buckets <= 0 {
+			perRule = append(perRule, "-"+strconv.Itoa(r.Limit), strconv.FormatInt(wµs, 10), "0")
+			continue
 		}
-		if r.Buckets > 0 {
-			limits = append(limits, arg(strconv.Itoa(r.Limit), true))
-		} else {
-			limits = append(limits, arg("-"+strconv.Itoa(r.Limit), false))
-			if idem == 0 {
-				idem = len(limits)
-			}
-		}
-		windows = append(windows, arg(strconv.FormatInt(wµs, 10), true))
-		if width > 0 {
-			widths = append(widths, arg(strconv.FormatInt(width, 10), true))
-		} else {
-			widths = append(widths, "0")
-		}
-		expiries = append(expiries, arg(ttl, false))
-		pairs = append(pairs, pair{time.Duration(wµs) * time.Microsecond, name, ttl})
+		width := (wµs + int64(r.Buckets) - 1) / int64(r.Buckets)
+		perRule = append(perRule, strconv.Itoa(r.Limit), strconv.FormatInt(wµs, 10), strconv.FormatInt(width, 10))
+		names = append(names, headPrefix(r))
 	}
-	slices.SortFunc(pairs, func(a, b pair) int { return cmp.Or(cmp.Compare(a.w, b.w), cmp.Compare(a.name, b.name)) })
-	name := make([]string, len(pairs))
-	for i, p := range pairs {
-		name[i] = p.name + "=" + p.ttl
-	}
-	l.marker = markerKey(l.name, ms(g), name)
-	l.script = append(append([]string(nil), l.keys...), l.marker, sentinelKey(l.name))
-	// The sentinel lives as long as the longest-lived key after a refresh,
+	l.script = append([]string{HeadKey(l.name)}, l.keys...)
+	// The count n lives as long as the longest-lived key after a refresh,
 	// and the caller counts on it for one lease less. After a loss every
-	// limiter of the key is held back as long as the sentinel lives, so
-	// that none still counts on the state from before it; this one
-	// refuses calls for its longest window after it found the loss.
+	// limiter of the key is held back as long as the head lives, so that
+	// none still counts on the state from before it; this one refuses
+	// calls for its longest window after it found the loss.
 	l.expectFor = longest - g
 	l.holdFor = widest
 
@@ -293,15 +257,24 @@ func (l *Limiter) setLease(g time.Duration) {
 	if !l.mine {
 		retry = strconv.FormatInt(ceilMicros(cmp.Or(l.callTimeout, time.Minute)), 10)
 	}
-	// maxSkew and retry are nil when their argument is empty.
-	constants := fmt.Sprintf("local serverTime, maxSkew, ahead, retry = %t, %s, %s, %s\n"+
-		"local lease, sentinelTTL, idem, hold = %s, %s, %d, %s\n"+
-		"local R = {%s}\nlocal W = {%s}\nlocal G = {%s}\n",
-		l.source == Server, arg(skew, true), arg(strconv.FormatInt(ceilMicros(ahead), 10), true), arg(retry, true),
-		arg(ms(g), false), arg(ms(longest), false), idem, arg(ms(longest), false),
-		strings.Join(limits, ", "), strings.Join(windows, ", "), strings.Join(widths, ", "))
-	l.vals = vals
-	l.text, l.admit = writeScript(constants, strings.Join(expiries, ", "))
+	l.vals = append([]any{strconv.FormatInt(ceilMicros(ahead), 10), retry, skew}, perRule...)
+	l.vals = append(l.vals, names...)
+	l.text, l.admit = writeScript(fmt.Sprintf("local serverTime, virtual, lease = %t, %t, %s\n",
+		l.source == Server, l.source == Virtual, msText(g)))
+}
+
+// keyLife is how long a key of a rule with window w outlives the record
+// its expiry was last refreshed for, lease aside.
+func (l *Limiter) keyLife(w time.Duration) time.Duration {
+	if l.source == Virtual {
+		return max(w, VirtualTTL)
+	}
+	return w
+}
+
+// msText spells d in whole milliseconds, rounded up.
+func msText(d time.Duration) string {
+	return strconv.FormatInt(int64((d+time.Millisecond-1)/time.Millisecond), 10)
 }
 
 func indexOf(s []string, x string) int {
@@ -318,7 +291,9 @@ func indexOf(s []string, x string) int {
 // resolved (Buckets is rule.Exact or a bucket count).
 func (l *Limiter) Rules() []rule.Rule { return append([]rule.Rule(nil), l.rules...) }
 
-// Keys returns the Redis keys of the rules, in the order of Rules.
+// Keys returns the Redis keys of the rules, in the order of Rules: the
+// exact rules all name the one sorted set. The head, which every call
+// reads, is HeadKey(Options.Key).
 func (l *Limiter) Keys() []string { return append([]string(nil), l.keys...) }
 
 // Acquire waits until every rule admits the call and the script has recorded
@@ -378,10 +353,10 @@ func (l *Limiter) AcquireAt(ctx context.Context) (int64, error) {
 func (l *Limiter) Release() {}
 
 // scriptArgs builds the script's ARGV for one run at rt instant now, and
-// says whether a recorded call refreshes the sentinel.
+// says whether a recorded call refreshes the keys' expiries.
 func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, string) {
-	// The sentinel: its expiry is extended once a lease by a recorded
-	// call, and the count last seen is sent while it must exist.
+	// The keys' expiries are extended once a lease by a recorded call,
+	// and the head's count last seen is sent while the head must exist.
 	last := l.refreshed.Load()
 	expect, refresh := "0", "0"
 	if seen := l.seen.Load(); seen > 0 && now < l.expectUntil.Load() {
@@ -390,20 +365,16 @@ func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, strin
 	if last == 0 || now-last >= int64(l.lease) {
 		refresh = "1"
 	}
-	args := make([]any, fixedArgs, fixedArgs+len(l.vals))
-	args[0], args[1], args[2], args[3], args[4], args[5] = member, boolArg(sweep), expect, refresh, "", ""
+	args := make([]any, 4, 6+len(l.vals))
+	args[0], args[1], args[2], args[3] = member, boolArg(sweep), expect, refresh
 	if l.source != Server {
 		// Floor for the check and ceiling for the record keep the decision
 		// on the safe side of every nanosecond boundary.
 		at := l.now()
-		args[4] = strconv.FormatInt(floorDiv(at, 1000), 10)
-		args[5] = strconv.FormatInt(-floorDiv(-at, 1000), 10)
+		args = append(args, strconv.FormatInt(floorDiv(at, 1000), 10), strconv.FormatInt(-floorDiv(-at, 1000), 10))
 	}
 	return append(args, l.vals...), refresh
 }
-
-// fixedArgs is how many ARGV a call sends before its limiter's values.
-const fixedArgs = 6
 
 // try runs the script once at the time source's instant and returns the
 // longest wait (0 when recorded), the instant it used in nanoseconds, and the
@@ -440,7 +411,7 @@ func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Dura
 			l.saw(expected, ints[1])
 			l.stats.RecordAll()
 			return 0, ints[0] * 1000, 0, nil
-		case len(ints) == 4: // refused: {wait µs, check µs, rule, sentinel}
+		case len(ints) == 4: // refused: {wait µs, check µs, rule, n}
 			wait, check, bind := ints[0], ints[1], ints[2]
 			// The script bounds the wait; a larger one would overflow
 			// nanoseconds, so it is refused here too.
@@ -456,13 +427,13 @@ func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Dura
 	return 0, 0, 0, fmt.Errorf("redislimit: unexpected script reply %v", res)
 }
 
-// saw notes the sentinel count of a reply. A call sent without a count
-// (the limiter no longer counted on the sentinel) may find it made anew,
+// saw notes the head's count n of a reply. A call sent without a count
+// (the limiter no longer counted on the head) may find it made anew,
 // counting from 1: its count replaces the one seen before.
 //
 // A refused call means a recorded call in a window, whose limiter keeps
-// the sentinel alive at least a lease past it: so try counts on the
-// sentinel for half a lease after a refusal.
+// the head alive at least a lease past it: so try counts on the head for
+// half a lease after a refusal.
 func (l *Limiter) saw(expected bool, count int64) {
 	if expected {
 		storeMax(&l.seen, count)

@@ -150,19 +150,37 @@ func checkKey(k string) error {
 	return nil
 }
 
-// KeyFor returns the Redis key of the rule with window w under key name k.
-// Rules are keyed by window alone, so processes configured with different
-// limits for the same window still count into one set.
+// KeyFor returns the Redis key of the sorted set of a limiter's exact
+// rules under key name k, w the longest of their windows. Sets are named
+// by that window alone, so processes configured with different limits
+// still count into one set.
 func KeyFor(k string, w time.Duration) string {
 	return "rlcheck:{" + k + "}:" + windowName(w)
 }
 
-// BucketKeyFor returns the Redis key of a rule with window w kept in k
-// buckets under key name k: a hash of bucket counts, for example
+// BucketKeyFor returns the Redis key of the older bucket counts of a rule
+// with window w kept in k buckets under key name k: a hash, for example
 // rlcheck:{acme-api}:24h:b64.
 func BucketKeyFor(name string, w time.Duration, k int) string {
 	return KeyFor(name, w) + ":b" + strconv.Itoa(k)
 }
+
+// HeadKey returns the key of the hash every limiter of key name k counts
+// its calls in, with the running totals of its bucketed rules:
+// rlcheck:{acme-api}.
+func HeadKey(k string) string {
+	return "rlcheck:{" + k + "}"
+}
+
+// headPrefix starts the names of the bucketed rule r's fields in the
+// head: for example 24h:b64:, whose t is 24h:b64:t (admit.lua).
+func headPrefix(r rule.Rule) string {
+	return windowName(r.Window) + ":b" + strconv.Itoa(r.Buckets) + ":"
+}
+
+// headField names field f (t, b, f or l) of the bucketed rule r in the
+// head.
+func headField(r rule.Rule, f byte) string { return headPrefix(r) + string(f) }
 
 // keeping resolves how the script keeps r: Exact or a bucket count, at
 // most one bucket per microsecond of the window.
@@ -177,26 +195,13 @@ func keeping(r rule.Rule, exact bool) int {
 	return k
 }
 
-// ruleKey is the key of r kept as keeping says.
+// ruleKey is the key of r kept as keeping says, when it is the only exact
+// rule.
 func ruleKey(name string, r rule.Rule, keep int) string {
 	if keep > 0 {
 		return BucketKeyFor(name, r.Window, keep)
 	}
 	return KeyFor(name, r.Window)
-}
-
-// markerKey names the expiry marker of one limiter's keys after the lease
-// and every window with its key expiry (all in ms), so that limiters whose
-// rules differ never share a marker: for example
-// rlcheck:{acme}:ttl:1000:1s=3000,1m=62000.
-func markerKey(k, lease string, windows []string) string {
-	return "rlcheck:{" + k + "}:ttl:" + lease + ":" + strings.Join(windows, ",")
-}
-
-// sentinelKey names the key that counts the calls recorded under key
-// name k and so says that its state is still there: rlcheck:{acme}:live.
-func sentinelKey(k string) string {
-	return "rlcheck:{" + k + "}:live"
 }
 
 // windowName spells a window rounded up to whole microseconds, so two

@@ -13,11 +13,12 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// TestScriptPerShape: a limiter's copy of admit.lua holds the shape of its
-// configuration and reads the values from ARGV, so limiters of other
-// limits and windows share one copy (one script in the server's cache
-// however many tenants), and other shapes get their own.
-func TestScriptPerShape(t *testing.T) {
+// TestScriptPerTimeSource: a limiter's copy of admit.lua holds only its
+// time source and lease and reads every value from ARGV, so limiters of
+// any rules share one copy per time source (one script in the server's
+// cache however many tenants); the values are the rules' and the
+// prefixes of the bucketed ones' fields in the head.
+func TestScriptPerTimeSource(t *testing.T) {
 	_, c := newMini(t)
 	rt := &stepRT{t: epoch}
 	mk := func(key string, opts Options, rules ...rule.Rule) *Limiter {
@@ -30,32 +31,26 @@ func TestScriptPerShape(t *testing.T) {
 	hour := rule.Rule{Limit: 1 << 20, Window: time.Hour}
 	a := mk("a", Options{Exact: true}, sec, hour)
 	other := mk("b", Options{Exact: true}, rule.Rule{Limit: 7, Window: 2 * time.Second}, rule.Rule{Limit: 900, Window: 24 * time.Hour})
-	assert.True(t, a.admit == other.admit, "limiters of other limits and windows share a script")
-	assert.Contains(t, constants(a), "local R = {ARGV[7], ARGV[10]}\n")
-	assert.Contains(t, constants(a), "local W = {tonumber(ARGV[8]), tonumber(ARGV[11])}\n")
-	assert.Contains(t, constants(a), "local G = {0, 0}\n")
-	assert.Equal(t, []any{"-5", "1000000", "3000", "-1048576", "3600000000", "3602000", "", "3660000000", "", "1000", "3602000", "3602000"}, a.vals)
-	args, _ := a.scriptArgs("m", false, rt.t)
-	assert.Equal(t, append([]any{"m", "0", "0", "1", "", ""}, a.vals...), args)
-
 	bounded := mk("a", Options{}, sec, hour)
-	assert.NotEqual(t, a.admit.Hash(), bounded.admit.Hash())
-	assert.Contains(t, constants(bounded), "local R = {ARGV[7], tonumber(ARGV[10])}\n", "the hour is bucketed under the default policy")
-	assert.Contains(t, constants(bounded), "local G = {0, tonumber(ARGV[12])}\n")
-	assert.Equal(t, "56250000", bounded.vals[5])
-	assert.Contains(t, constants(bounded), ", 1, ARGV[19]\nlocal R", "idem: the exact rule tells a retry")
-	allBuckets := mk("a", Options{}, rule.Rule{Limit: 5, Window: time.Second, Buckets: 4})
-	assert.Contains(t, constants(allBuckets), ", 0, ARGV[16]\nlocal R", "idem: no exact rule")
+	assert.True(t, a.admit == other.admit && a.admit == bounded.admit, "limiters of other rules share a script")
+	assert.Equal(t, "-- BEGIN CONSTANTS\nlocal serverTime, virtual, lease = true, false, 1000\n", constants(a))
+	assert.Equal(t, []any{"3660000000", "", "", "-5", "1000000", "0", "-1048576", "3600000000", "0"}, a.vals)
+	args, _ := a.scriptArgs("m", false, rt.t)
+	assert.Equal(t, append([]any{"m", "0", "0", "1"}, a.vals...), args, "server time sends no instants")
+	assert.Equal(t, []any{"3660000000", "", "", "-5", "1000000", "0", "1048576", "3600000000", "56250000",
+		"1h:b64:"}, bounded.vals, "the hour is bucketed under the default policy; its fields in the head start 1h:b64:")
 
 	client := mk("a", Options{TimeSource: Client, Exact: true}, sec, hour)
-	assert.Contains(t, constants(client), "local serverTime, maxSkew, ahead, retry = false, tonumber(ARGV[13]),")
-	assert.Equal(t, "1000000", client.vals[6], "the skew bound")
-	assert.NotEqual(t, a.admit.Hash(), client.admit.Hash())
+	assert.Equal(t, "-- BEGIN CONSTANTS\nlocal serverTime, virtual, lease = false, false, 1000\n", constants(client))
+	assert.Equal(t, "1000000", client.vals[2], "the skew bound")
+	args, _ = client.scriptArgs("m", false, rt.t)
+	assert.Equal(t, []any{"m", "0", "0", "1", "1780000000000000", "1780000000000000"}, args[:6], "the check and record instants")
+	virtual := mk("a", Options{TimeSource: Virtual, Exact: true}, sec, hour)
+	assert.Contains(t, constants(virtual), "= false, true, 1000\n")
+	assert.Len(t, map[string]bool{a.admit.Hash(): true, client.admit.Hash(): true, virtual.admit.Hash(): true}, 3)
 
 	// The example constants of admit.lua are replaced, not added to.
-	assert.Equal(t, 1, strings.Count(a.Script(), "local W = {"))
-	assert.Equal(t, 1, strings.Count(a.Script(), "local T = {"))
-	assert.Contains(t, a.Script(), "local T = {ARGV[9], ARGV[12]} -- key expiries\n")
+	assert.Equal(t, 1, strings.Count(a.Script(), "local serverTime"))
 }
 
 // TestSourceRaises: the text Source returns has no values, and running it
@@ -88,18 +83,18 @@ func TestBucketFieldNotANumber(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, l.Acquire(ctx))
 	require.NoError(t, l.Acquire(ctx))
-	key := l.Keys()[0]
-	m.HSet(key, "t", "two")
-	before := m.HGet(key, "c")
+	head, r := l.script[0], l.Rules()[0]
+	m.HSet(head, headField(r, 't'), "two")
+	before := m.HGet(head, "n")
 	require.Error(t, l.Acquire(ctx), "a call admitted over a total that is not a number")
-	assert.Equal(t, "two", m.HGet(key, "t"))
-	assert.Equal(t, before, m.HGet(key, "c"), "the call was counted")
+	assert.Equal(t, "two", m.HGet(head, headField(r, 't')))
+	assert.Equal(t, before, m.HGet(head, "n"), "the call was counted")
 }
 
 // TestBucketBoundMovesInTheNewestBucket: with a window that is not a whole
 // number of bucket widths (1 s in 3 buckets of 333,334 µs), the start of
 // the bound can pass a bucket while the call still falls in the newest
-// one; the record then moves f and adds to c in the same HSET.
+// one; the record then moves f and adds to t in the same HSET.
 func TestBucketBoundMovesInTheNewestBucket(t *testing.T) {
 	m, c := newMini(t)
 	const g = 333_334 // µs
@@ -108,11 +103,18 @@ func TestBucketBoundMovesInTheNewestBucket(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	require.NoError(t, l.Acquire(ctx)) // bound 6 to 9
-	key := l.Keys()[0]
-	assert.Equal(t, []string{"6", "9", "1", "1"}, []string{m.HGet(key, "f"), m.HGet(key, "l"), m.HGet(key, "c"), m.HGet(key, "t")})
+	head := l.script[0]
+	get := func() []string {
+		var out []string
+		for _, f := range "flbt" {
+			out = append(out, m.HGet(head, headField(l.Rules()[0], byte(f))))
+		}
+		return out
+	}
+	assert.Equal(t, []string{"6", "9", "0", "1"}, get(), "f, l, b (the total before l) and t")
 	rt.t = (10*g - 2) * 1000 // bound 7 to 9: bucket 6 leaves, the call is in 9
 	require.NoError(t, l.Acquire(ctx))
-	assert.Equal(t, []string{"7", "9", "2", "2"}, []string{m.HGet(key, "f"), m.HGet(key, "l"), m.HGet(key, "c"), m.HGet(key, "t")})
+	assert.Equal(t, []string{"7", "9", "0", "2"}, get())
 }
 
 // TestBucketFieldNotFinite: on a real redis-server, whose Lua converts
@@ -128,11 +130,11 @@ func TestBucketFieldNotFinite(t *testing.T) {
 			require.NoError(t, err)
 			ctx := context.Background()
 			require.NoError(t, l.Acquire(ctx))
-			key := l.Keys()[0]
-			require.NoError(t, c.HSet(ctx, key, "t", bad).Err())
-			before := c.HGet(ctx, key, "c").Val()
+			head, r := l.script[0], l.Rules()[0]
+			require.NoError(t, c.HSet(ctx, head, headField(r, 't'), bad).Err())
+			before := c.HGet(ctx, head, "n").Val()
 			assert.ErrorIs(t, l.Acquire(ctx), ErrCorrupt)
-			assert.Equal(t, before, c.HGet(ctx, key, "c").Val(), "the call was counted")
+			assert.Equal(t, before, c.HGet(ctx, head, "n").Val(), "the call was counted")
 		})
 	}
 }

@@ -225,6 +225,7 @@ func driveTwins(t *testing.T, seed uint64) {
 				})
 				require.NoError(t, err)
 				lims = append(lims, l)
+				keys = append(keys, redislimit.HeadKey(fmt.Sprintf("k%d%d", i, j)))
 				keys = append(keys, l.Keys()...)
 			}
 		}
