@@ -8,7 +8,7 @@
 // miniredis builds a fresh Lua state for every EVAL and EVALSHA (seven
 // libraries, cjson, the redis module, the guard on globals): about
 // 150 µs a run, four times a GET, most of a simulation's time. Scripts,
-// a go-redis hook that Start and strategies/libs/clockredis install on
+// a go-redis hook that Start and internal/specimens/libs/clockredis install on
 // their client, runs the scripts the server holds in one Lua state kept
 // for the next run (and handed to the next server when this one closes),
 // in process, without the round trip; docs/benchmarks.md has the figures. The state is set up as miniredis sets one up, and each
