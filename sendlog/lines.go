@@ -159,6 +159,9 @@ func (l *Lines) start(lines [][]byte) (header bool, err error) {
 		lp.format = r.sniff()
 	}
 	lp.checkNUL = true
+	if err := r.checkCosts(); err != nil {
+		return false, err
+	}
 	switch lp.format {
 	case FormatCSV:
 		for i, b := range lines {

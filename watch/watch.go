@@ -59,6 +59,16 @@ type Violation struct {
 	Rule        string `json:"rule"`
 	WindowStart int64  `json:"window_start_ns"`
 	Sends       int64  `json:"sends_in_window"`
+	// For a cost rule: the send's cost and the units in its window, the
+	// send's own included.
+	Cost  int64 `json:"cost,omitempty"`
+	Units int64 `json:"units_in_window,omitempty"`
+	// For a fixed or first-call rule, the window [from, to) overfilled;
+	// for a bucket rule, the level the send found (sends counts the sends
+	// since the bucket was full, from WindowStart).
+	FixedFrom   *int64 `json:"fixed_window_from_ns,omitempty"`
+	FixedTo     *int64 `json:"fixed_window_to_ns,omitempty"`
+	BucketLevel string `json:"bucket_level,omitempty"`
 }
 
 // Summary is what was read and found.
@@ -96,6 +106,8 @@ type watcher struct {
 	// keys dropped.
 	labels *metrics.KeyLabels
 	gone   map[string]*metrics.KeySeries
+	units  []string // the cost units, as cfg.Read.Costs names them
+	err    error    // a send the checker could not take (a cost sum past int64)
 }
 
 type stream struct {
@@ -149,6 +161,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 
 func newWatcher(cfg Config) *watcher {
 	w := &watcher{cfg: cfg, keys: map[string]*stream{}, labels: metrics.NewKeyLabels(cfg.MetricsKeys), gone: map[string]*metrics.KeySeries{}}
+	for _, c := range cfg.Read.Costs {
+		w.units = append(w.units, c.Unit)
+	}
 	w.sum.Violations = make([]int64, len(cfg.Rules))
 	w.sum.Peak = make([]int64, len(cfg.Rules))
 	return w
@@ -191,9 +206,21 @@ func (w *watcher) finish() (*Summary, error) {
 	}
 	fmt.Fprintln(w.cfg.Out)
 	for i, r := range w.cfg.Rules {
-		fmt.Fprintf(w.cfg.Out, "  %-12s %d violations, at most %d sends in a window\n", r, sum.Violations[i], sum.Peak[i])
+		fmt.Fprintf(w.cfg.Out, "  %-12s %d violations%s\n", r, sum.Violations[i], peakWords(r, sum.Peak[i]))
 	}
-	return &sum, nil
+	return &sum, w.err
+}
+
+// peakWords says the fullest window of a rule, in its unit; a bucket has
+// no window to say.
+func peakWords(r rule.Rule, peak int64) string {
+	switch {
+	case r.Kind == rule.Bucket:
+		return ""
+	case r.Unit != "":
+		return fmt.Sprintf(", at most %d %s in a window", peak, r.Unit)
+	}
+	return fmt.Sprintf(", at most %d sends in a window", peak)
 }
 
 // fold adds a key's verdict to the totals.
@@ -215,7 +242,7 @@ func (w *watcher) observe(f *follower, rec sendlog.Record) {
 	key := string(rec.Key)
 	s, ok := w.keys[key]
 	if !ok {
-		s = &stream{chk: checker.New(checker.Config{Rules: w.cfg.Rules, Boundary: w.cfg.Boundary, OnViolation: w.report})}
+		s = &stream{chk: checker.New(checker.Config{Rules: w.cfg.Rules, Boundary: w.cfg.Boundary, Units: w.units, OnViolation: w.report})}
 		if w.cfg.Read.HasKey() {
 			s.label = w.labels.Label(key)
 		}
@@ -230,7 +257,11 @@ func (w *watcher) observe(f *follower, rec sendlog.Record) {
 		return
 	}
 	w.cur, w.rec, w.key = f, rec, key
-	_ = s.chk.Observe(rec.At, rec.Line) // in order, checked above
+	// In order, checked above; costs are whole numbers from 0 up, checked
+	// by the reader; only a window's sum past int64 remains.
+	if err := s.chk.ObserveCost(rec.At, rec.Line, rec.Cost[:len(w.units)]); err != nil && w.err == nil {
+		w.err = &sendlog.InputError{File: f.path, Line: rec.Line, Msg: err.Error()}
+	}
 	s.last, s.n = rec.At, s.n+1
 	w.newest = max(w.newest, rec.At)
 	if w.seen++; w.seen%sweepEvery == 0 && len(w.keys) > 1 {
@@ -249,6 +280,11 @@ func (w *watcher) report(r int, v checker.Violation) {
 	out := Violation{
 		File: keytext.Show(w.cur.path), Line: w.rec.Line, At: w.rec.At, Key: keytext.Show(w.key),
 		Rule: w.cfg.Rules[r].String(), WindowStart: v.WindowStart.At, Sends: v.Count,
+		Cost: v.Cost, Units: v.Units, BucketLevel: v.Level,
+	}
+	if v.Span != nil {
+		from, to := v.Span.From, v.Span.To
+		out.FixedFrom, out.FixedTo = &from, &to
 	}
 	if w.cfg.JSON {
 		b, _ := json.Marshal(out)
@@ -259,8 +295,23 @@ func (w *watcher) report(r int, v checker.Violation) {
 	if w.cfg.Read.HasKey() {
 		key = fmt.Sprintf(" (key %q)", w.key) // %q writes keytext's form
 	}
-	fmt.Fprintf(w.cfg.Out, "%s:%d: %s breaks %s%s: %d sends in the window from %s\n",
-		out.File, out.Line, instant(out.At), out.Rule, key, out.Sends, instant(out.WindowStart))
+	fmt.Fprintf(w.cfg.Out, "%s:%d: %s breaks %s%s: %s\n",
+		out.File, out.Line, instant(out.At), out.Rule, key, windowWords(w.cfg.Rules[r], out))
+}
+
+// windowWords says what a violation overfilled, in the rule's terms.
+func windowWords(r rule.Rule, v Violation) string {
+	held := ""
+	if r.Unit != "" {
+		held = fmt.Sprintf(" holding %d %s", v.Units, r.Unit)
+	}
+	switch {
+	case v.BucketLevel != "":
+		return fmt.Sprintf("the bucket held %s; %d sends since it was full, from %s", v.BucketLevel, v.Sends, instant(v.WindowStart))
+	case v.FixedFrom != nil:
+		return fmt.Sprintf("%d sends%s in the %s window from %s to %s", v.Sends, held, r.Kind, instant(*v.FixedFrom), instant(*v.FixedTo))
+	}
+	return fmt.Sprintf("%d sends%s in the window from %s", v.Sends, held, instant(v.WindowStart))
 }
 
 // epochFloor: times from 2000 on are shown as UTC, earlier ones as seconds.

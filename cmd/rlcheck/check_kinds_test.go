@@ -137,7 +137,6 @@ func TestCommandsRefuseKindsAndCosts(t *testing.T) {
 		{[]string{"audit", "--rules", "5/1s,5000/1h fixed"}, "rule 5000/1h fixed: audit supports sliding call rules only so far"},
 		{[]string{"sql", "--rules", "90000 tokens/1m", "--table", "t", "--time-col", "ts"}, "rule 90000 tokens/1m: sql supports sliding call rules only so far"},
 		{[]string{"serve", "--rules", "10/1s burst 20", "--duration", "1s"}, "rule 10/1s burst 20: serve supports sliding call rules only so far"},
-		{[]string{"watch", "--rules", "100/1m first-call", log}, "rule 100/1m first-call: watch supports sliding call rules only so far"},
 		{[]string{"merge", shard}, "rule 2/1s burst 4: merge supports sliding call rules only so far"},
 	} {
 		out, errOut, code := run(t, "", tt.args...)
