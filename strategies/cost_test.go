@@ -131,7 +131,9 @@ var costLimiters = map[string]func(clock.Runtime, []rule.Rule) strategies.CostLi
 	"combined": func(rt clock.Runtime, rs []rule.Rule) strategies.CostLimiter {
 		return strategies.NewCombined(rt, rs...)
 	},
-	"gated": func(rt clock.Runtime, rs []rule.Rule) strategies.CostLimiter { return strategies.NewGated(rt, 2, rs...) },
+	"gated": func(rt clock.Runtime, rs []rule.Rule) strategies.CostLimiter {
+		return strategies.NewGated(rt, 2, rs...)
+	},
 	"gated-rates-first": func(rt clock.Runtime, rs []rule.Rule) strategies.CostLimiter {
 		return strategies.NewGatedRatesFirst(rt, 2, rs...)
 	},
