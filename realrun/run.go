@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -124,6 +125,9 @@ func Run(ctx context.Context, s *workload.Scenario, opt Options) (*Result, error
 	s = opt.Scenario(s)
 	if err := catalog.Validate(s); err != nil {
 		return nil, err
+	}
+	if len(s.Costs) > 0 {
+		return nil, fmt.Errorf("scenario %q: a run on the real clock meters calls only so far; its rules meter %s (simulate runs it)", s.Name, strings.Join(s.Units(), ", "))
 	}
 	names := opt.Strategies
 	if names == nil {

@@ -194,7 +194,7 @@ func (o *simulateOptions) run(s streams) error {
 			return err
 		}
 	}
-	return cli.WriteTo(o.logPath, s.out, func(w io.Writer) error { return simulate.WriteLog(w, res.SendsOf(o.strategy)) })
+	return cli.WriteTo(o.logPath, s.out, func(w io.Writer) error { return res.WriteLogOf(w, o.strategy) })
 }
 
 // plot writes the charts of res, the report's --runs, or of --plot-runs
