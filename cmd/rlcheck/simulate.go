@@ -128,6 +128,9 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	if err := catalog.Validate(sc); err != nil {
 		return err
 	}
+	if len(sc.Costs) > 0 && o.plotDir+o.html != "" {
+		return fmt.Errorf("--plot and --html chart calls only so far; the rules of scenario %q meter %v", sc.Name, sc.Units())
+	}
 	if o.strategy, err = sc.Pick(o.strategy); err != nil {
 		return cli.FlagError(err)
 	}

@@ -32,6 +32,7 @@ func TestSimulateCosts(t *testing.T) {
 	}{
 		{[]string{"simulate", "--strategies", "redis", scenario}, "strategy redis meters calls only so far: it cannot run rules that meter tokens"},
 		{[]string{"run", scenario}, `scenario "s": a run on the real clock meters calls only so far; its rules meter tokens`},
+		{[]string{"simulate", "--plot", dir, scenario}, `--plot and --html chart calls only so far; the rules of scenario "s" meter [tokens]`},
 	} {
 		out, errOut, code := run(t, "", tt.args...)
 		assert.Equal(t, exitUsage, code, "%v: stderr %q", tt.args, errOut)
