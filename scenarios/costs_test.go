@@ -94,3 +94,23 @@ func TestLLMAPISequentialOverfillsTheTokens(t *testing.T) {
 	assert.True(t, strings.HasPrefix(log.String(), "ts,tokens\n"))
 	assert.Equal(t, len(seq.Sends)+1, strings.Count(log.String(), "\n"))
 }
+
+// TestLLMAPIChainedXRate: the chain clients write with x/time/rate (Wait
+// on the requests limiter, then WaitN with the tokens on each tokens
+// limiter) overfills the token windows of llm-api: a bucket of N tokens
+// refilled at N per W lets up to 2N through in a window.
+func TestLLMAPIChainedXRate(t *testing.T) {
+	s, err := Shipped("llm-api")
+	require.NoError(t, err)
+	res, err := simulate.Run(&s.Scenario, simulate.Options{Strategies: []string{"xrate-chained"}})
+	require.NoError(t, err)
+	st := res.Strategies[0]
+	assert.Len(t, st.Sends, st.Calls)
+	var tokens int64
+	for i, r := range s.Rules {
+		if r.Unit != "" {
+			tokens += st.Rules[i].Violations
+		}
+	}
+	assert.Positive(t, tokens)
+}

@@ -10,8 +10,8 @@ import (
 )
 
 // TestSimulateCosts: simulate runs a scenario whose rules meter tokens and
-// its log, checked, gives the simulator's verdict; a strategy or command
-// that meters calls only refuses it by name.
+// its log, checked, gives the simulator's verdict; a strategy that meters
+// calls only, or a chart that counts calls, refuses it by name.
 func TestSimulateCosts(t *testing.T) {
 	t.Setenv("GITHUB_ACTIONS", "")
 	dir := t.TempDir()
@@ -31,7 +31,7 @@ func TestSimulateCosts(t *testing.T) {
 		want string
 	}{
 		{[]string{"simulate", "--strategies", "redis", scenario}, "strategy redis meters calls only so far: it cannot run rules that meter tokens"},
-		{[]string{"run", scenario}, `scenario "s": a run on the real clock meters calls only so far; its rules meter tokens`},
+		{[]string{"run", "--strategies", "redis-exact", scenario}, "strategy redis-exact meters calls only so far: it cannot run rules that meter tokens"},
 		{[]string{"simulate", "--plot", dir, scenario}, `--plot and --html chart calls only so far; the rules of scenario "s" meter [tokens]`},
 	} {
 		out, errOut, code := run(t, "", tt.args...)
