@@ -32,6 +32,7 @@ func TestSimulateCosts(t *testing.T) {
 	}{
 		{[]string{"simulate", "--strategies", "redis", scenario}, "strategy redis meters calls only so far: it cannot run rules that meter tokens"},
 		{[]string{"run", "--strategies", "redis-exact", scenario}, "strategy redis-exact meters calls only so far: it cannot run rules that meter tokens"},
+		{[]string{"run", "--html", filepath.Join(dir, "r.html"), scenario}, `--html charts calls only so far; the rules of scenario "s" meter [tokens]`},
 		{[]string{"simulate", "--plot", dir, scenario}, `--plot and --html chart calls only so far; the rules of scenario "s" meter [tokens]`},
 	} {
 		out, errOut, code := run(t, "", tt.args...)
