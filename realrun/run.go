@@ -72,6 +72,12 @@ type StrategyResult struct {
 	CheckAll  bool // the strategy must never violate (see catalog.Strategy)
 	Calls     int
 	Cancelled int // callers whose timeout ended their wait
+	// Refused counts the callers refused at once: a cost above a rule's
+	// limit (strategies.CostError).
+	Refused int
+	// SendCosts are each send's costs, one per unit the rules meter, in
+	// the order of Sends; nil when they meter none.
+	SendCosts []int64
 	// Sends are the measured send instants, nanoseconds from the run's
 	// start, in time order: the moment each caller got back from Acquire,
 	// plus the scenario's send delay, spent in a real sleep (the arrival
@@ -143,6 +149,7 @@ func Run(ctx context.Context, s *workload.Scenario, opt Options) (*Result, error
 	times := s.ArrivalTimes(s.Seed)
 	calls := callDurations(s, s.Seed, len(times))
 	delays := sendDelays(s, s.Seed, len(times))
+	costs := s.DrawCosts(s.Seed, len(times))
 	res := &Result{Scenario: s.Name, Rules: s.Rules, Strategies: make([]StrategyResult, len(sts))}
 	errs := make([]error, len(sts))
 	var wg sync.WaitGroup
@@ -151,7 +158,7 @@ func Run(ctx context.Context, s *workload.Scenario, opt Options) (*Result, error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res.Strategies[i], errs[i] = runStrategy(ctx, s, st, times, calls, delays, opt)
+			res.Strategies[i], errs[i] = runStrategy(ctx, s, st, times, calls, delays, costs, opt)
 		}()
 	}
 	wg.Wait()
@@ -172,10 +179,10 @@ func workerSkew(s *workload.Scenario, w int) int64 {
 
 // runStrategy drives one strategy: a goroutine per caller, started at its
 // arrival instant.
-func runStrategy(ctx context.Context, s *workload.Scenario, st catalog.Strategy, times []int64, calls, delays []time.Duration, opt Options) (StrategyResult, error) {
+func runStrategy(ctx context.Context, s *workload.Scenario, st catalog.Strategy, times []int64, calls, delays []time.Duration, costs []int64, opt Options) (StrategyResult, error) {
 	rt := clock.NewReal()
 	late := &lateLog{}
-	r := &realRun{ctx: ctx, s: s, rt: rt, t0: rt.Now(), calls: calls, delays: delays}
+	r := &realRun{ctx: ctx, s: s, rt: rt, t0: rt.Now(), calls: calls, delays: delays, costs: costs}
 	r.epoch = r.t0
 	if opt.WallEpoch {
 		r.epoch = 0
@@ -240,6 +247,7 @@ type realRun struct {
 	// telling none of their own.
 	admitted      bool
 	calls, delays []time.Duration
+	costs         []int64 // caller i's costs at i*len(s.Costs); nil without cost rules
 
 	mu       sync.Mutex // guards the fields below
 	res      StrategyResult
@@ -270,6 +278,26 @@ func (r *realRun) record(perWorker bool, calls int) {
 	}
 	r.admitted = !r.recs.on && r.s.HasSendPath()
 	r.recs.on = r.recs.on || r.admitted
+	if r.costs != nil {
+		// The records carry no costs: the verdict on costs is the sends'.
+		r.recs.on, r.admitted = false, false
+	}
+}
+
+// acquire is lim.Acquire for caller i, with its costs when the rules meter
+// any (a CostLimiter: catalog.Validate refuses the others); it returns
+// them.
+func (r *realRun) acquire(ctx context.Context, lim strategies.Limiter, i int) ([]int64, error) {
+	if r.costs == nil {
+		return nil, lim.Acquire(ctx)
+	}
+	n := len(r.s.Costs)
+	costs := r.costs[i*n : (i+1)*n]
+	cl, ok := lim.(strategies.CostLimiter)
+	if !ok {
+		return nil, fmt.Errorf("its limiter meters calls only; the rules meter %v", r.s.Units())
+	}
+	return costs, cl.AcquireCost(ctx, costs)
 }
 
 // call is caller i: it acquires from its worker's limiter, sends, stays in
@@ -283,14 +311,15 @@ func (r *realRun) call(i int) {
 		defer cancel()
 	}
 	var (
-		err error
-		at  int64
+		err   error
+		at    int64
+		costs []int64
 	)
 	a, withAt := lim.(acquirerAt)
 	if withAt {
 		at, err = a.AcquireAt(cctx)
 	} else {
-		err = lim.Acquire(cctx)
+		costs, err = r.acquire(cctx, lim, i)
 	}
 	now := r.rt.Now() // the send, as soon as the caller may make it
 	back := now
@@ -304,15 +333,20 @@ func (r *realRun) call(i int) {
 	if err != nil {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		if errors.Is(err, context.DeadlineExceeded) && r.ctx.Err() == nil {
+		var ce *strategies.CostError
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) && r.ctx.Err() == nil:
 			r.res.Cancelled++
-		} else if r.failure == nil {
+		case errors.As(err, &ce) && ce.Msg == "":
+			r.res.Refused++
+		case r.failure == nil:
 			r.failure = err
 		}
 		return
 	}
 	r.mu.Lock()
 	r.res.Sends = append(r.res.Sends, now-r.t0)
+	r.res.SendCosts = append(r.res.SendCosts, costs...)
 	r.res.SendDelays = append(r.res.SendDelays, time.Duration(now-back))
 	if withAt {
 		r.recs.add(at + r.epoch - r.t0)
@@ -333,8 +367,8 @@ func (r *realRun) call(i int) {
 // finish judges the sends and the records of a run that ended.
 func (r *realRun) finish() (StrategyResult, error) {
 	res, s := r.res, r.s
-	slices.Sort(res.Sends)
-	rules, first, last, err := judge(res.Sends, s.Rules, s.Boundary)
+	sortCosted(res.Sends, res.SendCosts, len(s.Costs))
+	rules, first, last, err := judgeCosts(res.Sends, res.SendCosts, s.Units(), s.Rules, s.Boundary)
 	res.Rules = rules
 	if err != nil {
 		return StrategyResult{}, err
@@ -353,14 +387,50 @@ func (r *realRun) finish() (StrategyResult, error) {
 	return res, nil
 }
 
+// sortCosted sorts sends in time order, each with its nu costs.
+func sortCosted(sends, costs []int64, nu int) {
+	if nu == 0 {
+		slices.Sort(sends)
+		return
+	}
+	idx := make([]int, len(sends))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(sends[a], sends[b]) })
+	ts, cs := slices.Clone(sends), slices.Clone(costs)
+	for i, j := range idx {
+		sends[i] = ts[j]
+		copy(costs[i*nu:(i+1)*nu], cs[j*nu:(j+1)*nu])
+	}
+}
+
 // judge checks sends (in time order) against rules, and returns each
 // rule's verdict with the instants of the first and last send.
 func judge(sends []int64, rules []rule.Rule, b rule.Boundary) ([]RuleResult, int64, int64, error) {
+	return judgeCosts(sends, nil, nil, rules, b)
+}
+
+// judgeCosts is judge for sends whose costs (len(units) a send) the rules
+// meter.
+func judgeCosts(sends, costs []int64, units []string, rules []rule.Rule, b rule.Boundary) ([]RuleResult, int64, int64, error) {
 	out := make([]RuleResult, len(rules))
-	rep, err := checker.Check(sends, checker.Config{Rules: rules, Boundary: b,
+	c := checker.New(checker.Config{Rules: rules, Boundary: b, Units: units,
 		OnViolation: func(i int, v checker.Violation) {
 			out[i].Shortfall = max(out[i].Shortfall, rules[i].Window-time.Duration(v.Send.At-v.WindowStart.At))
 		}})
+	var err error
+	for i, t := range sends {
+		if len(units) == 0 {
+			err = c.Observe(t, int64(i))
+		} else {
+			err = c.ObserveCost(t, int64(i), costs[i*len(units):(i+1)*len(units)])
+		}
+		if err != nil {
+			break
+		}
+	}
+	rep := c.Report()
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("realrun: %w", err)
 	}

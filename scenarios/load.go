@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,6 +60,7 @@ type file struct {
 	SendDelay    yaml.Node   `yaml:"send_delay"`
 	RedisRTT     yaml.Node   `yaml:"redis_rtt"`
 	Margin       yaml.Node   `yaml:"margin"`
+	Costs        yaml.Node   `yaml:"costs"`
 }
 
 type arrivals struct {
@@ -164,6 +166,9 @@ func Parse(name string, data []byte, open func(string) (io.ReadCloser, error)) (
 	if err := c.rules(f, sc); err != nil {
 		return nil, err
 	}
+	if err := c.costs(f, sc); err != nil {
+		return nil, err
+	}
 	sc.Strategies = f.Strategies
 	if f.Callers.Kind != 0 {
 		if err := f.Callers.Decode(&sc.Callers); err != nil {
@@ -223,8 +228,8 @@ func (c conv) rules(f *file, sc *workload.Scenario) error {
 		if err != nil || n.Kind != yaml.ScalarNode {
 			return c.errf(n, "rules: %v", errOr(err, "want a rule such as 5/1s"))
 		}
-		if err := rule.RequireSlidingCalls([]rule.Rule{r}, "a scenario (simulate, run)"); err != nil {
-			return c.errf(n, "rules: %v", err)
+		if r.Kind != rule.Sliding {
+			return c.errf(n, "rules: %v", rule.RequireSlidingCalls([]rule.Rule{r}, "a scenario (simulate, run)"))
 		}
 		sc.Rules = append(sc.Rules, r)
 	}
@@ -234,6 +239,43 @@ func (c conv) rules(f *file, sc *workload.Scenario) error {
 			return c.errf(&f.Boundary, "%v", err)
 		}
 		sc.Boundary = b
+	}
+	return nil
+}
+
+// costs sets each call's cost per unit from the costs mapping (unit:
+// distribution), in the order the rules first name the units: every unit
+// a rule meters needs one, and a unit no rule meters is refused.
+func (c conv) costs(f *file, sc *workload.Scenario) error {
+	byUnit := map[string]workload.Dist{}
+	if f.Costs.Kind != 0 {
+		if f.Costs.Kind != yaml.MappingNode {
+			return c.errf(&f.Costs, "costs: want a unit for each cost, such as {tokens: lognormal(800, 0.7)}")
+		}
+		for i := 0; i+1 < len(f.Costs.Content); i += 2 {
+			k, v := f.Costs.Content[i], f.Costs.Content[i+1]
+			if !slices.ContainsFunc(sc.Rules, func(r rule.Rule) bool { return r.Unit == k.Value }) {
+				return c.errf(k, "costs: no rule meters %s (a rule such as 90000 %s/1m would)", k.Value, k.Value)
+			}
+			if v.Kind != yaml.ScalarNode {
+				return c.errf(v, "costs: %s: want a cost or a distribution such as lognormal(800, 0.7)", k.Value)
+			}
+			d, err := workload.ParseCostDistFiles(v.Value, c.open)
+			if err != nil {
+				return c.errf(v, "costs: %s: %v", k.Value, err)
+			}
+			byUnit[k.Value] = d
+		}
+	}
+	for i, r := range sc.Rules {
+		if r.Unit == "" || slices.ContainsFunc(sc.Costs, func(u workload.UnitCost) bool { return u.Unit == r.Unit }) {
+			continue
+		}
+		d, ok := byUnit[r.Unit]
+		if !ok {
+			return c.errf(&f.Rules[i], "rules: %s meters %s, but costs gives no %s cost per call", r, r.Unit, r.Unit)
+		}
+		sc.Costs = append(sc.Costs, workload.UnitCost{Unit: r.Unit, Dist: d})
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package simulate
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -36,17 +37,67 @@ func Usage(st *StrategyResult, b rule.Boundary) []RuleUsage {
 		total += rr.Waited
 	}
 	out := make([]RuleUsage, len(st.Rules))
+	rules := make([]rule.Rule, len(st.Rules))
+	for i, rr := range st.Rules {
+		rules[i] = rr.Rule
+	}
+	units := unitsOf(rules)
 	for i, rr := range st.Rules {
 		u := RuleUsage{Rule: rr.Rule, FirstBound: rr.FirstBound, Waited: rr.Waited, HasStats: rr.Records >= 0}
 		u.Peak = float64(rr.MaxInWindow) / float64(rr.Rule.Limit)
-		u.Mean = metrics.MeanOccupancy(st.Sends, rr.Rule.Window) / float64(rr.Rule.Limit)
-		u.FirstFull = FirstFull(st.Sends, rr.Rule, b)
+		if k := slices.Index(units, rr.Rule.Unit); k >= 0 {
+			u.Mean = meanInUnit(st.Sends, st.SendCosts, len(units), k, rr.Rule.Window) / float64(rr.Rule.Limit)
+			u.FirstFull = firstFullCost(st.Sends, st.SendCosts, len(units), k, rr.Rule, b)
+		} else {
+			u.Mean = metrics.MeanOccupancy(st.Sends, rr.Rule.Window) / float64(rr.Rule.Limit)
+			u.FirstFull = FirstFull(st.Sends, rr.Rule, b)
+		}
 		if total > 0 {
 			u.WaitShare = float64(rr.Waited) / float64(total)
 		}
 		out[i] = u
 	}
 	return out
+}
+
+// meanInUnit is metrics.MeanOccupancy in a unit: the cost in the window,
+// averaged over the run, sends' costs being costs[i*nu+k].
+func meanInUnit(sends, costs []int64, nu, k int, w time.Duration) float64 {
+	if len(sends) == 0 {
+		return 0
+	}
+	first, last := sends[0], sends[len(sends)-1]
+	var sum float64
+	for i, s := range sends {
+		c := float64(costs[i*nu+k])
+		if last == first {
+			sum += c
+			continue
+		}
+		sum += c * float64(min(int64(w), last-s))
+	}
+	if last == first {
+		return sum
+	}
+	return sum / float64(last-first)
+}
+
+// firstFullCost is FirstFull in a unit: the first send that brought the
+// cost in a window of r to its limit, or -1.
+func firstFullCost(sends, costs []int64, nu, k int, r rule.Rule, b rule.Boundary) int64 {
+	var sum int64
+	j := 0
+	for i, s := range sends {
+		sum += costs[i*nu+k]
+		for !b.Within(time.Duration(s-sends[j]), r.Window) {
+			sum -= costs[j*nu+k]
+			j++
+		}
+		if sum >= int64(r.Limit) {
+			return s
+		}
+	}
+	return -1
 }
 
 // FirstFull returns the first send that brought a window of r to its

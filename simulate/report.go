@@ -31,6 +31,50 @@ func WriteLog(w io.Writer, sends []int64) error {
 	return bw.Flush()
 }
 
+// WriteLogOf writes strategy name's sends as WriteLog does, or, when the
+// rules meter costs, as CSV with a header: ts, then one column per unit
+// (Units), each send's costs in them, which check reads back with the
+// costs.
+func (r *Result) WriteLogOf(w io.Writer, name string) error {
+	units := unitsOf(r.Rules)
+	if len(units) == 0 {
+		return WriteLog(w, r.SendsOf(name))
+	}
+	var st *StrategyResult
+	for i := range r.Strategies {
+		if r.Strategies[i].Name == name {
+			st = &r.Strategies[i]
+		}
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteString("ts," + strings.Join(units, ",") + "\n")
+	if st == nil {
+		return bw.Flush()
+	}
+	buf := make([]byte, 0, 64)
+	for i, t := range st.Sends {
+		buf = appendSeconds(buf[:0], t)
+		for _, c := range st.SendCosts[i*len(units) : (i+1)*len(units)] {
+			buf = strconv.AppendInt(append(buf, ','), c, 10)
+		}
+		if _, err := bw.Write(append(buf, '\n')); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// unitsOf names the units rules meter, in the order they first name them.
+func unitsOf(rules []rule.Rule) []string {
+	var units []string
+	for _, r := range rules {
+		if r.Unit != "" && !slices.Contains(units, r.Unit) {
+			units = append(units, r.Unit)
+		}
+	}
+	return units
+}
+
 // WriteLogFile writes sends as a send log (see WriteLog) to path, or to
 // stdout when path is "-"; an empty path writes nothing.
 func WriteLogFile(path string, stdout io.Writer, sends []int64) error {
@@ -227,6 +271,7 @@ type jsonStrategy struct {
 	DurationNs         int64   `json:"duration_ns"`
 	DurationSeconds    float64 `json:"duration_seconds"`
 	Cancelled          int     `json:"cancelled,omitempty"`
+	Refused            int     `json:"refused,omitempty"`
 	Runs               int     `json:"runs,omitempty"`
 	RunsWithViolations *int    `json:"runs_with_violations,omitempty"`
 	// RunsWithRecordViolations counts runs with a violation among the
@@ -240,6 +285,7 @@ type jsonStrategy struct {
 type jsonRule struct {
 	Limit      int    `json:"limit"`
 	Window     string `json:"window"`
+	Unit       string `json:"unit,omitempty"`
 	Violations int64  `json:"violations"`
 	// RecordViolations are among the limiter's admissions, beside the
 	// violations at the provider.
@@ -259,11 +305,13 @@ func jsonOf(st *StrategyResult, records bool) jsonStrategy {
 		DurationNs:      int64(st.Duration),
 		DurationSeconds: st.Duration.Seconds(),
 		Cancelled:       st.Cancelled,
+		Refused:         st.Refused,
 	}
 	for _, rr := range st.Rules {
 		jr := jsonRule{
 			Limit:      rr.Rule.Limit,
 			Window:     rule.FormatWindow(rr.Rule.Window),
+			Unit:       rr.Rule.Unit,
 			Violations: rr.Violations,
 			Leaked:     max(rr.Leaked, 0),
 		}

@@ -36,8 +36,14 @@ type StrategyResult struct {
 	// arrival at the provider over the calls: a margin that large keeps
 	// this run clean at the provider.
 	PathSpread time.Duration
-	Calls      int // callers that arrived
-	Cancelled  int // callers that gave up waiting (virtual deadline)
+	// SendCosts are each send's costs, in the order of Sends, one per unit
+	// the rules meter (Scenario.Units); nil when they meter none.
+	SendCosts []int64
+	Calls     int // callers that arrived
+	Cancelled int // callers that gave up waiting (virtual deadline)
+	// Refused counts the callers the limiter refused at once: a cost above
+	// a rule's limit, which no wait admits (strategies.CostError).
+	Refused int
 	// Duration is from the first send to the last, as `rlcheck check` sees it.
 	Duration time.Duration
 	// MaxInFlight is the most calls sent and not yet finished at once.

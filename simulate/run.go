@@ -116,7 +116,9 @@ func runStrategy(s *workload.Scenario, st catalog.Strategy, seed uint64, opt Opt
 	if err != nil {
 		return StrategyResult{}, fmt.Errorf("simulate: strategy %s: %w", st.Name, err)
 	}
-	r.start(st.Name, times(seed))
+	arrivals := times(seed)
+	r.costs = s.DrawCosts(seed, len(arrivals))
+	r.start(st.Name, arrivals)
 	if pool != nil {
 		pool.Run(r.sch)
 	} else {
@@ -181,6 +183,8 @@ type simRun struct {
 	limiters []strategies.Limiter
 	path     *rand.Rand // send delays and Redis round trips
 	sendPath bool
+	costs    []int64 // caller i's costs at i*len(s.Costs); nil without cost rules
+	admCosts []int64 // each admission's costs, beside res.Admissions
 	res      StrategyResult
 	lo, hi   int64 // the least and greatest path delay
 	inFlight int
@@ -213,10 +217,15 @@ func (r *simRun) call(i int64) {
 		ctx = virtual.WithDeadline(base, sch.Now()+int64(s.Timeout))
 	}
 	sch.Unmark()
-	if err := lim.Acquire(ctx); err != nil {
-		if errors.Is(err, virtual.ErrDeadline) {
+	costs, err := r.acquire(ctx, lim, i)
+	if err != nil {
+		var ce *strategies.CostError
+		switch {
+		case errors.Is(err, virtual.ErrDeadline):
 			r.res.Cancelled++
-		} else if r.failure == nil {
+		case errors.As(err, &ce) && ce.Msg == "":
+			r.res.Refused++
+		case r.failure == nil:
 			r.failure = err
 		}
 		return
@@ -225,7 +234,9 @@ func (r *simRun) call(i int64) {
 	var delay time.Duration
 	if r.sendPath {
 		delay = r.admit(w, now)
+		r.admCosts = append(r.admCosts, costs...)
 	}
+	r.res.SendCosts = append(r.res.SendCosts, costs...)
 	r.res.Sends = append(r.res.Sends, now+int64(delay))
 	r.res.SendWorkers = append(r.res.SendWorkers, int32(w))
 	r.inFlight++
@@ -236,6 +247,22 @@ func (r *simRun) call(i int64) {
 	}
 	r.inFlight--
 	lim.Release()
+}
+
+// acquire is lim.Acquire for caller i, with its costs when the rules
+// meter any (a CostLimiter: catalog.Validate refuses the others); it
+// returns them.
+func (r *simRun) acquire(ctx context.Context, lim strategies.Limiter, i int64) ([]int64, error) {
+	if r.costs == nil {
+		return nil, lim.Acquire(ctx)
+	}
+	n := int64(len(r.s.Costs))
+	costs := r.costs[i*n : (i+1)*n]
+	cl, ok := lim.(strategies.CostLimiter)
+	if !ok {
+		return nil, fmt.Errorf("its limiter meters calls only; the rules meter %v", r.s.Units())
+	}
+	return costs, cl.AcquireCost(ctx, costs)
 }
 
 // admit records the admission of worker w's caller, whose Acquire
@@ -259,11 +286,12 @@ func (r *simRun) admit(w int, now int64) time.Duration {
 func (r *simRun) finish(perWorker bool) (StrategyResult, error) {
 	res := r.res
 	res.Sched = r.sch.Stats()
+	admCosts := r.admCosts
 	if r.sendPath {
-		sortSends(&res)
+		admCosts = sortSends(&res, admCosts, len(r.s.Costs))
 		res.PathSpread = time.Duration(r.hi - r.lo)
 	}
-	if err := judge(&res, r.s, r.limiters, perWorker); err != nil {
+	if err := judge(&res, admCosts, r.s, r.limiters, perWorker); err != nil {
 		return StrategyResult{}, err
 	}
 	return res, nil
@@ -293,31 +321,79 @@ func workerSkew(s *workload.Scenario, w int) time.Duration {
 
 // sortSends puts the arrivals at the provider in time order (equal
 // instants in the order their callers were admitted), each with its
-// worker, and the admissions in time order.
-func sortSends(res *StrategyResult) {
-	idx := make([]int32, len(res.Sends))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(res.Sends[a], res.Sends[b]) })
+// worker and its nu costs, and the admissions in time order; it returns
+// the admissions' costs (admCosts, nu a call) in their new order.
+func sortSends(res *StrategyResult, admCosts []int64, nu int) []int64 {
+	idx := stableOrder(res.Sends)
 	sends := make([]int64, len(idx))
 	workers := make([]int32, len(idx))
 	for i, j := range idx {
 		sends[i], workers[i] = res.Sends[j], res.SendWorkers[j]
 	}
 	res.Sends, res.SendWorkers = sends, workers
-	slices.Sort(res.Admissions)
+	res.SendCosts = permuteCosts(res.SendCosts, idx, nu)
+	if nu == 0 {
+		slices.Sort(res.Admissions)
+		return nil
+	}
+	idx = stableOrder(res.Admissions)
+	adm := make([]int64, len(idx))
+	for i, j := range idx {
+		adm[i] = res.Admissions[j]
+	}
+	res.Admissions = adm
+	return permuteCosts(admCosts, idx, nu)
+}
+
+// stableOrder returns the indices of times in time order, ties in index
+// order.
+func stableOrder(times []int64) []int32 {
+	idx := make([]int32, len(times))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(times[a], times[b]) })
+	return idx
+}
+
+// permuteCosts returns costs (nu a call) with call idx[i] at place i.
+func permuteCosts(costs []int64, idx []int32, nu int) []int64 {
+	if nu == 0 {
+		return costs
+	}
+	out := make([]int64, len(costs))
+	for i, j := range idx {
+		copy(out[i*nu:(i+1)*nu], costs[int(j)*nu:(int(j)+1)*nu])
+	}
+	return out
+}
+
+// checkCosted is checker.Check for times whose costs (len(units) a send)
+// the rules meter, the same when they meter none.
+func checkCosted(times, costs []int64, units []string, cfg checker.Config) (checker.Report, error) {
+	if len(units) == 0 {
+		return checker.Check(times, cfg)
+	}
+	cfg.Units = units
+	c := checker.New(cfg)
+	nu := len(units)
+	for i, t := range times {
+		if err := c.ObserveCost(t, int64(i), costs[i*nu:(i+1)*nu]); err != nil {
+			return checker.Report{}, err
+		}
+	}
+	return c.Report(), nil
 }
 
 // judge hands the arrivals at the provider, and the admissions when they
 // differ, to the checker, and adds the limiters' own stats.
-func judge(res *StrategyResult, s *workload.Scenario, limiters []strategies.Limiter, perWorker bool) error {
+func judge(res *StrategyResult, admCosts []int64, s *workload.Scenario, limiters []strategies.Limiter, perWorker bool) error {
 	res.Rules = make([]RuleResult, len(s.Rules))
 	for i, r := range s.Rules {
 		res.Rules[i] = RuleResult{Rule: r, Records: -1, Leaked: -1, FirstBound: -1}
 	}
 	if res.Admissions != nil {
-		rep, err := checker.Check(res.Admissions, checker.Config{Rules: s.Rules, Boundary: s.Boundary})
+		rep, err := checkCosted(res.Admissions, admCosts, s.Units(), checker.Config{Rules: s.Rules, Boundary: s.Boundary})
 		if err != nil {
 			return fmt.Errorf("simulate: %w", err)
 		}
@@ -325,7 +401,7 @@ func judge(res *StrategyResult, s *workload.Scenario, limiters []strategies.Limi
 			res.Rules[i].RecordViolations = rr.Violations
 		}
 	}
-	rep, err := checker.Check(res.Sends, checker.Config{
+	rep, err := checkCosted(res.Sends, res.SendCosts, s.Units(), checker.Config{
 		Rules:    s.Rules,
 		Boundary: s.Boundary,
 		OnViolation: func(i int, v checker.Violation) {

@@ -1,6 +1,7 @@
 package strategies
 
 import (
+	"fmt"
 	"math/bits"
 	"sync"
 	"time"
@@ -19,8 +20,19 @@ type Book interface {
 	Record(now int64)
 }
 
+// CostBook is a Book that meters costs: a call of cost c (a whole number
+// from 0 to the rule's limit) waits until the costs in its window plus c
+// fit the limit, and is recorded with its cost. WaitTime and Record are
+// the same with cost 1.
+type CostBook interface {
+	Book
+	WaitTimeCost(now, c int64) time.Duration
+	RecordCost(now, c int64)
+}
+
 // SlidingLog is the exact bookkeeping of one rule: the times of the last
-// Limit calls. An entry expires when now-entry >= Window, which is the
+// Limit calls (for a cost rule, of the last Limit calls of nonzero cost,
+// each with its cost). An entry expires when now-entry >= Window, which is the
 // half-open contract the checker enforces. Keeping only the last Limit
 // entries loses nothing, because the wait always depends on the Limit-th
 // newest one. The ring grows with the entries actually in the window, never
@@ -31,27 +43,39 @@ type SlidingLog struct {
 	limit  int
 	at     []int64  // ring of at most limit entries, oldest at head
 	buf    *[]int64 // at's memory when its size is a power of two, for logRings
+	wt     []int64  // the entries' costs, beside at; nil for a call rule (each 1)
+	costly bool     // a cost rule: wt is kept
 	head   int
 	n      int
+	sum    int64 // the entries' costs summed (n for a call rule)
 }
 
-// mustSlidingCalls panics on a rule the limiters cannot enforce yet (a
-// cost rule, a kind other than sliding): enforcing it as a sliding call
-// rule would be silently wrong. The commands refuse such rules first.
-func mustSlidingCalls(r rule.Rule) {
-	if err := rule.RequireSlidingCalls([]rule.Rule{r}, "this limiter"); err != nil {
-		panic("strategies: " + err.Error())
+// mustSliding panics on a rule the limiters cannot enforce yet (a kind
+// other than sliding): enforcing it as a sliding rule would be silently
+// wrong. The commands refuse such rules first.
+func mustSliding(r rule.Rule) {
+	if r.Kind != rule.Sliding {
+		panic(fmt.Sprintf("strategies: rule %s: this limiter supports sliding rules only so far", r))
 	}
 }
 
 // NewSlidingLog returns an empty log for r.
 func NewSlidingLog(r rule.Rule) *SlidingLog {
-	mustSlidingCalls(r)
-	return &SlidingLog{window: int64(r.Window), limit: r.Limit}
+	mustSliding(r)
+	return &SlidingLog{window: int64(r.Window), limit: r.Limit, costly: r.Unit != ""}
+}
+
+// cost returns the cost of entry i of the ring.
+func (l *SlidingLog) cost(i int) int64 {
+	if l.wt == nil {
+		return 1
+	}
+	return l.wt[i]
 }
 
 func (l *SlidingLog) trim(now int64) {
 	for l.n > 0 && now-l.at[l.head] >= l.window {
+		l.sum -= l.cost(l.head)
 		l.head++
 		if l.head == len(l.at) {
 			l.head = 0
@@ -62,19 +86,46 @@ func (l *SlidingLog) trim(now int64) {
 
 // WaitTime returns zero while fewer than Limit entries lie in the window, and
 // otherwise the time until the oldest one leaves it.
-func (l *SlidingLog) WaitTime(now int64) time.Duration {
+func (l *SlidingLog) WaitTime(now int64) time.Duration { return l.WaitTimeCost(now, 1) }
+
+// WaitTimeCost returns zero while the costs in the window plus c fit the
+// limit, and otherwise the time until enough of the oldest entries leave
+// it. It must not be asked for a c above the limit.
+func (l *SlidingLog) WaitTimeCost(now, c int64) time.Duration {
 	l.trim(now)
-	if l.n < l.limit {
+	room := int64(l.limit) - c
+	if l.sum <= room {
 		return 0
 	}
-	return time.Duration(l.at[l.head] + l.window - now)
+	left, i := l.sum, l.head
+	for range l.n {
+		if left -= l.cost(i); left <= room {
+			break
+		}
+		if i++; i == len(l.at) {
+			i = 0
+		}
+	}
+	return time.Duration(l.at[i] + l.window - now)
 }
 
 // Record appends now; when the log is full the oldest entry gives way.
-func (l *SlidingLog) Record(now int64) {
+func (l *SlidingLog) Record(now int64) { l.RecordCost(now, 1) }
+
+// RecordCost appends now with cost c; an entry of cost 0 takes no room
+// and is not kept. When the log holds Limit entries the oldest gives way:
+// each costs at least 1, so the newest Limit entries decide every wait.
+func (l *SlidingLog) RecordCost(now, c int64) {
 	l.trim(now)
+	if c == 0 {
+		return
+	}
 	if l.n == l.limit {
+		l.sum += c - l.cost(l.head)
 		l.at[l.head] = now
+		if l.wt != nil {
+			l.wt[l.head] = c
+		}
 		l.head++
 		if l.head == len(l.at) {
 			l.head = 0
@@ -89,7 +140,11 @@ func (l *SlidingLog) Record(now int64) {
 		i -= len(l.at)
 	}
 	l.at[i] = now
+	if l.wt != nil {
+		l.wt[i] = c
+	}
 	l.n++
+	l.sum += c
 }
 
 // logRings keeps the rings that logs outgrew, for the next logs to grow
@@ -103,6 +158,12 @@ func (l *SlidingLog) grow() {
 	at, buf := takeLogRing(min(max(2*len(l.at), 8), l.limit))
 	k := copy(at, l.at[l.head:])
 	copy(at[k:], l.at[:l.head])
+	if l.costly {
+		wt := make([]int64, len(at))
+		k := copy(wt, l.wt[l.head:])
+		copy(wt[k:], l.wt[:l.head])
+		l.wt = wt
+	}
 	if l.buf != nil {
 		logRings[bits.TrailingZeros(uint(len(l.at)))].Put(l.buf)
 	}

@@ -38,7 +38,7 @@ type BucketWindow struct {
 // more buckets than the window has nanoseconds are cut to one per
 // nanosecond).
 func NewBucketWindow(r rule.Rule, k int) *BucketWindow {
-	mustSlidingCalls(r)
+	mustSliding(r)
 	k = max(min(k, int(min(int64(r.Window), int64(rule.MaxBuckets)))), 1)
 	g := int64(r.BucketWidth(k))
 	span := (int64(r.Window)+g-1)/g + 1 // buckets one window can touch
@@ -66,15 +66,19 @@ func (b *BucketWindow) advance(now int64) int64 {
 // WaitTime returns zero while the counts of the buckets that now's window
 // touches add up to at most Limit-1, and otherwise the time until enough
 // of the oldest of them leave the bound.
-func (b *BucketWindow) WaitTime(now int64) time.Duration {
+func (b *BucketWindow) WaitTime(now int64) time.Duration { return b.WaitTimeCost(now, 1) }
+
+// WaitTimeCost is WaitTime for a call of cost c (at most the limit): the
+// buckets hold costs, and they must add up to at most Limit-c.
+func (b *BucketWindow) WaitTimeCost(now, c int64) time.Duration {
 	lo := b.advance(now)
 	if lo < b.first {
 		return time.Duration(b.first*b.width + b.window - now)
 	}
-	if b.total < b.limit {
+	if b.total <= b.limit-c {
 		return 0
 	}
-	need, acc := b.total-(b.limit-1), int64(0)
+	need, acc := b.total-(b.limit-c), int64(0)
 	for n := b.first; n <= b.last; n++ {
 		if acc += *b.slot(n); acc >= need {
 			// Bucket n leaves the bound when floor((t-W)/g) > n.
@@ -85,13 +89,16 @@ func (b *BucketWindow) WaitTime(now int64) time.Duration {
 }
 
 // Record counts a call at now in its bucket.
-func (b *BucketWindow) Record(now int64) {
+func (b *BucketWindow) Record(now int64) { b.RecordCost(now, 1) }
+
+// RecordCost adds a call's cost c at now to its bucket.
+func (b *BucketWindow) RecordCost(now, c int64) {
 	b.advance(now)
 	// An instant earlier than the kept buckets is counted in the oldest
 	// kept one: only later windows, which the wait above guards, see it.
 	n := max(floorDiv(now, b.width), b.first)
-	*b.slot(n)++
-	b.total++
+	*b.slot(n) += c
+	b.total += c
 	b.last = max(b.last, n)
 }
 

@@ -33,6 +33,25 @@ func (b Books) Record(now int64) {
 	}
 }
 
+// waitCost is WaitTime for a call charged ch.cost(i, costs) in rule i.
+func (b Books) waitCost(now int64, ch *charges, costs []int64) (time.Duration, int) {
+	var wait time.Duration
+	bind := -1
+	for i, bk := range b {
+		if w := waitCost(bk, now, ch.cost(i, costs)); w > wait {
+			wait, bind = w, i
+		}
+	}
+	return wait, bind
+}
+
+// recordCost is Record for a call charged ch.cost(i, costs) in rule i.
+func (b Books) recordCost(now int64, ch *charges, costs []int64) {
+	for i, bk := range b {
+		recordCost(bk, now, ch.cost(i, costs))
+	}
+}
+
 // Combined checks every rule, sleeps the longest wait, re-checks, and records
 // the call in every rule at once, all under one FIFO lock so callers are
 // admitted in arrival order. A cancelled caller records nothing. It is safe
@@ -41,6 +60,7 @@ type Combined struct {
 	rt      clock.Runtime
 	mu      clock.Mutex
 	books   Books
+	charges charges
 	stats   *StatsKeeper
 	onAdmit func(at int64)
 }
@@ -65,7 +85,7 @@ func NewCombined(rt clock.Runtime, rules ...rule.Rule) *Combined {
 		}
 		books[i] = NewSlidingLog(r)
 	}
-	return newCombined(rt, books)
+	return newCombined(rt, books, rules)
 }
 
 // NewCombinedBounded returns a combined limiter that keeps each rule as it
@@ -77,7 +97,7 @@ func NewCombinedBounded(rt clock.Runtime, rules ...rule.Rule) *Combined {
 	for i, r := range rules {
 		books[i] = NewBook(r)
 	}
-	return newCombined(rt, books)
+	return newCombined(rt, books, rules)
 }
 
 // NewCombinedCounter returns a combined limiter over sliding-window
@@ -87,11 +107,13 @@ func NewCombinedCounter(rt clock.Runtime, rules ...rule.Rule) *Combined {
 	for i, r := range rules {
 		books[i] = NewWindowCounter(r)
 	}
-	return newCombined(rt, books)
+	return newCombined(rt, books, rules)
 }
 
-func newCombined(rt clock.Runtime, books Books) *Combined {
-	return &Combined{rt: rt, mu: rt.NewMutex(), books: books, stats: NewStatsKeeper(len(books))}
+// newCombined returns a combined limiter over books, rule i kept in
+// books[i] (rules nil: call rules only).
+func newCombined(rt clock.Runtime, books Books, rules []rule.Rule) *Combined {
+	return &Combined{rt: rt, mu: rt.NewMutex(), books: books, charges: newCharges(rules), stats: NewStatsKeeper(len(books))}
 }
 
 // OnAdmit sets a function called, under the limiter's lock and in admission
@@ -100,16 +122,23 @@ func newCombined(rt clock.Runtime, books Books) *Combined {
 func (c *Combined) OnAdmit(f func(at int64)) { c.onAdmit = f }
 
 // Acquire waits until every rule admits the call, then records it in all.
-func (c *Combined) Acquire(ctx context.Context) error {
+func (c *Combined) Acquire(ctx context.Context) error { return c.AcquireCost(ctx, nil) }
+
+// AcquireCost waits until every rule admits the call's costs (see
+// CostLimiter), then records them in all at one instant.
+func (c *Combined) AcquireCost(ctx context.Context, costs []int64) error {
+	if err := c.charges.check(costs); err != nil {
+		return err
+	}
 	if err := c.mu.Lock(ctx); err != nil {
 		return err
 	}
 	defer c.mu.Unlock()
 	for {
 		now := c.rt.Now()
-		wait, bind := c.books.WaitTime(now)
+		wait, bind := c.books.waitCost(now, &c.charges, costs)
 		if wait <= 0 {
-			c.books.Record(now)
+			c.books.recordCost(now, &c.charges, costs)
 			for i := range c.books {
 				c.stats.Record(i, 1)
 			}

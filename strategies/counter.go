@@ -23,7 +23,7 @@ type WindowCounter struct {
 
 // NewWindowCounter returns an empty counter for r.
 func NewWindowCounter(r rule.Rule) *WindowCounter {
-	mustSlidingCalls(r)
+	mustSliding(r)
 	return &WindowCounter{limit: int64(r.Limit), window: int64(r.Window)}
 }
 
@@ -50,9 +50,13 @@ func mod(a, m int64) int64 {
 // WaitTime returns zero when prev*(W-elapsed)/W + cur + 1 <= Limit, and
 // otherwise the shortest wait after which the estimate leaves room, computed
 // in exact integer arithmetic.
-func (c *WindowCounter) WaitTime(now int64) time.Duration {
+func (c *WindowCounter) WaitTime(now int64) time.Duration { return c.WaitTimeCost(now, 1) }
+
+// WaitTimeCost is WaitTime for a call of cost c: the counters hold costs,
+// and the estimate plus c must fit the limit.
+func (c *WindowCounter) WaitTimeCost(now, cost int64) time.Duration {
 	c.roll(now)
-	room := c.limit - 1 - c.cur // the weighted previous count must not exceed room
+	room := c.limit - cost - c.cur // the weighted previous count must not exceed room
 	if room < 0 {
 		return time.Duration(c.start + c.window - now)
 	}
@@ -77,7 +81,10 @@ func (c *WindowCounter) WaitTime(now int64) time.Duration {
 }
 
 // Record counts a call at now.
-func (c *WindowCounter) Record(now int64) {
+func (c *WindowCounter) Record(now int64) { c.RecordCost(now, 1) }
+
+// RecordCost counts a call's cost at now.
+func (c *WindowCounter) RecordCost(now, cost int64) {
 	c.roll(now)
-	c.cur++
+	c.cur += cost
 }

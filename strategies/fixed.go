@@ -20,7 +20,7 @@ type FixedWindow struct {
 
 // NewFixedWindow returns an empty counter for r.
 func NewFixedWindow(r rule.Rule) *FixedWindow {
-	mustSlidingCalls(r)
+	mustSliding(r)
 	return &FixedWindow{limit: int64(r.Limit), window: int64(r.Window), start: -1 << 63}
 }
 
@@ -32,23 +32,29 @@ func (f *FixedWindow) roll(now int64) {
 
 // WaitTime returns zero while the current fixed window holds fewer than
 // Limit calls, and otherwise the time until the next one starts.
-func (f *FixedWindow) WaitTime(now int64) time.Duration {
+func (f *FixedWindow) WaitTime(now int64) time.Duration { return f.WaitTimeCost(now, 1) }
+
+// WaitTimeCost is WaitTime for a call of cost c.
+func (f *FixedWindow) WaitTimeCost(now, c int64) time.Duration {
 	f.roll(now)
-	if f.count < f.limit {
+	if f.count <= f.limit-c {
 		return 0
 	}
 	return time.Duration(f.start + f.window - now)
 }
 
 // Record counts a call at now.
-func (f *FixedWindow) Record(now int64) {
+func (f *FixedWindow) Record(now int64) { f.RecordCost(now, 1) }
+
+// RecordCost counts a call's cost at now.
+func (f *FixedWindow) RecordCost(now, c int64) {
 	f.roll(now)
-	f.count++
+	f.count += c
 }
 
 // NewCombinedBooks returns a combined limiter over bookkeeping the caller
 // built, one Book per rule, for comparisons such as fixed windows or
 // explicit bucket counts.
 func NewCombinedBooks(rt clock.Runtime, books ...Book) *Combined {
-	return newCombined(rt, books)
+	return newCombined(rt, books, nil)
 }

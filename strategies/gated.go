@@ -23,11 +23,18 @@ func NewGated(rt clock.Runtime, maxInFlight int, rules ...rule.Rule) *Gated {
 
 // Acquire takes a slot, then waits for the rates; on failure it gives the
 // slot back and has recorded nothing.
-func (g *Gated) Acquire(ctx context.Context) error {
+func (g *Gated) Acquire(ctx context.Context) error { return g.AcquireCost(ctx, nil) }
+
+// AcquireCost is Acquire for a call of costs (see CostLimiter); a call no
+// wait can admit fails before it takes a slot.
+func (g *Gated) AcquireCost(ctx context.Context, costs []int64) error {
+	if err := g.rates.charges.check(costs); err != nil {
+		return err
+	}
 	if err := g.slots.Acquire(ctx); err != nil {
 		return err
 	}
-	if err := g.rates.Acquire(ctx); err != nil {
+	if err := g.rates.AcquireCost(ctx, costs); err != nil {
 		g.slots.Release()
 		return err
 	}
@@ -58,8 +65,11 @@ func NewGatedRatesFirst(rt clock.Runtime, maxInFlight int, rules ...rule.Rule) *
 }
 
 // Acquire waits for the rates, then for a slot.
-func (g *GatedRatesFirst) Acquire(ctx context.Context) error {
-	if err := g.rates.Acquire(ctx); err != nil {
+func (g *GatedRatesFirst) Acquire(ctx context.Context) error { return g.AcquireCost(ctx, nil) }
+
+// AcquireCost is Acquire for a call of costs (see CostLimiter).
+func (g *GatedRatesFirst) AcquireCost(ctx context.Context, costs []int64) error {
+	if err := g.rates.AcquireCost(ctx, costs); err != nil {
 		return err
 	}
 	return g.slots.Acquire(ctx)

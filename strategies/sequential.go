@@ -15,10 +15,11 @@ import (
 // records with no send. It exists to be measured. It is safe for concurrent
 // use on its runtime.
 type Sequential struct {
-	rt    clock.Runtime
-	guard clock.Mutex // makes each check-and-record atomic, never held while sleeping
-	books []Book
-	stats *StatsKeeper
+	rt      clock.Runtime
+	guard   clock.Mutex // makes each check-and-record atomic, never held while sleeping
+	books   []Book
+	charges charges
+	stats   *StatsKeeper
 }
 
 // NewSequential returns a sequential limiter over rules, in the given order.
@@ -27,20 +28,29 @@ func NewSequential(rt clock.Runtime, rules ...rule.Rule) *Sequential {
 	for i, r := range rules {
 		books[i] = NewSlidingLog(r)
 	}
-	return &Sequential{rt: rt, guard: rt.NewMutex(), books: books, stats: NewStatsKeeper(len(rules))}
+	return &Sequential{rt: rt, guard: rt.NewMutex(), books: books, charges: newCharges(rules), stats: NewStatsKeeper(len(rules))}
 }
 
 // Acquire passes each rule in turn, recording in each as it admits.
-func (s *Sequential) Acquire(ctx context.Context) error {
+func (s *Sequential) Acquire(ctx context.Context) error { return s.AcquireCost(ctx, nil) }
+
+// AcquireCost passes each rule in turn with the call's cost in its unit
+// (see CostLimiter), recording in each as it admits, as clients chain a
+// requests limiter and a tokens limiter.
+func (s *Sequential) AcquireCost(ctx context.Context, costs []int64) error {
+	if err := s.charges.check(costs); err != nil {
+		return err
+	}
 	for i, b := range s.books {
+		c := s.charges.cost(i, costs)
 		for {
 			if err := s.guard.Lock(ctx); err != nil {
 				return err
 			}
 			now := s.rt.Now()
-			wait := b.WaitTime(now)
+			wait := waitCost(b, now, c)
 			if wait <= 0 {
-				b.Record(now)
+				recordCost(b, now, c)
 				s.stats.Record(i, 1)
 			}
 			s.guard.Unlock()

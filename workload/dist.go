@@ -183,33 +183,71 @@ func ParseDistFiles(s string, open func(string) (io.ReadCloser, error)) (Dist, e
 	for i := range parts {
 		parts[i] = strings.TrimSpace(parts[i])
 	}
-	d, err := parseKind(name, parts, open)
+	d, err := parseKind(name, parts, open, parseDur)
 	if err != nil {
 		return Dist{}, fmt.Errorf("distribution %q: %v", s, err)
 	}
 	return d, nil
 }
 
+// ParseCostDistFiles reads a distribution of costs, whole numbers of a
+// unit (tokens, points, bytes), as ParseDistFiles reads one of durations:
+// "800", "uniform(100, 4000)", "exponential(900)", "lognormal(800, 0.7)"
+// or "empirical(FILE)" (one cost a line). The Dist holds each cost as that
+// many nanoseconds; its draws are the costs.
+func ParseCostDistFiles(s string, open func(string) (io.ReadCloser, error)) (Dist, error) {
+	s = strings.TrimSpace(s)
+	name, args, ok := strings.Cut(s, "(")
+	if !ok {
+		d, err := parseCost(s)
+		if err != nil {
+			return Dist{}, fmt.Errorf("cost %q: %v", s, err)
+		}
+		return Dist{Kind: Fixed, A: d}, nil
+	}
+	if !strings.HasSuffix(args, ")") {
+		return Dist{}, fmt.Errorf("cost %q: missing closing parenthesis", s)
+	}
+	parts := strings.Split(strings.TrimSuffix(args, ")"), ",")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	d, err := parseKind(name, parts, open, parseCost)
+	if err != nil {
+		return Dist{}, fmt.Errorf("cost %q: %v", s, err)
+	}
+	return d, nil
+}
+
+// parseCost reads a whole number of a unit, at least 0.
+func parseCost(s string) (time.Duration, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%q is not a whole number of at least 0", s)
+	}
+	return time.Duration(n), nil
+}
+
 // parseKind reads the distribution name(parts...).
-func parseKind(name string, parts []string, open func(string) (io.ReadCloser, error)) (Dist, error) {
+func parseKind(name string, parts []string, open func(string) (io.ReadCloser, error), num func(string) (time.Duration, error)) (Dist, error) {
 	switch strings.ToLower(strings.TrimSpace(name)) {
 	case "empirical":
 		if len(parts) != 1 || parts[0] == "" {
 			return Dist{}, errors.New("takes a file of durations, one a line")
 		}
-		smp, err := ReadSamples(parts[0], open)
+		smp, err := readSamples(parts[0], open, num)
 		if err != nil {
 			return Dist{}, err
 		}
 		return Dist{Kind: Empirical, Samples: smp}, nil
 	case "fixed":
-		ds, err := durations(parts, 1)
+		ds, err := durations(parts, 1, num)
 		if err != nil {
 			return Dist{}, err
 		}
 		return Dist{Kind: Fixed, A: ds[0]}, nil
 	case "uniform":
-		ds, err := durations(parts, 2)
+		ds, err := durations(parts, 2, num)
 		if err != nil {
 			return Dist{}, err
 		}
@@ -218,7 +256,7 @@ func parseKind(name string, parts []string, open func(string) (io.ReadCloser, er
 		}
 		return Dist{Kind: Uniform, A: ds[0], B: ds[1]}, nil
 	case "exponential", "exp":
-		ds, err := durations(parts, 1)
+		ds, err := durations(parts, 1, num)
 		if err != nil {
 			return Dist{}, err
 		}
@@ -227,7 +265,7 @@ func parseKind(name string, parts []string, open func(string) (io.ReadCloser, er
 		if len(parts) != 2 {
 			return Dist{}, errors.New("takes a median and a sigma")
 		}
-		med, err := parseDur(parts[0])
+		med, err := num(parts[0])
 		if err != nil {
 			return Dist{}, err
 		}
@@ -241,13 +279,13 @@ func parseKind(name string, parts []string, open func(string) (io.ReadCloser, er
 }
 
 // durations reads parts as exactly n durations.
-func durations(parts []string, n int) ([]time.Duration, error) {
+func durations(parts []string, n int, num func(string) (time.Duration, error)) ([]time.Duration, error) {
 	if len(parts) != n {
 		return nil, fmt.Errorf("takes %d argument(s)", n)
 	}
 	out := make([]time.Duration, n)
 	for i := range n {
-		d, err := parseDur(parts[i])
+		d, err := num(parts[i])
 		if err != nil {
 			return nil, err
 		}
@@ -276,6 +314,11 @@ const MaxSamples = 1_000_000
 // ReadSamples reads durations, one a line ("1.5ms"; blank lines and lines
 // starting with # are skipped), from the file open gives for name.
 func ReadSamples(name string, open func(string) (io.ReadCloser, error)) (*Samples, error) {
+	return readSamples(name, open, parseDur)
+}
+
+// readSamples is ReadSamples reading each line with num.
+func readSamples(name string, open func(string) (io.ReadCloser, error), num func(string) (time.Duration, error)) (*Samples, error) {
 	rc, err := open(name)
 	if err != nil {
 		return nil, err
@@ -288,7 +331,7 @@ func ReadSamples(name string, open func(string) (io.ReadCloser, error)) (*Sample
 		if text == "" || text[0] == '#' {
 			continue
 		}
-		d, err := parseDur(text)
+		d, err := num(text)
 		if err != nil {
 			if len(text) > 80 {
 				err = fmt.Errorf("%q... is not a duration", text[:80])

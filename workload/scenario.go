@@ -65,6 +65,45 @@ type Scenario struct {
 	// Margin widens every window the limiters enforce; the checker judges
 	// the rules as written.
 	Margin time.Duration
+	// Costs are each call's costs, one distribution per unit the rules
+	// meter, in the order the rules first name the units (the order a
+	// limiter's AcquireCost and the checker's ObserveCost take them).
+	Costs []UnitCost
+}
+
+// UnitCost is the distribution of each call's cost in Unit; its draws, in
+// nanoseconds, are the costs (ParseCostDistFiles).
+type UnitCost struct {
+	Unit string
+	Dist Dist
+}
+
+// Units names the units of Costs, in order.
+func (s *Scenario) Units() []string {
+	var units []string
+	for _, c := range s.Costs {
+		units = append(units, c.Unit)
+	}
+	return units
+}
+
+// StreamCosts is the PCG stream of a seed that each call's costs are
+// drawn from, beside StreamArrivals.
+const StreamCosts = 0x636f7374 // "cost"
+
+// DrawCosts returns the costs of n calls on seed, call i's cost in unit u
+// at i*len(s.Costs)+u: the same for every strategy of a seed, and nil
+// when the rules meter no unit.
+func (s *Scenario) DrawCosts(seed uint64, n int) []int64 {
+	if len(s.Costs) == 0 {
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(seed, StreamCosts))
+	out := make([]int64, n*len(s.Costs))
+	for i := range out {
+		out[i] = int64(s.Costs[i%len(s.Costs)].Dist.Draw(rng))
+	}
+	return out
 }
 
 // HasSendPath reports whether anything lies between a limiter's admission
@@ -99,6 +138,9 @@ func (s *Scenario) ValidateWith(strategy func(name string) error) error {
 	if err := s.validateFields(); err != nil {
 		return err
 	}
+	if err := s.validateCosts(); err != nil {
+		return err
+	}
 	for _, name := range s.Strategies {
 		if strategy == nil {
 			break
@@ -108,6 +150,21 @@ func (s *Scenario) ValidateWith(strategy func(name string) error) error {
 		}
 	}
 	return s.validateArrivals()
+}
+
+// validateCosts checks that Costs gives one cost per unit the rules meter,
+// in the order the rules first name them, and no other.
+func (s *Scenario) validateCosts() error {
+	var units []string
+	for _, r := range s.Rules {
+		if r.Unit != "" && !slices.Contains(units, r.Unit) {
+			units = append(units, r.Unit)
+		}
+	}
+	if got := s.Units(); !slices.Equal(got, units) {
+		return fmt.Errorf("scenario %q: costs for units %q, but the rules meter %q", s.Name, got, units)
+	}
+	return nil
 }
 
 // validateFields checks the fields that stand alone.

@@ -128,6 +128,9 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	if err := catalog.Validate(sc); err != nil {
 		return err
 	}
+	if len(sc.Costs) > 0 && o.plotDir+o.html != "" {
+		return fmt.Errorf("--plot and --html chart calls only so far; the rules of scenario %q meter %v", sc.Name, sc.Units())
+	}
 	if o.strategy, err = sc.Pick(o.strategy); err != nil {
 		return cli.FlagError(err)
 	}
@@ -194,7 +197,7 @@ func (o *simulateOptions) run(s streams) error {
 			return err
 		}
 	}
-	return cli.WriteTo(o.logPath, s.out, func(w io.Writer) error { return simulate.WriteLog(w, res.SendsOf(o.strategy)) })
+	return cli.WriteTo(o.logPath, s.out, func(w io.Writer) error { return res.WriteLogOf(w, o.strategy) })
 }
 
 // plot writes the charts of res, the report's --runs, or of --plot-runs

@@ -84,7 +84,10 @@ type Strategy struct {
 	// 10 to 100 times an in-memory one, so commands that run many seeds
 	// default to fewer of them.
 	Costly bool
-	New    func(Env) (strategies.Limiter, error)
+	// Costs marks strategies that meter costs: their limiters are
+	// strategies.CostLimiters. The others refuse rules with a unit.
+	Costs bool
+	New   func(Env) (strategies.Limiter, error)
 }
 
 // strategyTable lists the strategies by name; a distributed strategy is one more
@@ -92,15 +95,18 @@ type Strategy struct {
 var strategyTable = append([]Strategy{
 	{
 		Name: "sequential", Doc: "one sliding log per rule, acquired in turn",
-		New: func(e Env) (strategies.Limiter, error) { return strategies.NewSequential(e.Runtime, e.Rules...), nil },
+		Costs: true,
+		New:   func(e Env) (strategies.Limiter, error) { return strategies.NewSequential(e.Runtime, e.Rules...), nil },
 	},
 	{
 		Name: "combined", Doc: "check every rule, sleep the longest wait, record once, under a FIFO lock",
+		Costs:    true,
 		CheckAll: true,
 		New:      func(e Env) (strategies.Limiter, error) { return strategies.NewCombined(e.Runtime, e.Rules...), nil },
 	},
 	{
 		Name: "gated", Doc: "a concurrency slot for the whole call, then combined",
+		Costs:    true,
 		CheckAll: true, NeedsSlots: true,
 		New: func(e Env) (strategies.Limiter, error) {
 			return strategies.NewGated(e.Runtime, e.MaxInFlight, e.Rules...), nil
@@ -108,6 +114,7 @@ var strategyTable = append([]Strategy{
 	},
 	{
 		Name: "gated-rates-first", Doc: "combined rates first, then the slot: the wrong order",
+		Costs:      true,
 		NeedsSlots: true,
 		New: func(e Env) (strategies.Limiter, error) {
 			return strategies.NewGatedRatesFirst(e.Runtime, e.MaxInFlight, e.Rules...), nil
@@ -115,11 +122,13 @@ var strategyTable = append([]Strategy{
 	},
 	{
 		Name: "local-per-worker", Doc: "a combined limiter in each worker for a key the workers share",
+		Costs:     true,
 		PerWorker: true,
 		New:       func(e Env) (strategies.Limiter, error) { return strategies.NewCombined(e.Runtime, e.Rules...), nil },
 	},
 	{
 		Name: "combined-counter", Doc: "combined over sliding-window counters, an approximation",
+		Costs: true,
 		New: func(e Env) (strategies.Limiter, error) {
 			return strategies.NewCombinedCounter(e.Runtime, e.Rules...), nil
 		},
@@ -136,6 +145,7 @@ var strategyTable = append([]Strategy{
 	},
 	{
 		Name: "combined-bucketed", Doc: "combined under the default bookkeeping: exact logs for small limits, bucketed windows for large ones",
+		Costs:    true,
 		CheckAll: true,
 		New: func(e Env) (strategies.Limiter, error) {
 			return strategies.NewCombinedBounded(e.Runtime, e.Rules...), nil
@@ -188,6 +198,9 @@ func Validate(s *workload.Scenario) error {
 		}
 		if st.NeedsSlots && s.MaxInFlight < 1 {
 			return fmt.Errorf("strategy %s needs max_in_flight", name)
+		}
+		if len(s.Costs) > 0 && !st.Costs {
+			return fmt.Errorf("strategy %s meters calls only so far: it cannot run rules that meter %s", name, strings.Join(s.Units(), ", "))
 		}
 		return nil
 	})

@@ -77,7 +77,7 @@ func LibStrategy(name string, cfg libs.Config) (Strategy, bool) {
 		}
 		mk, costly = onOwnRedis(chain), true
 	}
-	return Strategy{Name: name, Doc: doc, Costly: costly, New: func(e Env) (strategies.Limiter, error) {
+	return Strategy{Name: name, Doc: doc, Costly: costly, Costs: name == XRateChained, New: func(e Env) (strategies.Limiter, error) {
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}

@@ -2,7 +2,9 @@ package libs
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -35,20 +37,45 @@ func newRateLimiters(rules []rule.Rule, cfg Config) []*rate.Limiter {
 // concurrent use on its runtime.
 type XRateChained struct {
 	rt    clock.Runtime
+	rules []rule.Rule
 	lims  []*rate.Limiter
 	stats *strategies.StatsKeeper
 }
 
 // NewXRateChained returns the chained x/time/rate limiter for rules.
 func NewXRateChained(rt clock.Runtime, rules []rule.Rule, cfg Config) *XRateChained {
-	return &XRateChained{rt: rt, lims: newRateLimiters(rules, cfg), stats: strategies.NewStatsKeeper(len(rules))}
+	return &XRateChained{rt: rt, rules: rules, lims: newRateLimiters(rules, cfg), stats: strategies.NewStatsKeeper(len(rules))}
 }
 
 // Acquire waits on each rule's limiter in turn.
-func (x *XRateChained) Acquire(ctx context.Context) error {
+func (x *XRateChained) Acquire(ctx context.Context) error { return x.AcquireCost(ctx, nil) }
+
+// AcquireCost is the chain clients write for a metered API: Wait on the
+// requests limiter, then WaitN(ctx, tokens) on the tokens limiter, each
+// rule's limiter charged the call's cost in its unit (1 for a call rule;
+// nil costs: 1 in every unit), in the order strategies.Units names them.
+// A cost above a limiter's burst is refused at once, as WaitN refuses it.
+func (x *XRateChained) AcquireCost(ctx context.Context, costs []int64) error {
+	units := strategies.Units(x.rules)
+	if costs != nil && len(costs) != len(units) {
+		return &strategies.CostError{Msg: fmt.Sprintf("%d costs for %d units", len(costs), len(units))}
+	}
+	n := make([]int, len(x.lims))
+	for i, r := range x.rules {
+		n[i] = 1
+		if k := slices.Index(units, r.Unit); k >= 0 && costs != nil {
+			if costs[k] < 0 {
+				return &strategies.CostError{Cost: costs[k], Msg: fmt.Sprintf("a negative cost (%d)", costs[k])}
+			}
+			n[i] = int(min(costs[k], math.MaxInt32))
+		}
+		if n[i] > x.lims[i].Burst() {
+			return &strategies.CostError{Rule: r, Cost: int64(n[i])}
+		}
+	}
 	for i, l := range x.lims {
 		now := x.rt.Now()
-		r := l.ReserveN(timeAt(now), 1)
+		r := l.ReserveN(timeAt(now), n[i])
 		x.stats.Record(i, 1)
 		d := r.DelayFrom(timeAt(now))
 		if d <= 0 {

@@ -1,0 +1,47 @@
+package realrun
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/workload"
+)
+
+// TestRunMetersCosts: on the real clock each caller acquires with its
+// costs, drawn from the seed as the simulator draws them; a call costing
+// more than a rule's limit is refused at once; combined keeps the tokens
+// rule, judged in tokens on the measured sends.
+func TestRunMetersCosts(t *testing.T) {
+	rules, err := rule.ParseList("6/100ms, 100 tokens/100ms")
+	require.NoError(t, err)
+	s := &workload.Scenario{Name: "c", Rules: rules, Strategies: []string{"combined"}, Callers: 24, Workers: 1,
+		Arrivals: workload.Arrivals{Kind: workload.AllAtOnce}, Seed: 5,
+		Costs: []workload.UnitCost{{Unit: "tokens", Dist: workload.Dist{Kind: workload.Uniform, A: 0, B: 110}}}}
+	res, err := Run(context.Background(), s, Options{})
+	require.NoError(t, err)
+	costs := s.DrawCosts(s.Seed, s.Callers)
+	over, want := 0, int64(0)
+	for _, c := range costs {
+		if c > 100 {
+			over++
+		} else {
+			want += c
+		}
+	}
+	st := res.Strategies[0]
+	assert.Equal(t, over, st.Refused)
+	require.Len(t, st.Sends, s.Callers-over)
+	require.Len(t, st.SendCosts, len(st.Sends))
+	var sum int64
+	for _, c := range st.SendCosts {
+		sum += c
+	}
+	assert.Equal(t, want, sum, "every admitted call's tokens are judged")
+	assert.Zero(t, st.Rules[1].Violations, "combined keeps the tokens rule")
+	assert.LessOrEqual(t, st.Rules[1].MaxInWindow, int64(100))
+	assert.Positive(t, st.Rules[1].MaxInWindow)
+}
