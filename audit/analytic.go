@@ -5,7 +5,6 @@ import (
 	"math/big"
 	"time"
 
-	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
@@ -87,7 +86,7 @@ type curve func(t time.Duration) int64
 // it go at its start, so only the last limiter's bound holds. A design
 // whose sends no limiter bounds (two round trips, a timestamp member), or
 // a runtime with unbounded lateness or op cost, has none.
-func Bounds(name string, cfg libs.Config, opt *Options) []Bound {
+func Bounds(name string, cfg catalog.LibConfig, opt *Options) []Bound {
 	rules := opt.Rules
 	out := make([]Bound, len(rules))
 	m := model(name, cfg, opt)
@@ -129,7 +128,7 @@ type analysis struct {
 }
 
 // model returns the analysis of strategy name with cfg under opt.
-func model(name string, cfg libs.Config, opt *Options) analysis {
+func model(name string, cfg catalog.LibConfig, opt *Options) analysis {
 	_, opHi, okOp := opt.OpCost.Bounds()
 	_, lateHi, okLate := opt.Lateness.Bounds()
 	if !okOp || !okLate {
@@ -198,7 +197,7 @@ func model(name string, cfg libs.Config, opt *Options) analysis {
 
 // curves builds one limiter per rule with mk, from each rule's enforced
 // limit (⌊N/2⌋ with Half for the window designs) and its widened window.
-func curves(name string, cfg libs.Config, rules []rule.Rule, mk func(int64, time.Duration) curve) []curve {
+func curves(name string, cfg catalog.LibConfig, rules []rule.Rule, mk func(int64, time.Duration) curve) []curve {
 	out := make([]curve, len(rules))
 	for i, r := range rules {
 		n := int64(r.Limit)
@@ -224,7 +223,7 @@ func skewSpread(s []time.Duration) time.Duration {
 // Pace is the setting's sustained spacing: one call every Pace at most, in
 // the long run, for the rule whose limiter is slowest (rounded up, so calls
 // that arrive at this pace never outrun the limiter).
-func Pace(name string, cfg libs.Config, rules []rule.Rule) time.Duration {
+func Pace(name string, cfg catalog.LibConfig, rules []rule.Rule) time.Duration {
 	var pace time.Duration
 	for _, r := range rules {
 		n := r.Limit

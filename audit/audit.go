@@ -21,7 +21,7 @@ type Options struct {
 	// Strategies are the library strategies audited (nil: all of them).
 	Strategies []string
 	// Config is the setting audited as users write it.
-	Config libs.Config
+	Config catalog.LibConfig
 	// Lateness and OpCost are the runtime model, as in a scenario.
 	Lateness workload.Dist
 	OpCost   workload.Dist
@@ -73,12 +73,12 @@ type Report struct {
 // StrategyAudit is one library strategy's audit.
 type StrategyAudit struct {
 	Name   string
-	Config libs.Config
+	Config catalog.LibConfig
 	// Outcomes are per workload, over Seeds seeds, with Config.
 	Outcomes []Outcome
 	// Safe is the suggested setting (nil when the search found none), and
 	// SafeOutcomes its outcomes over Verify seeds, all without violations.
-	Safe         *libs.Config
+	Safe         *catalog.LibConfig
 	SafeOutcomes []Outcome
 	// SafeVerdicts say how each rule of Safe stands: its most sends in one
 	// window beside its analytic worst case.
@@ -208,7 +208,7 @@ func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst,
 
 // run runs every workload on seeds seeds with cfg; with stopEarly it returns
 // nil at the first run that violates.
-func run(opt *Options, wls []Workload, name string, cfg libs.Config, seeds int, stopEarly bool) ([]Outcome, error) {
+func run(opt *Options, wls []Workload, name string, cfg catalog.LibConfig, seeds int, stopEarly bool) ([]Outcome, error) {
 	st, _ := catalog.LibStrategy(name, cfg)
 	out := make([]Outcome, 0, len(wls))
 	for _, wl := range wls {

@@ -6,14 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
 // Code returns the Go a user writes for strategy name with cfg, one
 // constructor per rule, so a suggestion can be pasted.
-func Code(name string, cfg libs.Config, rules []rule.Rule) string {
+func Code(name string, cfg catalog.LibConfig, rules []rule.Rule) string {
 	parts := make([]string, len(rules))
 	for i, r := range rules {
 		per := r.Window + cfg.Margin
@@ -75,7 +74,7 @@ func goDuration(d time.Duration) string {
 }
 
 // Setting describes cfg for strategy name in a few words.
-func Setting(name string, cfg libs.Config) string {
+func Setting(name string, cfg catalog.LibConfig) string {
 	var s string
 	if f := Family(name); f == Windows || f == Logs {
 		s = "N"

@@ -9,8 +9,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/rlcheck/rlcheck/buildinfo"
-	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
 // WriteText writes the audit as two tables: each strategy as configured,
@@ -222,7 +222,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 	return enc.Encode(out)
 }
 
-func setting(name string, c libs.Config, rules []rule.Rule) jsonSetting {
+func setting(name string, c catalog.LibConfig, rules []rule.Rule) jsonSetting {
 	return jsonSetting{Burst: c.Burst, Half: c.Half, Slack: c.Slack, MarginNs: int64(c.Margin), Go: Code(name, c, rules)}
 }
 

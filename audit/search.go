@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
@@ -14,7 +13,7 @@ import (
 // candidates lists the settings the search tries for strategy name, most
 // generous first: the smallest margin, then the largest burst or slack.
 // Margin costs throughput all day; burst and slack only matter after idle.
-func candidates(opt *Options, name string) []libs.Config {
+func candidates(opt *Options, name string) []catalog.LibConfig {
 	minN, minW := opt.Rules[0].Limit, opt.Rules[0].Window
 	for _, r := range opt.Rules {
 		minN, minW = min(minN, r.Limit), min(minW, r.Window)
@@ -25,7 +24,7 @@ func candidates(opt *Options, name string) []libs.Config {
 			margins = append(margins, m)
 		}
 	}
-	var out []libs.Config
+	var out []catalog.LibConfig
 	switch Family(name) {
 	case Windows:
 		// With the full N no fixed window keeps a sliding one (N calls
@@ -111,7 +110,7 @@ func NoSetting(name string) string {
 
 // Kept is the share of each rule's sustained rate that cfg keeps, for the
 // rule that loses most: ⌊N/2⌋/N with Half, times W/(W+margin).
-func Kept(cfg libs.Config, rules []rule.Rule) float64 {
+func Kept(cfg catalog.LibConfig, rules []rule.Rule) float64 {
 	kept := 1.0
 	for _, r := range rules {
 		k := float64(r.Window) / float64(r.Window+cfg.Margin)
@@ -135,7 +134,7 @@ func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 	// fast; outcomes are then put back in the report's order.
 	order := slices.Clone(wls)
 	slices.Reverse(order)
-	clean := func(c libs.Config, seeds int) ([]Outcome, error) {
+	clean := func(c catalog.LibConfig, seeds int) ([]Outcome, error) {
 		o, err := run(opt, order, sa.Name, c, seeds, true)
 		if o != nil {
 			slices.Reverse(o)
@@ -189,8 +188,8 @@ func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 
 // provable returns the candidates whose analytic worst case is within
 // every limit, and counts the others in sa.Refuted.
-func provable(opt *Options, sa *StrategyAudit) []libs.Config {
-	var out []libs.Config
+func provable(opt *Options, sa *StrategyAudit) []catalog.LibConfig {
+	var out []catalog.LibConfig
 	for _, c := range candidates(opt, sa.Name) {
 		if AnalyticSafe(Bounds(sa.Name, c, opt)) {
 			out = append(out, c)
@@ -204,7 +203,7 @@ func provable(opt *Options, sa *StrategyAudit) []libs.Config {
 // confirm runs c over opt.Verify seeds of every workload and on its
 // saturation workloads, and keeps it in sa when all are clean and every
 // rule stands (Safe); otherwise it notes in sa why not.
-func confirm(opt *Options, sa *StrategyAudit, c libs.Config, clean func(libs.Config, int) ([]Outcome, error)) (bool, error) {
+func confirm(opt *Options, sa *StrategyAudit, c catalog.LibConfig, clean func(catalog.LibConfig, int) ([]Outcome, error)) (bool, error) {
 	o, err := clean(c, opt.Verify)
 	if err != nil || o == nil {
 		return false, err

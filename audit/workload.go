@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -135,7 +135,7 @@ const longSaturation = 2_000
 // design whose bound comes from a burst (a sliding log under a daily
 // quota) gets the calls faster, for those two windows only. Rules that
 // give the same calls share one workload.
-func Saturation(name string, cfg libs.Config, opt *Options) []Workload {
+func Saturation(name string, cfg catalog.LibConfig, opt *Options) []Workload {
 	pace := Pace(name, cfg, opt.Rules)
 	var out []Workload
 	seen := map[[2]int64]bool{}

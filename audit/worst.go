@@ -23,7 +23,7 @@ const DefaultSearchTries = 40
 // and setting: the one with the most sends in one window over the limit.
 type Worst struct {
 	Strategy string
-	Config   libs.Config
+	Config   catalog.LibConfig
 	// Times are the arrivals, in nanoseconds, non-decreasing.
 	Times []int64
 	// Rules are the checker's figures for that schedule on Seed.
@@ -73,7 +73,7 @@ func score(rs []RuleOutcome) float64 {
 // replayed workloads and mutates the best so far (burst sizes, idle spells,
 // offsets against the fastest rule's window edges), seeded by opt.Seed, and
 // judges each on opt.Seed as the simulator would.
-func searchWorst(opt *Options, name string, cfg libs.Config, tries int) (*Worst, error) {
+func searchWorst(opt *Options, name string, cfg catalog.LibConfig, tries int) (*Worst, error) {
 	st, ok := catalog.LibStrategy(name, cfg)
 	if !ok {
 		return nil, fmt.Errorf("audit: %q is not a library strategy", name)

@@ -52,12 +52,18 @@ func libStrategies() []Strategy {
 	return out
 }
 
+// LibConfig is how the audited libraries are set up: a burst, a slack, a
+// margin on each window, half limits for window-counting designs. It names
+// the specimens' own type, which lives under internal/ with them, so that
+// callers of LibStrategy and audit can build one.
+type LibConfig = libs.Config
+
 // LibStrategy returns the library-backed strategy name with cfg, so callers
 // such as `rlcheck audit` can run tuned settings through RunStrategy. The
 // Redis-backed ones run on an in-process Redis of their own whose clock is
 // the run's virtual clock (clockredis), whatever Options.Redis says: their
 // decisions read the server's clock. redis-client-time takes cfg.Margin.
-func LibStrategy(name string, cfg libs.Config) (Strategy, bool) {
+func LibStrategy(name string, cfg LibConfig) (Strategy, bool) {
 	if name == RedisClientTime {
 		return Strategy{
 			Name: name, Doc: "the redis script on each worker's own (possibly skewed) clock",
