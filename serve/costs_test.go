@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -118,4 +120,65 @@ func TestCostSourcesMustCoverTheUnits(t *testing.T) {
 	assert.ErrorContains(t, err, "no rule meters it")
 	_, err = New(Options{Rules: mustRules(t, "100 status/1s"), Costs: []CostSource{{Unit: "status", Header: "X-S"}}})
 	assert.ErrorContains(t, err, "a column of that name")
+}
+
+// endless is a body that never ends, counting what is read of it.
+type endless struct{ n int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = ' '
+	}
+	e.n += int64(len(p))
+	return len(p), nil
+}
+
+func TestHostileCostsAreBounded(t *testing.T) {
+	opt := Options{
+		Rules: mustRules(t, "5/1s, 100 tokens/1s fixed"),
+		Costs: []CostSource{{Unit: "tokens", Field: "a.b"}},
+	}
+	s, err := New(opt)
+	require.NoError(t, err)
+	body := &endless{}
+	req := httptest.NewRequest("POST", "/", body)
+	rec := serveRecorded(t, s, req)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code)
+	assert.LessOrEqual(t, body.n, int64(2*MaxCostBody), "an endless body is read no further than the bound")
+
+	r := start(t, opt)
+	c := &http.Client{Timeout: hangGuard}
+	deep := strings.Repeat(`{"a":`, 20000) + "1" + strings.Repeat("}", 20000)
+	for _, b := range []string{deep, `{"a":{"b":1e999999}}`, `{"a":{"b":18446744073709551616}}`, `{"a":{"b":-0.0}}`, "\xff\xfe", `{"a":[1]}`} {
+		resp, err := c.Post(r.url+"/", "application/json", strings.NewReader(b))
+		require.NoError(t, err)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, "%.30q", b)
+	}
+	for _, tok := range []int{60, 30, 20} {
+		resp, err := c.Post(r.url+"/", "application/json", strings.NewReader(`{"a":{"b":`+strconv.Itoa(tok)+`}}`))
+		require.NoError(t, err)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	res := r.finish(t) // Run fails unless the live verdict is check's on the log
+	assert.EqualValues(t, 3, res.Sends, "the unreadable ones are not judged")
+	assert.EqualValues(t, 1, res.Violations())
+}
+
+func serveRecorded(t *testing.T, h http.Handler, req *http.Request) *httptest.ResponseRecorder {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		h.ServeHTTP(rec, req)
+	}()
+	select {
+	case <-done:
+	case <-time.After(hangGuard):
+		require.FailNow(t, "the server hangs on an endless body")
+	}
+	return rec
 }
