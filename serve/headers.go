@@ -2,10 +2,12 @@ package serve
 
 import (
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -22,19 +24,42 @@ import (
 // is not a whole number of seconds: the draft has no finer unit), r the
 // quota remaining after this request and t the seconds, rounded up, until a
 // slot frees (given when r is 0).
+//
+// A cost rule's policy names its unit, and its quota is in that unit
+// (qu="tokens"); a fixed, first-call or bucket rule's names its kind
+// ("3-per-1s-fixed", "2-per-1s-burst-4"). A bucket's quota is its burst,
+// its window the time one refill of Limit units takes (refill=Limit). Only
+// sliding call rules are listed in RateLimit on every answer; the others
+// are listed there, with r=0 and t, when the request broke them.
 
 // policyName is a rule's policy identifier, "10-per-1s".
 func policyName(r rule.Rule) string {
-	return fmt.Sprintf("%d-per-%s", r.Limit, rule.FormatWindow(r.Window))
+	n := fmt.Sprintf("%d-per-%s", r.Limit, rule.FormatWindow(r.Window))
+	if r.Unit != "" {
+		n = fmt.Sprintf("%d-%s-per-%s", r.Limit, r.Unit, rule.FormatWindow(r.Window))
+	}
+	switch r.Kind {
+	case rule.Fixed, rule.FirstCall:
+		n += "-" + r.Kind.String()
+	case rule.Bucket:
+		n += fmt.Sprintf("-burst-%d", r.Burst)
+	}
+	return n
 }
 
 // policyField returns the RateLimit-Policy value for rules.
 func policyField(rules []rule.Rule) string {
 	parts := make([]string, len(rules))
 	for i, r := range rules {
-		parts[i] = fmt.Sprintf("%q;q=%d", policyName(r), r.Limit)
+		parts[i] = fmt.Sprintf("%q;q=%d", policyName(r), capacity(r))
 		if r.Window%time.Second == 0 {
 			parts[i] += fmt.Sprintf(";w=%d", r.Window/time.Second)
+		}
+		if r.Unit != "" {
+			parts[i] += fmt.Sprintf(";qu=%q", r.Unit)
+		}
+		if r.Kind == rule.Bucket {
+			parts[i] += fmt.Sprintf(";refill=%d", r.Limit)
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -57,8 +82,12 @@ func (s *Server) rateHeaders(a *arrival) {
 	}
 	b := make([]byte, 0, 32*len(s.opt.Rules))
 	for i, r := range s.opt.Rules {
+		if !r.SlidingCalls() {
+			b = s.slowHeader(b, a, i)
+			continue
+		}
 		n, free := a.k.chk.InWindow(i, a.at)
-		if i > 0 {
+		if len(b) > 0 {
 			b = append(b, ", "...)
 		}
 		left := max(int64(r.Limit)-n, 0)
@@ -84,4 +113,65 @@ func (s *Server) rateHeaders(a *arrival) {
 		a.retryAfter = max(a.retryAfter, 1)
 	}
 	a.rateLimit = string(b)
+}
+
+// slowHeader adds rule i, judged by the checker's slow path, to the
+// RateLimit field when a broke it, with the wait until the rule would
+// admit the same request: the end of a fixed or first-call window; for a
+// bucket, the time its level takes to refill to the request's cost; for a
+// sliding cost rule, the window (every send in it, this one included, has
+// left by then). a.k.mu must be held.
+func (s *Server) slowHeader(b []byte, a *arrival, i int) []byte {
+	r := s.opt.Rules[i]
+	for _, br := range a.broken {
+		if br.rule != i {
+			continue
+		}
+		var wait int64
+		switch {
+		case br.v.Span != nil:
+			wait = br.v.Span.To - a.at
+		case r.Kind == rule.Bucket:
+			wait = refillWait(r, br.v)
+		default:
+			wait = int64(r.Window)
+			if s.opt.Boundary == rule.Closed {
+				wait++
+			}
+		}
+		t := ceilSeconds(wait)
+		a.retryAfter = max(a.retryAfter, t)
+		if len(b) > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, s.names[i]...)
+		b = append(b, ";r=0;t="...)
+		b = strconv.AppendInt(b, t, 10)
+	}
+	return b
+}
+
+// refillWait is how long bucket rule r, which held v.Level when it refused
+// a send of cost v.Cost (1 for a call rule), takes to hold the cost: the
+// send took nothing, and the bucket refills Limit units per Window.
+func refillWait(r rule.Rule, v checker.Violation) int64 {
+	c := v.Cost
+	if r.Unit == "" {
+		c = 1
+	}
+	level, ok := new(big.Rat).SetString(v.Level)
+	if !ok {
+		return int64(r.Window)
+	}
+	need := new(big.Rat).Sub(new(big.Rat).SetInt64(c), level)
+	need.Mul(need, new(big.Rat).SetInt64(int64(r.Window)))
+	need.Quo(need, new(big.Rat).SetInt64(int64(r.Limit)))
+	q, m := new(big.Int).QuoRem(need.Num(), need.Denom(), new(big.Int))
+	if m.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if !q.IsInt64() {
+		return int64(r.Window)
+	}
+	return q.Int64()
 }

@@ -7,12 +7,17 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
 
 // LogHeader is the first line of the request log: send_ns and request_id
 // are the client's X-Send-Time and X-Request-Id, empty when it sent none.
 const LogHeader = "ts_ns,key,status,duration_ns,send_ns,request_id"
+
+// When the rules meter costs, the log has one more column per unit, named
+// as the unit, after request_id: the request's cost in it.
 
 // LogReadOptions says how to read the request log, exactly as `rlcheck check
 // --key-col key --duration-col duration_ns --duration-unit ns` does, the
@@ -28,6 +33,17 @@ func LogReadOptions(perKey bool) sendlog.Options {
 	return o
 }
 
+// LogReadOptionsFor is LogReadOptions for a server judging rules: the
+// costs of the units they meter are read from their columns, as check
+// reads them by default.
+func LogReadOptionsFor(rules []rule.Rule, perKey bool) sendlog.Options {
+	o := LogReadOptions(perKey)
+	for _, u := range checker.UnitsOf(rules) {
+		o.Costs = append(o.Costs, sendlog.CostSource{Unit: u, Col: u, Field: u})
+	}
+	return o
+}
+
 // logWriter writes the request log in arrival order: a request is recorded
 // when it is answered, and held until every earlier arrival has been.
 type logWriter struct {
@@ -39,11 +55,15 @@ type logWriter struct {
 	err     error
 }
 
-func newLogWriter(w io.Writer) *logWriter {
+func newLogWriter(w io.Writer, units []string) *logWriter {
 	l := &logWriter{pending: map[int64][]byte{}}
 	if w != nil {
 		l.w = bufio.NewWriterSize(w, 64<<10)
-		l.w.WriteString(LogHeader + "\n")
+		l.w.WriteString(LogHeader)
+		for _, u := range units {
+			l.w.WriteString("," + u)
+		}
+		l.w.WriteString("\n")
 	}
 	return l
 }
@@ -70,6 +90,10 @@ func (l *logWriter) put(a *arrival, status int, dur int64) {
 	}
 	row = append(row, ',')
 	row = appendCSV(row, a.id)
+	for _, c := range a.costs {
+		row = append(row, ',')
+		row = strconv.AppendInt(row, c, 10)
+	}
 	row = append(row, '\n')
 	if seq != l.next {
 		l.pending[seq] = row

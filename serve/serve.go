@@ -35,6 +35,9 @@ type Options struct {
 	// KeyHeader names the request header that splits the contract per key
 	// (X-API-Key, say); "" judges every request as one stream.
 	KeyHeader string
+	// Costs says where a request carries its cost in each unit the rules
+	// meter, one source per unit (see CostSource).
+	Costs []CostSource
 	// Latency is how long a request within the contract waits for its
 	// answer, drawn in arrival order from a generator seeded with Seed.
 	Latency workload.Dist
@@ -71,6 +74,8 @@ type Server struct {
 	opt   Options
 	start time.Time
 	base  int64 // the epoch in ns at start
+	// now, when set, reads the clock in epoch ns instead (tests).
+	now func() int64
 
 	// mu orders every arrival and answer: it hands out the stamps, the
 	// sequence numbers and the latency draws, and holds the key table, the
@@ -92,8 +97,9 @@ type Server struct {
 	stopOnce sync.Once
 	conns    conns
 
-	policy   []string // the RateLimit-Policy field
-	names    []string // each rule's policy name, quoted
+	policy   []string     // the RateLimit-Policy field
+	names    []string     // each rule's policy name, quoted
+	costs    []CostSource // by unit, as checker.UnitsOf orders them
 	log      *logWriter
 	proxy    *httputil.ReverseProxy
 	metrics  http.Handler
@@ -138,12 +144,16 @@ func New(opt Options) (*Server, error) {
 		opt: opt, start: now, base: now.UnixNano(),
 		keys: map[string]*key{}, gone: map[string]*metrics.KeySeries{},
 		rng:      rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)),
-		log:      newLogWriter(opt.Log),
+		log:      newLogWriter(opt.Log, checker.UnitsOf(opt.Rules)),
 		labels:   metrics.NewKeyLabels(opt.MetricsKeys),
 		stopping: make(chan struct{}),
 	}
 	if s.opt.UpstreamTimeout <= 0 {
 		s.opt.UpstreamTimeout = DefaultUpstreamTimeout
+	}
+	var err error
+	if s.costs, err = costSources(opt.Rules, opt.Costs); err != nil {
+		return nil, err
 	}
 	s.policy = []string{policyField(opt.Rules)}
 	for _, r := range opt.Rules {
@@ -263,6 +273,9 @@ func (s *Server) Violations() int64 {
 // s.mu must be held.
 func (s *Server) stamp() int64 {
 	t := s.base + int64(time.Since(s.start))
+	if s.now != nil {
+		t = s.now()
+	}
 	if t <= s.last {
 		t = s.last + 1
 	}
@@ -337,6 +350,10 @@ type arrival struct {
 	retryAfter int64
 	ended      bool
 	timer      *time.Timer // the upstream timeout of a forwarded request
+	// costs are the request's costs, by unit; overCost is set when one of
+	// them alone exceeds a rule it broke.
+	costs    []int64
+	overCost bool
 	// send is the client's send instant (X-Send-Time), when sent is set;
 	// id its X-Request-Id.
 	send int64
@@ -347,9 +364,9 @@ type arrival struct {
 func (a *arrival) violates() bool { return len(a.broken) > 0 || a.overCap }
 
 // arrive stamps and judges a request of key name.
-func (s *Server) arrive(name string) *arrival {
+func (s *Server) arrive(name string, costs []int64) *arrival {
 	s.mu.Lock()
-	a := &arrival{at: s.stamp(), seq: s.seq}
+	a := &arrival{at: s.stamp(), seq: s.seq, costs: costs}
 	s.seq++
 	if s.seq%sweepEvery == 0 && len(s.list) > 1 {
 		s.release(a.at) // before the lookup, which must find the key it judges in the table
@@ -365,9 +382,18 @@ func (s *Server) arrive(name string) *arrival {
 	s.mu.Unlock()
 	defer k.mu.Unlock()
 	k.broken = k.broken[:0]
-	_ = k.chk.Observe(a.at, a.seq+2) // stamps only grow; the ref is the log line
+	// Stamps only grow and costs were checked; the ref is the log line.
+	if costs != nil {
+		_ = k.chk.ObserveCost(a.at, a.seq+2, costs)
+	} else {
+		_ = k.chk.Observe(a.at, a.seq+2)
+	}
 	if len(k.broken) > 0 {
 		a.broken = append([]brokenRule(nil), k.broken...)
+		for _, b := range a.broken {
+			r := s.opt.Rules[b.rule]
+			a.overCost = a.overCost || r.Unit != "" && b.v.Cost > capacity(r)
+		}
 	}
 	if s.opt.MaxInFlight > 0 && k.inFlight >= s.opt.MaxInFlight {
 		a.overCap = true
@@ -416,13 +442,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.opt.KeyHeader != "" {
 		name = r.Header.Get(s.opt.KeyHeader)
 	}
-	a := s.arrive(name)
+	costs, err := s.readCosts(r)
+	if err != nil {
+		writeCostError(w, err)
+		return
+	}
+	a := s.arrive(name, costs)
 	a.send, a.sent = parseSendTime(r.Header.Get(SendTimeHeader))
 	a.id = r.Header.Get(RequestIDHeader)
-	if a.rateLimit != "" {
+	if len(s.opt.Rules) > 0 {
 		h := w.Header()
 		h["Ratelimit-Policy"] = s.policy
-		h["Ratelimit"] = []string{a.rateLimit}
+		if a.rateLimit != "" {
+			h["Ratelimit"] = []string{a.rateLimit}
+		}
 	}
 	if a.violates() && !s.opt.Record {
 		s.reject(w, a)
@@ -464,16 +497,37 @@ type windowJSON struct {
 	Start int64  `json:"window_start_ns"`
 	End   int64  `json:"window_end_ns"`
 	Sends int64  `json:"sends_in_window"`
+	// Unit, Cost and Units are set for a cost rule: the request's cost
+	// and the units in the window, this request's included.
+	Unit  string `json:"unit,omitempty"`
+	Cost  int64  `json:"cost,omitempty"`
+	Units int64  `json:"units_in_window,omitempty"`
+	// Kind is the rule's kind other than sliding; Level the level a
+	// bucket held.
+	Kind  string `json:"kind,omitempty"`
+	Level string `json:"bucket_level,omitempty"`
 }
 
-// reject answers a request that broke the contract: 429 at once.
+// reject answers a request that broke the contract: 429 at once, or 413
+// when its cost alone exceeds a rule it broke (no wait admits it).
 func (s *Server) reject(w http.ResponseWriter, a *arrival) {
 	body := rejection{Error: "rate limit exceeded", Line: a.seq + 2, At: a.at, RetryAfter: a.retryAfter}
 	for _, b := range a.broken {
-		body.Violations = append(body.Violations, windowJSON{
-			Rule: s.opt.Rules[b.rule].String(), Limit: s.opt.Rules[b.rule].Limit,
+		r := s.opt.Rules[b.rule]
+		wj := windowJSON{
+			Rule: r.String(), Limit: r.Limit,
 			Start: b.v.WindowStart.At, End: a.at, Sends: b.v.Count,
-		})
+			Unit: r.Unit, Cost: b.v.Cost, Units: b.v.Units, Level: b.v.Level,
+		}
+		if r.Kind != rule.Sliding {
+			wj.Kind = r.Kind.String()
+		}
+		body.Violations = append(body.Violations, wj)
+	}
+	status := http.StatusTooManyRequests
+	if a.overCost {
+		status = http.StatusRequestEntityTooLarge
+		body.Error = "request cost exceeds a rule's limit: it can never be admitted"
 	}
 	if a.overCap {
 		body.MaxInFlight = s.opt.MaxInFlight
@@ -481,11 +535,13 @@ func (s *Server) reject(w http.ResponseWriter, a *arrival) {
 			body.Error = "too many requests in flight"
 		}
 	}
-	s.end(a, http.StatusTooManyRequests)
+	s.end(a, status)
 	h := w.Header()
-	h.Set("Retry-After", strconv.FormatInt(body.RetryAfter, 10))
+	if !a.overCost {
+		h.Set("Retry-After", strconv.FormatInt(body.RetryAfter, 10))
+	}
 	h.Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusTooManyRequests)
+	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(body)
 }
 

@@ -330,6 +330,6 @@ func TestHeadersCountDown(t *testing.T) {
 // judgeLog is the Judge rlcheck serve runs with: check on the request log.
 func judgeLog(name string, log io.Reader, perKey bool, o Options) (*report.Result, error) {
 	return logcheck.Run([]logcheck.Input{{Name: name, R: log}}, logcheck.Config{
-		Rules: o.Rules, Boundary: o.Boundary, MaxInFlight: o.MaxInFlight, Read: LogReadOptions(perKey),
+		Rules: o.Rules, Boundary: o.Boundary, MaxInFlight: o.MaxInFlight, Read: LogReadOptionsFor(o.Rules, perKey),
 	})
 }

@@ -136,7 +136,7 @@ func TestCommandsRefuseKindsAndCosts(t *testing.T) {
 		{[]string{"run", scenario}, "rule 5000/1h fixed: a scenario (simulate, run) supports sliding call rules only so far"},
 		{[]string{"audit", "--rules", "5/1s,5000/1h fixed"}, "rule 5000/1h fixed: audit supports sliding call rules only so far"},
 		{[]string{"sql", "--rules", "90000 tokens/1m", "--table", "t", "--time-col", "ts"}, "rule 90000 tokens/1m: sql supports sliding call rules only so far"},
-		{[]string{"serve", "--rules", "10/1s burst 20", "--duration", "1s"}, "rule 10/1s burst 20: serve supports sliding call rules only so far"},
+		{[]string{"serve", "--rules", "90000 tokens/1m", "--duration", "1s"}, "the rules meter tokens: say where a request carries it, --cost tokens=HEADER or --cost tokens=body:FIELD"},
 		{[]string{"merge", shard}, "rule 2/1s burst 4: merge supports sliding call rules only so far"},
 	} {
 		out, errOut, code := run(t, "", tt.args...)

@@ -11,7 +11,6 @@ import (
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/report"
-	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 	"github.com/rlcheck/rlcheck/serve"
 	"github.com/rlcheck/rlcheck/watch"
@@ -23,6 +22,7 @@ type ServeFlags struct {
 	Rules                                  RuleFlags
 	cfg                                    serve.Config
 	latency, onViolation, upstream, format string
+	costs                                  []string
 }
 
 // Add registers the flags on fs.
@@ -44,6 +44,7 @@ func (f *ServeFlags) Add(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.UpstreamTimeout, "upstream-timeout", serve.DefaultUpstreamTimeout, "answer 504 (and log it) when the upstream sends no response headers within this long")
 	fs.IntVar(&c.MetricsKeys, "metrics-keys", metrics.DefaultMaxKeys, `keys with metric series of their own, the first seen; later keys are summed up under key="(other keys)" (-1: none)`)
 	fs.StringVar(&f.format, "format", "text", "report format: text, json, junit or github")
+	fs.StringArrayVar(&f.costs, "cost", nil, "where a request carries a unit's cost: UNIT=HEADER (tokens=X-Tokens) or UNIT=body:FIELD (tokens=body:max_tokens, a JSON body field)")
 	fs.IntVar(&c.Report.MaxKeys, "keys", 20, "how many keys the text report shows, worst first (0: all)")
 }
 
@@ -54,7 +55,7 @@ func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	if err := rule.RequireSlidingCalls(c.Rules, "serve"); err != nil {
+	if cfg.Costs, err = ServeCostSources(c.Rules, f.costs); err != nil {
 		return cfg, err
 	}
 	cfg.Rules, cfg.Boundary, cfg.Report.Format = c.Rules, c.Boundary, f.format
@@ -144,6 +145,6 @@ func (f *WatchFlags) Config(paths []string) (watch.Config, error) {
 func JudgeServeLog(name string, log io.Reader, perKey bool, o serve.Options) (*report.Result, error) {
 	return logcheck.Run([]logcheck.Input{{Name: name, R: log}}, logcheck.Config{
 		Rules: o.Rules, Boundary: o.Boundary, MaxInFlight: o.MaxInFlight,
-		Read: serve.LogReadOptions(perKey),
+		Read: serve.LogReadOptionsFor(o.Rules, perKey),
 	})
 }

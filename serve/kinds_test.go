@@ -1,0 +1,158 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/report"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// clocked is a Server on a clock the test sets, with its log in memory.
+type clocked struct {
+	s   *Server
+	at  int64
+	log *bytes.Buffer
+	opt Options
+}
+
+func newClocked(t *testing.T, opt Options) *clocked {
+	t.Helper()
+	c := &clocked{log: &bytes.Buffer{}}
+	opt.Log = c.log
+	c.opt = opt
+	s, err := New(opt)
+	require.NoError(t, err)
+	s.now = func() int64 { return c.at }
+	c.s = s
+	return c
+}
+
+// do sends one request at instant at (epoch ns), with its headers and an
+// optional body.
+func (c *clocked) do(t *testing.T, at int64, body string, hdr ...string) *httptest.ResponseRecorder {
+	t.Helper()
+	c.at = at
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest("POST", "/", rd)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header[http.CanonicalHeaderKey(hdr[i])] = []string{hdr[i+1]}
+	}
+	rec := httptest.NewRecorder()
+	c.s.ServeHTTP(rec, req)
+	return rec
+}
+
+// judge closes the server and checks its log as rlcheck serve does; the
+// verdict must equal the one judged live.
+func (c *clocked) judge(t *testing.T) *report.Result {
+	t.Helper()
+	require.NoError(t, c.s.Close())
+	res, err := judgeLog("log", bytes.NewReader(c.log.Bytes()), false, c.opt)
+	require.NoError(t, err)
+	assert.Equal(t, c.s.Violations(), res.Violations(), "the live verdict is check's on the log")
+	return res
+}
+
+func ms(n int64) int64 { return n * int64(time.Millisecond) }
+
+func mustRules(t *testing.T, s string) []rule.Rule {
+	t.Helper()
+	rs, err := rule.ParseList(s)
+	require.NoError(t, err)
+	return rs
+}
+
+func statuses(recs []*httptest.ResponseRecorder) []int {
+	var out []int
+	for _, r := range recs {
+		out = append(out, r.Code)
+	}
+	return out
+}
+
+func TestFixedWindowAdmitsAcrossItsEdge(t *testing.T) {
+	at := []int64{900, 950, 990, 1000, 1050, 1100}
+	run := func(rules string) ([]*httptest.ResponseRecorder, *report.Result) {
+		c := newClocked(t, Options{Rules: mustRules(t, rules)})
+		var recs []*httptest.ResponseRecorder
+		for _, a := range at {
+			recs = append(recs, c.do(t, ms(a), ""))
+		}
+		return recs, c.judge(t)
+	}
+	recs, res := run("3/1s fixed")
+	assert.Equal(t, []int{200, 200, 200, 200, 200, 200}, statuses(recs), "three in [0, 1s), three in [1s, 2s)")
+	assert.Zero(t, res.Violations())
+	assert.Equal(t, `"3-per-1s-fixed";q=3;w=1`, recs[0].Header().Get("RateLimit-Policy"))
+
+	recs, res = run("3/1s")
+	assert.Equal(t, []int{200, 200, 200, 429, 429, 429}, statuses(recs), "sliding: six within one second")
+	assert.EqualValues(t, 3, res.Violations())
+
+	c := newClocked(t, Options{Rules: mustRules(t, "3/1s fixed")})
+	for _, a := range []int64{1000, 1100, 1200} {
+		require.Equal(t, 200, c.do(t, ms(a), "").Code)
+	}
+	rec := c.do(t, ms(1300), "")
+	require.Equal(t, http.StatusTooManyRequests, rec.Code)
+	assert.Equal(t, "1", rec.Header().Get("Retry-After"), "the window resets at 2 s, 0.7 s on: 1 s rounded up")
+	assert.Equal(t, `"3-per-1s-fixed";r=0;t=1`, rec.Header().Get("RateLimit"))
+	assert.Equal(t, 200, c.do(t, ms(2000), "").Code, "admitted at the reset instant Retry-After names")
+	c.judge(t)
+}
+
+func TestBucketRefillsContinuously(t *testing.T) {
+	// Serve stamps no two requests alike: four "at once" are a ns apart.
+	base := int64(10 * time.Second)
+	for _, tc := range []struct {
+		last int64
+		want int
+	}{{400, http.StatusTooManyRequests}, {500, http.StatusOK}} {
+		c := newClocked(t, Options{Rules: mustRules(t, "2/1s burst 4")})
+		for range 4 {
+			require.Equal(t, 200, c.do(t, base, "").Code)
+		}
+		rec := c.do(t, base+ms(tc.last), "")
+		assert.Equal(t, tc.want, rec.Code, "%d ms on, the bucket holds %d/500 of a unit", tc.last, tc.last)
+		assert.Equal(t, `"2-per-1s-burst-4";q=4;w=1;refill=2`, rec.Header().Get("RateLimit-Policy"))
+		res := c.judge(t)
+		if tc.want == http.StatusOK {
+			assert.Zero(t, res.Violations())
+			continue
+		}
+		assert.EqualValues(t, 1, res.Violations())
+		assert.Equal(t, "1", rec.Header().Get("Retry-After"), "0.2 units more take 0.1 s")
+		var body rejection
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
+		require.Len(t, body.Violations, 1)
+		assert.Equal(t, "0.8", body.Violations[0].Level)
+		assert.Equal(t, "bucket", body.Violations[0].Kind)
+		assert.Equal(t, ms(100), refillWait(c.opt.Rules[0], checker.Violation{Level: body.Violations[0].Level}),
+			"0.2 units at 2 units a second")
+	}
+}
+
+func TestFirstCallWindowOpensAtTheFirstCall(t *testing.T) {
+	c := newClocked(t, Options{Rules: mustRules(t, "2/1s first-call")})
+	var recs []*httptest.ResponseRecorder
+	for _, a := range []int64{300, 900, 1200, 1300, 1400} {
+		recs = append(recs, c.do(t, ms(a), ""))
+	}
+	assert.Equal(t, []int{200, 200, 429, 200, 200}, statuses(recs), "the window [0.3 s, 1.3 s), then [1.3 s, 2.3 s)")
+	assert.Equal(t, `"2-per-1s-first-call";r=0;t=1`, recs[2].Header().Get("RateLimit"))
+	assert.EqualValues(t, 1, c.judge(t).Violations())
+}
