@@ -123,12 +123,30 @@ func (r *StrategyResult) Violations() int64 {
 	return n
 }
 
+// refuseRedisCosts refuses the Redis strategies on rules that meter
+// costs: run judges them by the instants their script recorded, which
+// carry no costs.
+func refuseRedisCosts(s *workload.Scenario) error {
+	if len(s.Costs) == 0 {
+		return nil
+	}
+	return s.ValidateWith(func(name string) error {
+		if st, _ := catalog.Lookup(name); st.NeedsRedis {
+			return fmt.Errorf("strategy %s meters costs in simulate only so far: run judges it by its own records, which carry no costs", name)
+		}
+		return nil
+	})
+}
+
 // Run runs every strategy of s at the same time on the wall clock, taking
 // arrivals and call durations from s.Seed, and checks each one's sends.
 // It lasts as long as the scenario does in real time.
 func Run(ctx context.Context, s *workload.Scenario, opt Options) (*Result, error) {
 	s = opt.Scenario(s)
 	if err := catalog.Validate(s); err != nil {
+		return nil, err
+	}
+	if err := refuseRedisCosts(s); err != nil {
 		return nil, err
 	}
 	names := opt.Strategies

@@ -135,12 +135,12 @@ var strategyTable = append([]Strategy{
 	},
 	{
 		Name: "redis", Doc: "one atomic check-and-record script in Redis per call, shared by every worker, on the server's clock; exact logs for small limits, bucketed windows for large ones",
-		PerWorker: true, CheckAll: true, NeedsRedis: true,
+		PerWorker: true, CheckAll: true, NeedsRedis: true, Costs: true,
 		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Virtual, false) },
 	},
 	{
 		Name: "redis-client-time", Doc: "the redis script on each worker's own (possibly skewed) clock",
-		PerWorker: true, NeedsRedis: true,
+		PerWorker: true, NeedsRedis: true, Costs: true,
 		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Client, false) },
 	},
 	{
@@ -153,7 +153,7 @@ var strategyTable = append([]Strategy{
 	},
 	{
 		Name: "redis-bucketed", Doc: "the redis script under the default bookkeeping, as combined-bucketed (the same as redis)",
-		PerWorker: true, CheckAll: true, NeedsRedis: true,
+		PerWorker: true, CheckAll: true, NeedsRedis: true, Costs: true,
 		New: func(e Env) (strategies.Limiter, error) {
 			e.Rules = rule.Resolve(e.Rules)
 			return newRedis(e, redislimit.Virtual, false)
@@ -161,7 +161,7 @@ var strategyTable = append([]Strategy{
 	},
 	{
 		Name: "redis-exact", Doc: "the redis script with every rule an exact sorted set, whatever its limit",
-		PerWorker: true, CheckAll: true, NeedsRedis: true,
+		PerWorker: true, CheckAll: true, NeedsRedis: true, Costs: true,
 		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Virtual, true) },
 	},
 }, libStrategies()...)

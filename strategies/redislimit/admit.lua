@@ -44,8 +44,14 @@
 --   read) for an exact rule, its limit for a bucketed one; its window in
 --   microseconds; its bucket width in microseconds, or 0 for an exact
 --   rule;
--- then, to the end, the prefix of the head's fields of each bucketed rule
---   in turn (its fields are the prefix and t, b, f or l).
+-- then the prefix of the head's fields of each bucketed rule in turn
+--   (its fields are the prefix and t, b, f or l);
+-- then, only from a limiter with cost rules, two per rule i: what the
+--   call costs in it (1 for a call rule), and the index from 1 of its
+--   unit among the costs the member carries, or 0 for a call rule.
+-- A cost rule's member ends with '|' and the call's costs, one per unit,
+-- joined by ',': an exact cost rule sums the costs of its unit over the
+-- entries in its window; a bucketed one counts costs in its buckets.
 -- Reply: {record time, n} when the call is recorded (now, or by an
 -- earlier attempt of the same call); else {wait, check, rule, n}: nothing
 -- was recorded, and rule i asks for the longest wait. Errors start with a
@@ -122,10 +128,13 @@ end
 -- hold after a loss, or something written by hand.
 local h, q, live, old, lastMember
 local exact = false -- whether some rule is exact: then the set tells a retry, not m
+local nb = 0 -- the bucketed rules
 for i = 1, n do
-  if ARGV[v + 3 * i + 2] == '0' then exact = true end
+  if ARGV[v + 3 * i + 2] == '0' then exact = true else nb = nb + 1 end
 end
-if hs > #ARGV then
+local wt = hs + nb -- the costs of a limiter with cost rules, if any
+if wt > #ARGV then wt = nil end
+if nb == 0 then
   live = redis.pcall('HINCRBY', head, 'n', '1')
   if type(live) == 'number' then
     old = live - 1
@@ -141,7 +150,7 @@ else
   q = {'n', 'm', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
   local k = 2
   if exact then k = 1 end
-  for a = hs, #ARGV do
+  for a = hs, hs + nb - 1 do
     local pre = ARGV[a]
     q[k + 1], q[k + 2], q[k + 3], q[k + 4] = pre .. 't', pre .. 'b', pre .. 'f', pre .. 'l'
     k = k + 4
@@ -236,6 +245,40 @@ local function makeSum()
   end
 end
 
+-- weighed decides an exact cost rule of limit N and window w for a call
+-- of cost c in unit u: it reads the entries in the window (t - w, t] and
+-- later ones, sums their costs of the unit (an entry of no costs, from a
+-- call-counting limiter of the key, costs 1), and when the sum plus c
+-- exceeds N returns the wait until the oldest entries holding the excess
+-- leave, else 0. Costs pass N only by a caller's fault: an error then.
+-- Made only by a run that needs it.
+local weighed
+local function makeWeighed()
+  return function(key, t, w, limit, c, u)
+    local got = redis.pcall('ZRANGEBYSCORE', key, format('(%d', t - w), '+inf', 'WITHSCORES')
+    if got.err then
+      return 0, redis.error_reply('WRONGTYPE rlcheck: key ' .. key .. ' holds no sorted set of a rate rule')
+    end
+    if c > limit then
+      return 0, redis.error_reply(format('COST a call of %d exceeds the limit %d on its own', c, limit))
+    end
+    local pat = '|' .. string.rep('%d+,', u - 1) .. '(%d+)[^|]*$'
+    local costs, sum = {}, 0
+    for j = 1, #got, 2 do
+      local x = tonumber(string.match(got[j], pat)) or 1
+      costs[j], sum = x, sum + x
+    end
+    local need = sum + c - limit
+    if need <= 0 then return 0 end
+    local acc = 0
+    for j = 1, #got, 2 do
+      acc = acc + costs[j]
+      if acc >= need then return got[j + 1] + w - t end
+    end
+    return 0
+  end
+end
+
 -- What the record writes to the head, as HSET arguments (set[1..k]), and,
 -- per bucketed rule that leaves bucket l, {its bucket hash, the bucket to
 -- write or nil, its count, buckets to drop from, to, its window, whether
@@ -258,6 +301,11 @@ local short
 for i = 1, n do
   local p = v + 3 * i
   local key, w = KEYS[i + 1], ARGV[p + 1] + 0
+  local cost, unit = 1, nil
+  if wt then
+    cost, unit = ARGV[wt + 2 * i - 2] + 0, ARGV[wt + 2 * i - 1]
+    if unit == '0' then unit = nil end
+  end
   if ARGV[p + 2] ~= '0' then
     local g = ARGV[p + 2] + 0
     -- Lua's a % b is a - floor(a / b) * b: exact here, since |a| + b
@@ -281,7 +329,7 @@ for i = 1, n do
     if first0 then first0 = first0 + 0 end
     if last then last = last + 0 else last = lo - 1 end
     local first = first0 or lo
-    if first < lo or cur ~= last or total >= limit then
+    if first < lo or cur ~= last or total + cost > limit then
       if before then before = before + 0 else before = 0 end
     else
       before = 0
@@ -323,11 +371,11 @@ for i = 1, n do
         end
         count = tonumber(got) or 0
       end
-      if total >= limit then
-        -- The wait ends when the oldest buckets holding total - limit + 1
-        -- calls leave; when the older ones hold fewer, that is bucket l,
+      if total + cost > limit then
+        -- The wait ends when the oldest buckets holding total + cost -
+        -- limit leave; when the older ones hold less, that is bucket l,
         -- with nothing to read.
-        local need, b = total - limit + 1, last
+        local need, b = total + cost - limit, last
         if before >= need then
           sum = sum or makeSum()
           local got
@@ -340,13 +388,13 @@ for i = 1, n do
         -- Head fields: the total; the total before l when it changed;
         -- the bound's ends when they moved. q[o .. o + 3] name t, b,
         -- f and l.
-        set[k + 1], set[k + 2] = q[o], format('%d', total + 1)
+        set[k + 1], set[k + 2] = q[o], format('%d', total + cost)
         k = k + 2
         if cur > last then -- l moves to the call's bucket
           set[k + 1], set[k + 2], set[k + 3], set[k + 4] = q[o + 1], format('%d', total), q[o + 3], format('%d', cur)
           k = k + 4
         elseif cur < last then
-          set[k + 1], set[k + 2] = q[o + 1], format('%d', before + 1)
+          set[k + 1], set[k + 2] = q[o + 1], format('%d', before + cost)
           k = k + 2
         elseif dropTo then
           set[k + 1], set[k + 2] = q[o + 1], format('%d', before)
@@ -363,7 +411,7 @@ for i = 1, n do
           if cur > last and last >= first and c > 0 then
             to, cnt = last, c
           elseif cur < last then
-            to, cnt = cur, count + 1
+            to, cnt = cur, count + cost
           end
           moves = moves or {}
           moves[#moves + 1] = {key, to, cnt, first0, dropTo and math.min(dropTo, last - 1), w, before == 0}
@@ -376,7 +424,14 @@ for i = 1, n do
     if w > exactW then exactW = w end
     local rank = ARGV[p]
     local entry
-    if not short or short > -rank then
+    if unit then
+      if cost > 0 then
+        weighed = weighed or makeWeighed()
+        local rw, err = weighed(key, check, w, -rank, cost, unit)
+        if err then return err end
+        if rw > wait then wait, binding = rw, i end
+      end
+    elseif not short or short > -rank then
       entry = redis.pcall('ZRANGE', key, rank, rank, 'WITHSCORES')
       if entry.err then
         local kind = call('TYPE', key)

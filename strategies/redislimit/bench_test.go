@@ -268,3 +268,47 @@ func BenchmarkLuaPrimitives(b *testing.B) {
 	}
 	b.Logf("load %s", loadavg())
 }
+
+// BenchmarkWeightedPaired pairs weighted and unweighted admission on a
+// real redis-server over loopback, 16 goroutines, alternating slices of
+// 250 ms in one run: the unweighted limiter of neverBind's three call
+// rules, and a weighted one whose last two rules meter tokens (calls of
+// 100 tokens), both under the default policy. It reports each one's
+// calls/s and the median over the rounds of weighted/unweighted (run at
+// least 10 rounds: -benchtime 10x or more).
+//
+//	go test -run '^$' -bench WeightedPaired -benchtime 20x ./strategies/redislimit/
+func BenchmarkWeightedPaired(b *testing.B) {
+	s := redistest.Start(b)
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, PoolSize: 2 * benchWorkers})
+	defer c.Close()
+	plain, err := New(c, clock.NewReal(), neverBind, Options{Key: "plain"})
+	require.NoError(b, err)
+	costly := slices.Clone(neverBind)
+	costly[1].Unit, costly[2].Unit = "tokens", "tokens"
+	weighted, err := New(c, clock.NewReal(), costly, Options{Key: "weighted"})
+	require.NoError(b, err)
+	tokens := []int64{100}
+	calls := []func(context.Context) error{
+		plain.Acquire,
+		func(ctx context.Context) error { return weighted.AcquireCost(ctx, tokens) },
+	}
+	var n [2]int64
+	var d [2]time.Duration
+	var ratios []float64
+	round := 0
+	for b.Loop() {
+		var rate [2]float64
+		for i := range calls {
+			j := (i + round) % 2
+			k, t := slice(b, calls[j], 250*time.Millisecond)
+			n[j], d[j], rate[j] = n[j]+k, d[j]+t, float64(k)/t.Seconds()
+		}
+		round++
+		ratios = append(ratios, rate[1]/rate[0])
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(float64(n[0])/d[0].Seconds(), "unweighted-calls/s")
+	b.ReportMetric(float64(n[1])/d[1].Seconds(), "weighted-calls/s")
+	b.ReportMetric(ratios[len(ratios)/2], "weighted/unweighted-median")
+}

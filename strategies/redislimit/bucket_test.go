@@ -410,3 +410,76 @@ func TestBucketHashGetsExpiry(t *testing.T) {
 	assert.Positive(t, m.TTL(key), "the bucket hash has no expiry")
 	assert.Positive(t, m.TTL(l.script[0]), "the head has no expiry")
 }
+
+// admittedCost is admitted for calls of costs (one per unit of rules).
+func admittedCost(rules []rule.Rule, costs [][]int64) []int64 {
+	rt := &stepRT{t: epoch}
+	c := strategies.NewCombinedBounded(rt, rules...)
+	out := make([]int64, len(costs))
+	for i := range out {
+		_ = c.AcquireCost(context.Background(), costs[i])
+		out[i] = rt.t - epoch
+	}
+	return out
+}
+
+// pipelineCost is pipeline for calls of costs.
+func pipelineCost(t *testing.T, c *redis.Client, l *Limiter, at []int64, costs [][]int64) {
+	t.Helper()
+	ctx := context.Background()
+	require.NoError(t, l.admit.Load(ctx, c).Err())
+	for start := 0; start < len(at); start += 2000 {
+		p := c.Pipeline()
+		end := min(start+2000, len(at))
+		for i := start; i < end; i++ {
+			now := epoch + at[i]
+			l.now = func() int64 { return now }
+			member, tail := l.costArgs(l.prefix+strconv.Itoa(i), costs[i])
+			args, _ := l.scriptArgs(member, uint64(i)%sweepEvery == 0, now)
+			l.admit.EvalSha(ctx, p, l.script, append(args, tail...)...)
+		}
+		cmds, err := p.Exec(ctx)
+		require.NoError(t, err)
+		for i, cmd := range cmds {
+			v, ok := cmd.(*redis.Cmd).Val().([]any)
+			require.True(t, ok && len(v) == 2, "call %d refused: %v", start+i, cmd)
+		}
+	}
+}
+
+// TestRealBoundedMemoryCosts: under the default policy the contract
+// 500/1m, 90000 tokens/1m, 10000000 tokens/1d keeps a limiter's keys
+// within 4 KB on a real server after its admissions (1,000,000 under
+// RLCHECK_FULL=1), saturated, with costs of 1 to 20 tokens, and the
+// checker counts no violation of the instants recorded.
+func TestRealBoundedMemoryCosts(t *testing.T) {
+	c := realClient(t, redistest.Start(t))
+	rules, err := rule.ParseList("500/1m, 90000 tokens/1m, 10000000 tokens/1d")
+	require.NoError(t, err)
+	n := 100_000
+	if os.Getenv("RLCHECK_FULL") == "1" {
+		n = 1_000_000
+	} else {
+		t.Log("1,000,000 admissions run with RLCHECK_FULL=1")
+	}
+	r := rand.New(rand.NewPCG(28, 0))
+	costs := make([][]int64, n)
+	for i := range costs {
+		costs[i] = []int64{1 + r.Int64N(20)}
+	}
+	at := admittedCost(rules, costs)
+	rt := &stepRT{t: epoch}
+	l, err := New(c, rt, rules, Options{Key: "mem-costs", TimeSource: Virtual, MemberPrefix: "p:"})
+	require.NoError(t, err)
+	pipelineCost(t, c, l, at, costs)
+	used := memoryOf(t, c, l.script)
+	t.Logf("%d admissions: %d bytes in %v", n, used, l.script)
+	assert.LessOrEqual(t, used, int64(4096))
+
+	chk := checker.New(checker.Config{Rules: rules})
+	for i, a := range at {
+		require.NoError(t, chk.ObserveCost(a, int64(i), costs[i]))
+	}
+	rep := chk.Report()
+	assert.Zero(t, rep.Violations())
+}

@@ -190,7 +190,11 @@ func Reset(ctx context.Context, c redis.Scripter, key string, rules []rule.Rule)
 	keys := []string{HeadKey(key)}
 	for _, r := range rules {
 		for _, exact := range []bool{false, true} {
-			if k := ruleKey(key, r, keeping(r, exact)); indexOf(keys, k) < 0 {
+			k := ruleKey(key, r, keeping(r, exact))
+			if keeping(r, exact) <= 0 {
+				k = KeyFor(key, r.Window) // the set, whatever the unit
+			}
+			if indexOf(keys, k) < 0 {
 				keys = append(keys, k)
 			}
 		}

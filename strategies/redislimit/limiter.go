@@ -129,10 +129,20 @@ type Limiter struct {
 
 	runs  atomic.Int64
 	stats *strategies.StatsKeeper
+
+	// Costs: the units the rules given to New meter, in the order of
+	// AcquireCost's costs; those rules; and, per kept rule, its unit's
+	// index from 1 (0 for a call rule). units is empty when every rule
+	// counts calls: then the script gets no costs.
+	units  []string
+	given  []rule.Rule
+	unitOf []int
+	ones   []int64 // Acquire's costs: 1 in every unit
 }
 
 var _ strategies.Limiter = (*Limiter)(nil)
 var _ strategies.StatsReporter = (*Limiter)(nil)
+var _ strategies.CostLimiter = (*Limiter)(nil)
 
 // New returns a limiter for rules over c (a *redis.Client, a
 // *redis.ClusterClient, or a client of miniredis). rt supplies Sleep, and Now
@@ -204,6 +214,13 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 		if r.Buckets <= 0 {
 			l.keys[i] = KeyFor(opts.Key, exactW)
 		}
+	}
+	l.given, l.units = append([]rule.Rule(nil), rules...), strategies.Units(rules)
+	for _, r := range l.rules {
+		l.unitOf = append(l.unitOf, indexOf(l.units, r.Unit)+1)
+	}
+	for range l.units {
+		l.ones = append(l.ones, 1)
 	}
 	l.opts = opts
 	l.setLease(expiryLease)
@@ -313,13 +330,55 @@ func (l *Limiter) Acquire(ctx context.Context) error {
 // one caller per limiter polls Redis: otherwise every waiter of every
 // process would wake and run the script for each freed slot.
 func (l *Limiter) AcquireAt(ctx context.Context) (int64, error) {
+	return l.acquireAt(ctx, l.ones)
+}
+
+// AcquireCost is Acquire for a call costing costs[u] in the u-th unit of
+// strategies.Units of the rules given to New. A call rule charges it 1,
+// a cost rule its cost in the rule's unit (0 takes no room). A call that
+// no wait could admit (a cost above a rule's limit), and malformed costs,
+// fail at once with a *strategies.CostError, recording nothing.
+func (l *Limiter) AcquireCost(ctx context.Context, costs []int64) error {
+	if err := l.checkCosts(costs); err != nil {
+		return err
+	}
+	_, err := l.acquireAt(ctx, costs)
+	return err
+}
+
+// checkCosts refuses costs no wait admits.
+func (l *Limiter) checkCosts(costs []int64) error {
+	if len(costs) != len(l.units) {
+		return &strategies.CostError{Msg: fmt.Sprintf("%d costs for %d units", len(costs), len(l.units))}
+	}
+	for _, c := range costs {
+		if c < 0 {
+			return &strategies.CostError{Cost: c, Msg: fmt.Sprintf("a negative cost (%d)", c)}
+		}
+	}
+	for _, r := range l.given {
+		if u := indexOf(l.units, r.Unit); u >= 0 && costs[u] > int64(r.Limit) {
+			return &strategies.CostError{Rule: r, Cost: costs[u]}
+		}
+	}
+	return nil
+}
+
+// acquireAt is AcquireAt for a call of costs (l.ones for Acquire). A
+// limiter with cost rules writes the costs into the call's member, after
+// a '|', so that its entry in the sorted set carries them (admit.lua).
+func (l *Limiter) acquireAt(ctx context.Context, costs []int64) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	n := l.counter.Add(1)
 	member := l.prefix + strconv.FormatUint(n, 10)
+	var tail []any
+	if len(l.units) > 0 {
+		member, tail = l.costArgs(member, costs)
+	}
 	sweep := n%sweepEvery == 0 // by counter, so simulations stay reproducible
-	wait, at, rule, err := l.try(ctx, member, sweep)
+	wait, at, rule, err := l.tryCost(ctx, member, sweep, tail)
 	if err != nil || wait == 0 {
 		return at, err
 	}
@@ -343,10 +402,34 @@ func (l *Limiter) AcquireAt(ctx context.Context) (int64, error) {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		if wait, at, rule, err = l.try(ctx, member, sweep); err != nil || wait == 0 {
+		if wait, at, rule, err = l.tryCost(ctx, member, sweep, tail); err != nil || wait == 0 {
 			return at, err
 		}
 	}
+}
+
+// costArgs returns the member of a call of costs and the script's
+// values that follow the rules': per kept rule, what the call costs in it
+// and its unit's index from 1 (0 for a call rule).
+func (l *Limiter) costArgs(member string, costs []int64) (string, []any) {
+	b := []byte(member)
+	for u, c := range costs {
+		if u == 0 {
+			b = append(b, '|')
+		} else {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, c, 10)
+	}
+	tail := make([]any, 0, 2*len(l.rules))
+	for i := range l.rules {
+		c := int64(1)
+		if u := l.unitOf[i]; u > 0 {
+			c = costs[u-1]
+		}
+		tail = append(tail, strconv.FormatInt(c, 10), strconv.Itoa(l.unitOf[i]))
+	}
+	return string(b), tail
 }
 
 // Release does nothing: the strategy has no concurrency cap.
@@ -380,12 +463,19 @@ func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, strin
 // longest wait (0 when recorded), the instant it used in nanoseconds, and the
 // index of the rule that asked for the wait.
 func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Duration, int64, int, error) {
+	return l.tryCost(ctx, member, sweep, nil)
+}
+
+// tryCost is try for a call whose costs give the script's last values
+// (tail, see costArgs).
+func (l *Limiter) tryCost(ctx context.Context, member string, sweep bool, tail []any) (time.Duration, int64, int, error) {
 	now := l.rt.Now()
 	if until := l.heldUntil.Load(); until != 0 && now < until {
 		return 0, 0, 0, fmt.Errorf("%w: refusing calls for %v more, until the longest window has passed since the loss was found",
 			ErrStateLost, time.Duration(until-now))
 	}
 	args, refresh := l.scriptArgs(member, sweep, now)
+	args = append(args, tail...)
 	expected := args[2] != "0"
 	l.runs.Add(1)
 	res, err := l.run(ctx, args)

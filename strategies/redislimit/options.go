@@ -175,7 +175,16 @@ func HeadKey(k string) string {
 // headPrefix starts the names of the bucketed rule r's fields in the
 // head: for example 24h:b64:, whose t is 24h:b64:t (admit.lua).
 func headPrefix(r rule.Rule) string {
-	return windowName(r.Window) + ":b" + strconv.Itoa(r.Buckets) + ":"
+	return windowName(r.Window) + ":b" + strconv.Itoa(r.Buckets) + unitName(r) + ":"
+}
+
+// unitName tells a cost rule's names from a call rule's: ":" and its
+// unit, or nothing for a call rule.
+func unitName(r rule.Rule) string {
+	if r.Unit == "" {
+		return ""
+	}
+	return ":" + r.Unit
 }
 
 // headField names field f (t, b, f or l) of the bucketed rule r in the
@@ -199,9 +208,9 @@ func keeping(r rule.Rule, exact bool) int {
 // rule.
 func ruleKey(name string, r rule.Rule, keep int) string {
 	if keep > 0 {
-		return BucketKeyFor(name, r.Window, keep)
+		return BucketKeyFor(name, r.Window, keep) + unitName(r)
 	}
-	return KeyFor(name, r.Window)
+	return KeyFor(name, r.Window) + unitName(r)
 }
 
 // windowName spells a window rounded up to whole microseconds, so two
