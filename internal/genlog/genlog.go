@@ -1,5 +1,6 @@
 // Package genlog writes deterministic synthetic send logs for benchmarks:
-// CSV lines "ts_ns,key" with exponential gaps between sends.
+// CSV lines "ts_ns,key" with exponential gaps between sends, and with
+// Config.MaxTokens a third column "tokens".
 package genlog
 
 import (
@@ -17,6 +18,10 @@ type Config struct {
 	MeanGap time.Duration // mean of the exponential gaps
 	Seed    uint64
 	Start   int64 // the first send's epoch nanoseconds, before its gap
+	// MaxTokens, when above 1, adds a "tokens" column: a cost uniform in
+	// 1 to MaxTokens-1, from a stream of its own (the times and keys are
+	// those of the log without it).
+	MaxTokens int64
 }
 
 // Default is the benchmark log: 150 ms mean gaps, 100 keys, from
@@ -32,16 +37,27 @@ func Times(cfg Config) []int64 {
 	return ts
 }
 
-// WriteCSV writes cfg's log with a "ts_ns,key" header.
+// WriteCSV writes cfg's log with a "ts_ns,key" header ("ts_ns,key,tokens"
+// with MaxTokens).
 func WriteCSV(w io.Writer, cfg Config) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
-	bw.WriteString("ts_ns,key\n")
+	var tokens *rand.Rand
+	if cfg.MaxTokens > 1 {
+		tokens = rand.New(rand.NewPCG(cfg.Seed^0x746f6b656e73, cfg.Seed))
+		bw.WriteString("ts_ns,key,tokens\n")
+	} else {
+		bw.WriteString("ts_ns,key\n")
+	}
 	buf := make([]byte, 0, 64)
 	var err error
 	each(cfg, func(t int64, key int) {
 		buf = strconv.AppendInt(buf[:0], t, 10)
 		buf = append(buf, ",k"...)
 		buf = strconv.AppendInt(buf, int64(key), 10)
+		if tokens != nil {
+			buf = append(buf, ',')
+			buf = strconv.AppendInt(buf, 1+tokens.Int64N(cfg.MaxTokens-1), 10)
+		}
 		buf = append(buf, '\n')
 		if err == nil {
 			_, err = bw.Write(buf)
