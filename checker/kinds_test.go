@@ -291,7 +291,7 @@ func TestKindsAgainstOracles(t *testing.T) {
 		limits := []int64{3, 5}
 		for _, r := range rules {
 			if r.Unit != "" {
-				limits[indexOf(units, r.Unit)] = int64(r.Limit)
+				limits[slices.Index(units, r.Unit)] = int64(r.Limit)
 			}
 		}
 		l := randomCostLog(rng, 1+rng.IntN(40), grid, 2, limits)
@@ -306,7 +306,7 @@ func checkKinds(t *testing.T, l costLog, cfg Config) {
 	rep, byRule := observed(t, l, cfg)
 	for k, r := range cfg.Rules {
 		what := fmt.Sprintf("%v (%v) among %v on %v %v", r, cfg.Boundary, cfg.Rules, l.at, l.costs)
-		unit := indexOf(cfg.Units, r.Unit)
+		unit := slices.Index(cfg.Units, r.Unit)
 		want := kindOracle(l, r, unit, cfg.Boundary)
 		rr := rep.Rules[k]
 		require.Equal(t, want.viol, indexesOf(byRule[k]), what)

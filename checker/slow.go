@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -402,24 +403,7 @@ type pendingViolation struct {
 
 // UnitsOf returns the units the rules meter, in the order they first name
 // them.
-func UnitsOf(rules []rule.Rule) []string {
-	var units []string
-	for _, r := range rules {
-		if r.Unit != "" && indexOf(units, r.Unit) < 0 {
-			units = append(units, r.Unit)
-		}
-	}
-	return units
-}
-
-func indexOf(units []string, u string) int {
-	for i, x := range units {
-		if x == u {
-			return i
-		}
-	}
-	return -1
-}
+func UnitsOf(rules []rule.Rule) []string { return rule.Units(rules) }
 
 // addSlow adds rule i, r, to the slow rules, or records why it cannot be
 // judged.
@@ -433,7 +417,7 @@ func (c *Checker) addSlow(i int, r rule.Rule) {
 	}
 	unit := -1
 	if r.Unit != "" {
-		if unit = indexOf(c.units, r.Unit); unit < 0 {
+		if unit = slices.Index(c.units, r.Unit); unit < 0 {
 			c.err = fmt.Errorf("checker: rule %s meters %s, which the units %q do not name", r, r.Unit, c.units)
 			return
 		}

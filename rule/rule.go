@@ -3,6 +3,7 @@ package rule
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -380,4 +381,17 @@ func (r *Rule) UnmarshalText(b []byte) error {
 	}
 	*r = p
 	return nil
+}
+
+// Units names the units rules meter, in the order the rules first name
+// them; a call rule names none. It is the order in which a send's or a
+// call's costs are given (checker.Config.Units, strategies' AcquireCost).
+func Units(rules []Rule) []string {
+	var units []string
+	for _, r := range rules {
+		if r.Unit != "" && !slices.Contains(units, r.Unit) {
+			units = append(units, r.Unit)
+		}
+	}
+	return units
 }

@@ -260,3 +260,12 @@ func TestUnitWordsAreCaseExact(t *testing.T) {
 		}
 	}
 }
+
+// TestUnits: the units in the order the rules first name them, once each;
+// call rules name none.
+func TestUnits(t *testing.T) {
+	rules, err := ParseList("5/1s, 100 tokens/1s, 7 points/1m, 9000 tokens/1h")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"tokens", "points"}, Units(rules))
+	assert.Empty(t, Units(rules[:1]))
+}

@@ -3,6 +3,7 @@ package strategies
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -39,24 +40,7 @@ func (e *CostError) Error() string {
 
 // Units names the units rules meter, in the order the rules first name
 // them: the order of AcquireCost's costs.
-func Units(rules []rule.Rule) []string {
-	var units []string
-	for _, r := range rules {
-		if r.Unit != "" && unitIndex(units, r.Unit) < 0 {
-			units = append(units, r.Unit)
-		}
-	}
-	return units
-}
-
-func unitIndex(units []string, u string) int {
-	for i, x := range units {
-		if x == u {
-			return i
-		}
-	}
-	return -1
-}
+func Units(rules []rule.Rule) []string { return rule.Units(rules) }
 
 // charges maps a call's costs to what each rule is charged.
 type charges struct {
@@ -69,7 +53,7 @@ func newCharges(rules []rule.Rule) charges {
 	units := Units(rules)
 	idx := make([]int, len(rules))
 	for i, r := range rules {
-		idx[i] = unitIndex(units, r.Unit)
+		idx[i] = slices.Index(units, r.Unit)
 	}
 	return charges{rules: rules, idx: idx, units: len(units)}
 }
