@@ -234,8 +234,9 @@ func TestBucketedLateCallCountsInItsBucket(t *testing.T) {
 }
 
 // pipeline records the admissions at the given instants (ns after epoch,
-// each one the limiter admits) in batches, and fails on any refusal.
-func pipeline(t *testing.T, c *redis.Client, l *Limiter, at []int64) {
+// each one the limiter admits) in batches, and fails on any refusal; with
+// costs, call i is charged costs[i], as AcquireCost sends them.
+func pipeline(t *testing.T, c *redis.Client, l *Limiter, at []int64, costs [][]int64) {
 	t.Helper()
 	ctx := context.Background()
 	require.NoError(t, l.admit.Load(ctx, c).Err())
@@ -245,8 +246,12 @@ func pipeline(t *testing.T, c *redis.Client, l *Limiter, at []int64) {
 		for i := start; i < end; i++ {
 			now := epoch + at[i]
 			l.now = func() int64 { return now }
-			args, _ := l.scriptArgs(l.prefix+strconv.Itoa(i), uint64(i)%sweepEvery == 0, now)
-			l.admit.EvalSha(ctx, p, l.script, args...)
+			member, tail := l.prefix+strconv.Itoa(i), []any(nil)
+			if costs != nil {
+				member, tail = l.costArgs(member, costs[i])
+			}
+			args, _ := l.scriptArgs(member, uint64(i)%sweepEvery == 0, now)
+			l.admit.EvalSha(ctx, p, l.script, append(args, tail...)...)
 		}
 		cmds, err := p.Exec(ctx)
 		require.NoError(t, err)
@@ -329,7 +334,7 @@ func TestRealBoundedMemory(t *testing.T) {
 			rt := &stepRT{t: epoch}
 			l, err := New(c, rt, tc.rules, Options{Key: "mem-" + tc.name, TimeSource: Virtual, MemberPrefix: "p:"})
 			require.NoError(t, err)
-			pipeline(t, c, l, tc.at)
+			pipeline(t, c, l, tc.at, nil)
 			used := memoryOf(t, c, l.script) // the head and the rule keys
 			t.Logf("%s, %d admissions: %d bytes in %v", tc.name, len(tc.at), used, l.script)
 			assert.LessOrEqual(t, used, int64(4096))
@@ -339,7 +344,7 @@ func TestRealBoundedMemory(t *testing.T) {
 	rt := &stepRT{t: epoch}
 	l, err := New(c, rt, api, Options{Key: "mem-exact", TimeSource: Virtual, MemberPrefix: "p:", Exact: true})
 	require.NoError(t, err)
-	pipeline(t, c, l, cases[0].at)
+	pipeline(t, c, l, cases[0].at, nil)
 	t.Logf("exact sets, spaced 8.65 s, %d admissions: %d bytes", len(cases[0].at), memoryOf(t, c, l.script))
 }
 
@@ -423,30 +428,6 @@ func admittedCost(rules []rule.Rule, costs [][]int64) []int64 {
 	return out
 }
 
-// pipelineCost is pipeline for calls of costs.
-func pipelineCost(t *testing.T, c *redis.Client, l *Limiter, at []int64, costs [][]int64) {
-	t.Helper()
-	ctx := context.Background()
-	require.NoError(t, l.admit.Load(ctx, c).Err())
-	for start := 0; start < len(at); start += 2000 {
-		p := c.Pipeline()
-		end := min(start+2000, len(at))
-		for i := start; i < end; i++ {
-			now := epoch + at[i]
-			l.now = func() int64 { return now }
-			member, tail := l.costArgs(l.prefix+strconv.Itoa(i), costs[i])
-			args, _ := l.scriptArgs(member, uint64(i)%sweepEvery == 0, now)
-			l.admit.EvalSha(ctx, p, l.script, append(args, tail...)...)
-		}
-		cmds, err := p.Exec(ctx)
-		require.NoError(t, err)
-		for i, cmd := range cmds {
-			v, ok := cmd.(*redis.Cmd).Val().([]any)
-			require.True(t, ok && len(v) == 2, "call %d refused: %v", start+i, cmd)
-		}
-	}
-}
-
 // TestRealBoundedMemoryCosts: under the default policy the contract
 // 500/1m, 90000 tokens/1m, 10000000 tokens/1d keeps a limiter's keys
 // within 4 KB on a real server after its admissions (1,000,000 under
@@ -471,7 +452,7 @@ func TestRealBoundedMemoryCosts(t *testing.T) {
 	rt := &stepRT{t: epoch}
 	l, err := New(c, rt, rules, Options{Key: "mem-costs", TimeSource: Virtual, MemberPrefix: "p:"})
 	require.NoError(t, err)
-	pipelineCost(t, c, l, at, costs)
+	pipeline(t, c, l, at, costs)
 	used := memoryOf(t, c, l.script)
 	t.Logf("%d admissions: %d bytes in %v", n, used, l.script)
 	assert.LessOrEqual(t, used, int64(4096))
