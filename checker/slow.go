@@ -471,7 +471,12 @@ func (c *Checker) observeSlow(at, ref int64, costs []int64) error {
 		c.observeRun(ats[:], refs[:], idx)
 	}
 	for k := range c.slow {
-		if err := c.judgeSend(&c.slow[k], s, idx, costs); err != nil {
+		sr := &c.slow[k]
+		cost := int64(1)
+		if sr.unit >= 0 {
+			cost = costs[sr.unit]
+		}
+		if err := c.judgeSend(sr, s, idx, cost); err != nil {
 			c.err = &CostError{Send: s, Msg: fmt.Sprintf("rule %s: %v", c.slow[k].rep.Rule, err)}
 			return c.err
 		}
@@ -502,12 +507,9 @@ func (c *Checker) checkCosts(s Send, costs []int64) error {
 	return nil
 }
 
-// judgeSend decides send idx, s, against one slow rule.
-func (c *Checker) judgeSend(sr *slowRule, s Send, idx int64, costs []int64) error {
-	cost := int64(1)
-	if sr.unit >= 0 {
-		cost = costs[sr.unit]
-	}
+// judgeSend decides send idx, s, of cost c in the rule's unit (1 for a
+// call rule), against one slow rule.
+func (c *Checker) judgeSend(sr *slowRule, s Send, idx, cost int64) error {
 	broke, err := sr.j.take(s, cost)
 	if err != nil {
 		return err
@@ -517,15 +519,32 @@ func (c *Checker) judgeSend(sr *slowRule, s Send, idx int64, costs []int64) erro
 	if ok && units > rep.MaxInWindow {
 		rep.MaxInWindow, rep.MaxWindowStart = units, start
 	}
-	if !broke {
-		return nil
+	if broke {
+		c.slowViolation(sr, Violation{Send: s, Index: idx, WindowStart: start, Count: count}, cost, units)
 	}
+	return nil
+}
+
+// slowViolation counts v, a violation of a slow rule by a send of cost c
+// that found units in its window, and reports it where it is wanted.
+func (c *Checker) slowViolation(sr *slowRule, v Violation, cost, units int64) {
+	rep := sr.rep
 	rep.Violations++
-	v := Violation{Send: s, Index: idx, WindowStart: start, Count: count}
+	list := len(rep.Listed) < c.list && v.Send.At >= c.listFrom
+	if list || rep.First == nil || c.userViol != nil {
+		c.reportViolation(sr, v, cost, units, list)
+	}
+}
+
+// reportViolation completes v with its cost and the kind's own facts and
+// keeps it as the first, passes it on, or lists it. It is apart from
+// slowViolation, whose common case (a count alone) then builds nothing on
+// the heap.
+func (c *Checker) reportViolation(sr *slowRule, v Violation, cost, units int64, list bool) {
+	rep := sr.rep
 	if sr.unit >= 0 {
 		v.Cost, v.Units = cost, units
 	}
-	list := len(rep.Listed) < c.list && s.At >= c.listFrom
 	sr.j.detail(&v, list)
 	if rep.First == nil {
 		first := v
@@ -540,7 +559,6 @@ func (c *Checker) judgeSend(sr *slowRule, s Send, idx int64, costs []int64) erro
 	if list {
 		rep.Listed = append(rep.Listed, v)
 	}
-	return nil
 }
 
 // flushViolations passes one send's violations on in Rules order.

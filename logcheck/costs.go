@@ -13,7 +13,8 @@ import (
 type costTable struct {
 	units int
 	files []costQueue // by input
-	buf   []int64
+	buf   []int64     // pop's copy of costs a compaction moves
+	cols  [][]int64   // takeRun's columns
 }
 
 // costQueue holds one input's costs by line: vals[i*units:] are the costs
@@ -53,21 +54,40 @@ func (t *costTable) add(file int, b *sendlog.Batch) {
 	}
 }
 
-// take returns the costs of the send at ref and forgets them; the slice is
-// valid until the next call.
-func (t *costTable) take(ref int64) []int64 {
+// pop forgets the costs of the send at ref and returns them in the
+// queue's own memory, valid until the next call.
+func (t *costTable) pop(ref int64) []int64 {
 	r := report.Ref(ref)
 	q := &t.files[r.File()]
 	i := int(r.Line() - q.base)
-	t.buf = append(t.buf[:0], q.vals[i*t.units:(i+1)*t.units]...)
+	vals := q.vals[i*t.units : (i+1)*t.units]
 	q.taken[i] = true
 	for q.head < len(q.taken) && q.taken[q.head] {
 		q.head++
 	}
 	if q.head >= 4096 && q.head*2 >= len(q.taken) {
+		vals = append(t.buf[:0], vals...)
 		q.compact(t.units)
 	}
-	return t.buf
+	return vals
+}
+
+// takeRun returns the costs of the sends at refs, by unit: cols[u][i] is
+// the cost in unit u of the send at refs[i]. They are forgotten, and the
+// columns are valid until the next call.
+func (t *costTable) takeRun(refs []int64) [][]int64 {
+	if t.cols == nil {
+		t.cols = make([][]int64, t.units)
+	}
+	for u := range t.cols {
+		t.cols[u] = t.cols[u][:0]
+	}
+	for _, ref := range refs {
+		for u, c := range t.pop(ref) {
+			t.cols[u] = append(t.cols[u], c)
+		}
+	}
+	return t.cols
 }
 
 // compact drops the taken lines before head.

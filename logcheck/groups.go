@@ -193,14 +193,11 @@ func (t *groupTable) observeGroup(g *groupState, run held) {
 	}
 }
 
-// observeCosts hands a group's sends to its checker one at a time, each
-// with its costs.
+// observeCosts hands a group's sends to its checker with their costs.
 func (t *groupTable) observeCosts(g *groupState, run held) {
-	for i, at := range run.at {
-		err := g.chk.ObserveCost(at, run.ref[i], t.costs.take(run.ref[i]))
-		if err != nil && t.err == nil {
-			t.err = err
-		}
+	err := g.chk.ObserveCostBatch(run.at, run.ref, t.costs.takeRun(run.ref))
+	if err != nil && t.err == nil {
+		t.err = err
 	}
 }
 

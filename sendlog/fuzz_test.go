@@ -240,8 +240,40 @@ func readPath(name, s string, opt Options, fast bool) (out []string) {
 		if err != nil {
 			return append(out, err.Error())
 		}
-		out = append(out, fmt.Sprintf("%d %d %d %q", rec.At, rec.End, rec.Line, rec.Key))
+		line := fmt.Sprintf("%d %d %d %q", rec.At, rec.End, rec.Line, rec.Key)
+		if opt.HasCosts() {
+			line += fmt.Sprint(" ", rec.Cost[:len(opt.Costs)])
+		}
+		out = append(out, line)
 	}
+}
+
+// FuzzFastCostLines reads CSV logs with a cost column, with and without
+// the fast path for them: records, costs, line numbers, keys and errors
+// must agree, wherever the key and cost columns are.
+func FuzzFastCostLines(f *testing.F) {
+	for _, s := range []string{
+		"ts,key,tokens\n1767225600032485268,k3,1990\n1767225600032485269,k4,0\n1767225600032485270,k5,007\n",
+		"ts,key,tokens\n1,a,1\n2,a, 3\n3,a,3 \n4,a,-1\n5,a,1.5\n6,a,\n7,a\n8,,1\n9,\"a\",1\n10,a,\"1\"\n11,a,1\r\n12,a,1",
+		"ts,key,tokens,x\n1,abcdefghijk,123456789012345678,x\n2,a,1234567890123456789,y\n3,a,1,\"q\"\n4,a,2,\n",
+		"ts,tokens,key\n1,5,a\n2,6,b b\n3,7, c\n4,8,d\r\n5,9\n",
+		"ts,key,tokens\n1,k,1\n2,k\x00,1\n3,k,1\n",
+		"ts,key,tokens\n99999999999999999999,k,1\n9223372036854775807,k,1\n17672256:0032485268,k,1\n",
+	} {
+		for cost := range uint8(3) {
+			f.Add(s, true, cost, uint8(0))
+			f.Add(s, false, cost, uint8(4))
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string, withKey bool, cost, u uint8) {
+		opt := Options{Format: FormatCSV, Unit: Unit(u % 5), Workers: 1}
+		opt.Costs = []CostSource{{Unit: "tokens", Col: []string{"tokens", "2", "3"}[cost%3]}}
+		if withKey {
+			opt.KeyCol = []string{"key", "3", "2"}[cost%3]
+		}
+		fast, slow := readPath("f.csv", s, opt, true), readPath("f.csv", s, opt, false)
+		require.Equal(t, slow, fast, "%q: fast path against the general path", s)
+	})
 }
 
 // FuzzFastJSON reads JSON lines logs with and without the fast path for

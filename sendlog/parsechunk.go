@@ -77,6 +77,8 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 	case disableFastPath:
 	case lp.format == FormatCSV && lp.fastEligible():
 		fast = lp.fastLines
+	case lp.format == FormatCSV && lp.fastCostEligible():
+		fast = lp.fastCostLines
 	case lp.format == FormatJSONL && lp.flatReady() && lp.flat.timeOnly:
 		fast = lp.fastJSONLines
 	}
