@@ -97,8 +97,13 @@ func (c *Checker) observeEach(ats, refs []int64, costs [][]int64) error {
 // slow rule; col holds their costs in its unit, nil for a call rule. On an
 // error it returns the index of the send that caused it.
 func (c *Checker) judgeRun(sr *slowRule, ats, refs, col []int64, idx0 int64) (int, error) {
-	if j, ok := sr.j.(*slidingJudge); ok {
+	switch j := sr.j.(type) {
+	case *slidingJudge:
 		return c.slideRun(sr, j, ats, refs, col, idx0)
+	case *fixedJudge:
+		return c.fixedRun(sr, j, ats, refs, col, idx0)
+	case *bucketJudge:
+		return c.bucketRun(sr, j, ats, refs, col, idx0)
 	}
 	for i, at := range ats {
 		cost := int64(1)
@@ -133,6 +138,44 @@ func (c *Checker) slideRun(sr *slowRule, j *slidingJudge, ats, refs, col []int64
 		if broke {
 			v := Violation{Send: s, Index: idx0 + int64(i), WindowStart: j.q[j.head].s, Count: int64(len(j.q) - j.head)}
 			c.slowViolation(sr, v, cost, sum)
+		}
+	}
+	return 0, nil
+}
+
+// fixedRun is judgeRun for a fixed rule, as slideRun.
+func (c *Checker) fixedRun(sr *slowRule, j *fixedJudge, ats, refs, col []int64, idx0 int64) (int, error) {
+	rep := sr.rep
+	for i, at := range ats {
+		cost := int64(1)
+		if col != nil {
+			cost = col[i]
+		}
+		s := Send{At: at, Ref: refs[i]}
+		broke, err := j.take(s, cost)
+		if err != nil {
+			return i, err
+		}
+		if j.sum > rep.MaxInWindow {
+			rep.MaxInWindow, rep.MaxWindowStart = j.sum, j.start
+		}
+		if broke {
+			c.slowViolation(sr, Violation{Send: s, Index: idx0 + int64(i), WindowStart: j.start, Count: j.count}, cost, j.sum)
+		}
+	}
+	return 0, nil
+}
+
+// bucketRun is judgeRun for a bucket rule, which has no window to report.
+func (c *Checker) bucketRun(sr *slowRule, j *bucketJudge, ats, refs, col []int64, idx0 int64) (int, error) {
+	for i, at := range ats {
+		cost := int64(1)
+		if col != nil {
+			cost = col[i]
+		}
+		s := Send{At: at, Ref: refs[i]}
+		if broke, _ := j.take(s, cost); broke {
+			c.slowViolation(sr, Violation{Send: s, Index: idx0 + int64(i)}, cost, 0)
 		}
 	}
 	return 0, nil

@@ -301,6 +301,9 @@ func (c *Checker) ObserveBatch(ats, refs []int64) error {
 		}
 		prev = at
 	}
+	if c.slowPath && !c.costs {
+		return c.ObserveCostBatch(ats, refs, nil)
+	}
 	if c.slowPath {
 		for i, at := range ats {
 			if err := c.observeSlow(at, refs[i], nil); err != nil {

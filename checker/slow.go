@@ -58,8 +58,9 @@ type slowRule struct {
 	j    judge
 }
 
-// newJudge returns the judge for r, which passed rule.Validate.
-func newJudge(r rule.Rule, b rule.Boundary) (judge, error) {
+// newJudge returns the judge for r, which passed rule.Validate; keep says
+// whether violations are listed with their windows' sends.
+func newJudge(r rule.Rule, b rule.Boundary, keep bool) (judge, error) {
 	limit, w := int64(r.Limit), int64(r.Window)
 	switch r.Kind {
 	case rule.Sliding:
@@ -73,11 +74,11 @@ func newJudge(r rule.Rule, b rule.Boundary) (judge, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &fixedJudge{limit: limit, w: w, o: int64(r.Offset), loc: loc}, nil
+		return &fixedJudge{limit: limit, w: w, o: int64(r.Offset), loc: loc, windowSums: windowSums{sends: recent{keep: keep}}}, nil
 	case rule.Bucket:
-		return &bucketJudge{w: uint64(w), rate: uint64(r.Limit), full: mul64(uint64(r.Burst), uint64(w))}, nil
+		return &bucketJudge{w: uint64(w), rate: uint64(r.Limit), full: mul64(uint64(r.Burst), uint64(w)), since: recent{keep: keep}}, nil
 	case rule.FirstCall:
-		return &firstCallJudge{limit: limit, w: w}, nil
+		return &firstCallJudge{limit: limit, w: w, windowSums: windowSums{sends: recent{keep: keep}}}, nil
 	}
 	return nil, fmt.Errorf("unknown kind %v", r.Kind)
 }
@@ -149,10 +150,16 @@ func (j *slidingJudge) idle(now int64) bool {
 func (j *slidingJudge) free() { *j = slidingJudge{limit: j.limit, w: j.w} }
 
 // recent keeps at least the newest maxListed sends of a window, with
-// their costs.
-type recent struct{ s []costed }
+// their costs, when keep is set: when violations are listed.
+type recent struct {
+	s    []costed
+	keep bool
+}
 
 func (r *recent) add(s Send, c int64) {
+	if !r.keep {
+		return
+	}
 	if len(r.s) >= 2*maxListed {
 		r.s = r.s[:copy(r.s, r.s[len(r.s)-maxListed+1:])]
 	}
@@ -190,7 +197,7 @@ type windowSums struct {
 }
 
 func (ws *windowSums) open(sp Span, s Send) {
-	*ws = windowSums{span: sp, start: s, sends: recent{ws.sends.s[:0]}}
+	*ws = windowSums{span: sp, start: s, sends: recent{ws.sends.s[:0], ws.sends.keep}}
 }
 
 func (ws *windowSums) take(s Send, c, limit int64) (bool, error) {
@@ -260,8 +267,11 @@ func (j *fixedJudge) spanOf(at int64) Span {
 }
 
 func (j *fixedJudge) take(s Send, c int64) (bool, error) {
-	if k := j.keyOf(s.At); !j.has || k != j.key {
-		j.has, j.key = true, k
+	// A send within the current window's span is in it; keyOf, a division
+	// or a zone's date, decides the others (a span clamped at the int64
+	// range's end may hold them too).
+	if out := s.At < j.span.From || s.At >= j.span.To; !j.has || out && j.keyOf(s.At) != j.key {
+		j.has, j.key = true, j.keyOf(s.At)
 		j.open(j.spanOf(s.At), s)
 	}
 	return j.windowSums.take(s, c, j.limit)
@@ -270,7 +280,7 @@ func (j *fixedJudge) take(s Send, c int64) (bool, error) {
 func (j *fixedJudge) idle(now int64) bool { return !j.has || j.keyOf(now) != j.key }
 
 func (j *fixedJudge) free() {
-	*j = fixedJudge{limit: j.limit, w: j.w, o: j.o, loc: j.loc}
+	*j = fixedJudge{limit: j.limit, w: j.w, o: j.o, loc: j.loc, windowSums: windowSums{sends: recent{keep: j.sends.keep}}}
 }
 
 // dayStart returns the first instant whose local date in loc is y-m-d or
@@ -334,7 +344,9 @@ func (j *firstCallJudge) idle(now int64) bool {
 	return !j.has || uint64(now-j.span.From) >= uint64(j.w)
 }
 
-func (j *firstCallJudge) free() { *j = firstCallJudge{limit: j.limit, w: j.w} }
+func (j *firstCallJudge) free() {
+	*j = firstCallJudge{limit: j.limit, w: j.w, windowSums: windowSums{sends: recent{keep: j.sends.keep}}}
+}
 
 // bucketJudge keeps a token bucket's level multiplied by its window, so
 // that refilling Limit units per Window stays in integers: level*W grows
@@ -392,7 +404,9 @@ func (j *bucketJudge) detail(v *Violation, list bool) {
 
 func (j *bucketJudge) idle(now int64) bool { return !j.has || j.refill(now) == j.full }
 
-func (j *bucketJudge) free() { *j = bucketJudge{w: j.w, rate: j.rate, full: j.full} }
+func (j *bucketJudge) free() {
+	*j = bucketJudge{w: j.w, rate: j.rate, full: j.full, since: recent{keep: j.since.keep}}
+}
 
 // pendingViolation is a violation held back until the send's violations
 // of every rule are known.
@@ -423,7 +437,7 @@ func (c *Checker) addSlow(i int, r rule.Rule) {
 		}
 		c.costs = true
 	}
-	j, err := newJudge(r, c.boundary)
+	j, err := newJudge(r, c.boundary, c.list > 0)
 	if err != nil {
 		c.err = fmt.Errorf("checker: rule %s: %v", r, err)
 		return

@@ -54,27 +54,10 @@ func (t *costTable) add(file int, b *sendlog.Batch) {
 	}
 }
 
-// pop forgets the costs of the send at ref and returns them in the
-// queue's own memory, valid until the next call.
-func (t *costTable) pop(ref int64) []int64 {
-	r := report.Ref(ref)
-	q := &t.files[r.File()]
-	i := int(r.Line() - q.base)
-	vals := q.vals[i*t.units : (i+1)*t.units]
-	q.taken[i] = true
-	for q.head < len(q.taken) && q.taken[q.head] {
-		q.head++
-	}
-	if q.head >= 4096 && q.head*2 >= len(q.taken) {
-		vals = append(t.buf[:0], vals...)
-		q.compact(t.units)
-	}
-	return vals
-}
-
 // takeRun returns the costs of the sends at refs, by unit: cols[u][i] is
 // the cost in unit u of the send at refs[i]. They are forgotten, and the
-// columns are valid until the next call.
+// columns are valid until the next call. Consecutive lines of one input,
+// the common run, are taken as one block.
 func (t *costTable) takeRun(refs []int64) [][]int64 {
 	if t.cols == nil {
 		t.cols = make([][]int64, t.units)
@@ -82,12 +65,41 @@ func (t *costTable) takeRun(refs []int64) [][]int64 {
 	for u := range t.cols {
 		t.cols[u] = t.cols[u][:0]
 	}
-	for _, ref := range refs {
-		for u, c := range t.pop(ref) {
-			t.cols[u] = append(t.cols[u], c)
+	for k := 0; k < len(refs); {
+		n := 1
+		for k+n < len(refs) && refs[k+n] == refs[k]+int64(n) {
+			n++
 		}
+		t.pop(report.Ref(refs[k]), n)
+		k += n
 	}
 	return t.cols
+}
+
+// pop appends to t.cols the costs of n consecutive lines from ref on, and
+// forgets them.
+func (t *costTable) pop(ref report.Ref, n int) {
+	q := &t.files[ref.File()]
+	i := int(ref.Line() - q.base)
+	vals := q.vals[i*t.units : (i+n)*t.units]
+	if t.units == 1 {
+		t.cols[0] = append(t.cols[0], vals...)
+	} else {
+		for j := range n {
+			for u := range t.units {
+				t.cols[u] = append(t.cols[u], vals[j*t.units+u])
+			}
+		}
+	}
+	for j := i; j < i+n; j++ {
+		q.taken[j] = true
+	}
+	for q.head < len(q.taken) && q.taken[q.head] {
+		q.head++
+	}
+	if q.head >= 4096 && q.head*2 >= len(q.taken) {
+		q.compact(t.units)
+	}
 }
 
 // compact drops the taken lines before head.
