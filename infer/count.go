@@ -77,37 +77,48 @@ func floorDiv(t, w int64) int64 {
 	return q
 }
 
+// walk visits the sorted calls in order for window w of kind k, each call
+// i with lo, the first call of its window (its own included); it returns
+// the pass's pointer moves, at most two per call.
+func (d *sends) walk(w int64, k rule.Kind, visit func(i, lo int)) (steps int64) {
+	lo := 0
+	bucket := int64(0)
+	for i, t := range d.at {
+		if k == rule.Fixed {
+			if b := floorDiv(t, w); i == 0 || b != bucket {
+				bucket, lo = b, i
+				steps++
+			}
+		} else {
+			for t-d.at[lo] >= w {
+				lo++
+				steps++
+			}
+		}
+		steps++
+		visit(i, lo)
+	}
+	return steps
+}
+
 // count makes one pass over the sorted calls for window w of kind k: for
 // each call, the calls before it in its window, under both readings.
 func (d *sends) count(w int64, k rule.Kind) *pass {
 	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
 	p.before[0] = make([]int32, len(d.refIdx))
 	p.before[1] = make([]int32, len(d.refIdx))
-	lo, r := 0, 0
-	bucket := int64(0)
-	for i, t := range d.at {
-		if k == rule.Fixed {
-			if b := floorDiv(t, w); i == 0 || b != bucket {
-				bucket, lo = b, i
-				p.steps++
-			}
-		} else {
-			for t-d.at[lo] >= w {
-				lo++
-				p.steps++
-			}
-		}
-		p.steps++
+	r := 0
+	p.steps = d.walk(w, k, func(i, lo int) {
 		all := int32(i - lo)
 		free := d.acc[i] - d.acc[lo]
 		if d.refused[i] {
 			p.before[RefusedCount][r], p.before[RefusedFree][r] = all, free
 			r++
-			continue
+			return
 		}
 		p.accept(RefusedCount, int(all)+1, i)
 		p.accept(RefusedFree, int(free)+1, i)
-	}
+	})
 	return p
 }
 

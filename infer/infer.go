@@ -20,6 +20,11 @@ type Send struct {
 type Options struct {
 	// Windows are the window lengths tried; nil means Grid.
 	Windows []time.Duration
+	// Declared, when set, is a contract to set beside the log
+	// (Result.Declared); its rules must pass CheckDeclared. Closed says its
+	// sliding windows are closed.
+	Declared []rule.Rule
+	Closed   bool
 }
 
 // Candidate is one window and kind under one reading: the least limit the
@@ -106,6 +111,9 @@ type Result struct {
 	// when both fit alike); BothFit says the log cannot tell them apart.
 	Best    Reading
 	BothFit bool
+	// Declared sets Options.Declared beside the log, under Best; nil when
+	// no contract was declared.
+	Declared *Declared
 }
 
 // maxUnexplained bounds the unexplained refusals a Fit lists.
@@ -145,6 +153,9 @@ func Infer(s []Send, opt Options) *Result {
 		res.Fits[rd] = fit(d, cands, rd)
 	}
 	res.Best, res.BothFit = best(res.Fits)
+	if len(opt.Declared) > 0 {
+		res.Declared = declare(d, opt.Declared, opt.Closed, res.Best)
+	}
 	return res
 }
 

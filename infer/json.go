@@ -1,5 +1,7 @@
 package infer
 
+import "strings"
+
 type jsonReport struct {
 	SchemaVersion int          `json:"schema_version"`
 	Version       string       `json:"version"`
@@ -26,6 +28,27 @@ type jsonKeyOut struct {
 	Unexplained  []jsonUnexpl `json:"unexplained,omitempty"`
 	UnexplainedN int          `json:"unexplained_total,omitempty"`
 	Windows      []jsonWindow `json:"windows"`
+	Declared     *jsonDecl    `json:"declared,omitempty"`
+}
+
+type jsonDecl struct {
+	Rules           string         `json:"rules"`
+	Reading         string         `json:"reading"`
+	Looser          bool           `json:"looser"`
+	Allowed         int            `json:"refused_calls_it_allows"`
+	AllowedLine     int64          `json:"first_refused_call_it_allows_line,omitempty"`
+	Stricter        bool           `json:"stricter"`
+	Refused         int            `json:"accepted_calls_it_refuses"`
+	RefusedLine     int64          `json:"first_accepted_call_it_refuses_line,omitempty"`
+	PerRule         []jsonDeclRule `json:"per_rule"`
+	ConsistentRules string         `json:"consistent_rules,omitempty"`
+}
+
+type jsonDeclRule struct {
+	Rule    string `json:"rule"`
+	Took    int    `json:"provider_allows_at_least"`
+	Unused  int    `json:"left_unused"`
+	Refuses int    `json:"accepted_calls_it_refuses"`
 }
 
 type jsonRule struct {
@@ -109,6 +132,25 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 			Window: c.Window.String(), WindowNs: int64(c.Window), Kind: c.Kind.String(),
 			Reading: c.Reading.String(), AtLeast: c.AtLeast, Explains: c.Explains, Steps: c.Steps,
 		})
+	}
+	if res.Declared != nil {
+		out.Declared = jsonDeclared(res)
+	}
+	return out
+}
+
+func jsonDeclared(res *Result) *jsonDecl {
+	d := res.Declared
+	out := &jsonDecl{Reading: d.Reading.String(), Looser: d.Looser(), Allowed: d.Allowed, AllowedLine: d.AllowedLine,
+		Stricter: d.Refused > 0, Refused: d.Refused, RefusedLine: d.RefusedLine, PerRule: []jsonDeclRule{}}
+	var rs []string
+	for _, r := range d.Rules {
+		rs = append(rs, r.Rule.String())
+		out.PerRule = append(out.PerRule, jsonDeclRule{Rule: r.Rule.String(), Took: r.AtLeast, Unused: max(0, r.AtLeast-r.Rule.Limit), Refuses: r.Refused})
+	}
+	out.Rules = strings.Join(rs, ",")
+	if f := res.Fits[res.Best]; f.Fits && res.Refused > 0 {
+		out.ConsistentRules = RulesText(f.Rules)
 	}
 	return out
 }

@@ -41,6 +41,17 @@ func (rep *Report) Contradicted() bool {
 	return false
 }
 
+// Looser reports whether some key's declared contract allows calls the
+// provider refused.
+func (rep *Report) Looser() bool {
+	for _, r := range rep.Keys {
+		if r.Declared != nil && r.Declared.Looser() {
+			return true
+		}
+	}
+	return false
+}
+
 // RulesText returns the rules as --rules takes them, comma-separated.
 func RulesText(rs []Rule) string {
 	var s []string
@@ -78,6 +89,14 @@ func (rep *Report) WriteText(w io.Writer, all bool) error {
 }
 
 func writeKey(b *strings.Builder, file string, res *Result, all bool) {
+	writeFindings(b, file, res, all)
+	if res.Declared != nil {
+		writeDeclared(b, res)
+	}
+}
+
+// writeFindings writes what the log shows of the provider's contract.
+func writeFindings(b *strings.Builder, file string, res *Result, all bool) {
 	fmt.Fprintf(b, "%s: %d calls, %d accepted, %d refused (429)", file, res.Sends, res.Accepted, res.Refused)
 	if res.Sends > 0 {
 		fmt.Fprintf(b, ", from %s to %s", instant(res.First), instant(res.Last))
@@ -101,6 +120,34 @@ func writeKey(b *strings.Builder, file string, res *Result, all bool) {
 	if all {
 		b.WriteString("\nEvery window and kind (least N, refusals it explains at that N, cost in pointer steps):\n\n")
 		writeBounds(b, res, true)
+	}
+}
+
+// writeDeclared sets the declared contract beside the log.
+func writeDeclared(b *strings.Builder, res *Result) {
+	d := res.Declared
+	var rs []rule.Rule
+	for _, r := range d.Rules {
+		rs = append(rs, r.Rule)
+	}
+	fmt.Fprintf(b, "\nDeclared contract %s, under the reading \"%s\":\n", joinRules(rs), d.Reading)
+	if d.Looser() {
+		fmt.Fprintf(b, "  LOOSER than the provider's: it allows %s the provider refused, the first on line %d\n", plural(d.Allowed, "call"), d.AllowedLine)
+	}
+	if d.Refused > 0 {
+		fmt.Fprintf(b, "  stricter than needed: it refuses %s the provider accepted, the first on line %d\n", plural(d.Refused, "call"), d.RefusedLine)
+	}
+	if !d.Looser() && d.Refused == 0 {
+		b.WriteString("  consistent with the log: it allows no call the provider refused and refuses none it accepted\n")
+	}
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "RULE\tPROVIDER ALLOWS AT LEAST\tLEFT UNUSED\tACCEPTED CALLS IT REFUSES")
+	for _, r := range d.Rules {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", r.Rule, r.AtLeast, max(0, r.AtLeast-r.Rule.Limit), r.Refused)
+	}
+	tw.Flush()
+	if f := res.Fits[res.Best]; f.Fits && res.Refused > 0 {
+		fmt.Fprintf(b, "consistent contracts: %s\n", RulesText(f.Rules))
 	}
 }
 

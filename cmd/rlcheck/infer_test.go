@@ -252,3 +252,25 @@ func TestInferPerKey(t *testing.T) {
 		assert.True(t, r.Min <= limit && limit <= *r.Max, "%s: [%d, %d] holds %d", k.Key, r.Min, *r.Max, limit)
 	}
 }
+
+// TestInferWritesContract: --write-contract writes the inferred rules as a
+// contract file that check and infer read back, and infer against that
+// contract finds it consistent with the log (exit 0), against a looser one
+// exits 1; a log without a 429 has no contract to write (exit 2).
+func TestInferWritesContract(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "api.yaml")
+	_, stderr, code := run(t, "", "infer", "--write-contract", path, "../../testdata/infer/calls.csv")
+	require.Equal(t, 0, code, stderr)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "rules: [7/1s, 40/10s]")
+	out, stderr, code := run(t, "", "infer", "--contract", path, "../../testdata/infer/calls.csv")
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "consistent with the log")
+	out, _, code = run(t, "", "infer", "--rules", "9/1s,40/10s", "../../testdata/infer/calls.csv")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, out, "LOOSER than the provider's")
+	_, stderr, code = run(t, "", "infer", "--write-contract", path, "../../testdata/infer/quiet.csv")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "no contract to write")
+}

@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlcheck/rlcheck/infer"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/rule/contract"
 )
 
 const inferLong = `infer learns the contract a provider holds a client to from a log of the
@@ -31,8 +33,14 @@ A log without a 429 gives lower bounds only. A log no rule on the grid
 explains is a contradiction, reported with its lines. Each window and kind
 costs one pass over the sorted calls (--all shows each one's steps).
 
+With --rules, --rule or --contract, the declared contract is set beside the
+log: the refused calls it allows (looser than the provider's), the accepted
+calls it refuses (stricter than needed) and the capacity a window leaves
+unused. --write-contract writes the inferred rules as a contract file.
+
 Exit status: 0 when a contract explains the log (or no call was refused), 1
-for a contradiction, 2 for bad input. docs/infer.md explains the method.`
+for a contradiction or a declared contract looser than the provider's, 2
+for bad input. docs/infer.md explains the method.`
 
 // inferOptions are the flags of rlcheck infer.
 type inferOptions struct {
@@ -40,6 +48,8 @@ type inferOptions struct {
 	statusCol, statusField string
 	format                 string
 	all                    bool
+	declared               RuleFlags
+	writeContract          string
 }
 
 // NewInferCmd builds rlcheck infer; contradiction is the error it returns
@@ -63,7 +73,10 @@ func NewInferCmd(in io.Reader, out io.Writer, contradiction error) *cobra.Comman
 			} else {
 				err = rep.WriteText(out, o.all)
 			}
-			if err == nil && rep.Contradicted() {
+			if err == nil && o.writeContract != "" {
+				err = writeContract(o.writeContract, rep)
+			}
+			if err == nil && (rep.Contradicted() || rep.Looser()) {
 				err = contradiction
 			}
 			return err
@@ -80,6 +93,8 @@ func NewInferCmd(in io.Reader, out io.Writer, contradiction error) *cobra.Comman
 	f.StringVar(&o.statusField, "status-field", "", "JSON-lines field with each call's HTTP status (default status)")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.BoolVar(&o.all, "all", false, "also show every window and kind: its least N, the refusals it explains and its cost")
+	o.declared.Add(f)
+	f.StringVar(&o.writeContract, "write-contract", "", "write the inferred contract to this contract file (YAML), for --contract")
 	o.read.durationUnit = "s"
 	cmd.RegisterFlagCompletionFunc("format", Words("text", "json"))
 	cmd.RegisterFlagCompletionFunc("input-format", Words("auto", "csv", "jsonl"))
@@ -111,5 +126,33 @@ func (o *inferOptions) run(path string, stdin io.Reader) (*infer.Report, error) 
 	if err != nil {
 		return nil, err
 	}
-	return infer.Run(path, log, infer.Options{}), nil
+	var iopt infer.Options
+	if o.declared.given() {
+		c, err := o.declared.Load()
+		if err != nil {
+			return nil, err
+		}
+		if err := infer.CheckDeclared(c.Rules); err != nil {
+			return nil, err
+		}
+		iopt.Declared, iopt.Closed = c.Rules, c.Boundary == rule.Closed
+	}
+	return infer.Run(path, log, iopt), nil
+}
+
+// writeContract writes the contract inferred from a log of one key.
+func writeContract(path string, rep *infer.Report) error {
+	if len(rep.Keys) != 1 {
+		return fmt.Errorf("--write-contract: the log holds %d keys, each with its contract; infer one key at a time", len(rep.Keys))
+	}
+	res := rep.Keys[0]
+	f := res.Fits[res.Best]
+	if res.Refused == 0 || !f.Fits {
+		return fmt.Errorf("--write-contract: no contract to write (the log %s)", map[bool]string{true: "has no 429", false: "contradicts every contract on the grid"}[res.Refused == 0])
+	}
+	c := contract.Contract{Name: "inferred from " + rep.File}
+	for _, r := range f.Rules {
+		c.Rules = append(c.Rules, r.Rule())
+	}
+	return os.WriteFile(path, c.YAML(), 0o644)
 }

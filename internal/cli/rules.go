@@ -34,6 +34,11 @@ func (f *RuleFlags) Add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Boundary, "boundary", "", "window ends that count: half-open [t, t+W) (the default) or closed [t, t+W]")
 }
 
+// given reports whether any of the flags names a rule or a contract.
+func (f *RuleFlags) given() bool {
+	return f.Contract != "" || len(f.Rule) > 0 || f.Rules != "" || f.Boundary != ""
+}
+
 // Load returns the contract the flags name: the file's, with the rules
 // given on the command line added (they extend the contract, never
 // replace it) and --boundary, when given, overriding its boundary. A rule
