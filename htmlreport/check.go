@@ -53,7 +53,7 @@ func Check(path string, res *report.Result, list, maxKeys int) error {
 		for i, rr := range g.Report.Rules {
 			listed[i] = rr.Listed
 		}
-		pn, err := build(timeline{name: name, times: g.Times, rules: res.Rules, boundary: res.Boundary,
+		pn, err := build(timeline{name: name, times: g.Times, costs: g.Costs, rules: res.Rules, boundary: res.Boundary,
 			wall: res.WallClock(), where: where, listed: listed})
 		if err != nil {
 			return err

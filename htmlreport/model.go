@@ -69,7 +69,9 @@ type panel struct {
 }
 
 type panelRule struct {
-	Rule       string `json:"rule"`
+	Rule string `json:"rule"`
+	// What the window holds: "sends", or a cost rule's unit.
+	What       string `json:"what"`
 	Limit      int64  `json:"limit"`
 	Window     int64  `json:"window"`
 	Violations int64  `json:"violations"`
@@ -95,7 +97,8 @@ type row struct {
 	At     int64   `json:"at"`
 	Where  string  `json:"where"`
 	Count  int64   `json:"count"`
-	Start  int64   `json:"start"` // the window's earliest send
+	Units  int64   `json:"units,omitempty"` // a cost rule's units in the window
+	Start  int64   `json:"start"`           // the window's earliest send
 	Window []wsend `json:"window"`
 	Sat    bool    `json:"sat,omitempty"`
 	Shown  int     `json:"shown"` // sends listed (the newest of Count)
@@ -118,7 +121,8 @@ type chunk struct {
 type timeline struct {
 	name     string
 	times    []int64
-	records  []int64 // admissions, nil when they are the sends
+	records  []int64            // admissions, nil when they are the sends
+	costs    map[string][]int64 // the sends' costs by unit, for cost rules
 	rules    []rule.Rule
 	boundary rule.Boundary
 	wall     bool
@@ -141,8 +145,8 @@ func deltas(xs []int64) []int64 {
 }
 
 // overview reduces a whole timeline per pixel column.
-func overview(times []int64, rules []rule.Rule, b rule.Boundary, from int64) ([]series, []plots.RuleSeries, error) {
-	s, err := plots.TimelineSeries(plots.TimelineInput{Times: times, Rules: rules, Boundary: b}, Columns)
+func overview(times []int64, costs map[string][]int64, rules []rule.Rule, b rule.Boundary, from int64) ([]series, []plots.RuleSeries, error) {
+	s, err := plots.TimelineSeries(plots.TimelineInput{Times: times, Costs: costs, Rules: rules, Boundary: b}, Columns)
 	if err != nil {
 		return nil, nil, fmt.Errorf("htmlreport: %w", err)
 	}
@@ -166,14 +170,18 @@ func overview(times []int64, rules []rule.Rule, b rule.Boundary, from int64) ([]
 // exact gives the exact occupancy of every rule over [a, b], starting at
 // the first send at or after a, with the span's violations: the sends whose
 // step is over the limit, as in plots.TimelineSeries.
-func exact(times []int64, rules []rule.Rule, bd rule.Boundary, from, a, b int64) []series {
+func exact(times []int64, costs map[string][]int64, rules []rule.Rule, bd rule.Boundary, from, a, b int64) []series {
 	lo := sort.Search(len(times), func(i int) bool { return times[i] >= a })
 	hi := sort.Search(len(times), func(i int) bool { return times[i] > b })
 	out := make([]series, len(rules))
 	for i, r := range rules {
 		limit := max(int64(r.Limit), 0)
 		xs, ys, mx, my := []int64{}, []int64{}, []int64{}, []int64{}
-		for st := range plots.OccupancyFrom(times[:hi], r.Window, bd, lo) {
+		var cs []int64
+		if r.Unit != "" {
+			cs = costs[r.Unit][:hi]
+		}
+		for st := range plots.CostOccupancyFrom(times[:hi], cs, r.Window, bd, lo) {
 			xs, ys = append(xs, st.At-from), append(ys, st.Count)
 			if st.Send >= 0 && st.Count > limit {
 				mx, my = append(mx, st.At-from), append(my, st.Count)
@@ -235,20 +243,20 @@ func build(t timeline) (*panel, error) {
 		}
 	}
 	sp := spans(t.times, firsts)
-	over, rss, err := overview(t.times, t.rules, t.boundary, from)
+	over, rss, err := overview(t.times, t.costs, t.rules, t.boundary, from)
 	if err != nil {
 		return nil, err
 	}
 	var recOver []series
 	var recSeries []plots.RuleSeries
 	if len(t.records) > 0 {
-		if recOver, recSeries, err = overview(t.records, t.rules, t.boundary, from); err != nil {
+		if recOver, recSeries, err = overview(t.records, nil, t.rules, t.boundary, from); err != nil {
 			return nil, err
 		}
 	}
 	for i, r := range t.rules {
 		pr := &panelRule{
-			Rule: r.String(), Limit: int64(r.Limit), Window: int64(r.Window),
+			Rule: r.String(), What: plots.Measure(r), Limit: int64(r.Limit), Window: int64(r.Window),
 			Violations: rss[i].Violations, Peak: rss[i].Peak, Over: over[i], Rows: []row{},
 		}
 		if recOver != nil {
@@ -257,7 +265,7 @@ func build(t timeline) (*panel, error) {
 		}
 		for _, v := range listed[i][:min(len(listed[i]), Listed)] {
 			w := v.Window[max(0, len(v.Window)-WindowSends):]
-			rw := row{At: v.Send.At - from, Where: t.where(v.Send.Ref), Count: v.Count, Start: v.WindowStart.At - from,
+			rw := row{At: v.Send.At - from, Where: t.where(v.Send.Ref), Count: v.Count, Units: v.Units, Start: v.WindowStart.At - from,
 				Sat: v.CountSaturated, Shown: len(w)}
 			for _, s := range w {
 				rw.Window = append(rw.Window, wsend{At: s.At - from, Where: t.where(s.Ref)})
@@ -267,9 +275,9 @@ func build(t timeline) (*panel, error) {
 		p.Rules = append(p.Rules, pr)
 	}
 	for _, s := range sp {
-		c := &chunk{A: s[0] - from, B: s[1] - from, Rule: exact(t.times, t.rules, t.boundary, from, s[0], s[1])}
+		c := &chunk{A: s[0] - from, B: s[1] - from, Rule: exact(t.times, t.costs, t.rules, t.boundary, from, s[0], s[1])}
 		if recOver != nil {
-			for _, rs := range exact(t.records, t.rules, t.boundary, from, s[0], s[1]) {
+			for _, rs := range exact(t.records, nil, t.rules, t.boundary, from, s[0], s[1]) {
 				c.Rec = append(c.Rec, &rs)
 			}
 		}

@@ -169,7 +169,7 @@
       const head = el("h3", {}, `rule ${r.rule}: `);
       const v = el("span", { class: r.violations ? "bad viol" : "ok viol", "data-violations": r.violations },
         r.violations === 1 ? "1 violation" : fmt(r.violations) + " violations");
-      head.append(v, `, peak ${fmt(r.peak)} sends in one window`);
+      head.append(v, `, peak ${fmt(r.peak)} ${r.what} in one window`);
       if (p.records) {
         head.append("; among the limiter's records: ",
           el("span", { class: "recviol", "data-violations": r.recordViolations }, fmt(r.recordViolations) + " violations"));
@@ -178,7 +178,7 @@
       sec.append(box);
       const series = [
         { label: p.wall ? "time (UTC)" : "seconds since the run's start", value: (u, v) => (v == null ? "" : instant(p, Math.round(v * 1e9))) },
-        { label: "sends in window", stroke: p.color || "#1f77b4", width: 1.3, spanGaps: true, paths: uPlot.paths.stepped({ align: 1 }), points: { show: false } },
+        { label: r.what + " in window", stroke: p.color || "#1f77b4", width: 1.3, spanGaps: true, paths: uPlot.paths.stepped({ align: 1 }), points: { show: false } },
         { label: "limit " + fmt(r.limit), stroke: LIMIT, dash: [6, 4], width: 1, points: { show: false } },
         { label: "violations", stroke: RED, fill: RED, paths: () => null, points: { show: true, size: 6, fill: RED, stroke: RED } },
       ];
@@ -193,7 +193,7 @@
         width, height: 220, series,
         scales: { x: { time: false }, y: { range: (u, lo, hi) => [0, Math.max(hi, r.limit) * 1.15 + 1] } },
         cursor: { drag: { x: true, y: false } },
-        axes: [xAxis(p), { label: "sends in window" }],
+        axes: [xAxis(p), { label: r.what + " in window" }],
         hooks: {
           setScale: [(u, key) => {
             if (key !== "x" || syncing) return;
@@ -246,11 +246,11 @@
     const tb = el("tbody", {});
     const t = el("table", { class: "viol", id: `viol-${idx}-${ri}` },
       el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", { class: "l" }, "send"), el("th", { class: "l" }, "at"),
-        el("th", {}, "sends in window"), el("th", { class: "l" }, "window from"))), tb);
+        el("th", {}, r.what + " in window"), el("th", { class: "l" }, "window from"))), tb);
     const list = el("div", { class: "sends", id: `sends-${idx}-${ri}` });
     r.rows.forEach((row, i) => {
       const tr = el("tr", { "data-row": i }, el("td", {}, String(i + 1)), el("td", { class: "l" }, row.where),
-        el("td", { class: "l" }, instant(p, row.at)), el("td", {}, fmt(row.count) + (row.sat ? "+" : "")),
+        el("td", { class: "l" }, instant(p, row.at)), el("td", {}, fmt(r.what === "sends" ? row.count : row.units) + (row.sat ? "+" : "")),
         el("td", { class: "l" }, instant(p, row.start)));
       tr.addEventListener("click", () => {
         for (const s of tb.querySelectorAll("tr.sel")) s.classList.remove("sel");

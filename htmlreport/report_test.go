@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,5 +190,34 @@ func TestLargeLogInBrowser(t *testing.T) {
 	mode, sends := b.zoomFirst(t, 0, 0)
 	assert.Equal(t, "detail", mode)
 	assert.Equal(t, 11, sends)
+	b.noErrors(t)
+}
+
+// TestCheckCostsInBrowser: a cost rule's panel draws the tokens in its
+// window: the violations shown are the checker's, the chart's axis and the
+// table say tokens, and the table gives each violation's tokens.
+func TestCheckCostsInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	var csv bytes.Buffer
+	require.NoError(t, genlog.WriteCSV(&csv, genlog.Config{Lines: 3000, Keys: 1, MeanGap: 30 * time.Millisecond, Seed: 2, Start: 1767225600_000_000_000, MaxTokens: 400}))
+	rules, err := rule.ParseList("10/1s,9000 tokens/1m")
+	require.NoError(t, err)
+	res, err := logcheck.Run([]logcheck.Input{{Name: "sends.csv", R: &csv}}, logcheck.Config{
+		Rules: rules, Read: sendlog.Options{Costs: []sendlog.CostSource{{Unit: "tokens", Col: "tokens"}}}, KeepTimes: true,
+		List: htmlreport.CheckList(0, "r.html"),
+	})
+	require.NoError(t, err)
+	tokens := res.Groups[0].Report.Rules[1]
+	require.Positive(t, tokens.Violations)
+	firstUnits := tokens.Listed[0].Units
+	path := filepath.Join(t.TempDir(), "costs.html")
+	require.NoError(t, htmlreport.Check(path, res, 0, 20))
+	b.open(t, path)
+	assert.EqualValues(t, tokens.Violations, b.violationsShown(t, 0, 1))
+	var head, cell string
+	b.eval(t, `document.querySelector("#viol-0-1 thead th:nth-child(4)").textContent`, &head)
+	b.eval(t, `document.querySelector("#viol-0-1 tbody tr td:nth-child(4)").textContent`, &cell)
+	assert.Equal(t, "tokens in window", head)
+	assert.Equal(t, strconv.FormatInt(firstUnits, 10), strings.ReplaceAll(cell, ",", ""))
 	b.noErrors(t)
 }

@@ -30,7 +30,8 @@ type groupTable struct {
 
 type groupState struct {
 	key   string
-	times timeLog // with Config.KeepTimes
+	times timeLog   // with Config.KeepTimes
+	costs []timeLog // per unit of Read.Costs, with Config.KeepTimes
 	chk   *checker.Checker
 	inf   *checker.InFlight
 	idle  bool
@@ -195,13 +196,22 @@ func (t *groupTable) observeGroup(g *groupState, run held) {
 
 // observeCosts hands a group's sends to its checker with their costs.
 func (t *groupTable) observeCosts(g *groupState, run held) {
-	err := g.chk.ObserveCostBatch(run.at, run.ref, t.costs.takeRun(run.ref))
+	cols := t.costs.takeRun(run.ref)
+	if t.cfg.KeepTimes {
+		if g.costs == nil {
+			g.costs = make([]timeLog, len(cols))
+		}
+		for u, col := range cols {
+			g.costs[u].add(col)
+		}
+	}
+	err := g.chk.ObserveCostBatch(run.at, run.ref, cols)
 	if err != nil && t.err == nil {
 		t.err = err
 	}
 }
 
-// timeLog keeps a group's send times in blocks, each twice as long as the
+// timeLog keeps a group's send times (or costs) in blocks, each twice as long as the
 // one before up to timeBlock, joined once at the end: nothing is copied as
 // the log grows, as it would be in one slice grown to ten million times.
 type timeLog struct {
@@ -254,6 +264,12 @@ func (t *groupTable) finish() {
 	res := t.res
 	for _, g := range t.groups {
 		grp := report.Group{Key: g.key, Report: g.chk.Report(), Times: g.times.all()}
+		for u := range g.costs {
+			if grp.Costs == nil {
+				grp.Costs = map[string][]int64{}
+			}
+			grp.Costs[t.cfg.Read.Costs[u].Unit] = g.costs[u].all()
+		}
 		if g.inf != nil {
 			r := g.inf.Report()
 			grp.InFlight = &r

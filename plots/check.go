@@ -17,7 +17,7 @@ func Check(path string, res *report.Result, files []string) error {
 		title = fmt.Sprintf("key %s (the worst of %d) in %s", g.Key, len(res.Groups), title)
 	}
 	return Timeline(path, TimelineInput{
-		Title: title, Times: g.Times, Rules: res.Rules, Boundary: res.Boundary,
+		Title: title, Times: g.Times, Costs: g.Costs, Rules: res.Rules, Boundary: res.Boundary,
 		WallClock: res.WallClock(),
 	})
 }

@@ -35,28 +35,44 @@ func Occupancy(times []int64, w time.Duration, b rule.Boundary) iter.Seq[Step] {
 // on, without sweeping the sends before it: a zoomed-in chart of a long log
 // needs the steps of a short range, exactly.
 func OccupancyFrom(times []int64, w time.Duration, b rule.Boundary, start int) iter.Seq[Step] {
+	return CostOccupancyFrom(times, nil, w, b, start)
+}
+
+// CostOccupancyFrom is OccupancyFrom for a cost rule: Count is the sum of
+// the costs (costs[i] is send i's, aligned with times) in the window; nil
+// costs count each send once.
+func CostOccupancyFrom(times, costs []int64, w time.Duration, b rule.Boundary, start int) iter.Seq[Step] {
 	leave := leaveAfter(w, b)
+	cost := func(i int) int64 {
+		if costs == nil {
+			return 1
+		}
+		return costs[i]
+	}
 	return func(yield func(Step) bool) {
 		if start >= len(times) {
 			return
 		}
 		// The sends still in the window when send start arrives.
 		oldest := sort.Search(start, func(k int) bool { return uint64(times[start]-times[k]) < leave })
-		count := int64(start - oldest)
+		var count int64
+		for k := oldest; k < start; k++ {
+			count += cost(k)
+		}
 		for i := start; i < len(times); {
 			t := times[i]
 			for oldest < i && uint64(t-times[oldest]) >= leave {
 				at := times[oldest] + int64(leave) // at most t: no overflow
 				for oldest < i && times[oldest]+int64(leave) == at {
+					count -= cost(oldest)
 					oldest++
-					count--
 				}
 				if at < t && !yield(Step{At: at, Count: count, Send: -1}) {
 					return
 				}
 			}
 			for ; i < len(times) && times[i] == t; i++ {
-				count++
+				count += cost(i)
 				if !yield(Step{At: t, Count: count, Send: i}) {
 					return
 				}

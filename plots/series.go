@@ -16,6 +16,9 @@ type TimelineInput struct {
 	Title string
 	// Times are the send instants in nanoseconds, in time order.
 	Times []int64
+	// Costs are the sends' costs by unit, aligned with Times: a cost rule's
+	// panel draws the units in its window. Call rules count sends.
+	Costs map[string][]int64
 	// Rules get one panel each, in this order.
 	Rules    []rule.Rule
 	Boundary rule.Boundary
@@ -63,6 +66,14 @@ type Series struct {
 	Rules    []RuleSeries
 }
 
+// Measure names what a rule's window holds: "sends", or its unit.
+func Measure(r rule.Rule) string {
+	if r.Unit == "" {
+		return "sends"
+	}
+	return r.Unit
+}
+
 // MaxMarkers is how many violations of one rule a timeline draws one by one
 // before it merges them per pixel column.
 const MaxMarkers = 1000
@@ -93,17 +104,37 @@ func TimelineSeries(in TimelineInput, columns int) (Series, error) {
 	s.Columns = cols.n
 	s.Rules = make([]RuleSeries, len(in.Rules))
 	var wg sync.WaitGroup
+	for _, r := range in.Rules {
+		if r.Kind != rule.Sliding {
+			return Series{}, fmt.Errorf("plots: rule %s: a timeline draws sliding windows only", r)
+		}
+		if c, ok := in.Costs[r.Unit]; r.Unit != "" && (!ok || len(c) != len(in.Times)) {
+			return Series{}, fmt.Errorf("plots: rule %s: no %s cost for each send", r, r.Unit)
+		}
+	}
 	for i, r := range in.Rules {
-		wg.Go(func() { s.Rules[i] = sweepRule(in.Times, r, in.Boundary, cols) })
+		var costs []int64
+		if r.Unit != "" {
+			costs = in.Costs[r.Unit]
+		}
+		wg.Go(func() { s.Rules[i] = sweepRule(in.Times, costs, r, in.Boundary, cols) })
 	}
 	wg.Wait()
 	return s, nil
 }
 
 // sweepRule reduces the occupancy of one rule per pixel column and marks
-// the sends over its limit. It is Occupancy's sweep with the reduction
-// inlined: on a long log it runs over tens of millions of steps.
-func sweepRule(times []int64, r rule.Rule, b rule.Boundary, cols pixelColumns) RuleSeries {
+// the sends over its limit; with costs (nil for a call rule, each send 1)
+// the occupancy is the units in the window. It is Occupancy's sweep with
+// the reduction inlined: on a long log it runs over tens of millions of
+// steps.
+func sweepRule(times, costs []int64, r rule.Rule, b rule.Boundary, cols pixelColumns) RuleSeries {
+	cost := func(i int) int64 {
+		if costs == nil {
+			return 1
+		}
+		return costs[i]
+	}
 	rs := RuleSeries{Rule: r}
 	limit := max(int64(r.Limit), 0) // a negative limit is broken by every send, as 0 is
 	leave := leaveAfter(r.Window, b)
@@ -118,8 +149,8 @@ func sweepRule(times []int64, r rule.Rule, b rule.Boundary, cols pixelColumns) R
 		for oldest < i && uint64(t-times[oldest]) >= leave {
 			at := times[oldest] + int64(leave) // at most t: no overflow
 			for oldest < i && times[oldest]+int64(leave) == at {
+				count -= cost(oldest)
 				oldest++
-				count--
 			}
 			if at < t {
 				if !red.fall(at, count) {
@@ -130,7 +161,7 @@ func sweepRule(times []int64, r rule.Rule, b rule.Boundary, cols pixelColumns) R
 			}
 		}
 		for ; i < len(times) && times[i] == t; i++ {
-			count++
+			count += cost(i)
 			if netted || !red.rise(t, count) {
 				red.add(t, count)
 			}

@@ -154,9 +154,10 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns
 	case rs.Violations > 1:
 		viol = thousands(rs.Violations) + " violations"
 	}
-	title := fmt.Sprintf("rule %s: at most %s sends in any %s — %s, peak %s in one window",
-		rs.Rule, thousands(int64(rs.Rule.Limit)), rule.FormatWindow(rs.Rule.Window), viol, thousands(rs.Peak))
-	p := newPanel(title, "", "sends in window")
+	what := Measure(rs.Rule)
+	title := fmt.Sprintf("rule %s: at most %s %s in any %s — %s, peak %s in one window",
+		rs.Rule, thousands(int64(rs.Rule.Limit)), what, rule.FormatWindow(rs.Rule.Window), viol, thousands(rs.Peak))
+	p := newPanel(title, "", what+" in window")
 
 	pts := make(plotter.XYs, len(rs.Steps))
 	for i, st := range rs.Steps {
@@ -195,7 +196,7 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns
 	} else {
 		p.Add(plotter.NewGrid(), occ, lim)
 	}
-	p.Legend.Add(fmt.Sprintf("sends in the last %s", rule.FormatWindow(rs.Rule.Window)), occ)
+	p.Legend.Add(fmt.Sprintf("%s in the last %s", what, rule.FormatWindow(rs.Rule.Window)), occ)
 	p.Legend.Add(fmt.Sprintf("limit: %s per %s", thousands(int64(rs.Rule.Limit)), rule.FormatWindow(rs.Rule.Window)), lim)
 
 	if n := len(rs.Markers); n > 0 && n <= MaxDots {

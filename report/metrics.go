@@ -7,11 +7,13 @@ import (
 
 	"github.com/rlcheck/rlcheck/keytext"
 	"github.com/rlcheck/rlcheck/metrics"
+	"github.com/rlcheck/rlcheck/rule"
 )
 
 // MetricsRegistry holds a check's figures for node_exporter's textfile
-// collector: each rule's peak window usage (and mean, when the send times
-// were kept) and its violations, per input group and key. Keys and file
+// collector: each rule's peak window usage, in its unit (none for a
+// bucket), the mean for a sliding call rule when the send times were kept,
+// and its violations, per input group and key. Keys and file
 // names that are not UTF-8 are labelled as keytext.Show writes them.
 func MetricsRegistry(results []*Result) *prometheus.Registry {
 	reg := metrics.NewRegistry()
@@ -28,8 +30,10 @@ func MetricsRegistry(results []*Result) *prometheus.Registry {
 		for _, g := range res.Groups {
 			for _, rr := range g.Report.Rules {
 				l := []string{input, keytext.Show(g.Key), rr.Rule.String()}
-				usage.WithLabelValues(append(l, "peak")...).Set(float64(rr.MaxInWindow) / float64(rr.Rule.Limit))
-				if g.Times != nil {
+				if rr.Rule.Kind != rule.Bucket { // a bucket has no window to fill
+					usage.WithLabelValues(append(l, "peak")...).Set(float64(rr.MaxInWindow) / float64(rr.Rule.Limit))
+				}
+				if g.Times != nil && rr.Rule.SlidingCalls() {
 					mean := metrics.MeanOccupancy(g.Times, rr.Rule.Window) / float64(rr.Rule.Limit)
 					usage.WithLabelValues(append(l, "mean")...).Set(mean)
 				}

@@ -58,6 +58,9 @@ type Group struct {
 	Overlap *Overlap
 	// Times are the group's send times in time order, with Config.KeepTimes.
 	Times []int64
+	// Costs are the sends' costs by unit, each aligned with Times, with
+	// Config.KeepTimes when the rules meter units.
+	Costs map[string][]int64
 }
 
 // Overlap is what a time shard knows of calls that cross its bounds.

@@ -104,8 +104,8 @@ func TestCheckRefusesWhatItCannotJudge(t *testing.T) {
 		want string
 	}{
 		{[]string{"--rules", "90000 tokens/1m"}, "sends.txt: a plain log carries no tokens cost: costs are read from CSV columns or JSON-lines fields"},
-		{[]string{"--rules", "3/1s fixed", "--plot", filepath.Join(t.TempDir(), "p.png")}, "rule 3/1s fixed: check with --plot"},
-		{[]string{"--rules", "3/1s burst 3", "--from", "0"}, "rule 3/1s burst 3: check with --plot"},
+		{[]string{"--rules", "3/1s fixed", "--plot", filepath.Join(t.TempDir(), "p.png")}, "rule 3/1s fixed: --plot and --html draw sliding rules only"},
+		{[]string{"--rules", "3/1s burst 3", "--from", "0"}, "rule 3/1s burst 3: check with --from or --to"},
 		{[]string{"--rules", "3/1s fixd"}, "a rule is LIMIT[ UNIT]/WINDOW[ KIND]"},
 	} {
 		out, errOut, code := run(t, "", append(append([]string{"check"}, tt.args...), log)...)

@@ -1,13 +1,22 @@
 package cli
 
-import "github.com/rlcheck/rlcheck/rule"
+import (
+	"fmt"
 
-// KindsSupported refuses what check cannot judge yet: cost rules and
-// kinds other than sliding with the flags that assume sliding call windows
-// (slidingFlags: --plot, --html, --metrics, --from, --to).
-func KindsSupported(rules []rule.Rule, slidingFlags bool) error {
-	if slidingFlags {
-		return rule.RequireSlidingCalls(rules, "check with --plot, --html, --metrics, --from or --to")
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// KindsSupported refuses what check cannot draw yet: a chart (charts:
+// --plot, --html) of a rule other than a sliding one. A sliding cost rule
+// is drawn in its units; fixed windows and buckets have no timeline yet.
+func KindsSupported(rules []rule.Rule, charts bool) error {
+	if !charts {
+		return nil
+	}
+	for _, r := range rules {
+		if r.Kind != rule.Sliding {
+			return fmt.Errorf("rule %s: --plot and --html draw sliding rules only so far (check judges it without them)", r)
+		}
 	}
 	return nil
 }
