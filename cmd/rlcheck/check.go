@@ -98,7 +98,7 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 		return err
 	}
 	rules, b, contractCap := c.Rules, c.Boundary, c.MaxInFlight
-	if err := cli.KindsSupported(rules, o.plot+o.html+o.metrics+o.from+o.to != ""); err != nil {
+	if err := cli.KindsSupported(rules, o.plot+o.html+o.metrics != ""); err != nil {
 		return err
 	}
 	if o.format, o.summaryPath, err = cli.ReportFormat(o.format); err != nil {
