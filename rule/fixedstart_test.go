@@ -13,7 +13,7 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// FixedStart lays out the checker's fixed windows: two sends at one
+// FixedStart and FixedWindow lay out the checker's fixed windows: two sends at one
 // instant break a rule of limit 1, and the violation names its window.
 func TestFixedStartIsTheCheckersWindow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 9))
@@ -39,6 +39,9 @@ func TestFixedStartIsTheCheckersWindow(t *testing.T) {
 			got, err := r.FixedStart(at)
 			require.NoError(t, err)
 			assert.Equal(t, v.Span.From, got, "%s at %d", r, at)
+			from, to, err := r.FixedWindow(at)
+			require.NoError(t, err)
+			assert.Equal(t, *v.Span, checker.Span{From: from, To: to}, "%s at %d", r, at)
 		}
 	}
 	_, err := rule.Rule{Limit: 1, Window: time.Second}.FixedStart(0)

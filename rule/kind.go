@@ -147,16 +147,23 @@ func (r Rule) Location() (*time.Location, error) {
 // date there (a zone may skip its midnight). It is clamped to the int64
 // range. The checker lays out the same windows.
 func (r Rule) FixedStart(at int64) (int64, error) {
+	from, _, err := r.FixedWindow(at)
+	return from, err
+}
+
+// FixedWindow returns the window [from, to) of a fixed rule r that holds
+// the instant at, clamped to the int64 range (see FixedStart).
+func (r Rule) FixedWindow(at int64) (from, to int64, err error) {
 	if r.Kind != Fixed {
-		return 0, fmt.Errorf("rule %s: not a fixed rule", r)
+		return 0, 0, fmt.Errorf("rule %s: not a fixed rule", r)
 	}
 	loc, err := r.Location()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if loc != nil {
 		y, m, d := time.Unix(0, at).In(loc).Date()
-		return localDayStart(loc, y, m, d), nil
+		return localDayStart(loc, y, m, d), localDayStart(loc, y, m, d+1), nil
 	}
 	w, o := int64(r.Window), int64(r.Offset)
 	rem := at % w
@@ -167,10 +174,14 @@ func (r Rule) FixedStart(at int64) (int64, error) {
 	if back < 0 {
 		back += w
 	}
-	if at < math.MinInt64+back {
-		return math.MinInt64, nil
+	from, to = math.MinInt64, math.MaxInt64
+	if at >= math.MinInt64+back {
+		from = at - back
 	}
-	return at - back, nil
+	if rest := w - back; at <= math.MaxInt64-rest {
+		to = at + rest
+	}
+	return from, to, nil
 }
 
 // localDayStart returns the first instant whose local date in loc is
