@@ -127,42 +127,11 @@ func Compile(spec Spec) (string, error) {
 		tb = fmt.Sprintf(", CAST(%s AS BIGINT) AS tb", c)
 		q.tiebreak = true
 	}
-	// The sliding call rules take the lag test; one count per distinct
-	// reach, shared by the rules that have it. The others are slow.
-	reach := make([]int64, len(spec.Rules))
-	for i, r := range spec.Rules {
-		if r.Limit <= 0 || r.Window <= 0 {
-			return "", fmt.Errorf("sqlcheck: rule %s: limit and window must be positive", r)
-		}
-		if err := r.Validate(); err != nil {
-			return "", fmt.Errorf("sqlcheck: rule %s: %v", r, err)
-		}
-		reach[i] = Reach(r.Window, t.Unit, spec.Boundary)
-		if !r.SlidingCalls() {
-			continue
-		}
-		q.rules, q.index, q.reach = append(q.rules, r), append(q.index, i), append(q.reach, reach[i])
-		if !slices.Contains(q.reaches, reach[i]) {
-			q.reaches = append(q.reaches, reach[i])
-		}
-	}
-	if !spec.MaxWindow {
-		q.reaches = nil
-	}
-	slow, err := newSlowRules(spec)
+	slow, err := q.plan(spec)
 	if err != nil {
 		return "", err
 	}
-
 	w := q.w
-	w("-- rlcheck: %d rules, %s windows, times in %s, integer arithmetic.\n", len(spec.Rules), spec.Boundary, unitName(t.Unit))
-	for i, r := range spec.Rules {
-		if !r.SlidingCalls() {
-			w("%s", slow.comment(i, reach[i]))
-			continue
-		}
-		w("-- rule %d: %s: send i breaks it when t_{i-%d} >= t_i - %d.\n", i, r, r.Limit, reach[i])
-	}
 	if len(slow.idx) > 0 {
 		if err := slow.write(key, timeCol, table); err != nil {
 			return "", err
@@ -192,6 +161,46 @@ func Compile(spec Spec) (string, error) {
 	}
 	q.full(key, timeCol, table, tb)
 	return q.b.String(), nil
+}
+
+// plan splits the rules: the sliding call rules take the lag test, one
+// count per distinct reach shared by the rules that have it; the others
+// are slow. It writes the query's header, a line per rule.
+func (q *query) plan(spec Spec) (*slowRules, error) {
+	t := spec.Table
+	reach := make([]int64, len(spec.Rules))
+	for i, r := range spec.Rules {
+		if r.Limit <= 0 || r.Window <= 0 {
+			return nil, fmt.Errorf("sqlcheck: rule %s: limit and window must be positive", r)
+		}
+		if err := r.Validate(); err != nil {
+			return nil, fmt.Errorf("sqlcheck: rule %s: %v", r, err)
+		}
+		reach[i] = Reach(r.Window, t.Unit, spec.Boundary)
+		if !r.SlidingCalls() {
+			continue
+		}
+		q.rules, q.index, q.reach = append(q.rules, r), append(q.index, i), append(q.reach, reach[i])
+		if !slices.Contains(q.reaches, reach[i]) {
+			q.reaches = append(q.reaches, reach[i])
+		}
+	}
+	if !spec.MaxWindow {
+		q.reaches = nil
+	}
+	slow, err := newSlowRules(spec)
+	if err != nil {
+		return nil, err
+	}
+	q.w("-- rlcheck: %d rules, %s windows, times in %s, integer arithmetic.\n", len(spec.Rules), spec.Boundary, unitName(t.Unit))
+	for i, r := range spec.Rules {
+		if !r.SlidingCalls() {
+			q.w("%s", slow.comment(i, reach[i]))
+			continue
+		}
+		q.w("-- rule %d: %s: send i breaks it when t_{i-%d} >= t_i - %d.\n", i, r, r.Limit, reach[i])
+	}
+	return slow, nil
 }
 
 // query writes the full report's text.
