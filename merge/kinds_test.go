@@ -189,3 +189,25 @@ func mustParse(t *testing.T, text string) rule.Rule {
 	require.NoError(t, err)
 	return r
 }
+
+// merge compared rules by limit and window alone, so shards of 3/1s and
+// of 3/1s fixed (or 3 tokens/1s) added up; it refuses them, naming both.
+func TestMergeRefusesShardsOfAnotherKindOrUnit(t *testing.T) {
+	lines := []string{"ts,tokens", "0,1", "100000000,2", "2000000000,1", "2100000000,5"}
+	read := sendlog.Options{Format: sendlog.FormatCSV, TimeCol: "ts", Unit: sendlog.UnitNanos,
+		Costs: []sendlog.CostSource{{Unit: "tokens", Col: "tokens", Field: "tokens"}}}
+	shard := func(text string, sh report.Shard) []byte {
+		return checkJSON(t, lines, logcheck.Config{Rules: []rule.Rule{mustParse(t, text)}, Read: read, Shard: &sh})
+	}
+	first := shard("3/1s", report.Shard{To: 2e9, HasTo: true})
+	for _, other := range []string{"3/1s fixed", "3 tokens/1s", "3/1s burst 4"} {
+		second := shard(other, report.Shard{From: 2e9, HasFrom: true, LogStart: true})
+		_, err := merge.Reports([]string{"a.json", "b.json"}, [][]byte{first, second}, merge.Options{})
+		require.Error(t, err, other)
+		assert.Contains(t, err.Error(), "b.json: checks "+other+", but a.json checks 3/1s", other)
+	}
+	// The same rule in both merges.
+	second := shard("3/1s", report.Shard{From: 2e9, HasFrom: true, LogStart: true})
+	_, err := merge.Reports([]string{"a.json", "b.json"}, [][]byte{first, second}, merge.Options{})
+	assert.NoError(t, err)
+}
