@@ -70,7 +70,11 @@ func Run(inputs []Input, cfg Config) (*report.Result, error) {
 		horizon = math.MaxInt64
 	}
 	res := &report.Result{Rules: cfg.Rules, Boundary: cfg.Boundary, MaxInFlight: cfg.MaxInFlight, PerKey: cfg.Read.HasKey()}
-	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res, shard: newShardState(cfg), costs: newCostTable(cfg.Read, len(inputs))}
+	shard, err := newShardState(cfg)
+	if err != nil {
+		return nil, err
+	}
+	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res, shard: shard, costs: newCostTable(cfg.Read, len(inputs))}
 	if !res.PerKey {
 		groups.lookup(nil)
 	}
@@ -86,7 +90,6 @@ func Run(inputs []Input, cfg Config) (*report.Result, error) {
 		streams[i].costs = groups.costs
 		defer streams[i].rd.Close()
 	}
-	var err error
 	if len(streams) == 1 {
 		err = runSingle(streams[0], groups)
 	} else {

@@ -13,7 +13,7 @@ import (
 // shardState is a Run's progress through its shard.
 type shardState struct {
 	report.Shard
-	longest time.Duration
+	rules   []rule.Rule
 	closed  bool
 	started bool // the first send has been seen and the context checked
 	pastTo  bool // a send at or after To has been seen
@@ -27,6 +27,9 @@ type ShardContextError struct {
 	From, First int64
 	Need        time.Duration // how far before From the input must start
 	Missing     time.Duration
+	// Fixed names the fixed rule whose window holding From needs the
+	// context; "" when the longest sliding window does.
+	Fixed string
 }
 
 func (e *ShardContextError) Error() string {
@@ -38,36 +41,74 @@ func (e *ShardContextError) Error() string {
 	case e.First > e.From:
 		rel = fmt.Sprintf("%v after it", time.Duration(e.First-e.From))
 	}
-	return fmt.Sprintf("shard from %s: the input starts at %s, %s; the longest window needs it to start %v before (or earlier): %v of context is missing. "+
+	needs := "the longest window needs"
+	if e.Fixed != "" {
+		needs = fmt.Sprintf("the window of %s that holds it starts at %s, which needs", e.Fixed, at(e.From-int64(e.Need)))
+	}
+	return fmt.Sprintf("shard from %s: the input starts at %s, %s; %s it to start %v before (or earlier): %v of context is missing. "+
 		"Give the shard an input that starts earlier, or, if the input is the log from its first line (nothing before it is missing), state that the input starts the log",
-		at(e.From), at(e.First), rel, e.Need, e.Missing)
+		at(e.From), at(e.First), rel, needs, e.Need, e.Missing)
 }
 
-func newShardState(cfg Config) *shardState {
+// ShardHistoryError refuses a shard of a bucket or first-call rule whose
+// input may not start the log: the bucket's level, or where the open
+// window started, at From is a recursion over every earlier send, so no
+// context short of the whole log is enough.
+type ShardHistoryError struct {
+	Rule string
+}
+
+func (e *ShardHistoryError) Error() string {
+	return fmt.Sprintf("shard: rule %s: its state at the shard's start (a bucket's level, the start of a first-call window) depends on every earlier send of the log, "+
+		"so no context of fixed length is enough. Give the shard an input that starts the log and state that it does, or check the whole log at once", e.Rule)
+}
+
+func newShardState(cfg Config) (*shardState, error) {
 	if cfg.Shard == nil {
-		return nil
+		return nil, nil
 	}
-	s := &shardState{Shard: *cfg.Shard, closed: cfg.Boundary == rule.Closed}
-	for _, r := range cfg.Rules {
-		s.longest = max(s.longest, r.Window)
+	s := &shardState{Shard: *cfg.Shard, rules: cfg.Rules, closed: cfg.Boundary == rule.Closed}
+	if s.HasFrom && !s.LogStart {
+		for _, r := range cfg.Rules {
+			if r.Kind == rule.Bucket || r.Kind == rule.FirstCall {
+				return nil, &ShardHistoryError{Rule: r.String()}
+			}
+		}
 	}
-	return s
+	return s, nil
 }
 
 // first checks the context before the first send, at: the input must hold
 // every send in the windows of sends at From on, so it must start at
-// From-W at the latest (before it, for closed windows).
+// From-W at the latest (before it, for closed windows), and, for a fixed
+// rule, at the start of its window that holds From.
 func (s *shardState) first(at int64) error {
 	s.started = true
 	if !s.HasFrom || s.LogStart {
 		return nil
 	}
-	need := s.longest
-	if s.closed {
-		need++
+	var need time.Duration
+	fixed := ""
+	for _, r := range s.rules {
+		n := r.Window
+		if r.Kind == rule.Fixed {
+			start, err := r.FixedStart(s.From)
+			if err != nil {
+				return err
+			}
+			n = time.Duration(s.From - start)
+		} else if s.closed {
+			n++
+		}
+		if n > need {
+			need, fixed = n, ""
+			if r.Kind == rule.Fixed {
+				fixed = r.String()
+			}
+		}
 	}
 	if missing := at - (s.From - int64(need)); missing > 0 {
-		return &ShardContextError{From: s.From, First: at, Need: need, Missing: time.Duration(missing)}
+		return &ShardContextError{From: s.From, First: at, Need: need, Missing: time.Duration(missing), Fixed: fixed}
 	}
 	return nil
 }

@@ -163,13 +163,38 @@ func sameRun(name string, d report.Doc, baseName string, base report.Doc) error 
 
 func perKey(d report.Doc) bool { return d.KeysInTotal > 0 || len(d.Keys) > 0 }
 
+// ruleOf reads a report's rule from its text, which must agree with the
+// limit, window, unit, kind and burst the report gives beside it.
+func ruleOf(r report.RuleDoc) (rule.Rule, error) {
+	parsed, err := rule.Parse(r.Rule)
+	kind := ""
+	if parsed.Kind != rule.Sliding {
+		kind = parsed.Kind.String()
+	}
+	if err != nil || parsed.Limit != r.Limit || parsed.Window != time.Duration(r.WindowNs) ||
+		parsed.Unit != r.Unit || kind != r.Kind || parsed.Burst != r.Burst {
+		return rule.Rule{}, fmt.Errorf("the rule's text does not match its limit %d, window_ns %d, unit %q, kind %q and burst %d",
+			r.Limit, r.WindowNs, r.Unit, r.Kind, r.Burst)
+	}
+	return parsed, nil
+}
+
+// contractText is a rule's contract as text: its bookkeeping left out,
+// its unit and kind kept.
+func contractText(r report.RuleDoc) string {
+	if parsed, err := rule.Parse(r.Rule); err == nil {
+		return parsed.Contract().String()
+	}
+	return r.Rule
+}
+
 func rulesText(rs []report.RuleDoc) string {
 	s := ""
 	for i, r := range rs {
 		if i > 0 {
 			s += ", "
 		}
-		s += rule.Rule{Limit: r.Limit, Window: time.Duration(r.WindowNs)}.String()
+		s += contractText(r)
 	}
 	if s == "" {
 		return "no rules"
@@ -222,9 +247,9 @@ func validate(name string, d report.Doc) error {
 	if d.Sends == 0 && d.Total > 0 {
 		return bad("%d violations among no sends", d.Total)
 	}
-	seen := map[[2]int64]bool{}
+	seen := map[string]bool{}
 	for _, r := range d.Rules {
-		k := [2]int64{int64(r.Limit), r.WindowNs}
+		k := contractText(r)
 		if seen[k] {
 			return bad("rule %s is listed twice", r.Rule)
 		}
@@ -269,7 +294,7 @@ func validateKeys(d report.Doc, in func(int64) bool, bad func(string, ...any) er
 			return bad("key %q: violations is %d, but its rules and in-flight cap count %d", k.Key, k.Violations, n)
 		}
 		for i, r := range k.Rules {
-			if r.Limit != d.Rules[i].Limit || r.WindowNs != d.Rules[i].WindowNs {
+			if contractText(r) != contractText(d.Rules[i]) {
 				return bad("key %q checks %s where the report checks %s", k.Key, r.Rule, d.Rules[i].Rule)
 			}
 			ruleSums[i] += r.Violations
@@ -332,11 +357,13 @@ func checkRule(r report.RuleDoc, sends int64, in func(int64) bool) error {
 	if r.MaxWindowStart != nil && !lineOK(*r.MaxWindowStart) {
 		return fmt.Errorf("max_window_start on line %d", r.MaxWindowStart.Line)
 	}
-	if parsed, err := rule.Parse(r.Rule); err != nil || parsed.Limit != r.Limit || parsed.Window != time.Duration(r.WindowNs) {
-		return fmt.Errorf("the rule's text does not match its limit %d and window_ns %d", r.Limit, r.WindowNs)
+	parsed, err := ruleOf(r)
+	if err != nil {
+		return err
 	}
-	if r.Violations < 0 || r.MaxInWindow < 0 || r.Violations > sends {
-		return fmt.Errorf("%d violations and at most %d sends in one window, among %d sends", r.Violations, r.MaxInWindow, sends)
+	bucket := parsed.Kind == rule.Bucket
+	if r.Violations < 0 || r.MaxInWindow < 0 || r.Violations > sends || (bucket && r.MaxInWindow != 0) {
+		return fmt.Errorf("%d violations and at most %d in one window, among %d sends", r.Violations, r.MaxInWindow, sends)
 	}
 	if r.Violations == 0 {
 		if r.First != nil || len(r.Listed) > 0 {
@@ -345,9 +372,10 @@ func checkRule(r report.RuleDoc, sends int64, in func(int64) bool) error {
 		return nil
 	}
 	// A violation is a send that finds the window already full: that
-	// window holds more than the limit.
-	if !r.MaxSaturated && r.MaxInWindow <= int64(r.Limit) {
-		return fmt.Errorf("%d violations, but at most %d sends in one window, within the limit of %d", r.Violations, r.MaxInWindow, r.Limit)
+	// window holds more than the limit (in the rule's unit). A bucket has
+	// no window.
+	if !bucket && !r.MaxSaturated && r.MaxInWindow <= int64(r.Limit) {
+		return fmt.Errorf("%d violations, but at most %d in one window, within the limit of %d", r.Violations, r.MaxInWindow, r.Limit)
 	}
 	if r.First == nil {
 		return fmt.Errorf("%d violations, but no first_violation", r.Violations)
@@ -362,8 +390,12 @@ func checkRule(r report.RuleDoc, sends int64, in func(int64) bool) error {
 		switch {
 		case v.Index < 0 || v.Index >= sends:
 			return fmt.Errorf("a violation at index %d among %d sends", v.Index, sends)
-		case !v.CountSaturated && v.Count <= int64(r.Limit):
+		case !bucket && parsed.Unit == "" && !v.CountSaturated && v.Count <= int64(r.Limit):
 			return fmt.Errorf("a violation with %d sends in its window, within the limit of %d", v.Count, r.Limit)
+		case !bucket && parsed.Unit != "" && v.Units <= int64(r.Limit):
+			return fmt.Errorf("a violation with %d %s in its window, within the limit of %d", v.Units, parsed.Unit, r.Limit)
+		case bucket && v.Level == "":
+			return fmt.Errorf("a bucket's violation without the level it found")
 		case !in(v.AtNs) || v.WindowStart.AtNs > v.AtNs:
 			return fmt.Errorf("a violation at %d, outside the shard or before its window's start %d", v.AtNs, v.WindowStart.AtNs)
 		}

@@ -53,9 +53,6 @@ func Reports(names []string, docs [][]byte, opt Options) (*report.Result, error)
 		if doc.Rules == nil || doc.Boundary == "" {
 			return nil, mergeErr(names[i], "not a check report in JSON (rlcheck check --format json, without --per-file)")
 		}
-		if err := slidingCallsOnly(doc); err != nil {
-			return nil, err
-		}
 		if err := validate(names[i], doc); err != nil {
 			return nil, err
 		}
@@ -80,18 +77,6 @@ func Reports(names []string, docs [][]byte, opt Options) (*report.Result, error)
 	return res, nil
 }
 
-// slidingCallsOnly refuses a report of cost rules or other window kinds,
-// which merge cannot add up yet; it comes before the report's own checks,
-// whose sums assume sliding call rules.
-func slidingCallsOnly(doc report.Doc) error {
-	for _, r := range doc.Rules {
-		if r.Kind != "" || r.Unit != "" {
-			return fmt.Errorf("merge: rule %s: merge supports sliding call rules only so far", r.Rule)
-		}
-	}
-	return nil
-}
-
 // shardMerger adds up reports that tile the log, in time order.
 type shardMerger struct {
 	res   *report.Result
@@ -111,7 +96,11 @@ func mergeSpans(spans []span, list int) (*report.Result, error) {
 		return nil, mergeErr(spans[0].name, "%v", err)
 	}
 	for _, r := range base.Rules {
-		res.Rules = append(res.Rules, rule.Rule{Limit: r.Limit, Window: time.Duration(r.WindowNs)})
+		parsed, err := ruleOf(r)
+		if err != nil {
+			return nil, mergeErr(spans[0].name, "rule %s: %v", r.Rule, err)
+		}
+		res.Rules = append(res.Rules, parsed)
 	}
 	if base.InFlight != nil {
 		res.MaxInFlight = base.InFlight.Max
@@ -219,7 +208,11 @@ func (mg *shardMerger) addRule(name string, m *checker.RuleReport, r report.Rule
 	}
 	violation := func(v report.ViolationDoc) checker.Violation {
 		out := checker.Violation{Send: send(v.PlaceDoc), Index: v.Index + before,
-			WindowStart: send(v.WindowStart), Count: v.Count, CountSaturated: v.CountSaturated}
+			WindowStart: send(v.WindowStart), Count: v.Count, CountSaturated: v.CountSaturated,
+			WindowCosts: v.WindowCosts, Cost: v.Cost, Units: v.Units, Level: v.Level}
+		if v.Span != nil {
+			out.Span = &checker.Span{From: v.Span.FromNs, To: v.Span.ToNs}
+		}
 		for _, p := range v.Window {
 			out.Window = append(out.Window, send(p))
 		}
@@ -227,7 +220,7 @@ func (mg *shardMerger) addRule(name string, m *checker.RuleReport, r report.Rule
 	}
 	if v := r.First; v != nil && m.First == nil {
 		first := violation(*v)
-		first.Window = nil
+		first.Window, first.WindowCosts = nil, nil
 		m.First = &first
 	}
 	if len(r.Listed) > 0 && mg.list <= 0 {

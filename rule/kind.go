@@ -2,6 +2,7 @@ package rule
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -138,4 +139,85 @@ func (r Rule) Location() (*time.Location, error) {
 		return nil, fmt.Errorf("time zone %q: not an IANA zone (America/New_York, UTC)", r.Zone)
 	}
 	return loc, nil
+}
+
+// FixedStart returns the start of the window of a fixed rule r that holds
+// the instant at (ns since the epoch): k*Window+Offset for the greatest k
+// that is not after at, or, with a zone, the first instant of at's local
+// date there (a zone may skip its midnight). It is clamped to the int64
+// range. The checker lays out the same windows.
+func (r Rule) FixedStart(at int64) (int64, error) {
+	from, _, err := r.FixedWindow(at)
+	return from, err
+}
+
+// FixedWindow returns the window [from, to) of a fixed rule r that holds
+// the instant at, clamped to the int64 range (see FixedStart).
+func (r Rule) FixedWindow(at int64) (from, to int64, err error) {
+	if r.Kind != Fixed {
+		return 0, 0, fmt.Errorf("rule %s: not a fixed rule", r)
+	}
+	loc, err := r.Location()
+	if err != nil {
+		return 0, 0, err
+	}
+	if loc != nil {
+		y, m, d := time.Unix(0, at).In(loc).Date()
+		return localDayStart(loc, y, m, d), localDayStart(loc, y, m, d+1), nil
+	}
+	w, o := int64(r.Window), int64(r.Offset)
+	rem := at % w
+	if rem < 0 {
+		rem += w
+	}
+	back := rem - o // how far at lies past its window's start
+	if back < 0 {
+		back += w
+	}
+	from, to = math.MinInt64, math.MaxInt64
+	if at >= math.MinInt64+back {
+		from = at - back
+	}
+	if rest := w - back; at <= math.MaxInt64-rest {
+		to = at + rest
+	}
+	return from, to, nil
+}
+
+// localDayStart returns the first instant whose local date in loc is
+// y-m-d or later (time.Date normalizes d), clamped to the int64 range.
+func localDayStart(loc *time.Location, y int, m time.Month, d int) int64 {
+	date := time.Date(y, m, d, 12, 0, 0, 0, time.UTC)
+	want := date.Year()*10000 + int(date.Month())*100 + date.Day()
+	reached := func(ns int64) bool {
+		yy, mm, dd := time.Unix(0, ns).In(loc).Date()
+		return yy*10000+int(mm)*100+dd >= want
+	}
+	guess := time.Date(date.Year(), date.Month(), date.Day(), 0, 0, 0, 0, loc)
+	lo, hi := clampNanos(guess.Add(-48*time.Hour)), clampNanos(guess.Add(48*time.Hour))
+	if reached(lo) {
+		return lo
+	}
+	if !reached(hi) {
+		return math.MaxInt64
+	}
+	for hi-lo > 1 { // reached(lo) is false, reached(hi) true
+		mid := lo + (hi-lo)/2
+		if reached(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+func clampNanos(t time.Time) int64 {
+	switch {
+	case t.Before(time.Unix(0, math.MinInt64)):
+		return math.MinInt64
+	case t.After(time.Unix(0, math.MaxInt64)):
+		return math.MaxInt64
+	}
+	return t.UnixNano()
 }

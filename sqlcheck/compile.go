@@ -30,6 +30,10 @@ type Table struct {
 	// since it is no file's line); the counts and times do not depend on
 	// that order.
 	Tiebreak string
+	// Costs names the integer column holding each send's cost in a unit
+	// ("tokens": "total_tokens"); a unit it does not name is read from
+	// the column named as the unit itself, as check reads a CSV.
+	Costs map[string]string
 }
 
 // Spec is what to check.
@@ -105,7 +109,7 @@ func Compile(spec Spec) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("sqlcheck: sqlcheck.Table.TimeCol: %w", err)
 	}
-	q := query{keyed: t.KeyCol != "", rules: spec.Rules}
+	q := query{keyed: t.KeyCol != ""}
 	key := "CAST('' AS VARCHAR)"
 	if q.keyed {
 		k, err := ident(t.KeyCol)
@@ -123,25 +127,20 @@ func Compile(spec Spec) (string, error) {
 		tb = fmt.Sprintf(", CAST(%s AS BIGINT) AS tb", c)
 		q.tiebreak = true
 	}
-	// One count per distinct reach, shared by the rules that have it.
-	q.reach = make([]int64, len(spec.Rules))
-	for i, r := range spec.Rules {
-		if r.Limit <= 0 || r.Window <= 0 {
-			return "", fmt.Errorf("sqlcheck: rule %s: limit and window must be positive", r)
-		}
-		q.reach[i] = Reach(r.Window, t.Unit, spec.Boundary)
-		if !slices.Contains(q.reaches, q.reach[i]) {
-			q.reaches = append(q.reaches, q.reach[i])
-		}
+	slow, err := q.plan(spec)
+	if err != nil {
+		return "", err
 	}
-	if !spec.MaxWindow {
-		q.reaches = nil
-	}
-
 	w := q.w
-	w("-- rlcheck: %d rules, %s windows, times in %s, integer arithmetic.\n", len(spec.Rules), spec.Boundary, unitName(t.Unit))
-	for i, r := range spec.Rules {
-		w("-- rule %d: %s: send i breaks it when t_{i-%d} >= t_i - %d.\n", i, r, r.Limit, q.reach[i])
+	if len(slow.idx) > 0 {
+		if err := slow.write(key, timeCol, table); err != nil {
+			return "", err
+		}
+		q.slow = slow
+		if len(q.rules) == 0 {
+			w("WITH %s\n%sORDER BY 1, 2;\n", strings.Join(slow.ctes, ",\n"), strings.Join(slow.sels, "UNION ALL\n"))
+			return q.b.String(), nil
+		}
 	}
 	if spec.CountsOnly {
 		// Counting alone over one stream carries nothing but the times
@@ -153,15 +152,55 @@ func Compile(spec Spec) (string, error) {
 		}
 		w("WITH src AS (\n  SELECT %sCAST(%s AS BIGINT) AS t\n  FROM %s\n),\n", strings.Replace(kcol, "k", key+" AS k", 1), timeCol, table)
 		w("s AS (\n  SELECT %st", kcol)
-		for i, r := range spec.Rules {
+		for i, r := range q.rules {
 			w(",\n    lag(t, %d) OVER (%sORDER BY t) AS l%d", r.Limit, q.part(), i)
 		}
 		w("\n  FROM src\n),\n")
-		countsOnly(w, spec.Rules, q.reach, q.keyed)
+		q.countsOnly()
 		return q.b.String(), nil
 	}
 	q.full(key, timeCol, table, tb)
 	return q.b.String(), nil
+}
+
+// plan splits the rules: the sliding call rules take the lag test, one
+// count per distinct reach shared by the rules that have it; the others
+// are slow. It writes the query's header, a line per rule.
+func (q *query) plan(spec Spec) (*slowRules, error) {
+	t := spec.Table
+	reach := make([]int64, len(spec.Rules))
+	for i, r := range spec.Rules {
+		if r.Limit <= 0 || r.Window <= 0 {
+			return nil, fmt.Errorf("sqlcheck: rule %s: limit and window must be positive", r)
+		}
+		if err := r.Validate(); err != nil {
+			return nil, fmt.Errorf("sqlcheck: rule %s: %v", r, err)
+		}
+		reach[i] = Reach(r.Window, t.Unit, spec.Boundary)
+		if !r.SlidingCalls() {
+			continue
+		}
+		q.rules, q.index, q.reach = append(q.rules, r), append(q.index, i), append(q.reach, reach[i])
+		if !slices.Contains(q.reaches, reach[i]) {
+			q.reaches = append(q.reaches, reach[i])
+		}
+	}
+	if !spec.MaxWindow {
+		q.reaches = nil
+	}
+	slow, err := newSlowRules(spec)
+	if err != nil {
+		return nil, err
+	}
+	q.w("-- rlcheck: %d rules, %s windows, times in %s, integer arithmetic.\n", len(spec.Rules), spec.Boundary, unitName(t.Unit))
+	for i, r := range spec.Rules {
+		if !r.SlidingCalls() {
+			q.w("%s", slow.comment(i, reach[i]))
+			continue
+		}
+		q.w("-- rule %d: %s: send i breaks it when t_{i-%d} >= t_i - %d.\n", i, r, r.Limit, reach[i])
+	}
+	return slow, nil
 }
 
 // query writes the full report's text.
@@ -169,9 +208,11 @@ type query struct {
 	b        strings.Builder
 	keyed    bool
 	tiebreak bool
-	rules    []rule.Rule
+	rules    []rule.Rule // the sliding call rules
+	index    []int       // their indices in Spec.Rules
 	reach    []int64
 	reaches  []int64 // distinct, when the largest count in one window is asked for
+	slow     *slowRules
 }
 
 func (q *query) w(format string, args ...any) { fmt.Fprintf(&q.b, format, args...) }
@@ -333,15 +374,47 @@ func (q *query) refs() {
 	w("    FROM src JOIN spot ON %s\n  ) z WHERE q = p\n)\n", on)
 }
 
+// closeWith ends the WITH list, after the slow rules' CTEs.
+func (q *query) closeWith() {
+	s := strings.TrimSuffix(strings.TrimSuffix(q.b.String(), ",\n"), "\n")
+	q.b.Reset()
+	q.b.WriteString(s)
+	if q.slow != nil {
+		for _, c := range q.slow.ctes {
+			q.b.WriteString(",\n" + c)
+		}
+	}
+	q.b.WriteString("\n")
+}
+
+// names are the result columns' names, and nulls what a call rule's row
+// gives in the slow rules' columns.
+func (q *query) names() (names []string, nulls []string) {
+	names = Columns
+	if q.slow != nil {
+		names = append(slices.Clone(Columns), CostColumns...)
+		for range CostColumns {
+			nulls = append(nulls, "CAST(NULL AS BIGINT)")
+		}
+	}
+	return names, nulls
+}
+
+// rows ends the query with the slow rules' rows and the order.
+func (q *query) rowsEnd() {
+	if q.slow != nil {
+		for _, s := range q.slow.sels {
+			q.w("UNION ALL\n%s", s)
+		}
+	}
+	q.w("ORDER BY 1, 2;\n")
+}
+
 // end writes the result rows: one per key and rule.
 func (q *query) end() {
 	w := q.w
-	if !q.tiebreak {
-		// No spots: close the WITH list on b.
-		s := q.b.String()
-		q.b.Reset()
-		q.b.WriteString(strings.TrimSuffix(s, ",\n") + "\n")
-	}
+	q.closeWith()
+	names, nulls := q.names()
 	for i, r := range q.rules {
 		if i > 0 {
 			w("UNION ALL\n")
@@ -367,14 +440,15 @@ func (q *query) end() {
 			mref = "CAST(NULL AS BIGINT)"
 		}
 		cols := []string{
-			"a.k", fmt.Sprint(i), fmt.Sprintf("'%s'", r), "a.sends", "a.first_t", "a.last_t",
+			"a.k", fmt.Sprint(q.index[i]), fmt.Sprintf("'%s'", r), "a.sends", "a.first_t", "a.last_t",
 			fmt.Sprintf("a.n%d", i), fi, fmt.Sprintf("a.ft%d", i), fref,
 			fmt.Sprintf("CASE WHEN a.ft%d IS NOT NULL THEN b.lo%d END", i, i), fmt.Sprintf("b.wt%d", i), wref,
 			mx, mt, mref,
 		}
+		cols = append(cols, nulls...)
 		if i == 0 {
 			for c := range cols {
-				cols[c] += " AS " + Columns[c]
+				cols[c] += " AS " + names[c]
 			}
 		}
 		w("SELECT %s\nFROM a LEFT JOIN b ON %s", strings.Join(cols, ", "), q.on("a", "b"))
@@ -397,42 +471,45 @@ func (q *query) end() {
 		}
 		w("\n")
 	}
-	w("ORDER BY 1, 2;\n")
+	q.rowsEnd()
 }
 
 // countsOnly ends the query with the violation counts alone, the other
 // columns NULL.
-func countsOnly(w func(string, ...any), rules []rule.Rule, reach []int64, keyed bool) {
+func (q *query) countsOnly() {
+	w := q.w
 	key := "k"
-	if !keyed {
+	if !q.keyed {
 		key = "CAST('' AS VARCHAR) AS k"
 	}
 	w("a AS MATERIALIZED (\n  SELECT %s, count(*) AS sends, min(t) AS first_t, max(t) AS last_t", key)
-	for i := range rules {
-		w(",\n    count(*) FILTER (WHERE %s) AS n%d", breaks(i, reach[i]), i)
+	for i := range q.rules {
+		w(",\n    count(*) FILTER (WHERE %s) AS n%d", breaks(i, q.reach[i]), i)
 	}
-	if keyed {
+	if q.keyed {
 		w("\n  FROM s GROUP BY k\n)\n")
 	} else {
 		// One group: no grouping, and no row for an empty table.
 		w("\n  FROM s HAVING count(*) > 0\n)\n")
 	}
-	for i, r := range rules {
+	q.closeWith()
+	names, _ := q.names()
+	for i, r := range q.rules {
 		if i > 0 {
 			w("UNION ALL\n")
 		}
-		cols := []string{"k", fmt.Sprint(i), fmt.Sprintf("'%s'", r), "sends", "first_t", "last_t", fmt.Sprintf("n%d", i)}
-		for range len(Columns) - len(cols) {
+		cols := []string{"k", fmt.Sprint(q.index[i]), fmt.Sprintf("'%s'", r), "sends", "first_t", "last_t", fmt.Sprintf("n%d", i)}
+		for range len(names) - len(cols) {
 			cols = append(cols, "CAST(NULL AS BIGINT)")
 		}
 		if i == 0 {
 			for c := range cols {
-				cols[c] += " AS " + Columns[c]
+				cols[c] += " AS " + names[c]
 			}
 		}
 		w("SELECT %s FROM a\n", strings.Join(cols, ", "))
 	}
-	w("ORDER BY 1, 2;\n")
+	q.rowsEnd()
 }
 
 func unitName(u time.Duration) string {

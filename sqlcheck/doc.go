@@ -20,5 +20,14 @@
 // PRECEDING AND CURRENT ROW) gives the same, but DuckDB takes about ten
 // times as long over it.
 //
+// Cost rules and fixed rules take another path, after one sort of the
+// sends into each key's order (time, then the tiebreak, which a cost rule
+// needs: the order of ties decides which breaks it): send i's window cost,
+// itself included, is a running sum less a RANGE-framed sum of the sends
+// before t_i-K on sliding windows, and a running sum per window index (or
+// local date, AT TIME ZONE) on fixed ones; the send breaks the rule when
+// it exceeds the limit. Bucket and first-call rules are refused: their
+// state at a send is a recursion over every earlier send.
+//
 // The same text runs on PostgreSQL and DuckDB (docs/sql.md).
 package sqlcheck

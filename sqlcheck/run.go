@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/report"
+	"github.com/rlcheck/rlcheck/rule"
 )
 
 // Querier is what Run needs of a database: *sql.DB and *sql.Conn have it.
@@ -63,6 +64,8 @@ type row struct {
 	startIndex, startT, startRef  sql.NullInt64
 	maxIn                         sql.NullInt64
 	maxStartT, maxStartRef        sql.NullInt64
+	// With CostColumns.
+	firstCost, firstUnits, badCost sql.NullInt64
 }
 
 func collect(rows *sql.Rows, spec Spec) (*report.Result, error) {
@@ -122,15 +125,26 @@ func readGroups(rows *sql.Rows, spec Spec) ([]report.Group, error) {
 	rd := rowReader{spec}
 	var groups []report.Group
 	byKey := map[string]int{}
+	names, err := rows.Columns()
+	if err != nil {
+		return nil, err
+	}
 	for rows.Next() {
 		var r row
-		if err := rows.Scan(&r.key, &r.ruleIndex, &r.ruleText, &r.sends, &r.firstT, &r.lastT,
+		dest := []any{&r.key, &r.ruleIndex, &r.ruleText, &r.sends, &r.firstT, &r.lastT,
 			&r.violations, &r.firstIndex, &r.firstT2, &r.firstRef,
-			&r.startIndex, &r.startT, &r.startRef, &r.maxIn, &r.maxStartT, &r.maxStartRef); err != nil {
+			&r.startIndex, &r.startT, &r.startRef, &r.maxIn, &r.maxStartT, &r.maxStartRef}
+		if len(names) > len(Columns) {
+			dest = append(dest, &r.firstCost, &r.firstUnits, &r.badCost)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		if r.ruleIndex < 0 || int(r.ruleIndex) >= len(spec.Rules) {
 			return nil, fmt.Errorf("row for rule %d of %d", r.ruleIndex, len(spec.Rules))
+		}
+		if r.badCost.Valid {
+			return nil, rd.badCost(r)
 		}
 		gi, ok := byKey[r.key]
 		if !ok {
@@ -184,9 +198,35 @@ func (rd rowReader) rule(r row) (checker.RuleReport, error) {
 		if v.WindowStart, err = rd.send(r.startT, r.startRef); err != nil {
 			return rr, err
 		}
+		if rr.Rule.Unit != "" {
+			v.Cost, v.Units = r.firstCost.Int64, r.firstUnits.Int64
+		}
+		if rr.Rule.Kind == rule.Fixed {
+			from, to, err := rr.Rule.FixedWindow(v.Send.At)
+			if err != nil {
+				return rr, err
+			}
+			v.Span = &checker.Span{From: from, To: to}
+		}
 		rr.First = v
 	}
 	return rr, nil
+}
+
+// badCost is the error for a key whose sends include one without a whole
+// cost of 0 or more in r's rule's unit, at the time r names.
+func (rd rowReader) badCost(r row) error {
+	unit := rd.spec.Rules[r.ruleIndex].Unit
+	col := unit
+	if c, ok := rd.spec.Table.Costs[unit]; ok {
+		col = c
+	}
+	where := ""
+	if rd.spec.Table.KeyCol != "" {
+		where = fmt.Sprintf(" of key %q", r.key)
+	}
+	return fmt.Errorf("a send%s at %s = %d has a NULL or negative %s (column %s): each send needs a cost of 0 or more",
+		where, rd.spec.Table.TimeCol, r.badCost.Int64, unit, col)
 }
 
 // lineFormat names a send in the text report as the table can: by its

@@ -13,7 +13,6 @@ import (
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/plots"
 	"github.com/rlcheck/rlcheck/report"
-	"github.com/rlcheck/rlcheck/rule"
 )
 
 // checkOptions holds the flags of rlcheck check.
@@ -101,11 +100,6 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 	rules, b, contractCap := c.Rules, c.Boundary, c.MaxInFlight
 	if err := cli.KindsSupported(rules, o.plot+o.html != ""); err != nil {
 		return err
-	}
-	if o.from+o.to != "" {
-		if err := rule.RequireSlidingCalls(rules, "check with --from or --to"); err != nil {
-			return err
-		}
 	}
 	if o.format, o.summaryPath, err = cli.ReportFormat(o.format); err != nil {
 		return err

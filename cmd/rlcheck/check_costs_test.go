@@ -97,8 +97,8 @@ func TestCheckCostsAsTheIssueWritesIt(t *testing.T) {
 	}
 }
 
-// TestCheckCostsRefusals: what check cannot do with cost rules yet, and a
-// --cost that names no metered unit, are refused with the reason.
+// TestCheckCostsRefusals: a --cost that names no metered unit, or no
+// column, is refused with the reason.
 func TestCheckCostsRefusals(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -106,7 +106,6 @@ func TestCheckCostsRefusals(t *testing.T) {
 	}{
 		{[]string{"--cost", "points=p"}, `--cost "points=p": no rule meters points (the rules meter tokens)`},
 		{[]string{"--cost", "tokens"}, `--cost "tokens": want UNIT=COLUMN`},
-		{[]string{"--from", "0"}, "check with --from or --to"},
 	} {
 		args := append([]string{"check", "--rules", "100 tokens/1s"}, c.args...)
 		_, stderr, code := run(t, "ts_ms,tokens\n1,2\n", append(args, "-")...)

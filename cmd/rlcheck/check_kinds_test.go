@@ -95,8 +95,9 @@ func TestCheckBucket(t *testing.T) {
 	assert.Contains(t, out, "sends.txt:5 (0.400000000 s): the bucket held 0.8", "the CI reports say what was overfilled")
 }
 
-// TestCheckRefusesWhatItCannotJudge: a plain log carries no costs, and
-// check's plots and shards assume sliding windows.
+// TestCheckRefusesWhatItCannotJudge: a plain log carries no costs, check's
+// plots assume sliding windows, and a shard cannot know a bucket's level or
+// a first-call window's start without the whole log before it.
 func TestCheckRefusesWhatItCannotJudge(t *testing.T) {
 	log := writeLog(t, "0\n1\n")
 	for _, tt := range []struct {
@@ -105,7 +106,9 @@ func TestCheckRefusesWhatItCannotJudge(t *testing.T) {
 	}{
 		{[]string{"--rules", "90000 tokens/1m"}, "sends.txt: a plain log carries no tokens cost: costs are read from CSV columns or JSON-lines fields"},
 		{[]string{"--rules", "3/1s fixed", "--plot", filepath.Join(t.TempDir(), "p.png")}, "rule 3/1s fixed: --plot and --html draw sliding rules only"},
-		{[]string{"--rules", "3/1s burst 3", "--from", "0"}, "rule 3/1s burst 3: check with --from or --to"},
+		{[]string{"--rules", "3/1s burst 3", "--from", "0"}, "rule 3/1s burst 3: its state at the shard's start (a bucket's level, the start of a first-call window) depends on every earlier send"},
+		{[]string{"--rules", "3/1s first-call", "--to", "1", "--from", "0"}, "state that it does, or check the whole log at once (--log-start)"},
+		{[]string{"--rules", "3/1s, 3/1s fixed", "--html", filepath.Join(t.TempDir(), "r.html")}, "rule 3/1s fixed: --plot and --html draw sliding rules only"},
 		{[]string{"--rules", "3/1s fixd"}, "a rule is LIMIT[ UNIT]/WINDOW[ KIND]"},
 	} {
 		out, errOut, code := run(t, "", append(append([]string{"check"}, tt.args...), log)...)
@@ -123,11 +126,6 @@ func TestCommandsRefuseKindsAndCosts(t *testing.T) {
 	dir := t.TempDir()
 	scenario := filepath.Join(dir, "s.yaml")
 	require.NoError(t, os.WriteFile(scenario, []byte("name: s\nrules: [5/1s, 5000/1h fixed]\ncallers: 3\n"), 0o644))
-	log := writeLog(t, "0.0\n0.0\n0.0\n0.0\n0.4\n")
-	report, _, code := run(t, "", "check", "--format", "json", "--rules", "2/1s burst 4", log)
-	require.Equal(t, exitViolations, code)
-	shard := filepath.Join(dir, "shard.json")
-	require.NoError(t, os.WriteFile(shard, []byte(report), 0o644))
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -135,9 +133,10 @@ func TestCommandsRefuseKindsAndCosts(t *testing.T) {
 		{[]string{"simulate", scenario}, "rule 5000/1h fixed: a scenario (simulate, run) supports sliding call rules only so far"},
 		{[]string{"run", scenario}, "rule 5000/1h fixed: a scenario (simulate, run) supports sliding call rules only so far"},
 		{[]string{"audit", "--rules", "5/1s,5000/1h fixed"}, "rule 5000/1h fixed: audit supports sliding call rules only so far"},
-		{[]string{"sql", "--rules", "90000 tokens/1m", "--table", "t", "--time-col", "ts"}, "rule 90000 tokens/1m: sql supports sliding call rules only so far"},
+		{[]string{"sql", "--rules", "10/1s burst 20", "--table", "t", "--time-col", "ts"}, "rule 10/1s burst 20: a bucket's level before a send"},
+		{[]string{"sql", "--rules", "90000 tokens/1m", "--table", "t", "--time-col", "ts"}, "which of the sends at one instant breaks a cost rule depends on their order: name the column that orders them (--tiebreak)"},
+		{[]string{"sql", "--rules", "90000 tokens/1m", "--table", "t", "--time-col", "ts", "--tiebreak", "id", "--cost", "points=p"}, `--cost "points=p": no rule meters points`},
 		{[]string{"serve", "--rules", "90000 tokens/1m", "--duration", "1s"}, "the rules meter tokens: say where a request carries it, --cost tokens=HEADER or --cost tokens=body:FIELD"},
-		{[]string{"merge", shard}, "rule 2/1s burst 4: merge supports sliding call rules only so far"},
 	} {
 		out, errOut, code := run(t, "", tt.args...)
 		assert.Equal(t, exitUsage, code, "%v: stderr %q", tt.args, errOut)

@@ -133,6 +133,24 @@ func TestLogStartShards(t *testing.T) {
 	}
 }
 
+// check --from/--to and merge refused every rule that was not a sliding
+// call rule; they take every kind, a bucket and a first-call rule with
+// --log-start (their state at --from needs the whole log before it).
+func TestShardsOfKindsMergeToWhole(t *testing.T) {
+	const rules = "5/1s fixed,12/3s fixed at 500ms,4/1s burst 6,6/2s first-call"
+	whole, _, code := run(t, "", "check", "--rules", rules, "--format", "json", "--list", "3", seqLog)
+	require.Equal(t, 1, code)
+	_, errOut, code := run(t, "", "check", "--rules", rules, "--from", "3000000000", seqLog)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, errOut, "rule 4/1s burst 6: its state at the shard's start")
+	dir := t.TempDir()
+	paths := shardFiles(t, dir, rules, []string{"--to", "2500000000", "--list", "3"},
+		[]string{"--from", "2500000000", "--to", "5000000000", "--log-start", "--list", "3"}, []string{"--from", "5000000000", "--log-start", "--list", "3"})
+	merged, errOut, code := run(t, "", append([]string{"merge", "--format", "json", "--list", "3"}, paths...)...)
+	require.Equal(t, 1, code, errOut)
+	assert.Equal(t, withoutFiles(t, whole), withoutFiles(t, merged))
+}
+
 // --format github --list N wrote one ::error per rule; it writes one per
 // listed violation, on its file and line.
 func TestGitHubAnnotationPerListedViolation(t *testing.T) {

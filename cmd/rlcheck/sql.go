@@ -9,13 +9,13 @@ import (
 
 	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/report"
-	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sqlcheck"
 )
 
 func newSQLCmd(s streams) *cobra.Command {
 	rules := cli.RuleFlags{Warn: s.errOut}
 	var unit, run, format string
+	var costs []string
 	spec := sqlcheck.Spec{}
 	cmd := &cobra.Command{
 		Use:   "sql --table T --time-col C (--rules R | --contract F) [--run postgres://...]",
@@ -29,7 +29,7 @@ func newSQLCmd(s streams) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			if err := rule.RequireSlidingCalls(c.Rules, "sql"); err != nil {
+			if spec.Table.Costs, err = cli.CostColumns(c.Rules, costs); err != nil {
 				return usageError{err}
 			}
 			spec.Rules, spec.Boundary = c.Rules, c.Boundary
@@ -61,6 +61,7 @@ func newSQLCmd(s streams) *cobra.Command {
 	f.StringVar(&unit, "time-unit", "ns", "unit of the time column: s, ms, us or ns")
 	f.StringVar(&spec.Table.KeyCol, "key-col", "", "a column that splits the rules per key")
 	f.StringVar(&spec.Table.Tiebreak, "tiebreak", "", "an integer column ordering sends at one instant, reported as their line")
+	f.StringArrayVar(&costs, "cost", nil, "read a unit's cost from this integer column: UNIT=COLUMN (default: the column named as the unit)")
 	f.BoolVar(&spec.CountsOnly, "counts-only", false, "only the violation counts: one sort, no first violation")
 	f.BoolVar(&spec.MaxWindow, "max-window", false, "add the largest count in one window: one more sort per window width")
 	f.StringVar(&run, "run", "", "run the query on this PostgreSQL (postgres://...) and report")

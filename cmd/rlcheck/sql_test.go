@@ -63,6 +63,30 @@ func TestSQLRunPostgres(t *testing.T) {
 	assert.Contains(t, out, "not checked: the largest count in one window, shown as - (--max-window adds it")
 }
 
+// sql refused cost and fixed rules; --run reports them as check does on
+// the same sends, costs read from the column --cost names.
+func TestSQLRunPostgresCostsAndFixed(t *testing.T) {
+	srv, db := pgtest.Start(t)
+	_, err := db.Exec("CREATE TABLE llm (ts_ms bigint, key text, line bigint, total_tokens bigint)")
+	require.NoError(t, err)
+	csv, err := os.ReadFile("../../testdata/costs/llm.csv")
+	require.NoError(t, err)
+	var vals []string
+	for i, l := range strings.Split(strings.TrimSpace(string(csv)), "\n")[1:] {
+		f := strings.Split(l, ",")
+		vals = append(vals, fmt.Sprintf("(%s, '%s', %d, %s)", f[0], f[1], i+2, f[2]))
+	}
+	_, err = db.Exec("INSERT INTO llm VALUES " + strings.Join(vals, ","))
+	require.NoError(t, err)
+	const rules = "5/1m, 100000 tokens/1m, 60000 tokens/1m fixed"
+	out, errOut, code := run(t, "", "sql", "--rules", rules, "--table", "llm", "--time-col", "ts_ms", "--time-unit", "ms",
+		"--key-col", "key", "--tiebreak", "line", "--cost", "tokens=total_tokens", "--max-window", "--run", srv.URL)
+	require.Equal(t, 1, code, errOut)
+	check, _, _ := run(t, "", "check", "--rules", rules, "--key-col", "key", "../../testdata/costs/llm.csv")
+	assert.Equal(t, tail(check, 2), tail(out, 2))
+	assert.Contains(t, out, "2 sends holding 75000 tokens in the fixed window")
+}
+
 func withoutFiles(t *testing.T, doc string) map[string]any {
 	t.Helper()
 	var m map[string]any

@@ -48,3 +48,18 @@ func unitList(units []string) string {
 	}
 	return strings.Join(units, ", ")
 }
+
+// CostColumns says where sql reads the cost of each unit the rules meter:
+// the column a --cost UNIT=COLUMN flag names, else the column named as the
+// unit, as check reads a CSV.
+func CostColumns(rules []rule.Rule, costFlags []string) (map[string]string, error) {
+	sources, err := CostSources(rules, costFlags)
+	if err != nil {
+		return nil, err
+	}
+	cols := map[string]string{}
+	for _, s := range sources {
+		cols[s.Unit] = s.Col
+	}
+	return cols, nil
+}

@@ -9,6 +9,8 @@ import (
 // KindsSupported refuses what check cannot draw yet: a chart (charts:
 // --plot, --html) of a rule other than a sliding one. A sliding cost rule
 // is drawn in its units; fixed windows and buckets have no timeline yet.
+// Shards (--from, --to) take every rule; logcheck refuses the ones a shard
+// cannot judge.
 func KindsSupported(rules []rule.Rule, charts bool) error {
 	if !charts {
 		return nil

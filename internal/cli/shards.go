@@ -32,7 +32,8 @@ func ParseShard(from, to string, lineOffset int64, logStart bool) (*report.Shard
 // (--subset). Other errors are returned as they are.
 func ShardHint(err error) error {
 	var ce *logcheck.ShardContextError
-	if errors.As(err, &ce) {
+	var he *logcheck.ShardHistoryError
+	if errors.As(err, &ce) || errors.As(err, &he) {
 		return fmt.Errorf("--from: %w (--log-start)", err)
 	}
 	var me *merge.Error

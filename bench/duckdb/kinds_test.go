@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/sendlog"
+	"github.com/rlcheck/rlcheck/sqlcheck"
+)
+
+// costRows is a log in line order as CSV (ts, key, line, tokens), times in
+// unit, with ties, gaps of exactly one window and one unit less, sends on
+// fixed windows' edges and costs of 0, limit and limit+1, from a minute
+// before midnight in New York; and the same log as check reads it, times
+// in ns.
+func costRows(rng *rand.Rand, n int, w time.Duration, unit time.Duration, limit int64) (table, log string) {
+	var tb, lg strings.Builder
+	tb.WriteString("ts,key,line,tokens\n")
+	lg.WriteString("ts,key,tokens\n")
+	step := int64(w / unit)
+	at := time.Date(2026, 11, 1, 3, 59, 0, 0, time.UTC).UnixNano() / int64(unit)
+	for i := range n {
+		switch rng.IntN(7) {
+		case 0:
+		case 1:
+			at += step
+		case 2:
+			at += step - 1
+		case 3:
+			at += step - at%step
+		default:
+			at += rng.Int64N(step/3 + 1)
+		}
+		cost := rng.Int64N(4)
+		switch rng.IntN(10) {
+		case 0:
+			cost = 0
+		case 1:
+			cost = limit
+		case 2:
+			cost = limit + 1
+		}
+		key := fmt.Sprintf("k%d", rng.IntN(3))
+		fmt.Fprintf(&tb, "%d,%s,%d,%d\n", at, key, i+2, cost)
+		fmt.Fprintf(&lg, "%d,%s,%d\n", at*int64(unit), key, cost)
+	}
+	return tb.String(), lg.String()
+}
+
+// The generated query judges cost rules on sliding windows and fixed
+// rules (an offset, a day in a time zone) in DuckDB as check does.
+func TestGeneratedMatchesCheckCostsAndFixed(t *testing.T) {
+	ctx := context.Background()
+	texts := []string{"10 tokens/1s", "3/1s", "3/1s fixed", "25 tokens/3s fixed at 500ms", "12 tokens/1.0005s",
+		"300/1d fixed at 00:00 America/New_York", "700 tokens/1d fixed at 00:00 America/New_York"}
+	var rules []rule.Rule
+	for _, s := range texts {
+		r, err := rule.Parse(s)
+		require.NoError(t, err)
+		rules = append(rules, r)
+	}
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 29))
+		unit := []time.Duration{time.Nanosecond, time.Millisecond}[seed%2]
+		table, log := costRows(rng, 1200, time.Second, unit, 10)
+		path := filepath.Join(t.TempDir(), "sends.csv")
+		require.NoError(t, os.WriteFile(path, []byte(table), 0o644))
+		b, err := Open(ctx, 1)
+		require.NoError(t, err)
+		_, err = b.conn.ExecContext(ctx, `CREATE TABLE c AS SELECT * FROM read_csv(?, header = true,
+			columns = {'ts': 'BIGINT', 'key': 'VARCHAR', 'line': 'BIGINT', 'tokens': 'BIGINT'})`, path)
+		require.NoError(t, err)
+		boundary := rule.HalfOpen
+		if seed/2 == 1 {
+			boundary = rule.Closed
+		}
+		keyed := seed != 1
+		spec := sqlcheck.Spec{Rules: rules, Boundary: boundary, MaxWindow: true,
+			Table: sqlcheck.Table{Name: "c", TimeCol: "ts", Unit: unit, Tiebreak: "line"}}
+		read := sendlog.Options{Format: sendlog.FormatCSV, TimeCol: "ts", Unit: sendlog.UnitNanos,
+			Costs: []sendlog.CostSource{{Unit: "tokens", Col: "tokens", Field: "tokens"}}}
+		if keyed {
+			spec.Table.KeyCol, read.KeyCol = "key", "key"
+		}
+		got, err := sqlcheck.Run(ctx, b.conn, spec)
+		require.NoError(t, err, "seed %d", seed)
+		spec.MaxWindow, spec.CountsOnly = false, true
+		counts, err := sqlcheck.Run(ctx, b.conn, spec)
+		require.NoError(t, err, "seed %d", seed)
+		b.Close()
+		want, err := logcheck.Run([]logcheck.Input{{Name: "sends.csv", R: bytes.NewReader([]byte(log))}},
+			logcheck.Config{Rules: rules, Boundary: boundary, Read: read})
+		require.NoError(t, err)
+		name := fmt.Sprintf("seed %d, unit %v, %s, keyed %v", seed, unit, boundary, keyed)
+		assert.Equal(t, verdict(t, want), verdict(t, got), name)
+		for g, grp := range want.Groups {
+			for r, rr := range grp.Report.Rules {
+				assert.Equal(t, rr.Violations, counts.Groups[g].Report.Rules[r].Violations, "%s, counts only, rule %s", name, rr.Rule)
+			}
+		}
+	}
+}
