@@ -469,7 +469,8 @@ func TestZoneDays(t *testing.T) {
 	require.NoError(t, err)
 	sloc, _ := santiago.Location()
 	from := time.Date(2022, 9, 11, 1, 0, 0, 0, sloc).UnixNano() // 00:00 did not exist
-	assert.Equal(t, from, dayStart(sloc, 2022, 9, 11))
+	start, _ := rule.FixedSpan(time.Date(2022, 9, 11, 12, 0, 0, 0, sloc).UnixNano(), 0, 0, sloc)
+	assert.Equal(t, from, start)
 }
 
 func TestCostErrors(t *testing.T) {

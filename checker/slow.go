@@ -224,104 +224,46 @@ func (ws *windowSums) detail(v *Violation, list bool) {
 	}
 }
 
-// fixedJudge keeps the sum of the current fixed window.
+// fixedJudge keeps the sum of the current fixed window, laid out by
+// rule.FixedSpan.
 type fixedJudge struct {
 	limit, w, o int64
 	loc         *time.Location // windows are this zone's days when set
 	has         bool
-	key         int64 // the current window: its index, or its local date
 	windowSums
-}
-
-// keyOf returns which window holds at: floor((at-o)/w), or the local date.
-func (j *fixedJudge) keyOf(at int64) int64 {
-	if j.loc != nil {
-		y, m, d := time.Unix(0, at).In(j.loc).Date()
-		return int64(y)*10000 + int64(m)*100 + int64(d)
-	}
-	q, r := at/j.w, at%j.w
-	if r < 0 {
-		q, r = q-1, r+j.w
-	}
-	if r < j.o {
-		q--
-	}
-	return q
 }
 
 // spanOf returns the window that holds at.
 func (j *fixedJudge) spanOf(at int64) Span {
-	if j.loc != nil {
-		y, m, d := time.Unix(0, at).In(j.loc).Date()
-		return Span{From: dayStart(j.loc, y, m, d), To: dayStart(j.loc, y, m, d+1)}
+	from, to := rule.FixedSpan(at, j.w, j.o, j.loc)
+	return Span{From: from, To: to}
+}
+
+// in reports whether at lies in the current window. A span clamped at the
+// int64 range's end holds the instants past it too, which compare by the
+// window's start.
+func (j *fixedJudge) in(at int64) bool {
+	if !j.has {
+		return false
 	}
-	r := at % j.w
-	if r < 0 {
-		r += j.w
+	if at >= j.span.From && at < j.span.To {
+		return true
 	}
-	d := r - j.o
-	if d < 0 {
-		d += j.w
-	}
-	return span(at, d, j.w)
+	return j.spanOf(at).From == j.span.From
 }
 
 func (j *fixedJudge) take(s Send, c int64) (bool, error) {
-	// A send within the current window's span is in it; keyOf, a division
-	// or a zone's date, decides the others (a span clamped at the int64
-	// range's end may hold them too).
-	if out := s.At < j.span.From || s.At >= j.span.To; !j.has || out && j.keyOf(s.At) != j.key {
-		j.has, j.key = true, j.keyOf(s.At)
+	if !j.in(s.At) {
+		j.has = true
 		j.open(j.spanOf(s.At), s)
 	}
 	return j.windowSums.take(s, c, j.limit)
 }
 
-func (j *fixedJudge) idle(now int64) bool { return !j.has || j.keyOf(now) != j.key }
+func (j *fixedJudge) idle(now int64) bool { return !j.in(now) }
 
 func (j *fixedJudge) free() {
 	*j = fixedJudge{limit: j.limit, w: j.w, o: j.o, loc: j.loc, windowSums: windowSums{sends: recent{keep: j.sends.keep}}}
-}
-
-// dayStart returns the first instant whose local date in loc is y-m-d or
-// later (time.Date normalizes d), clamped to the int64 range: the start of
-// that local day even when a zone's clocks skip its midnight.
-func dayStart(loc *time.Location, y int, m time.Month, d int) int64 {
-	date := time.Date(y, m, d, 12, 0, 0, 0, time.UTC)
-	want := int64(date.Year())*10000 + int64(date.Month())*100 + int64(date.Day())
-	at := func(ns int64) bool {
-		yy, mm, dd := time.Unix(0, ns).In(loc).Date()
-		return int64(yy)*10000+int64(mm)*100+int64(dd) >= want
-	}
-	guess := time.Date(date.Year(), date.Month(), date.Day(), 0, 0, 0, 0, loc)
-	lo, hi := clampNs(guess.Add(-48*time.Hour)), clampNs(guess.Add(48*time.Hour))
-	if at(lo) {
-		return lo
-	}
-	if !at(hi) {
-		return math.MaxInt64
-	}
-	for hi-lo > 1 { // at(lo) is false, at(hi) true
-		mid := lo + (hi-lo)/2
-		if at(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
-}
-
-var minTime, maxTime = time.Unix(0, math.MinInt64), time.Unix(0, math.MaxInt64)
-
-func clampNs(t time.Time) int64 {
-	switch {
-	case t.Before(minTime):
-		return math.MinInt64
-	case t.After(maxTime):
-		return math.MaxInt64
-	}
-	return t.UnixNano()
 }
 
 // firstCallJudge keeps the window opened by the first send after the

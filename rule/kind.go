@@ -161,11 +161,18 @@ func (r Rule) FixedWindow(at int64) (from, to int64, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	from, to = FixedSpan(at, int64(r.Window), int64(r.Offset), loc)
+	return from, to, nil
+}
+
+// FixedSpan is FixedWindow's layout with the rule's parts given, for a
+// caller that asks for many windows of one rule: windows of w ns shifted
+// by o from the epoch, or with loc (Location's zone) its local days.
+func FixedSpan(at, w, o int64, loc *time.Location) (from, to int64) {
 	if loc != nil {
 		y, m, d := time.Unix(0, at).In(loc).Date()
-		return localDayStart(loc, y, m, d), localDayStart(loc, y, m, d+1), nil
+		return localDayStart(loc, y, m, d), localDayStart(loc, y, m, d+1)
 	}
-	w, o := int64(r.Window), int64(r.Offset)
 	rem := at % w
 	if rem < 0 {
 		rem += w
@@ -181,7 +188,7 @@ func (r Rule) FixedWindow(at int64) (from, to int64, err error) {
 	if rest := w - back; at <= math.MaxInt64-rest {
 		to = at + rest
 	}
-	return from, to, nil
+	return from, to
 }
 
 // localDayStart returns the first instant whose local date in loc is
