@@ -3,6 +3,7 @@ package realrun
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -43,5 +44,25 @@ func TestRunMetersCosts(t *testing.T) {
 	assert.Equal(t, want, sum, "every admitted call's tokens are judged")
 	assert.Zero(t, st.Rules[1].Violations, "combined keeps the tokens rule")
 	assert.LessOrEqual(t, st.Rules[1].MaxInWindow, int64(100))
+	assert.Positive(t, st.Rules[1].MaxInWindow)
+}
+
+// TestRunRedisMetersCosts: the Redis strategy on the real clock takes each
+// call's costs, and its records (the script's instants) carry them: judged
+// in tokens, records and sends keep both rules, and the records' tokens
+// are every admitted call's.
+func TestRunRedisMetersCosts(t *testing.T) {
+	rules, err := rule.ParseList("6/100ms, 100 tokens/100ms")
+	require.NoError(t, err)
+	s := &workload.Scenario{Name: "c", Rules: rules, Strategies: []string{"redis"}, Callers: 24, Workers: 1,
+		Arrivals: workload.Arrivals{Kind: workload.AllAtOnce}, Seed: 5,
+		Costs: []workload.UnitCost{{Unit: "tokens", Dist: workload.Dist{Kind: workload.Uniform, A: 0, B: 100}}}}
+	res, err := Run(context.Background(), s, Options{Margin: 2 * time.Millisecond})
+	require.NoError(t, err)
+	st := res.Strategies[0]
+	require.Len(t, st.Sends, s.Callers)
+	require.Len(t, st.RecordViolations, 2, "the records are judged, costs included")
+	assert.Equal(t, []int64{0, 0}, st.RecordViolations)
+	assert.Zero(t, st.Rules[1].Violations, "the sends keep the tokens rule")
 	assert.Positive(t, st.Rules[1].MaxInWindow)
 }

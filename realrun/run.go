@@ -123,30 +123,12 @@ func (r *StrategyResult) Violations() int64 {
 	return n
 }
 
-// refuseRedisCosts refuses the Redis strategies on rules that meter
-// costs: run judges them by the instants their script recorded, which
-// carry no costs.
-func refuseRedisCosts(s *workload.Scenario) error {
-	if len(s.Costs) == 0 {
-		return nil
-	}
-	return s.ValidateWith(func(name string) error {
-		if st, _ := catalog.Lookup(name); st.NeedsRedis {
-			return fmt.Errorf("strategy %s meters costs in simulate only so far: run judges it by its own records, which carry no costs", name)
-		}
-		return nil
-	})
-}
-
 // Run runs every strategy of s at the same time on the wall clock, taking
 // arrivals and call durations from s.Seed, and checks each one's sends.
 // It lasts as long as the scenario does in real time.
 func Run(ctx context.Context, s *workload.Scenario, opt Options) (*Result, error) {
 	s = opt.Scenario(s)
 	if err := catalog.Validate(s); err != nil {
-		return nil, err
-	}
-	if err := refuseRedisCosts(s); err != nil {
 		return nil, err
 	}
 	names := opt.Strategies
@@ -280,24 +262,27 @@ func (r *realRun) record(perWorker bool, calls int) {
 	// path allocates (and so invites a collection) between a record and
 	// the send it precedes.
 	r.recs = &records{at: make([]int64, 0, calls)}
+	withAt := false // a limiter that returns its record instant
 	for w, lim := range r.limiters {
 		if !perWorker && w > 0 {
 			break // the one limiter of worker 0
 		}
 		if a, ok := lim.(admitter); ok {
 			skew := workerSkew(r.s, w)
-			a.OnAdmit(func(at int64) { r.recs.add(at - skew + r.epoch - r.t0) })
+			a.OnAdmit(func(at int64) { r.recs.add(at-skew+r.epoch-r.t0, nil) })
 			r.recs.on = true
 		}
 		if _, ok := lim.(acquirerAt); ok {
-			r.recs.on = true
+			r.recs.on, withAt = true, true
 			r.res.SendGap = make([]time.Duration, 0, calls)
 		}
 	}
 	r.admitted = !r.recs.on && r.s.HasSendPath()
 	r.recs.on = r.recs.on || r.admitted
-	if r.costs != nil {
-		// The records carry no costs: the verdict on costs is the sends'.
+	if r.costs != nil && !withAt {
+		// The instants OnAdmit tells carry no costs: the verdict on costs
+		// is the sends'. A limiter that returns its record instant (redis)
+		// is called with the costs, which its records then carry.
 		r.recs.on, r.admitted = false, false
 	}
 }
@@ -335,14 +320,14 @@ func (r *realRun) call(i int) {
 	)
 	a, withAt := lim.(acquirerAt)
 	if withAt {
-		at, err = a.AcquireAt(cctx)
+		at, costs, err = r.acquireAt(cctx, a, i)
 	} else {
 		costs, err = r.acquire(cctx, lim, i)
 	}
 	now := r.rt.Now() // the send, as soon as the caller may make it
 	back := now
 	if err == nil && r.admitted {
-		r.recs.add(now - r.t0)
+		r.recs.add(now-r.t0, nil)
 	}
 	if err == nil && r.delays[i] > 0 {
 		time.Sleep(r.delays[i]) // on the way to the provider
@@ -367,7 +352,7 @@ func (r *realRun) call(i int) {
 	r.res.SendCosts = append(r.res.SendCosts, costs...)
 	r.res.SendDelays = append(r.res.SendDelays, time.Duration(now-back))
 	if withAt {
-		r.recs.add(at + r.epoch - r.t0)
+		r.recs.add(at+r.epoch-r.t0, costs)
 		r.res.SendGap = append(r.res.SendGap, time.Duration(back-r.epoch-at))
 	}
 	r.inFlight++
@@ -393,12 +378,13 @@ func (r *realRun) finish() (StrategyResult, error) {
 	}
 	res.Duration = time.Duration(last - first)
 	if r.recs.on {
-		rep, err := checker.Check(r.recs.sorted(), checker.Config{Rules: s.Rules, Boundary: s.Boundary})
+		at, costs := r.recs.sorted(len(s.Costs))
+		recRules, _, _, err := judgeCosts(at, costs, s.Units(), s.Rules, s.Boundary)
 		if err != nil {
-			return StrategyResult{}, fmt.Errorf("realrun: %w", err)
+			return StrategyResult{}, err
 		}
-		res.RecordViolations = make([]int64, len(rep.Rules))
-		for i, rr := range rep.Rules {
+		res.RecordViolations = make([]int64, len(recRules))
+		for i, rr := range recRules {
 			res.RecordViolations[i] = rr.Violations
 		}
 	}
@@ -466,29 +452,46 @@ func judgeCosts(sends, costs []int64, units []string, rules []rule.Rule, b rule.
 type admitter interface{ OnAdmit(func(at int64)) }
 
 // acquirerAt is a limiter whose Acquire can return the instant it recorded
-// (the Redis strategy: the script's clock).
+// (the Redis strategy: the script's clock), with costs too.
 type acquirerAt interface {
 	AcquireAt(ctx context.Context) (int64, error)
+	AcquireCostAt(ctx context.Context, costs []int64) (int64, error)
+}
+
+// acquireAt is acquire for a limiter that returns its record instant.
+func (r *realRun) acquireAt(ctx context.Context, a acquirerAt, i int) (int64, []int64, error) {
+	if r.costs == nil {
+		at, err := a.AcquireAt(ctx)
+		return at, nil, err
+	}
+	n := len(r.s.Costs)
+	costs := r.costs[i*n : (i+1)*n]
+	at, err := a.AcquireCostAt(ctx, costs)
+	return at, costs, err
 }
 
 // records are the instants a limiter recorded its calls at, in the run's
-// time base; on is false for limiters that cannot tell.
+// time base, with their costs when the rules meter any; on is false for
+// limiters that cannot tell.
 type records struct {
-	mu sync.Mutex
-	at []int64
-	on bool
+	mu    sync.Mutex
+	at    []int64
+	costs []int64
+	on    bool
 }
 
-func (r *records) add(at int64) {
+func (r *records) add(at int64, costs []int64) {
 	r.mu.Lock()
 	r.at = append(r.at, at)
+	r.costs = append(r.costs, costs...)
 	r.mu.Unlock()
 }
 
-func (r *records) sorted() []int64 {
+// sorted returns the records in time order, each with its nu costs.
+func (r *records) sorted(nu int) (at, costs []int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	out := slices.Clone(r.at)
-	slices.Sort(out)
-	return out
+	at, costs = slices.Clone(r.at), slices.Clone(r.costs)
+	sortCosted(at, costs, nu)
+	return at, costs
 }

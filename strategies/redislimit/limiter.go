@@ -339,11 +339,17 @@ func (l *Limiter) AcquireAt(ctx context.Context) (int64, error) {
 // no wait could admit (a cost above a rule's limit), and malformed costs,
 // fail at once with a *strategies.CostError, recording nothing.
 func (l *Limiter) AcquireCost(ctx context.Context, costs []int64) error {
-	if err := l.checkCosts(costs); err != nil {
-		return err
-	}
-	_, err := l.acquireAt(ctx, costs)
+	_, err := l.AcquireCostAt(ctx, costs)
 	return err
+}
+
+// AcquireCostAt is AcquireCost that also returns the instant the call was
+// recorded, as AcquireAt.
+func (l *Limiter) AcquireCostAt(ctx context.Context, costs []int64) (int64, error) {
+	if err := l.checkCosts(costs); err != nil {
+		return 0, err
+	}
+	return l.acquireAt(ctx, costs)
 }
 
 // checkCosts refuses costs no wait admits.
