@@ -78,7 +78,7 @@ func newSimulateCmd(s streams) *cobra.Command {
 	f.StringVar(&o.overrides.Strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
 	f.StringVar(&o.strategy, "strategy", "", "strategy whose sends --log writes (default the first run)")
 	f.StringVar(&o.logPath, "log", "", "write a send log to FILE, or - for standard output")
-	f.BoolVar(&o.usage, "usage", false, "also show each rule's window usage (peak, mean), when it first filled and the waiting it caused")
+	f.BoolVar(&o.usage, "usage", false, "also show each rule's window usage (peak, mean), when it first filled and the waiting it caused; with --runs, each strategy's mean sends and duration")
 	f.StringVar(&o.metrics, "metrics", "", "write usage, wait and violation figures to FILE.prom (Prometheus text format)")
 	f.StringVar(&o.overrides.Lateness, "lateness", "", "timer lateness: a duration or a distribution (overrides the scenario)")
 	f.StringVar(&o.overrides.OpCost, "op-cost", "", "cost of each caller step: a duration or a distribution (overrides the scenario)")

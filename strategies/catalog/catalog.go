@@ -87,6 +87,10 @@ type Strategy struct {
 	// Costs marks strategies that meter costs: their limiters are
 	// strategies.CostLimiters. The others refuse rules with a unit.
 	Costs bool
+	// Kinds marks strategies that keep rules of every kind (fixed,
+	// bucket, first-call) as the provider counts them. The others refuse
+	// rules of a kind other than sliding.
+	Kinds bool
 	New   func(Env) (strategies.Limiter, error)
 }
 
@@ -94,18 +98,18 @@ type Strategy struct {
 // entry whose New builds its client from Env.Shared.
 var strategyTable = append([]Strategy{
 	{
-		Name: "sequential", Doc: "one sliding log per rule, acquired in turn",
+		Name: "sequential", Kinds: true, Doc: "one sliding log per rule, acquired in turn",
 		Costs: true,
 		New:   func(e Env) (strategies.Limiter, error) { return strategies.NewSequential(e.Runtime, e.Rules...), nil },
 	},
 	{
-		Name: "combined", Doc: "check every rule, sleep the longest wait, record once, under a FIFO lock",
+		Name: "combined", Kinds: true, Doc: "check every rule, sleep the longest wait, record once, under a FIFO lock",
 		Costs:    true,
 		CheckAll: true,
 		New:      func(e Env) (strategies.Limiter, error) { return strategies.NewCombined(e.Runtime, e.Rules...), nil },
 	},
 	{
-		Name: "gated", Doc: "a concurrency slot for the whole call, then combined",
+		Name: "gated", Kinds: true, Doc: "a concurrency slot for the whole call, then combined",
 		Costs:    true,
 		CheckAll: true, NeedsSlots: true,
 		New: func(e Env) (strategies.Limiter, error) {
@@ -113,7 +117,7 @@ var strategyTable = append([]Strategy{
 		},
 	},
 	{
-		Name: "gated-rates-first", Doc: "combined rates first, then the slot: the wrong order",
+		Name: "gated-rates-first", Kinds: true, Doc: "combined rates first, then the slot: the wrong order",
 		Costs:      true,
 		NeedsSlots: true,
 		New: func(e Env) (strategies.Limiter, error) {
@@ -121,16 +125,23 @@ var strategyTable = append([]Strategy{
 		},
 	},
 	{
-		Name: "local-per-worker", Doc: "a combined limiter in each worker for a key the workers share",
+		Name: "local-per-worker", Kinds: true, Doc: "a combined limiter in each worker for a key the workers share",
 		Costs:     true,
 		PerWorker: true,
 		New:       func(e Env) (strategies.Limiter, error) { return strategies.NewCombined(e.Runtime, e.Rules...), nil },
 	},
 	{
-		Name: "combined-counter", Doc: "combined over sliding-window counters, an approximation",
+		Name: "combined-counter", Kinds: true, Doc: "combined over sliding-window counters, an approximation",
 		Costs: true,
 		New: func(e Env) (strategies.Limiter, error) {
 			return strategies.NewCombinedCounter(e.Runtime, e.Rules...), nil
+		},
+	},
+	{
+		Name: "combined-sliding", Kinds: true, Doc: "combined keeping every rule as a sliding window of its N/W, whatever kind the provider counts: a limiter that does not know the kind",
+		Costs: true, // not CheckAll: against a bucket it breaks the provider's rule by design
+		New: func(e Env) (strategies.Limiter, error) {
+			return strategies.NewCombined(e.Runtime, AsSliding(e.Rules)...), nil
 		},
 	},
 	{
@@ -144,7 +155,7 @@ var strategyTable = append([]Strategy{
 		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Client, false) },
 	},
 	{
-		Name: "combined-bucketed", Doc: "combined under the default bookkeeping: exact logs for small limits, bucketed windows for large ones",
+		Name: "combined-bucketed", Kinds: true, Doc: "combined under the default bookkeeping: exact logs for small limits, bucketed windows for large ones",
 		Costs:    true,
 		CheckAll: true,
 		New: func(e Env) (strategies.Limiter, error) {
@@ -202,8 +213,35 @@ func Validate(s *workload.Scenario) error {
 		if len(s.Costs) > 0 && !st.Costs {
 			return fmt.Errorf("strategy %s meters calls only so far: it cannot run rules that meter %s", name, strings.Join(s.Units(), ", "))
 		}
+		for _, r := range s.Rules {
+			if r.Kind != rule.Sliding && !st.Kinds {
+				return fmt.Errorf("strategy %s keeps sliding rules only so far: it cannot run rule %s (strategies that keep every kind: %s)", name, r, kindStrategies())
+			}
+		}
 		return nil
 	})
+}
+
+// AsSliding returns rules with every kind read as the sliding rule of
+// the same limit, unit and window, and every margin added to the window:
+// what a limiter that knows only sliding windows keeps.
+func AsSliding(rules []rule.Rule) []rule.Rule {
+	out := make([]rule.Rule, len(rules))
+	for i, r := range rules {
+		out[i] = strategies.Widen(r.Margin, rule.Rule{Limit: r.Limit, Window: r.Window, Unit: r.Unit, Buckets: r.Buckets})[0]
+	}
+	return out
+}
+
+// kindStrategies names the strategies that keep every kind, for messages.
+func kindStrategies() string {
+	var names []string
+	for _, s := range strategyTable {
+		if s.Kinds {
+			names = append(names, s.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // Known returns every strategy name, sorted and comma-separated, for
