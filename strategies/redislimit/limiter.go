@@ -189,6 +189,9 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 		if r.Window > 100*365*24*time.Hour {
 			return nil, fmt.Errorf("redislimit: rule %v: window longer than a century", r)
 		}
+		if r.Kind != rule.Sliding {
+			return nil, fmt.Errorf("redislimit: rule %v: the script keeps sliding rules only so far (strategies.NewCombined keeps every kind)", r)
+		}
 		r.Buckets = keeping(r, opts.Exact)
 		key := ruleKey(opts.Key, r, r.Buckets)
 		if k := indexOf(l.keys, key); k >= 0 {
