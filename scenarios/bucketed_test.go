@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"os"
-	"slices"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -38,12 +37,6 @@ func violating(rs *simulate.RunsResult) int {
 	return rs.Strategies[0].RunsWithViolations
 }
 
-// kinds reports whether s has a rule of a kind other than sliding, which
-// the Redis script keeps as sliding only so far and buckets never keep.
-func kinds(s *Scenario) bool {
-	return slices.ContainsFunc(s.Rules, func(r rule.Rule) bool { return r.Kind != rule.Sliding })
-}
-
 // heavy scenarios run the script only in the full run: tens of thousands
 // of script runs each.
 func heavy(name string) bool {
@@ -63,8 +56,8 @@ func TestBucketedNeverViolate(t *testing.T) {
 			seeds    int
 		}{{"combined-bucketed", mem}, {"redis-bucketed", emb}} {
 			seeds := c.seeds
-			if c.strategy != "combined-bucketed" && (len(s.Costs) > 0 || kinds(s)) {
-				continue // the Redis script meters sliding call rules only so far
+			if c.strategy != "combined-bucketed" && len(s.Costs) > 0 {
+				continue // the Redis script meters calls only so far
 			}
 			if heavy(n) {
 				if c.strategy != "combined-bucketed" {
@@ -97,8 +90,8 @@ func TestForcedBucketsNeverViolate(t *testing.T) {
 				strategy string
 				seeds    int
 			}{{"combined", mem}, {"redis", emb}} {
-				if (heavy(n) || len(s.Costs) > 0 || kinds(s)) && c.strategy != "combined" {
-					continue // the Redis script meters sliding call rules only so far
+				if (heavy(n) || len(s.Costs) > 0) && c.strategy != "combined" {
+					continue // the Redis script meters calls only so far
 				}
 				rs, err := simulate.RunSeeds(&s.Scenario, c.seeds, simulate.Options{Strategies: []string{c.strategy}})
 				require.NoError(t, err, "%s %s", n, c.strategy)
@@ -123,8 +116,8 @@ func TestRealRedisBucketedNeverViolate(t *testing.T) {
 		}
 		s, err := Shipped(n)
 		require.NoError(t, err)
-		if len(s.Costs) > 0 || kinds(s) {
-			continue // the Redis script meters sliding call rules only so far
+		if len(s.Costs) > 0 {
+			continue // the Redis script meters calls only so far
 		}
 		rs, err := simulate.RunSeeds(&s.Scenario, seeds, simulate.Options{Strategies: []string{"redis-bucketed"}, Redis: c})
 		require.NoError(t, err, n)

@@ -122,7 +122,7 @@ func TestCommandsRefuseKindsAndCosts(t *testing.T) {
 	t.Setenv("GITHUB_ACTIONS", "")
 	dir := t.TempDir()
 	scenario := filepath.Join(dir, "s.yaml")
-	require.NoError(t, os.WriteFile(scenario, []byte("name: s\nrules: [5/1s, 5000/1h fixed]\nstrategies: [combined, redis]\ncallers: 3\n"), 0o644))
+	require.NoError(t, os.WriteFile(scenario, []byte("name: s\nrules: [5/1s, 5000/1h fixed]\nstrategies: [combined, xrate-chained]\ncallers: 3\n"), 0o644))
 	log := writeLog(t, "0.0\n0.0\n0.0\n0.0\n0.4\n")
 	report, _, code := run(t, "", "check", "--format", "json", "--rules", "2/1s burst 4", log)
 	require.Equal(t, exitViolations, code)
@@ -132,8 +132,8 @@ func TestCommandsRefuseKindsAndCosts(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"simulate", scenario}, "strategy redis keeps sliding rules only so far: it cannot run rule 5000/1h fixed"},
-		{[]string{"run", scenario}, "strategy redis keeps sliding rules only so far: it cannot run rule 5000/1h fixed"},
+		{[]string{"simulate", scenario}, "strategy xrate-chained keeps sliding rules only so far: it cannot run rule 5000/1h fixed"},
+		{[]string{"run", scenario}, "strategy xrate-chained keeps sliding rules only so far: it cannot run rule 5000/1h fixed"},
 		{[]string{"audit", "--rules", "5/1s,5000/1h fixed"}, "rule 5000/1h fixed: audit supports sliding call rules only so far"},
 		{[]string{"sql", "--rules", "90000 tokens/1m", "--table", "t", "--time-col", "ts"}, "rule 90000 tokens/1m: sql supports sliding call rules only so far"},
 		{[]string{"serve", "--rules", "90000 tokens/1m", "--duration", "1s"}, "the rules meter tokens: say where a request carries it, --cost tokens=HEADER or --cost tokens=body:FIELD"},

@@ -87,9 +87,11 @@ type Strategy struct {
 	// Costs marks strategies that meter costs: their limiters are
 	// strategies.CostLimiters. The others refuse rules with a unit.
 	Costs bool
-	// Kinds marks strategies that keep rules of every kind (fixed,
-	// bucket, first-call) as the provider counts them. The others refuse
-	// rules of a kind other than sliding.
+	// Kinds marks strategies that keep rules of the kinds other than
+	// sliding (fixed, bucket, first-call) as the provider counts them: the
+	// in-memory ones every kind, the Redis ones those the script keeps
+	// (redislimit.CheckKind). The others refuse rules of a kind other than
+	// sliding.
 	Kinds bool
 	New   func(Env) (strategies.Limiter, error)
 }
@@ -145,12 +147,12 @@ var strategyTable = append([]Strategy{
 		},
 	},
 	{
-		Name: "redis", Doc: "one atomic check-and-record script in Redis per call, shared by every worker, on the server's clock; exact logs for small limits, bucketed windows for large ones",
+		Name: "redis", Kinds: true, Doc: "one atomic check-and-record script in Redis per call, shared by every worker, on the server's clock; exact logs for small limits, bucketed windows for large ones",
 		PerWorker: true, CheckAll: true, NeedsRedis: true, Costs: true,
 		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Virtual, false) },
 	},
 	{
-		Name: "redis-client-time", Doc: "the redis script on each worker's own (possibly skewed) clock",
+		Name: "redis-client-time", Kinds: true, Doc: "the redis script on each worker's own (possibly skewed) clock",
 		PerWorker: true, NeedsRedis: true, Costs: true,
 		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Client, false) },
 	},
@@ -163,7 +165,7 @@ var strategyTable = append([]Strategy{
 		},
 	},
 	{
-		Name: "redis-bucketed", Doc: "the redis script under the default bookkeeping, as combined-bucketed (the same as redis)",
+		Name: "redis-bucketed", Kinds: true, Doc: "the redis script under the default bookkeeping, as combined-bucketed (the same as redis)",
 		PerWorker: true, CheckAll: true, NeedsRedis: true, Costs: true,
 		New: func(e Env) (strategies.Limiter, error) {
 			e.Rules = rule.Resolve(e.Rules)
@@ -171,7 +173,7 @@ var strategyTable = append([]Strategy{
 		},
 	},
 	{
-		Name: "redis-exact", Doc: "the redis script with every rule an exact sorted set, whatever its limit",
+		Name: "redis-exact", Kinds: true, Doc: "the redis script with every rule an exact sorted set, whatever its limit",
 		PerWorker: true, CheckAll: true, NeedsRedis: true, Costs: true,
 		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Virtual, true) },
 	},
@@ -216,6 +218,11 @@ func Validate(s *workload.Scenario) error {
 		for _, r := range s.Rules {
 			if r.Kind != rule.Sliding && !st.Kinds {
 				return fmt.Errorf("strategy %s keeps sliding rules only so far: it cannot run rule %s (strategies that keep every kind: %s)", name, r, kindStrategies())
+			}
+			if st.NeedsRedis && st.Kinds {
+				if err := redislimit.CheckKind(strategies.Widen(s.Margin, r)[0]); err != nil {
+					return fmt.Errorf("strategy %s: %w", name, err)
+				}
 			}
 		}
 		return nil
