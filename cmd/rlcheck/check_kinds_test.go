@@ -138,6 +138,7 @@ func TestCommandsRefuseKindsAndCosts(t *testing.T) {
 		{[]string{"sql", "--rules", "90000 tokens/1m", "--table", "t", "--time-col", "ts"}, "rule 90000 tokens/1m: sql supports sliding call rules only so far"},
 		{[]string{"serve", "--rules", "90000 tokens/1m", "--duration", "1s"}, "the rules meter tokens: say where a request carries it, --cost tokens=HEADER or --cost tokens=body:FIELD"},
 		{[]string{"merge", shard}, "rule 2/1s burst 4: merge supports sliding call rules only so far"},
+		{[]string{"simulate", "provider-bucket", "--plot", filepath.Join(dir, "charts")}, "rule 10/1s burst 4: simulate with --plot, --html or --metrics supports sliding rules only so far"},
 	} {
 		out, errOut, code := run(t, "", tt.args...)
 		assert.Equal(t, exitUsage, code, "%v: stderr %q", tt.args, errOut)

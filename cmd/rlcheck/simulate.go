@@ -131,6 +131,9 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	if len(sc.Costs) > 0 && o.plotDir+o.html != "" {
 		return fmt.Errorf("--plot and --html chart calls only so far; the rules of scenario %q meter %v", sc.Name, sc.Units())
 	}
+	if err := cli.ChartKinds(sc.Rules, o.plotDir+o.html+o.metrics != ""); err != nil {
+		return err
+	}
 	if o.strategy, err = sc.Pick(o.strategy); err != nil {
 		return cli.FlagError(err)
 	}
