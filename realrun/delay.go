@@ -15,13 +15,14 @@ import (
 // a negative delay is a send too early, a violation. Sends must be in time
 // order. The figure means what it says while callers queue (they all
 // arrived before the window freed); after an idle gap it also counts the
-// wait for the next arrival.
+// wait for the next arrival. Only sliding call rules free at such an
+// instant; the others are left out.
 func WakeDelays(sends []int64, rules []rule.Rule) []time.Duration {
 	var out []time.Duration
 	for i := 1; i < len(sends); i++ {
 		free, bound := int64(0), false
 		for _, r := range rules {
-			if i >= r.Limit {
+			if r.SlidingCalls() && i >= r.Limit {
 				if e := sends[i-r.Limit] + int64(r.Window); !bound || e > free {
 					free, bound = e, true
 				}

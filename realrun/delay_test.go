@@ -35,6 +35,8 @@ func TestWakeDelays(t *testing.T) {
 			}
 		})
 	}
+	fixed := []rule.Rule{{Limit: 2, Window: 100 * time.Millisecond, Kind: rule.Fixed}}
+	assert.Empty(t, WakeDelays([]int64{90 * ms, 90 * ms, 100 * ms, 100 * ms}, fixed), "a fixed window frees at its edge, not W after a send")
 	assert.Equal(t, Spread{N: 5, Min: 1, P50: 3, P95: 5, Max: 5}, SpreadOf([]time.Duration{5, 1, 3, 2, 4}), "spread")
 	assert.Equal(t, Spread{}, SpreadOf(nil), "spread of nothing")
 }

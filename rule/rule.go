@@ -37,6 +37,11 @@ type Rule struct {
 	Zone string
 	// Burst is a Bucket rule's capacity.
 	Burst int
+	// Margin is a limiter's allowance for the way to the provider on a
+	// rule other than sliding (strategies.Widen sets it; a sliding rule is
+	// widened instead). Like Buckets it is bookkeeping: the checker, String
+	// and Contract leave it out.
+	Margin time.Duration
 }
 
 // Kind says how a rule's windows are laid out.
@@ -155,7 +160,7 @@ func formatOffset(o time.Duration) string {
 // checker judges (limit, unit, window and kind), and the one to compare or
 // use as a map key.
 func (r Rule) Contract() Rule {
-	r.Buckets = 0
+	r.Buckets, r.Margin = 0, 0
 	return r
 }
 

@@ -28,8 +28,10 @@ func TestCostsValidated(t *testing.T) {
 			`my.yaml:4: costs: want a unit for each cost`},
 		{"a strategy metering calls only", strings.Replace(head, "[combined]", "[combined, redis-rate]", 1) + "costs: {tokens: 10}\n",
 			`my.yaml: scenario "my": strategy redis-rate meters calls only so far: it cannot run rules that meter tokens`},
-		{"a kind still refused", "rules: [5000 tokens/1h fixed]\nstrategies: [combined]\ncallers: 3\ncosts: {tokens: 1}\n",
-			`my.yaml:1: rules: rule 5000 tokens/1h fixed: a scenario (simulate, run) supports sliding call rules only so far`},
+		{"a kind a strategy cannot keep", "rules: [5000 tokens/1h fixed]\nstrategies: [combined, xrate-chained]\ncallers: 3\ncosts: {tokens: 1}\n",
+			`my.yaml: scenario "my": strategy xrate-chained keeps sliding rules only so far: it cannot run rule 5000 tokens/1h fixed (strategies that keep every kind: sequential, combined,`},
+		{"a kind the script cannot keep", "rules: [5/1s, 100/1m first-call]\nstrategies: [combined, redis]\ncallers: 3\n",
+			`my.yaml: scenario "my": strategy redis: redislimit: rule 100/1m first-call: the script keeps sliding, fixed and bucket rules only so far`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

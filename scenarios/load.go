@@ -228,9 +228,6 @@ func (c conv) rules(f *file, sc *workload.Scenario) error {
 		if err != nil || n.Kind != yaml.ScalarNode {
 			return c.errf(n, "rules: %v", errOr(err, "want a rule such as 5/1s"))
 		}
-		if r.Kind != rule.Sliding {
-			return c.errf(n, "rules: %v", rule.RequireSlidingCalls([]rule.Rule{r}, "a scenario (simulate, run)"))
-		}
 		sc.Rules = append(sc.Rules, r)
 	}
 	if f.Boundary.Kind != 0 {

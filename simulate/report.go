@@ -401,7 +401,9 @@ func WriteWaits(w io.Writer, r *Result) error {
 type ReportOptions struct {
 	Format string // "text" (or "") or "json"
 	Waits  bool   // text: add the waits per binding rule (single runs)
-	Usage  bool   // text: add each rule's window usage (single runs)
+	// Usage, in text: add each rule's window usage (single runs), or each
+	// strategy's mean sends and duration (many runs).
+	Usage bool
 }
 
 // Report writes a single run's report in the chosen format.
@@ -428,7 +430,26 @@ func ReportRuns(w io.Writer, r *RunsResult, o ReportOptions) error {
 	if o.Format == "json" {
 		return WriteRunsJSON(w, r)
 	}
-	return WriteRunsText(w, r)
+	if err := WriteRunsText(w, r); err != nil {
+		return err
+	}
+	if o.Usage {
+		return WriteRunsUsage(w, r)
+	}
+	return nil
+}
+
+// WriteRunsUsage writes each strategy's mean sends and mean time from the
+// first send to the last over the runs: what a limiter's waits cost in
+// throughput.
+func WriteRunsUsage(w io.Writer, r *RunsResult) error {
+	fmt.Fprintf(w, "\nmean over the %d runs: sends, and the time from the first send to the last:\n", r.Runs)
+	var t table
+	t.add("strategy", "sends", "duration")
+	for _, st := range r.Strategies {
+		t.add(st.Name, strconv.FormatFloat(st.MeanSends, 'f', 2, 64), durationText(st.MeanDuration))
+	}
+	return t.write(w)
 }
 
 // FirstRuns is the run on the scenario's own seed of every strategy: the

@@ -50,12 +50,12 @@ type SlidingLog struct {
 	sum    int64 // the entries' costs summed (n for a call rule)
 }
 
-// mustSliding panics on a rule the limiters cannot enforce yet (a kind
-// other than sliding): enforcing it as a sliding rule would be silently
-// wrong. The commands refuse such rules first.
+// mustSliding panics on a rule of another kind given to bookkeeping that
+// keeps sliding windows only: keeping it as a sliding rule would be
+// silently wrong. NewBook keeps every kind.
 func mustSliding(r rule.Rule) {
 	if r.Kind != rule.Sliding {
-		panic(fmt.Sprintf("strategies: rule %s: this limiter supports sliding rules only so far", r))
+		panic(fmt.Sprintf("strategies: rule %s: this bookkeeping keeps sliding rules only (NewBook keeps every kind)", r))
 	}
 }
 

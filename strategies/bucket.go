@@ -114,9 +114,24 @@ func floorDiv(a, m int64) int64 {
 	return q
 }
 
-// NewBook returns the bookkeeping r asks for (see rule.Rule.Keeping): an
-// exact sliding log, or a bucketed window.
+// NewBook returns the bookkeeping r asks for: for a sliding rule an exact
+// sliding log or a bucketed window (see rule.Rule.Keeping), for the other
+// kinds their exact book (FixedBook, TokenBucket, FirstCallBook), with the
+// rule's Margin. A first-call rule with a margin is kept as the sliding
+// rule N/(W+margin), which keeps every first-call window at the provider
+// however the delays reorder the sends that open them.
 func NewBook(r rule.Rule) Book {
+	switch r.Kind {
+	case rule.Fixed:
+		return newFixedBook(r)
+	case rule.Bucket:
+		return newTokenBucket(r)
+	case rule.FirstCall:
+		if r.Margin > 0 {
+			return NewSlidingLog(Widen(r.Margin, rule.Rule{Limit: r.Limit, Window: r.Window, Unit: r.Unit})[0])
+		}
+		return &FirstCallBook{limit: int64(r.Limit), w: int64(r.Window)}
+	}
 	if k := r.Keeping(); k > 0 {
 		return NewBucketWindow(r, k)
 	}

@@ -75,11 +75,12 @@ const ExactInMemoryUpTo = 1 << 16
 // NewCombined returns a combined limiter over exact sliding logs, except
 // for rules that ask for buckets (rule.Rule.Buckets > 0) and rules that
 // leave it open with a limit above ExactInMemoryUpTo, which are bucketed
-// by the default policy.
+// by the default policy. Rules of the other kinds get their exact books
+// (NewBook).
 func NewCombined(rt clock.Runtime, rules ...rule.Rule) *Combined {
 	books := make(Books, len(rules))
 	for i, r := range rules {
-		if r.Buckets > 0 || r.Buckets == 0 && r.Limit > ExactInMemoryUpTo {
+		if r.Kind != rule.Sliding || r.Buckets > 0 || r.Buckets == 0 && r.Limit > ExactInMemoryUpTo {
 			books[i] = NewBook(r)
 			continue
 		}
@@ -102,9 +103,15 @@ func NewCombinedBounded(rt clock.Runtime, rules ...rule.Rule) *Combined {
 
 // NewCombinedCounter returns a combined limiter over sliding-window
 // counters: constant memory per rule, at the price of approximate windows.
+// The counters approximate sliding rules only: the other kinds get their
+// exact books.
 func NewCombinedCounter(rt clock.Runtime, rules ...rule.Rule) *Combined {
 	books := make(Books, len(rules))
 	for i, r := range rules {
+		if r.Kind != rule.Sliding {
+			books[i] = NewBook(r)
+			continue
+		}
 		books[i] = NewWindowCounter(r)
 	}
 	return newCombined(rt, books, rules)

@@ -1,6 +1,7 @@
 package strategies
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -23,8 +24,9 @@ type CostLimiter interface {
 }
 
 // CostError is a call a limiter refuses at once, without waiting: its cost
-// in Rule's unit is above the rule's limit (no wait would admit it), or its
-// costs are malformed (Rule is then the zero rule and Msg says why).
+// in Rule's unit is above what the rule can ever admit (its limit, a
+// bucket's burst, less what a margin keeps in reserve), or its costs are
+// malformed (Rule is then the zero rule and Msg says why).
 type CostError struct {
 	Rule rule.Rule
 	Cost int64
@@ -46,21 +48,43 @@ func Units(rules []rule.Rule) []string { return rule.Units(rules) }
 type charges struct {
 	rules []rule.Rule // nil: every rule a call rule of unknown limit
 	idx   []int       // per rule: its unit's index in costs, -1 for a call rule
+	caps  []int64     // per rule: the largest cost it can ever admit
 	units int
+	// starved is the first rule that can admit no call at all (its margin
+	// leaves no room), or -1.
+	starved int
 }
 
 func newCharges(rules []rule.Rule) charges {
 	units := Units(rules)
 	idx := make([]int, len(rules))
+	caps := make([]int64, len(rules))
+	starved := -1
 	for i, r := range rules {
 		idx[i] = slices.Index(units, r.Unit)
+		if caps[i] = capacity(r); caps[i] < 1 && starved < 0 {
+			starved = i
+		}
 	}
-	return charges{rules: rules, idx: idx, units: len(units)}
+	return charges{rules: rules, idx: idx, caps: caps, units: len(units), starved: starved}
+}
+
+// refuse is the error for a call of cost c that rule i can never admit.
+func (ch *charges) refuse(i int, c int64) error {
+	r := ch.rules[i]
+	if natural := cmp.Or(int64(r.Burst), int64(r.Limit)); c <= natural {
+		return &CostError{Rule: r, Cost: c, Msg: fmt.Sprintf("rule %s with a margin of %v admits at most %d: no wait admits a call of %d",
+			r, r.Margin, ch.caps[i], c)}
+	}
+	return &CostError{Rule: r, Cost: c}
 }
 
 // check refuses costs no wait can admit.
 func (ch *charges) check(costs []int64) error {
 	if costs == nil {
+		if ch.starved >= 0 {
+			return ch.refuse(ch.starved, 1)
+		}
 		return nil
 	}
 	if len(costs) != ch.units {
@@ -71,9 +95,9 @@ func (ch *charges) check(costs []int64) error {
 			return &CostError{Cost: c, Msg: fmt.Sprintf("a negative cost (%d)", c)}
 		}
 	}
-	for i, r := range ch.rules {
-		if c := ch.cost(i, costs); c > int64(r.Limit) {
-			return &CostError{Rule: r, Cost: c}
+	for i := range ch.rules {
+		if c := ch.cost(i, costs); c > ch.caps[i] {
+			return ch.refuse(i, c)
 		}
 	}
 	return nil

@@ -6,7 +6,10 @@
 // fixed window) is pure: it takes now as an argument and owns no clock.
 // NewBook picks a rule's bookkeeping as the rule says (rule.Rule.Keeping),
 // and NewCombinedBounded checks every rule that way, in memory bounded
-// whatever the limits and without ever overfilling a window.
+// whatever the limits and without ever overfilling a window. A rule of
+// another kind than sliding (fixed, bucket, first-call) gets its exact
+// book (FixedBook, TokenBucket, FirstCallBook) in every limiter, with the
+// margin Widen gives it for the way to the provider.
 //
 // Every constructor takes its arguments in one order: the runtime (none for
 // the NewReal forms, which use the wall clock), then any count such as the

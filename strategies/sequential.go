@@ -22,10 +22,15 @@ type Sequential struct {
 	stats   *StatsKeeper
 }
 
-// NewSequential returns a sequential limiter over rules, in the given order.
+// NewSequential returns a sequential limiter over rules, in the given
+// order: a sliding log per sliding rule, the exact book of the others.
 func NewSequential(rt clock.Runtime, rules ...rule.Rule) *Sequential {
 	books := make([]Book, len(rules))
 	for i, r := range rules {
+		if r.Kind != rule.Sliding {
+			books[i] = NewBook(r)
+			continue
+		}
 		books[i] = NewSlidingLog(r)
 	}
 	return &Sequential{rt: rt, guard: rt.NewMutex(), books: books, charges: newCharges(rules), stats: NewStatsKeeper(len(rules))}

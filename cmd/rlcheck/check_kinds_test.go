@@ -105,10 +105,10 @@ func TestCheckRefusesWhatItCannotJudge(t *testing.T) {
 		want string
 	}{
 		{[]string{"--rules", "90000 tokens/1m"}, "sends.txt: a plain log carries no tokens cost: costs are read from CSV columns or JSON-lines fields"},
-		{[]string{"--rules", "3/1s fixed", "--plot", filepath.Join(t.TempDir(), "p.png")}, "rule 3/1s fixed: --plot and --html draw sliding rules only"},
+		{[]string{"--rules", "3/1s fixed", "--plot", filepath.Join(t.TempDir(), "p.png")}, "rule 3/1s fixed: --plot and --html draw sliding rules only so far"},
 		{[]string{"--rules", "3/1s burst 3", "--from", "0"}, "rule 3/1s burst 3: its state at the shard's start (a bucket's level, the start of a first-call window) depends on every earlier send"},
 		{[]string{"--rules", "3/1s first-call", "--to", "1", "--from", "0"}, "state that it does, or check the whole log at once (--log-start)"},
-		{[]string{"--rules", "3/1s, 3/1s fixed", "--html", filepath.Join(t.TempDir(), "r.html")}, "rule 3/1s fixed: --plot and --html draw sliding rules only"},
+		{[]string{"--rules", "3/1s, 3/1s fixed", "--html", filepath.Join(t.TempDir(), "r.html")}, "rule 3/1s fixed: --plot and --html draw sliding rules only so far"},
 		{[]string{"--rules", "3/1s fixd"}, "a rule is LIMIT[ UNIT]/WINDOW[ KIND]"},
 	} {
 		out, errOut, code := run(t, "", append(append([]string{"check"}, tt.args...), log)...)
@@ -125,18 +125,19 @@ func TestCommandsRefuseKindsAndCosts(t *testing.T) {
 	t.Setenv("GITHUB_ACTIONS", "")
 	dir := t.TempDir()
 	scenario := filepath.Join(dir, "s.yaml")
-	require.NoError(t, os.WriteFile(scenario, []byte("name: s\nrules: [5/1s, 5000/1h fixed]\ncallers: 3\n"), 0o644))
+	require.NoError(t, os.WriteFile(scenario, []byte("name: s\nrules: [5/1s, 5000/1h fixed]\nstrategies: [combined, xrate-chained]\ncallers: 3\n"), 0o644))
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"simulate", scenario}, "rule 5000/1h fixed: a scenario (simulate, run) supports sliding call rules only so far"},
-		{[]string{"run", scenario}, "rule 5000/1h fixed: a scenario (simulate, run) supports sliding call rules only so far"},
+		{[]string{"simulate", scenario}, "strategy xrate-chained keeps sliding rules only so far: it cannot run rule 5000/1h fixed"},
+		{[]string{"run", scenario}, "strategy xrate-chained keeps sliding rules only so far: it cannot run rule 5000/1h fixed"},
 		{[]string{"audit", "--rules", "5/1s,5000/1h fixed"}, "rule 5000/1h fixed: audit supports sliding call rules only so far"},
 		{[]string{"sql", "--rules", "10/1s burst 20", "--table", "t", "--time-col", "ts"}, "rule 10/1s burst 20: a bucket's level before a send"},
 		{[]string{"sql", "--rules", "90000 tokens/1m", "--table", "t", "--time-col", "ts"}, "which of the sends at one instant breaks a cost rule depends on their order: name the column that orders them (--tiebreak)"},
 		{[]string{"sql", "--rules", "90000 tokens/1m", "--table", "t", "--time-col", "ts", "--tiebreak", "id", "--cost", "points=p"}, `--cost "points=p": no rule meters points`},
 		{[]string{"serve", "--rules", "90000 tokens/1m", "--duration", "1s"}, "the rules meter tokens: say where a request carries it, --cost tokens=HEADER or --cost tokens=body:FIELD"},
+		{[]string{"simulate", "provider-bucket", "--plot", filepath.Join(dir, "charts")}, "rule 10/1s burst 4: --plot, --html and --metrics draw sliding rules only so far"},
 	} {
 		out, errOut, code := run(t, "", tt.args...)
 		assert.Equal(t, exitUsage, code, "%v: stderr %q", tt.args, errOut)

@@ -119,6 +119,6 @@ func TestCompletion(t *testing.T) {
 	assert.Equal(t, []string{"seed"}, complete("simulate", "se"))
 	assert.Equal(t, []string{"gate-order"}, complete("run", "gate"))
 	got := complete("simulate", "seed", "--strategies", "sequential,comb")
-	assert.Equal(t, []string{"sequential,combined", "sequential,combined-counter", "sequential,combined-bucketed"}, got)
+	assert.Equal(t, []string{"sequential,combined", "sequential,combined-counter", "sequential,combined-sliding", "sequential,combined-bucketed"}, got)
 	assert.NotContains(t, complete("run", "seed", "--strategies", "sequential,"), "sequential,sequential")
 }

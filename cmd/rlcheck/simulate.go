@@ -78,7 +78,7 @@ func newSimulateCmd(s streams) *cobra.Command {
 	f.StringVar(&o.overrides.Strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
 	f.StringVar(&o.strategy, "strategy", "", "strategy whose sends --log writes (default the first run)")
 	f.StringVar(&o.logPath, "log", "", "write a send log to FILE, or - for standard output")
-	f.BoolVar(&o.usage, "usage", false, "also show each rule's window usage (peak, mean), when it first filled and the waiting it caused")
+	f.BoolVar(&o.usage, "usage", false, "also show each rule's window usage (peak, mean), when it first filled and the waiting it caused; with --runs, each strategy's mean sends and duration")
 	f.StringVar(&o.metrics, "metrics", "", "write usage, wait and violation figures to FILE.prom (Prometheus text format)")
 	f.StringVar(&o.overrides.Lateness, "lateness", "", "timer lateness: a duration or a distribution (overrides the scenario)")
 	f.StringVar(&o.overrides.OpCost, "op-cost", "", "cost of each caller step: a duration or a distribution (overrides the scenario)")
@@ -130,6 +130,9 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	}
 	if len(sc.Costs) > 0 && o.plotDir+o.html != "" {
 		return fmt.Errorf("--plot and --html chart calls only so far; the rules of scenario %q meter %v", sc.Name, sc.Units())
+	}
+	if err := cli.ChartKinds(sc.Rules, o.plotDir+o.html+o.metrics != "", "--plot, --html and --metrics"); err != nil {
+		return err
 	}
 	if o.strategy, err = sc.Pick(o.strategy); err != nil {
 		return cli.FlagError(err)

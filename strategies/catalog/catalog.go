@@ -87,6 +87,12 @@ type Strategy struct {
 	// Costs marks strategies that meter costs: their limiters are
 	// strategies.CostLimiters. The others refuse rules with a unit.
 	Costs bool
+	// Kinds marks strategies that keep rules of the kinds other than
+	// sliding (fixed, bucket, first-call) as the provider counts them: the
+	// in-memory ones every kind, the Redis ones those the script keeps
+	// (redislimit.CheckKind). The others refuse rules of a kind other than
+	// sliding.
+	Kinds bool
 	New   func(Env) (strategies.Limiter, error)
 }
 
@@ -94,18 +100,18 @@ type Strategy struct {
 // entry whose New builds its client from Env.Shared.
 var strategyTable = append([]Strategy{
 	{
-		Name: "sequential", Doc: "one sliding log per rule, acquired in turn",
+		Name: "sequential", Kinds: true, Doc: "one sliding log per rule, acquired in turn",
 		Costs: true,
 		New:   func(e Env) (strategies.Limiter, error) { return strategies.NewSequential(e.Runtime, e.Rules...), nil },
 	},
 	{
-		Name: "combined", Doc: "check every rule, sleep the longest wait, record once, under a FIFO lock",
+		Name: "combined", Kinds: true, Doc: "check every rule, sleep the longest wait, record once, under a FIFO lock",
 		Costs:    true,
 		CheckAll: true,
 		New:      func(e Env) (strategies.Limiter, error) { return strategies.NewCombined(e.Runtime, e.Rules...), nil },
 	},
 	{
-		Name: "gated", Doc: "a concurrency slot for the whole call, then combined",
+		Name: "gated", Kinds: true, Doc: "a concurrency slot for the whole call, then combined",
 		Costs:    true,
 		CheckAll: true, NeedsSlots: true,
 		New: func(e Env) (strategies.Limiter, error) {
@@ -113,7 +119,7 @@ var strategyTable = append([]Strategy{
 		},
 	},
 	{
-		Name: "gated-rates-first", Doc: "combined rates first, then the slot: the wrong order",
+		Name: "gated-rates-first", Kinds: true, Doc: "combined rates first, then the slot: the wrong order",
 		Costs:      true,
 		NeedsSlots: true,
 		New: func(e Env) (strategies.Limiter, error) {
@@ -121,30 +127,37 @@ var strategyTable = append([]Strategy{
 		},
 	},
 	{
-		Name: "local-per-worker", Doc: "a combined limiter in each worker for a key the workers share",
+		Name: "local-per-worker", Kinds: true, Doc: "a combined limiter in each worker for a key the workers share",
 		Costs:     true,
 		PerWorker: true,
 		New:       func(e Env) (strategies.Limiter, error) { return strategies.NewCombined(e.Runtime, e.Rules...), nil },
 	},
 	{
-		Name: "combined-counter", Doc: "combined over sliding-window counters, an approximation",
+		Name: "combined-counter", Kinds: true, Doc: "combined over sliding-window counters, an approximation",
 		Costs: true,
 		New: func(e Env) (strategies.Limiter, error) {
 			return strategies.NewCombinedCounter(e.Runtime, e.Rules...), nil
 		},
 	},
 	{
-		Name: "redis", Doc: "one atomic check-and-record script in Redis per call, shared by every worker, on the server's clock; exact logs for small limits, bucketed windows for large ones",
+		Name: "combined-sliding", Kinds: true, Doc: "combined keeping every rule as a sliding window of its N/W, whatever kind the provider counts: a limiter that does not know the kind",
+		Costs: true, // not CheckAll: against a bucket it breaks the provider's rule by design
+		New: func(e Env) (strategies.Limiter, error) {
+			return strategies.NewCombined(e.Runtime, AsSliding(e.Rules)...), nil
+		},
+	},
+	{
+		Name: "redis", Kinds: true, Doc: "one atomic check-and-record script in Redis per call, shared by every worker, on the server's clock; exact logs for small limits, bucketed windows for large ones",
 		PerWorker: true, CheckAll: true, NeedsRedis: true, Costs: true,
 		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Virtual, false) },
 	},
 	{
-		Name: "redis-client-time", Doc: "the redis script on each worker's own (possibly skewed) clock",
+		Name: "redis-client-time", Kinds: true, Doc: "the redis script on each worker's own (possibly skewed) clock",
 		PerWorker: true, NeedsRedis: true, Costs: true,
 		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Client, false) },
 	},
 	{
-		Name: "combined-bucketed", Doc: "combined under the default bookkeeping: exact logs for small limits, bucketed windows for large ones",
+		Name: "combined-bucketed", Kinds: true, Doc: "combined under the default bookkeeping: exact logs for small limits, bucketed windows for large ones",
 		Costs:    true,
 		CheckAll: true,
 		New: func(e Env) (strategies.Limiter, error) {
@@ -152,7 +165,7 @@ var strategyTable = append([]Strategy{
 		},
 	},
 	{
-		Name: "redis-bucketed", Doc: "the redis script under the default bookkeeping, as combined-bucketed (the same as redis)",
+		Name: "redis-bucketed", Kinds: true, Doc: "the redis script under the default bookkeeping, as combined-bucketed (the same as redis)",
 		PerWorker: true, CheckAll: true, NeedsRedis: true, Costs: true,
 		New: func(e Env) (strategies.Limiter, error) {
 			e.Rules = rule.Resolve(e.Rules)
@@ -160,7 +173,7 @@ var strategyTable = append([]Strategy{
 		},
 	},
 	{
-		Name: "redis-exact", Doc: "the redis script with every rule an exact sorted set, whatever its limit",
+		Name: "redis-exact", Kinds: true, Doc: "the redis script with every rule an exact sorted set, whatever its limit",
 		PerWorker: true, CheckAll: true, NeedsRedis: true, Costs: true,
 		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Virtual, true) },
 	},
@@ -202,8 +215,40 @@ func Validate(s *workload.Scenario) error {
 		if len(s.Costs) > 0 && !st.Costs {
 			return fmt.Errorf("strategy %s meters calls only so far: it cannot run rules that meter %s", name, strings.Join(s.Units(), ", "))
 		}
+		for _, r := range s.Rules {
+			if r.Kind != rule.Sliding && !st.Kinds {
+				return fmt.Errorf("strategy %s keeps sliding rules only so far: it cannot run rule %s (strategies that keep every kind: %s)", name, r, kindStrategies())
+			}
+			if st.NeedsRedis && st.Kinds {
+				if err := redislimit.CheckKind(strategies.Widen(s.Margin, r)[0]); err != nil {
+					return fmt.Errorf("strategy %s: %w", name, err)
+				}
+			}
+		}
 		return nil
 	})
+}
+
+// AsSliding returns rules with every kind read as the sliding rule of
+// the same limit, unit and window, and every margin added to the window:
+// what a limiter that knows only sliding windows keeps.
+func AsSliding(rules []rule.Rule) []rule.Rule {
+	out := make([]rule.Rule, len(rules))
+	for i, r := range rules {
+		out[i] = strategies.Widen(r.Margin, rule.Rule{Limit: r.Limit, Window: r.Window, Unit: r.Unit, Buckets: r.Buckets})[0]
+	}
+	return out
+}
+
+// kindStrategies names the strategies that keep every kind, for messages.
+func kindStrategies() string {
+	var names []string
+	for _, s := range strategyTable {
+		if s.Kinds {
+			names = append(names, s.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // Known returns every strategy name, sorted and comma-separated, for

@@ -41,11 +41,14 @@
 -- ARGV[v+2] the largest skew in microseconds allowed between a caller's
 --   check time and TIME, or empty for no check;
 -- ARGV[v+3+3(i-1)] on, three per rule i: minus its limit (the rank to
---   read) for an exact rule, its limit for a bucketed one; its window in
---   microseconds; its bucket width in microseconds, or 0 for an exact
---   rule;
--- then the prefix of the head's fields of each bucketed rule in turn
---   (its fields are the prefix and t, b, f or l);
+--   read) for an exact rule, its limit for a bucketed, fixed or bucket
+--   one; its window in microseconds; its bucket width in microseconds, 0
+--   for an exact rule, or for a fixed rule 'f' and its offset, ',', its
+--   margin, for a bucket rule 'k' and its capacity times its window less
+--   the margin's refill, ',', the time it takes to fill from empty (see
+--   "Fixed and bucket rules" below);
+-- then the prefix of the head's fields of each bucketed, fixed or bucket
+--   rule in turn (its fields are the prefix and t, b, f or l);
 -- then, only from a limiter with cost rules, two per rule i: what the
 --   call costs in it (1 for a call rule), and the index from 1 of its
 --   unit among the costs the member carries, or 0 for a call rule.
@@ -113,7 +116,11 @@ local function makeLife()
   return function(w)
     if not w then
       w = 0
-      for i = 1, #KEYS - 1 do w = math.max(w, tonumber(ARGV[v + 4 + 3 * (i - 1)])) end
+      for i = 1, #KEYS - 1 do
+        w = math.max(w, tonumber(ARGV[v + 4 + 3 * (i - 1)]))
+        local spec = ARGV[v + 5 + 3 * (i - 1)]
+        if string.byte(spec) == 107 then w = math.max(w, tonumber(string.match(spec, ',(%d+)$'))) end
+      end
     end
     if virtual then w = math.max(w, 86400000000) end
     return format('%d', math.ceil(w / 1000) + 2 * lease)
@@ -279,6 +286,54 @@ local function makeWeighed()
   end
 end
 
+-- Fixed and bucket rules, decided and recorded at the check time. A fixed
+-- rule of window w and offset a keeps in the head l, the index of the
+-- window [l*w + a, (l+1)*w + a) counted, and t, the costs admitted in it;
+-- a call waits for the next window when they leave no room for its cost
+-- or when it comes in the window's last margin. A bucket rule of N per w
+-- keeps t, its level times w, and l, the instant of that level: the level
+-- grows by N per microsecond up to the capacity times w less the margin's
+-- refill, and a call of cost c needs c*w of it. Every number stays an
+-- integer below 2^53 (New refuses rules that would pass it), where a
+-- double quotient rounds to an integer only when it is one.
+local function kindRule(o, spec, sb, limit, w, cost)
+  local a, b = string.match(spec, '^.(%d+),(%d+)$')
+  a, b = a + 0, b + 0
+  local t, l = h[o], h[o + 3]
+  if l then l = l + 0 end
+  if sb == 102 then
+    local x = check - a
+    local idx = (x - x % w) / w
+    if l and l > idx then -- an instant before the window counted: wait for it
+      return l * w + a - check
+    end
+    local sum = 0
+    if l == idx and t then sum = t + 0 end
+    local stop = idx * w + a + w
+    if cost > 0 and (check >= stop - b or sum + cost > limit) then
+      return stop - check
+    end
+    return 0, format('%d', sum + cost), format('%d', idx)
+  end
+  local lvl = a
+  if l then
+    lvl = t + 0
+    if check > l and check - l >= (a - lvl) / limit then
+      lvl = a
+    elseif check > l then
+      lvl = lvl + limit * (check - l)
+    end
+  end
+  local need = cost * w
+  if lvl < need then
+    local rw = math.ceil((need - lvl) / limit)
+    if l and l > check then rw = rw + l - check end
+    return rw
+  end
+  if not l or check > l then l = check end
+  return 0, format('%d', lvl - need), format('%d', l)
+end
+
 -- What the record writes to the head, as HSET arguments (set[1..k]), and,
 -- per bucketed rule that leaves bucket l, {its bucket hash, the bucket to
 -- write or nil, its count, buckets to drop from, to, its window, whether
@@ -306,8 +361,19 @@ for i = 1, n do
     cost, unit = ARGV[wt + 2 * i - 2] + 0, ARGV[wt + 2 * i - 1]
     if unit == '0' then unit = nil end
   end
-  if ARGV[p + 2] ~= '0' then
-    local g = ARGV[p + 2] + 0
+  local spec = ARGV[p + 2]
+  local sb = string.byte(spec)
+  if sb == 102 or sb == 107 then
+    local rw, tv, lv = kindRule(o, spec, sb, ARGV[p] + 0, w, cost)
+    if rw > wait then
+      wait, binding = rw, i
+    elseif rw == 0 and wait == 0 then
+      set[k + 1], set[k + 2], set[k + 3], set[k + 4] = q[o], tv, q[o + 3], lv
+      k = k + 4
+    end
+    o = o + 4
+  elseif spec ~= '0' then
+    local g = spec + 0
     -- Lua's a % b is a - floor(a / b) * b: exact here, since |a| + b
     -- stays below 2^53 (epoch microseconds and windows up to a century),
     -- where a / b cannot round up to the next integer; and in [0, b)

@@ -189,8 +189,14 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 		if r.Window > 100*365*24*time.Hour {
 			return nil, fmt.Errorf("redislimit: rule %v: window longer than a century", r)
 		}
+		if err := checkKind(r); err != nil {
+			return nil, err
+		}
 		r.Buckets = keeping(r, opts.Exact)
 		key := ruleKey(opts.Key, r, r.Buckets)
+		if r.Kind != rule.Sliding {
+			r.Buckets, key = 0, KeyFor(opts.Key, r.Window)+":"+kindTag(r)+unitName(r)
+		}
 		if k := indexOf(l.keys, key); k >= 0 {
 			if r.Limit < l.rules[k].Limit {
 				l.rules[k].Limit = r.Limit
@@ -206,12 +212,12 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	// their windows.
 	var exactW time.Duration
 	for _, r := range l.rules {
-		if r.Buckets <= 0 {
+		if r.Kind == rule.Sliding && r.Buckets <= 0 {
 			exactW = max(exactW, r.Window)
 		}
 	}
 	for i, r := range l.rules {
-		if r.Buckets <= 0 {
+		if r.Kind == rule.Sliding && r.Buckets <= 0 {
 			l.keys[i] = KeyFor(opts.Key, exactW)
 		}
 	}
@@ -242,8 +248,13 @@ func (l *Limiter) setLease(g time.Duration) {
 	var longest time.Duration // of the keys' lives
 	var widest time.Duration  // of the windows
 	for _, r := range l.rules {
-		longest, widest = max(longest, l.keyLife(r.Window)+2*g), max(widest, r.Window)
+		longest, widest = max(longest, l.keyLife(stateLife(r))+2*g), max(widest, stateLife(r))
 		wµs := ceilMicros(r.Window)
+		if r.Kind != rule.Sliding {
+			perRule = append(perRule, strconv.Itoa(r.Limit), strconv.FormatInt(wµs, 10), kindSpec(r))
+			names = append(names, windowName(r.Window)+":"+kindTag(r)+unitName(r)+":")
+			continue
+		}
 		if r.Buckets <= 0 {
 			perRule = append(perRule, "-"+strconv.Itoa(r.Limit), strconv.FormatInt(wµs, 10), "0")
 			continue
@@ -363,7 +374,7 @@ func (l *Limiter) checkCosts(costs []int64) error {
 		}
 	}
 	for _, r := range l.given {
-		if u := indexOf(l.units, r.Unit); u >= 0 && costs[u] > int64(r.Limit) {
+		if u := indexOf(l.units, r.Unit); u >= 0 && costs[u] > kindCap(r) {
 			return &strategies.CostError{Rule: r, Cost: costs[u]}
 		}
 	}
