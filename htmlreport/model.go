@@ -123,6 +123,7 @@ type timeline struct {
 	times    []int64
 	records  []int64            // admissions, nil when they are the sends
 	costs    map[string][]int64 // the sends' costs by unit, for cost rules
+	recCosts map[string][]int64 // the records' costs by unit
 	rules    []rule.Rule
 	boundary rule.Boundary
 	wall     bool
@@ -228,12 +229,9 @@ func build(t timeline) (*panel, error) {
 		Color: t.color, Records: t.records != nil}
 	listed := t.listed
 	if listed == nil {
-		rep, err := checker.Check(t.times, checker.Config{Rules: t.rules, Boundary: t.boundary, List: Listed})
-		if err != nil {
-			return nil, fmt.Errorf("htmlreport: %w", err)
-		}
-		for _, rr := range rep.Rules {
-			listed = append(listed, rr.Listed)
+		var err error
+		if listed, err = t.listViolations(); err != nil {
+			return nil, err
 		}
 	}
 	firsts := make([][]int64, len(t.rules))
@@ -250,7 +248,7 @@ func build(t timeline) (*panel, error) {
 	var recOver []series
 	var recSeries []plots.RuleSeries
 	if len(t.records) > 0 {
-		if recOver, recSeries, err = overview(t.records, nil, t.rules, t.boundary, from); err != nil {
+		if recOver, recSeries, err = overview(t.records, t.recCosts, t.rules, t.boundary, from); err != nil {
 			return nil, err
 		}
 	}
@@ -277,13 +275,39 @@ func build(t timeline) (*panel, error) {
 	for _, s := range sp {
 		c := &chunk{A: s[0] - from, B: s[1] - from, Rule: exact(t.times, t.costs, t.rules, t.boundary, from, s[0], s[1])}
 		if recOver != nil {
-			for _, rs := range exact(t.records, nil, t.rules, t.boundary, from, s[0], s[1]) {
+			for _, rs := range exact(t.records, t.recCosts, t.rules, t.boundary, from, s[0], s[1]) {
 				c.Rec = append(c.Rec, &rs)
 			}
 		}
 		p.Chunks = append(p.Chunks, c)
 	}
 	return p, nil
+}
+
+// listViolations judges the sends, with their costs, and returns each
+// rule's first Listed violations, refs being send indexes.
+func (t timeline) listViolations() ([][]checker.Violation, error) {
+	units := rule.Units(t.rules)
+	c := checker.New(checker.Config{Rules: t.rules, Boundary: t.boundary, List: Listed, Units: units})
+	refs := make([]int64, len(t.times))
+	for i := range refs {
+		refs[i] = int64(i)
+	}
+	var cols [][]int64
+	for _, u := range units {
+		if len(t.costs[u]) != len(t.times) {
+			return nil, fmt.Errorf("htmlreport: %s: no %s cost for each send", t.name, u)
+		}
+		cols = append(cols, t.costs[u])
+	}
+	if err := c.ObserveCostBatch(t.times, refs, cols); err != nil {
+		return nil, fmt.Errorf("htmlreport: %w", err)
+	}
+	var listed [][]checker.Violation
+	for _, rr := range c.Report().Rules {
+		listed = append(listed, rr.Listed)
+	}
+	return listed, nil
 }
 
 // checkSpan refuses sends spanning more than an int64 of nanoseconds: the

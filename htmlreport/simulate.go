@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/rlcheck/rlcheck/realrun"
+	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // Simulate writes the HTML report of a simulation to path: per strategy the
@@ -23,7 +25,9 @@ func Simulate(path string, res *simulate.RunsResult) error {
 		if len(f.Sends) == 0 {
 			continue
 		}
+		units := rule.Units(res.Rules)
 		pn, err := build(timeline{name: st.Name, times: f.Sends, records: f.Admissions, rules: res.Rules,
+			costs: workload.UnitCosts(f.SendCosts, units), recCosts: workload.UnitCosts(f.AdmissionCosts, units),
 			color: strategyColor(st.Name), where: workerOf(f.SendWorkers)})
 		if err != nil {
 			return err
@@ -72,6 +76,7 @@ func Run(path string, rep *realrun.Report) error {
 				name = fmt.Sprintf("run %d: %s", i+1, st.Name)
 			}
 			pn, err := build(timeline{name: name, times: st.Sends, rules: run.Rules,
+				costs: workload.UnitCosts(st.SendCosts, rule.Units(run.Rules)),
 				color: strategyColor(st.Name), where: workerOf(nil)})
 			if err != nil {
 				return err

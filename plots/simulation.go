@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // Simulation writes the charts of a simulation into dir: a timeline per
@@ -29,6 +31,7 @@ func Simulation(dir, ext string, res *simulate.RunsResult) ([]string, error) {
 		if err := Timeline(path, TimelineInput{
 			Title:    fmt.Sprintf("%s on scenario %s, seed %d", st.Name, res.Scenario, res.Seed),
 			Times:    first.Sends,
+			Costs:    workload.UnitCosts(first.SendCosts, rule.Units(res.Rules)),
 			Rules:    res.Rules,
 			Strategy: st.Name,
 		}); err != nil {

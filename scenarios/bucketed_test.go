@@ -56,9 +56,6 @@ func TestBucketedNeverViolate(t *testing.T) {
 			seeds    int
 		}{{"combined-bucketed", mem}, {"redis-bucketed", emb}} {
 			seeds := c.seeds
-			if c.strategy != "combined-bucketed" && len(s.Costs) > 0 {
-				continue // the Redis script meters calls only so far
-			}
 			if heavy(n) {
 				if c.strategy != "combined-bucketed" {
 					continue
@@ -90,8 +87,8 @@ func TestForcedBucketsNeverViolate(t *testing.T) {
 				strategy string
 				seeds    int
 			}{{"combined", mem}, {"redis", emb}} {
-				if (heavy(n) || len(s.Costs) > 0) && c.strategy != "combined" {
-					continue // the Redis script meters calls only so far
+				if heavy(n) && c.strategy != "combined" {
+					continue
 				}
 				rs, err := simulate.RunSeeds(&s.Scenario, c.seeds, simulate.Options{Strategies: []string{c.strategy}})
 				require.NoError(t, err, "%s %s", n, c.strategy)
@@ -116,9 +113,6 @@ func TestRealRedisBucketedNeverViolate(t *testing.T) {
 		}
 		s, err := Shipped(n)
 		require.NoError(t, err)
-		if len(s.Costs) > 0 {
-			continue // the Redis script meters calls only so far
-		}
 		rs, err := simulate.RunSeeds(&s.Scenario, seeds, simulate.Options{Strategies: []string{"redis-bucketed"}, Redis: c})
 		require.NoError(t, err, n)
 		assert.Zero(t, violating(rs), "%s: runs with violations over %d seeds", n, seeds)

@@ -39,7 +39,10 @@ type StrategyResult struct {
 	// SendCosts are each send's costs, in the order of Sends, one per unit
 	// the rules meter (Scenario.Units); nil when they meter none.
 	SendCosts []int64
-	Calls     int // callers that arrived
+	// AdmissionCosts are each admission's costs, in the order of
+	// Admissions; nil without a send path or costs.
+	AdmissionCosts []int64
+	Calls          int // callers that arrived
 	Cancelled int // callers that gave up waiting (virtual deadline)
 	// Refused counts the callers the limiter refused at once: a cost above
 	// a rule's limit, which no wait admits (strategies.CostError).

@@ -289,6 +289,7 @@ func (r *simRun) finish(perWorker bool) (StrategyResult, error) {
 	admCosts := r.admCosts
 	if r.sendPath {
 		admCosts = sortSends(&res, admCosts, len(r.s.Costs))
+		res.AdmissionCosts = admCosts
 		res.PathSpread = time.Duration(r.hi - r.lo)
 	}
 	if err := judge(&res, admCosts, r.s, r.limiters, perWorker); err != nil {

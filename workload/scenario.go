@@ -78,6 +78,23 @@ type UnitCost struct {
 	Dist Dist
 }
 
+// UnitCosts splits costs given nu = len(units) a send, in send order, into
+// one slice per unit, as charts take them; nil when there are none.
+func UnitCosts(flat []int64, units []string) map[string][]int64 {
+	if len(units) == 0 {
+		return nil
+	}
+	out := make(map[string][]int64, len(units))
+	for u, name := range units {
+		col := make([]int64, 0, len(flat)/len(units))
+		for i := u; i < len(flat); i += len(units) {
+			col = append(col, flat[i])
+		}
+		out[name] = col
+	}
+	return out
+}
+
 // Units names the units of Costs, in order.
 func (s *Scenario) Units() []string {
 	var units []string

@@ -89,9 +89,6 @@ func (o *runOptions) complete(cmd *cobra.Command, path string) error {
 		return err
 	}
 	sc := &scn.Scenario
-	if len(sc.Costs) > 0 && o.html != "" {
-		return fmt.Errorf("--html charts calls only so far; the rules of scenario %q meter %v", sc.Name, sc.Units())
-	}
 	if o.scn, err = realrun.Scale(sc, o.speed); err != nil {
 		return err
 	}

@@ -128,9 +128,6 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	if err := catalog.Validate(sc); err != nil {
 		return err
 	}
-	if len(sc.Costs) > 0 && o.plotDir+o.html != "" {
-		return fmt.Errorf("--plot and --html chart calls only so far; the rules of scenario %q meter %v", sc.Name, sc.Units())
-	}
 	if err := cli.ChartKinds(sc.Rules, o.plotDir+o.html+o.metrics != "", "--plot, --html and --metrics"); err != nil {
 		return err
 	}

@@ -26,13 +26,16 @@ func TestSimulateCosts(t *testing.T) {
 	require.Equal(t, 0, code, errOut)
 	_, errOut, code = run(t, "", "check", "--rules", "3/1s, 100 tokens/1s", logPath)
 	assert.Equal(t, 0, code, errOut)
+	html := filepath.Join(dir, "s.html")
+	_, errOut, code = run(t, "", "simulate", "--strategy", "combined", "--plot", filepath.Join(dir, "charts"), "--plot-runs", "3", "--html", html, scenario)
+	require.Equal(t, 0, code, errOut)
+	assert.FileExists(t, html)
+	assert.FileExists(t, filepath.Join(dir, "charts", "timeline-combined.png"))
 	for _, tt := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"simulate", "--strategies", "redis-rate", scenario}, "strategy redis-rate meters calls only so far: it cannot run rules that meter tokens"},
-		{[]string{"run", "--html", filepath.Join(dir, "r.html"), scenario}, `--html charts calls only so far; the rules of scenario "s" meter [tokens]`},
-		{[]string{"simulate", "--plot", dir, scenario}, `--plot and --html chart calls only so far; the rules of scenario "s" meter [tokens]`},
 	} {
 		out, errOut, code := run(t, "", tt.args...)
 		assert.Equal(t, exitUsage, code, "%v: stderr %q", tt.args, errOut)
