@@ -31,3 +31,23 @@ func (c *Checker) InWindow(r int, now int64) (n int64, free Send) {
 	}
 	return n, free
 }
+
+// CurrentWindow returns, for a fixed or first-call rule r, the window the
+// last send fell in and the units (sends, for a call rule) it holds, every
+// send in it counted, violators too; ok is false for the other rules and
+// before the first send. A server uses it to say what remains of the
+// window and when it resets.
+func (c *Checker) CurrentWindow(r int) (span Span, units int64, ok bool) {
+	for k := range c.slow {
+		if c.slow[k].idx != r {
+			continue
+		}
+		switch j := c.slow[k].j.(type) {
+		case *fixedJudge:
+			return j.span, j.sum, j.has
+		case *firstCallJudge:
+			return j.span, j.sum, j.has
+		}
+	}
+	return Span{}, 0, false
+}

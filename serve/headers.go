@@ -29,8 +29,9 @@ import (
 // (qu="tokens"); a fixed, first-call or bucket rule's names its kind
 // ("3-per-1s-fixed", "2-per-1s-burst-4"). A bucket's quota is its burst,
 // its window the time one refill of Limit units takes (refill=Limit). Only
-// sliding call rules are listed in RateLimit on every answer; the others
-// are listed there, with r=0 and t, when the request broke them.
+// sliding call rules are listed in RateLimit on every answer; so are fixed
+// and first-call rules, with t the seconds until their window resets; the
+// others are listed there, with r=0 and t, when the request broke them.
 
 // policyName is a rule's policy identifier, "10-per-1s".
 func policyName(r rule.Rule) string {
@@ -123,6 +124,9 @@ func (s *Server) rateHeaders(a *arrival) {
 // left by then). a.k.mu must be held.
 func (s *Server) slowHeader(b []byte, a *arrival, i int) []byte {
 	r := s.opt.Rules[i]
+	if sp, units, ok := a.k.chk.CurrentWindow(i); ok {
+		return s.windowHeader(b, a, i, sp, units)
+	}
 	for _, br := range a.broken {
 		if br.rule != i {
 			continue
@@ -149,6 +153,27 @@ func (s *Server) slowHeader(b []byte, a *arrival, i int) []byte {
 		b = strconv.AppendInt(b, t, 10)
 	}
 	return b
+}
+
+// windowHeader adds fixed or first-call rule i to the RateLimit field on
+// every answer: what remains of its current window, which holds units
+// after this request, and the seconds until the window resets (its end);
+// a request that broke it waits for that reset.
+func (s *Server) windowHeader(b []byte, a *arrival, i int, sp checker.Span, units int64) []byte {
+	t := ceilSeconds(sp.To - a.at)
+	for _, br := range a.broken {
+		if br.rule == i {
+			a.retryAfter = max(a.retryAfter, t)
+		}
+	}
+	if len(b) > 0 {
+		b = append(b, ", "...)
+	}
+	b = append(b, s.names[i]...)
+	b = append(b, ";r="...)
+	b = strconv.AppendInt(b, max(int64(s.opt.Rules[i].Limit)-units, 0), 10)
+	b = append(b, ";t="...)
+	return strconv.AppendInt(b, t, 10)
 }
 
 // refillWait is how long bucket rule r, which held v.Level when it refused

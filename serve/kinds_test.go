@@ -115,6 +115,26 @@ func TestFixedWindowAdmitsAcrossItsEdge(t *testing.T) {
 	c.judge(t)
 }
 
+// TestFixedWindowAnnouncesItsReset: every answer lists a fixed window
+// with what remains of it and the seconds to its reset, and so a first-call
+// window; a violator still counts in the window.
+func TestFixedWindowAnnouncesItsReset(t *testing.T) {
+	c := newClocked(t, Options{Rules: mustRules(t, "3/10s fixed, 2/1s first-call")})
+	var got []string
+	for _, a := range []int64{10_000, 12_500, 12_600, 17_000, 19_999, 20_000} {
+		got = append(got, c.do(t, ms(a), "").Header().Get("RateLimit"))
+	}
+	assert.Equal(t, []string{
+		`"3-per-10s-fixed";r=2;t=10, "2-per-1s-first-call";r=1;t=1`,
+		`"3-per-10s-fixed";r=1;t=8, "2-per-1s-first-call";r=1;t=1`,
+		`"3-per-10s-fixed";r=0;t=8, "2-per-1s-first-call";r=0;t=1`,
+		`"3-per-10s-fixed";r=0;t=3, "2-per-1s-first-call";r=1;t=1`,
+		`"3-per-10s-fixed";r=0;t=1, "2-per-1s-first-call";r=1;t=1`,
+		`"3-per-10s-fixed";r=2;t=10, "2-per-1s-first-call";r=0;t=1`,
+	}, got)
+	c.judge(t)
+}
+
 func TestBucketRefillsContinuously(t *testing.T) {
 	// Serve stamps no two requests alike: four "at once" are a ns apart.
 	base := int64(10 * time.Second)
