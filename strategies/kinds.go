@@ -36,18 +36,10 @@ func newFixedBook(r rule.Rule) *FixedBook {
 	return &FixedBook{limit: int64(r.Limit), w: int64(r.Window), o: int64(r.Offset), margin: int64(r.Margin), loc: loc}
 }
 
-// span returns the window that holds at.
+// span returns the window that holds at, laid out as the checker lays it
+// (rule.FixedSpan).
 func (f *FixedBook) span(at int64) (start, end int64) {
-	if f.loc != nil {
-		y, m, d := time.Unix(0, at).In(f.loc).Date()
-		return dayStart(f.loc, y, m, d), dayStart(f.loc, y, m, d+1)
-	}
-	d := mod(mod(at, f.w)-f.o, f.w) // how far at lies into its window
-	start = at - d
-	if start > math.MaxInt64-f.w {
-		return start, math.MaxInt64
-	}
-	return start, start + f.w
+	return rule.FixedSpan(at, f.w, f.o, f.loc)
 }
 
 // roll moves to the window of now; an instant before the current window
@@ -88,44 +80,6 @@ func (f *FixedBook) Record(now int64) { f.RecordCost(now, 1) }
 func (f *FixedBook) RecordCost(now, c int64) {
 	f.roll(now)
 	f.sum += c
-}
-
-// dayStart returns the first instant whose local date in loc is y-m-d or
-// later (time.Date normalizes d), clamped to the int64 range: the start of
-// that local day even when a zone's clocks skip its midnight.
-func dayStart(loc *time.Location, y int, m time.Month, d int) int64 {
-	date := time.Date(y, m, d, 12, 0, 0, 0, time.UTC)
-	want := dateKey(date.Date())
-	reached := func(ns int64) bool { return dateKey(time.Unix(0, ns).In(loc).Date()) >= want }
-	guess := time.Date(date.Year(), date.Month(), date.Day(), 0, 0, 0, 0, loc)
-	lo, hi := clampNs(guess.Add(-48*time.Hour)), clampNs(guess.Add(48*time.Hour))
-	if reached(lo) {
-		return lo
-	}
-	if !reached(hi) {
-		return math.MaxInt64
-	}
-	for hi-lo > 1 { // reached(lo) is false, reached(hi) true
-		mid := lo + (hi-lo)/2
-		if reached(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
-}
-
-func dateKey(y int, m time.Month, d int) int64 { return int64(y)*10000 + int64(m)*100 + int64(d) }
-
-func clampNs(t time.Time) int64 {
-	switch {
-	case t.Before(time.Unix(0, math.MinInt64)):
-		return math.MinInt64
-	case t.After(time.Unix(0, math.MaxInt64)):
-		return math.MaxInt64
-	}
-	return t.UnixNano()
 }
 
 // TokenBucket is the exact bookkeeping of a bucket rule N/W burst B: its
