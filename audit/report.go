@@ -33,6 +33,14 @@ func WriteText(w io.Writer, r *Report) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if !slidingOnly(r.Rules) {
+		fmt.Fprintln(w, "\nthe provider counts these rules as written; the libraries are set from their N/W (and unit) as users write them; analytic worst cases and the safe-setting search are for sliding rules only")
+	}
+	if r.ProviderKinds {
+		if err := writeKinds(w, r); err != nil {
+			return err
+		}
+	}
 	if r.Searched {
 		if err := writeSafe(w, r); err != nil {
 			return err
@@ -106,6 +114,9 @@ func windows(rs []RuleOutcome) string {
 	s := make([]string, len(rs))
 	for i, r := range rs {
 		s[i] = fmt.Sprintf("%d/%d", r.MaxInWindow, r.Rule.Limit)
+		if r.Rule.Kind == rule.Bucket {
+			s[i] = "-" // a bucket has no window
+		}
 	}
 	return strings.Join(s, ", ")
 }
@@ -185,6 +196,14 @@ type jsonOutcome struct {
 	Runs               int        `json:"runs"`
 	RunsWithViolations int        `json:"runs_with_violations"`
 	Sends              int        `json:"sends_mean"`
+	Refused            int        `json:"refused,omitempty"`
+	Rules              []jsonRule `json:"rules"`
+	Kinds              []jsonKind `json:"provider_kinds,omitempty"`
+}
+
+type jsonKind struct {
+	Kind               string     `json:"kind"`
+	RunsWithViolations int        `json:"runs_with_violations"`
 	Rules              []jsonRule `json:"rules"`
 }
 
@@ -229,11 +248,20 @@ func setting(name string, c catalog.LibConfig, rules []rule.Rule) jsonSetting {
 func outcomes(os []Outcome) []jsonOutcome {
 	out := make([]jsonOutcome, len(os))
 	for i, o := range os {
-		jo := jsonOutcome{Workload: o.Workload, Runs: o.Runs, RunsWithViolations: o.RunsWithViolations, Sends: o.Sends}
-		for _, r := range o.Rules {
-			jo.Rules = append(jo.Rules, jsonRule{Rule: r.Rule.String(), Violations: r.Violations, MaxInWindow: r.MaxInWindow, Limit: r.Rule.Limit})
+		jo := jsonOutcome{Workload: o.Workload, Runs: o.Runs, RunsWithViolations: o.RunsWithViolations, Sends: o.Sends,
+			Refused: o.Refused, Rules: jsonRules(o.Rules)}
+		for _, ko := range o.Kinds {
+			jo.Kinds = append(jo.Kinds, jsonKind{Kind: ko.Kind.String(), RunsWithViolations: ko.RunsWithViolations, Rules: jsonRules(ko.Rules)})
 		}
 		out[i] = jo
+	}
+	return out
+}
+
+func jsonRules(rs []RuleOutcome) []jsonRule {
+	out := make([]jsonRule, len(rs))
+	for i, r := range rs {
+		out[i] = jsonRule{Rule: r.Rule.String(), Violations: r.Violations, MaxInWindow: r.MaxInWindow, Limit: r.Rule.Limit}
 	}
 	return out
 }

@@ -26,6 +26,7 @@ type auditOptions struct {
 	scenario cli.ScenarioFlags // --strategies, --lateness, --op-cost
 	noSearch bool
 	search   string
+	kinds    bool
 
 	opt audit.Options // filled by complete
 }
@@ -38,7 +39,9 @@ func newAuditCmd(s streams) *cobra.Command {
 		Long:  help("audit"),
 		Example: `  rlcheck audit --rules 5/1s,12/3s
   rlcheck audit --rules 10/s,500/min --format json
-  rlcheck audit --rules 5/1s --burst 1 --lateness 0 --no-search`,
+  rlcheck audit --rules 5/1s --burst 1 --lateness 0 --no-search
+  rlcheck audit --rules "5/1s fixed" --no-search
+  rlcheck audit --rules 5/1s,12/3s --provider-kinds --no-search`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.complete(); err != nil {
@@ -63,6 +66,7 @@ func newAuditCmd(s streams) *cobra.Command {
 	f.BoolVar(&o.noSearch, "no-search", false, "audit the given setting only")
 	f.StringVar(&o.search, "search", "", "search for each strategy's worst schedule; write it to `DIR` (default .) as a scenario")
 	f.Lookup("search").NoOptDefVal = "."
+	f.BoolVar(&o.kinds, "provider-kinds", false, "judge the same sends against sliding, fixed (epoch-aligned) and bucket (burst N) providers of each rule's N/W")
 	cmd.RegisterFlagCompletionFunc("format", cli.Words("text", "json"))
 	cmd.RegisterFlagCompletionFunc("boundary", cli.Words("half-open", "closed"))
 	return cmd
@@ -76,7 +80,7 @@ func (o *auditOptions) complete() error {
 	if err != nil {
 		return err
 	}
-	if err := rule.RequireSlidingCalls(rules, "audit"); err != nil {
+	if err := rule.RequireCalls(rules, "audit"); err != nil {
 		return err
 	}
 	if err := cli.OneOf("--format", o.format, "text", "json"); err != nil {
@@ -100,6 +104,7 @@ func (o *auditOptions) complete() error {
 		return errors.New("--seeds and --verify must be at least 1")
 	}
 	opt.Seed, opt.Seeds, opt.Verify, opt.NoSearch, opt.SearchDir = o.seed, o.seeds, o.verify, o.noSearch, o.search
+	opt.ProviderKinds = o.kinds
 	o.opt = opt
 	return nil
 }
