@@ -73,6 +73,9 @@ type Report struct {
 	Searched bool
 	// ProviderKinds is Options.ProviderKinds.
 	ProviderKinds bool
+	// Skipped are the strategies left out: for a weighted contract, those
+	// that meter no costs.
+	Skipped []Skipped
 }
 
 // StrategyAudit is one library strategy's audit.
@@ -151,10 +154,11 @@ func Run(opt Options) (*Report, error) {
 	if names == nil {
 		names = catalog.AuditStrategyNames()
 	}
+	names, skipped := costStrategies(opt.Rules, names)
 	rep := &Report{
 		Rules: opt.Rules, Boundary: opt.Boundary, Workloads: Workloads(opt.Rules),
 		Seed: opt.Seed, Seeds: opt.Seeds, Verify: opt.Verify, Lateness: opt.Lateness, OpCost: opt.OpCost,
-		Searched: !opt.NoSearch, ProviderKinds: opt.ProviderKinds,
+		Searched: !opt.NoSearch, ProviderKinds: opt.ProviderKinds, Skipped: skipped,
 	}
 	for _, name := range names {
 		if _, ok := catalog.LibStrategy(name, opt.Config); !ok {
@@ -288,7 +292,7 @@ func (wl Workload) Scenario(opt *Options, name string) *workload.Scenario {
 	return &workload.Scenario{
 		Name: "audit-" + wl.Name, Rules: limiterRules(opt.Rules), Boundary: opt.Boundary, Strategies: []string{name},
 		Callers: wl.Callers, Workers: max(wl.Workers, 1), Skew: wl.Skew, Arrivals: wl.Arrivals,
-		Lateness: opt.Lateness, OpCost: opt.OpCost, Seed: opt.Seed,
+		Lateness: opt.Lateness, OpCost: opt.OpCost, Seed: opt.Seed, Costs: CostDists(opt.Rules),
 	}
 }
 

@@ -26,8 +26,8 @@ func TestCostsValidated(t *testing.T) {
 			`my.yaml:5: costs: tokens: cost "uniform(1, 2.5)": "2.5" is not a whole number`},
 		{"not a mapping", head + "costs: [3]\n",
 			`my.yaml:4: costs: want a unit for each cost`},
-		{"a strategy metering calls only", strings.Replace(head, "[combined]", "[combined, redis-rate]", 1) + "costs: {tokens: 10}\n",
-			`my.yaml: scenario "my": strategy redis-rate meters calls only so far: it cannot run rules that meter tokens`},
+		{"a strategy metering calls only", strings.Replace(head, "[combined]", "[combined, uber-ratelimit]", 1) + "costs: {tokens: 10}\n",
+			`my.yaml: scenario "my": strategy uber-ratelimit meters calls only so far: it cannot run rules that meter tokens`},
 		{"a kind still refused", "rules: [5000 tokens/1h fixed]\nstrategies: [combined]\ncallers: 3\ncosts: {tokens: 1}\n",
 			`my.yaml:1: rules: rule 5000 tokens/1h fixed: a scenario (simulate, run) supports sliding call rules only so far`},
 	}

@@ -18,6 +18,7 @@ type auditOptions struct {
 	boundary string
 	format   string
 	burst    int
+	unitBst  int
 	slack    int
 	margin   time.Duration
 	seed     uint64
@@ -41,7 +42,8 @@ func newAuditCmd(s streams) *cobra.Command {
   rlcheck audit --rules 10/s,500/min --format json
   rlcheck audit --rules 5/1s --burst 1 --lateness 0 --no-search
   rlcheck audit --rules "5/1s fixed" --no-search
-  rlcheck audit --rules 5/1s,12/3s --provider-kinds --no-search`,
+  rlcheck audit --rules 5/1s,12/3s --provider-kinds --no-search
+  rlcheck audit --rules "500/1m, 90000 tokens/1m"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.complete(); err != nil {
@@ -56,6 +58,7 @@ func newAuditCmd(s streams) *cobra.Command {
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.StringVar(&o.scenario.Strategies, "strategies", "", "comma-separated library strategies (default all)")
 	f.IntVar(&o.burst, "burst", 0, "x/time/rate burst for every limiter (0: each rule's limit)")
+	f.IntVar(&o.unitBst, "unit-burst", 0, "burst in units for every limiter of a cost rule (0: each rule's limit)")
 	f.IntVar(&o.slack, "slack", libs.UberDefaultSlack, "go.uber.org/ratelimit slack")
 	f.DurationVar(&o.margin, "margin", 0, "added to every window before it becomes a rate")
 	f.Uint64Var(&o.seed, "seed", 1, "first seed")
@@ -80,9 +83,6 @@ func (o *auditOptions) complete() error {
 	if err != nil {
 		return err
 	}
-	if err := rule.RequireCalls(rules, "audit"); err != nil {
-		return err
-	}
 	if err := cli.OneOf("--format", o.format, "text", "json"); err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func (o *auditOptions) complete() error {
 			return err
 		}
 	}
-	opt.Config.Burst, opt.Config.Slack, opt.Config.Margin = o.burst, o.slack, o.margin
+	opt.Config.Burst, opt.Config.UnitBurst, opt.Config.Slack, opt.Config.Margin = o.burst, o.unitBst, o.slack, o.margin
 	if err := opt.Config.Validate(); err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func TestSimulateCosts(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"simulate", "--strategies", "redis-rate", scenario}, "strategy redis-rate meters calls only so far: it cannot run rules that meter tokens"},
+		{[]string{"simulate", "--strategies", "uber-ratelimit", scenario}, "strategy uber-ratelimit meters calls only so far: it cannot run rules that meter tokens"},
 		{[]string{"run", "--strategies", "redis-exact", scenario}, "strategy redis-exact meters costs in simulate only so far: run judges it by its own records, which carry no costs"},
 		{[]string{"run", "--html", filepath.Join(dir, "r.html"), scenario}, `--html charts calls only so far; the rules of scenario "s" meter [tokens]`},
 		{[]string{"simulate", "--plot", dir, scenario}, `--plot and --html chart calls only so far; the rules of scenario "s" meter [tokens]`},
