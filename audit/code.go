@@ -86,7 +86,7 @@ func Setting(name string, cfg catalog.LibConfig) string {
 		s = fmt.Sprintf("burst %d", cfg.Burst)
 	}
 	if cfg.UnitBurst > 0 {
-		s += fmt.Sprintf(" (%d units)", cfg.UnitBurst)
+		s += fmt.Sprintf(", %d units", cfg.UnitBurst)
 	}
 	if cfg.Margin > 0 {
 		s += fmt.Sprintf(", N per W+%v", cfg.Margin)

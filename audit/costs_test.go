@@ -122,6 +122,10 @@ func TestWeightedAgreesWithChecker(t *testing.T) {
 	}
 	require.Equal(t, costLibraries, names, "the strategies that meter costs")
 	require.NotEmpty(t, rep.Skipped)
+	opt.SearchDir = t.TempDir()
+	_, err = Run(opt)
+	assert.ErrorContains(t, err, "call rules only", "a worst-case search whose scenario would carry no costs")
+	opt.SearchDir = ""
 	for _, sk := range rep.Skipped {
 		assert.NotEmpty(t, sk.Why, sk.Name)
 	}

@@ -126,6 +126,9 @@ func newRuleOutcomes(rules []rule.Rule) []RuleOutcome {
 // search off for rules that are not all sliding: the analytic worst cases
 // and the search for a safe setting are for sliding windows.
 func checkKinds(opt *Options) error {
+	if weighted(opt.Rules) && opt.SearchDir != "" {
+		return fmt.Errorf("audit: the worst-case search is for call rules only so far")
+	}
 	if slidingOnly(opt.Rules) {
 		return nil
 	}
