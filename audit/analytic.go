@@ -159,8 +159,7 @@ func model(name string, cfg catalog.LibConfig, opt *Options) analysis {
 	ops := time.Duration(len(opt.Rules)+2) * opHi
 	// Callers refused by a retrying limiter wake up to lateHi late.
 	a := analysis{chained: true, passes: true, send: ops, step: ops + lateHi}
-	// A bucket's burst is in its rule's unit (cfg.BurstOf), and so is
-	// its bound: B + N·(t−1)/W units in any window of t.
+	// Burst and bound are in the rule's unit: B + N·(t−1)/W units.
 	bucket := func(b func(r rule.Rule) int) func(rule.Rule, int64, time.Duration) curve {
 		return func(r rule.Rule, n int64, per time.Duration) curve {
 			bn := int64(b(r))
@@ -184,18 +183,13 @@ func model(name string, cfg catalog.LibConfig, opt *Options) analysis {
 			}
 		}
 	case catalog.ThrottledMem:
-		// PerDuration truncates the spacing to whole nanoseconds.
-		mk = func(r rule.Rule, n int64, per time.Duration) curve {
-			return bucket(cfg.BurstOf)(r, n, time.Duration(n)*(per/time.Duration(n)))
-		}
+		mk = truncated(bucket(cfg.BurstOf))
 	case catalog.RedisRate, catalog.ThrottledRedis:
 		a.send += time.Microsecond // server TIME
 		a.step += time.Microsecond
 		mk = bucket(cfg.BurstOf)
 		if name == catalog.ThrottledRedis {
-			mk = func(r rule.Rule, n int64, per time.Duration) curve {
-				return bucket(cfg.BurstOf)(r, n, time.Duration(n)*(per/time.Duration(n)))
-			}
+			mk = truncated(mk)
 		}
 	case catalog.UluleRedis, catalog.FixedWindow:
 		a.passes = false
@@ -222,6 +216,14 @@ func model(name string, cfg catalog.LibConfig, opt *Options) analysis {
 	}
 	a.curves = curves(name, cfg, opt.Rules, mk)
 	return a
+}
+
+// truncated is mk on throttled's spacing: PerDuration truncates per/N to
+// whole nanoseconds, so N calls take N·⌊per/N⌋.
+func truncated(mk func(rule.Rule, int64, time.Duration) curve) func(rule.Rule, int64, time.Duration) curve {
+	return func(r rule.Rule, n int64, per time.Duration) curve {
+		return mk(r, n, time.Duration(n)*(per/time.Duration(n)))
+	}
 }
 
 // curves builds one limiter per rule with mk, from each rule's enforced
