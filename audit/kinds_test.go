@@ -74,17 +74,18 @@ func TestProviderKindsSameSends(t *testing.T) {
 			o := sa.Outcomes[w]
 			require.Len(t, o.Kinds, len(ProviderKinds), "%s %s", sa.Name, wl.Name)
 			assert.Equal(t, o.Rules, o.Kinds[0].Rules, "%s %s: the sliding provider is the audit's own count", sa.Name, wl.Name)
+			var runs []simulate.StrategyResult
+			for seed := opt.Seed; seed < opt.Seed+uint64(opt.Seeds); seed++ {
+				res, err := simulate.RunStrategy(wl.Scenario(&opt, sa.Name), st, seed, simulate.Options{})
+				require.NoError(t, err)
+				runs = append(runs, res)
+			}
 			for _, ko := range o.Kinds {
-				var want []int64
-				for seed := opt.Seed; seed < opt.Seed+uint64(opt.Seeds); seed++ {
-					res, err := simulate.RunStrategy(wl.Scenario(&opt, sa.Name), st, seed, simulate.Options{})
-					require.NoError(t, err)
+				want := make([]int64, len(opt.Rules))
+				for _, res := range runs {
 					cr, err := checker.Check(res.Sends, checker.Config{Rules: asKind(opt.Rules, ko.Kind)})
 					require.NoError(t, err)
 					for k, rr := range cr.Rules {
-						if len(want) <= k {
-							want = append(want, 0)
-						}
 						want[k] += rr.Violations
 					}
 				}
