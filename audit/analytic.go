@@ -107,14 +107,36 @@ func Bounds(name string, cfg catalog.LibConfig, opt *Options) []Bound {
 			} else if i < last && !m.passes {
 				continue
 			}
+			if rules[i].Unit != r.Unit || (m.chained && mixedAfter(rules, i)) {
+				continue // another unit's sum, or calls a later limiter of another unit bunched
+			}
 			v := c(w + m.send + later*m.step)
 			if out[j].By < 0 || v < out[j].Worst || (v == out[j].Worst && i == j) {
 				out[j].Worst, out[j].By = v, i
 			}
 		}
 		out[j].Why = ""
+		if out[j].By < 0 {
+			out[j].Why = ChainedUnits
+		}
 	}
 	return out
+}
+
+// ChainedUnits says why a chain of limiters metering different units
+// bounds none of its earlier rules.
+const ChainedUnits = "chained limiters of different units: a later limiter holds calls back by their cost in its unit and lets them go together, so nothing bounds the earlier rules' windows"
+
+// mixedAfter reports whether a limiter after rule i's in the chain meters
+// another unit: it delays each call by its own cost, not as a shaper of
+// rule i's unit, so rule i's bound no longer holds for the sends.
+func mixedAfter(rules []rule.Rule, i int) bool {
+	for _, r := range rules[i+1:] {
+		if r.Unit != rules[i].Unit {
+			return true
+		}
+	}
+	return false
 }
 
 // analysis is a design's limiters and slacks.
@@ -137,43 +159,44 @@ func model(name string, cfg catalog.LibConfig, opt *Options) analysis {
 	ops := time.Duration(len(opt.Rules)+2) * opHi
 	// Callers refused by a retrying limiter wake up to lateHi late.
 	a := analysis{chained: true, passes: true, send: ops, step: ops + lateHi}
-	bucket := func(b func(n int) int) func(int64, time.Duration) curve {
-		return func(n int64, per time.Duration) curve {
-			bn := int64(b(int(n)))
+	// Burst and bound are in the rule's unit: B + N·(t−1)/W units.
+	bucket := func(b func(r rule.Rule) int) func(rule.Rule, int64, time.Duration) curve {
+		return func(r rule.Rule, n int64, per time.Duration) curve {
+			bn := int64(b(r))
 			return func(t time.Duration) int64 { return BucketWorst(bn, n, per, t) }
 		}
 	}
-	var mk func(limit int64, per time.Duration) curve
+	var mk func(r rule.Rule, limit int64, per time.Duration) curve
 	switch name {
 	case catalog.XRateChained, catalog.XRateReserveAll, catalog.UberRatelimit:
 		// The caller sleeps to its reserved instant and sends when it
 		// wakes; x/time/rate converts in floats (1 ns).
 		a.send, a.step = ops+lateHi+1, ops+lateHi
 		a.chained = name != catalog.XRateReserveAll
-		mk = bucket(cfg.BurstFor)
+		mk = bucket(cfg.BurstOf)
 		if name == catalog.UberRatelimit {
 			// An idle limiter banks slack spacings; the spacing is
 			// per/N in integer nanoseconds, truncated, with no float.
 			a.send--
-			mk = func(n int64, per time.Duration) curve {
-				return bucket(func(int) int { return cfg.Slack + 1 })(n, time.Duration(n)*(per/time.Duration(n)))
+			mk = func(r rule.Rule, n int64, per time.Duration) curve {
+				return bucket(func(rule.Rule) int { return cfg.Slack + 1 })(r, n, time.Duration(n)*(per/time.Duration(n)))
 			}
 		}
 	case catalog.ThrottledMem:
-		// PerDuration truncates the spacing to whole nanoseconds.
-		mk = func(n int64, per time.Duration) curve {
-			return bucket(cfg.BurstFor)(n, time.Duration(n)*(per/time.Duration(n)))
-		}
+		mk = truncated(bucket(cfg.BurstOf))
 	case catalog.RedisRate, catalog.ThrottledRedis:
 		a.send += time.Microsecond // server TIME
 		a.step += time.Microsecond
-		mk = bucket(cfg.BurstFor)
+		mk = bucket(cfg.BurstOf)
+		if name == catalog.ThrottledRedis {
+			mk = truncated(mk)
+		}
 	case catalog.UluleRedis, catalog.FixedWindow:
 		a.passes = false
 		if name == catalog.UluleRedis {
 			a.send += time.Millisecond // PEXPIRE
 		}
-		mk = func(n int64, per time.Duration) curve {
+		mk = func(_ rule.Rule, n int64, per time.Duration) curve {
 			return func(t time.Duration) int64 { return FixedWorst(n, per, t) }
 		}
 	case catalog.GuideScript, catalog.RedisClientTime:
@@ -183,7 +206,7 @@ func model(name string, cfg catalog.LibConfig, opt *Options) analysis {
 		} else {
 			a.send += time.Microsecond + skewSpread(ConcurrentSkew) // µs scores, each worker's clock
 		}
-		mk = func(n int64, per time.Duration) curve {
+		mk = func(_ rule.Rule, n int64, per time.Duration) curve {
 			return func(t time.Duration) int64 { return LogWorst(n, per, t) }
 		}
 	case catalog.TwoTrips, catalog.TimestampMember:
@@ -195,16 +218,24 @@ func model(name string, cfg catalog.LibConfig, opt *Options) analysis {
 	return a
 }
 
+// truncated is mk on throttled's spacing: PerDuration truncates per/N to
+// whole nanoseconds, so N calls take N·⌊per/N⌋.
+func truncated(mk func(rule.Rule, int64, time.Duration) curve) func(rule.Rule, int64, time.Duration) curve {
+	return func(r rule.Rule, n int64, per time.Duration) curve {
+		return mk(r, n, time.Duration(n)*(per/time.Duration(n)))
+	}
+}
+
 // curves builds one limiter per rule with mk, from each rule's enforced
 // limit (⌊N/2⌋ with Half for the window designs) and its widened window.
-func curves(name string, cfg catalog.LibConfig, rules []rule.Rule, mk func(int64, time.Duration) curve) []curve {
+func curves(name string, cfg catalog.LibConfig, rules []rule.Rule, mk func(rule.Rule, int64, time.Duration) curve) []curve {
 	out := make([]curve, len(rules))
 	for i, r := range rules {
 		n := int64(r.Limit)
 		if Family(name) == Windows || Family(name) == Logs {
 			n = int64(cfg.LimitFor(r.Limit))
 		}
-		out[i] = mk(n, r.Window+cfg.Margin)
+		out[i] = mk(r, n, r.Window+cfg.Margin)
 	}
 	return out
 }

@@ -37,6 +37,9 @@ type Options struct {
 	// SearchDir as a scenario that `rlcheck simulate` replays.
 	SearchDir   string
 	SearchTries int
+	// ProviderKinds judges every run's sends as each of ProviderKinds
+	// counts the rules' N/W too (Outcome.Kinds).
+	ProviderKinds bool
 }
 
 // DefaultOptions are the audit's defaults for rules: the libraries as users
@@ -68,6 +71,11 @@ type Report struct {
 	Worst []Worst
 	// Searched is set when the search for safe settings ran.
 	Searched bool
+	// ProviderKinds is Options.ProviderKinds.
+	ProviderKinds bool
+	// Skipped are the strategies left out: for a weighted contract, those
+	// that meter no costs.
+	Skipped []Skipped
 }
 
 // StrategyAudit is one library strategy's audit.
@@ -100,9 +108,14 @@ type Outcome struct {
 	Runs     int
 	// RunsWithViolations counts runs with any violation.
 	RunsWithViolations int
-	// Sends is the mean number of sends per run.
-	Sends int
-	Rules []RuleOutcome
+	// Sends is the mean number of sends per run; Refused counts the calls
+	// refused at once over the runs (a cost above a limiter's burst).
+	Sends   int
+	Refused int
+	Rules   []RuleOutcome
+	// Kinds are the same runs judged as each of ProviderKinds, with
+	// Options.ProviderKinds.
+	Kinds []KindOutcome
 }
 
 // RuleOutcome is one rule over the runs of a workload.
@@ -134,14 +147,18 @@ func Run(opt Options) (*Report, error) {
 	if opt.Seeds < 1 || opt.Verify < 1 {
 		return nil, fmt.Errorf("audit: seeds and verify must be at least 1")
 	}
+	if err := checkKinds(&opt); err != nil {
+		return nil, err
+	}
 	names := opt.Strategies
 	if names == nil {
 		names = catalog.AuditStrategyNames()
 	}
+	names, skipped := costStrategies(opt.Rules, names)
 	rep := &Report{
 		Rules: opt.Rules, Boundary: opt.Boundary, Workloads: Workloads(opt.Rules),
 		Seed: opt.Seed, Seeds: opt.Seeds, Verify: opt.Verify, Lateness: opt.Lateness, OpCost: opt.OpCost,
-		Searched: !opt.NoSearch,
+		Searched: !opt.NoSearch, ProviderKinds: opt.ProviderKinds, Skipped: skipped,
 	}
 	for _, name := range names {
 		if _, ok := catalog.LibStrategy(name, opt.Config); !ok {
@@ -179,7 +196,10 @@ func Run(opt Options) (*Report, error) {
 // auditOne audits strategy name: its outcomes as configured, the safe
 // setting unless opt.NoSearch, and the worst schedule with opt.SearchDir.
 func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst, error) {
-	sa := StrategyAudit{Name: name, Config: opt.Config, Bounds: Bounds(name, opt.Config, opt)}
+	sa := StrategyAudit{Name: name, Config: opt.Config}
+	if slidingOnly(opt.Rules) {
+		sa.Bounds = Bounds(name, opt.Config, opt)
+	}
 	var err error
 	if sa.Outcomes, err = run(opt, wls, name, opt.Config, opt.Seeds, false); err != nil {
 		return sa, nil, err
@@ -230,15 +250,21 @@ func run(opt *Options, wls []Workload, name string, cfg catalog.LibConfig, seeds
 				continue
 			}
 			sends += len(res.Sends)
-			if res.Violations() > 0 {
+			o.Refused += res.Refused
+			rs, err := outcomeRules(opt, sc, res)
+			if err != nil {
+				return nil, err
+			}
+			if addRuns(o.Rules, rs) {
 				if stopEarly {
 					return nil, nil
 				}
 				o.RunsWithViolations++
 			}
-			for k, rr := range res.Rules {
-				o.Rules[k].Violations += rr.Violations
-				o.Rules[k].MaxInWindow = max(o.Rules[k].MaxInWindow, rr.MaxInWindow)
+			if opt.ProviderKinds {
+				if err := judgeKinds(&o, res, sc.Units(), opt); err != nil {
+					return nil, err
+				}
 			}
 		}
 		o.Sends = sends / seeds
@@ -247,12 +273,26 @@ func run(opt *Options, wls []Workload, name string, cfg catalog.LibConfig, seeds
 	return out, nil
 }
 
+// outcomeRules returns a run's figures per rule: the simulator's, which
+// judged the limiters' sliding N/W, or the checker's under opt.Rules when
+// the provider counts another kind.
+func outcomeRules(opt *Options, sc *workload.Scenario, res *simulate.StrategyResult) ([]RuleOutcome, error) {
+	if !slidingOnly(opt.Rules) {
+		return judge(res, sc.Units(), opt.Rules, opt.Boundary)
+	}
+	rs := make([]RuleOutcome, len(res.Rules))
+	for k, rr := range res.Rules {
+		rs[k] = RuleOutcome{Rule: opt.Rules[k], Violations: rr.Violations, MaxInWindow: rr.MaxInWindow}
+	}
+	return rs, nil
+}
+
 // Scenario is the simulated scenario of wl for strategy name under opt.
 func (wl Workload) Scenario(opt *Options, name string) *workload.Scenario {
 	return &workload.Scenario{
-		Name: "audit-" + wl.Name, Rules: opt.Rules, Boundary: opt.Boundary, Strategies: []string{name},
+		Name: "audit-" + wl.Name, Rules: limiterRules(opt.Rules), Boundary: opt.Boundary, Strategies: []string{name},
 		Callers: wl.Callers, Workers: max(wl.Workers, 1), Skew: wl.Skew, Arrivals: wl.Arrivals,
-		Lateness: opt.Lateness, OpCost: opt.OpCost, Seed: opt.Seed,
+		Lateness: opt.Lateness, OpCost: opt.OpCost, Seed: opt.Seed, Costs: CostDists(opt.Rules),
 	}
 }
 

@@ -19,10 +19,10 @@ func Code(name string, cfg catalog.LibConfig, rules []rule.Rule) string {
 		n := cfg.LimitFor(r.Limit)
 		switch name {
 		case catalog.RedisRate:
-			parts[i] = fmt.Sprintf("redis_rate.Limit{Rate: %d, Period: %s, Burst: %d}", r.Limit, goDuration(per), cfg.BurstFor(r.Limit))
+			parts[i] = fmt.Sprintf("redis_rate.Limit{Rate: %d, Period: %s, Burst: %d}", r.Limit, goDuration(per), cfg.BurstOf(r))
 			continue
 		case catalog.ThrottledMem, catalog.ThrottledRedis:
-			parts[i] = fmt.Sprintf("throttled.RateQuota{MaxRate: throttled.PerDuration(%d, %s), MaxBurst: %d}", r.Limit, goDuration(per), cfg.BurstFor(r.Limit)-1)
+			parts[i] = fmt.Sprintf("throttled.RateQuota{MaxRate: throttled.PerDuration(%d, %s), MaxBurst: %d}", r.Limit, goDuration(per), cfg.BurstOf(r)-1)
 			continue
 		case catalog.UluleRedis:
 			parts[i] = fmt.Sprintf("limiter.Rate{Period: %s, Limit: %d}", goDuration(per), n)
@@ -42,10 +42,7 @@ func Code(name string, cfg catalog.LibConfig, rules []rule.Rule) string {
 			parts[i] = fmt.Sprintf("ratelimit.New(%d, ratelimit.Per(%s), %s)", r.Limit, goDuration(per), slack)
 			continue
 		}
-		burst := cfg.Burst
-		if burst == 0 {
-			burst = r.Limit
-		}
+		burst := cfg.BurstOf(r)
 		sec := strconv.FormatFloat(per.Seconds(), 'f', -1, 64)
 		if !strings.Contains(sec, ".") {
 			sec += ".0"
@@ -87,6 +84,9 @@ func Setting(name string, cfg catalog.LibConfig) string {
 		s = "burst N"
 	} else {
 		s = fmt.Sprintf("burst %d", cfg.Burst)
+	}
+	if cfg.UnitBurst > 0 {
+		s += fmt.Sprintf(", %d units", cfg.UnitBurst)
 	}
 	if cfg.Margin > 0 {
 		s += fmt.Sprintf(", N per W+%v", cfg.Margin)

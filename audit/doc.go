@@ -1,5 +1,6 @@
 // Package audit measures what the rate limiters Go services and fleets
-// commonly use let through against a strict sliding-window contract: the
+// commonly use let through against a strict sliding-window contract (or a
+// provider's fixed windows or bucket, and in units for cost rules): the
 // in-process libraries (golang.org/x/time/rate, go.uber.org/ratelimit,
 // throttled's memory store), the Redis libraries (redis_rate, throttled,
 // ulule/limiter) and the Redis designs users write by hand

@@ -16,8 +16,8 @@ import (
 // WriteText writes the audit as two tables: each strategy as configured,
 // workload by workload, then the suggested safe settings.
 func WriteText(w io.Writer, r *Report) error {
-	fmt.Fprintf(w, "audit of %s (%s windows), seeds %d..%d, lateness %v, op cost %v\n\n",
-		ruleList(r.Rules), boundaryName(r.Boundary), r.Seed, r.Seed+uint64(r.Seeds)-1, r.Lateness, r.OpCost)
+	fmt.Fprintf(w, "audit of %s (%s windows), seeds %d..%d, lateness %v, op cost %v%s\n\n",
+		ruleList(r.Rules), boundaryName(r.Boundary), r.Seed, r.Seed+uint64(r.Seeds)-1, r.Lateness, r.OpCost, costText(r.Rules, "; each call costs "))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "strategy\tsetting\tworkload\truns violating\tviolations\tmax in window / limit\tanalytic worst")
 	for _, sa := range r.Strategies {
@@ -32,6 +32,17 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(r.Skipped) > 0 {
+		fmt.Fprintln(w, "\nleft out (a weighted contract: they meter no costs):"+skippedText(r.Skipped))
+	}
+	if !slidingOnly(r.Rules) {
+		fmt.Fprintln(w, "\nthe provider counts these rules as written; the libraries are set from their N/W (and unit) as users write them; analytic worst cases and the safe-setting search are for sliding rules only")
+	}
+	if r.ProviderKinds {
+		if err := writeKinds(w, r); err != nil {
+			return err
+		}
 	}
 	if r.Searched {
 		if err := writeSafe(w, r); err != nil {
@@ -50,11 +61,18 @@ func WriteText(w io.Writer, r *Report) error {
 		}
 	}
 	sat := ""
-	if r.Searched {
+	switch {
+	case r.Searched && weighted(r.Rules):
+		sat = "; a weighted contract has no saturation workloads (calls of random cost cannot be paced to fill a window): its rules rest on the analysis"
+	case r.Searched:
 		sat = fmt.Sprintf("; saturate-RULE (calls spaced so that the setting's analytic worst case for RULE fits in one of its windows, for two windows, no faster than the setting sustains when it can; over %d calls, on seed %d only)", longSaturation, r.Seed)
 	}
+	units := ""
+	if weighted(r.Rules) {
+		units = " (for a cost rule, the most units)"
+	}
 	_, err := fmt.Fprintln(w, "\nworkloads: "+workloadDocs(r.Workloads)+sat+
-		"\nviolations are counted by the checker, per rule, summed over the seeds; the analytic worst case is the most sends the design can put in one window (docs/audit.md)")
+		"\nviolations are counted by the checker, per rule, summed over the seeds; the analytic worst case is the most sends the design can put in one window"+units+" (docs/audit.md)")
 	return err
 }
 
@@ -62,8 +80,12 @@ func WriteText(w io.Writer, r *Report) error {
 // window over every workload beside its analytic worst case, and how it
 // stands (reached, at its bound, proved).
 func writeSafe(w io.Writer, r *Report) error {
-	fmt.Fprintf(w, "\nsuggested safe settings (analytic worst case within every limit, 0 violations on every workload, seeds %d..%d, and on the setting's saturation workloads):\n\n",
-		r.Seed, r.Seed+uint64(r.Verify)-1)
+	sat := ", and on the setting's saturation workloads"
+	if weighted(r.Rules) {
+		sat = ", no call refused"
+	}
+	fmt.Fprintf(w, "\nsuggested safe settings (analytic worst case within every limit, 0 violations on every workload, seeds %d..%d%s):\n\n",
+		r.Seed, r.Seed+uint64(r.Verify)-1, sat)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "strategy\tsetting\ttried\tmax in window / limit\tanalytic worst\trules\trate kept\tGo")
 	by := func(i int) string { return r.Rules[i].String() }
@@ -73,6 +95,8 @@ func writeSafe(w io.Writer, r *Report) error {
 			switch {
 			case Family(sa.Name) == Windows && len(r.Rules) > 1:
 				why = "chained windows: every caller that waited for a later rule's next window goes at its start, so nothing bounds the earlier rules"
+			case Family(sa.Name) == Buckets && len(rule.Units(r.Rules)) > 0 && len(rule.Units(r.Rules)) < len(unitsOrCalls(r.Rules)):
+				why = ChainedUnits
 			case why != "":
 			case sa.Rejected != "":
 				why = "not safe: " + sa.Rejected
@@ -106,6 +130,9 @@ func windows(rs []RuleOutcome) string {
 	s := make([]string, len(rs))
 	for i, r := range rs {
 		s[i] = fmt.Sprintf("%d/%d", r.MaxInWindow, r.Rule.Limit)
+		if r.Rule.Kind == rule.Bucket {
+			s[i] = "-" // a bucket has no window
+		}
 	}
 	return strings.Join(s, ", ")
 }
@@ -142,7 +169,14 @@ type jsonReport struct {
 	Verify     int            `json:"verify_seeds"`
 	Lateness   string         `json:"lateness"`
 	OpCost     string         `json:"op_cost"`
+	Costs      string         `json:"costs,omitempty"`
 	Strategies []jsonStrategy `json:"strategies"`
+	Skipped    []jsonSkipped  `json:"skipped,omitempty"`
+}
+
+type jsonSkipped struct {
+	Name string `json:"name"`
+	Why  string `json:"why"`
 }
 
 type jsonStrategy struct {
@@ -158,11 +192,12 @@ type jsonStrategy struct {
 }
 
 type jsonSetting struct {
-	Burst    int    `json:"burst,omitempty"`
-	Half     bool   `json:"half,omitempty"`
-	Slack    int    `json:"slack"`
-	MarginNs int64  `json:"margin_ns"`
-	Go       string `json:"go"`
+	Burst     int    `json:"burst,omitempty"`
+	UnitBurst int    `json:"unit_burst,omitempty"`
+	Half      bool   `json:"half,omitempty"`
+	Slack     int    `json:"slack"`
+	MarginNs  int64  `json:"margin_ns"`
+	Go        string `json:"go"`
 }
 
 type jsonSafe struct {
@@ -185,6 +220,14 @@ type jsonOutcome struct {
 	Runs               int        `json:"runs"`
 	RunsWithViolations int        `json:"runs_with_violations"`
 	Sends              int        `json:"sends_mean"`
+	Refused            int        `json:"refused,omitempty"`
+	Rules              []jsonRule `json:"rules"`
+	Kinds              []jsonKind `json:"provider_kinds,omitempty"`
+}
+
+type jsonKind struct {
+	Kind               string     `json:"kind"`
+	RunsWithViolations int        `json:"runs_with_violations"`
 	Rules              []jsonRule `json:"rules"`
 }
 
@@ -201,6 +244,10 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Lateness: r.Lateness.String(), OpCost: r.OpCost.String(), Strategies: []jsonStrategy{}}
 	for _, ru := range r.Rules {
 		out.Rules = append(out.Rules, ru.String())
+	}
+	out.Costs = costText(r.Rules, "")
+	for _, sk := range r.Skipped {
+		out.Skipped = append(out.Skipped, jsonSkipped(sk))
 	}
 	for _, sa := range r.Strategies {
 		js := jsonStrategy{Name: sa.Name, Setting: setting(sa.Name, sa.Config, r.Rules), Outcomes: outcomes(sa.Outcomes),
@@ -223,17 +270,26 @@ func WriteJSON(w io.Writer, r *Report) error {
 }
 
 func setting(name string, c catalog.LibConfig, rules []rule.Rule) jsonSetting {
-	return jsonSetting{Burst: c.Burst, Half: c.Half, Slack: c.Slack, MarginNs: int64(c.Margin), Go: Code(name, c, rules)}
+	return jsonSetting{Burst: c.Burst, UnitBurst: c.UnitBurst, Half: c.Half, Slack: c.Slack, MarginNs: int64(c.Margin), Go: Code(name, c, rules)}
 }
 
 func outcomes(os []Outcome) []jsonOutcome {
 	out := make([]jsonOutcome, len(os))
 	for i, o := range os {
-		jo := jsonOutcome{Workload: o.Workload, Runs: o.Runs, RunsWithViolations: o.RunsWithViolations, Sends: o.Sends}
-		for _, r := range o.Rules {
-			jo.Rules = append(jo.Rules, jsonRule{Rule: r.Rule.String(), Violations: r.Violations, MaxInWindow: r.MaxInWindow, Limit: r.Rule.Limit})
+		jo := jsonOutcome{Workload: o.Workload, Runs: o.Runs, RunsWithViolations: o.RunsWithViolations, Sends: o.Sends,
+			Refused: o.Refused, Rules: jsonRules(o.Rules)}
+		for _, ko := range o.Kinds {
+			jo.Kinds = append(jo.Kinds, jsonKind{Kind: ko.Kind.String(), RunsWithViolations: ko.RunsWithViolations, Rules: jsonRules(ko.Rules)})
 		}
 		out[i] = jo
+	}
+	return out
+}
+
+func jsonRules(rs []RuleOutcome) []jsonRule {
+	out := make([]jsonRule, len(rs))
+	for i, r := range rs {
+		out[i] = jsonRule{Rule: r.Rule.String(), Violations: r.Violations, MaxInWindow: r.MaxInWindow, Limit: r.Rule.Limit}
 	}
 	return out
 }

@@ -24,6 +24,9 @@ func candidates(opt *Options, name string) []catalog.LibConfig {
 			margins = append(margins, m)
 		}
 	}
+	if weighted(opt.Rules) && Family(name) == Buckets {
+		return unitCandidates(opt, name, margins)
+	}
 	var out []catalog.LibConfig
 	switch Family(name) {
 	case Windows:
@@ -222,6 +225,10 @@ func confirm(opt *Options, sa *StrategyAudit, c catalog.LibConfig, clean func(ca
 			sa.Rejected = fmt.Sprintf("%s: %v %s on %s", Setting(sa.Name, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)), wl.Name)
 			return false, errDisagrees
 		}
+	}
+	if n := refused(o); n > 0 {
+		sa.Rejected = fmt.Sprintf("%s: refuses %d calls whose cost is above a burst", Setting(sa.Name, c), n)
+		return false, nil
 	}
 	vs := Verdict(o, Bounds(sa.Name, c, opt))
 	if !Safe(vs) {

@@ -35,6 +35,7 @@ type Workload struct {
 // long-run rate, a burst on either side of the fastest rule's window edge,
 // and callers spread over several workers whose clocks disagree.
 func Workloads(rules []rule.Rule) []Workload {
+	rules = callEquivalent(rules)
 	var (
 		maxN    int
 		maxW    time.Duration
@@ -136,6 +137,11 @@ const longSaturation = 2_000
 // quota) gets the calls faster, for those two windows only. Rules that
 // give the same calls share one workload.
 func Saturation(name string, cfg catalog.LibConfig, opt *Options) []Workload {
+	if weighted(opt.Rules) {
+		// Calls of random cost cannot be paced to fill a window exactly:
+		// a weighted contract's rules rest on the analysis.
+		return nil
+	}
 	pace := Pace(name, cfg, opt.Rules)
 	var out []Workload
 	seen := map[[2]int64]bool{}

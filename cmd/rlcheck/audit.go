@@ -18,6 +18,7 @@ type auditOptions struct {
 	boundary string
 	format   string
 	burst    int
+	unitBst  int
 	slack    int
 	margin   time.Duration
 	seed     uint64
@@ -26,6 +27,7 @@ type auditOptions struct {
 	scenario cli.ScenarioFlags // --strategies, --lateness, --op-cost
 	noSearch bool
 	search   string
+	kinds    bool
 
 	opt audit.Options // filled by complete
 }
@@ -38,7 +40,10 @@ func newAuditCmd(s streams) *cobra.Command {
 		Long:  help("audit"),
 		Example: `  rlcheck audit --rules 5/1s,12/3s
   rlcheck audit --rules 10/s,500/min --format json
-  rlcheck audit --rules 5/1s --burst 1 --lateness 0 --no-search`,
+  rlcheck audit --rules 5/1s --burst 1 --lateness 0 --no-search
+  rlcheck audit --rules "5/1s fixed" --no-search
+  rlcheck audit --rules 5/1s,12/3s --provider-kinds --no-search
+  rlcheck audit --rules "500/1m, 90000 tokens/1m"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.complete(); err != nil {
@@ -53,6 +58,7 @@ func newAuditCmd(s streams) *cobra.Command {
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.StringVar(&o.scenario.Strategies, "strategies", "", "comma-separated library strategies (default all)")
 	f.IntVar(&o.burst, "burst", 0, "x/time/rate burst for every limiter (0: each rule's limit)")
+	f.IntVar(&o.unitBst, "unit-burst", 0, "burst in units for every limiter of a cost rule (0: each rule's limit)")
 	f.IntVar(&o.slack, "slack", libs.UberDefaultSlack, "go.uber.org/ratelimit slack")
 	f.DurationVar(&o.margin, "margin", 0, "added to every window before it becomes a rate")
 	f.Uint64Var(&o.seed, "seed", 1, "first seed")
@@ -63,6 +69,7 @@ func newAuditCmd(s streams) *cobra.Command {
 	f.BoolVar(&o.noSearch, "no-search", false, "audit the given setting only")
 	f.StringVar(&o.search, "search", "", "search for each strategy's worst schedule; write it to `DIR` (default .) as a scenario")
 	f.Lookup("search").NoOptDefVal = "."
+	f.BoolVar(&o.kinds, "provider-kinds", false, "judge the same sends against sliding, fixed (epoch-aligned) and bucket (burst N) providers of each rule's N/W")
 	cmd.RegisterFlagCompletionFunc("format", cli.Words("text", "json"))
 	cmd.RegisterFlagCompletionFunc("boundary", cli.Words("half-open", "closed"))
 	return cmd
@@ -76,9 +83,6 @@ func (o *auditOptions) complete() error {
 	if err != nil {
 		return err
 	}
-	if err := rule.RequireSlidingCalls(rules, "audit"); err != nil {
-		return err
-	}
 	if err := cli.OneOf("--format", o.format, "text", "json"); err != nil {
 		return err
 	}
@@ -88,7 +92,7 @@ func (o *auditOptions) complete() error {
 			return err
 		}
 	}
-	opt.Config.Burst, opt.Config.Slack, opt.Config.Margin = o.burst, o.slack, o.margin
+	opt.Config.Burst, opt.Config.UnitBurst, opt.Config.Slack, opt.Config.Margin = o.burst, o.unitBst, o.slack, o.margin
 	if err := opt.Config.Validate(); err != nil {
 		return err
 	}
@@ -100,6 +104,7 @@ func (o *auditOptions) complete() error {
 		return errors.New("--seeds and --verify must be at least 1")
 	}
 	opt.Seed, opt.Seeds, opt.Verify, opt.NoSearch, opt.SearchDir = o.seed, o.seeds, o.verify, o.noSearch, o.search
+	opt.ProviderKinds = o.kinds
 	o.opt = opt
 	return nil
 }

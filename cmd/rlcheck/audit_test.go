@@ -108,3 +108,38 @@ func TestAuditUnexercisedIsNotSafe(t *testing.T) {
 		assert.Regexp(t, `(reached|at bound ≤ \d+|proved ≤ \d+).*, (reached|proved ≤ 500)`, line, "each rule reached or proved")
 	}
 }
+
+// TestAuditProviderKinds: a rule that names a kind is audited against that
+// provider (no search), --provider-kinds judges the same sends as each
+// kind, and refuses rules that already name one.
+func TestAuditProviderKinds(t *testing.T) {
+	out, errOut, code := run(t, "", "audit", "--rules", "5/1s fixed", "--strategies", "redis-fixed-window", "--lateness", "0", "--op-cost", "0", "--seeds", "1")
+	require.Equal(t, exitOK, code, "exit code; stderr %q", errOut)
+	assert.Contains(t, out, "safe-setting search are for sliding rules only")
+	assert.NotContains(t, out, "suggested safe settings")
+
+	out, errOut, code = run(t, "", "audit", "--rules", "5/1s", "--provider-kinds", "--strategies", "redis-rate", "--no-search", "--seeds", "1",
+		"--lateness", "0", "--op-cost", "0", "--format", "json")
+	require.Equal(t, exitOK, code, "exit code; stderr %q", errOut)
+	var rep struct {
+		Strategies []struct {
+			Workloads []struct {
+				Kinds []struct {
+					Kind  string
+					Rules []struct{ Violations int64 }
+				} `json:"provider_kinds"`
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	require.Len(t, rep.Strategies, 1)
+	for _, w := range rep.Strategies[0].Workloads {
+		require.Len(t, w.Kinds, 3, out)
+		assert.Equal(t, "bucket", w.Kinds[2].Kind)
+		assert.Zero(t, w.Kinds[2].Rules[0].Violations, "redis-rate against a bucket of its own parameters")
+	}
+
+	_, errOut, code = run(t, "", "audit", "--rules", "5/1s burst 5", "--provider-kinds")
+	assert.Equal(t, exitUsage, code, "stderr %q", errOut)
+	assert.Contains(t, errOut, "give rules without a kind")
+}

@@ -132,7 +132,6 @@ func TestCommandsRefuseKindsAndCosts(t *testing.T) {
 	}{
 		{[]string{"simulate", scenario}, "strategy xrate-chained keeps sliding rules only so far: it cannot run rule 5000/1h fixed"},
 		{[]string{"run", scenario}, "strategy xrate-chained keeps sliding rules only so far: it cannot run rule 5000/1h fixed"},
-		{[]string{"audit", "--rules", "5/1s,5000/1h fixed"}, "rule 5000/1h fixed: audit supports sliding call rules only so far"},
 		{[]string{"sql", "--rules", "10/1s burst 20", "--table", "t", "--time-col", "ts"}, "rule 10/1s burst 20: a bucket's level before a send"},
 		{[]string{"sql", "--rules", "90000 tokens/1m", "--table", "t", "--time-col", "ts"}, "which of the sends at one instant breaks a cost rule depends on their order: name the column that orders them (--tiebreak)"},
 		{[]string{"sql", "--rules", "90000 tokens/1m", "--table", "t", "--time-col", "ts", "--tiebreak", "id", "--cost", "points=p"}, `--cost "points=p": no rule meters points`},

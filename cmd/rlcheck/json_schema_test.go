@@ -237,17 +237,25 @@ type docAuditSetting struct {
 	Go       string `json:"go"`
 }
 
+type docAuditRule struct {
+	Rule        string `json:"rule"`
+	Violations  int64  `json:"violations"`
+	MaxInWindow int64  `json:"max_in_window"`
+	Limit       int    `json:"limit"`
+}
+
 type docAuditWorkload struct {
-	Workload           string `json:"workload"`
-	Runs               int    `json:"runs"`
-	RunsWithViolations int    `json:"runs_with_violations"`
-	SendsMean          int    `json:"sends_mean"`
-	Rules              []struct {
-		Rule        string `json:"rule"`
-		Violations  int64  `json:"violations"`
-		MaxInWindow int64  `json:"max_in_window"`
-		Limit       int    `json:"limit"`
-	} `json:"rules"`
+	Workload           string         `json:"workload"`
+	Runs               int            `json:"runs"`
+	RunsWithViolations int            `json:"runs_with_violations"`
+	SendsMean          int            `json:"sends_mean"`
+	Refused            int            `json:"refused"`
+	Rules              []docAuditRule `json:"rules"`
+	ProviderKinds      []struct {
+		Kind               string         `json:"kind"`
+		RunsWithViolations int            `json:"runs_with_violations"`
+		Rules              []docAuditRule `json:"rules"`
+	} `json:"provider_kinds"`
 }
 
 type docAudit struct {
@@ -386,6 +394,11 @@ func TestJSONSchema(t *testing.T) {
 			func() any { return &docAudit{} }, func(t *testing.T, d any) {
 				doc := d.(*docAudit)
 				assert.Equal(t, int64(2e6), doc.Strategies[0].Setting.MarginNs)
+			}},
+		{"audit-kinds", []string{"audit", "--rules", "5/1s", "--seeds", "1", "--no-search", "--provider-kinds", "--strategies", "redis-fixed-window"},
+			func() any { return &docAudit{} }, func(t *testing.T, d any) {
+				doc := d.(*docAudit)
+				assert.Equal(t, "fixed", doc.Strategies[0].Workloads[0].ProviderKinds[1].Kind)
 			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

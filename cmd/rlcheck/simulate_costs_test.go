@@ -35,7 +35,7 @@ func TestSimulateCosts(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"simulate", "--strategies", "redis-rate", scenario}, "strategy redis-rate meters calls only so far: it cannot run rules that meter tokens"},
+		{[]string{"simulate", "--strategies", "uber-ratelimit", scenario}, "strategy uber-ratelimit meters calls only so far: it cannot run rules that meter tokens"},
 	} {
 		out, errOut, code := run(t, "", tt.args...)
 		assert.Equal(t, exitUsage, code, "%v: stderr %q", tt.args, errOut)

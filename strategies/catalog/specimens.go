@@ -41,6 +41,18 @@ func LibStrategyNames() []string {
 // library strategies, the hand-written designs and redis-client-time.
 func AuditStrategyNames() []string { return append(LibStrategyNames(), RedisClientTime) }
 
+// LibCosts reports whether the library strategy name meters costs: the
+// libraries that take a quantity (x/time/rate's WaitN, redis_rate's
+// AllowN, throttled's RateLimit) and the project's script on the hosts'
+// clocks.
+func LibCosts(name string) bool {
+	switch name {
+	case XRateChained, RedisRate, ThrottledMem, ThrottledRedis, RedisClientTime:
+		return true
+	}
+	return false
+}
+
 // libStrategies are the table entries for the libraries as users configure
 // them by default.
 func libStrategies() []Strategy {
@@ -67,7 +79,7 @@ func LibStrategy(name string, cfg LibConfig) (Strategy, bool) {
 	if name == RedisClientTime {
 		return Strategy{
 			Name: name, Doc: "the redis script on each worker's own (possibly skewed) clock",
-			PerWorker: true, NeedsRedis: true,
+			PerWorker: true, NeedsRedis: true, Costs: true,
 			New: func(e Env) (strategies.Limiter, error) {
 				e.Rules = strategies.Widen(cfg.Margin, e.Rules...)
 				return newRedis(e, redislimit.Client, false)
@@ -83,7 +95,7 @@ func LibStrategy(name string, cfg LibConfig) (Strategy, bool) {
 		}
 		mk, costly = onOwnRedis(chain), true
 	}
-	return Strategy{Name: name, Doc: doc, Costly: costly, Costs: name == XRateChained, New: func(e Env) (strategies.Limiter, error) {
+	return Strategy{Name: name, Doc: doc, Costly: costly, Costs: LibCosts(name), New: func(e Env) (strategies.Limiter, error) {
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/rlcheck/rlcheck/clock"
+	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
 )
 
@@ -26,6 +27,42 @@ type Chain struct {
 	all   bool // one step checks and records every rule
 	try   Try
 	stats *strategies.StatsKeeper
+	// With costs (NewCostChain): the rules, each limiter's burst in its
+	// unit, and the try that takes a call's charge.
+	rules []rule.Rule
+	burst []int64
+	tryN  TryN
+}
+
+// TryN is Try for a call charged n in rule i's unit (1 for a call rule).
+type TryN func(ctx context.Context, i int, now int64, n int64) (ok bool, wait time.Duration, err error)
+
+// NewCostChain returns the loop over rules' limiters for a library that
+// takes a quantity (redis_rate's AllowN, throttled's RateLimit): each
+// limiter is asked through try with the call's cost in its rule's unit.
+// burst[i] is the most rule i's limiter admits at once: a larger cost is
+// refused at once (Charges).
+func NewCostChain(rt clock.Runtime, rules []rule.Rule, burst []int64, try TryN) *Chain {
+	c := NewChain(rt, len(rules), func(ctx context.Context, i int, now int64) (bool, time.Duration, error) {
+		return try(ctx, i, now, 1)
+	})
+	c.rules, c.burst, c.tryN = rules, burst, try
+	return c
+}
+
+// AcquireCost is Acquire for a call of costs, one per unit the rules
+// meter (strategies.CostLimiter), for a chain built by NewCostChain.
+func (c *Chain) AcquireCost(ctx context.Context, costs []int64) error {
+	if c.tryN == nil {
+		return &strategies.CostError{Msg: "this limiter meters calls only"}
+	}
+	n, err := Charges(c.rules, costs, func(i int) int64 { return c.burst[i] })
+	if err != nil {
+		return err
+	}
+	return c.acquire(ctx, func(ctx context.Context, i int, now int64) (bool, time.Duration, error) {
+		return c.tryN(ctx, i, now, n[i])
+	})
 }
 
 // NewChain returns the loop over n rules' limiters, asked through try.
@@ -40,11 +77,13 @@ func NewAtomic(rt clock.Runtime, n int, try Try) *Chain {
 }
 
 // Acquire asks each rule's limiter in turn until it admits the call.
-func (c *Chain) Acquire(ctx context.Context) error {
+func (c *Chain) Acquire(ctx context.Context) error { return c.acquire(ctx, c.try) }
+
+func (c *Chain) acquire(ctx context.Context, try Try) error {
 	for i := range c.n {
 		start := c.rt.Now()
 		for {
-			ok, wait, err := c.try(ctx, i, c.rt.Now())
+			ok, wait, err := try(ctx, i, c.rt.Now())
 			if err != nil {
 				return err
 			}

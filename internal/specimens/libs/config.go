@@ -3,6 +3,8 @@ package libs
 import (
 	"fmt"
 	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
 )
 
 // Config is how a library limiter is set up for each rule "N per W".
@@ -13,6 +15,10 @@ type Config struct {
 	// Burst is each x/time/rate limiter's bucket size; 0 means the rule's
 	// limit N.
 	Burst int
+	// UnitBurst is the bucket size, in units, of the limiters of the rules
+	// that meter a cost (90000 tokens/1m); 0 means the rule's limit N.
+	// Burst is for the call rules only.
+	UnitBurst int
 	// Slack is go.uber.org/ratelimit's WithSlack: how many unused
 	// permissions an idle limiter banks (the library's default is 10).
 	Slack int
@@ -43,7 +49,7 @@ func Default() Config { return Config{Slack: UberDefaultSlack, RoundTrip: Defaul
 // Validate reports a setting the libraries cannot take.
 func (c Config) Validate() error {
 	switch {
-	case c.Burst < 0:
+	case c.Burst < 0 || c.UnitBurst < 0:
 		return fmt.Errorf("libs: burst must not be negative")
 	case c.Slack < 0:
 		return fmt.Errorf("libs: slack must not be negative")
@@ -55,15 +61,24 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// burst returns the bucket size for a rule of limit n.
-func (c Config) burst(n int) int { return c.BurstFor(n) }
-
-// BurstFor returns the bucket size for a rule of limit n: Burst, or n.
+// BurstFor returns the bucket size for a call rule of limit n: Burst, or n.
 func (c Config) BurstFor(n int) int {
 	if c.Burst > 0 {
 		return c.Burst
 	}
 	return n
+}
+
+// BurstOf returns the bucket size of r's limiter: UnitBurst (or N) for a
+// rule that meters a cost, BurstFor otherwise.
+func (c Config) BurstOf(r rule.Rule) int {
+	if r.Unit == "" {
+		return c.BurstFor(r.Limit)
+	}
+	if c.UnitBurst > 0 {
+		return c.UnitBurst
+	}
+	return r.Limit
 }
 
 // LimitFor returns the limit a window-counting design enforces for a rule

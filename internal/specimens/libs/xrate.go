@@ -15,10 +15,10 @@ import (
 )
 
 // NewRateLimiter returns the x/time/rate limiter users write for r:
-// rate.NewLimiter(rate.Limit(N/(W+Margin)), Burst or N).
+// rate.NewLimiter(rate.Limit(N/(W+Margin)), cfg.BurstOf(r)).
 func NewRateLimiter(r rule.Rule, cfg Config) *rate.Limiter {
 	per := (r.Window + cfg.Margin).Seconds()
-	return rate.NewLimiter(rate.Limit(float64(r.Limit)/per), cfg.burst(r.Limit))
+	return rate.NewLimiter(rate.Limit(float64(r.Limit)/per), cfg.BurstOf(r))
 }
 
 func newRateLimiters(rules []rule.Rule, cfg Config) []*rate.Limiter {
@@ -56,26 +56,13 @@ func (x *XRateChained) Acquire(ctx context.Context) error { return x.AcquireCost
 // nil costs: 1 in every unit), in the order strategies.Units names them.
 // A cost above a limiter's burst is refused at once, as WaitN refuses it.
 func (x *XRateChained) AcquireCost(ctx context.Context, costs []int64) error {
-	units := strategies.Units(x.rules)
-	if costs != nil && len(costs) != len(units) {
-		return &strategies.CostError{Msg: fmt.Sprintf("%d costs for %d units", len(costs), len(units))}
-	}
-	n := make([]int, len(x.lims))
-	for i, r := range x.rules {
-		n[i] = 1
-		if k := slices.Index(units, r.Unit); k >= 0 && costs != nil {
-			if costs[k] < 0 {
-				return &strategies.CostError{Cost: costs[k], Msg: fmt.Sprintf("a negative cost (%d)", costs[k])}
-			}
-			n[i] = int(min(costs[k], math.MaxInt32))
-		}
-		if n[i] > x.lims[i].Burst() {
-			return &strategies.CostError{Rule: r, Cost: int64(n[i])}
-		}
+	n, err := Charges(x.rules, costs, func(i int) int64 { return int64(x.lims[i].Burst()) })
+	if err != nil {
+		return err
 	}
 	for i, l := range x.lims {
 		now := x.rt.Now()
-		r := l.ReserveN(timeAt(now), n[i])
+		r := l.ReserveN(timeAt(now), int(n[i]))
 		x.stats.Record(i, 1)
 		d := r.DelayFrom(timeAt(now))
 		if d <= 0 {
@@ -156,4 +143,30 @@ func cancel(l *rate.Limiter, r *rate.Reservation, now int64) int64 {
 	before := l.TokensAt(at)
 	r.CancelAt(at)
 	return int64(math.Round(l.TokensAt(at) - before))
+}
+
+// Charges returns what each rule's limiter is charged for a call of costs
+// (one per unit, in the order strategies.Units names them; nil: 1 in every
+// unit): its cost in the rule's unit, 1 for a call rule. A cost above
+// burst(i), which rule i's limiter never admits, is refused at once, as
+// WaitN and AllowN refuse it, and so are malformed costs.
+func Charges(rules []rule.Rule, costs []int64, burst func(i int) int64) ([]int64, error) {
+	units := strategies.Units(rules)
+	if costs != nil && len(costs) != len(units) {
+		return nil, &strategies.CostError{Msg: fmt.Sprintf("%d costs for %d units", len(costs), len(units))}
+	}
+	n := make([]int64, len(rules))
+	for i, r := range rules {
+		n[i] = 1
+		if k := slices.Index(units, r.Unit); k >= 0 && costs != nil {
+			if costs[k] < 0 {
+				return nil, &strategies.CostError{Cost: costs[k], Msg: fmt.Sprintf("a negative cost (%d)", costs[k])}
+			}
+			n[i] = min(costs[k], math.MaxInt32)
+		}
+		if n[i] > burst(i) {
+			return nil, &strategies.CostError{Rule: r, Cost: n[i]}
+		}
+	}
+	return n, nil
 }

@@ -26,22 +26,26 @@ type Client interface {
 }
 
 // Limit returns the redis_rate.Limit users write for r: N per W+Margin,
-// burst Burst or N.
+// burst cfg.BurstOf(r) (in units for a cost rule).
 func Limit(r rule.Rule, cfg libs.Config) redis_rate.Limit {
-	return redis_rate.Limit{Rate: r.Limit, Period: r.Window + cfg.Margin, Burst: cfg.BurstFor(r.Limit)}
+	return redis_rate.Limit{Rate: r.Limit, Period: r.Window + cfg.Margin, Burst: cfg.BurstOf(r)}
 }
 
 // New returns the chained redis_rate limiter for rules on keys key:0,
-// key:1, ...; rt only sleeps (the server's clock decides).
+// key:1, ...; rt only sleeps (the server's clock decides). A call asks
+// each limit for AllowN(ctx, key, limit, n), n its cost in the rule's unit
+// (1 for a call rule), as clients of a metered API write it.
 func New(rdb Client, rt clock.Runtime, rules []rule.Rule, cfg libs.Config, key string) *libs.Chain {
 	l := redis_rate.NewLimiter(rdb)
 	limits := make([]redis_rate.Limit, len(rules))
 	keys := make([]string, len(rules))
+	burst := make([]int64, len(rules))
 	for i, r := range rules {
 		limits[i], keys[i] = Limit(r, cfg), key+":"+strconv.Itoa(i)
+		burst[i] = int64(limits[i].Burst)
 	}
-	return libs.NewChain(rt, len(rules), func(ctx context.Context, i int, _ int64) (bool, time.Duration, error) {
-		res, err := l.Allow(ctx, keys[i], limits[i])
+	return libs.NewCostChain(rt, rules, burst, func(ctx context.Context, i int, _ int64, n int64) (bool, time.Duration, error) {
+		res, err := l.AllowN(ctx, keys[i], limits[i], int(n))
 		if err != nil {
 			return false, 0, err
 		}

@@ -25,7 +25,7 @@ import (
 // Burst (or N) calls through at once; throttled's MaxBurst counts the calls
 // beyond the first, so it is one less.
 func Quota(r rule.Rule, cfg libs.Config) throttled.RateQuota {
-	return throttled.RateQuota{MaxRate: throttled.PerDuration(r.Limit, r.Window+cfg.Margin), MaxBurst: cfg.BurstFor(r.Limit) - 1}
+	return throttled.RateQuota{MaxRate: throttled.PerDuration(r.Limit, r.Window+cfg.Margin), MaxBurst: cfg.BurstOf(r) - 1}
 }
 
 // NewMem returns the chained limiter on memstore, its clock set to rt.
@@ -54,15 +54,17 @@ const casGaveUp = "Failed to store updated rate limit data"
 
 func chain(rt clock.Runtime, st throttled.GCRAStoreCtx, rules []rule.Rule, cfg libs.Config, prefix string) (*libs.Chain, error) {
 	lims := make([]*throttled.GCRARateLimiterCtx, len(rules))
+	burst := make([]int64, len(rules))
 	for i, r := range rules {
 		l, err := throttled.NewGCRARateLimiterCtx(st, Quota(r, cfg))
 		if err != nil {
 			return nil, err
 		}
-		lims[i] = l
+		lims[i], burst[i] = l, int64(cfg.BurstOf(r))
 	}
-	return libs.NewChain(rt, len(rules), func(ctx context.Context, i int, _ int64) (bool, time.Duration, error) {
-		limited, res, err := lims[i].RateLimitCtx(ctx, strconv.Itoa(i), 1)
+	// RateLimit's quantity is the call's cost in the rule's unit.
+	return libs.NewCostChain(rt, rules, burst, func(ctx context.Context, i int, _ int64, n int64) (bool, time.Duration, error) {
+		limited, res, err := lims[i].RateLimitCtx(ctx, strconv.Itoa(i), int(n))
 		if err != nil && strings.HasPrefix(err.Error(), casGaveUp) {
 			// Concurrent callers on one key (a real clock only) beat
 			// this one's compare-and-swap ten times: it asks again.

@@ -1,0 +1,206 @@
+package audit
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
+	"github.com/rlcheck/rlcheck/workload"
+)
+
+// CostParts sets the workloads' costs for a weighted contract: each call
+// costs uniform(1, ⌊N/CostParts⌋) in each unit, N the smallest limit of
+// the rules that meter it (1 to 9000 tokens under 90000 tokens/1m): from
+// a call that takes almost nothing to one that takes a tenth of the
+// window, so a burst after idle is a few calls and a bucket's burst in
+// units must hold the largest call.
+const CostParts = 10
+
+// weighted reports whether any rule meters a cost.
+func weighted(rules []rule.Rule) bool { return len(rule.Units(rules)) > 0 }
+
+// MaxCost is the most one call of the audit's workloads costs in unit.
+func MaxCost(rules []rule.Rule, unit string) int64 {
+	n := 0
+	for _, r := range rules {
+		if r.Unit == unit && (n == 0 || r.Limit < n) {
+			n = r.Limit
+		}
+	}
+	return max(int64(n/CostParts), 1)
+}
+
+// CostDists returns the workloads' costs for rules, one distribution per
+// unit they meter, in the order rule.Units names them (nil for none).
+func CostDists(rules []rule.Rule) []workload.UnitCost {
+	var out []workload.UnitCost
+	for _, u := range rule.Units(rules) {
+		out = append(out, workload.UnitCost{Unit: u, Dist: workload.Dist{Kind: workload.Uniform, A: 1, B: time.Duration(MaxCost(rules, u))}})
+	}
+	return out
+}
+
+// callEquivalent returns rules with each cost rule read as the calls of
+// mean cost it holds, so that the workloads' pace and sizes follow the
+// rule that binds.
+func callEquivalent(rules []rule.Rule) []rule.Rule {
+	out := make([]rule.Rule, len(rules))
+	for i, r := range rules {
+		out[i] = r
+		if r.Unit != "" {
+			mean := (1 + MaxCost(rules, r.Unit)) / 2
+			out[i] = rule.Rule{Limit: max(int(int64(r.Limit)/mean), 1), Window: r.Window}
+		}
+	}
+	return out
+}
+
+// NoCosts says why strategy name is left out of the audit of a weighted
+// contract ("" when it meters costs).
+func NoCosts(name string) string {
+	if catalog.LibCosts(name) {
+		return ""
+	}
+	switch name {
+	case catalog.XRateReserveAll:
+		return "reserves 1 on every limiter (the pattern audited: ReserveN with a cost is not wired)"
+	case catalog.UberRatelimit:
+		return "Take() takes no quantity: one permission a call"
+	case catalog.UluleRedis:
+		return "Increment(ctx, key, count) takes one, but is not wired: chained fixed windows have no safe setting in any unit"
+	case catalog.TwoTrips, catalog.TimestampMember, catalog.FixedWindow, catalog.GuideScript:
+		return "counts calls (a member or an INCR a call): no cost in the design"
+	}
+	return "meters calls only"
+}
+
+// Skipped is a strategy left out of an audit, and why.
+type Skipped struct {
+	Name string
+	Why  string
+}
+
+// costStrategies splits names, for opt's rules, into those audited and
+// those left out because they meter no costs.
+func costStrategies(rules []rule.Rule, names []string) ([]string, []Skipped) {
+	if !weighted(rules) {
+		return names, nil
+	}
+	var keep []string
+	var skip []Skipped
+	for _, n := range names {
+		if why := NoCosts(n); why != "" {
+			skip = append(skip, Skipped{n, why})
+			continue
+		}
+		keep = append(keep, n)
+	}
+	return keep, skip
+}
+
+// unitBurst returns the largest burst in units, halving from the smallest
+// cost rule's limit, that keeps every cost rule's analytic worst case
+// within its limit with c's margin and still admits the largest call; ok
+// is false when none does.
+func unitBurst(opt *Options, name string, c catalog.LibConfig) (int, bool) {
+	n, most := 0, int64(1)
+	for _, r := range opt.Rules {
+		if r.Unit != "" {
+			if n == 0 || r.Limit < n {
+				n = r.Limit
+			}
+			most = max(most, MaxCost(opt.Rules, r.Unit))
+		}
+	}
+	for b := n; int64(b) >= most; b /= 2 {
+		c.UnitBurst = b
+		ok := true
+		for _, bd := range Bounds(name, c, opt) {
+			if bd.Rule.Unit != "" && (bd.Worst == Unbounded || bd.Worst > int64(bd.Rule.Limit)) {
+				ok = false
+			}
+		}
+		if ok {
+			return b, true
+		}
+	}
+	return 0, false
+}
+
+func skippedText(sk []Skipped) string {
+	s := ""
+	for _, k := range sk {
+		s += fmt.Sprintf("\n  %s: %s", k.Name, k.Why)
+	}
+	return s
+}
+
+// unitCandidates are candidates for a bucket design under a weighted
+// contract: per margin, the burst in units that unitBurst finds (margins
+// where none holds the largest call are passed over), with the call
+// rules' bursts from the largest down, as for a contract of calls.
+func unitCandidates(opt *Options, name string, margins []time.Duration) []catalog.LibConfig {
+	minCallN := 0
+	for _, r := range opt.Rules {
+		if r.Unit == "" && (minCallN == 0 || r.Limit < minCallN) {
+			minCallN = r.Limit
+		}
+	}
+	var out []catalog.LibConfig
+	for _, m := range margins {
+		c := opt.Config
+		c.Margin = m
+		ub, ok := unitBurst(opt, name, c)
+		if !ok {
+			continue
+		}
+		c.UnitBurst = ub
+		out = append(out, c)
+		top := minCallN - 1
+		if opt.Config.Burst > 0 {
+			top = min(top, opt.Config.Burst-1)
+		}
+		for b := top; b >= 1; b-- {
+			c.Burst = b
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// refused counts the calls refused at once over outcomes.
+func refused(os []Outcome) int {
+	n := 0
+	for _, o := range os {
+		n += o.Refused
+	}
+	return n
+}
+
+// costText describes the workloads' costs after prefix ("" without).
+func costText(rules []rule.Rule, prefix string) string {
+	s := ""
+	for i, u := range rule.Units(rules) {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%s uniform(1, %d)", u, MaxCost(rules, u))
+	}
+	if s == "" {
+		return ""
+	}
+	return prefix + s
+}
+
+// unitsOrCalls names the units rules meter, "" for calls among them.
+func unitsOrCalls(rules []rule.Rule) []string {
+	var out []string
+	for _, r := range rules {
+		if !slices.Contains(out, r.Unit) {
+			out = append(out, r.Unit)
+		}
+	}
+	return out
+}
