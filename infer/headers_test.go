@@ -72,7 +72,7 @@ func TestParseResetAndRetryAfter(t *testing.T) {
 	}{
 		{"5", 5 * time.Second},
 		{"0.25", 250 * time.Millisecond},
-		{fmt.Sprint(at/1e9 + 30), 30 * time.Second},   // epoch seconds
+		{fmt.Sprint(at/1e9 + 30), 30 * time.Second},          // epoch seconds
 		{fmt.Sprint(at/1e6 + 1500), 1500 * time.Millisecond}, // epoch milliseconds
 	} {
 		got, err := ParseReset(c.text, at)
