@@ -156,7 +156,7 @@ func TestRefusedWhileAnnouncingRoom(t *testing.T) {
 		{"x_ratelimit_remaining_requests", "1", "0"},
 		{"ratelimit", `"limit=5, remaining=3, reset=1"`, `"limit=5, remaining=0, reset=1"`},
 	} {
-		log := csvLog(t, headerLog(c.col, "0,200,"+c.spent, "100,429,"+c.spent, "200,429,"+c.room, "300,429,"+c.room), msUnit)
+		log := csvLog(t, headerLog(c.col, "0,200,"+c.room, "100,429,"+c.spent, "200,429,"+c.room, "300,429,"+c.room), msUnit)
 		res := Infer(log.Sends[""], Options{})
 		require.NotNil(t, res.Headers, c.col)
 		assert.Equal(t, 2, res.Headers.RoomRefused, c.col)
