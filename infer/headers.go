@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Header is a rate-limit response header infer reads, by its log column.
@@ -149,11 +150,23 @@ func unquote(s string) string {
 	return s
 }
 
+// quote quotes a header's text for an error, cut to 40 bytes.
+func quote(s string) string {
+	if len(s) > 40 {
+		cut := 40
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return strconv.Quote(s)
+}
+
 // count reads a non-negative whole number no larger than maxQuota.
 func count(s string) (int64, error) {
 	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 	if err != nil || n < 0 || n > maxQuota {
-		return 0, fmt.Errorf("%q is no count", s)
+		return 0, fmt.Errorf("%s is no count", quote(s))
 	}
 	return n, nil
 }
@@ -170,7 +183,7 @@ func windowParam(p map[string]string) (time.Duration, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n <= 0 || n > maxWindowSeconds {
-		return 0, fmt.Errorf("window %q is no whole number of seconds", v)
+		return 0, fmt.Errorf("window %s is no whole number of seconds", quote(v))
 	}
 	return time.Duration(n) * time.Second, nil
 }
@@ -193,7 +206,7 @@ func ParsePolicy(s string, from Header) ([]Limit, error) {
 		case !strings.HasPrefix(m.item, `"`):
 			q = m.item
 		default:
-			return nil, fmt.Errorf("policy %s names no quota (q=)", m.item)
+			return nil, fmt.Errorf("policy %s names no quota (q=)", quote(m.item))
 		}
 		if l.N, err = count(q); err != nil {
 			return nil, err
@@ -224,7 +237,7 @@ func ParseRateLimit(s string) (*Announced, error) {
 		if !dict || strings.HasPrefix(m.item, `"`) {
 			r, ok := m.params["r"]
 			if !ok {
-				return nil, fmt.Errorf("member %s gives no remaining quota (r=)", m.item)
+				return nil, fmt.Errorf("member %s gives no remaining quota (r=)", quote(m.item))
 			}
 			n, err := count(r)
 			if err != nil {
@@ -273,7 +286,7 @@ func ParseReset(s string, at int64) (time.Duration, error) {
 	case f >= 1e12 && f < 9e12:
 		return time.Duration(f*1e6) - time.Duration(at), nil
 	}
-	return 0, fmt.Errorf("%q is no reset time (seconds, or epoch seconds or milliseconds)", s)
+	return 0, fmt.Errorf("%s is no reset time (seconds, or epoch seconds or milliseconds)", quote(s))
 }
 
 // ParseRetryAfter reads Retry-After: whole seconds, or an HTTP date,
@@ -282,13 +295,13 @@ func ParseRetryAfter(s string, at int64) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		if n < 0 || n > maxWindowSeconds {
-			return 0, fmt.Errorf("%q is no wait", s)
+			return 0, fmt.Errorf("%s is no wait", quote(s))
 		}
 		return time.Duration(n) * time.Second, nil
 	}
 	t, err := http.ParseTime(s)
 	if err != nil || t.Year() < 1970 || t.Year() > 2200 {
-		return 0, fmt.Errorf("%q is neither seconds nor an HTTP date", s)
+		return 0, fmt.Errorf("%s is neither seconds nor an HTTP date", quote(s))
 	}
 	return time.Duration(t.UnixNano() - at), nil
 }
@@ -302,7 +315,7 @@ func ParseUnitReset(s string) (time.Duration, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f < 0 || f > maxWindowSeconds {
-		return 0, fmt.Errorf("%q is no duration", s)
+		return 0, fmt.Errorf("%s is no duration", quote(s))
 	}
 	return time.Duration(f * 1e9), nil
 }

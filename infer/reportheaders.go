@@ -84,12 +84,7 @@ func writeBadHeaders(b *strings.Builder, log *Log) {
 	}
 }
 
-func shortText(s string) string {
-	if len(s) > 80 {
-		s = s[:80] + "..."
-	}
-	return fmt.Sprintf("%q", s)
-}
+func shortText(s string) string { return quote(s) }
 
 type jsonHeaderOut struct {
 	Answers     int            `json:"answers"`
