@@ -226,16 +226,26 @@ func TestHeaderWindowJoinsGridOnlyWhenRead(t *testing.T) {
 // TestMalformedHeaderIsCounted: a header that does not parse is counted,
 // named by its line, and left out; the call still counts.
 func TestMalformedHeaderIsCounted(t *testing.T) {
-	log := csvLog(t, headerLog("ratelimit_policy,retry_after", "0,200,10;w=1,", "1,200,ten,", "2,429,10;w=1,later", `3,429,"10;w=x",5`), msUnit)
-	assert.Equal(t, BadHeaders{N: 2, Line: 3, Text: "ten", Err: `"ten" is no count`}, log.BadHeaders[HRateLimitPolicy])
+	log := csvLog(t, headerLog("ratelimit_policy,retry_after", "0,200,10;w=1,", "1,200,ten,", "2,429,10;w=1,later", `3,429,"10;w=x",5`, "4,200,ten,"), msUnit)
+	assert.Equal(t, BadHeaders{N: 3, Line: 3, Text: "ten", Err: `"ten" is no count`}, log.BadHeaders[HRateLimitPolicy], "each call's counted, the same text or not")
 	assert.Equal(t, 1, log.BadHeaders[HRetryAfter].N)
 	assert.Equal(t, int64(4), log.BadHeaders[HRetryAfter].Line)
 	rep := Run("log.csv", log, Options{})
-	assert.Equal(t, 4, rep.Calls)
+	assert.Equal(t, 5, rep.Calls)
 	var b bytes.Buffer
 	require.NoError(t, rep.WriteText(&b, false))
-	assert.Contains(t, b.String(), `2 malformed RateLimit-Policy headers left out, the first on line 3: "ten": "ten" is no count`)
+	assert.Contains(t, b.String(), `3 malformed RateLimit-Policy headers left out, the first on line 3: "ten": "ten" is no count`)
 	assert.Contains(t, b.String(), "Retry-After on 1 answer, from 5s to 5s.")
+}
+
+// TestRetryAfterDateIsPerCall: the same HTTP date asks each call for the
+// wait from its own time.
+func TestRetryAfterDateIsPerCall(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli()
+	date := "Fri, 02 Jan 2026 03:04:15 GMT"
+	log := csvLog(t, headerLog("retry_after", fmt.Sprintf("%d,429,%q", at, date), fmt.Sprintf("%d,429,%q", at+4000, date)), msUnit)
+	s := log.Sends[""]
+	assert.Equal(t, []time.Duration{10 * time.Second, 6 * time.Second}, []time.Duration{s[0].Ann.RetryAfter, s[1].Ann.RetryAfter})
 }
 
 // TestHeadersFromJSONLines: fields by their default names, numbers and

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -45,6 +46,7 @@ func readHeaders(name string, open Open, format sendlog.Format, opt ReadOptions,
 		br.Discard(3)
 	}
 	j := 0
+	cache := answerCache{m: map[[NumHeaders]string]parsedAnswer{}}
 	attach := func(line int64, raw *[NumHeaders]string) {
 		for j < len(all) && all[j].Line < line {
 			j++
@@ -52,7 +54,7 @@ func readHeaders(name string, open Open, format sendlog.Format, opt ReadOptions,
 		if j == len(all) || all[j].Line != line {
 			return
 		}
-		a, bad := ParseAnswer(raw, all[j].At)
+		a, bad := cache.parse(raw, all[j].At)
 		all[j].Ann = a
 		log.Answers++
 		for _, b := range bad {
@@ -66,6 +68,35 @@ func readHeaders(name string, open Open, format sendlog.Format, opt ReadOptions,
 		return jsonHeaders(name, br, opt, attach)
 	}
 	return csvHeaders(name, br, opt, attach)
+}
+
+// answerCache shares the parse of answers whose headers are the same
+// text: most answers repeat a few, and each call then holds a pointer.
+type answerCache struct {
+	m map[[NumHeaders]string]parsedAnswer
+}
+
+type parsedAnswer struct {
+	a   *Announced
+	bad []BadHeader
+}
+
+// maxCachedAnswers bounds the distinct answers the cache holds; later
+// ones are parsed each time.
+const maxCachedAnswers = 1 << 14
+
+func (c *answerCache) parse(raw *[NumHeaders]string, at int64) (*Announced, []BadHeader) {
+	if strings.ContainsFunc(raw[HRetryAfter], unicode.IsLetter) {
+		return ParseAnswer(raw, at) // an HTTP date: the wait depends on the call's time
+	}
+	if p, ok := c.m[*raw]; ok {
+		return p.a, p.bad
+	}
+	a, bad := ParseAnswer(raw, at)
+	if len(c.m) < maxCachedAnswers {
+		c.m[*raw] = parsedAnswer{a, bad}
+	}
+	return a, bad
 }
 
 // csvHeaders reads the header columns of a CSV log with a header line.
