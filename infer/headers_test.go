@@ -238,6 +238,20 @@ func TestMalformedHeaderIsCounted(t *testing.T) {
 	assert.Contains(t, b.String(), "Retry-After on 1 answer, from 5s to 5s.")
 }
 
+// TestHeadersOfALogWithoutHeaderLine: columns named by index are read
+// from the first line on when it is a call.
+func TestHeadersOfALogWithoutHeaderLine(t *testing.T) {
+	opt := msUnit
+	opt.StatusCol, opt.Log.TimeCol = "2", "1"
+	opt.HeaderCols = map[Header]string{HXRemaining: "3"}
+	log := csvLog(t, "0,429,2\n10,429,0\n20,429,1\n", opt)
+	res := Infer(log.Sends[""], Options{})
+	require.NotNil(t, res.Headers)
+	assert.Equal(t, 3, res.Headers.Answers)
+	assert.Equal(t, 2, res.Headers.RoomRefused)
+	assert.Equal(t, int64(1), res.Headers.RoomRefusedLine)
+}
+
 // TestRetryAfterDateIsPerCall: the same HTTP date asks each call for the
 // wait from its own time.
 func TestRetryAfterDateIsPerCall(t *testing.T) {

@@ -99,27 +99,21 @@ func (c *answerCache) parse(raw *[NumHeaders]string, at int64) (*Announced, []Ba
 	return a, bad
 }
 
-// csvHeaders reads the header columns of a CSV log with a header line.
+// csvHeaders reads the header columns of a CSV log, named in its header
+// line or by index; a first line that is a call (no header) is read too.
 func csvHeaders(name string, in io.Reader, opt ReadOptions, attach func(int64, *[NumHeaders]string)) error {
 	r := csv.NewReader(in)
-	r.FieldsPerRecord, r.LazyQuotes, r.Comment, r.ReuseRecord = -1, true, '#', true
-	head, err := r.Read()
+	r.FieldsPerRecord, r.LazyQuotes, r.Comment = -1, true, '#'
+	rec, err := r.Read()
 	if err != nil {
 		return nil // the first pass read the file; a file of a header only has no calls
 	}
-	cols, any := headerCols(head, opt.HeaderCols)
+	cols, any := headerCols(rec, opt.HeaderCols)
 	if !any {
 		return nil
 	}
 	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			return nil
-		}
 		line, _ := r.FieldPos(0)
-		if err != nil {
-			return &sendlog.InputError{File: name, Line: int64(line), Msg: "reading the headers: " + err.Error()}
-		}
 		var raw [NumHeaders]string
 		found := false
 		for h, c := range cols {
@@ -128,7 +122,15 @@ func csvHeaders(name string, in io.Reader, opt ReadOptions, attach func(int64, *
 			}
 		}
 		if found {
-			attach(int64(line), &raw)
+			attach(int64(line), &raw) // which reads only the lines of calls
+		}
+		rec, err = r.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			line, _ := r.FieldPos(0)
+			return &sendlog.InputError{File: name, Line: int64(line), Msg: "reading the headers: " + err.Error()}
 		}
 	}
 }
