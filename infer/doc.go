@@ -15,4 +15,10 @@
 // pointers: O(n) per window, kind and reading together. A log with no
 // refusal yields lower bounds only; a log that no rule on the grid can
 // explain is reported as a contradiction, naming its lines.
+//
+// Where the log keeps the provider's rate-limit headers (RateLimit,
+// RateLimit-Policy, X-RateLimit-*, Retry-After, x-ratelimit-*-requests and
+// -tokens), the limits they announce are listed, their windows join the
+// grid, and the calls where the provider's behaviour contradicts them are
+// counted with the same window counts.
 package infer

@@ -14,6 +14,8 @@ type Send struct {
 	At      int64
 	Refused bool
 	Line    int64
+	// Ann is what the answer's rate-limit headers announced; nil without.
+	Ann *Announced
 }
 
 // Options tune the inference; the zero value infers on Grid.
@@ -114,6 +116,9 @@ type Result struct {
 	// Declared sets Options.Declared beside the log, under Best; nil when
 	// no contract was declared.
 	Declared *Declared
+	// Headers sets the rate-limit headers of the answers beside the
+	// calls; nil when no answer carried one.
+	Headers *Headers
 }
 
 // maxUnexplained bounds the unexplained refusals a Fit lists.
@@ -121,6 +126,7 @@ const maxUnexplained = 10
 
 // Infer bounds every window and kind and finds the smallest contract under
 // each reading. The sends need not be sorted; equal times keep their order.
+// The windows the sends' announced limits name join the grid.
 func Infer(s []Send, opt Options) *Result {
 	if !slices.IsSortedFunc(s, func(a, b Send) int { return cmp.Compare(a.At, b.At) }) {
 		s = slices.Clone(s)
@@ -129,6 +135,10 @@ func Infer(s []Send, opt Options) *Result {
 	windows := opt.Windows
 	if windows == nil {
 		windows = Grid
+	}
+	hs := collectHeaders(s)
+	if hs != nil {
+		windows = hs.grid(windows)
 	}
 	d := newSends(s)
 	res := &Result{Sends: len(s), Refused: len(d.refIdx), Accepted: len(s) - len(d.refIdx)}
@@ -153,6 +163,10 @@ func Infer(s []Send, opt Options) *Result {
 		res.Fits[rd] = fit(d, cands, rd)
 	}
 	res.Best, res.BothFit = best(res.Fits)
+	if hs != nil {
+		hs.judge(d, res.Best)
+		res.Headers = hs
+	}
 	if len(opt.Declared) > 0 {
 		res.Declared = declare(d, opt.Declared, opt.Closed, res.Best)
 	}

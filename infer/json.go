@@ -9,26 +9,28 @@ type jsonReport struct {
 	Calls         int          `json:"calls"`
 	OtherStatuses int          `json:"other_statuses"`
 	Keys          []jsonKeyOut `json:"keys"`
+	BadHeaders    []jsonBad    `json:"malformed_headers,omitempty"`
 }
 
 type jsonKeyOut struct {
-	Key          string       `json:"key"`
-	Calls        int          `json:"calls"`
-	Accepted     int          `json:"accepted"`
-	Refused      int          `json:"refused"`
-	FirstNs      int64        `json:"first_ns"`
-	LastNs       int64        `json:"last_ns"`
-	Verdict      string       `json:"verdict"` // "fits", "lower bounds only" or "contradiction"
-	Reading      string       `json:"reading"`
-	BothFit      bool         `json:"both_readings_fit"`
-	Rules        string       `json:"rules"` // for --rules
-	Smallest     bool         `json:"smallest"`
-	Contract     []jsonRule   `json:"contract"`
-	OtherReading jsonReading  `json:"other_reading"`
-	Unexplained  []jsonUnexpl `json:"unexplained,omitempty"`
-	UnexplainedN int          `json:"unexplained_total,omitempty"`
-	Windows      []jsonWindow `json:"windows"`
-	Declared     *jsonDecl    `json:"declared,omitempty"`
+	Key          string         `json:"key"`
+	Calls        int            `json:"calls"`
+	Accepted     int            `json:"accepted"`
+	Refused      int            `json:"refused"`
+	FirstNs      int64          `json:"first_ns"`
+	LastNs       int64          `json:"last_ns"`
+	Verdict      string         `json:"verdict"` // "fits", "lower bounds only" or "contradiction"
+	Reading      string         `json:"reading"`
+	BothFit      bool           `json:"both_readings_fit"`
+	Rules        string         `json:"rules"` // for --rules
+	Smallest     bool           `json:"smallest"`
+	Contract     []jsonRule     `json:"contract"`
+	OtherReading jsonReading    `json:"other_reading"`
+	Unexplained  []jsonUnexpl   `json:"unexplained,omitempty"`
+	UnexplainedN int            `json:"unexplained_total,omitempty"`
+	Windows      []jsonWindow   `json:"windows"`
+	Declared     *jsonDecl      `json:"declared,omitempty"`
+	Headers      *jsonHeaderOut `json:"headers,omitempty"`
 }
 
 type jsonDecl struct {
@@ -136,6 +138,7 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 	if res.Declared != nil {
 		out.Declared = jsonDeclared(res)
 	}
+	out.Headers = jsonHeadersOf(res.Headers)
 	return out
 }
 

@@ -18,6 +18,10 @@ type ReadOptions struct {
 	// StatusCol and StatusField name the CSV column or JSON-lines field
 	// of each call's HTTP status; empty means "status".
 	StatusCol, StatusField string
+	// HeaderCols and HeaderFields name the CSV column (a header name or a
+	// 1-based index) or JSON-lines field (dotted) of a rate-limit header
+	// where it is not the header's default (Header.Col); "" reads none.
+	HeaderCols, HeaderFields map[Header]string
 }
 
 // ErrNoStatus is returned, wrapped, for a log that gives no status.
@@ -30,6 +34,10 @@ type Log struct {
 	// Other counts the calls of another status (5xx, other 4xx): they
 	// say nothing about the rules and are left out.
 	Other int
+	// Answers counts the calls whose answer carried a rate-limit header;
+	// BadHeaders the headers that did not parse, by Header.
+	Answers    int
+	BadHeaders [NumHeaders]BadHeaders
 }
 
 // Open opens one input; Read calls it once, or twice to read a key
@@ -48,7 +56,8 @@ func Read(name string, open Open, opt ReadOptions) (*Log, error) {
 	}
 	log := &Log{Sends: map[string][]Send{}}
 	var all []Send
-	err := each(name, open, so, func(rec sendlog.Record) error {
+	var format sendlog.Format
+	err := each(name, open, so, &format, func(rec sendlog.Record) error {
 		st, ok := status(rec.Key)
 		switch {
 		case rec.Key == nil || len(bytes.TrimSpace(rec.Key)) == 0:
@@ -65,12 +74,15 @@ func Read(name string, open Open, opt ReadOptions) (*Log, error) {
 	if err != nil {
 		return nil, statusError(err)
 	}
+	if err := readHeaders(name, open, format, opt, all, log); err != nil {
+		return nil, err
+	}
 	if !opt.Log.HasKey() {
 		log.Keys, log.Sends[""] = []string{""}, all
 		return log, nil
 	}
 	i := 0
-	err = each(name, open, opt.Log, func(rec sendlog.Record) error {
+	err = each(name, open, opt.Log, &format, func(rec sendlog.Record) error {
 		if i < len(all) && all[i].Line == rec.Line {
 			k := string(rec.Key)
 			if _, seen := log.Sends[k]; !seen {
@@ -100,7 +112,7 @@ func statusError(err error) error {
 }
 
 // each reads every record of the input.
-func each(name string, open Open, opt sendlog.Options, f func(sendlog.Record) error) error {
+func each(name string, open Open, opt sendlog.Options, format *sendlog.Format, f func(sendlog.Record) error) error {
 	in, err := open()
 	if err != nil {
 		return err
@@ -121,6 +133,7 @@ func each(name string, open Open, opt sendlog.Options, f func(sendlog.Record) er
 		if r.Format() != sendlog.FormatCSV && r.Format() != sendlog.FormatJSONL {
 			return fmt.Errorf("%s: read as %v: %w: give CSV or JSON lines with a status column", name, r.Format(), ErrNoStatus)
 		}
+		*format = r.Format()
 		if err := f(rec); err != nil {
 			return err
 		}

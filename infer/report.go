@@ -84,12 +84,14 @@ func (rep *Report) WriteText(w io.Writer, all bool) error {
 	if rep.Log.Other > 0 {
 		fmt.Fprintf(b, "\n%s of another status than 2xx or 429 left out.\n", plural(rep.Log.Other, "call"))
 	}
+	writeBadHeaders(b, rep.Log)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 func writeKey(b *strings.Builder, file string, res *Result, all bool) {
 	writeFindings(b, file, res, all)
+	writeHeaders(b, res)
 	if res.Declared != nil {
 		writeDeclared(b, res)
 	}
@@ -257,7 +259,7 @@ func writeContradiction(b *strings.Builder, res *Result) {
 
 // WriteJSON writes the report as one JSON document (docs/infer.md).
 func (rep *Report) WriteJSON(w io.Writer) error {
-	out := jsonReport{SchemaVersion: 1, Version: buildinfo.Version(), File: rep.File, Calls: rep.Calls, OtherStatuses: rep.Log.Other}
+	out := jsonReport{SchemaVersion: 1, Version: buildinfo.Version(), File: rep.File, Calls: rep.Calls, OtherStatuses: rep.Log.Other, BadHeaders: jsonBadHeaders(rep.Log)}
 	for i, res := range rep.Keys {
 		out.Keys = append(out.Keys, jsonKey(rep.Log.Keys[i], res))
 	}

@@ -47,7 +47,7 @@ func costSources(rules []rule.Rule, costs []CostSource) ([]CostSource, error) {
 		return nil, fmt.Errorf("serve: the rules meter %d units (%s): at most %d", len(units), strings.Join(units, ", "), sendlog.MaxCosts)
 	}
 	for _, u := range units {
-		if slices.Contains(strings.Split(LogHeader, ","), u) {
+		if slices.Contains(strings.Split(LogHeader, ","), u) || slices.Contains(AnswerColumns(), u) {
 			return nil, fmt.Errorf("serve: unit %s: the request log has a column of that name already", u)
 		}
 	}

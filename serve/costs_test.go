@@ -110,7 +110,7 @@ func TestBodyCostIsReadAndForwardedIntact(t *testing.T) {
 	res := c.judge(t)
 	assert.EqualValues(t, 2, res.Sends)
 	assert.Equal(t, []string{ok}, got, "the upstream gets the body whole")
-	assert.Contains(t, c.log.String(), LogHeader+",tokens,input\n")
+	assert.Contains(t, c.log.String(), LogHeader+",tokens,input,"+strings.Join(AnswerColumns(), ",")+"\n")
 }
 
 func TestCostSourcesMustCoverTheUnits(t *testing.T) {

@@ -3,11 +3,14 @@ package serve
 import (
 	"bufio"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/infer"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -17,7 +20,42 @@ import (
 const LogHeader = "ts_ns,key,status,duration_ns,send_ns,request_id"
 
 // When the rules meter costs, the log has one more column per unit, named
-// as the unit, after request_id: the request's cost in it.
+// as the unit, after request_id: the request's cost in it. With an
+// upstream, the log then has the upstream's rate-limit headers, raw, one
+// column each, named as infer reads them (AnswerColumns).
+
+// MaxHeaderText bounds the text of one upstream header in the log: a
+// longer one is cut to this many bytes (at a character boundary) and
+// ends in "...".
+const MaxHeaderText = 512
+
+// AnswerColumns are the columns of the upstream's rate-limit headers in
+// the log of a recording proxy, in order.
+func AnswerColumns() []string {
+	var out []string
+	for h := range infer.NumHeaders {
+		out = append(out, h.Col())
+	}
+	return out
+}
+
+// answerHeaders reads the upstream's rate-limit headers, each as sent (the
+// values of a repeated one joined by ", "), cut to MaxHeaderText.
+func answerHeaders(hd http.Header) *[infer.NumHeaders]string {
+	var out [infer.NumHeaders]string
+	for h := range infer.NumHeaders {
+		v := strings.Join(hd.Values(h.HTTP()), ", ")
+		if len(v) > MaxHeaderText {
+			cut := MaxHeaderText - 3
+			for cut > 0 && !utf8.RuneStart(v[cut]) {
+				cut--
+			}
+			v = v[:cut] + "..."
+		}
+		out[h] = v
+	}
+	return &out
+}
 
 // LogReadOptions says how to read the request log, exactly as `rlcheck check
 // --key-col key --duration-col duration_ns --duration-unit ns` does, the
@@ -53,15 +91,19 @@ type logWriter struct {
 	pending map[int64][]byte
 	rows    int64
 	err     error
+	answers bool // the upstream's headers are logged
 }
 
-func newLogWriter(w io.Writer, units []string) *logWriter {
-	l := &logWriter{pending: map[int64][]byte{}}
+func newLogWriter(w io.Writer, units []string, answers bool) *logWriter {
+	l := &logWriter{pending: map[int64][]byte{}, answers: answers}
 	if w != nil {
 		l.w = bufio.NewWriterSize(w, 64<<10)
 		l.w.WriteString(LogHeader)
 		for _, u := range units {
 			l.w.WriteString("," + u)
+		}
+		if answers {
+			l.w.WriteString("," + strings.Join(AnswerColumns(), ","))
 		}
 		l.w.WriteString("\n")
 	}
@@ -93,6 +135,14 @@ func (l *logWriter) put(a *arrival, status int, dur int64) {
 	for _, c := range a.costs {
 		row = append(row, ',')
 		row = strconv.AppendInt(row, c, 10)
+	}
+	if l.answers {
+		for h := range infer.NumHeaders {
+			row = append(row, ',')
+			if a.answer != nil {
+				row = appendCSV(row, a.answer[h])
+			}
+		}
 	}
 	row = append(row, '\n')
 	if seq != l.next {

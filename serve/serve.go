@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/infer"
 	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/workload"
@@ -144,7 +145,7 @@ func New(opt Options) (*Server, error) {
 		opt: opt, start: now, base: now.UnixNano(),
 		keys: map[string]*key{}, gone: map[string]*metrics.KeySeries{},
 		rng:      rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)),
-		log:      newLogWriter(opt.Log, checker.UnitsOf(opt.Rules)),
+		log:      newLogWriter(opt.Log, checker.UnitsOf(opt.Rules), opt.Upstream != nil),
 		labels:   metrics.NewKeyLabels(opt.MetricsKeys),
 		stopping: make(chan struct{}),
 	}
@@ -359,6 +360,8 @@ type arrival struct {
 	send int64
 	sent bool
 	id   string
+	// answer holds the upstream's rate-limit headers, by infer.Header.
+	answer *[infer.NumHeaders]string
 }
 
 func (a *arrival) violates() bool { return len(a.broken) > 0 || a.overCap }
@@ -579,6 +582,7 @@ func (s *Server) newProxy(up *url.URL) *httputil.ReverseProxy {
 			if !a.timer.Stop() {
 				return errUpstreamTimeout
 			}
+			a.answer = answerHeaders(resp.Header)
 			s.end(a, resp.StatusCode)
 			return nil
 		},

@@ -91,7 +91,7 @@ func BothViews(log io.Reader, rules []rule.Rule, b rule.Boundary, perKey bool) (
 	r := csv.NewReader(log)
 	r.FieldsPerRecord = -1
 	head, err := r.Read()
-	if err != nil || strings.Join(head, ",") != LogHeader {
+	if err != nil || len(head) < 6 || strings.Join(head[:6], ",") != LogHeader {
 		return nil, fmt.Errorf("serve: not a request log: %v", head)
 	}
 	var rows []viewRow
@@ -101,7 +101,7 @@ func BothViews(log io.Reader, rules []rule.Rule, b rule.Boundary, perKey bool) (
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err != nil || len(rec) != 6 {
+		if err != nil || len(rec) != len(head) {
 			return nil, fmt.Errorf("serve: request log line %d: %v", line, err)
 		}
 		row := viewRow{id: rec[5]}

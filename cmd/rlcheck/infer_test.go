@@ -207,7 +207,65 @@ type docInfer struct {
 			Explains int    `json:"explains"`
 			Steps    int64  `json:"steps"`
 		} `json:"windows"`
+		Headers *struct {
+			Answers   int `json:"answers"`
+			Announced []struct {
+				Limit     int64  `json:"limit"`
+				WindowNs  int64  `json:"window_ns"`
+				Unit      string `json:"unit"`
+				Header    string `json:"header"`
+				Answers   int    `json:"answers"`
+				FirstLine int64  `json:"first_line"`
+			} `json:"announced"`
+			Added       []string `json:"windows_added"`
+			RetryAfters int      `json:"retry_afters"`
+			RetryMinNs  int64    `json:"retry_after_min_ns"`
+			RetryMaxNs  int64    `json:"retry_after_max_ns"`
+			Reading     string   `json:"reading"`
+			RoomRefused int      `json:"refused_with_remaining"`
+			RoomLine    int64    `json:"first_refused_with_remaining_line"`
+			Past        []struct {
+				Rule      string `json:"rule"`
+				Accepted  int    `json:"accepted"`
+				FirstLine int64  `json:"first_line"`
+			} `json:"accepted_past_limit"`
+		} `json:"headers"`
 	} `json:"keys"`
+	MalformedHeaders []struct {
+		Header    string `json:"header"`
+		Count     int    `json:"count"`
+		FirstLine int64  `json:"first_line"`
+		Text      string `json:"text"`
+		Error     string `json:"error"`
+	} `json:"malformed_headers"`
+}
+
+// TestInferHeaders: the example log's headers announce 5/3s; infer adds
+// 3s to the grid, finds the 6/3s the provider holds, and names the calls
+// it accepted past its announcement and the header that did not parse.
+func TestInferHeaders(t *testing.T) {
+	out, stderr, code := run(t, "", "infer", "--format", "json", "../../testdata/infer/headers.csv")
+	require.Equal(t, 0, code, stderr)
+	var rep docInfer
+	decodeStrict(t, out, &rep)
+	k := rep.Keys[0]
+	assert.Equal(t, "6/3s", k.Rules)
+	require.NotNil(t, k.Headers)
+	assert.Equal(t, []string{"3s"}, k.Headers.Added)
+	require.Len(t, k.Headers.Announced, 1)
+	assert.Equal(t, int64(5), k.Headers.Announced[0].Limit)
+	require.Len(t, k.Headers.Past, 2)
+	assert.Equal(t, "5/3s", k.Headers.Past[0].Rule)
+	assert.Positive(t, k.Headers.Past[0].Accepted)
+	require.Len(t, rep.MalformedHeaders, 1)
+	assert.Equal(t, "RateLimit-Policy", rep.MalformedHeaders[0].Header)
+
+	_, stderr, code = run(t, "", "infer", "--header-col", "nope=x", "../../testdata/infer/headers.csv")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, `--header-col nope=x: no header "nope"`)
+	out, stderr, code = run(t, "", "infer", "--header-col", "ratelimit_policy=", "../../testdata/infer/headers.csv")
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, out, "Announced")
 }
 
 // TestInferPerKey: with --key-col, each tenant's calls get their own

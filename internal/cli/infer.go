@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,16 @@ explains every 429 and refuses no accepted call, each with its range of N,
 the calls that pin each bound and a confidence (the least N over the most).
 "rules:" gives them as --rules takes them, at their least N.
 
+Where the log keeps the provider's rate-limit headers (columns or fields
+ratelimit, ratelimit_policy, x_ratelimit_limit, x_ratelimit_remaining,
+x_ratelimit_reset, retry_after and x_ratelimit_{limit,remaining,reset}_
+{requests,tokens}, as serve --upstream logs them; --header-col and
+--header-field name others), infer lists the limits they announced, adds
+every window they name to the grid, and counts where the provider's
+behaviour contradicts them: a 429 while announcing remaining > 0, an
+accepted call past an announced limit. A header that does not parse is
+counted and named by its line.
+
 A log without a 429 gives lower bounds only. A log no rule on the grid
 explains is a contradiction, reported with its lines. Each window and kind
 costs one pass over the sorted calls (--all shows each one's steps).
@@ -44,12 +55,13 @@ for bad input. docs/infer.md explains the method.`
 
 // inferOptions are the flags of rlcheck infer.
 type inferOptions struct {
-	read                   ReadFlags
-	statusCol, statusField string
-	format                 string
-	all                    bool
-	declared               RuleFlags
-	writeContract          string
+	read                     ReadFlags
+	statusCol, statusField   string
+	headerCols, headerFields map[string]string
+	format                   string
+	all                      bool
+	declared                 RuleFlags
+	writeContract            string
 }
 
 // NewInferCmd builds rlcheck infer; contradiction is the error it returns
@@ -91,6 +103,8 @@ func NewInferCmd(in io.Reader, out io.Writer, contradiction error) *cobra.Comman
 	f.StringVar(&o.read.unit, "unit", "auto", "unit of numeric timestamps: auto, s, ms, us or ns")
 	f.StringVar(&o.statusCol, "status-col", "", "CSV column with each call's HTTP status (default status)")
 	f.StringVar(&o.statusField, "status-field", "", "JSON-lines field with each call's HTTP status (default status)")
+	f.StringToStringVar(&o.headerCols, "header-col", nil, "CSV column of a rate-limit header where it is not the default, as NAME=COLUMN (NAME: ratelimit, ratelimit_policy, x_ratelimit_limit, retry_after, ...; an empty COLUMN reads none)")
+	f.StringToStringVar(&o.headerFields, "header-field", nil, "JSON-lines field of a rate-limit header where it is not the default, as NAME=FIELD")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.BoolVar(&o.all, "all", false, "also show every window and kind: its least N, the refusals it explains and its cost")
 	o.declared.Add(f)
@@ -119,7 +133,14 @@ func (o *inferOptions) run(path string, stdin io.Reader) (*infer.Report, error) 
 		path = "<stdin>"
 		open = func() (io.Reader, error) { return bytes.NewReader(data), nil }
 	}
-	log, err := infer.Read(path, open, infer.ReadOptions{Log: opt, StatusCol: o.statusCol, StatusField: o.statusField})
+	ro := infer.ReadOptions{Log: opt, StatusCol: o.statusCol, StatusField: o.statusField}
+	if ro.HeaderCols, err = headerNames("--header-col", o.headerCols); err != nil {
+		return nil, err
+	}
+	if ro.HeaderFields, err = headerNames("--header-field", o.headerFields); err != nil {
+		return nil, err
+	}
+	log, err := infer.Read(path, open, ro)
 	if errors.Is(err, infer.ErrNoStatus) {
 		err = fmt.Errorf("%w (name the status with --status-col or --status-field)", err)
 	}
@@ -138,6 +159,24 @@ func (o *inferOptions) run(path string, stdin io.Reader) (*infer.Report, error) 
 		iopt.Declared, iopt.Closed = c.Rules, c.Boundary == rule.Closed
 	}
 	return infer.Run(path, log, iopt), nil
+}
+
+// headerNames reads --header-col or --header-field: a column or field
+// per header, by the header's default column name.
+func headerNames(flag string, m map[string]string) (map[infer.Header]string, error) {
+	out := map[infer.Header]string{}
+	for name, col := range m {
+		h, ok := infer.HeaderByCol(strings.ToLower(name))
+		if !ok {
+			var names []string
+			for h := range infer.NumHeaders {
+				names = append(names, h.Col())
+			}
+			return nil, fmt.Errorf("%s %s=%s: no header %q; want one of %s", flag, name, col, name, strings.Join(names, ", "))
+		}
+		out[h] = col
+	}
+	return out, nil
 }
 
 // writeContract writes the contract inferred from a log of one key.

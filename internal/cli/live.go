@@ -37,7 +37,7 @@ func (f *ServeFlags) Add(fs *pflag.FlagSet) {
 	fs.IntVar(&c.Status, "status", 200, "status of an answer within the contract")
 	fs.StringVar(&c.Body, "body", "", "body of an answer within the contract")
 	fs.StringVar(&f.onViolation, "on-violation", "reject", "reject (429) or record (answer as usual; judge at the end)")
-	fs.StringVar(&c.LogPath, "log", "", "request log, CSV ts_ns,key,status,duration_ns,send_ns,request_id (default: a temporary file)")
+	fs.StringVar(&c.LogPath, "log", "", "request log, CSV ts_ns,key,status,duration_ns,send_ns,request_id (with --upstream, then the upstream's rate-limit headers; default: a temporary file)")
 	fs.StringVar(&c.MetricsPath, "metrics-path", "/metrics", "path of the Prometheus metrics, not judged")
 	fs.DurationVar(&c.Duration, "duration", 0, "stop after this long (default: at SIGINT or SIGTERM)")
 	fs.StringVar(&f.upstream, "upstream", "", "forward the requests the contract allows to this API, as a recording proxy")
