@@ -158,14 +158,7 @@ func unitCandidates(opt *Options, name string, margins []time.Duration) []catalo
 		}
 		c.UnitBurst = ub
 		out = append(out, c)
-		top := minCallN - 1
-		if opt.Config.Burst > 0 {
-			top = min(top, opt.Config.Burst-1)
-		}
-		for b := top; b >= 1; b-- {
-			c.Burst = b
-			out = append(out, c)
-		}
+		out = appendBursts(out, c, minCallN, opt.Config.Burst)
 	}
 	return out
 }

@@ -64,14 +64,21 @@ func candidates(opt *Options, name string) []catalog.LibConfig {
 		}
 		c.Burst = opt.Config.Burst
 		out = append(out, c)
-		top := minN - 1
-		if opt.Config.Burst > 0 {
-			top = min(top, opt.Config.Burst-1)
-		}
-		for b := top; b >= 1; b-- {
-			c.Burst = b
-			out = append(out, c)
-		}
+		out = appendBursts(out, c, minN, opt.Config.Burst)
+	}
+	return out
+}
+
+// appendBursts appends c with each burst below the given one (its default
+// when 0) and below the smallest limit n, largest first.
+func appendBursts(out []catalog.LibConfig, c catalog.LibConfig, n, burst int) []catalog.LibConfig {
+	top := n - 1
+	if burst > 0 {
+		top = min(top, burst-1)
+	}
+	for b := top; b >= 1; b-- {
+		c.Burst = b
+		out = append(out, c)
 	}
 	return out
 }
