@@ -133,11 +133,14 @@ func (c *Checker) slideRun(sr *slowRule, j *slidingJudge, ats, refs, col []int64
 		}
 		sum := j.sum
 		if sum > rep.MaxInWindow {
-			rep.MaxInWindow, rep.MaxWindowStart = sum, j.q[j.head].s
+			rep.MaxInWindow, rep.MaxWindowStart = sum, j.at(0).s
 		}
-		if broke {
-			v := Violation{Send: s, Index: idx0 + int64(i), WindowStart: j.q[j.head].s, Count: int64(len(j.q) - j.head)}
-			c.slowViolation(sr, v, cost, sum)
+		if !broke {
+			continue
+		}
+		if wanted, list := c.counted(sr, at); wanted {
+			v := Violation{Send: s, Index: idx0 + int64(i), WindowStart: j.at(0).s, Count: int64(j.n)}
+			c.reportViolation(sr, v, cost, sum, list)
 		}
 	}
 	return 0, nil
@@ -159,8 +162,11 @@ func (c *Checker) fixedRun(sr *slowRule, j *fixedJudge, ats, refs, col []int64, 
 		if j.sum > rep.MaxInWindow {
 			rep.MaxInWindow, rep.MaxWindowStart = j.sum, j.start
 		}
-		if broke {
-			c.slowViolation(sr, Violation{Send: s, Index: idx0 + int64(i), WindowStart: j.start, Count: j.count}, cost, j.sum)
+		if !broke {
+			continue
+		}
+		if wanted, list := c.counted(sr, at); wanted {
+			c.reportViolation(sr, Violation{Send: s, Index: idx0 + int64(i), WindowStart: j.start, Count: j.count}, cost, j.sum, list)
 		}
 	}
 	return 0, nil
@@ -174,8 +180,11 @@ func (c *Checker) bucketRun(sr *slowRule, j *bucketJudge, ats, refs, col []int64
 			cost = col[i]
 		}
 		s := Send{At: at, Ref: refs[i]}
-		if broke, _ := j.take(s, cost); broke {
-			c.slowViolation(sr, Violation{Send: s, Index: idx0 + int64(i)}, cost, 0)
+		if broke, _ := j.take(s, cost); !broke {
+			continue
+		}
+		if wanted, list := c.counted(sr, at); wanted {
+			c.reportViolation(sr, Violation{Send: s, Index: idx0 + int64(i)}, cost, 0, list)
 		}
 	}
 	return 0, nil

@@ -101,42 +101,58 @@ type costed struct {
 	c int64
 }
 
-// slidingJudge keeps the sends in (t-W, t] with the sum of their costs.
+// slidingJudge keeps the sends in (t-W, t] with the sum of their costs,
+// in a ring: the sends leave from its head and join at its end, so none
+// is ever moved but when the ring doubles.
 type slidingJudge struct {
 	limit int64
-	w     uint64 // send j is in the window of send i when t[i]-t[j] < w
-	q     []costed
-	head  int
+	w     uint64   // send j is in the window of send i when t[i]-t[j] < w
+	q     []costed // the ring, a power of two long
+	head  int      // the oldest send in the window, at q[head&mask]
+	n     int      // the sends in the window
 	sum   int64
 }
 
+func (j *slidingJudge) at(k int) *costed { return &j.q[(j.head+k)&(len(j.q)-1)] }
+
 func (j *slidingJudge) take(s Send, c int64) (bool, error) {
-	for j.head < len(j.q) && uint64(s.At-j.q[j.head].s.At) >= j.w {
-		j.sum -= j.q[j.head].c
+	mask := len(j.q) - 1
+	for j.n > 0 && uint64(s.At-j.q[j.head&mask].s.At) >= j.w {
+		j.sum -= j.q[j.head&mask].c
 		j.head++
-	}
-	if j.head > 64 && j.head > len(j.q)/2 {
-		j.q = j.q[:copy(j.q, j.q[j.head:])]
-		j.head = 0
+		j.n--
 	}
 	broke := exceeds(c, j.sum, j.limit)
 	sum, err := addCost(j.sum, c)
 	if err != nil {
 		return false, err
 	}
+	if j.n == len(j.q) {
+		j.grow()
+	}
 	j.sum = sum
-	j.q = append(j.q, costed{s, c})
+	*j.at(j.n) = costed{s, c}
+	j.n++
 	return broke, nil
 }
 
+// grow doubles the ring, the window's sends first.
+func (j *slidingJudge) grow() {
+	q := make([]costed, max(2*len(j.q), 16))
+	for k := range j.n {
+		q[k] = *j.at(k)
+	}
+	j.q, j.head = q, 0
+}
+
 func (j *slidingJudge) window() (Send, int64, int64, bool) {
-	return j.q[j.head].s, int64(len(j.q) - j.head), j.sum, true
+	return j.at(0).s, int64(j.n), j.sum, true
 }
 
 func (j *slidingJudge) detail(v *Violation, list bool) {
 	if list {
-		q := j.q[max(j.head, len(j.q)-maxListed):]
-		for _, e := range q {
+		for k := max(0, j.n-maxListed); k < j.n; k++ {
+			e := j.at(k)
 			v.Window = append(v.Window, e.s)
 			v.WindowCosts = append(v.WindowCosts, e.c)
 		}
@@ -144,7 +160,7 @@ func (j *slidingJudge) detail(v *Violation, list bool) {
 }
 
 func (j *slidingJudge) idle(now int64) bool {
-	return j.head == len(j.q) || uint64(now-j.q[len(j.q)-1].s.At) >= j.w
+	return j.n == 0 || uint64(now-j.at(j.n-1).s.At) >= j.w
 }
 
 func (j *slidingJudge) free() { *j = slidingJudge{limit: j.limit, w: j.w} }
@@ -476,26 +492,27 @@ func (c *Checker) judgeSend(sr *slowRule, s Send, idx, cost int64) error {
 		rep.MaxInWindow, rep.MaxWindowStart = units, start
 	}
 	if broke {
-		c.slowViolation(sr, Violation{Send: s, Index: idx, WindowStart: start, Count: count}, cost, units)
+		if wanted, list := c.counted(sr, s.At); wanted {
+			c.reportViolation(sr, Violation{Send: s, Index: idx, WindowStart: start, Count: count}, cost, units, list)
+		}
 	}
 	return nil
 }
 
-// slowViolation counts v, a violation of a slow rule by a send of cost c
-// that found units in its window, and reports it where it is wanted.
-func (c *Checker) slowViolation(sr *slowRule, v Violation, cost, units int64) {
+// counted counts a violation of a slow rule by a send at at, and reports
+// whether it is wanted beyond its count: to list (list), as the rule's
+// first, or to pass on. Only then does the caller build the Violation for
+// reportViolation, so that a long run of violations costs a count each.
+func (c *Checker) counted(sr *slowRule, at int64) (wanted, list bool) {
 	rep := sr.rep
 	rep.Violations++
-	list := len(rep.Listed) < c.list && v.Send.At >= c.listFrom
-	if list || rep.First == nil || c.userViol != nil {
-		c.reportViolation(sr, v, cost, units, list)
-	}
+	list = len(rep.Listed) < c.list && at >= c.listFrom
+	return list || rep.First == nil || c.userViol != nil, list
 }
 
-// reportViolation completes v with its cost and the kind's own facts and
-// keeps it as the first, passes it on, or lists it. It is apart from
-// slowViolation, whose common case (a count alone) then builds nothing on
-// the heap.
+// reportViolation completes v, a violation counted, with its cost (the
+// send's, finding units in its window) and the kind's own facts, and
+// keeps it as the first, passes it on, or lists it.
 func (c *Checker) reportViolation(sr *slowRule, v Violation, cost, units int64, list bool) {
 	rep := sr.rep
 	if sr.unit >= 0 {

@@ -28,8 +28,9 @@ func (lp *lineParser) fastCostLines(b *batch, data []byte, withKey bool) []byte 
 	maxV := uint64(1<<63-1) / uint64(scale)
 	agree := lp.tp.agreeingDigits()
 	keyCol, costCol := lp.cols[slotKey], lp.cols[slotCost]
+	var first firstWord
 	for len(data) > 0 {
-		v, n := leadingDigits(data)
+		v, n := epochDigits(data, &first)
 		if n == 0 || n > 19 || n >= len(data) || data[n] != ',' || v > maxV || agree>>n&1 == 0 {
 			break
 		}
@@ -102,4 +103,27 @@ func sepAt(b []byte, i int) int {
 		}
 	}
 	return i
+}
+
+// epochDigits is leadingDigits for a line that starts with an epoch: the
+// first eight digits, which sorted epochs change once in 10^8 of their
+// units, are kept in first from the line before.
+func epochDigits(data []byte, first *firstWord) (v uint64, n int) {
+	if len(data) < 16 || !first.digits(binary.LittleEndian.Uint64(data)) {
+		return leadingDigits(data)
+	}
+	w := binary.LittleEndian.Uint64(data[8:])
+	if digitWord(w) != 0 {
+		return leadingDigits(data)
+	}
+	v, n = first.v+wordValue(w), 16
+	for n < len(data) && n < 20 {
+		d := data[n] - '0'
+		if d > 9 {
+			break
+		}
+		v = v*10 + uint64(d)
+		n++
+	}
+	return v, n
 }
