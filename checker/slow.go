@@ -259,13 +259,7 @@ func (j *fixedJudge) spanOf(at int64) Span {
 // int64 range's end holds the instants past it too, which compare by the
 // window's start.
 func (j *fixedJudge) in(at int64) bool {
-	if !j.has {
-		return false
-	}
-	if at >= j.span.From && at < j.span.To {
-		return true
-	}
-	return j.spanOf(at).From == j.span.From
+	return j.has && (at >= j.span.From && at < j.span.To || j.spanOf(at).From == j.span.From)
 }
 
 func (j *fixedJudge) take(s Send, c int64) (bool, error) {
