@@ -87,13 +87,16 @@ func newJudge(r rule.Rule, b rule.Boundary, keep bool) (judge, error) {
 // sum, without overflow: c > limit-sum, with limit > 0 and sum, c >= 0.
 func exceeds(c, sum, limit int64) bool { return c > limit-sum }
 
-// addCost adds c to a window's sum, refusing to overflow.
+// addCost adds c to a window's sum, refusing to overflow. It is small
+// enough for the compiler to inline into each judge's take.
 func addCost(sum, c int64) (int64, error) {
 	if sum > math.MaxInt64-c {
-		return sum, fmt.Errorf("a window's costs pass %d", int64(math.MaxInt64))
+		return sum, errOverflow
 	}
 	return sum + c, nil
 }
+
+var errOverflow = fmt.Errorf("a window's costs pass %d", int64(math.MaxInt64))
 
 // costed is a send with its cost, as a sliding judge keeps it.
 type costed struct {
@@ -173,9 +176,12 @@ type recent struct {
 }
 
 func (r *recent) add(s Send, c int64) {
-	if !r.keep {
-		return
+	if r.keep {
+		r.push(s, c)
 	}
+}
+
+func (r *recent) push(s Send, c int64) {
 	if len(r.s) >= 2*maxListed {
 		r.s = r.s[:copy(r.s, r.s[len(r.s)-maxListed+1:])]
 	}
@@ -217,12 +223,11 @@ func (ws *windowSums) open(sp Span, s Send) {
 }
 
 func (ws *windowSums) take(s Send, c, limit int64) (bool, error) {
-	broke := exceeds(c, ws.sum, limit)
-	sum, err := addCost(ws.sum, c)
-	if err != nil {
-		return false, err
+	if ws.sum > math.MaxInt64-c {
+		return false, errOverflow
 	}
-	ws.sum = sum
+	broke := exceeds(c, ws.sum, limit)
+	ws.sum += c
 	ws.count++
 	ws.sends.add(s, c)
 	return broke, nil
@@ -263,11 +268,18 @@ func (j *fixedJudge) in(at int64) bool {
 }
 
 func (j *fixedJudge) take(s Send, c int64) (bool, error) {
+	if !j.has || s.At < j.span.From || s.At >= j.span.To {
+		j.move(s)
+	}
+	return j.windowSums.take(s, c, j.limit)
+}
+
+// move opens the window of s unless s lies in the current one.
+func (j *fixedJudge) move(s Send) {
 	if !j.in(s.At) {
 		j.has = true
 		j.open(j.spanOf(s.At), s)
 	}
-	return j.windowSums.take(s, c, j.limit)
 }
 
 func (j *fixedJudge) idle(now int64) bool { return !j.in(now) }
