@@ -43,7 +43,7 @@ type StrategyResult struct {
 	// Admissions; nil without a send path or costs.
 	AdmissionCosts []int64
 	Calls          int // callers that arrived
-	Cancelled int // callers that gave up waiting (virtual deadline)
+	Cancelled      int // callers that gave up waiting (virtual deadline)
 	// Refused counts the callers the limiter refused at once: a cost above
 	// a rule's limit, which no wait admits (strategies.CostError).
 	Refused int
