@@ -283,9 +283,11 @@ type jsonStrategy struct {
 }
 
 type jsonRule struct {
+	Rule       string `json:"rule"`
 	Limit      int    `json:"limit"`
 	Window     string `json:"window"`
 	Unit       string `json:"unit,omitempty"`
+	Kind       string `json:"kind,omitempty"` // absent for sliding rules
 	Violations int64  `json:"violations"`
 	// RecordViolations are among the limiter's admissions, beside the
 	// violations at the provider.
@@ -309,9 +311,11 @@ func jsonOf(st *StrategyResult, records bool) jsonStrategy {
 	}
 	for _, rr := range st.Rules {
 		jr := jsonRule{
+			Rule:       rr.Rule.Contract().String(),
 			Limit:      rr.Rule.Limit,
 			Window:     rule.FormatWindow(rr.Rule.Window),
 			Unit:       rr.Rule.Unit,
+			Kind:       kindName(rr.Rule),
 			Violations: rr.Violations,
 			Leaked:     max(rr.Leaked, 0),
 		}
@@ -322,6 +326,14 @@ func jsonOf(st *StrategyResult, records bool) jsonStrategy {
 	}
 	addUsage(&js, st)
 	return js
+}
+
+// kindName is a rule's kind for JSON, "" for a sliding rule.
+func kindName(r rule.Rule) string {
+	if r.Kind == rule.Sliding {
+		return ""
+	}
+	return r.Kind.String()
 }
 
 // WriteJSON writes a run as {"schema_version", "version", "scenario", "seed",

@@ -144,3 +144,19 @@ func TestCommandsRefuseKindsAndCosts(t *testing.T) {
 		assert.Contains(t, errOut, tt.want, "%v", tt.args)
 	}
 }
+
+// TestSimulateJSONNamesTheKind: simulate's JSON gives each rule as its
+// text and names a kind other than sliding, as check's does.
+func TestSimulateJSONNamesTheKind(t *testing.T) {
+	out, errOut, code := run(t, "", "simulate", "--format", "json", "provider-bucket")
+	require.Equal(t, 0, code, errOut)
+	var doc struct {
+		Strategies []struct {
+			Rules []struct{ Rule, Kind string }
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	require.NotEmpty(t, doc.Strategies)
+	assert.Equal(t, "10/1s burst 4", doc.Strategies[0].Rules[0].Rule)
+	assert.Equal(t, "bucket", doc.Strategies[0].Rules[0].Kind)
+}

@@ -134,8 +134,11 @@ type docSimulate struct {
 		RunsWithViolations       *int    `json:"runs_with_violations"`
 		RunsWithRecordViolations *int    `json:"runs_with_record_violations"`
 		Rules                    []struct {
+			Rule             string   `json:"rule"`
 			Limit            int      `json:"limit"`
 			Window           string   `json:"window"`
+			Unit             string   `json:"unit"`
+			Kind             string   `json:"kind"`
 			Violations       int64    `json:"violations"`
 			RecordViolations *int64   `json:"record_violations"`
 			Leaked           int64    `json:"leaked"`
