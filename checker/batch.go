@@ -118,7 +118,11 @@ func (c *Checker) judgeRun(sr *slowRule, ats, refs, col []int64, idx0 int64) (in
 }
 
 // slideRun is judgeRun for a sliding rule: its judge's take called
-// directly, and the window read from it in place.
+// directly, and the window read from it in place. slideRun and fixedRun
+// differ only in where the window is read; each is written out for its
+// concrete judge, because a loop through the judge interface (or a type
+// parameter, which Go compiles to the same indirect calls for pointers)
+// cost the weighted check a third more CPU (docs/benchmarks.md).
 func (c *Checker) slideRun(sr *slowRule, j *slidingJudge, ats, refs, col []int64, idx0 int64) (int, error) {
 	rep := sr.rep
 	for i, at := range ats {

@@ -238,7 +238,9 @@ func capacity(r rule.Rule) int64 {
 }
 
 // u128 is an unsigned 128-bit integer: a bucket's level times its window
-// (at most Burst*Window < 2^126) stays exact in it.
+// (at most Burst*Window < 2^126) stays exact in it. The checker keeps the
+// same few lines (checker/u128.go) rather than share them: it imports only
+// the core types, and a limiter must not lean on the checker it is judged by.
 type u128 struct{ hi, lo uint64 }
 
 func mul128(a, b uint64) u128 {
