@@ -47,8 +47,8 @@
 --   margin, for a bucket rule 'k' and its capacity times its window less
 --   the margin's refill, ',', the time it takes to fill from empty (see
 --   "Fixed and bucket rules" below);
--- then the prefix of the head's fields of each bucketed, fixed or bucket
---   rule in turn (its fields are the prefix and t, b, f or l);
+-- then the name of the head's field holding the state of each bucketed,
+--   fixed or bucket rule in turn (see "State fields");
 -- then, only from a limiter with cost rules, two per rule i: what the
 --   call costs in it (1 for a call rule), and the index from 1 of its
 --   unit among the costs the member carries, or 0 for a call rule.
@@ -82,7 +82,7 @@ local n = #KEYS - 1
 local v = 5
 if not serverTime then v = 7 end
 local ahead = ARGV[v] + 0
-local hs = v + 3 + 3 * n -- the first bucketed rule's field prefix
+local hs = v + 3 + 3 * n -- the first bucketed rule's state field name
 -- Under server time the record's text is made from TIME's own digits
 -- when a write needs it: string.format costs as much as a Redis command.
 local check, record, at, time
@@ -133,7 +133,7 @@ end
 -- call with bucketed rules reads n with their fields and writes n + 1
 -- with them when it records. A head that is no hash of counts is the
 -- hold after a loss, or something written by hand.
-local h, q, live, old, lastMember
+local h, live, old, lastMember
 local exact = false -- whether some rule is exact: then the set tells a retry, not m
 local nb = 0 -- the bucketed rules
 for i = 1, n do
@@ -151,18 +151,13 @@ if nb == 0 then
     end
   end
 else
-  -- The head's fields to read: n, m unless a rule is exact, then t, b, f
-  -- and l of each bucketed rule, named by the rule's prefix
-  -- (concatenating costs less than sending the names).
-  q = {'n', 'm', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-  local k = 2
-  if exact then k = 1 end
-  for a = hs, hs + nb - 1 do
-    local pre = ARGV[a]
-    q[k + 1], q[k + 2], q[k + 3], q[k + 4] = pre .. 't', pre .. 'b', pre .. 'f', pre .. 'l'
-    k = k + 4
+  -- The head's fields to read: n, m unless a rule is exact, then each
+  -- bucketed, fixed or bucket rule's state (see "State fields" below).
+  if exact then
+    h = redis.pcall('HMGET', head, 'n', unpack(ARGV, hs, hs + nb - 1))
+  else
+    h = redis.pcall('HMGET', head, 'n', 'm', unpack(ARGV, hs, hs + nb - 1))
   end
-  h = redis.pcall('HMGET', head, unpack(q, 1, k))
   if not h.err then
     old = h[1]
     if not exact then lastMember = h[2] end
@@ -205,13 +200,13 @@ end
 -- µs, g the rule's bucket width; the calls in the window (t-W, t] all lie
 -- in the buckets floor((t-W)/g) to floor(t/g), so their sum bounds the
 -- window's count, and the rule is full when it reaches the limit. The
--- head holds, per rule, t, the total over the buckets f (the oldest still
+-- rule's state holds t, the total over the buckets f (the oldest still
 -- in the bound) to l (the newest counted), and b, the same total without
 -- bucket l; the rule's bucket hash holds the counts of the buckets before
 -- l under their bucket numbers. A bucket that leaves the bound is
 -- subtracted from the totals and deleted on the next record. So a call
--- reads a few fields whatever the bucket count, and a call in bucket l
--- writes one, t, and touches nothing else. A call whose window starts
+-- reads one field of the head whatever the bucket count, and a call in
+-- bucket l writes it back and touches nothing else. A call whose window starts
 -- before f (an instant older than one already used) waits until it
 -- starts at f: the counts before it are gone.
 --
@@ -286,8 +281,42 @@ local function makeWeighed()
   end
 end
 
+-- State fields. Each bucketed, fixed or bucket rule keeps its state in one
+-- field of the head, named in ARGV: four numbers, read and
+-- written whole, which spares the run a field name per number. A bucketed
+-- rule's are t, b, f and l (see "Bucketed rules"), a fixed or bucket
+-- rule's t, 0, 0 and l; every one an integer below 2^53, exact in a
+-- double. Redis packs them as little-endian doubles with its struct
+-- library (32 bytes), sparing a text conversion per number too; the
+-- embedded server, which has no struct library, writes them as text,
+-- joined by commas. state returns the four numbers of the field read into
+-- h[o], nothing for an absent field, or false and an error reply for a
+-- field this script did not write; pack makes a field.
+local struct = rawget(_G, 'struct')
+local function state(o)
+  local f = h[o]
+  if not f then return end
+  local t, b, first, l
+  if struct then
+    if #f == 32 then t, b, first, l = struct.unpack('<dddd', f) end
+  else
+    t, b, first, l = string.match(f, '^(%-?%d+),(%-?%d+),(%-?%d+),(%-?%d+)$')
+    if l then t, b, first, l = t + 0, b + 0, first + 0, l + 0 end
+  end
+  if l then
+    local probe = t + b + first + l
+    -- 'nan' and 'inf' unpack too; x - x is 0 only for a finite x.
+    if probe - probe == 0 then return t, b, first, l end
+  end
+  return false, redis.error_reply('CORRUPT key ' .. head .. ' holds a rule state that is not four finite numbers: delete the key')
+end
+local function pack(t, b, first, l)
+  if struct then return struct.pack('<dddd', t, b, first, l) end
+  return format('%d,%d,%d,%d', t, b, first, l)
+end
+
 -- Fixed and bucket rules, decided and recorded at the check time. A fixed
--- rule of window w and offset a keeps in the head l, the index of the
+-- rule of window w and offset a keeps in its state l, the index of the
 -- window [l*w + a, (l+1)*w + a) counted, and t, the costs admitted in it;
 -- a call waits for the next window when they leave no room for its cost
 -- or when it comes in the window's last margin. A bucket rule of N per w
@@ -295,12 +324,13 @@ end
 -- grows by N per microsecond up to the capacity times w less the margin's
 -- refill, and a call of cost c needs c*w of it. Every number stays an
 -- integer below 2^53 (New refuses rules that would pass it), where a
--- double quotient rounds to an integer only when it is one.
+-- double quotient rounds to an integer only when it is one. It returns
+-- the wait, or 0 and the new state's t and l; or nil and an error reply.
 local function kindRule(o, spec, sb, limit, w, cost)
   local a, b = string.match(spec, '^.(%d+),(%d+)$')
   a, b = a + 0, b + 0
-  local t, l = h[o], h[o + 3]
-  if l then l = l + 0 end
+  local t, _, _, l = state(o)
+  if t == false then return nil, l end
   if sb == 102 then
     local x = check - a
     local idx = (x - x % w) / w
@@ -308,16 +338,16 @@ local function kindRule(o, spec, sb, limit, w, cost)
       return l * w + a - check
     end
     local sum = 0
-    if l == idx and t then sum = t + 0 end
+    if l == idx then sum = t end
     local stop = idx * w + a + w
     if cost > 0 and (check >= stop - b or sum + cost > limit) then
       return stop - check
     end
-    return 0, format('%d', sum + cost), format('%d', idx)
+    return 0, sum + cost, idx
   end
   local lvl = a
   if l then
-    lvl = t + 0
+    lvl = t
     if check > l and check - l >= (a - lvl) / limit then
       lvl = a
     elseif check > l then
@@ -331,7 +361,7 @@ local function kindRule(o, spec, sb, limit, w, cost)
     return rw
   end
   if not l or check > l then l = check end
-  return 0, format('%d', lvl - need), format('%d', l)
+  return 0, lvl - need, l
 end
 
 -- What the record writes to the head, as HSET arguments (set[1..k]), and,
@@ -348,8 +378,9 @@ local moves
 -- first, so a refused call records nothing.
 local wait, binding = 0, 0
 local zset, exactW = 0, 0 -- the first exact rule, the longest exact window
-local o = 3 -- where the current bucketed rule's t is in q and h
+local o = 3 -- where the current bucketed rule's state is in h
 if exact then o = 2 end
+local fo = hs - o -- ARGV[fo + o] names the field h[o] holds
 -- short: a limit known to exceed the sorted set's size (a rank read came
 -- back empty), so that no exact rule of a limit as large reads the set.
 local short
@@ -365,13 +396,14 @@ for i = 1, n do
   local sb = string.byte(spec)
   if sb == 102 or sb == 107 then
     local rw, tv, lv = kindRule(o, spec, sb, ARGV[p] + 0, w, cost)
+    if not rw then return tv end
     if rw > wait then
       wait, binding = rw, i
     elseif rw == 0 and wait == 0 then
-      set[k + 1], set[k + 2], set[k + 3], set[k + 4] = q[o], tv, q[o + 3], lv
-      k = k + 4
+      set[k + 1], set[k + 2] = ARGV[fo + o], pack(tv, 0, 0, lv)
+      k = k + 2
     end
-    o = o + 4
+    o = o + 1
   elseif spec ~= '0' then
     local g = spec + 0
     -- Lua's a % b is a - floor(a / b) * b: exact here, since |a| + b
@@ -382,29 +414,11 @@ for i = 1, n do
     local lo = (x - x % g) / g
     local cur = (at - at % g) / g
     if cur < lo then cur = lo end
-    -- The fields hold integers this script wrote; '+ 0' converts them
-    -- as tonumber does, without a function call, and ends the script
-    -- with an error on a field that is not a number (written by hand).
-    local j = o
-    -- b (the total before l) is read only off the common path, where the
-    -- call falls in bucket l, the bound stays and the rule is not full:
-    -- each number read from text costs about as much as a Redis command.
-    local total, before, first0, last = h[j], h[j + 1], h[j + 2], h[j + 3]
+    local total, before, first0, last = state(o)
+    if total == false then return before end
     local limit = ARGV[p] + 0
-    if total then total = total + 0 else total = 0 end
-    if first0 then first0 = first0 + 0 end
-    if last then last = last + 0 else last = lo - 1 end
+    if not total then total, before, last = 0, 0, lo - 1 end
     local first = first0 or lo
-    if first < lo or cur ~= last or total + cost > limit then
-      if before then before = before + 0 else before = 0 end
-    else
-      before = 0
-    end
-    -- 'nan' and 'inf' convert too; x - x is 0 only for a finite x.
-    local probe = total + before + last + (first0 or 0)
-    if probe - probe ~= 0 then
-      return redis.error_reply('CORRUPT key ' .. head .. ' holds a bucket field that is not a finite number: delete the key')
-    end
     local c = total - before
     if last * g - check > ahead then
       return redis.error_reply(format('CORRUPT key %s holds a bucket at %d µs, %d s ahead of the script clock (%d µs): delete the key',
@@ -451,25 +465,16 @@ for i = 1, n do
         local rw = (b + 1) * g + w - check
         if rw > wait then wait, binding = rw, i end
       elseif wait == 0 then
-        -- Head fields: the total; the total before l when it changed;
-        -- the bound's ends when they moved. q[o .. o + 3] name t, b,
-        -- f and l.
-        set[k + 1], set[k + 2] = q[o], format('%d', total + cost)
-        k = k + 2
+        -- The rule's new state: the total, the total before l, the
+        -- bound's ends.
+        local b, l = before, last
         if cur > last then -- l moves to the call's bucket
-          set[k + 1], set[k + 2], set[k + 3], set[k + 4] = q[o + 1], format('%d', total), q[o + 3], format('%d', cur)
-          k = k + 4
+          b, l = total, cur
         elseif cur < last then
-          set[k + 1], set[k + 2] = q[o + 1], format('%d', before + cost)
-          k = k + 2
-        elseif dropTo then
-          set[k + 1], set[k + 2] = q[o + 1], format('%d', before)
-          k = k + 2
+          b = before + cost
         end
-        if first ~= first0 then
-          set[k + 1], set[k + 2] = q[o + 2], format('%d', first)
-          k = k + 2
-        end
+        set[k + 1], set[k + 2] = ARGV[fo + o], pack(total + cost, b, first, l)
+        k = k + 2
         if cur ~= last or dropTo then
           -- A call after l moves c to l's own field of the bucket hash;
           -- one before l adds to its bucket there.
@@ -484,7 +489,7 @@ for i = 1, n do
         end
       end
     end
-    o = o + 4
+    o = o + 1
   else
     if zset == 0 then zset = i end
     if w > exactW then exactW = w end

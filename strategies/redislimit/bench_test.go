@@ -232,6 +232,7 @@ func BenchmarkLuaPrimitives(b *testing.B) {
 		{"TIME", "local t = redis.call('TIME')"},
 		{"HINCRBY", "redis.call('HINCRBY', KEYS[1], 'n', '1')"},
 		{"HMGET-2", "local h = redis.call('HMGET', KEYS[1], 'n', 'm')"},
+		{"HMGET-5", "local h = redis.call('HMGET', KEYS[1], 'n', 'm', 'a', 'b', 'c')"},
 		{"HMGET-14", "local h = redis.call('HMGET', KEYS[1], 'n', 'm', 'a:t', 'a:b', 'a:f', 'a:l', 'b:t', 'b:b', 'b:f', 'b:l', 'c:t', 'c:b', 'c:f', 'c:l')"},
 		{"HSET-1", "redis.call('HSET', KEYS[1], 'n', '12345')"},
 		{"HSET-6", "redis.call('HSET', KEYS[1], 'n', '1', 'a:t', '2', 'b:t', '3', 'c:t', '4', 'm', 'p:1', 'a', '1780000000000000')"},
@@ -241,6 +242,7 @@ func BenchmarkLuaPrimitives(b *testing.B) {
 		{"concat", "local x = KEYS[1] .. 't'"},
 		{"plus0", "local x = KEYS[3] + 0"},
 		{"format", "local s = string.format('%d', i)"},
+		{"pack", "local s = struct.pack('<dddd', i, i, 100, 107)"},
 		{"table", "local t = {0, 0, 0, 0, 0, 0, 0, 0}"},
 	}
 	cpu := func() float64 {

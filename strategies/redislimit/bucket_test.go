@@ -364,7 +364,7 @@ func TestBucketedRetryCountsOnce(t *testing.T) {
 		require.Zero(t, wait)
 	}
 	for _, r := range l.Rules() {
-		assert.Equal(t, "1", m.HGet(l.script[0], headField(r, 't')), "%v counted the retry", r)
+		assert.Equal(t, int64(1), decodeState(t, m.HGet(l.script[0], stateField(r)))[0], "%v counted the retry", r)
 	}
 	rt.t += int64(time.Millisecond)
 	_, _, _, err = l.try(context.Background(), "p:1", false)

@@ -10,7 +10,7 @@ import (
 
 // The script keeps a fixed rule as the window index and its count, and a
 // bucket rule as its level times its window and the instant of that level,
-// in four fields of the head under the rule's prefix (admit.lua, "Fixed
+// in one state field of the head (admit.lua, "State fields" and "Fixed
 // and bucket rules"), in whole microseconds: the decisions of
 // strategies.FixedBook and strategies.TokenBucket at whole microseconds.
 
@@ -68,7 +68,7 @@ func kindCap(r rule.Rule) int64 {
 }
 
 // kindTag names a fixed or bucket rule's parameters, for its key and
-// head prefix: rules merge only when all of them agree.
+// state field: rules merge only when all of them agree.
 func kindTag(r rule.Rule) string {
 	m := ""
 	if r.Margin > 0 {

@@ -35,7 +35,7 @@ func Source() string {
 
 // admitScripts holds the limiters' copies of the script by text. A copy
 // holds only its time source and key lease; the values (limits, windows,
-// widths, bounds, the prefixes of the head's fields) travel in ARGV. So
+// widths, bounds, the names of the rules' state fields) travel in ARGV. So
 // limiters of any rules share one copy per time source, and a server,
 // which keeps every script it is sent (Redis before 7.4 never evicts one),
 // holds a few whatever the number of tenants and their rules.
@@ -252,7 +252,7 @@ func (l *Limiter) setLease(g time.Duration) {
 		wµs := ceilMicros(r.Window)
 		if r.Kind != rule.Sliding {
 			perRule = append(perRule, strconv.Itoa(r.Limit), strconv.FormatInt(wµs, 10), kindSpec(r))
-			names = append(names, windowName(r.Window)+":"+kindTag(r)+unitName(r)+":")
+			names = append(names, windowName(r.Window)+":"+kindTag(r)+unitName(r))
 			continue
 		}
 		if r.Buckets <= 0 {
@@ -261,7 +261,7 @@ func (l *Limiter) setLease(g time.Duration) {
 		}
 		width := (wµs + int64(r.Buckets) - 1) / int64(r.Buckets)
 		perRule = append(perRule, strconv.Itoa(r.Limit), strconv.FormatInt(wµs, 10), strconv.FormatInt(width, 10))
-		names = append(names, headPrefix(r))
+		names = append(names, stateField(r))
 	}
 	l.script = append([]string{HeadKey(l.name)}, l.keys...)
 	// The count n lives as long as the longest-lived key after a refresh,

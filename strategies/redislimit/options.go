@@ -172,10 +172,10 @@ func HeadKey(k string) string {
 	return "rlcheck:{" + k + "}"
 }
 
-// headPrefix starts the names of the bucketed rule r's fields in the
-// head: for example 24h:b64:, whose t is 24h:b64:t (admit.lua).
-func headPrefix(r rule.Rule) string {
-	return windowName(r.Window) + ":b" + strconv.Itoa(r.Buckets) + unitName(r) + ":"
+// stateField names the field of the head that holds the bucketed rule r's
+// state: for example 24h:b64 (admit.lua, "State fields").
+func stateField(r rule.Rule) string {
+	return windowName(r.Window) + ":b" + strconv.Itoa(r.Buckets) + unitName(r)
 }
 
 // unitName tells a cost rule's names from a call rule's: ":" and its
@@ -186,10 +186,6 @@ func unitName(r rule.Rule) string {
 	}
 	return ":" + r.Unit
 }
-
-// headField names field f (t, b, f or l) of the bucketed rule r in the
-// head.
-func headField(r rule.Rule, f byte) string { return headPrefix(r) + string(f) }
 
 // keeping resolves how the script keeps r: Exact or a bucket count, at
 // most one bucket per microsecond of the window.

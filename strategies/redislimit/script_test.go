@@ -2,6 +2,9 @@ package redislimit
 
 import (
 	"context"
+	"encoding/binary"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -38,7 +41,7 @@ func TestScriptPerTimeSource(t *testing.T) {
 	args, _ := a.scriptArgs("m", false, rt.t)
 	assert.Equal(t, append([]any{"m", "0", "0", "1"}, a.vals...), args, "server time sends no instants")
 	assert.Equal(t, []any{"3660000000", "", "", "-5", "1000000", "0", "1048576", "3600000000", "56250000",
-		"1h:b64:"}, bounded.vals, "the hour is bucketed under the default policy; its fields in the head start 1h:b64:")
+		"1h:b64"}, bounded.vals, "the hour is bucketed under the default policy; its state field in the head is 1h:b64")
 
 	client := mk("a", Options{TimeSource: Client, Exact: true}, sec, hour)
 	assert.Equal(t, "-- BEGIN CONSTANTS\nlocal serverTime, virtual, lease = false, false, 1000\n", constants(client))
@@ -84,10 +87,10 @@ func TestBucketFieldNotANumber(t *testing.T) {
 	require.NoError(t, l.Acquire(ctx))
 	require.NoError(t, l.Acquire(ctx))
 	head, r := l.script[0], l.Rules()[0]
-	m.HSet(head, headField(r, 't'), "two")
+	m.HSet(head, stateField(r), "two,0,0,0")
 	before := m.HGet(head, "n")
 	require.Error(t, l.Acquire(ctx), "a call admitted over a total that is not a number")
-	assert.Equal(t, "two", m.HGet(head, headField(r, 't')))
+	assert.Equal(t, "two,0,0,0", m.HGet(head, stateField(r)))
 	assert.Equal(t, before, m.HGet(head, "n"), "the call was counted")
 }
 
@@ -104,37 +107,63 @@ func TestBucketBoundMovesInTheNewestBucket(t *testing.T) {
 	ctx := context.Background()
 	require.NoError(t, l.Acquire(ctx)) // bound 6 to 9
 	head := l.script[0]
-	get := func() []string {
-		var out []string
-		for _, f := range "flbt" {
-			out = append(out, m.HGet(head, headField(l.Rules()[0], byte(f))))
-		}
-		return out
-	}
-	assert.Equal(t, []string{"6", "9", "0", "1"}, get(), "f, l, b (the total before l) and t")
+	get := func() [4]int64 { return decodeState(t, m.HGet(head, stateField(l.Rules()[0]))) }
+	assert.Equal(t, [4]int64{1, 0, 6, 9}, get(), "t, b (the total before l), f and l")
 	rt.t = (10*g - 2) * 1000 // bound 7 to 9: bucket 6 leaves, the call is in 9
 	require.NoError(t, l.Acquire(ctx))
-	assert.Equal(t, []string{"7", "9", "0", "2"}, get())
+	assert.Equal(t, [4]int64{2, 0, 7, 9}, get())
 }
 
-// TestBucketFieldNotFinite: on a real redis-server, whose Lua converts
-// 'nan' and 'inf' as numbers, a bucket total overwritten with one of them
-// ends the call with ErrCorrupt and records nothing; a NaN total would
-// otherwise never reach the limit and admit every call.
+// TestBucketFieldNotFinite: on a real redis-server, whose Lua unpacks NaN
+// and infinities as numbers, a rule state overwritten with one of them, or
+// with text, ends the call with ErrCorrupt and records nothing; a NaN
+// total would otherwise never reach the limit and admit every call.
 func TestBucketFieldNotFinite(t *testing.T) {
 	c := realClient(t, redistest.Start(t))
 	rt := &stepRT{t: epoch}
-	for _, bad := range []string{"nan", "inf", "-inf"} {
+	for bad, state := range map[string]string{
+		"nan": packState(math.NaN(), 0, 0, 0), "inf": packState(math.Inf(1), 0, 0, 0),
+		"-inf": packState(0, 0, math.Inf(-1), 0), "text": "1,0,0,0", "short": packState(1, 0, 0, 0)[:31],
+	} {
 		t.Run(bad, func(t *testing.T) {
 			l, err := New(c, rt, []rule.Rule{{Limit: 2, Window: time.Second, Buckets: 4}}, Options{Key: "finite-" + bad, TimeSource: Client, MaxSkew: -1})
 			require.NoError(t, err)
 			ctx := context.Background()
 			require.NoError(t, l.Acquire(ctx))
 			head, r := l.script[0], l.Rules()[0]
-			require.NoError(t, c.HSet(ctx, head, headField(r, 't'), bad).Err())
+			require.NoError(t, c.HSet(ctx, head, stateField(r), state).Err())
 			before := c.HGet(ctx, head, "n").Val()
 			assert.ErrorIs(t, l.Acquire(ctx), ErrCorrupt)
 			assert.Equal(t, before, c.HGet(ctx, head, "n").Val(), "the call was counted")
 		})
 	}
+}
+
+// decodeState reads a rule's state field, as the real server packs it (four
+// little-endian doubles) or as the embedded one writes it (text).
+func decodeState(t *testing.T, f string) [4]int64 {
+	var out [4]int64
+	if len(f) == 32 && !strings.Contains(f, ",") {
+		for i := range out {
+			out[i] = int64(math.Float64frombits(binary.LittleEndian.Uint64([]byte(f[8*i:]))))
+		}
+		return out
+	}
+	parts := strings.Split(f, ",")
+	require.Len(t, parts, 4, "state %q", f)
+	for i, p := range parts {
+		x, err := strconv.ParseInt(p, 10, 64)
+		require.NoError(t, err, "state %q", f)
+		out[i] = x
+	}
+	return out
+}
+
+// packState packs four numbers as the real server's script does.
+func packState(x ...float64) string {
+	b := make([]byte, 0, 32)
+	for _, v := range x {
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	}
+	return string(b)
 }
