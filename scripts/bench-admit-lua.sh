@@ -35,14 +35,19 @@ pid=$(redis-cli -p "$port" info server | tr -d '\r' | sed -n 's/^process_id://p'
 
 # Each script becomes a function per mode (exact, bounded); KEYS and ARGV
 # become upvalues the driver sets (Redis keeps them read-only). A script
-# of the head-hash layout (its constants line names the lease) gets that
-# layout's ARGV, which carries the rules; an older one is refused.
+# of the head-hash layout gets that layout's ARGV, which carries the rules,
+# with the key lease among them when its constants line no longer holds
+# it; an older one is refused.
 {
-  echo 'local variants, KK, AA = {exact = {}, bounded = {}}, nil, nil'
+  echo 'local variants, leased, KK, AA = {exact = {}, bounded = {}}, {}, nil, nil'
   i=0
   for f in "${files[@]}"; do
     i=$((i + 1))
-    if ! grep -q '^local serverTime, virtual, lease = ' "$f"; then
+    if grep -q '^local serverTime, virtual, lease = ' "$f"; then
+      echo "leased[$i] = false"
+    elif grep -q '^local serverTime, virtual = ' "$f"; then
+      echo "leased[$i] = true"
+    else
       echo "$f: not the head-hash layout of admit.lua; pick a BASE of that layout" >&2
       exit 2
     fi
@@ -67,6 +72,7 @@ else
     '-' .. big, '1000000', '0', '-' .. big, '60000000', '0', '-' .. big, '3600000000', '0'}
   KK = {p, p .. ':1h', p .. ':1h', p .. ':1h'}
 end
+if leased[v] then table.insert(args, 5, '56250') end
 AA = args
 local run = variants[ARGV[1]][v]
 for _ = 1, tonumber(ARGV[2]) do

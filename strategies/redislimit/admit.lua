@@ -19,8 +19,8 @@
 -- one HINCRBY.
 --
 -- The copies of this script differ only in the line between BEGIN
--- CONSTANTS and END CONSTANTS, which limiter.go writes: the clock, and the
--- lease by which key expiries are set. Every other value comes in ARGV,
+-- CONSTANTS and END CONSTANTS, which limiter.go writes: the clock. Every
+-- other value comes in ARGV,
 -- so limiters of any rules share a copy, and the server's script cache
 -- holds one per time source whatever the number of tenants and rules.
 --
@@ -31,8 +31,8 @@
 --   knows the head must exist, else '0';
 -- ARGV[4] '1' to refresh every key's expiry when the call is recorded;
 -- then, under a caller's clock only, the check time and the record time,
---   both integer microseconds; then, from ARGV[v] (v is 5, or 7 under a
---   caller's clock):
+--   both integer microseconds; then the lease by which key expiries are
+--   set, in ms; then, from ARGV[v] (v is 6, or 8 under a caller's clock):
 -- ARGV[v] how far ahead of the check time, in microseconds, an entry may
 --   lie before the state counts as corrupt;
 -- ARGV[v+1] empty when any entry of the call's member is this call's own
@@ -73,14 +73,14 @@
 -- functions of rare paths are made only when a run takes them.
 
 -- BEGIN CONSTANTS
-local serverTime, virtual, lease = true, false, 1000
+local serverTime, virtual = true, false
 -- END CONSTANTS
 
 local call, format = redis.call, string.format
 local head = KEYS[1]
 local n = #KEYS - 1
-local v = 5
-if not serverTime then v = 7 end
+local v = 6
+if not serverTime then v = 8 end
 local ahead = ARGV[v] + 0
 local hs = v + 3 + 3 * n -- the first bucketed rule's state field name
 -- Under server time the record's text is made from TIME's own digits
@@ -113,6 +113,7 @@ end
 -- longest of its rules' keys (w nil). Made only by a run that needs it.
 local life
 local function makeLife()
+  local lease = ARGV[v - 1] + 0
   return function(w)
     if not w then
       w = 0

@@ -34,7 +34,7 @@ func Source() string {
 }
 
 // admitScripts holds the limiters' copies of the script by text. A copy
-// holds only its time source and key lease; the values (limits, windows,
+// holds only its time source; the values (key lease, limits, windows,
 // widths, bounds, the names of the rules' state fields) travel in ARGV. So
 // limiters of any rules share one copy per time source, and a server,
 // which keeps every script it is sent (Redis before 7.4 never evicts one),
@@ -229,14 +229,33 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 		l.ones = append(l.ones, 1)
 	}
 	l.opts = opts
-	l.setLease(expiryLease)
+	l.setLease(leaseFor(rules))
 	l.stats = strategies.NewStatsKeeper(len(rules))
 	return l, nil
 }
 
-// expiryLease is how often a limiter refreshes its keys' expiries: each
-// refresh makes them outlive their windows by two leases.
+// expiryLease is how often a limiter refreshes its keys' expiries when
+// its longest window is short: each refresh makes them outlive their
+// windows by two leases.
 const expiryLease = time.Second
+
+// maxLease bounds the lease of a limiter with long windows.
+const maxLease = 1024 * time.Second
+
+// leaseFor is the lease of a limiter of rules: a 64th of its longest
+// window, within expiryLease and maxLease, in whole milliseconds. A key of
+// a day's window then outlives its last call by 2 × 1024 s rather than
+// 2 s, and a key called once a second has its expiries refreshed once in
+// 1024 calls rather than on every call (five commands more: docs/redis.md,
+// Expiry). The lease travels in ARGV, so
+// limiters of any lease share the script.
+func leaseFor(rules []rule.Rule) time.Duration {
+	var longest time.Duration
+	for _, r := range rules {
+		longest = max(longest, r.Window)
+	}
+	return min(max(longest/64, expiryLease), maxLease).Truncate(time.Millisecond)
+}
 
 // setLease derives the script's values (ARGV after the call's own, see
 // admit.lua) and its keys from the lease g; tests shorten it to see keys
@@ -285,10 +304,10 @@ func (l *Limiter) setLease(g time.Duration) {
 	if !l.mine {
 		retry = strconv.FormatInt(ceilMicros(cmp.Or(l.callTimeout, time.Minute)), 10)
 	}
-	l.vals = append([]any{strconv.FormatInt(ceilMicros(ahead), 10), retry, skew}, perRule...)
+	l.vals = append([]any{msText(g), strconv.FormatInt(ceilMicros(ahead), 10), retry, skew}, perRule...)
 	l.vals = append(l.vals, names...)
-	l.text, l.admit = writeScript(fmt.Sprintf("local serverTime, virtual, lease = %t, %t, %s\n",
-		l.source == Server, l.source == Virtual, msText(g)))
+	l.text, l.admit = writeScript(fmt.Sprintf("local serverTime, virtual = %t, %t\n",
+		l.source == Server, l.source == Virtual))
 }
 
 // keyLife is how long a key of a rule with window w outlives the record

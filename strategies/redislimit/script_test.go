@@ -17,7 +17,7 @@ import (
 )
 
 // TestScriptPerTimeSource: a limiter's copy of admit.lua holds only its
-// time source and lease and reads every value from ARGV, so limiters of
+// time source and reads every value from ARGV, so limiters of
 // any rules share one copy per time source (one script in the server's
 // cache however many tenants); the values are the rules' and the
 // prefixes of the bucketed ones' fields in the head.
@@ -36,20 +36,24 @@ func TestScriptPerTimeSource(t *testing.T) {
 	other := mk("b", Options{Exact: true}, rule.Rule{Limit: 7, Window: 2 * time.Second}, rule.Rule{Limit: 900, Window: 24 * time.Hour})
 	bounded := mk("a", Options{}, sec, hour)
 	assert.True(t, a.admit == other.admit && a.admit == bounded.admit, "limiters of other rules share a script")
-	assert.Equal(t, "-- BEGIN CONSTANTS\nlocal serverTime, virtual, lease = true, false, 1000\n", constants(a))
-	assert.Equal(t, []any{"3660000000", "", "", "-5", "1000000", "0", "-1048576", "3600000000", "0"}, a.vals)
+	assert.Equal(t, "-- BEGIN CONSTANTS\nlocal serverTime, virtual = true, false\n", constants(a))
+	assert.Equal(t, []any{"56250", "3660000000", "", "", "-5", "1000000", "0", "-1048576", "3600000000", "0"}, a.vals,
+		"the lease is a 64th of the hour")
+	assert.Equal(t, "1024000", other.vals[0], "the lease of a day's window is at most 1024 s")
 	args, _ := a.scriptArgs("m", false, rt.t)
 	assert.Equal(t, append([]any{"m", "0", "0", "1"}, a.vals...), args, "server time sends no instants")
-	assert.Equal(t, []any{"3660000000", "", "", "-5", "1000000", "0", "1048576", "3600000000", "56250000",
+	assert.Equal(t, []any{"56250", "3660000000", "", "", "-5", "1000000", "0", "1048576", "3600000000", "56250000",
 		"1h:b64"}, bounded.vals, "the hour is bucketed under the default policy; its state field in the head is 1h:b64")
 
 	client := mk("a", Options{TimeSource: Client, Exact: true}, sec, hour)
-	assert.Equal(t, "-- BEGIN CONSTANTS\nlocal serverTime, virtual, lease = false, false, 1000\n", constants(client))
-	assert.Equal(t, "1000000", client.vals[2], "the skew bound")
+	assert.Equal(t, "-- BEGIN CONSTANTS\nlocal serverTime, virtual = false, false\n", constants(client))
+	assert.Equal(t, "1000000", client.vals[3], "the skew bound")
 	args, _ = client.scriptArgs("m", false, rt.t)
 	assert.Equal(t, []any{"m", "0", "0", "1", "1780000000000000", "1780000000000000"}, args[:6], "the check and record instants")
 	virtual := mk("a", Options{TimeSource: Virtual, Exact: true}, sec, hour)
-	assert.Contains(t, constants(virtual), "= false, true, 1000\n")
+	assert.Contains(t, constants(virtual), "= false, true\n")
+	short := mk("c", Options{}, sec)
+	assert.Equal(t, "1000", short.vals[0], "the lease is at least a second")
 	assert.Len(t, map[string]bool{a.admit.Hash(): true, client.admit.Hash(): true, virtual.admit.Hash(): true}, 3)
 
 	// The example constants of admit.lua are replaced, not added to.
