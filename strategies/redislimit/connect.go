@@ -31,8 +31,10 @@ const DefaultTimeout = time.Second
 // then serve the whole cluster. timeout (0 means DefaultTimeout) bounds
 // every dial, read and write of the client, and the PING that Dial sends
 // before returning, so a wrong address fails here rather than on the first
-// call. A lost server fails each later call after one retry: a limiter
-// would rather fail fast and closed. Credentials never appear in its
+// call; the client ends every wait by its context's deadline too
+// (ContextTimeoutEnabled), so a limiter runs its script on the caller's
+// goroutine. A lost server fails each later call after one retry: a
+// limiter would rather fail fast and closed. Credentials never appear in its
 // errors.
 func Dial(ctx context.Context, url string, cluster []string, timeout time.Duration) (Conn, error) {
 	if timeout <= 0 {
@@ -51,11 +53,11 @@ func Dial(ctx context.Context, url string, cluster []string, timeout time.Durati
 		if err != nil {
 			return nil, fmt.Errorf("redislimit: Redis URL %s: %w", where, redacted(err, url))
 		}
-		opt.DialerRetries, opt.MaxRetries = 1, 1
+		opt.DialerRetries, opt.MaxRetries, opt.ContextTimeoutEnabled = 1, 1, true
 		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = timeout, timeout, timeout, timeout
 		c = redis.NewClient(opt)
 	case len(cluster) > 0:
-		opt := &redis.ClusterOptions{DialerRetries: 1, MaxRetries: 1, MaxRedirects: 1,
+		opt := &redis.ClusterOptions{DialerRetries: 1, MaxRetries: 1, MaxRedirects: 1, ContextTimeoutEnabled: true,
 			DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, PoolTimeout: timeout}
 		shown := make([]string, len(cluster))
 		for i, a := range cluster {

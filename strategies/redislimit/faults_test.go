@@ -107,6 +107,14 @@ func TestDeadlines(t *testing.T) {
 	}{
 		{"paused server, client from Dial", dialed, Options{CallTimeout: -1}, 2*timeout + 100*time.Millisecond,
 			func(t *testing.T, _ string) func() { return func() { s.Pause(t) } }, ErrTimeout},
+		// On the caller's goroutine: the call timeout ends the wait before
+		// the client's read timeouts do.
+		{"paused server, client with context timeouts, CallTimeout", func(t *testing.T) redis.Scripter {
+			c := redis.NewClient(&redis.Options{Addr: s.Addr, ReadTimeout: time.Hour, WriteTimeout: time.Hour, ContextTimeoutEnabled: true})
+			t.Cleanup(func() { _ = c.Close() })
+			return c
+		}, Options{CallTimeout: call}, call,
+			func(t *testing.T, _ string) func() { return func() { s.Pause(t) } }, ErrTimeout},
 		{"paused server, client without timeouts, CallTimeout", func(t *testing.T) redis.Scripter {
 			c := redis.NewClient(&redis.Options{Addr: s.Addr, ReadTimeout: -1, WriteTimeout: -1, DialTimeout: time.Hour})
 			t.Cleanup(func() { _ = c.Close() })
@@ -186,6 +194,8 @@ func TestDialTimeouts(t *testing.T) {
 			assert.Equal(t, tc.want, o.WriteTimeout, "write")
 			assert.Equal(t, tc.want, o.PoolTimeout, "pool")
 			assert.Equal(t, 1, o.MaxRetries)
+			assert.True(t, o.ContextTimeoutEnabled, "the context's deadline bounds every wait")
+			assert.True(t, boundsWaits(c), "limiters run the script on the caller's goroutine")
 		})
 	}
 }

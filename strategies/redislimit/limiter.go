@@ -119,6 +119,7 @@ type Limiter struct {
 	queue   clock.Mutex // refused callers, in arrival order
 
 	callTimeout time.Duration // 0: none
+	bounded     bool          // c ends its waits by the context's deadline
 	maxWait     time.Duration // beyond it a reply is corrupt, see admit.lua
 	expectFor   time.Duration // how long after a refresh the head must exist
 	holdFor     time.Duration // how long calls are refused after a loss
@@ -182,6 +183,7 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 		l.callTimeout = DefaultCallTimeout
 	}
 	l.callTimeout = max(l.callTimeout, 0)
+	l.bounded = boundsWaits(c)
 	for i, r := range rules {
 		if r.Limit <= 0 || r.Window <= 0 {
 			return nil, fmt.Errorf("redislimit: rule %v: limit and window must be positive", r)
@@ -641,7 +643,10 @@ func (l *Limiter) scriptError(ctx context.Context, err error) error {
 // when the client does not: go-redis can spend its own dial timeout on a
 // peer that accepts but never answers, and waits without end when its
 // read timeout is off. A run abandoned that way may still record the call,
-// which spends capacity without a send, never the reverse.
+// which spends capacity without a send, never the reverse. A client that
+// bounds every wait by the context's deadline (see boundsWaits) runs the
+// script on the caller's goroutine; any other hands it to a runner and
+// waits for the reply or the deadline, whichever comes first.
 func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
 	if l.opts.InProcess || (ctx.Done() == nil && l.callTimeout == 0) {
 		return l.admit.Run(ctx, l.c, l.script, args...).Result()
@@ -649,6 +654,21 @@ func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
 	callCtx, cancel := ctx, context.CancelFunc(nil)
 	if l.callTimeout > 0 {
 		callCtx, cancel = context.WithTimeout(ctx, l.callTimeout)
+	}
+	if l.bounded {
+		res, err := l.admit.Run(callCtx, l.c, l.script, args...).Result()
+		if cancel != nil {
+			cancel()
+		}
+		switch {
+		case err == nil:
+			return res, nil
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("no reply from Redis before the deadline: %w", ctx.Err())
+		case callCtx.Err() != nil:
+			return nil, fmt.Errorf("%w: no reply within the call timeout of %v (%v)", ErrTimeout, l.callTimeout, err)
+		}
+		return res, err
 	}
 	j := jobs.Get().(*job)
 	j.ctx, j.l, j.args = callCtx, l, args
@@ -676,6 +696,23 @@ func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
 		}
 		return nil, fmt.Errorf("no reply from Redis before the deadline: %w", ctx.Err())
 	}
+}
+
+// boundsWaits says whether c ends every wait of a command (dial, pool,
+// read, write, retries) by the context's deadline: a go-redis client or
+// cluster client with ContextTimeoutEnabled (Dial sets it) and its read
+// and write timeouts on. Without ContextTimeoutEnabled go-redis sets its
+// socket deadlines from its own timeouts alone.
+func boundsWaits(c redis.Scripter) bool {
+	switch c := c.(type) {
+	case *redis.Client:
+		o := c.Options()
+		return o.ContextTimeoutEnabled && o.ReadTimeout >= 0 && o.WriteTimeout >= 0
+	case *redis.ClusterClient:
+		o := c.Options()
+		return o.ContextTimeoutEnabled && o.ReadTimeout >= 0 && o.WriteTimeout >= 0
+	}
+	return false
 }
 
 // job is one script run handed to a runner. The caller takes the reply

@@ -69,7 +69,10 @@ type peer struct {
 
 func benchPeers(b *testing.B, rules []rule.Rule, keys int) {
 	s := redistest.Start(b)
-	c := redis.NewClient(&redis.Options{Addr: s.Addr, PoolSize: 2 * benchWorkers})
+	// Context timeouts on, as Dial sets them: rlcheck's limiters then run
+	// the script on the caller's goroutine; redis_rate's calls carry no
+	// deadline and do not notice.
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, PoolSize: 2 * benchWorkers, ContextTimeoutEnabled: true})
 	defer c.Close()
 	ctx := context.Background()
 	require.NoError(b, trivialScript.Load(ctx, c).Err())
