@@ -86,6 +86,8 @@ func TestGroundTruthFromServe(t *testing.T) {
 // exactly; the client's fits exactly or within a spread no wider than the
 // delay's, which is then reported.
 func groundTruth(t *testing.T, c serveprobe.Case) (served, sent int) {
+	spreads := map[time.Duration]int{} // the tolerance each client's log needed
+	defer func() { t.Logf("%s: spreads the client's logs needed: %v (0: none)", c, spreads) }()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for seed := range uint64(groundSeeds) {
@@ -101,7 +103,9 @@ func groundTruth(t *testing.T, c serveprobe.Case) (served, sent int) {
 			a := exact.Fits[infer.RefusedCount]
 			res := infer.Infer(run.ClientLog(), infer.Options{})
 			b := res.Fits[infer.RefusedCount]
+			var spread time.Duration
 			if tol := res.Tolerance; tol != nil {
+				spread = tol.Spread
 				b = tol.ByReading[infer.RefusedCount].Fit
 				assert.True(t, tol.Fits, "seed %d: the hidden contract fits within the delay", seed)
 				assert.LessOrEqual(t, tol.Spread, groundDelay, "seed %d", seed)
@@ -109,6 +113,7 @@ func groundTruth(t *testing.T, c serveprobe.Case) (served, sent int) {
 			mu.Lock()
 			defer mu.Unlock()
 			assert.Nil(t, exact.Tolerance, "seed %d: the server's log needs no tolerance", seed)
+			spreads[spread]++
 			if recovered(hidden, a) {
 				served++
 			} else {

@@ -133,10 +133,11 @@ func (r *Run) ClientLog() []infer.Send {
 }
 
 // ServedLog reads the server's log back with infer's reader, as `rlcheck
-// infer` would read serve's --log file.
+// infer` would read serve's --log file, with the cost column of the unit
+// the rules meter.
 func (r *Run) ServedLog() ([]infer.Send, error) {
 	open := func() (io.Reader, error) { return bytes.NewReader(r.ServeLog), nil }
-	log, err := infer.Read("serve.log", open, infer.ReadOptions{Log: serve.LogReadOptions(false)})
+	log, err := infer.Read("serve.log", open, infer.ReadOptions{Log: serve.LogReadOptionsFor(r.Hidden, false)})
 	if err != nil {
 		return nil, err
 	}
