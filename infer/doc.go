@@ -14,7 +14,9 @@
 // Every window and kind costs one pass over the sorted times with two
 // pointers: O(n) per window, kind and reading together. A log with no
 // refusal yields lower bounds only; a log that no rule on the grid can
-// explain is reported as a contradiction, naming its lines.
+// explain is reported as a contradiction, naming its lines, with the
+// least delay spread (and clock offset) within which a contract fits when
+// the log's instants are not the provider's (Tolerance).
 //
 // Where the log keeps the provider's rate-limit headers (RateLimit,
 // RateLimit-Policy, X-RateLimit-*, Retry-After, x-ratelimit-*-requests and

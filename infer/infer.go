@@ -27,6 +27,9 @@ type Options struct {
 	// sliding windows are closed.
 	Declared []rule.Rule
 	Closed   bool
+	// Spreads is the ladder tried when no contract fits exactly (see
+	// Tolerance); nil means Spreads, empty tries none.
+	Spreads []time.Duration
 }
 
 // Candidate is one window and kind under one reading: the least limit the
@@ -119,6 +122,9 @@ type Result struct {
 	// Headers sets the rate-limit headers of the answers beside the
 	// calls; nil when no answer carried one.
 	Headers *Headers
+	// Tolerance is what it takes to fit a log with refusals that no
+	// contract fits exactly; nil when one does.
+	Tolerance *Tolerance
 }
 
 // maxUnexplained bounds the unexplained refusals a Fit lists.
@@ -163,6 +169,15 @@ func Infer(s []Send, opt Options) *Result {
 		res.Fits[rd] = fit(d, cands, rd)
 	}
 	res.Best, res.BothFit = best(res.Fits)
+	if res.Refused > 0 && !res.Fits[res.Best].Fits {
+		spreads := opt.Spreads
+		if spreads == nil {
+			spreads = Spreads
+		}
+		if len(spreads) > 0 {
+			res.Tolerance = tolerate(d, windows, spreads)
+		}
+	}
 	if hs != nil {
 		hs.judge(d, res.Best)
 		res.Headers = hs

@@ -31,6 +31,7 @@ type jsonKeyOut struct {
 	Windows      []jsonWindow   `json:"windows"`
 	Declared     *jsonDecl      `json:"declared,omitempty"`
 	Headers      *jsonHeaderOut `json:"headers,omitempty"`
+	Tolerance    *jsonTolerance `json:"tolerance,omitempty"`
 }
 
 type jsonDecl struct {
@@ -139,6 +140,7 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 		out.Declared = jsonDeclared(res)
 	}
 	out.Headers = jsonHeadersOf(res.Headers)
+	out.Tolerance = jsonToleranceOf(res.Tolerance)
 	return out
 }
 

@@ -114,6 +114,7 @@ func writeFindings(b *strings.Builder, file string, res *Result, all bool) {
 		return
 	case !res.Fits[res.Best].Fits:
 		writeContradiction(b, res)
+		writeTolerance(b, res)
 		return
 	}
 	writeReadings(b, res)

@@ -67,6 +67,12 @@ type Options struct {
 	// Log receives the CSV record of every request, header first, in
 	// arrival order (see LogReadOptions); nil keeps none.
 	Log io.Writer
+	// Now, when set, is the clock arrivals and answers are stamped with,
+	// in epoch ns, instead of the real one: a harness that drives the
+	// server on a virtual clock gets a deterministic verdict. Stamps stay
+	// strictly increasing: an instant not after the last stamp is moved to
+	// 1 ns past it. Latency waits still take real time.
+	Now func() int64
 }
 
 // Server judges and answers requests; it is an http.Handler. Call Close
@@ -148,6 +154,7 @@ func New(opt Options) (*Server, error) {
 		log:      newLogWriter(opt.Log, checker.UnitsOf(opt.Rules), opt.Upstream != nil),
 		labels:   metrics.NewKeyLabels(opt.MetricsKeys),
 		stopping: make(chan struct{}),
+		now:      opt.Now,
 	}
 	if s.opt.UpstreamTimeout <= 0 {
 		s.opt.UpstreamTimeout = DefaultUpstreamTimeout

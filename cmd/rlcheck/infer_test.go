@@ -230,6 +230,20 @@ type docInfer struct {
 				FirstLine int64  `json:"first_line"`
 			} `json:"accepted_past_limit"`
 		} `json:"headers"`
+		Tolerance *struct {
+			SpreadNs      int64           `json:"spread_ns"`
+			Fits          bool            `json:"fits"`
+			Reading       string          `json:"reading"`
+			Rules         string          `json:"rules"`
+			Contract      json.RawMessage `json:"contract"` // as the key's own
+			OffsetMatters bool            `json:"offset_matters"`
+			OffsetNs      int64           `json:"offset_ns"`
+			OffsetMinNs   int64           `json:"offset_min_ns"`
+			OffsetMaxNs   int64           `json:"offset_max_ns"`
+			Absorbed      int             `json:"absorbed_calls"`
+			Unexplained   int             `json:"unexplained_refusals"`
+			Calls         int             `json:"calls"`
+		} `json:"tolerance"`
 	} `json:"keys"`
 	MalformedHeaders []struct {
 		Header    string `json:"header"`

@@ -393,6 +393,15 @@ func TestJSONSchema(t *testing.T) {
 				assert.Equal(t, "7/1s,40/10s", doc.Keys[0].Rules)
 				assert.Len(t, doc.Keys[0].Windows, 68, "17 windows, 2 kinds, 2 readings")
 			}},
+		{"infer tolerance", []string{"infer", "../../testdata/infer/delayed.csv"},
+			func() any { return &docInfer{} }, func(t *testing.T, d any) {
+				doc := d.(*docInfer)
+				require.Len(t, doc.Keys, 1)
+				tol := doc.Keys[0].Tolerance
+				require.NotNil(t, tol, "no contract fits the delayed log exactly")
+				assert.True(t, tol.Fits)
+				assert.Equal(t, "7/1s,40/10s fixed", tol.Rules)
+			}},
 		{"audit", []string{"audit", "--rules", "5/1s", "--seeds", "1", "--verify", "1", "--margin", "2ms"},
 			func() any { return &docAudit{} }, func(t *testing.T, d any) {
 				doc := d.(*docAudit)

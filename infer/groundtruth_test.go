@@ -1,0 +1,139 @@
+package infer_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/infer"
+	"github.com/rlcheck/rlcheck/infer/infertest/serveprobe"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// The ground truth's scale: groundBudget requests per seed pin every
+// rule serveprobe.Contract draws (N up to 100 calls, windows up to a
+// minute), and groundDelay is the client→serve delay's spread.
+const (
+	groundBudget = 2000
+	groundSeeds  = 100
+	groundDelay  = 5 * time.Millisecond
+)
+
+// groundRow is one case of the ground truth, the least share of seeds
+// whose contract comes back from the server's log and from the client's,
+// or why the row waits.
+type groundRow struct {
+	c            serveprobe.Case
+	served, sent float64
+	skip         string
+}
+
+// recovered reports whether the fit is the hidden contract: every rule's
+// window and kind, N inside the range, the range at most 10% of N wide.
+func recovered(hidden []rule.Rule, f infer.Fit) bool {
+	if !f.Fits || len(f.Rules) != len(hidden) {
+		return false
+	}
+	for _, h := range hidden {
+		ok := false
+		for _, r := range f.Rules {
+			ok = ok || r.Window == h.Window && r.Kind == h.Kind && r.Min <= h.Limit && r.Max >= h.Limit &&
+				float64(r.Max-r.Min) <= 0.1*float64(h.Limit)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// TestGroundTruthFromServe runs hidden contracts of 1 to 3 rules through
+// a real serve (serveprobe), groundSeeds seeds per case, and infers them
+// back under serve's reading (refused calls count): from the server's
+// own log, and from the client's, whose send instants are up to
+// groundDelay before the arrivals serve judged.
+func TestGroundTruthFromServe(t *testing.T) {
+	const waits = "waits for infer to learn token buckets and cost rules (branch infer-kinds)"
+	rows := []groundRow{
+		{c: serveprobe.Case{Kind: rule.Sliding}, served: 0.95, sent: 0.90},
+		{c: serveprobe.Case{Kind: rule.Fixed}, served: 0.95, sent: 0.90},
+		{c: serveprobe.Case{Kind: rule.Bucket}, served: 0.95, sent: 0.90, skip: waits},
+		{c: serveprobe.Case{Kind: rule.Sliding, Cost: true}, served: 0.95, sent: 0.90, skip: waits},
+		{c: serveprobe.Case{Kind: rule.Fixed, Cost: true}, served: 0.95, sent: 0.90, skip: waits},
+		{c: serveprobe.Case{Kind: rule.Bucket, Cost: true}, served: 0.95, sent: 0.90, skip: waits},
+	}
+	for _, row := range rows {
+		t.Run(row.c.String(), func(t *testing.T) {
+			if row.skip != "" {
+				t.Skip(row.skip)
+			}
+			t.Parallel()
+			served, sent := groundTruth(t, row.c)
+			t.Logf("%s: recovered from the server's log on %d of %d seeds, from the client's on %d", row.c, served, groundSeeds, sent)
+			assert.GreaterOrEqual(t, float64(served)/groundSeeds, row.served, "from the server's log")
+			assert.GreaterOrEqual(t, float64(sent)/groundSeeds, row.sent, "from the client's log")
+		})
+	}
+}
+
+// groundTruth probes groundSeeds hidden contracts of case c and counts
+// the seeds recovered from each log. The server's log always fits
+// exactly; the client's fits exactly or within a spread no wider than the
+// delay's, which is then reported.
+func groundTruth(t *testing.T, c serveprobe.Case) (served, sent int) {
+	spreads := map[time.Duration]int{} // the tolerance each client's log needed
+	defer func() { t.Logf("%s: spreads the client's logs needed: %v (0: none)", c, spreads) }()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for seed := range uint64(groundSeeds) {
+		hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), c)
+		run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
+		require.NoError(t, err)
+		log, err := run.ServedLog()
+		require.NoError(t, err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			exact := infer.Infer(log, infer.Options{})
+			a := exact.Fits[infer.RefusedCount]
+			res := infer.Infer(run.ClientLog(), infer.Options{})
+			b := res.Fits[infer.RefusedCount]
+			var spread time.Duration
+			if tol := res.Tolerance; tol != nil {
+				spread = tol.Spread
+				b = tol.ByReading[infer.RefusedCount].Fit
+				assert.True(t, tol.Fits, "seed %d: the hidden contract fits within the delay", seed)
+				assert.LessOrEqual(t, tol.Spread, groundDelay, "seed %d", seed)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Nil(t, exact.Tolerance, "seed %d: the server's log needs no tolerance", seed)
+			spreads[spread]++
+			if recovered(hidden, a) {
+				served++
+			} else {
+				t.Logf("seed %d, server's log: hidden %v, found %s %v", seed, hidden, infer.RulesText(a.Rules), ranges(a))
+			}
+			if recovered(hidden, b) {
+				sent++
+			} else {
+				t.Logf("seed %d, client's log: hidden %v, found %s %v", seed, hidden, infer.RulesText(b.Rules), ranges(b))
+			}
+		}()
+	}
+	wg.Wait()
+	return served, sent
+}
+
+func ranges(f infer.Fit) []string {
+	var out []string
+	for _, r := range f.Rules {
+		out = append(out, fmt.Sprintf("[%d,%d]", r.Min, r.Max))
+	}
+	return out
+}
