@@ -16,6 +16,10 @@ type Send struct {
 	Line    int64
 	// Ann is what the answer's rate-limit headers announced; nil without.
 	Ann *Announced
+	// Cost is the call's cost in each unit of Options.Units, in order
+	// (nil without units). Each unit's costs must sum within int64 over
+	// the log: Read refuses a log whose sums do not.
+	Cost []int64
 }
 
 // Options tune the inference; the zero value infers on Grid.
@@ -27,6 +31,9 @@ type Options struct {
 	// sliding windows are closed.
 	Declared []rule.Rule
 	Closed   bool
+	// Units name the cost units of each Send.Cost: for each, cost rules
+	// "N UNIT/W" are inferred beside the call rules.
+	Units []string
 }
 
 // Candidate is one window and kind under one reading: the least limit the
@@ -35,6 +42,8 @@ type Candidate struct {
 	Window  time.Duration
 	Kind    rule.Kind
 	Reading Reading
+	// Unit is a cost rule's unit; "" counts calls.
+	Unit string
 	// AtLeast is the least N no accepted call exceeds; AtLeastPins the
 	// accepted calls whose window held AtLeast-1 earlier calls, the first
 	// of them on TightestLine (0 when no call was accepted).
@@ -56,6 +65,7 @@ type Candidate struct {
 type Rule struct {
 	Window   time.Duration
 	Kind     rule.Kind
+	Unit     string // a cost rule's unit; "" counts calls
 	Min, Max int
 	// MinPins accepted calls found Min-1 earlier calls in their window,
 	// the first on TightestLine; MaxPins refused calls that only this rule
@@ -75,7 +85,9 @@ type Rule struct {
 
 // Rule returns the rule at its least N: the most the provider is known to
 // allow.
-func (r Rule) Rule() rule.Rule { return rule.Rule{Limit: r.Min, Window: r.Window, Kind: r.Kind} }
+func (r Rule) Rule() rule.Rule {
+	return rule.Rule{Limit: r.Min, Window: r.Window, Kind: r.Kind, Unit: r.Unit}
+}
 
 // Unexplained is a refused call no rule on the grid explains: in every
 // window, an accepted call found as many earlier calls or more. Closest
@@ -141,6 +153,7 @@ func Infer(s []Send, opt Options) *Result {
 		windows = hs.grid(windows)
 	}
 	d := newSends(s)
+	d.addCosts(s, opt.Units)
 	res := &Result{Sends: len(s), Refused: len(d.refIdx), Accepted: len(s) - len(d.refIdx)}
 	if len(s) > 0 {
 		res.First, res.Last = s[0].At, s[len(s)-1].At
@@ -153,6 +166,7 @@ func Infer(s []Send, opt Options) *Result {
 			}
 		}
 	}
+	res.Candidates = append(res.Candidates, costCandidates(d, windows)...)
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
 		var cands []*Candidate
 		for i := range res.Candidates {
@@ -175,14 +189,14 @@ func Infer(s []Send, opt Options) *Result {
 
 func newCandidate(d *sends, p *pass, w time.Duration, k rule.Kind, rd Reading) Candidate {
 	c := Candidate{
-		Window: w, Kind: k, Reading: rd, AtLeast: p.lower[rd], AtLeastPins: p.lowerPins[rd],
+		Window: w, Kind: k, Reading: rd, Unit: p.unit, AtLeast: p.lower[rd], AtLeastPins: p.lowerPins[rd],
 		Steps: p.steps, pass: p, set: newBitset(len(d.refIdx)),
 	}
 	if i := p.tightest[rd]; i >= 0 {
 		c.TightestLine = d.line[i]
 	}
-	for r, b := range p.before[rd] {
-		if int(b) >= c.AtLeast {
+	for r := range d.refIdx {
+		if p.bound(rd, r) >= c.AtLeast {
 			c.set.add(r)
 			c.Explains++
 		}

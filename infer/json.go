@@ -57,6 +57,7 @@ type jsonRule struct {
 	Rule       string   `json:"rule"`
 	WindowNs   int64    `json:"window_ns"`
 	Kind       string   `json:"kind"`
+	Unit       string   `json:"unit"`
 	Min        int      `json:"min"`
 	Max        *int     `json:"max"` // null: no upper bound
 	Explains   int      `json:"explains"`
@@ -88,6 +89,7 @@ type jsonWindow struct {
 	Window   string `json:"window"`
 	WindowNs int64  `json:"window_ns"`
 	Kind     string `json:"kind"`
+	Unit     string `json:"unit"`
 	Reading  string `json:"reading"`
 	AtLeast  int    `json:"at_least"`
 	Explains int    `json:"explains"`
@@ -111,7 +113,7 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 	}
 	for _, r := range f.Rules {
 		jr := jsonRule{
-			Rule: r.Rule().String(), WindowNs: int64(r.Window), Kind: r.Kind.String(), Min: r.Min, Explains: r.Explains,
+			Rule: r.Rule().String(), WindowNs: int64(r.Window), Kind: r.Kind.String(), Unit: r.Unit, Min: r.Min, Explains: r.Explains,
 			MinPins: r.MinPins, Tightest: r.TightestLine, MaxPins: r.MaxPins, Closest: r.ClosestRefusedLine,
 			Confidence: r.Confidence, AlsoFits: []string{},
 		}
@@ -131,7 +133,7 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 	}
 	for _, c := range res.Candidates {
 		out.Windows = append(out.Windows, jsonWindow{
-			Window: c.Window.String(), WindowNs: int64(c.Window), Kind: c.Kind.String(),
+			Window: c.Window.String(), WindowNs: int64(c.Window), Kind: c.Kind.String(), Unit: c.Unit,
 			Reading: c.Reading.String(), AtLeast: c.AtLeast, Explains: c.Explains, Steps: c.Steps,
 		})
 	}

@@ -23,6 +23,9 @@ type Report struct {
 // Run infers the contract of every key of the log.
 func Run(file string, log *Log, opt Options) *Report {
 	rep := &Report{File: file, Log: log}
+	if opt.Units == nil {
+		opt.Units = log.Units
+	}
 	for _, k := range log.Keys {
 		res := Infer(log.Sends[k], opt)
 		rep.Keys = append(rep.Keys, res)
@@ -225,16 +228,32 @@ func joinRules(rs []rule.Rule) string {
 
 // writeBounds tabulates every window's least N, per kind; with explain,
 // also the refusals each explains and its cost, under the best reading.
+// The cost rules follow the call rules, a table per unit.
 func writeBounds(b *strings.Builder, res *Result, explain bool) {
+	for from := 0; from < len(res.Candidates); {
+		unit := res.Candidates[from].Unit
+		to := from
+		for to < len(res.Candidates) && res.Candidates[to].Unit == unit {
+			to++
+		}
+		if unit != "" {
+			fmt.Fprintf(b, "\nIn %s:\n\n", unit)
+		}
+		writeBoundsOf(b, res.Candidates[from:to], res.Best, explain)
+		from = to
+	}
+}
+
+func writeBoundsOf(b *strings.Builder, cands []Candidate, best Reading, explain bool) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	if explain {
 		fmt.Fprintln(tw, "WINDOW\tKIND\tLEAST N\tEXPLAINS\tSTEPS")
 	} else {
 		fmt.Fprintln(tw, "WINDOW\tSLIDING\tFIXED")
 	}
-	for i := 0; i < len(res.Candidates); i += 4 {
+	for i := 0; i < len(cands); i += 4 {
 		// Per window: sliding and fixed, each under both readings.
-		s, f := res.Candidates[i+int(res.Best)], res.Candidates[i+2+int(res.Best)]
+		s, f := cands[i+int(best)], cands[i+2+int(best)]
 		if !explain {
 			fmt.Fprintf(tw, "%s\t%d\t%d\n", rule.FormatWindow(s.Window), s.AtLeast, f.AtLeast)
 			continue

@@ -173,6 +173,7 @@ type docInfer struct {
 			Rule       string   `json:"rule"`
 			WindowNs   int64    `json:"window_ns"`
 			Kind       string   `json:"kind"`
+			Unit       string   `json:"unit"`
 			Min        int      `json:"min"`
 			Max        *int     `json:"max"`
 			Explains   int      `json:"explains"`
@@ -202,6 +203,7 @@ type docInfer struct {
 			Window   string `json:"window"`
 			WindowNs int64  `json:"window_ns"`
 			Kind     string `json:"kind"`
+			Unit     string `json:"unit"`
 			Reading  string `json:"reading"`
 			AtLeast  int    `json:"at_least"`
 			Explains int    `json:"explains"`
