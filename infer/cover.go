@@ -3,6 +3,8 @@ package infer
 import (
 	"math/bits"
 	"slices"
+
+	"github.com/rlcheck/rlcheck/rule"
 )
 
 // bitset is a set of refused calls, by their rank among the refusals.
@@ -176,14 +178,18 @@ func ranges(d *sends, cv []*Candidate, rd Reading) ([]Rule, float64) {
 	for k, c := range cv {
 		others := union(n, slices.Concat(cv[:k], cv[k+1:]))
 		r := Rule{
-			Window: c.Window, Kind: c.Kind, Unit: c.Unit, Min: c.AtLeast, MinPins: c.AtLeastPins,
+			Window: c.Window, Kind: c.Kind, Unit: c.Unit, Min: c.AtLeast, MinPins: c.AtLeastPins, perDay: c.PerDay,
 			TightestLine: c.TightestLine, Explains: c.Explains,
+		}
+		p := c.pass
+		if c.Kind == rule.Bucket {
+			p = c.passOf(d)
 		}
 		for i := range d.refIdx {
 			if !c.set.has(i) || others.has(i) {
 				continue
 			}
-			b := c.pass.bound(rd, i)
+			b := p.bound(rd, i)
 			switch {
 			case r.Max == 0 || b < r.Max:
 				r.Max, r.MaxPins, r.ClosestRefusedLine = b, 1, d.line[d.refIdx[i]]
@@ -212,7 +218,7 @@ func alsoFits(n int, rules []Rule, cands []*Candidate) {
 			}
 		}
 		for _, c := range cands {
-			if c.Window == rules[k].Window && c.Kind == rules[k].Kind && c.Unit == rules[k].Unit {
+			if c.Kind == rule.Bucket || c.Window == rules[k].Window && c.Kind == rules[k].Kind && c.Unit == rules[k].Unit {
 				continue
 			}
 			if union(n, append(others, c)).count() == n {
@@ -224,7 +230,7 @@ func alsoFits(n int, rules []Rule, cands []*Candidate) {
 
 func find(cands []*Candidate, r Rule) *Candidate {
 	for _, c := range cands {
-		if c.Window == r.Window && c.Kind == r.Kind && c.Unit == r.Unit {
+		if c.Kind == r.Kind && c.Unit == r.Unit && (c.Kind == rule.Bucket && c.PerDay == r.perDay || c.Kind != rule.Bucket && c.Window == r.Window) {
 			return c
 		}
 	}
@@ -247,7 +253,7 @@ func unexplained(d *sends, cands []*Candidate, all bitset, rd Reading) ([]Unexpl
 		var u Unexplained
 		gap := -1
 		for _, c := range cands {
-			if c.Unit != "" {
+			if c.Unit != "" || c.Kind == rule.Bucket {
 				continue // the closest call window says most
 			}
 			b := c.pass.bound(rd, r)

@@ -44,6 +44,9 @@ type Candidate struct {
 	Reading Reading
 	// Unit is a cost rule's unit; "" counts calls.
 	Unit string
+	// PerDay is a bucket's rate, in units a day (Window is then a day);
+	// its AtLeast and Explains are for the burst.
+	PerDay int64
 	// AtLeast is the least N no accepted call exceeds; AtLeastPins the
 	// accepted calls whose window held AtLeast-1 earlier calls, the first
 	// of them on TightestLine (0 when no call was accepted).
@@ -79,13 +82,22 @@ type Rule struct {
 	// 1 when it pinned N exactly, 0 without an upper bound.
 	Confidence float64
 	// AlsoFits are other rules that could replace this one, the other
-	// rules unchanged, each at its least N.
+	// rules unchanged, each at its least N (buckets are not listed).
 	AlsoFits []rule.Rule
+	// A bucket rule refills Rate units per Window with capacity Burst, the
+	// least burst at that rate; Min and Max bound the burst over every rate
+	// the log allows, from RateMin to RateMax units a day.
+	Rate, Burst      int
+	RateMin, RateMax int64
+	perDay           int64 // the rate of the candidate chosen
 }
 
 // Rule returns the rule at its least N: the most the provider is known to
 // allow.
 func (r Rule) Rule() rule.Rule {
+	if r.Kind == rule.Bucket {
+		return rule.Rule{Limit: r.Rate, Window: r.Window, Kind: r.Kind, Unit: r.Unit, Burst: r.Burst}
+	}
 	return rule.Rule{Limit: r.Min, Window: r.Window, Kind: r.Kind, Unit: r.Unit}
 }
 
@@ -120,7 +132,11 @@ type Result struct {
 	Sends, Accepted, Refused int
 	First, Last              int64
 	Candidates               []Candidate // per window, kind and reading
-	Fits                     [2]Fit      // indexed by Reading
+	// Buckets are the token buckets the search kept (per rate and reading,
+	// those no other candidate outdoes); BucketSteps the search's cost.
+	Buckets     []Candidate
+	BucketSteps int64
+	Fits        [2]Fit // indexed by Reading
 	// Best is the reading that fits with the fewest rules (RefusedCount
 	// when both fit alike); BothFit says the log cannot tell them apart.
 	Best    Reading
@@ -167,14 +183,18 @@ func Infer(s []Send, opt Options) *Result {
 		}
 	}
 	res.Candidates = append(res.Candidates, costCandidates(d, windows)...)
+	res.bucketSearch(d)
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
 		var cands []*Candidate
-		for i := range res.Candidates {
-			if res.Candidates[i].Reading == rd {
-				cands = append(cands, &res.Candidates[i])
+		for _, cs := range [][]Candidate{res.Candidates, res.Buckets} {
+			for i := range cs {
+				if cs[i].Reading == rd {
+					cands = append(cands, &cs[i])
+				}
 			}
 		}
 		res.Fits[rd] = fit(d, cands, rd)
+		res.BucketSteps += refineBuckets(d, &res.Fits[rd], cands, windows)
 	}
 	res.Best, res.BothFit = best(res.Fits)
 	if hs != nil {
@@ -185,6 +205,30 @@ func Infer(s []Send, opt Options) *Result {
 		res.Declared = declare(d, opt.Declared, opt.Closed, res.Best)
 	}
 	return res
+}
+
+// bucketSearch tries buckets over a grid of rates and keeps those the
+// cover search may need.
+func (res *Result) bucketSearch(d *sends) {
+	var rest [2]bitset
+	for rd := range rest {
+		var cs []*Candidate
+		for i := range res.Candidates {
+			if res.Candidates[i].Reading == Reading(rd) {
+				cs = append(cs, &res.Candidates[i])
+			}
+		}
+		rest[rd] = union(len(d.refIdx), cs)
+	}
+	buckets, steps := bucketCandidates(d, rest)
+	all := make([]*Candidate, 0, len(res.Candidates)+len(buckets))
+	for i := range res.Candidates {
+		all = append(all, &res.Candidates[i])
+	}
+	for i := range buckets {
+		all = append(all, &buckets[i])
+	}
+	res.Buckets, res.BucketSteps = undominated(buckets, all), steps
 }
 
 func newCandidate(d *sends, p *pass, w time.Duration, k rule.Kind, rd Reading) Candidate {

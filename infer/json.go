@@ -29,6 +29,7 @@ type jsonKeyOut struct {
 	Unexplained  []jsonUnexpl   `json:"unexplained,omitempty"`
 	UnexplainedN int            `json:"unexplained_total,omitempty"`
 	Windows      []jsonWindow   `json:"windows"`
+	BucketSteps  int64          `json:"bucket_steps"`
 	Declared     *jsonDecl      `json:"declared,omitempty"`
 	Headers      *jsonHeaderOut `json:"headers,omitempty"`
 }
@@ -67,6 +68,9 @@ type jsonRule struct {
 	Closest    int64    `json:"closest_refused_line"`
 	Confidence float64  `json:"confidence"`
 	AlsoFits   []string `json:"also_fits"`
+	Burst      int      `json:"burst,omitempty"`
+	RateMin    int64    `json:"rate_min_per_day,omitempty"`
+	RateMax    int64    `json:"rate_max_per_day,omitempty"`
 }
 
 type jsonReading struct {
@@ -103,7 +107,7 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 		Key: key, Calls: res.Sends, Accepted: res.Accepted, Refused: res.Refused, FirstNs: res.First, LastNs: res.Last,
 		Verdict: "fits", Reading: f.Reading.String(), BothFit: res.BothFit, Rules: RulesText(f.Rules), Smallest: f.Smallest,
 		OtherReading: jsonReading{Reading: o.Reading.String(), Fits: o.Fits, Rules: RulesText(o.Rules)},
-		Contract:     []jsonRule{}, UnexplainedN: f.Unexplaineds,
+		Contract:     []jsonRule{}, UnexplainedN: f.Unexplaineds, BucketSteps: res.BucketSteps,
 	}
 	switch {
 	case res.Refused == 0:
@@ -115,7 +119,7 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 		jr := jsonRule{
 			Rule: r.Rule().String(), WindowNs: int64(r.Window), Kind: r.Kind.String(), Unit: r.Unit, Min: r.Min, Explains: r.Explains,
 			MinPins: r.MinPins, Tightest: r.TightestLine, MaxPins: r.MaxPins, Closest: r.ClosestRefusedLine,
-			Confidence: r.Confidence, AlsoFits: []string{},
+			Confidence: r.Confidence, AlsoFits: []string{}, Burst: r.Burst, RateMin: r.RateMin, RateMax: r.RateMax,
 		}
 		if r.Max > 0 {
 			jr.Max = &r.Max

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -125,6 +126,7 @@ func writeFindings(b *strings.Builder, file string, res *Result, all bool) {
 	if all {
 		b.WriteString("\nEvery window and kind (least N, refusals it explains at that N, cost in pointer steps):\n\n")
 		writeBounds(b, res, true)
+		fmt.Fprintf(b, "\nToken buckets: %d kept of those tried, %d steps in all.\n", len(res.Buckets), res.BucketSteps)
 	}
 }
 
@@ -187,10 +189,22 @@ func writeRules(b *strings.Builder, f Fit) {
 	}
 	tw.Flush()
 	for _, r := range f.Rules {
+		if r.Kind == rule.Bucket {
+			fmt.Fprintf(b, "%s: a token bucket; N is its burst, at rates from %s to %s per %s\n",
+				r.Rule(), perWindow(r.RateMin, r.Window), perWindow(r.RateMax, r.Window), rule.FormatWindow(r.Window))
+		}
+	}
+	for _, r := range f.Rules {
 		if len(r.AlsoFits) > 0 {
 			fmt.Fprintf(b, "%s could also be: %s\n", r.Rule(), joinRules(r.AlsoFits))
 		}
 	}
+}
+
+// perWindow writes a rate of q units a day per window w, to four
+// decimals: a float at the edge only.
+func perWindow(q int64, w time.Duration) string {
+	return strconv.FormatFloat(float64(q)*float64(w)/float64(day), 'f', 4, 64)
 }
 
 func nRange(r Rule) string {

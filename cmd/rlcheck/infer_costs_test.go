@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -110,4 +111,74 @@ func TestInferCostsBadInput(t *testing.T) {
 		assert.Equal(t, 2, code, "%v: %s", c.args, stderr)
 		assert.Contains(t, stderr, c.want, "%v", c.args)
 	}
+}
+
+// bucketLog is the log docs/infer.md infers a token bucket from: 1,200
+// calls replayed through 4/1s burst 8.
+func bucketLog(t *testing.T) (hidden []rule.Rule, csv string) {
+	hidden, err := rule.ParseList("4/1s burst 8")
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(5, 6))
+	calls := infertest.Replay(infertest.NewProvider(hidden, true), infertest.Traffic(rng, rule.Rule{Limit: 4, Window: time.Second}, 1200))
+	var b strings.Builder
+	require.NoError(t, infertest.WriteCSV(&b, calls))
+	return hidden, b.String()
+}
+
+// TestInferBucketExampleLog: testdata/infer/bucket.csv is bucketLog (go
+// test -run TestInferBucketExampleLog -update writes it).
+func TestInferBucketExampleLog(t *testing.T) {
+	_, want := bucketLog(t)
+	const path = "../../testdata/infer/bucket.csv"
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(want), 0o644))
+	}
+	shipped, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, want, string(shipped), path)
+}
+
+// TestInferBucket: infer names the provider's bucket with its rate on the
+// grid and its burst inside the reported range; the rule it prints is one
+// check takes, and the accepted calls keep it.
+func TestInferBucket(t *testing.T) {
+	hidden, csv := bucketLog(t)
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "log.csv")
+	require.NoError(t, os.WriteFile(logPath, []byte(csv), 0o644))
+	out, stderr, code := run(t, "", "infer", "--format", "json", logPath)
+	require.Equal(t, 0, code, stderr)
+	var rep struct {
+		Keys []struct {
+			Rules    string
+			Contract []struct {
+				Kind          string
+				Min           int
+				Max           *int
+				Burst         int
+				RateMinPerDay int64 `json:"rate_min_per_day"`
+				RateMaxPerDay int64 `json:"rate_max_per_day"`
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	k := rep.Keys[0]
+	require.Len(t, k.Contract, 1, k.Rules)
+	r := k.Contract[0]
+	assert.Equal(t, "bucket", r.Kind)
+	q := int64(hidden[0].Limit) * int64(24*time.Hour/hidden[0].Window)
+	assert.True(t, r.RateMinPerDay <= q && q <= r.RateMaxPerDay, "%d a day in [%d, %d]", q, r.RateMinPerDay, r.RateMaxPerDay)
+	require.NotNil(t, r.Max)
+	assert.True(t, r.Min <= hidden[0].Burst && hidden[0].Burst <= *r.Max, "burst %d in [%d, %d]", hidden[0].Burst, r.Min, *r.Max)
+	assert.Equal(t, "4/1s burst 8", k.Rules)
+	var accepted strings.Builder
+	for _, line := range strings.Split(csv, "\n")[1:] {
+		if ts, st, ok := strings.Cut(line, ","); ok && st == "200" {
+			accepted.WriteString(ts + "\n")
+		}
+	}
+	acceptedPath := filepath.Join(dir, "accepted.txt")
+	require.NoError(t, os.WriteFile(acceptedPath, []byte(accepted.String()), 0o644))
+	_, stderr, code = run(t, "", "check", "--rules", k.Rules, "--unit", "ms", acceptedPath)
+	assert.Equal(t, 0, code, "the accepted calls keep %s: %s", k.Rules, stderr)
 }

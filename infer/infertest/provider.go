@@ -221,6 +221,29 @@ func CostContract(rng *rand.Rand) (rules []rule.Rule, pace rule.Rule, mean int64
 	return rules, pace, mean
 }
 
+// BucketContract draws a Contract and turns one of its rules, N/W, into a
+// token bucket refilled at N per W with a burst from N/2 to 2N (at least
+// 1), alone or beside the others; with tokens, rules on Tokens as
+// CostContract draws them. Pace is the first rule as drawn, for Traffic.
+func BucketContract(rng *rand.Rand, tokens bool) (rules []rule.Rule, pace rule.Rule, mean int64) {
+	rules = Contract(rng)
+	pace, mean = rules[0], 1
+	k := rng.IntN(len(rules))
+	n := rules[k].Limit
+	rules[k].Kind, rules[k].Burst = rule.Bucket, max(1, n/2+rng.IntN(3*n/2+1))
+	if tokens {
+		mean = 5 + rng.Int64N(46)
+		for j := range rules {
+			if j == k || rng.IntN(2) == 0 {
+				rules[j].Limit *= int(mean)
+				rules[j].Burst *= int(mean)
+				rules[j].Unit = Tokens
+			}
+		}
+	}
+	return rules, pace, mean
+}
+
 // Costs draws n costs in tokens, uniform from 0 to 2*mean.
 func Costs(rng *rand.Rand, n int, mean int64) []int64 {
 	out := make([]int64, n)

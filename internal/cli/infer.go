@@ -38,6 +38,10 @@ read as check reads it, and cost rules "N UNIT/W" join the search: an
 accepted call of cost c with S units earlier in its window needs N >= S+c,
 and a refused one is explained by the rule when S+c > N.
 
+Token buckets ("R/W burst B") are tried beside the windows, for calls and
+each --cost unit: a bucket joins the contract only where no window explains
+as much, named with its rate on the grid and its burst's range.
+
 Where the log keeps the provider's rate-limit headers (columns or fields
 ratelimit, ratelimit_policy, x_ratelimit_limit, x_ratelimit_remaining,
 x_ratelimit_reset, retry_after and x_ratelimit_{limit,remaining,reset}_
