@@ -64,11 +64,21 @@ func fit(d *sends, cands []*Candidate, rd Reading) Fit {
 		f.Smallest = false
 		covers = [][]*Candidate{greedy(n, reps)}
 	}
-	bestScore := -1.0
+	// Windows first: a cover with fewer buckets wins, then the best score.
+	bestScore, bestBuckets := -1.0, 0
 	for _, cv := range covers {
+		nb := 0
+		for _, c := range cv {
+			if c.Kind == rule.Bucket {
+				nb++
+			}
+		}
+		if bestScore >= 0 && nb > bestBuckets {
+			continue
+		}
 		rules, score := ranges(d, cv, rd)
-		if score > bestScore {
-			f.Rules, bestScore = rules, score
+		if score > bestScore || nb < bestBuckets {
+			f.Rules, bestScore, bestBuckets = rules, score, nb
 		}
 	}
 	alsoFits(n, f.Rules, useful)
