@@ -42,6 +42,11 @@ type sends struct {
 	line    []int64
 	acc     []int32 // acc[i]: accepted calls among the first i
 	refIdx  []int32 // the indexes of the refused calls, in order
+	// units name the cost units; costAll[u][i] and costAcc[u][i] are the
+	// costs in units[u] of all and of the accepted calls among the first i.
+	units            []string
+	costAll, costAcc [][]int64
+	spare            [2][]int64 // a bucket pass's bounds, to use again
 }
 
 func newSends(s []Send) *sends {
@@ -66,6 +71,21 @@ type pass struct {
 	tightest  [2]int     // the first of them (index), -1 when no accepted call
 	before    [2][]int32 // per refused call, the earlier calls in its window
 	steps     int64      // pointer moves: the pass's cost
+	// unit is the cost unit of a cost pass ("" counts calls); its wide
+	// bounds, when set, replace before: per refused call, the most N it
+	// explains.
+	unit string
+	wide [2][]int64
+}
+
+// bound is the most N that explains refused call r (by rank): the calls
+// before it in its window, or for a cost pass the units before it plus its
+// own cost less one (for a bucket pass, the most burst that explains it).
+func (p *pass) bound(rd Reading, r int) int {
+	if p.wide[rd] != nil {
+		return clampInt(p.wide[rd][r])
+	}
+	return int(p.before[rd][r])
 }
 
 // floorDiv is t/w rounded toward minus infinity.

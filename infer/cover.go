@@ -3,6 +3,8 @@ package infer
 import (
 	"math/bits"
 	"slices"
+
+	"github.com/rlcheck/rlcheck/rule"
 )
 
 // bitset is a set of refused calls, by their rank among the refusals.
@@ -62,11 +64,21 @@ func fit(d *sends, cands []*Candidate, rd Reading) Fit {
 		f.Smallest = false
 		covers = [][]*Candidate{greedy(n, reps)}
 	}
-	bestScore := -1.0
+	// Windows first: a cover with fewer buckets wins, then the best score.
+	bestScore, bestBuckets := -1.0, 0
 	for _, cv := range covers {
+		nb := 0
+		for _, c := range cv {
+			if c.Kind == rule.Bucket {
+				nb++
+			}
+		}
+		if bestScore >= 0 && nb > bestBuckets {
+			continue
+		}
 		rules, score := ranges(d, cv, rd)
-		if score > bestScore {
-			f.Rules, bestScore = rules, score
+		if score > bestScore || nb < bestBuckets {
+			f.Rules, bestScore, bestBuckets = rules, score, nb
 		}
 	}
 	alsoFits(n, f.Rules, useful)
@@ -176,17 +188,22 @@ func ranges(d *sends, cv []*Candidate, rd Reading) ([]Rule, float64) {
 	for k, c := range cv {
 		others := union(n, slices.Concat(cv[:k], cv[k+1:]))
 		r := Rule{
-			Window: c.Window, Kind: c.Kind, Min: c.AtLeast, MinPins: c.AtLeastPins,
+			Window: c.Window, Kind: c.Kind, Unit: c.Unit, Min: c.AtLeast, MinPins: c.AtLeastPins, perDay: c.PerDay,
 			TightestLine: c.TightestLine, Explains: c.Explains,
 		}
-		for i, b := range c.pass.before[rd] {
+		p := c.pass
+		if c.Kind == rule.Bucket {
+			p = c.passOf(d)
+		}
+		for i := range d.refIdx {
 			if !c.set.has(i) || others.has(i) {
 				continue
 			}
+			b := p.bound(rd, i)
 			switch {
-			case r.Max == 0 || int(b) < r.Max:
-				r.Max, r.MaxPins, r.ClosestRefusedLine = int(b), 1, d.line[d.refIdx[i]]
-			case int(b) == r.Max:
+			case r.Max == 0 || b < r.Max:
+				r.Max, r.MaxPins, r.ClosestRefusedLine = b, 1, d.line[d.refIdx[i]]
+			case b == r.Max:
 				r.MaxPins++
 			}
 		}
@@ -211,11 +228,11 @@ func alsoFits(n int, rules []Rule, cands []*Candidate) {
 			}
 		}
 		for _, c := range cands {
-			if c.Window == rules[k].Window && c.Kind == rules[k].Kind {
+			if c.Kind == rule.Bucket || c.Window == rules[k].Window && c.Kind == rules[k].Kind && c.Unit == rules[k].Unit {
 				continue
 			}
 			if union(n, append(others, c)).count() == n {
-				rules[k].AlsoFits = append(rules[k].AlsoFits, Rule{Window: c.Window, Kind: c.Kind, Min: c.AtLeast}.Rule())
+				rules[k].AlsoFits = append(rules[k].AlsoFits, Rule{Window: c.Window, Kind: c.Kind, Unit: c.Unit, Min: c.AtLeast}.Rule())
 			}
 		}
 	}
@@ -223,7 +240,7 @@ func alsoFits(n int, rules []Rule, cands []*Candidate) {
 
 func find(cands []*Candidate, r Rule) *Candidate {
 	for _, c := range cands {
-		if c.Window == r.Window && c.Kind == r.Kind {
+		if c.Kind == r.Kind && c.Unit == r.Unit && (c.Kind == rule.Bucket && c.PerDay == r.perDay || c.Kind != rule.Bucket && c.Window == r.Window) {
 			return c
 		}
 	}
@@ -246,7 +263,10 @@ func unexplained(d *sends, cands []*Candidate, all bitset, rd Reading) ([]Unexpl
 		var u Unexplained
 		gap := -1
 		for _, c := range cands {
-			b := int(c.pass.before[rd][r])
+			if c.Unit != "" || c.Kind == rule.Bucket {
+				continue // the closest call window says most
+			}
+			b := c.pass.bound(rd, r)
 			if g := c.AtLeast - b; gap < 0 || g < gap {
 				gap = g
 				u = Unexplained{Line: d.line[i], At: d.at[i], Window: c.Window, Kind: c.Kind, Before: b, AtLeast: c.AtLeast, TightestLine: c.TightestLine}

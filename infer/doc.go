@@ -11,6 +11,16 @@
 // explains every refusal while refusing no accepted call, with each rule's
 // range of N, the calls that pin each bound and a confidence.
 //
+// For each cost unit the calls carry (Options.Units), cost rules "N UNIT/W"
+// are bounded the same way over prefix sums of the costs, and join the
+// search beside the call rules.
+//
+// Token buckets are tried too, per unit: at a rate, one pass gives the
+// least burst the accepted calls allow and the refusals it explains; a
+// coarse sweep of rates, then a bisection for the least rate of each burst
+// searched, give the buckets that join the cover search where no window
+// explains as much (bucket.go, bucketrange.go).
+//
 // Every window and kind costs one pass over the sorted times with two
 // pointers: O(n) per window, kind and reading together. A log with no
 // refusal yields lower bounds only; a log that no rule on the grid can

@@ -16,6 +16,10 @@ type Send struct {
 	Line    int64
 	// Ann is what the answer's rate-limit headers announced; nil without.
 	Ann *Announced
+	// Cost is the call's cost in each unit of Options.Units, in order
+	// (nil without units). Each unit's costs must sum within int64 over
+	// the log: Read refuses a log whose sums do not.
+	Cost []int64
 }
 
 // Options tune the inference; the zero value infers on Grid.
@@ -30,6 +34,9 @@ type Options struct {
 	// Spreads is the ladder tried when no contract fits exactly (see
 	// Tolerance); nil means Spreads, empty tries none.
 	Spreads []time.Duration
+	// Units name the cost units of each Send.Cost: for each, cost rules
+	// "N UNIT/W" are inferred beside the call rules.
+	Units []string
 }
 
 // Candidate is one window and kind under one reading: the least limit the
@@ -38,6 +45,11 @@ type Candidate struct {
 	Window  time.Duration
 	Kind    rule.Kind
 	Reading Reading
+	// Unit is a cost rule's unit; "" counts calls.
+	Unit string
+	// PerDay is a bucket's rate, in units a day (Window is then a day);
+	// its AtLeast and Explains are for the burst.
+	PerDay int64
 	// AtLeast is the least N no accepted call exceeds; AtLeastPins the
 	// accepted calls whose window held AtLeast-1 earlier calls, the first
 	// of them on TightestLine (0 when no call was accepted).
@@ -59,6 +71,7 @@ type Candidate struct {
 type Rule struct {
 	Window   time.Duration
 	Kind     rule.Kind
+	Unit     string // a cost rule's unit; "" counts calls
 	Min, Max int
 	// MinPins accepted calls found Min-1 earlier calls in their window,
 	// the first on TightestLine; MaxPins refused calls that only this rule
@@ -72,13 +85,24 @@ type Rule struct {
 	// 1 when it pinned N exactly, 0 without an upper bound.
 	Confidence float64
 	// AlsoFits are other rules that could replace this one, the other
-	// rules unchanged, each at its least N.
+	// rules unchanged, each at its least N (buckets are not listed).
 	AlsoFits []rule.Rule
+	// A bucket rule refills Rate units per Window with capacity Burst, the
+	// least burst at that rate; Min and Max bound the burst over every rate
+	// the log allows, from RateMin to RateMax units a day.
+	Rate, Burst      int
+	RateMin, RateMax int64
+	perDay           int64 // the rate of the candidate chosen
 }
 
 // Rule returns the rule at its least N: the most the provider is known to
 // allow.
-func (r Rule) Rule() rule.Rule { return rule.Rule{Limit: r.Min, Window: r.Window, Kind: r.Kind} }
+func (r Rule) Rule() rule.Rule {
+	if r.Kind == rule.Bucket {
+		return rule.Rule{Limit: r.Rate, Window: r.Window, Kind: r.Kind, Unit: r.Unit, Burst: r.Burst}
+	}
+	return rule.Rule{Limit: r.Min, Window: r.Window, Kind: r.Kind, Unit: r.Unit}
+}
 
 // Unexplained is a refused call no rule on the grid explains: in every
 // window, an accepted call found as many earlier calls or more. Closest
@@ -111,7 +135,11 @@ type Result struct {
 	Sends, Accepted, Refused int
 	First, Last              int64
 	Candidates               []Candidate // per window, kind and reading
-	Fits                     [2]Fit      // indexed by Reading
+	// Buckets are the token buckets the search kept (per rate and reading,
+	// those no other candidate outdoes); BucketSteps the search's cost.
+	Buckets     []Candidate
+	BucketSteps int64
+	Fits        [2]Fit // indexed by Reading
 	// Best is the reading that fits with the fewest rules (RefusedCount
 	// when both fit alike); BothFit says the log cannot tell them apart.
 	Best    Reading
@@ -147,6 +175,7 @@ func Infer(s []Send, opt Options) *Result {
 		windows = hs.grid(windows)
 	}
 	d := newSends(s)
+	d.addCosts(s, opt.Units)
 	res := &Result{Sends: len(s), Refused: len(d.refIdx), Accepted: len(s) - len(d.refIdx)}
 	if len(s) > 0 {
 		res.First, res.Last = s[0].At, s[len(s)-1].At
@@ -159,14 +188,19 @@ func Infer(s []Send, opt Options) *Result {
 			}
 		}
 	}
+	res.Candidates = append(res.Candidates, costCandidates(d, windows)...)
+	res.bucketSearch(d)
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
 		var cands []*Candidate
-		for i := range res.Candidates {
-			if res.Candidates[i].Reading == rd {
-				cands = append(cands, &res.Candidates[i])
+		for _, cs := range [][]Candidate{res.Candidates, res.Buckets} {
+			for i := range cs {
+				if cs[i].Reading == rd {
+					cands = append(cands, &cs[i])
+				}
 			}
 		}
 		res.Fits[rd] = fit(d, cands, rd)
+		res.BucketSteps += refineBuckets(d, &res.Fits[rd], cands, windows)
 	}
 	res.Best, res.BothFit = best(res.Fits)
 	if res.Refused > 0 && !res.Fits[res.Best].Fits {
@@ -188,16 +222,40 @@ func Infer(s []Send, opt Options) *Result {
 	return res
 }
 
+// bucketSearch tries buckets over a grid of rates and keeps those the
+// cover search may need.
+func (res *Result) bucketSearch(d *sends) {
+	var rest [2]bitset
+	for rd := range rest {
+		var cs []*Candidate
+		for i := range res.Candidates {
+			if res.Candidates[i].Reading == Reading(rd) {
+				cs = append(cs, &res.Candidates[i])
+			}
+		}
+		rest[rd] = union(len(d.refIdx), cs)
+	}
+	buckets, steps := bucketCandidates(d, rest)
+	all := make([]*Candidate, 0, len(res.Candidates)+len(buckets))
+	for i := range res.Candidates {
+		all = append(all, &res.Candidates[i])
+	}
+	for i := range buckets {
+		all = append(all, &buckets[i])
+	}
+	res.Buckets, res.BucketSteps = undominated(buckets, all), steps
+}
+
 func newCandidate(d *sends, p *pass, w time.Duration, k rule.Kind, rd Reading) Candidate {
 	c := Candidate{
-		Window: w, Kind: k, Reading: rd, AtLeast: p.lower[rd], AtLeastPins: p.lowerPins[rd],
+		Window: w, Kind: k, Reading: rd, Unit: p.unit, AtLeast: p.lower[rd], AtLeastPins: p.lowerPins[rd],
 		Steps: p.steps, pass: p, set: newBitset(len(d.refIdx)),
 	}
 	if i := p.tightest[rd]; i >= 0 {
 		c.TightestLine = d.line[i]
 	}
-	for r, b := range p.before[rd] {
-		if int(b) >= c.AtLeast {
+	for r := range d.refIdx {
+		if p.bound(rd, r) >= c.AtLeast {
 			c.set.add(r)
 			c.Explains++
 		}

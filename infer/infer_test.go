@@ -3,6 +3,7 @@ package infer
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -129,6 +130,9 @@ func TestRecoversHiddenContract(t *testing.T) {
 		}
 		if len(exercised) == 0 {
 			continue
+		}
+		if slices.ContainsFunc(f.Rules, func(r Rule) bool { return r.Kind == rule.Bucket }) {
+			assert.Less(t, len(f.Rules), len(exercised), "%s: a bucket only where no windows explain as much with as few rules: %v", name, rulesOf(f.Rules))
 		}
 		trials++
 		if sameWindows(f.Rules, exercised) {

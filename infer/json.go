@@ -29,6 +29,7 @@ type jsonKeyOut struct {
 	Unexplained  []jsonUnexpl   `json:"unexplained,omitempty"`
 	UnexplainedN int            `json:"unexplained_total,omitempty"`
 	Windows      []jsonWindow   `json:"windows"`
+	BucketSteps  int64          `json:"bucket_steps"`
 	Declared     *jsonDecl      `json:"declared,omitempty"`
 	Headers      *jsonHeaderOut `json:"headers,omitempty"`
 	Tolerance    *jsonTolerance `json:"tolerance,omitempty"`
@@ -58,6 +59,7 @@ type jsonRule struct {
 	Rule       string   `json:"rule"`
 	WindowNs   int64    `json:"window_ns"`
 	Kind       string   `json:"kind"`
+	Unit       string   `json:"unit"`
 	Min        int      `json:"min"`
 	Max        *int     `json:"max"` // null: no upper bound
 	Explains   int      `json:"explains"`
@@ -67,6 +69,9 @@ type jsonRule struct {
 	Closest    int64    `json:"closest_refused_line"`
 	Confidence float64  `json:"confidence"`
 	AlsoFits   []string `json:"also_fits"`
+	Burst      int      `json:"burst,omitempty"`
+	RateMin    int64    `json:"rate_min_per_day,omitempty"`
+	RateMax    int64    `json:"rate_max_per_day,omitempty"`
 }
 
 type jsonReading struct {
@@ -89,6 +94,7 @@ type jsonWindow struct {
 	Window   string `json:"window"`
 	WindowNs int64  `json:"window_ns"`
 	Kind     string `json:"kind"`
+	Unit     string `json:"unit"`
 	Reading  string `json:"reading"`
 	AtLeast  int    `json:"at_least"`
 	Explains int    `json:"explains"`
@@ -102,7 +108,7 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 		Key: key, Calls: res.Sends, Accepted: res.Accepted, Refused: res.Refused, FirstNs: res.First, LastNs: res.Last,
 		Verdict: "fits", Reading: f.Reading.String(), BothFit: res.BothFit, Rules: RulesText(f.Rules), Smallest: f.Smallest,
 		OtherReading: jsonReading{Reading: o.Reading.String(), Fits: o.Fits, Rules: RulesText(o.Rules)},
-		Contract:     []jsonRule{}, UnexplainedN: f.Unexplaineds,
+		Contract:     []jsonRule{}, UnexplainedN: f.Unexplaineds, BucketSteps: res.BucketSteps,
 	}
 	switch {
 	case res.Refused == 0:
@@ -112,9 +118,9 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 	}
 	for _, r := range f.Rules {
 		jr := jsonRule{
-			Rule: r.Rule().String(), WindowNs: int64(r.Window), Kind: r.Kind.String(), Min: r.Min, Explains: r.Explains,
+			Rule: r.Rule().String(), WindowNs: int64(r.Window), Kind: r.Kind.String(), Unit: r.Unit, Min: r.Min, Explains: r.Explains,
 			MinPins: r.MinPins, Tightest: r.TightestLine, MaxPins: r.MaxPins, Closest: r.ClosestRefusedLine,
-			Confidence: r.Confidence, AlsoFits: []string{},
+			Confidence: r.Confidence, AlsoFits: []string{}, Burst: r.Burst, RateMin: r.RateMin, RateMax: r.RateMax,
 		}
 		if r.Max > 0 {
 			jr.Max = &r.Max
@@ -132,7 +138,7 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 	}
 	for _, c := range res.Candidates {
 		out.Windows = append(out.Windows, jsonWindow{
-			Window: c.Window.String(), WindowNs: int64(c.Window), Kind: c.Kind.String(),
+			Window: c.Window.String(), WindowNs: int64(c.Window), Kind: c.Kind.String(), Unit: c.Unit,
 			Reading: c.Reading.String(), AtLeast: c.AtLeast, Explains: c.Explains, Steps: c.Steps,
 		})
 	}

@@ -12,7 +12,8 @@ import (
 )
 
 // ReadOptions say how to read a log of calls with their statuses: the
-// send log's options (time, key, layout) and where the status is.
+// send log's options (time, key, layout, and in Log.Costs where each
+// unit's cost is read) and where the status is.
 type ReadOptions struct {
 	Log sendlog.Options
 	// StatusCol and StatusField name the CSV column or JSON-lines field
@@ -31,6 +32,8 @@ var ErrNoStatus = errors.New("inferring a contract needs each call's status (2xx
 type Log struct {
 	Keys  []string // in order of first appearance; one "" without a key
 	Sends map[string][]Send
+	// Units are the cost units each Send.Cost holds, in order.
+	Units []string
 	// Other counts the calls of another status (5xx, other 4xx): they
 	// say nothing about the rules and are left out.
 	Other int
@@ -55,6 +58,10 @@ func Read(name string, open Open, opt ReadOptions) (*Log, error) {
 		so.KeyField = opt.StatusField
 	}
 	log := &Log{Sends: map[string][]Send{}}
+	for _, c := range opt.Log.Costs {
+		log.Units = append(log.Units, c.Unit)
+	}
+	sums := make([]int64, len(log.Units))
 	var all []Send
 	var format sendlog.Format
 	err := each(name, open, so, &format, func(rec sendlog.Record) error {
@@ -68,7 +75,11 @@ func Read(name string, open Open, opt ReadOptions) (*Log, error) {
 			log.Other++
 			return nil
 		}
-		all = append(all, Send{At: rec.At, Refused: st == refusedStatus, Line: rec.Line})
+		cost, err := costOf(name, rec, log.Units, sums)
+		if err != nil {
+			return err
+		}
+		all = append(all, Send{At: rec.At, Refused: st == refusedStatus, Line: rec.Line, Cost: cost})
 		return nil
 	})
 	if err != nil {

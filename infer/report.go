@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -23,6 +24,9 @@ type Report struct {
 // Run infers the contract of every key of the log.
 func Run(file string, log *Log, opt Options) *Report {
 	rep := &Report{File: file, Log: log}
+	if opt.Units == nil {
+		opt.Units = log.Units
+	}
 	for _, k := range log.Keys {
 		res := Infer(log.Sends[k], opt)
 		rep.Keys = append(rep.Keys, res)
@@ -123,6 +127,7 @@ func writeFindings(b *strings.Builder, file string, res *Result, all bool) {
 	if all {
 		b.WriteString("\nEvery window and kind (least N, refusals it explains at that N, cost in pointer steps):\n\n")
 		writeBounds(b, res, true)
+		fmt.Fprintf(b, "\nToken buckets: %d kept of those tried, %d steps in all.\n", len(res.Buckets), res.BucketSteps)
 	}
 }
 
@@ -185,10 +190,22 @@ func writeRules(b *strings.Builder, f Fit) {
 	}
 	tw.Flush()
 	for _, r := range f.Rules {
+		if r.Kind == rule.Bucket {
+			fmt.Fprintf(b, "%s: a token bucket; N is its burst, at rates from %s to %s per %s\n",
+				r.Rule(), perWindow(r.RateMin, r.Window), perWindow(r.RateMax, r.Window), rule.FormatWindow(r.Window))
+		}
+	}
+	for _, r := range f.Rules {
 		if len(r.AlsoFits) > 0 {
 			fmt.Fprintf(b, "%s could also be: %s\n", r.Rule(), joinRules(r.AlsoFits))
 		}
 	}
+}
+
+// perWindow writes a rate of q units a day per window w, to four
+// decimals: a float at the edge only.
+func perWindow(q int64, w time.Duration) string {
+	return strconv.FormatFloat(float64(q)*float64(w)/float64(day), 'f', 4, 64)
 }
 
 func nRange(r Rule) string {
@@ -226,16 +243,32 @@ func joinRules(rs []rule.Rule) string {
 
 // writeBounds tabulates every window's least N, per kind; with explain,
 // also the refusals each explains and its cost, under the best reading.
+// The cost rules follow the call rules, a table per unit.
 func writeBounds(b *strings.Builder, res *Result, explain bool) {
+	for from := 0; from < len(res.Candidates); {
+		unit := res.Candidates[from].Unit
+		to := from
+		for to < len(res.Candidates) && res.Candidates[to].Unit == unit {
+			to++
+		}
+		if unit != "" {
+			fmt.Fprintf(b, "\nIn %s:\n\n", unit)
+		}
+		writeBoundsOf(b, res.Candidates[from:to], res.Best, explain)
+		from = to
+	}
+}
+
+func writeBoundsOf(b *strings.Builder, cands []Candidate, best Reading, explain bool) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	if explain {
 		fmt.Fprintln(tw, "WINDOW\tKIND\tLEAST N\tEXPLAINS\tSTEPS")
 	} else {
 		fmt.Fprintln(tw, "WINDOW\tSLIDING\tFIXED")
 	}
-	for i := 0; i < len(res.Candidates); i += 4 {
+	for i := 0; i < len(cands); i += 4 {
 		// Per window: sliding and fixed, each under both readings.
-		s, f := res.Candidates[i+int(res.Best)], res.Candidates[i+2+int(res.Best)]
+		s, f := cands[i+int(best)], cands[i+2+int(best)]
 		if !explain {
 			fmt.Fprintf(tw, "%s\t%d\t%d\n", rule.FormatWindow(s.Window), s.AtLeast, f.AtLeast)
 			continue

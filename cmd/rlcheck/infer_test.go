@@ -173,6 +173,7 @@ type docInfer struct {
 			Rule       string   `json:"rule"`
 			WindowNs   int64    `json:"window_ns"`
 			Kind       string   `json:"kind"`
+			Unit       string   `json:"unit"`
 			Min        int      `json:"min"`
 			Max        *int     `json:"max"`
 			Explains   int      `json:"explains"`
@@ -182,6 +183,9 @@ type docInfer struct {
 			Closest    int64    `json:"closest_refused_line"`
 			Confidence float64  `json:"confidence"`
 			AlsoFits   []string `json:"also_fits"`
+			Burst      int      `json:"burst"`
+			RateMin    int64    `json:"rate_min_per_day"`
+			RateMax    int64    `json:"rate_max_per_day"`
 		} `json:"contract"`
 		OtherReading struct {
 			Reading string `json:"reading"`
@@ -202,12 +206,14 @@ type docInfer struct {
 			Window   string `json:"window"`
 			WindowNs int64  `json:"window_ns"`
 			Kind     string `json:"kind"`
+			Unit     string `json:"unit"`
 			Reading  string `json:"reading"`
 			AtLeast  int    `json:"at_least"`
 			Explains int    `json:"explains"`
 			Steps    int64  `json:"steps"`
 		} `json:"windows"`
-		Headers *struct {
+		BucketSteps int64 `json:"bucket_steps"`
+		Headers     *struct {
 			Answers   int `json:"answers"`
 			Announced []struct {
 				Limit     int64  `json:"limit"`

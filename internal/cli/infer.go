@@ -6,13 +6,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rlcheck/rlcheck/infer"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/rule/contract"
+	"github.com/rlcheck/rlcheck/sendlog"
 )
 
 const inferLong = `infer learns the contract a provider holds a client to from a log of the
@@ -29,6 +32,15 @@ count toward later windows, and prints the smallest set of rules that
 explains every 429 and refuses no accepted call, each with its range of N,
 the calls that pin each bound and a confidence (the least N over the most).
 "rules:" gives them as --rules takes them, at their least N.
+
+With --cost UNIT=NAME (or --cost UNIT), each call's cost in that unit is
+read as check reads it, and cost rules "N UNIT/W" join the search: an
+accepted call of cost c with S units earlier in its window needs N >= S+c,
+and a refused one is explained by the rule when S+c > N.
+
+Token buckets ("R/W burst B") are tried beside the windows, for calls and
+each --cost unit: a bucket joins the contract only where no window explains
+as much, named with its rate on the grid and its burst's range.
 
 Where the log keeps the provider's rate-limit headers (columns or fields
 ratelimit, ratelimit_policy, x_ratelimit_limit, x_ratelimit_remaining,
@@ -62,6 +74,7 @@ type inferOptions struct {
 	all                      bool
 	declared                 RuleFlags
 	writeContract            string
+	costs                    []string
 }
 
 // NewInferCmd builds rlcheck infer; contradiction is the error it returns
@@ -105,6 +118,7 @@ func NewInferCmd(in io.Reader, out io.Writer, contradiction error) *cobra.Comman
 	f.StringVar(&o.statusField, "status-field", "", "JSON-lines field with each call's HTTP status (default status)")
 	f.StringToStringVar(&o.headerCols, "header-col", nil, "CSV column of a rate-limit header where it is not the default, as NAME=COLUMN (NAME: ratelimit, ratelimit_policy, x_ratelimit_limit, retry_after, ...; an empty COLUMN reads none)")
 	f.StringToStringVar(&o.headerFields, "header-field", nil, "JSON-lines field of a rate-limit header where it is not the default, as NAME=FIELD")
+	f.StringArrayVar(&o.costs, "cost", nil, "also infer cost rules of a unit, reading each call's cost from a CSV column or JSON field: UNIT=NAME, or UNIT for the column or field named as the unit")
 	f.StringVar(&o.format, "format", "text", "output format: text or json")
 	f.BoolVar(&o.all, "all", false, "also show every window and kind: its least N, the refusals it explains and its cost")
 	o.declared.Add(f)
@@ -121,6 +135,9 @@ func (o *inferOptions) run(path string, stdin io.Reader) (*infer.Report, error) 
 	}
 	opt, err := o.read.Options()
 	if err != nil {
+		return nil, err
+	}
+	if opt.Costs, err = inferCosts(o.costs); err != nil {
 		return nil, err
 	}
 	open := func() (io.Reader, error) { return os.Open(path) }
@@ -159,6 +176,30 @@ func (o *inferOptions) run(path string, stdin io.Reader) (*infer.Report, error) 
 		iopt.Declared, iopt.Closed = c.Rules, c.Boundary == rule.Closed
 	}
 	return infer.Run(path, log, iopt), nil
+}
+
+// inferCosts reads --cost: the units whose cost rules infer bounds, each
+// read from the column or field named as the unit or as the flag names.
+func inferCosts(flags []string) ([]sendlog.CostSource, error) {
+	var out []sendlog.CostSource
+	for _, f := range flags {
+		unit, name, named := strings.Cut(f, "=")
+		unit, name = strings.TrimSpace(unit), strings.TrimSpace(name)
+		if !named {
+			name = unit
+		}
+		if err := (rule.Rule{Limit: 1, Window: time.Second, Unit: unit}).Validate(); err != nil || unit == "" || name == "" {
+			return nil, fmt.Errorf("--cost %q: want UNIT=NAME or UNIT, such as tokens=total_tokens (a unit is a lower-case word: tokens, input_tokens)", f)
+		}
+		if slices.ContainsFunc(out, func(c sendlog.CostSource) bool { return c.Unit == unit }) {
+			return nil, fmt.Errorf("--cost %q: unit %s given twice", f, unit)
+		}
+		out = append(out, sendlog.CostSource{Unit: unit, Col: name, Field: name})
+	}
+	if len(out) > sendlog.MaxCosts {
+		return nil, fmt.Errorf("--cost: %d units; infer reads at most %d", len(out), sendlog.MaxCosts)
+	}
+	return out, nil
 }
 
 // headerNames reads --header-col or --header-field: a column or field

@@ -1,0 +1,413 @@
+package infer
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"slices"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// day is the unit of a bucket's rate: every grid window divides it, so a
+// rate of R per grid window is a whole number of units per day.
+const day = uint64(24 * time.Hour)
+
+// u128 is an unsigned 128-bit integer: a bucket's deficit times a day
+// (in ns) stays exact in it.
+type u128 struct{ hi, lo uint64 }
+
+func mul64(a, b uint64) u128 {
+	hi, lo := bits.Mul64(a, b)
+	return u128{hi, lo}
+}
+
+func (a u128) add(b u128) u128 {
+	lo, c := bits.Add64(a.lo, b.lo, 0)
+	hi, _ := bits.Add64(a.hi, b.hi, c)
+	return u128{hi, lo}
+}
+
+func (a u128) sub(b u128) u128 {
+	lo, c := bits.Sub64(a.lo, b.lo, 0)
+	hi, _ := bits.Sub64(a.hi, b.hi, c)
+	return u128{hi, lo}
+}
+
+func (a u128) less(b u128) bool { return a.hi < b.hi || a.hi == b.hi && a.lo < b.lo }
+
+// ceilDay is a/day rounded up, at most MaxInt64.
+func (a u128) ceilDay() int64 {
+	if a.hi >= day {
+		return math.MaxInt64
+	}
+	q, r := bits.Div64(a.hi, a.lo, day)
+	if r != 0 {
+		q++
+	}
+	return int64(min(q, math.MaxInt64))
+}
+
+// costOf is call i's cost in unit u, 1 for the call rules (u < 0).
+func (d *sends) costOf(u, i int) int64 {
+	if u < 0 {
+		return 1
+	}
+	return d.costAll[u][i+1] - d.costAll[u][i]
+}
+
+// bucketFill fills reading rd of p for a bucket refilled at q units a
+// day: the least burst the accepted calls allow, and per refused call the
+// most burst that explains it. The bucket is kept as its deficit below
+// full times a day, which does not depend on the burst: each call finds
+// need = deficit + its cost, and a burst B has room for it when
+// B*day >= need. An accepted call drains the bucket; under RefusedCount a
+// refused one the bucket had room for (burst b) drains it too. It returns
+// the pass's steps, one per call.
+func (d *sends) bucketFill(p *pass, u int, q uint64, rd Reading, b int64) int64 {
+	p.lower[rd], p.lowerPins[rd], p.tightest[rd] = 1, 0, -1
+	var costs []int64
+	if u >= 0 {
+		costs = d.costAll[u]
+	}
+	r := 0
+	// An accepted call whose need is at most below cannot raise the least
+	// burst or pin it: skip its division.
+	var def, below u128
+	room := mul64(uint64(max(b, 0)), day)
+	unit := mul64(1, day)
+	prev := int64(0)
+	for i, t := range d.at {
+		if i > 0 && t > prev {
+			if fill := mul64(q, uint64(t-prev)); def.less(fill) {
+				def = u128{}
+			} else {
+				def = def.sub(fill)
+			}
+		}
+		prev = t
+		need := def.add(unit)
+		if costs != nil {
+			need = def.add(mul64(uint64(costs[i+1]-costs[i]), day))
+		}
+		switch {
+		case !d.refused[i]:
+			if below.less(need) {
+				p.accept(rd, clampInt(need.ceilDay()), i)
+				below = mul64(uint64(p.lower[rd]-1), day)
+			}
+			def = need
+		default:
+			p.wide[rd][r] = need.ceilDay() - 1
+			r++
+			if rd == RefusedCount && !room.less(need) {
+				def = need
+			}
+		}
+	}
+	return int64(len(d.at))
+}
+
+// maxFixpoint bounds the passes that look for the least burst under
+// RefusedCount, where the refusals that drain depend on the burst.
+const maxFixpoint = 16
+
+// bucketAt makes the passes for a bucket refilled at q units a day, under
+// RefusedFree, and with both under RefusedCount too, starting the search
+// for its least burst from from.
+func (d *sends) bucketAt(u int, q uint64, both bool, from int) *pass {
+	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
+	if u >= 0 {
+		p.unit = d.units[u]
+	}
+	for rd := range p.wide {
+		if p.wide[rd] = d.spare[rd]; p.wide[rd] == nil {
+			p.wide[rd] = make([]int64, len(d.refIdx))
+		}
+		d.spare[rd] = nil
+	}
+	p.steps = d.bucketFill(p, u, q, RefusedFree, 0)
+	if !both {
+		d.spare[RefusedCount], p.wide[RefusedCount] = p.wide[RefusedCount], nil
+		return p
+	}
+	// More drains only deepen the deficit: start from the free reading's
+	// burst (or a higher one known to be needed) and raise it until the
+	// accepted calls fit.
+	b := int64(max(p.lower[RefusedFree], from))
+	for range maxFixpoint {
+		p.steps += d.bucketFill(p, u, q, RefusedCount, b)
+		if int64(p.lower[RefusedCount]) <= b {
+			p.lower[RefusedCount] = int(b)
+			break
+		}
+		b = int64(p.lower[RefusedCount])
+	}
+	return p
+}
+
+// passOf is a bucket candidate's pass, made again: the search keeps only
+// each candidate's set.
+func (c *Candidate) passOf(d *sends) *pass {
+	if c.pass == nil {
+		c.pass = d.bucketAt(slices.Index(d.units, c.Unit), uint64(c.PerDay), true, 0)
+	}
+	return c.pass
+}
+
+// The bucket search sweeps a coarse grid of rates, each at its least
+// burst, then for bursts in the range those span finds the least rate
+// that keeps the accepted calls: every burst up to allBursts, then a
+// geometric spread, those near the best coarse rates first, within a
+// budget of pointer steps.
+const (
+	coarseRatio = 1.25
+	bestCoarse  = 2 // coarse rates whose bursts are searched first
+	burstSpan   = 1.25
+	allBursts   = 64
+	burstRatio  = 1.03
+	maxRateSpan = 1e7
+	// maxBucketSteps bounds the steps of the burst searches of a unit:
+	// about 60 passes over a million calls.
+	maxBucketSteps = 60_000_000
+	maxSearched    = 96 // bursts searched per unit
+	aroundBursts   = 32 // of which kept for those around the best
+)
+
+// rateRange is the span of rates worth trying, in units a day: from one
+// at which the log's accepted units barely refill, to one that refills a
+// call's cost in the shortest gap between calls.
+func (d *sends) rateRange(u int) (lo, hi float64) {
+	n := len(d.at)
+	span := float64(d.at[n-1]-d.at[0]) + 1
+	var acc, most float64
+	gap := math.Inf(1)
+	for i := range n {
+		c := float64(d.costOf(u, i))
+		if !d.refused[i] {
+			acc += c
+		}
+		most = max(most, c)
+		if i > 0 && d.at[i] > d.at[i-1] {
+			gap = min(gap, float64(d.at[i]-d.at[i-1]))
+		}
+	}
+	lo = max(1, acc*float64(day)/span/4)
+	hi = max(lo, most*float64(day)/min(gap, span)*2)
+	return lo, min(hi, lo*maxRateSpan, math.MaxInt64/4)
+}
+
+// bucketCandidates are the buckets of each unit the search tries: the
+// coarse sweep's under RefusedFree, then the least rate of each burst
+// searched under both readings. rest[rd] are the refusals the window
+// rules explain under rd: the search stops at a bucket that explains
+// every other refusal (and at least one), or all of them.
+func bucketCandidates(d *sends, rest [2]bitset) (out []Candidate, steps int64) {
+	if len(d.refIdx) == 0 || len(d.at) < 2 {
+		return nil, 0
+	}
+	n := len(d.refIdx)
+	for u := -1; u < len(d.units); u++ {
+		var coarse []Candidate
+		lo, hi := d.rateRange(u)
+		for r := lo; r <= hi; r *= coarseRatio {
+			p := d.bucketAt(u, uint64(r), false, 0)
+			steps += p.steps
+			coarse = append(coarse, bucketCandidate(d, p, uint64(r), RefusedFree))
+		}
+		out = append(out, coarse...)
+		var spent int64
+		searched := map[int]bool{}
+		done := false
+		search := func(bursts []int, most int) {
+			for _, b := range bursts {
+				if done || spent > maxBucketSteps || len(searched) >= most {
+					return
+				}
+				if searched[b] {
+					continue
+				}
+				searched[b] = true
+				cs, st := d.leastRate(u, b, coarse)
+				out = append(out, cs...)
+				spent += st
+				done = slices.ContainsFunc(cs, func(c Candidate) bool {
+					all := union(n, []*Candidate{&c, {set: rest[c.Reading]}}).count() == n
+					return all && (c.Explains > rest[c.Reading].count()/2 || c.Explains == n)
+				})
+			}
+		}
+		search(burstsToSearch(coarse), maxSearched-aroundBursts)
+		// Past allBursts the spread skips bursts: search every one around
+		// the buckets that explain the most.
+		search(burstsAround(out), maxSearched)
+		steps += spent
+	}
+	return out, steps
+}
+
+// burstsAround are the bursts next to those of the two buckets that
+// explain the most refusals, within a step of the geometric spread.
+func burstsAround(cands []Candidate) []int {
+	best := slices.Clone(cands)
+	slices.SortStableFunc(best, func(a, b Candidate) int { return cmp.Compare(b.Explains, a.Explains) })
+	var out []int
+	for _, c := range best[:min(2, len(best))] {
+		if c.AtLeast <= allBursts {
+			continue
+		}
+		w := int(float64(c.AtLeast)*(burstRatio-1)) + 1
+		for b := c.AtLeast - w; b <= c.AtLeast+w; b++ {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// burstsToSearch are the bursts the coarse rates' least bursts span: those
+// near the rates whose bucket explains the most refusals first, then the
+// others from the least up.
+func burstsToSearch(coarse []Candidate) []int {
+	best := slices.Clone(coarse)
+	slices.SortStableFunc(best, func(a, b Candidate) int { return cmp.Compare(b.Explains, a.Explains) })
+	var out []int
+	add := func(lo, hi int) {
+		for b := max(lo, 1); b <= hi; {
+			if !slices.Contains(out, b) {
+				out = append(out, b)
+			}
+			if b++; b > allBursts {
+				b = max(b, int(float64(b-1)*burstRatio))
+			}
+		}
+	}
+	for _, c := range best[:min(bestCoarse, len(best))] {
+		add(int(float64(c.AtLeast)/burstSpan), int(float64(c.AtLeast)*burstSpan)+1)
+	}
+	least, most := math.MaxInt, 0
+	for _, c := range coarse {
+		least, most = min(least, c.AtLeast), max(most, c.AtLeast)
+	}
+	add(least, most)
+	return out
+}
+
+// leastRate finds the least rate (units a day) at which a bucket of burst
+// b keeps every accepted call, by bisection between the coarse rates
+// around it, and returns that bucket under each reading that it fits. The
+// bisection reads the refusals as RefusedFree, where more rate never
+// lowers the level; under RefusedCount a refusal the bucket had room for
+// drains it, which more rate can make happen, so that reading is judged
+// at the rate found.
+func (d *sends) leastRate(u, b int, coarse []Candidate) ([]Candidate, int64) {
+	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
+	if u >= 0 {
+		p.unit = d.units[u]
+	}
+	for rd := range p.wide {
+		if p.wide[rd] = d.spare[rd]; p.wide[rd] == nil {
+			p.wide[rd] = make([]int64, len(d.refIdx))
+		}
+	}
+	var steps int64
+	fits := func(q uint64, rd Reading) bool {
+		steps += d.bucketFill(p, u, q, rd, int64(b))
+		return p.lower[rd] <= b
+	}
+	var lo, hi uint64 // lo does not fit (0: none known), hi does
+	for _, c := range coarse {
+		if q := uint64(c.PerDay); c.AtLeast <= b && (hi == 0 || q < hi) {
+			hi = q
+		}
+	}
+	for _, c := range coarse {
+		if q := uint64(c.PerDay); q < hi && q > lo {
+			lo = q
+		}
+	}
+	if hi == 0 {
+		return nil, steps
+	}
+	hi = bisectRate(lo, hi, func(q uint64) bool { return fits(q, RefusedFree) })
+	var out []Candidate
+	for _, rd := range []Reading{RefusedFree, RefusedCount} {
+		q := hi
+		if rd == RefusedCount && !fits(q, rd) {
+			// A rate that fits above, then the edge below it.
+			up := q
+			for k := 0; k < 4 && !fits(up, rd); k++ {
+				up += up / 4
+			}
+			if !fits(up, rd) {
+				continue
+			}
+			q = bisectRate(q, up, func(q uint64) bool { return fits(q, rd) })
+		}
+		if fits(q, rd) {
+			p.lower[rd] = b
+			c := newCandidate(d, p, 24*time.Hour, rule.Bucket, rd)
+			c.PerDay, c.pass, c.Steps = int64(q), nil, steps
+			out = append(out, c)
+		}
+	}
+	d.spare = p.wide
+	return out, steps
+}
+
+// bisectRate narrows lo (which does not fit) and hi (which does) to
+// adjacent rates and returns hi.
+func bisectRate(lo, hi uint64, fits func(uint64) bool) uint64 {
+	for hi-lo > 1 {
+		if mid := lo + (hi-lo)/2; fits(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
+}
+
+// bucketCandidate is the bucket of pass p (at q units a day) under rd,
+// without the pass, which passOf makes again if needed.
+func bucketCandidate(d *sends, p *pass, q uint64, rd Reading) Candidate {
+	c := newCandidate(d, p, 24*time.Hour, rule.Bucket, rd)
+	c.PerDay, c.pass = int64(q), nil
+	if rd == RefusedFree {
+		// The last candidate of the pass: its bounds serve the next one.
+		d.spare = p.wide
+	}
+	return c
+}
+
+// undominated drops the bucket candidates whose refusals another
+// candidate of the same reading explains too: a cover never needs them.
+func undominated(buckets []Candidate, all []*Candidate) []Candidate {
+	var out []Candidate
+	for i := range buckets {
+		b := &buckets[i]
+		if b.Explains == 0 {
+			continue
+		}
+		dominated := false
+		for _, c := range all {
+			if c != b && c.Reading == b.Reading && subset(b.set, c.set) && (c.Kind != rule.Bucket || !subset(c.set, b.set) || c.PerDay < b.PerDay) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			out = append(out, *b)
+		}
+	}
+	return out
+}
+
+func subset(a, b bitset) bool {
+	for i, w := range a {
+		if w&^b[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
