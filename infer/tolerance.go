@@ -57,9 +57,9 @@ func tolerate(d *sends, windows []time.Duration, spreads []time.Duration) *Toler
 	tol := &Tolerance{Calls: d.n()}
 	for _, sp := range spreads {
 		tol.Spread = sp
-		for _, rd := range []Reading{RefusedCount, RefusedFree} {
-			tol.ByReading[rd] = tolerantFit(d, windows, int64(sp), rd)
-		}
+		ps := &spreadPasses{d: d, windows: windows, sp: int64(sp)}
+		ps.sliding = ps.candidates(rule.Sliding, 0)
+		tol.ByReading = ps.fit()
 		a, b := tol.ByReading[RefusedCount], tol.ByReading[RefusedFree]
 		tol.Best, _ = best([2]Fit{a.Fit, b.Fit})
 		if tol.Fits = a.Fits || b.Fits; tol.Fits {
@@ -69,52 +69,87 @@ func tolerate(d *sends, windows []time.Duration, spreads []time.Duration) *Toler
 	return tol
 }
 
-// tolerantFit finds, under reading rd and spread sp, the smallest contract
-// over the offsets tried, and the range of offsets where it fits alike.
-func tolerantFit(d *sends, windows []time.Duration, sp int64, rd Reading) ToleranceFit {
-	var sliding []Candidate
-	for _, w := range windows {
-		sliding = append(sliding, newCandidate(d, d.spreadPass(int64(w), rule.Sliding, sp, 0, rd), w, rule.Sliding, rd))
-	}
-	at := func(o int64) Fit {
-		cands := make([]*Candidate, 0, 2*len(windows))
-		for i := range sliding {
-			cands = append(cands, &sliding[i])
+// spreadPasses makes the candidates of one spread: each window's sliding
+// pass, and its fixed passes at each offset tried, each pass once for both
+// readings. The fixed ones are made an offset at a time and dropped after,
+// as a pass holds a count per refusal.
+type spreadPasses struct {
+	d       *sends
+	windows []time.Duration
+	sp      int64
+	sliding [2][]Candidate
+}
+
+// candidates makes each window's pass of kind k at offset o, and its
+// candidate under each reading.
+func (ps *spreadPasses) candidates(k rule.Kind, o int64) [2][]Candidate {
+	var cs [2][]Candidate
+	for _, w := range ps.windows {
+		p := ps.d.spreadPass(int64(w), k, ps.sp, o)
+		for _, rd := range []Reading{RefusedCount, RefusedFree} {
+			cs[rd] = append(cs[rd], newCandidate(ps.d, p, w, k, rd))
 		}
-		for _, w := range windows {
-			c := newCandidate(d, d.spreadPass(int64(w), rule.Fixed, sp, o, rd), w, rule.Fixed, rd)
-			cands = append(cands, &c)
-		}
-		return fit(d, cands, rd)
 	}
-	var found *Fit
-	var fitting []int64 // the offsets where found fits
+	return cs
+}
+
+// with finds the smallest contract under reading rd, the fixed windows
+// being those given.
+func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
+	cands := make([]*Candidate, 0, 2*len(ps.windows))
+	for i := range ps.sliding[rd] {
+		cands = append(cands, &ps.sliding[rd][i])
+	}
+	for i := range fixed[rd] {
+		cands = append(cands, &fixed[rd][i])
+	}
+	return fit(ps.d, cands, rd)
+}
+
+// fit finds, under each reading, the smallest contract over the offsets
+// tried, and the range of offsets where it fits alike.
+func (ps *spreadPasses) fit() [2]ToleranceFit {
+	var found [2]*Fit
+	var fitting [2][]int64 // the offsets where found fits
 	for k := -offsetSteps; k <= offsetSteps; k++ {
-		o := int64(k) * sp / 2
-		f := at(o)
-		switch {
-		case found != nil && f.Fits && found.Fits && sameRules(f.Rules, found.Rules):
-			fitting = append(fitting, o)
-		case found == nil || betterFit(f, *found):
-			found, fitting = &f, nil
-			if f.Fits {
-				fitting = []int64{o}
+		o := int64(k) * ps.sp / 2
+		fixed := ps.candidates(rule.Fixed, o)
+		for _, rd := range []Reading{RefusedCount, RefusedFree} {
+			f := ps.with(fixed, rd)
+			switch {
+			case found[rd] != nil && f.Fits && found[rd].Fits && sameRules(f.Rules, found[rd].Rules):
+				fitting[rd] = append(fitting[rd], o)
+			case found[rd] == nil || betterFit(f, *found[rd]):
+				found[rd], fitting[rd] = &f, nil
+				if f.Fits {
+					fitting[rd] = []int64{o}
+				}
 			}
 		}
 	}
+	var out [2]ToleranceFit
+	for _, rd := range []Reading{RefusedCount, RefusedFree} {
+		out[rd] = ps.settle(*found[rd], fitting[rd], rd)
+	}
+	return out
+}
+
+// settle reports reading rd's fit: at the middle of the offsets where it
+// fits alike when a fixed rule makes the offset matter.
+func (ps *spreadPasses) settle(found Fit, fitting []int64, rd Reading) ToleranceFit {
 	if !found.Fits {
-		return ToleranceFit{Fit: *found}
+		return ToleranceFit{Fit: found}
 	}
 	tf := ToleranceFit{
-		Fit:       *found,
+		Fit:       found,
 		OffsetMin: time.Duration(fitting[0]), OffsetMax: time.Duration(fitting[len(fitting)-1]),
 		OffsetMatters: slices.ContainsFunc(found.Rules, func(r Rule) bool { return r.Kind == rule.Fixed }),
 	}
 	if tf.OffsetMatters {
 		tf.Offset = time.Duration(fitting[len(fitting)/2])
-		tf.Fit = at(int64(tf.Offset))
+		tf.Fit = ps.with(ps.candidates(rule.Fixed, int64(tf.Offset)), rd)
 	}
-	tf.Absorbed = d.absorbed(tf.Rules, int64(tf.Offset), rd)
+	tf.Absorbed = ps.d.absorbed(tf.Rules, int64(tf.Offset), rd)
 	return tf
 }
 
@@ -138,28 +173,33 @@ func sameRules(a, b []Rule) bool {
 // spreadPass counts, for window w of kind k, each accepted call's earlier
 // calls certainly in its window and each refused call's calls possibly in
 // it, when every call reached the provider within [t+o, t+o+sp] for its
-// logged instant t. It fills the pass's bounds under reading rd.
-func (d *sends) spreadPass(w int64, k rule.Kind, sp, o int64, rd Reading) *pass {
+// logged instant t. It fills the pass's bounds under both readings: the
+// calls in the window are the same, the readings count different ones.
+func (d *sends) spreadPass(w int64, k rule.Kind, sp, o int64) *pass {
 	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
-	p.before[rd] = make([]int32, 0, len(d.refIdx))
-	pre := d.counted(rd)
+	p.before[RefusedCount] = make([]int32, 0, len(d.refIdx))
+	p.before[RefusedFree] = make([]int32, 0, len(d.refIdx))
 	// each bound only grows with the call, so a cursor per bound walks the
-	// calls once: the pass stays O(n)
+	// calls once: the pass stays O(n); so does the fixed window's start,
+	// found anew only when a call passes its end
 	var refLo, refHi, accLo, accHi cursor
+	start, end := int64(0), int64(0) // the fixed window [start, end) of t+o, less o
 	for i, t := range d.at {
+		if k == rule.Fixed && (i == 0 || t >= end) {
+			start = floorDiv(t+o, w)*w - o
+			end = start + w
+		}
 		var lo, hi int // the calls in [lo, hi)
 		if d.refused[i] {
 			if k == rule.Fixed {
-				lo = refLo.from(d.at, floorDiv(t+o, w)*w-o-sp)
+				lo = refLo.from(d.at, start-sp)
 			} else {
 				lo = refLo.after(d.at, t-w-sp)
 			}
 			hi = refHi.from(d.at, t+sp)
-			n := pre[hi] - pre[lo]
-			if rd == RefusedCount { // a refused call counts itself only under this reading
-				n--
-			}
-			p.before[rd] = append(p.before[rd], n)
+			// a refused call counts itself only when refused calls count
+			p.before[RefusedCount] = append(p.before[RefusedCount], int32(hi-lo-1))
+			p.before[RefusedFree] = append(p.before[RefusedFree], d.acc[hi]-d.acc[lo])
 			p.steps++
 			continue
 		}
@@ -167,13 +207,15 @@ func (d *sends) spreadPass(w int64, k rule.Kind, sp, o int64, rd Reading) *pass 
 		switch {
 		case k == rule.Sliding:
 			lo = accLo.after(d.at, t-w+sp)
-		case floorDiv(t+o, w) != floorDiv(t+o+sp, w):
+		case t+sp >= end:
 			lo = hi // it may be in either window: none certain
 		default:
-			lo = accLo.from(d.at, floorDiv(t+o, w)*w-o)
+			lo = accLo.from(d.at, start)
 		}
+		lo = min(lo, hi)
 		p.steps++
-		p.accept(rd, int(pre[max(hi, lo)]-pre[lo])+1, i)
+		p.accept(RefusedCount, hi-lo+1, i)
+		p.accept(RefusedFree, int(d.acc[hi]-d.acc[lo])+1, i)
 	}
 	return p
 }
@@ -195,18 +237,6 @@ func (c *cursor) after(at []int64, x int64) int {
 		*c++
 	}
 	return int(*c)
-}
-
-// counted returns the prefix counts of the calls that count under rd.
-func (d *sends) counted(rd Reading) []int32 {
-	if rd == RefusedFree {
-		return d.acc
-	}
-	pre := make([]int32, d.n()+1)
-	for i := range d.at {
-		pre[i+1] = int32(i + 1)
-	}
-	return pre
 }
 
 // absorbed counts the calls the rules, each at its least N, judge

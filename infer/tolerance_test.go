@@ -66,8 +66,8 @@ func TestSpreadPassMatchesBruteForce(t *testing.T) {
 						if k == rule.Sliding && o != 0 {
 							continue
 						}
+						p := d.spreadPass(w, k, sp, o)
 						for _, rd := range []Reading{RefusedCount, RefusedFree} {
-							p := d.spreadPass(w, k, sp, o, rd)
 							lower, pins, r := 1, 0, 0
 							for i, c := range s {
 								certain, possible := bruteSpread(s, i, w, sp, o, k, rd)
