@@ -3,6 +3,7 @@ package infer_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -34,22 +35,32 @@ type groundRow struct {
 }
 
 // recovered reports whether the fit is the hidden contract: every rule's
-// window and kind, N inside the range, the range at most 10% of N wide.
+// window, kind and unit, N inside the range, the range at most 10% of N
+// wide. A bucket's rate is compared as units a day (10/1s is 20/2s), its
+// rate range and its burst range at most 10% wide each.
 func recovered(hidden []rule.Rule, f infer.Fit) bool {
 	if !f.Fits || len(f.Rules) != len(hidden) {
 		return false
 	}
 	for _, h := range hidden {
-		ok := false
-		for _, r := range f.Rules {
-			ok = ok || r.Window == h.Window && r.Kind == h.Kind && r.Min <= h.Limit && r.Max >= h.Limit &&
-				float64(r.Max-r.Min) <= 0.1*float64(h.Limit)
-		}
-		if !ok {
+		if !slices.ContainsFunc(f.Rules, func(r infer.Rule) bool { return same(h, r) }) {
 			return false
 		}
 	}
 	return true
+}
+
+// same reports whether the inferred rule r is the hidden rule h.
+func same(h rule.Rule, r infer.Rule) bool {
+	if r.Kind != h.Kind || r.Unit != h.Unit {
+		return false
+	}
+	if h.Kind == rule.Bucket {
+		perDay := int64(h.Limit) * int64(24*time.Hour/h.Window)
+		return r.RateMin <= perDay && perDay <= r.RateMax && 10*(r.RateMax-r.RateMin) <= r.RateMax &&
+			r.Min <= h.Burst && h.Burst <= r.Max && 10*(r.Max-r.Min) <= h.Burst
+	}
+	return r.Window == h.Window && r.Min <= h.Limit && h.Limit <= r.Max && 10*(r.Max-r.Min) <= h.Limit
 }
 
 // TestGroundTruthFromServe runs hidden contracts of 1 to 3 rules through
@@ -58,14 +69,13 @@ func recovered(hidden []rule.Rule, f infer.Fit) bool {
 // own log, and from the client's, whose send instants are up to
 // groundDelay before the arrivals serve judged.
 func TestGroundTruthFromServe(t *testing.T) {
-	const waits = "waits for infer to learn token buckets and cost rules (branch infer-kinds)"
 	rows := []groundRow{
 		{c: serveprobe.Case{Kind: rule.Sliding}, served: 0.95, sent: 0.90},
 		{c: serveprobe.Case{Kind: rule.Fixed}, served: 0.95, sent: 0.90},
-		{c: serveprobe.Case{Kind: rule.Bucket}, served: 0.95, sent: 0.90, skip: waits},
-		{c: serveprobe.Case{Kind: rule.Sliding, Cost: true}, served: 0.95, sent: 0.90, skip: waits},
-		{c: serveprobe.Case{Kind: rule.Fixed, Cost: true}, served: 0.95, sent: 0.90, skip: waits},
-		{c: serveprobe.Case{Kind: rule.Bucket, Cost: true}, served: 0.95, sent: 0.90, skip: waits},
+		{c: serveprobe.Case{Kind: rule.Bucket}, served: 0.95, sent: 0.90, skip: "several buckets: not recovered yet"},
+		{c: serveprobe.Case{Kind: rule.Sliding, Cost: true}, served: 0.95, sent: 0.90, skip: "the tolerance keeps no cost rules yet"},
+		{c: serveprobe.Case{Kind: rule.Fixed, Cost: true}, served: 0.95, sent: 0.90, skip: "the tolerance keeps no cost rules yet"},
+		{c: serveprobe.Case{Kind: rule.Bucket, Cost: true}, served: 0.95, sent: 0.90, skip: "several buckets: not recovered yet"},
 	}
 	for _, row := range rows {
 		t.Run(row.c.String(), func(t *testing.T) {
@@ -99,9 +109,10 @@ func groundTruth(t *testing.T, c serveprobe.Case) (served, sent int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			exact := infer.Infer(log, infer.Options{})
+			opt := infer.Options{Units: run.Units()}
+			exact := infer.Infer(log, opt)
 			a := exact.Fits[infer.RefusedCount]
-			res := infer.Infer(run.ClientLog(), infer.Options{})
+			res := infer.Infer(run.ClientLog(), opt)
 			b := res.Fits[infer.RefusedCount]
 			var spread time.Duration
 			if tol := res.Tolerance; tol != nil {

@@ -122,12 +122,27 @@ type Run struct {
 	ServeLog []byte
 }
 
+// Units are the cost units the hidden rules meter (infer.Options.Units):
+// CostUnit, or none.
+func (r *Run) Units() []string {
+	for _, h := range r.Hidden {
+		if h.Unit != "" {
+			return []string{CostUnit}
+		}
+	}
+	return nil
+}
+
 // ClientLog is the client's log for inference: each call at its send
-// instant, on lines 1 on.
+// instant, with its cost in Units, on lines 1 on.
 func (r *Run) ClientLog() []infer.Send {
 	out := make([]infer.Send, len(r.Calls))
+	costs := r.Units() != nil
 	for i, c := range r.Calls {
 		out[i] = infer.Send{At: c.Send, Refused: c.Status == http.StatusTooManyRequests, Line: int64(i + 1)}
+		if costs {
+			out[i].Cost = []int64{c.Cost}
+		}
 	}
 	return out
 }
