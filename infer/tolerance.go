@@ -84,10 +84,17 @@ type spreadPasses struct {
 // candidate under each reading.
 func (ps *spreadPasses) candidates(k rule.Kind, o int64) [2][]Candidate {
 	var cs [2][]Candidate
-	for _, w := range ps.windows {
-		p := ps.d.spreadPass(int64(w), k, ps.sp, o)
+	add := func(p *pass, w time.Duration) {
 		for _, rd := range []Reading{RefusedCount, RefusedFree} {
 			cs[rd] = append(cs[rd], newCandidate(ps.d, p, w, k, rd))
+		}
+	}
+	for _, w := range ps.windows {
+		add(ps.d.spreadPass(int64(w), k, ps.sp, o), w)
+	}
+	for u := range ps.d.units {
+		for _, w := range ps.windows {
+			add(ps.d.spreadCostPass(u, int64(w), k, ps.sp, o), w)
 		}
 	}
 	return cs
@@ -96,7 +103,7 @@ func (ps *spreadPasses) candidates(k rule.Kind, o int64) [2][]Candidate {
 // with finds the smallest contract under reading rd, the fixed windows
 // being those given.
 func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
-	cands := make([]*Candidate, 0, 2*len(ps.windows))
+	cands := make([]*Candidate, 0, len(ps.sliding[rd])+len(fixed[rd]))
 	for i := range ps.sliding[rd] {
 		cands = append(cands, &ps.sliding[rd][i])
 	}
@@ -170,18 +177,14 @@ func sameRules(a, b []Rule) bool {
 	return slices.EqualFunc(a, b, func(x, y Rule) bool { return x.Window == y.Window && x.Kind == y.Kind })
 }
 
-// spreadPass counts, for window w of kind k, each accepted call's earlier
-// calls certainly in its window and each refused call's calls possibly in
-// it, when every call reached the provider within [t+o, t+o+sp] for its
-// logged instant t. It fills the pass's bounds under both readings: the
-// calls in the window are the same, the readings count different ones.
-func (d *sends) spreadPass(w int64, k rule.Kind, sp, o int64) *pass {
-	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
-	p.before[RefusedCount] = make([]int32, 0, len(d.refIdx))
-	p.before[RefusedFree] = make([]int32, 0, len(d.refIdx))
-	// each bound only grows with the call, so a cursor per bound walks the
-	// calls once: the pass stays O(n); so does the fixed window's start,
-	// found anew only when a call passes its end
+// spreadWalk visits the sorted calls for window w of kind k, when every
+// call reached the provider within [t+o, t+o+sp] for its logged instant t:
+// each accepted call i with the calls [lo, hi) certainly before it in its
+// window, each refused one with those [lo, hi) possibly in its window, its
+// own included. Each bound only grows with the call, so a cursor per bound
+// walks the calls once: the walk is O(n); so is the fixed window's start,
+// found anew only when a call passes its end.
+func (d *sends) spreadWalk(w int64, k rule.Kind, sp, o int64, visit func(i, lo, hi int)) {
 	var refLo, refHi, accLo, accHi cursor
 	start, end := int64(0), int64(0) // the fixed window [start, end) of t+o, less o
 	for i, t := range d.at {
@@ -189,18 +192,14 @@ func (d *sends) spreadPass(w int64, k rule.Kind, sp, o int64) *pass {
 			start = floorDiv(t+o, w)*w - o
 			end = start + w
 		}
-		var lo, hi int // the calls in [lo, hi)
+		var lo, hi int
 		if d.refused[i] {
 			if k == rule.Fixed {
 				lo = refLo.from(d.at, start-sp)
 			} else {
 				lo = refLo.after(d.at, t-w-sp)
 			}
-			hi = refHi.from(d.at, t+sp)
-			// a refused call counts itself only when refused calls count
-			p.before[RefusedCount] = append(p.before[RefusedCount], int32(hi-lo-1))
-			p.before[RefusedFree] = append(p.before[RefusedFree], d.acc[hi]-d.acc[lo])
-			p.steps++
+			visit(i, lo, refHi.from(d.at, t+sp))
 			continue
 		}
 		hi = accHi.from(d.at, t-sp)
@@ -212,11 +211,54 @@ func (d *sends) spreadPass(w int64, k rule.Kind, sp, o int64) *pass {
 		default:
 			lo = accLo.from(d.at, start)
 		}
-		lo = min(lo, hi)
+		visit(i, min(lo, hi), hi)
+	}
+}
+
+// spreadPass counts, for window w of kind k within spread sp and offset o
+// (see spreadWalk), each accepted call's earlier calls certainly in its
+// window and each refused call's calls possibly in it, under both
+// readings: the calls in the window are the same, the readings count
+// different ones.
+func (d *sends) spreadPass(w int64, k rule.Kind, sp, o int64) *pass {
+	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
+	p.before[RefusedCount] = make([]int32, 0, len(d.refIdx))
+	p.before[RefusedFree] = make([]int32, 0, len(d.refIdx))
+	d.spreadWalk(w, k, sp, o, func(i, lo, hi int) {
 		p.steps++
+		if d.refused[i] {
+			// a refused call counts itself only when refused calls count
+			p.before[RefusedCount] = append(p.before[RefusedCount], int32(hi-lo-1))
+			p.before[RefusedFree] = append(p.before[RefusedFree], d.acc[hi]-d.acc[lo])
+			return
+		}
 		p.accept(RefusedCount, hi-lo+1, i)
 		p.accept(RefusedFree, int(d.acc[hi]-d.acc[lo])+1, i)
-	}
+	})
+	return p
+}
+
+// spreadCostPass is spreadPass for the cost rules of unit u: an accepted
+// call of cost c needs N at least the units certainly before it plus c, a
+// refused one is explained by every N below the units possibly in its
+// window, its own cost included.
+func (d *sends) spreadCostPass(u int, w int64, k rule.Kind, sp, o int64) *pass {
+	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}, unit: d.units[u]}
+	p.wide[RefusedCount] = make([]int64, 0, len(d.refIdx))
+	p.wide[RefusedFree] = make([]int64, 0, len(d.refIdx))
+	all, acc := d.costAll[u], d.costAcc[u]
+	d.spreadWalk(w, k, sp, o, func(i, lo, hi int) {
+		p.steps++
+		c := all[i+1] - all[i]
+		if d.refused[i] {
+			// [lo, hi) holds the call itself: its own cost counts once
+			p.wide[RefusedCount] = append(p.wide[RefusedCount], all[hi]-all[lo]-1)
+			p.wide[RefusedFree] = append(p.wide[RefusedFree], acc[hi]-acc[lo]+c-1)
+			return
+		}
+		p.accept(RefusedCount, clampInt(all[hi]-all[lo]+c), i)
+		p.accept(RefusedFree, clampInt(acc[hi]-acc[lo]+c), i)
+	})
 	return p
 }
 
@@ -248,12 +290,21 @@ func (d *sends) absorbed(rules []Rule, o int64, rd Reading) int {
 	}
 	refuses := make([]bool, d.n())
 	for _, r := range rules {
+		// the weight before each call: calls, or the rule's unit's costs
+		all, acc := func(i int) int64 { return int64(i) }, func(i int) int64 { return int64(d.acc[i]) }
+		if u := slices.Index(d.units, r.Unit); r.Unit != "" && u >= 0 {
+			all = func(i int) int64 { return d.costAll[u][i] }
+			acc = func(i int) int64 { return d.costAcc[u][i] }
+		}
 		s.walk(int64(r.Window), r.Kind, func(i, lo int) {
-			n := i - lo
+			n := all(i) - all(lo)
 			if rd == RefusedFree {
-				n = int(d.acc[i] - d.acc[lo])
+				n = acc(i) - acc(lo)
 			}
-			refuses[i] = refuses[i] || n >= r.Min
+			if r.Unit != "" { // its own cost must fit too
+				n += all(i+1) - all(i) - 1
+			}
+			refuses[i] = refuses[i] || n >= int64(r.Min)
 		})
 	}
 	n := 0

@@ -155,3 +155,60 @@ func TestToleranceCoversTheDelay(t *testing.T) {
 	assert.Positive(t, tried, "some seed needs a tolerance")
 	assert.Nil(t, Infer(delayed(hidden, 1, 0), Options{}).Tolerance, "no delay, no tolerance")
 }
+
+// bruteSpreadCost is bruteSpread weighing each call by its cost.
+func bruteSpreadCost(s []Send, i int, w, sp, o int64, k rule.Kind, rd Reading) (certain, possible int64) {
+	for j := range s {
+		one := []Send{s[i], s[j]}
+		if j == i {
+			continue
+		}
+		c, p := bruteSpread(one, 0, w, sp, o, k, rd)
+		certain += int64(c) * s[j].Cost[0]
+		possible += int64(p) * s[j].Cost[0]
+	}
+	return certain, possible
+}
+
+// TestSpreadCostPassMatchesBruteForce: a cost rule's bounds within a
+// spread equal the oracle's: an accepted call needs N at least the units
+// certainly before it plus its own, a refused one is explained by N below
+// the units possibly before it plus its own; costs of 0 included.
+func TestSpreadCostPassMatchesBruteForce(t *testing.T) {
+	for seed := range uint64(15) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		var s []Send
+		at := int64(-40)
+		for i := range 50 {
+			at += 2 * rng.Int64N(4)
+			s = append(s, Send{At: at, Refused: rng.IntN(3) == 0, Line: int64(i + 1), Cost: []int64{rng.Int64N(6)}})
+		}
+		d := newSends(s)
+		d.addCosts(s, []string{"tokens"})
+		for _, w := range []int64{10, 20} {
+			for _, sp := range []int64{2, 6} {
+				for _, o := range []int64{-sp, 0, 2} {
+					for _, k := range Kinds {
+						if k == rule.Sliding && o != 0 {
+							continue
+						}
+						p := d.spreadCostPass(0, w, k, sp, o)
+						for _, rd := range []Reading{RefusedCount, RefusedFree} {
+							lower, r := int64(1), 0
+							for i, c := range s {
+								certain, possible := bruteSpreadCost(s, i, w, sp, o, k, rd)
+								if c.Refused {
+									require.Equal(t, possible+c.Cost[0]-1, p.wide[rd][r], "seed %d w %d sp %d o %d %v %v: refusal on line %d", seed, w, sp, o, k, rd, c.Line)
+									r++
+								} else {
+									lower = max(lower, certain+c.Cost[0])
+								}
+							}
+							assert.EqualValues(t, lower, p.lower[rd], "seed %d w %d sp %d o %d %v %v", seed, w, sp, o, k, rd)
+						}
+					}
+				}
+			}
+		}
+	}
+}
