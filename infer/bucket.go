@@ -151,7 +151,7 @@ func (d *sends) bucketAt(u int, q uint64, both bool, from int) *pass {
 // each candidate's set.
 func (c *Candidate) passOf(d *sends) *pass {
 	if c.pass == nil {
-		c.pass = d.bucketAt(slices.Index(d.units, c.Unit), uint64(c.PerDay), true, 0)
+		c.pass = d.bucketAt(slices.Index(d.units, c.Unit), uint64(c.PerDay), true, c.AtLeast)
 	}
 	return c.pass
 }
@@ -167,12 +167,17 @@ const (
 	burstSpan   = 1.25
 	allBursts   = 64
 	burstRatio  = 1.03
-	maxRateSpan = 1e7
+	// The sparse spread: every burst up to sparseBursts, then a ratio.
+	sparseBursts = 8
+	sparseRatio  = 1.15
+	maxRateSpan  = 1e7
 	// maxBucketSteps bounds the steps of the burst searches of a unit:
-	// about 60 passes over a million calls.
-	maxBucketSteps = 60_000_000
-	maxSearched    = 96 // bursts searched per unit
-	aroundBursts   = 32 // of which kept for those around the best
+	// about 60 passes over a million calls, and maxBucketPasses passes
+	// over a shorter log.
+	maxBucketSteps  = 60_000_000
+	maxBucketPasses = 20000
+	maxSearched     = 128 // bursts searched per unit
+	aroundBursts    = 32  // of which kept for those around the best
 )
 
 // rateRange is the span of rates worth trying, in units a day: from one
@@ -218,11 +223,12 @@ func bucketCandidates(d *sends, rest [2]bitset) (out []Candidate, steps int64) {
 		}
 		out = append(out, coarse...)
 		var spent int64
+		budget := min(maxBucketSteps, maxBucketPasses*int64(len(d.at)))
 		searched := map[int]bool{}
 		done := false
 		search := func(bursts []int, most int) {
 			for _, b := range bursts {
-				if done || spent > maxBucketSteps || len(searched) >= most {
+				if done || spent > budget || len(searched) >= most {
 					return
 				}
 				if searched[b] {
@@ -236,24 +242,143 @@ func bucketCandidates(d *sends, rest [2]bitset) (out []Candidate, steps int64) {
 					all := union(n, []*Candidate{&c, {set: rest[c.Reading]}}).count() == n
 					return all && (c.Explains > rest[c.Reading].count()/2 || c.Explains == n)
 				})
+				if !done && len(searched)%coverEvery == 0 {
+					// Several buckets may explain what the windows leave.
+					_, done = greedyPicks(n, out, rest)
+				}
 			}
 		}
 		search(burstsToSearch(coarse), maxSearched-aroundBursts)
 		// Past allBursts the spread skips bursts: search every one around
 		// the buckets that explain the most.
-		search(burstsAround(out), maxSearched)
+		search(burstsAround(out, 2), maxSearched)
+		// No one bucket explains what the windows leave: several may. Each
+		// round picks, per reading, the buckets that explain the most of
+		// what the others leave, and searches every burst around them and
+		// rates just above each.
+		spread := map[[2]int64]bool{}
+		for round := 0; round < maxRounds && !done && spent <= budget; round++ {
+			picks, covered := greedyPicks(n, out, rest)
+			if done = covered; done {
+				break
+			}
+			search(burstsAround(picks, len(picks)), len(searched)+aroundBursts)
+			for _, c := range picks {
+				if k := [2]int64{c.PerDay, int64(c.AtLeast)<<1 | int64(c.Reading)}; !spread[k] && spent <= budget {
+					spread[k] = true
+					cs, st := d.rateSpread(u, c)
+					out, spent = append(out, cs...), spent+st
+				}
+			}
+		}
 		steps += spent
 	}
 	return out, steps
 }
 
-// burstsAround are the bursts next to those of the two buckets that
+// maxRounds bounds the rounds of the search for several buckets; a
+// round searches up to aroundBursts bursts and spreads the rates of up
+// to maxRules buckets per reading, each over spreadRates rates.
+const (
+	maxRounds   = 3
+	coverEvery  = 8 // bursts searched between the checks for a cover
+	spreadRates = 16
+	spreadStep  = 400 // the spread's step is 1/spreadStep of the rate
+)
+
+// greedyPicks are, per reading, the buckets that explain the most of the
+// refusals rest and the buckets picked before leave, up to maxRules; and
+// whether the picks of a reading explain every refusal.
+func greedyPicks(n int, cands []Candidate, rest [2]bitset) ([]Candidate, bool) {
+	var picks []Candidate
+	for rd := range rest {
+		left := newBitset(n)
+		for i := range n {
+			if !rest[rd].has(i) {
+				left.add(i)
+			}
+		}
+		for range maxRules {
+			best, most := -1, 0
+			for i := range cands {
+				if k := common(cands[i].set, left); cands[i].Reading == Reading(rd) && k > most {
+					best, most = i, k
+				}
+			}
+			if best < 0 {
+				break
+			}
+			picks = append(picks, cands[best])
+			for i, w := range cands[best].set {
+				left[i] &^= w
+			}
+			if left.count() == 0 {
+				return picks, true
+			}
+		}
+	}
+	return picks, false
+}
+
+// common counts the refusals in both sets.
+func common(a, b bitset) int {
+	k := 0
+	for i, w := range a {
+		k += bits.OnesCount64(w & b[i])
+	}
+	return k
+}
+
+// rateSpread judges c's burst at rates just above c's, up to spreadRates
+// steps of 1/spreadStep of it, and at the most rate below those at which
+// the burst still fits, and returns the buckets that fit and explain
+// other refusals than the rate below: under RefusedCount the refusals a
+// bucket explains change with its rate (more rate, more refusals that
+// drain), and a contract of several buckets may need the one at the
+// hidden rate, often the edge.
+func (d *sends) rateSpread(u int, c Candidate) ([]Candidate, int64) {
+	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}, unit: c.Unit}
+	for rd := range p.wide {
+		p.wide[rd] = make([]int64, len(d.refIdx))
+	}
+	var out []Candidate
+	var steps int64
+	last := c.set
+	fits := func(r uint64) bool {
+		steps += d.bucketFill(p, u, r, c.Reading, int64(c.AtLeast))
+		return p.lower[c.Reading] <= c.AtLeast
+	}
+	keep := func(r uint64) {
+		p.lower[c.Reading] = c.AtLeast
+		nc := newCandidate(d, p, 24*time.Hour, rule.Bucket, c.Reading)
+		nc.PerDay, nc.pass, nc.Steps = int64(r), nil, steps
+		if !slices.Equal(nc.set, last) {
+			out, last = append(out, nc), nc.set
+		}
+	}
+	q := uint64(c.PerDay)
+	good := q
+	for k := uint64(1); k <= spreadRates; k++ {
+		r := q + max(q*k/spreadStep, k)
+		if !fits(r) {
+			if edge := bisectRate(good, r, func(r uint64) bool { return !fits(r) }) - 1; edge > good && fits(edge) {
+				keep(edge)
+			}
+			break
+		}
+		good = r
+		keep(r)
+	}
+	return out, steps
+}
+
+// burstsAround are the bursts next to those of the most buckets that
 // explain the most refusals, within a step of the geometric spread.
-func burstsAround(cands []Candidate) []int {
+func burstsAround(cands []Candidate, most int) []int {
 	best := slices.Clone(cands)
 	slices.SortStableFunc(best, func(a, b Candidate) int { return cmp.Compare(b.Explains, a.Explains) })
 	var out []int
-	for _, c := range best[:min(2, len(best))] {
+	for _, c := range best[:min(most, len(best))] {
 		if c.AtLeast <= allBursts {
 			continue
 		}
@@ -266,30 +391,32 @@ func burstsAround(cands []Candidate) []int {
 }
 
 // burstsToSearch are the bursts the coarse rates' least bursts span: those
-// near the rates whose bucket explains the most refusals first, then the
-// others from the least up.
+// near the rates whose bucket explains the most refusals first, then a
+// sparse spread of the others, then the rest from the least up.
 func burstsToSearch(coarse []Candidate) []int {
 	best := slices.Clone(coarse)
 	slices.SortStableFunc(best, func(a, b Candidate) int { return cmp.Compare(b.Explains, a.Explains) })
 	var out []int
-	add := func(lo, hi int) {
+	add := func(lo, hi, dense int, ratio float64) {
 		for b := max(lo, 1); b <= hi; {
 			if !slices.Contains(out, b) {
 				out = append(out, b)
 			}
-			if b++; b > allBursts {
-				b = max(b, int(float64(b-1)*burstRatio))
+			if b++; b > dense {
+				b = max(b, int(float64(b-1)*ratio))
 			}
 		}
 	}
 	for _, c := range best[:min(bestCoarse, len(best))] {
-		add(int(float64(c.AtLeast)/burstSpan), int(float64(c.AtLeast)*burstSpan)+1)
+		add(int(float64(c.AtLeast)/burstSpan), int(float64(c.AtLeast)*burstSpan)+1, allBursts, burstRatio)
 	}
 	least, most := math.MaxInt, 0
 	for _, c := range coarse {
 		least, most = min(least, c.AtLeast), max(most, c.AtLeast)
 	}
-	add(least, most)
+	// A sparse spread over the whole span first, then the fine one.
+	add(least, most, sparseBursts, sparseRatio)
+	add(least, most, allBursts, burstRatio)
 	return out
 }
 
@@ -334,15 +461,12 @@ func (d *sends) leastRate(u, b int, coarse []Candidate) ([]Candidate, int64) {
 	for _, rd := range []Reading{RefusedFree, RefusedCount} {
 		q := hi
 		if rd == RefusedCount && !fits(q, rd) {
-			// A rate that fits above, then the edge below it.
-			up := q
-			for k := 0; k < 4 && !fits(up, rd); k++ {
-				up += up / 4
-			}
-			if !fits(up, rd) {
+			var st int64
+			if q, st = d.countRate(u, b, q); q == 0 {
+				steps += st
 				continue
 			}
-			q = bisectRate(q, up, func(q uint64) bool { return fits(q, rd) })
+			steps += st
 		}
 		if fits(q, rd) {
 			p.lower[rd] = b
@@ -353,6 +477,110 @@ func (d *sends) leastRate(u, b int, coarse []Candidate) ([]Candidate, int64) {
 	}
 	d.spare = p.wide
 	return out, steps
+}
+
+// countRate is the least rate from q up at which a bucket of burst b
+// keeps every accepted call under RefusedCount, 0 if none is found. More
+// rate can make a refusal drain and an accepted call no longer fit, so
+// the rates that fit need not be one span, and traffic at the limit can
+// pin the hidden one to a unit a day: no bisection finds it. Each step
+// runs the bucket at q to the first accepted call it has no room for,
+// and raises q to the least rate that gives that call room with the
+// refusals before it draining as they did, at most maxJumps steps.
+func (d *sends) countRate(u, b int, q uint64) (uint64, int64) {
+	var steps int64
+	drained := newBitset(len(d.refIdx))
+	for range maxJumps {
+		clear(drained)
+		i, r := d.firstMiss(u, q, b, drained)
+		steps += int64(i + 1)
+		if i < 0 {
+			return q, steps + int64(len(d.at))
+		}
+		next := d.rateFor(u, b, i, r, drained)
+		steps += int64(i + 1)
+		if next <= q {
+			return 0, steps
+		}
+		q = next
+	}
+	return 0, steps
+}
+
+// maxJumps bounds the steps of countRate.
+const maxJumps = 64
+
+// firstMiss runs a bucket of burst b refilled at q units a day under
+// RefusedCount, adding the refusals that drain it to drained, and returns
+// the first accepted call it has no room for (-1 if none) and the rank of
+// the refusals before it.
+func (d *sends) firstMiss(u int, q uint64, b int, drained bitset) (int, int) {
+	room := mul64(uint64(b), day)
+	var def u128
+	prev, r := int64(0), 0
+	for i, t := range d.at {
+		if i > 0 && t > prev {
+			if fill := mul64(q, uint64(t-prev)); def.less(fill) {
+				def = u128{}
+			} else {
+				def = def.sub(fill)
+			}
+		}
+		prev = t
+		need := def.add(mul64(uint64(d.costOf(u, i)), day))
+		switch {
+		case !d.refused[i]:
+			if room.less(need) {
+				return i, r
+			}
+			def = need
+		default:
+			if !room.less(need) {
+				def = need
+				drained.add(r)
+			}
+			r++
+		}
+	}
+	return -1, r
+}
+
+// rateFor is the least rate (units a day) at which a bucket of burst b has
+// room for accepted call i, the calls before it taking what they took
+// (the accepted ones and the refusals in drained; r refusals precede i):
+// for every earlier call j at which the bucket may have been full, the
+// units taken from j to i less b must have been refilled by t_i. It is 0
+// when no rate gives i room.
+func (d *sends) rateFor(u, b, i, r int, drained bitset) uint64 {
+	var taken, most uint64
+	for j := i; j >= 0; j-- {
+		switch {
+		case !d.refused[j]:
+			taken += uint64(d.costOf(u, j))
+		default:
+			r--
+			if drained.has(r) {
+				taken += uint64(d.costOf(u, j))
+			}
+		}
+		if taken <= uint64(b) {
+			continue
+		}
+		dt := uint64(d.at[i] - d.at[j])
+		over := mul64(taken-uint64(b), day)
+		if dt == 0 {
+			return 0
+		}
+		if over.hi >= dt {
+			return math.MaxInt64 / 4
+		}
+		q, rem := bits.Div64(over.hi, over.lo, dt)
+		if rem != 0 {
+			q++
+		}
+		most = max(most, q)
+	}
+	return min(most, math.MaxInt64/4)
 }
 
 // bisectRate narrows lo (which does not fit) and hi (which does) to
