@@ -15,7 +15,10 @@ import (
 const day = uint64(24 * time.Hour)
 
 // u128 is an unsigned 128-bit integer: a bucket's deficit times a day
-// (in ns) stays exact in it.
+// (in ns) stays exact in it. The checker (checker/u128.go) and the
+// limiters (strategies/kinds.go) keep the same few lines, each its own so
+// that none leans on code it is checked against; infer's bucket passes are
+// checked against infertest's replay in math/big.
 type u128 struct{ hi, lo uint64 }
 
 func mul64(a, b uint64) u128 {
@@ -36,6 +39,16 @@ func (a u128) sub(b u128) u128 {
 }
 
 func (a u128) less(b u128) bool { return a.hi < b.hi || a.hi == b.hi && a.lo < b.lo }
+
+// refill is a bucket's deficit def (times a day) after dt ns at q units a
+// day: less the refill, never below full.
+func refill(def u128, q uint64, dt int64) u128 {
+	fill := mul64(q, uint64(dt))
+	if def.less(fill) {
+		return u128{}
+	}
+	return def.sub(fill)
+}
 
 // ceilDay is a/day rounded up, at most MaxInt64.
 func (a u128) ceilDay() int64 {
@@ -80,11 +93,7 @@ func (d *sends) bucketFill(p *pass, u int, q uint64, rd Reading, b int64) int64 
 	prev := int64(0)
 	for i, t := range d.at {
 		if i > 0 && t > prev {
-			if fill := mul64(q, uint64(t-prev)); def.less(fill) {
-				def = u128{}
-			} else {
-				def = def.sub(fill)
-			}
+			def = refill(def, q, t-prev)
 		}
 		prev = t
 		need := def.add(unit)
@@ -520,11 +529,7 @@ func (d *sends) firstMiss(u int, q uint64, b int, drained bitset) (int, int) {
 	prev, r := int64(0), 0
 	for i, t := range d.at {
 		if i > 0 && t > prev {
-			if fill := mul64(q, uint64(t-prev)); def.less(fill) {
-				def = u128{}
-			} else {
-				def = def.sub(fill)
-			}
+			def = refill(def, q, t-prev)
 		}
 		prev = t
 		need := def.add(mul64(uint64(d.costOf(u, i)), day))
