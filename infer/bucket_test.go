@@ -115,6 +115,7 @@ var bucketRecovery = map[bool]float64{false: 0.86, true: 0.73}
 // (as a ratio) inside the reported rates and its burst inside the
 // reported bursts, each range at most 10% wide.
 func TestRecoversHiddenBucket(t *testing.T) {
+	t.Parallel()
 	for _, tokens := range []bool{false, true} {
 		t.Run(fmt.Sprint("tokens=", tokens), func(t *testing.T) {
 			const seeds = 100

@@ -115,6 +115,7 @@ func TestCostRuleEdges(t *testing.T) {
 // found, window, kind and unit, its true N in the reported range, the
 // range at most 10% wide, and no other rule.
 func TestRecoversHiddenCostContract(t *testing.T) {
+	t.Parallel()
 	const seeds = 100
 	recovered, trials := 0, 0
 	for seed := range uint64(seeds) {

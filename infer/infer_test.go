@@ -82,6 +82,7 @@ func bruteLower(s []Send, r rule.Rule) [2]int {
 // that refused calls alone, every true N lies in its range. The share of
 // seeds where that happens is the recovery rate.
 func TestRecoversHiddenContract(t *testing.T) {
+	t.Parallel()
 	const seeds = 200
 	recovered, trials, readingTold, readingWrong := 0, 0, 0, 0
 	for seed := range uint64(seeds) {
