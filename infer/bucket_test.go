@@ -142,12 +142,7 @@ func TestRecoversHiddenBucket(t *testing.T) {
 				}
 				f := res.Fits[rd]
 				name := fmt.Sprintf("seed %d: %v, %v", seed, hidden, rd)
-				var exercised []rule.Rule
-				for k, h := range hidden {
-					if p.Alone[k] > 0 {
-						exercised = append(exercised, h)
-					}
-				}
+				exercised := exercisedRules(p, hidden)
 				if len(exercised) == 0 {
 					continue
 				}

@@ -136,12 +136,7 @@ func TestRecoversHiddenCostContract(t *testing.T) {
 		f := res.Fits[rd]
 		name := fmt.Sprintf("seed %d: %v, %v", seed, hidden, rd)
 		require.True(t, f.Fits, "%s: the true reading must fit; unexplained %v", name, f.Unexplained)
-		var exercised []rule.Rule
-		for k, h := range hidden {
-			if p.Alone[k] > 0 {
-				exercised = append(exercised, h)
-			}
-		}
+		exercised := exercisedRules(p, hidden)
 		if len(exercised) == 0 {
 			continue
 		}

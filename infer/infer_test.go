@@ -155,6 +155,18 @@ func TestRecoversHiddenContract(t *testing.T) {
 	assert.LessOrEqual(t, readingWrong, seeds/20, "the wrong reading rarely fits with fewer rules")
 }
 
+// exercisedRules are the hidden rules that refused some call no other
+// rule refused: the ones a log can show.
+func exercisedRules(p *infertest.Provider, hidden []rule.Rule) []rule.Rule {
+	var out []rule.Rule
+	for k, h := range hidden {
+		if p.Alone[k] > 0 {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 func sameWindows(got []Rule, want []rule.Rule) bool {
 	if len(got) != len(want) {
 		return false
