@@ -473,6 +473,20 @@ func (c *Checker) Report() Report {
 	return r
 }
 
+// Tally returns rule r's violations and its fullest window so far, as
+// Report would, without building a report: a server's scrape reads every
+// live key and must not leave a report per key behind as garbage.
+func (c *Checker) Tally(r int) (violations, maxInWindow int64) {
+	rep := &c.rules[r].report
+	if k := c.runOf[r]; k >= 0 {
+		return c.runs[k].viol, rep.MaxInWindow
+	}
+	return rep.Violations, rep.MaxInWindow
+}
+
+// Last returns the instant of the latest send observed (0 before the first).
+func (c *Checker) Last() int64 { return c.last.At }
+
 // Check runs the checker over times already in memory, in time order; the
 // Ref of each send is its index.
 func Check(times []int64, cfg Config) (Report, error) {

@@ -63,16 +63,19 @@ func NewKeySeries(rules int) *KeySeries {
 	return &KeySeries{Current: make([]int64, rules), Peak: make([]int64, rules), Violations: make([]int64, rules)}
 }
 
-// Add folds in one key's verdict; current, when not nil, returns what the
-// key's window of rule i holds now. capViolations is the key's violations
-// of the in-flight cap.
-func (g *KeySeries) Add(rep checker.Report, current func(i int) int64, capViolations int64) {
-	for i, rr := range rep.Rules {
+// Add folds in one key's verdict, read from its checker rule by rule
+// (checker.Checker.Tally) so that a scrape over every live key builds no
+// report per key; current, when not nil, returns what the key's window of
+// rule i holds now. capViolations is the key's violations of the
+// in-flight cap.
+func (g *KeySeries) Add(chk *checker.Checker, current func(i int) int64, capViolations int64) {
+	for i := range g.Peak {
+		v, m := chk.Tally(i)
 		if current != nil {
 			g.Current[i] = max(g.Current[i], current(i))
 		}
-		g.Peak[i] = max(g.Peak[i], rr.MaxInWindow)
-		g.Violations[i] += rr.Violations
+		g.Peak[i] = max(g.Peak[i], m)
+		g.Violations[i] += v
 	}
 	g.Cap += capViolations
 }

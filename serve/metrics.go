@@ -52,9 +52,8 @@ func (s *Server) snapshot() map[string]*metrics.KeySeries {
 		func() {
 			k.mu.Lock()
 			defer k.mu.Unlock()
-			rep := k.chk.Report()
-			at := max(now, rep.Last)
-			get(k.label).Add(rep, func(i int) int64 { n, _ := k.chk.InWindow(i, at); return n }, k.capViol)
+			at := max(now, k.chk.Last())
+			get(k.label).Add(k.chk, func(i int) int64 { n, _ := k.chk.InWindow(i, at); return n }, k.capViol)
 		}()
 	}
 	return out

@@ -137,7 +137,7 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 		return nil, nil
 	}
 	if cfg.ErrOut != nil {
-		fmt.Fprintf(cfg.ErrOut, "rlcheck serve: stopped after %d requests; checking the log\n", judged)
+		fmt.Fprintf(cfg.ErrOut, "rlcheck serve: stopped after %d requests (at most %d keys held at once); checking the log\n", judged, s.PeakKeys())
 	}
 	if _, err := logFile.Seek(0, io.SeekStart); err != nil {
 		return nil, err

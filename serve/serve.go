@@ -92,6 +92,7 @@ type Server struct {
 	seq    int64
 	keys   map[string]*key
 	list   []*key
+	peak   int // the most keys held at once
 	sweep  int
 	rng    *rand.Rand
 	labels *metrics.KeyLabels
@@ -304,7 +305,16 @@ func (s *Server) lookup(name string) *key {
 	})
 	s.keys[name] = k
 	s.list = append(s.list, k)
+	s.peak = max(s.peak, len(s.list))
 	return k
+}
+
+// PeakKeys returns the most keys the server held at once: what its memory
+// while serving grows with (see docs/serve.md).
+func (s *Server) PeakKeys() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.peak
 }
 
 // sweepEvery arrivals, up to 2*sweepEvery keys are tried for release (more
@@ -330,7 +340,7 @@ func (s *Server) release(now int64) {
 				g = metrics.NewKeySeries(len(s.opt.Rules))
 				s.gone[k.label] = g
 			}
-			g.Add(rep, nil, k.capViol)
+			g.Add(k.chk, nil, k.capViol)
 		}
 		k.mu.Unlock()
 		if !quiet {

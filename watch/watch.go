@@ -268,7 +268,7 @@ func (w *watcher) observe(f *follower, rec sendlog.Record) {
 		for k, s := range w.keys {
 			if s.chk.Idle(w.newest) {
 				w.fold(s)
-				w.seriesOf(w.gone, s.label).Add(s.chk.Report(), nil, 0)
+				w.seriesOf(w.gone, s.label).Add(s.chk, nil, 0)
 				delete(w.keys, k)
 			}
 		}
@@ -541,7 +541,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		w.seriesOf(snap, label).Merge(g)
 	}
 	for _, s := range w.keys {
-		w.seriesOf(snap, s.label).Add(s.chk.Report(), func(i int) int64 { n, _ := s.chk.InWindow(i, w.newest); return n }, 0)
+		w.seriesOf(snap, s.label).Add(s.chk, func(i int) int64 { n, _ := s.chk.InWindow(i, w.newest); return n }, 0)
 	}
 	for label, g := range snap {
 		for i, r := range w.cfg.Rules {
