@@ -1,7 +1,6 @@
 package infer
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,7 +8,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rlcheck/rlcheck/buildinfo"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -75,22 +73,17 @@ func instant(ns int64) string {
 
 // WriteText writes the report for a reader.
 func (rep *Report) WriteText(w io.Writer, all bool) error {
-	b := &strings.Builder{}
+	return rep.write(newKeyWriter(w, "text", rep.File, rep.Log, all))
+}
+
+// write hands every key's result to kw.
+func (rep *Report) write(kw *keyWriter) error {
 	for i, res := range rep.Keys {
-		if i > 0 {
-			b.WriteString("\n")
+		if err := kw.key(i, res); err != nil {
+			return err
 		}
-		if k := rep.Log.Keys[i]; k != "" || len(rep.Keys) > 1 {
-			fmt.Fprintf(b, "key %q: ", k)
-		}
-		writeKey(b, rep.File, res, all)
 	}
-	if rep.Log.Other > 0 {
-		fmt.Fprintf(b, "\n%s of another status than 2xx or 429 left out.\n", plural(rep.Log.Other, "call"))
-	}
-	writeBadHeaders(b, rep.Log)
-	_, err := io.WriteString(w, b.String())
-	return err
+	return kw.close()
 }
 
 func writeKey(b *strings.Builder, file string, res *Result, all bool) {
@@ -293,11 +286,5 @@ func writeContradiction(b *strings.Builder, res *Result) {
 
 // WriteJSON writes the report as one JSON document (docs/infer.md).
 func (rep *Report) WriteJSON(w io.Writer) error {
-	out := jsonReport{SchemaVersion: 1, Version: buildinfo.Version(), File: rep.File, Calls: rep.Calls, OtherStatuses: rep.Log.Other, BadHeaders: jsonBadHeaders(rep.Log)}
-	for i, res := range rep.Keys {
-		out.Keys = append(out.Keys, jsonKey(rep.Log.Keys[i], res))
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return rep.write(newKeyWriter(w, "json", rep.File, rep.Log, false))
 }

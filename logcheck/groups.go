@@ -26,16 +26,31 @@ type groupTable struct {
 	shard   *shardState // with Config.Shard
 	costs   *costTable  // with costs
 	err     error       // the first send a checker refused (costs only)
+	hold    holdLimits  // how many sends a key may hold without a checker
+	ceiling int64       // the memory ceiling in bytes; 0: none
 }
 
+// groupState is one key's state. A key's first sends are held in pend,
+// without a checker, for as long as they cannot have broken any rule
+// (holdLimits); a key whose windows have all passed gives its checker up
+// and keeps its verdict in past. So memory follows the keys active within
+// the longest window that sent more than a few calls, not every key ever
+// seen (docs/benchmarks.md, memory per key).
 type groupState struct {
 	key   string
-	times timeLog   // with Config.KeepTimes
-	costs []timeLog // per unit of Read.Costs, with Config.KeepTimes
-	chk   *checker.Checker
+	kept  *keptSends       // with Config.KeepTimes
+	chk   *checker.Checker // nil while the key holds its sends or has gone quiet
+	pend  []int64          // held sends, each its time, ref and a cost per unit
+	past  *checker.Report  // the verdict before the key last went quiet
 	inf   *checker.InFlight
 	idle  bool
 	shard *shardGroup // with Config.Shard
+}
+
+// keptSends are a group's send times and their costs by unit, for charts.
+type keptSends struct {
+	times timeLog
+	costs []timeLog // per unit of Read.Costs
 }
 
 // keyIDs appends the group id of each send of a batch to dst. Each of the
@@ -59,18 +74,42 @@ func (t *groupTable) lookup(key []byte) int32 {
 	}
 	id := int32(len(t.groups))
 	g := &groupState{key: string(key)}
-	ccfg := checker.Config{Rules: t.cfg.Rules, Boundary: t.cfg.Boundary, List: t.cfg.List}
-	for _, c := range t.cfg.Read.Costs {
-		ccfg.Units = append(ccfg.Units, c.Unit)
+	if t.shard != nil || t.hold.sends == 0 {
+		t.checkerOf(g)
 	}
-	t.shard.watch(&ccfg, g)
-	g.chk = checker.New(ccfg)
 	if t.cfg.MaxInFlight > 0 {
 		g.inf = checker.NewInFlight(t.cfg.MaxInFlight)
 	}
 	t.ids[g.key] = id
 	t.groups = append(t.groups, g)
 	return id
+}
+
+// checkerConfig is the config of every key's checker.
+func (t *groupTable) checkerConfig() checker.Config {
+	ccfg := checker.Config{Rules: t.cfg.Rules, Boundary: t.cfg.Boundary, List: t.cfg.List}
+	for _, c := range t.cfg.Read.Costs {
+		ccfg.Units = append(ccfg.Units, c.Unit)
+	}
+	return ccfg
+}
+
+// checkerOf returns g's checker, making it on first need; the sends g held
+// are handed to it first.
+func (t *groupTable) checkerOf(g *groupState) *checker.Checker {
+	if g.chk != nil {
+		return g.chk
+	}
+	ccfg := t.checkerConfig()
+	if g.shard == nil {
+		t.shard.watch(&ccfg, g)
+	}
+	g.chk = checker.New(ccfg)
+	if len(g.pend) > 0 {
+		t.replay(g.chk, g.pend)
+		g.pend = nil
+	}
+	return g.chk
 }
 
 // sweepEvery and sweepBatch pace the release of idle keys' memory.
@@ -89,32 +128,37 @@ func (t *groupTable) count(first, last int64, n int) {
 }
 
 // observeRun takes a released run of sends in time order. Without keys the
-// whole run goes to the checker in one call.
-func (t *groupTable) observeRun(run held) {
+// whole run goes to the checker in one call. With keys, every few thousand
+// sends the keys gone quiet are released and the memory ceiling checked.
+func (t *groupTable) observeRun(run held) error {
 	n := run.len()
 	if n == 0 {
-		return
+		return nil
 	}
 	t.count(run.at[0], run.at[n-1], n)
 	if !t.res.PerKey {
 		t.observeGroup(t.groups[0], run)
-		return
+		return nil
 	}
 	if len(t.groups) == 1 {
 		t.observeGroup(t.groups[0], run)
-	} else {
-		t.observeByKey(run)
+	} else if err := t.observeByKey(run); err != nil {
+		return err
 	}
 	before := t.seen
 	t.seen += int64(n)
 	if t.seen/sweepEvery != before/sweepEvery && len(t.groups) > 1 {
 		t.release(run.at[n-1])
+		return t.checkMemory()
 	}
+	return nil
 }
 
 // observeByKey regroups a run by key, a counting sort that keeps each key's
 // sends in time order, and hands each key's sends to its checker at once.
-func (t *groupTable) observeByKey(run held) {
+// A run may hold every send of a log within the reorder horizon, so the
+// memory ceiling is checked every few thousand keys.
+func (t *groupTable) observeByKey(run held) error {
 	n := run.len()
 	if len(t.pos) < len(t.groups) {
 		t.pos = append(t.pos, make([]int32, len(t.groups)-len(t.pos))...)
@@ -147,7 +191,7 @@ func (t *groupTable) observeByKey(run held) {
 		}
 	}
 	start := int32(0)
-	for _, k := range touched {
+	for i, k := range touched {
 		end := pos[k]
 		part := held{at: at[start:end], ref: ref[start:end]}
 		if withEnd {
@@ -155,8 +199,14 @@ func (t *groupTable) observeByKey(run held) {
 		}
 		start, pos[k] = end, 0
 		t.observeGroup(t.groups[k], part)
+		if i%sweepEvery == sweepEvery-1 {
+			if err := t.checkMemory(); err != nil {
+				return err
+			}
+		}
 	}
 	t.touched = touched
+	return nil
 }
 
 // grow returns s resliced to length n, reallocated if it is too short.
@@ -170,16 +220,24 @@ func grow[T any](s []T, n int) []T {
 // observeGroup hands one group's sends, in time order, to its checkers.
 func (t *groupTable) observeGroup(g *groupState, run held) {
 	g.idle = false
+	var cols [][]int64
+	if t.costs != nil {
+		cols = t.costs.takeRun(run.ref)
+	}
 	if t.cfg.KeepTimes {
-		g.times.add(run.at)
+		g.keep(run.at, cols)
 	}
 	// Times arrive sorted, so neither checker can refuse them for their
 	// order; a cost the checker cannot take (a window's sum past int64) is
 	// kept as the run's error.
-	if t.costs != nil {
-		t.observeCosts(g, run)
-	} else {
-		_ = g.chk.ObserveBatch(run.at, run.ref)
+	if !t.held(g, run, cols) {
+		if cols != nil {
+			if err := t.checkerOf(g).ObserveCostBatch(run.at, run.ref, cols); err != nil && t.err == nil {
+				t.err = err
+			}
+		} else {
+			_ = t.checkerOf(g).ObserveBatch(run.at, run.ref)
+		}
 	}
 	if t.shard != nil {
 		t.shard.observed(g, run.at)
@@ -194,20 +252,14 @@ func (t *groupTable) observeGroup(g *groupState, run held) {
 	}
 }
 
-// observeCosts hands a group's sends to its checker with their costs.
-func (t *groupTable) observeCosts(g *groupState, run held) {
-	cols := t.costs.takeRun(run.ref)
-	if t.cfg.KeepTimes {
-		if g.costs == nil {
-			g.costs = make([]timeLog, len(cols))
-		}
-		for u, col := range cols {
-			g.costs[u].add(col)
-		}
+// keep adds sends to the times (and costs) g keeps for charts.
+func (g *groupState) keep(ats []int64, cols [][]int64) {
+	if g.kept == nil {
+		g.kept = &keptSends{costs: make([]timeLog, len(cols))}
 	}
-	err := g.chk.ObserveCostBatch(run.at, run.ref, cols)
-	if err != nil && t.err == nil {
-		t.err = err
+	g.kept.times.add(ats)
+	for u, col := range cols {
+		g.kept.costs[u].add(col)
 	}
 }
 
@@ -247,34 +299,79 @@ func (l *timeLog) all() []int64 {
 }
 
 // release frees the window memory of a few keys that have gone quiet, so
-// memory follows the active keys rather than every key ever seen.
+// memory follows the active keys rather than every key ever seen. Outside
+// a shard, a quiet key gives its checker up and keeps only its verdict.
 func (t *groupTable) release(now int64) {
 	for range min(sweepBatch, len(t.groups)) {
 		t.sweep = (t.sweep + 1) % len(t.groups)
 		g := t.groups[t.sweep]
-		if g.idle {
+		if g.idle || g.chk == nil {
 			continue
 		}
 		g.idle = g.chk.Idle(now) && (g.inf == nil || g.inf.Idle(now))
+		if g.idle && t.shard == nil {
+			rep := g.chk.Report()
+			g.past, g.chk = joinReports(g.past, rep, t.cfg.List), nil
+		}
 	}
 }
 
-// finish fills the result's groups, worst first, and the totals.
+// verdict returns g's report: its past verdict joined to that of the sends
+// since it last went quiet, held ones replayed through a checker of their
+// own.
+func (t *groupTable) verdict(g *groupState) checker.Report {
+	chk := g.chk
+	if chk == nil && len(g.pend) > 0 {
+		chk = checker.New(t.checkerConfig())
+		t.replay(chk, g.pend)
+	}
+	if chk == nil {
+		if g.past != nil {
+			return *g.past
+		}
+		return checker.New(t.checkerConfig()).Report()
+	}
+	rep := chk.Report()
+	if g.past == nil {
+		return rep
+	}
+	return *joinReports(g.past, rep, t.cfg.List)
+}
+
+// finish fills the result's groups, worst first, and the totals. Past
+// Config.ListKeys keys (outside a shard, whose merge needs every key), the
+// least bad are summed up in the result's Unlisted instead of kept.
 func (t *groupTable) finish() {
 	res := t.res
-	for _, g := range t.groups {
-		grp := report.Group{Key: g.key, Report: g.chk.Report(), Times: g.times.all()}
-		for u := range g.costs {
-			if grp.Costs == nil {
-				grp.Costs = map[string][]int64{}
+	keep := t.cfg.ListKeys
+	if t.shard != nil || !res.PerKey {
+		keep = 0
+	}
+	top := worstGroups{max: keep}
+	for i, g := range t.groups {
+		grp := report.Group{Key: g.key, Report: t.verdict(g)}
+		if k := g.kept; k != nil {
+			grp.Times = k.times.all()
+			for u := range k.costs {
+				if grp.Costs == nil {
+					grp.Costs = map[string][]int64{}
+				}
+				grp.Costs[t.cfg.Read.Costs[u].Unit] = k.costs[u].all()
 			}
-			grp.Costs[t.cfg.Read.Costs[u].Unit] = g.costs[u].all()
 		}
 		if g.inf != nil {
 			r := g.inf.Report()
 			grp.InFlight = &r
 		}
-		res.Groups = append(res.Groups, grp)
+		if t.shard == nil {
+			t.groups[i] = nil // its verdict is all that is left of it
+		}
+		if out := top.add(grp); out != nil {
+			if res.Unlisted == nil {
+				res.Unlisted = &report.Unlisted{}
+			}
+			res.Unlisted.Add(out)
+		}
 	}
-	t.res = report.New(*res, res.Groups)
+	t.res = report.New(*res, top.groups)
 }

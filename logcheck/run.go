@@ -50,6 +50,17 @@ type Config struct {
 	KeepTimes bool
 	// report.Shard, when set, judges only the sends in a time range (see report.Shard).
 	Shard *report.Shard
+	// ListKeys, when positive, keeps the verdicts of the ListKeys worst
+	// keys in report.Result.Groups and sums up the others in
+	// report.Result.Unlisted, so that the result's memory follows ListKeys
+	// rather than the keys in the log; 0 keeps every key. A shard keeps
+	// every key, which merging needs.
+	ListKeys int
+	// MaxMemory is the memory ceiling in bytes (0: the runtime's memory
+	// limit, GOMEMLIMIT, when one is set): a check per key whose live heap
+	// passes three quarters of it ends with a *MemoryError rather than
+	// grow until the process dies.
+	MaxMemory int64
 }
 
 // Run reads the inputs as one stream merged by time (the provider sees the
@@ -75,6 +86,8 @@ func Run(inputs []Input, cfg Config) (*report.Result, error) {
 		return nil, err
 	}
 	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res, shard: shard, costs: newCostTable(cfg.Read, len(inputs))}
+	groups.hold = newHoldLimits(cfg.Rules, groups.checkerConfig().Units)
+	groups.ceiling = memoryCeiling(cfg.MaxMemory)
 	if !res.PerKey {
 		groups.lookup(nil)
 	}
@@ -134,7 +147,9 @@ func runSingle(s *stream, groups *groupTable) error {
 				return err
 			}
 			if run.len() > 0 {
-				groups.observeRun(run)
+				if err := groups.observeRun(run); err != nil {
+					return err
+				}
 			}
 			if stop {
 				return nil
@@ -198,7 +213,9 @@ func runMerged(streams []*stream, groups *groupTable) error {
 		if err != nil {
 			return err
 		}
-		groups.observeRun(run)
+		if err := groups.observeRun(run); err != nil {
+			return err
+		}
 		if stop {
 			return nil
 		}

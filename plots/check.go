@@ -14,7 +14,7 @@ func Check(path string, res *report.Result, files []string) error {
 	g := res.Groups[0]
 	title := strings.Join(files, ", ")
 	if res.PerKey {
-		title = fmt.Sprintf("key %s (the worst of %d) in %s", g.Key, len(res.Groups), title)
+		title = fmt.Sprintf("key %s (the worst of %d) in %s", g.Key, res.Keys(), title)
 	}
 	return Timeline(path, TimelineInput{
 		Title: title, Times: g.Times, Costs: g.Costs, Rules: res.Rules, Boundary: res.Boundary,

@@ -265,7 +265,7 @@ func writeGitHub(w io.Writer, res *Result) error {
 		}
 		keys := ""
 		if res.PerKey {
-			keys = fmt.Sprintf(" for %d keys", len(res.Groups))
+			keys = fmt.Sprintf(" for %d keys", res.Keys())
 		}
 		fmt.Fprintf(&b, "::notice title=%s::%s\n", ghProperty("rlcheck: every rule held"),
 			ghData(fmt.Sprintf("%d sends from %s checked against %s%s: no violations", res.Sends, ciInputs(res), strings.Join(names, ", "), keys)))
@@ -402,12 +402,15 @@ func writeStepSummary(w io.Writer, res *Result) error {
 		return err
 	}
 
-	fmt.Fprintf(&b, "| Rule | Violations | Keys with violations (of %d) |\n| --- | ---: | ---: |\n", len(res.Groups))
+	fmt.Fprintf(&b, "| Rule | Violations | Keys with violations (of %d) |\n| --- | ---: | ---: |\n", res.Keys())
 	for _, t := range res.Totals {
 		fmt.Fprintf(&b, "| %s | %d | %d |\n", t.Rule, t.Violations, t.Groups)
 	}
 	if f := res.InFlight; f != nil {
 		var keys int
+		if res.Unlisted != nil {
+			keys = res.Unlisted.InFlightKeys
+		}
 		for _, g := range res.Groups {
 			if g.InFlight != nil && g.InFlight.Violations > 0 {
 				keys++
@@ -445,8 +448,8 @@ func writeStepSummary(w io.Writer, res *Result) error {
 		}
 		b.WriteString("\n")
 	}
-	if len(shown) < len(res.Groups) {
-		fmt.Fprintf(&b, "\nThe %d worst of %d keys.\n", len(shown), len(res.Groups))
+	if len(shown) < res.Keys() {
+		fmt.Fprintf(&b, "\nThe %d worst of %d keys.\n", len(shown), res.Keys())
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

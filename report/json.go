@@ -28,6 +28,8 @@ type Doc struct {
 	Keys        []KeyDoc     `json:"keys,omitempty"`
 	Total       int64        `json:"violations"`
 	KeysInTotal int          `json:"key_count,omitempty"`
+	// KeysListed, when set, says Keys lists only the worst of KeysInTotal.
+	KeysListed *int `json:"keys_listed,omitempty"`
 }
 
 type FileDoc struct {
@@ -220,21 +222,19 @@ func (j jsonView) doc() Doc {
 		return out
 	}
 	// Per key: the top-level rules are totals over every key.
-	out.KeysInTotal = len(res.Groups)
-	for i, t := range res.Totals {
+	out.KeysInTotal = res.Keys()
+	if res.Unlisted != nil {
+		listed := len(res.Groups)
+		out.KeysListed = &listed
+	}
+	for _, t := range res.Totals {
 		tot := RuleDoc{Rule: t.Rule.String(), Kind: kindJSON(t.Rule), Unit: t.Rule.Unit, Burst: t.Rule.Burst, Limit: t.Rule.Limit, Window: t.Rule.Window.String(),
-			WindowNs: int64(t.Rule.Window), Violations: t.Violations}
+			WindowNs: int64(t.Rule.Window), Violations: t.Violations, MaxInWindow: t.MaxInWindow, MaxSaturated: t.MaxSaturated}
 		groups := t.Groups
 		tot.KeysViolating = &groups
-		for _, g := range res.Groups {
-			r := g.Report.Rules[i]
-			if r.MaxInWindow > tot.MaxInWindow {
-				tot.MaxInWindow, tot.MaxSaturated = r.MaxInWindow, r.MaxSaturated
-			}
-			if r.First != nil && (tot.First == nil || r.First.Send.At < tot.First.AtNs) {
-				v := j.violation(*r.First, keytext.Show(g.Key), false)
-				tot.First = &v
-			}
+		if t.First != nil {
+			v := j.violation(*t.First, keytext.Show(t.FirstKey), false)
+			tot.First = &v
 		}
 		out.Rules = append(out.Rules, tot)
 	}

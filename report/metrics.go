@@ -40,6 +40,15 @@ func MetricsRegistry(results []*Result) *prometheus.Registry {
 				viol.WithLabelValues(l...).Add(float64(rr.Violations))
 			}
 		}
+		if u := res.Unlisted; u != nil {
+			for _, t := range u.Totals {
+				l := []string{input, metrics.OtherKeys, t.Rule.String()}
+				if t.Rule.Kind != rule.Bucket {
+					usage.WithLabelValues(append(l, "peak")...).Set(float64(t.MaxInWindow) / float64(t.Rule.Limit))
+				}
+				viol.WithLabelValues(l...).Add(float64(t.Violations))
+			}
+		}
 	}
 	return reg
 }

@@ -91,6 +91,85 @@ type RuleTotal struct {
 	Rule       rule.Rule
 	Violations int64
 	Groups     int // groups with at least one violation
+	// MaxInWindow is the fullest window of any group (MaxSaturated: a
+	// lower bound), and First the earliest violation of any group, of key
+	// FirstKey.
+	MaxInWindow  int64
+	MaxSaturated bool
+	First        *checker.Violation
+	FirstKey     string
+}
+
+// add folds one group's report of the rule in.
+func (t *RuleTotal) add(r *checker.RuleReport, key string) {
+	if r.Violations > 0 {
+		t.Violations += r.Violations
+		t.Groups++
+	}
+	if r.MaxInWindow > t.MaxInWindow {
+		t.MaxInWindow, t.MaxSaturated = r.MaxInWindow, r.MaxSaturated
+	}
+	if r.First != nil && (t.First == nil || r.First.Send.At < t.First.Send.At) {
+		t.First, t.FirstKey = r.First, key
+	}
+}
+
+// merge folds in another total of the same rule, whose groups come after
+// t's.
+func (t *RuleTotal) merge(o RuleTotal) {
+	t.Violations += o.Violations
+	t.Groups += o.Groups
+	if o.MaxInWindow > t.MaxInWindow {
+		t.MaxInWindow, t.MaxSaturated = o.MaxInWindow, o.MaxSaturated
+	}
+	if o.First != nil && (t.First == nil || o.First.Send.At < t.First.Send.At) {
+		t.First, t.FirstKey = o.First, o.FirstKey
+	}
+}
+
+// Unlisted sums up the groups a result leaves out of Groups so that its
+// memory follows the keys it lists, not every key in the log: every count
+// of the result covers them, but their own verdicts are not kept.
+type Unlisted struct {
+	Keys        int
+	Sends       int64
+	First, Last int64
+	Totals      []RuleTotal             // per rule, over the unlisted groups
+	InFlight    *checker.InFlightReport // nil without a cap
+	// InFlightKeys counts the groups that broke the in-flight cap.
+	InFlightKeys int
+	Violations   int64 // every rate and in-flight violation
+}
+
+// Add folds group g in.
+func (u *Unlisted) Add(g *Group) {
+	r := &g.Report
+	if r.Sends > 0 {
+		if u.Sends == 0 || r.First < u.First {
+			u.First = r.First
+		}
+		u.Last = max(u.Last, r.Last)
+		u.Sends += r.Sends
+	}
+	u.Keys++
+	u.Violations += g.Violations()
+	if u.Totals == nil {
+		for _, rr := range r.Rules {
+			u.Totals = append(u.Totals, RuleTotal{Rule: rr.Rule})
+		}
+	}
+	for i := range r.Rules {
+		u.Totals[i].add(&r.Rules[i], g.Key)
+	}
+	if f := g.InFlight; f != nil {
+		if u.InFlight == nil {
+			u.InFlight = &checker.InFlightReport{Max: f.Max}
+		}
+		addInFlight(u.InFlight, f)
+		if f.Violations > 0 {
+			u.InFlightKeys++
+		}
+	}
 }
 
 // Result is the verdict over a set of inputs checked as one stream.
@@ -116,7 +195,10 @@ type Result struct {
 	PeakBuffered int
 	// Groups holds one verdict per key, worst first (most violations, then
 	// key order); a single group when the logs are not split per key.
-	Groups   []Group
+	Groups []Group
+	// Unlisted, when set, sums up the keys judged but not kept in Groups
+	// (logcheck.Config.ListKeys): Keys, Violations and Totals count them.
+	Unlisted *Unlisted
 	PerKey   bool
 	Totals   []RuleTotal
 	InFlight *checker.InFlightReport // the sum over groups' in-flight violations; nil without a cap
@@ -144,6 +226,18 @@ func (r *Result) Violations() int64 {
 	var n int64
 	for i := range r.Groups {
 		n += r.Groups[i].Violations()
+	}
+	if r.Unlisted != nil {
+		n += r.Unlisted.Violations
+	}
+	return n
+}
+
+// Keys returns how many groups the result judged, listed or not.
+func (r *Result) Keys() int {
+	n := len(r.Groups)
+	if r.Unlisted != nil {
+		n += r.Unlisted.Keys
 	}
 	return n
 }
@@ -177,21 +271,34 @@ func New(base Result, groups []Group) *Result {
 	res.Groups = groups
 	sortGroups(res.Groups)
 	res.Sends, res.First, res.Last = 0, 0, 0
+	span := func(sends, first, last int64) {
+		if sends == 0 {
+			return
+		}
+		if res.Sends == 0 || first < res.First {
+			res.First = first
+		}
+		if res.Sends == 0 || last > res.Last {
+			res.Last = last
+		}
+		res.Sends += sends
+	}
 	for _, g := range res.Groups {
-		r := g.Report
-		if r.Sends == 0 {
-			continue
-		}
-		if res.Sends == 0 || r.First < res.First {
-			res.First = r.First
-		}
-		if res.Sends == 0 || r.Last > res.Last {
-			res.Last = r.Last
-		}
-		res.Sends += r.Sends
+		span(g.Report.Sends, g.Report.First, g.Report.Last)
 	}
 	res.Totals = ruleTotals(res.Rules, res.Groups)
 	res.InFlight = inFlightSum(res.MaxInFlight, res.Groups)
+	if u := res.Unlisted; u != nil {
+		span(u.Sends, u.First, u.Last)
+		for i := range res.Totals {
+			if i < len(u.Totals) {
+				res.Totals[i].merge(u.Totals[i])
+			}
+		}
+		if res.InFlight != nil && u.InFlight != nil {
+			addInFlight(res.InFlight, u.InFlight)
+		}
+	}
 	return &res
 }
 
@@ -202,20 +309,23 @@ func inFlightSum(cap int, groups []Group) *checker.InFlightReport {
 	}
 	sum := checker.InFlightReport{Max: cap}
 	for _, g := range groups {
-		f := g.InFlight
-		if f == nil {
-			continue
-		}
-		sum.Violations += f.Violations
-		if f.Peak > sum.Peak {
-			sum.Peak, sum.PeakAt = f.Peak, f.PeakAt
-		}
-		if f.First != nil && (sum.First == nil || f.First.At < sum.First.At) {
-			first := *f.First
-			sum.First = &first
+		if g.InFlight != nil {
+			addInFlight(&sum, g.InFlight)
 		}
 	}
 	return &sum
+}
+
+// addInFlight folds in-flight report f into sum.
+func addInFlight(sum, f *checker.InFlightReport) {
+	sum.Violations += f.Violations
+	if f.Peak > sum.Peak {
+		sum.Peak, sum.PeakAt = f.Peak, f.PeakAt
+	}
+	if f.First != nil && (sum.First == nil || f.First.At < sum.First.At) {
+		first := *f.First
+		sum.First = &first
+	}
 }
 
 // sortGroups orders groups worst first, then by key.
@@ -237,11 +347,8 @@ func ruleTotals(rules []rule.Rule, groups []Group) []RuleTotal {
 	var out []RuleTotal
 	for i, r := range rules {
 		tot := RuleTotal{Rule: r}
-		for _, g := range groups {
-			if v := g.Report.Rules[i].Violations; v > 0 {
-				tot.Violations += v
-				tot.Groups++
-			}
+		for gi := range groups {
+			tot.add(&groups[gi].Report.Rules[i], groups[gi].Key)
 		}
 		out = append(out, tot)
 	}

@@ -110,13 +110,13 @@ func writeText(w io.Writer, res *Result, maxKeys int) error {
 		}
 	}
 	tw.Flush()
-	if shown < len(res.Groups) {
-		fmt.Fprintf(&b, "(the %d worst of %d keys; --keys 0 shows all)\n", shown, len(res.Groups))
+	if shown < res.Keys() {
+		fmt.Fprintf(&b, "(the %d worst of %d keys; --keys 0 shows all)\n", shown, res.Keys())
 	}
 	if res.PerKey && len(res.Rules) > 0 {
 		var parts []string
 		for _, t := range res.Totals {
-			parts = append(parts, fmt.Sprintf("%s %d violations in %d of %d keys", t.Rule, t.Violations, t.Groups, len(res.Groups)))
+			parts = append(parts, fmt.Sprintf("%s %d violations in %d of %d keys", t.Rule, t.Violations, t.Groups, res.Keys()))
 		}
 		fmt.Fprintf(&b, "\ntotals: %s\n", strings.Join(parts, "; "))
 	}

@@ -69,7 +69,7 @@ func newCheckCmd(s streams) *cobra.Command {
 	f.StringArrayVar(&o.costs, "cost", nil, "read a unit's cost from this CSV column or JSON field: UNIT=NAME (default: the column or field named as the unit)")
 	f.StringVar(&o.format, "format", "", "output format: text, json, junit or github (default github under GITHUB_ACTIONS=true, else text)")
 	f.IntVar(&o.list, "list", 0, "print the first N violations of each rule with the sends that filled the window")
-	f.IntVar(&o.keys, "keys", 20, "with a key column, how many keys the text report shows, worst first (0: all)")
+	f.IntVar(&o.keys, "keys", 20, "with a key column, how many keys the report lists, worst first, the rest summed up (0: all)")
 	f.IntVar(&o.maxInFlight, "max-in-flight", 0, "check at most N calls in flight at once (needs --end-col or --duration-col)")
 	f.DurationVar(&o.maxDisorder, "max-disorder", 5*time.Second, "how far out of time order a line may arrive and still be put in its place")
 	f.BoolVar(&o.sort, "sort", false, "sort the whole input in memory, for logs with no order at all")
@@ -137,6 +137,10 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 	o.cfg = logcheck.Config{
 		Rules: rules, Boundary: b, List: htmlreport.CheckList(o.list, o.html), MaxInFlight: o.maxInFlight,
 		Read: read, MaxDisorder: o.maxDisorder, Sort: o.sort, KeepTimes: o.plot+o.html != "", MaxBuffered: o.maxBuffered,
+		ListKeys: o.keys,
+	}
+	if o.keys > 0 && o.plot+o.html != "" {
+		o.cfg.ListKeys = max(o.keys, htmlreport.MaxPanels) // the charts' keys
 	}
 	o.cfg.Shard, err = cli.ParseShard(o.from, o.to, o.lineOffset, o.logStart)
 	return err

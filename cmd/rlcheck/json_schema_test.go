@@ -72,6 +72,7 @@ type docCheckBody struct {
 		InFlight   *docInFlight    `json:"in_flight"`
 	} `json:"keys"`
 	KeyCount   int   `json:"key_count"`
+	KeysListed *int  `json:"keys_listed"`
 	Violations int64 `json:"violations"`
 }
 

@@ -89,19 +89,15 @@ func NewInferCmd(in io.Reader, out io.Writer, contradiction error) *cobra.Comman
   rlcheck infer --status-col code --key-col tenant --format json calls.csv`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			rep, err := o.run(args[0], in)
+			path, log, iopt, err := o.run(args[0], in)
 			if err != nil {
 				return err
 			}
-			if o.format == "json" {
-				err = rep.WriteJSON(out)
-			} else {
-				err = rep.WriteText(out, o.all)
-			}
+			sum, err := infer.Stream(out, o.format, path, log, iopt, o.all)
 			if err == nil && o.writeContract != "" {
-				err = writeContract(o.writeContract, rep)
+				err = writeContract(o.writeContract, path, sum)
 			}
-			if err == nil && (rep.Contradicted() || rep.Looser()) {
+			if err == nil && (sum.Contradicted || sum.Looser) {
 				err = contradiction
 			}
 			return err
@@ -129,53 +125,54 @@ func NewInferCmd(in io.Reader, out io.Writer, contradiction error) *cobra.Comman
 	return cmd
 }
 
-func (o *inferOptions) run(path string, stdin io.Reader) (*infer.Report, error) {
+// run reads the log and the options of its inference.
+func (o *inferOptions) run(path string, stdin io.Reader) (string, *infer.Log, infer.Options, error) {
+	var iopt infer.Options
 	if o.format != "text" && o.format != "json" {
-		return nil, fmt.Errorf("--format %q: want text or json", o.format)
+		return "", nil, iopt, fmt.Errorf("--format %q: want text or json", o.format)
 	}
 	opt, err := o.read.Options()
 	if err != nil {
-		return nil, err
+		return "", nil, iopt, err
 	}
 	if opt.Costs, err = inferCosts(o.costs); err != nil {
-		return nil, err
+		return "", nil, iopt, err
 	}
 	open := func() (io.Reader, error) { return os.Open(path) }
 	if path == "-" {
 		// Read twice when a key column is named, so held in memory.
 		data, err := io.ReadAll(stdin)
 		if err != nil {
-			return nil, err
+			return "", nil, iopt, err
 		}
 		path = "<stdin>"
 		open = func() (io.Reader, error) { return bytes.NewReader(data), nil }
 	}
 	ro := infer.ReadOptions{Log: opt, StatusCol: o.statusCol, StatusField: o.statusField}
 	if ro.HeaderCols, err = headerNames("--header-col", o.headerCols); err != nil {
-		return nil, err
+		return "", nil, iopt, err
 	}
 	if ro.HeaderFields, err = headerNames("--header-field", o.headerFields); err != nil {
-		return nil, err
+		return "", nil, iopt, err
 	}
 	log, err := infer.Read(path, open, ro)
 	if errors.Is(err, infer.ErrNoStatus) {
 		err = fmt.Errorf("%w (name the status with --status-col or --status-field)", err)
 	}
 	if err != nil {
-		return nil, err
+		return "", nil, iopt, err
 	}
-	var iopt infer.Options
 	if o.declared.given() {
 		c, err := o.declared.Load()
 		if err != nil {
-			return nil, err
+			return "", nil, iopt, err
 		}
 		if err := infer.CheckDeclared(c.Rules); err != nil {
-			return nil, err
+			return "", nil, iopt, err
 		}
 		iopt.Declared, iopt.Closed = c.Rules, c.Boundary == rule.Closed
 	}
-	return infer.Run(path, log, iopt), nil
+	return path, log, iopt, nil
 }
 
 // inferCosts reads --cost: the units whose cost rules infer bounds, each
@@ -221,16 +218,16 @@ func headerNames(flag string, m map[string]string) (map[infer.Header]string, err
 }
 
 // writeContract writes the contract inferred from a log of one key.
-func writeContract(path string, rep *infer.Report) error {
-	if len(rep.Keys) != 1 {
-		return fmt.Errorf("--write-contract: the log holds %d keys, each with its contract; infer one key at a time", len(rep.Keys))
+func writeContract(path, file string, sum *infer.Summary) error {
+	if sum.Only == nil {
+		return fmt.Errorf("--write-contract: the log holds %d keys, each with its contract; infer one key at a time", sum.Keys)
 	}
-	res := rep.Keys[0]
+	res := sum.Only
 	f := res.Fits[res.Best]
 	if res.Refused == 0 || !f.Fits {
 		return fmt.Errorf("--write-contract: no contract to write (the log %s)", map[bool]string{true: "has no 429", false: "contradicts every contract on the grid"}[res.Refused == 0])
 	}
-	c := contract.Contract{Name: "inferred from " + rep.File}
+	c := contract.Contract{Name: "inferred from " + file}
 	for _, r := range f.Rules {
 		c.Rules = append(c.Rules, r.Rule())
 	}

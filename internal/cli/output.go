@@ -75,6 +75,9 @@ func githubError(err error) string {
 // name their own fields, as Go code sets them) as the flags that set them.
 // Longer names come first, so that none is cut short by a shorter one.
 var settingFlags = strings.NewReplacer(
+	"logcheck.Config.MaxMemory or GOMEMLIMIT", "GOMEMLIMIT",
+	"logcheck.Config.ListKeys", "--keys",
+	"logcheck.Config.KeepTimes", "--plot and --html",
 	"logcheck.Config.MaxBuffered", "--max-buffered",
 	"logcheck.Config.MaxDisorder", "--max-disorder",
 	"logcheck.Config.MaxInFlight", "--max-in-flight",
