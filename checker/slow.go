@@ -289,19 +289,50 @@ func (j *fixedJudge) free() {
 }
 
 // firstCallJudge keeps the window opened by the first send after the
-// previous one closed.
+// previous one closed. A send that finds no window open and breaks the
+// rule on its own (its cost alone exceeds the limit) opens none: the
+// provider refused it, so the next send opens the window instead. lone
+// marks such a send as the last taken, so that its violation names no
+// window.
 type firstCallJudge struct {
-	limit, w int64
-	has      bool
+	limit, w  int64
+	has, lone bool
+	loneSend  Send
+	loneCost  int64
 	windowSums
 }
 
 func (j *firstCallJudge) take(s Send, c int64) (bool, error) {
+	j.lone = false
 	if !j.has || uint64(s.At-j.span.From) >= uint64(j.w) {
+		if exceeds(c, 0, j.limit) {
+			j.has, j.lone, j.loneSend, j.loneCost = false, true, s, c
+			return true, nil
+		}
 		j.has = true
 		j.open(span(s.At, 0, j.w), s)
 	}
 	return j.windowSums.take(s, c, j.limit)
+}
+
+// window describes a lone violator as a window of its own, so that the
+// fullest window a report gives is never below what broke the rule.
+func (j *firstCallJudge) window() (Send, int64, int64, bool) {
+	if j.lone {
+		return j.loneSend, 1, j.loneCost, true
+	}
+	return j.windowSums.window()
+}
+
+// detail gives a lone violator no span: it opened no window.
+func (j *firstCallJudge) detail(v *Violation, list bool) {
+	if !j.lone {
+		j.windowSums.detail(v, list)
+		return
+	}
+	if list {
+		v.Window, v.WindowCosts = append(v.Window, j.loneSend), append(v.WindowCosts, j.loneCost)
+	}
 }
 
 func (j *firstCallJudge) idle(now int64) bool {

@@ -238,6 +238,8 @@ func windowText(r rule.Rule, v checker.Violation, at func(int64) string, where f
 	switch {
 	case r.Kind == rule.Bucket:
 		return fmt.Sprintf("the bucket held %s; %s sends since it was full, %s", v.Level, countText(v), from)
+	case r.Kind == rule.FirstCall && v.Span == nil:
+		return fmt.Sprintf("its %d %s alone exceed the limit, with no window open: it opened none", v.Cost, r.Unit)
 	case v.Span != nil:
 		return fmt.Sprintf("%s sends%s in the %s window [%s, %s), %s", countText(v), units, r.Kind, at(v.Span.From), at(v.Span.To), from)
 	}

@@ -63,7 +63,9 @@ type Violation struct {
 	// send's own included.
 	Cost  int64 `json:"cost,omitempty"`
 	Units int64 `json:"units_in_window,omitempty"`
-	// For a fixed or first-call rule, the window [from, to) overfilled;
+	// For a fixed or first-call rule, the window [from, to) overfilled
+	// (none for a first-call send whose cost alone broke the rule with no
+	// window open: it opened none);
 	// for a bucket rule, the level the send found (sends counts the sends
 	// since the bucket was full, from WindowStart).
 	FixedFrom   *int64 `json:"fixed_window_from_ns,omitempty"`
@@ -310,6 +312,8 @@ func windowWords(r rule.Rule, v Violation) string {
 		return fmt.Sprintf("the bucket held %s; %d sends since it was full, from %s", v.BucketLevel, v.Sends, instant(v.WindowStart))
 	case v.FixedFrom != nil:
 		return fmt.Sprintf("%d sends%s in the %s window from %s to %s", v.Sends, held, r.Kind, instant(*v.FixedFrom), instant(*v.FixedTo))
+	case r.Kind == rule.FirstCall:
+		return fmt.Sprintf("its %d %s alone exceed the limit, with no window open: it opened none", v.Cost, r.Unit)
 	}
 	return fmt.Sprintf("%d sends%s in the window from %s", v.Sends, held, instant(v.WindowStart))
 }
