@@ -525,6 +525,29 @@ func TestCostErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "burst")
 }
 
+// TestFitsForeseesOverflow: Fits names the send ObserveCost would refuse
+// for a window's sum past int64, for every kind, and changes nothing, so
+// that the checker goes on judging the sends that fit.
+func TestFitsForeseesOverflow(t *testing.T) {
+	for _, text := range []string{"10 tokens/1s", "10 tokens/1s fixed", "10 tokens/1s first-call", "10 tokens/1s burst 10"} {
+		r, err := rule.Parse(text)
+		require.NoError(t, err)
+		c := New(Config{Rules: []rule.Rule{r}})
+		require.NoError(t, c.ObserveCost(0, 1, []int64{5}))
+		require.NoError(t, c.ObserveCost(1, 2, []int64{math.MaxInt64 - 10}))
+		if r.Kind == rule.Bucket {
+			assert.NoError(t, c.Fits(2, []int64{math.MaxInt64}), "%s: a bucket keeps no sum", text)
+			continue
+		}
+		var ce *CostError
+		require.ErrorAs(t, c.Fits(2, []int64{6}), &ce, text)
+		assert.Contains(t, ce.Error(), text)
+		assert.NoError(t, c.Fits(2, []int64{5}), "%s: the sum reaches MaxInt64 exactly", text)
+		assert.NoError(t, c.Fits(int64(2*time.Second), []int64{math.MaxInt64}), "%s: the window has passed", text)
+		require.NoError(t, c.ObserveCost(2, 3, []int64{5}), "%s: Fits changed nothing", text)
+	}
+}
+
 // TestMixedKeepsFastVerdicts: adding slow rules changes nothing in the
 // sliding call rules' reports.
 func TestMixedKeepsFastVerdicts(t *testing.T) {
