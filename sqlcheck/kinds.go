@@ -12,7 +12,8 @@ import (
 // CostColumns are the result columns that follow Columns when the spec has
 // a cost rule or a fixed rule: the first violation's own cost and the cost
 // of its window, itself included (NULL for call rules), and the time of the
-// key's first send whose cost in the rule's unit is NULL or negative.
+// key's first send whose cost in the rule's unit is NULL, negative or not
+// a whole number.
 var CostColumns = []string{"first_cost", "first_units", "bad_cost_t"}
 
 // kindError says why rule r cannot be compiled, or nil. A bucket's level
@@ -117,8 +118,8 @@ func (sr *slowRules) write(key, timeCol, table string) error {
 		if err != nil {
 			return fmt.Errorf("sqlcheck: the cost column of %s: %w", unit, err)
 		}
-		cols = append(cols, fmt.Sprintf("CAST(%s AS BIGINT) AS c%d", c, u))
-		bad = append(bad, fmt.Sprintf(",\n    min(t) FILTER (WHERE c%d IS NULL OR c%d < 0) AS bad%d", u, u, u))
+		cols = append(cols, fmt.Sprintf("CAST(%s AS BIGINT) AS c%d, %s AS f%d", c, u, notWhole(c), u))
+		bad = append(bad, fmt.Sprintf(",\n    min(t) FILTER (WHERE c%d IS NULL OR c%d < 0 OR f%d) AS bad%d", u, u, u, u))
 	}
 	sr.ctes = append(sr.ctes,
 		fmt.Sprintf("o AS MATERIALIZED (\n  SELECT *, row_number() OVER (PARTITION BY k ORDER BY %s) - 1 AS i\n  FROM (SELECT %s FROM %s) x\n)", order, strings.Join(cols, ", "), table),
@@ -177,10 +178,10 @@ func (sr *slowRules) row(n int, r rule.Rule) string {
 	cols := []string{"gk.k", fmt.Sprint(n), fmt.Sprintf("'%s'", r), "gk.sends", "gk.first_t", "gk.last_t", fmt.Sprintf("rv%d.n", n)}
 	from := fmt.Sprintf("FROM gk JOIN rv%d ON rv%d.k = gk.k", n, n)
 	if sr.spec.CountsOnly {
-		for range len(Columns) - len(cols) + len(CostColumns) - 1 {
+		for range len(Columns) - len(cols) - 1 {
 			cols = append(cols, null)
 		}
-		cols = append(cols, bad)
+		cols = append(cols, badTimes, null, null, bad)
 	} else {
 		from += fmt.Sprintf("\n  LEFT JOIN rs%d f ON f.k = gk.k AND f.i = rv%d.fi\n  LEFT JOIN o fw ON fw.k = gk.k AND fw.i = f.lo", n, n)
 		cols = append(cols, "f.i", "f.t", ref("f"), "f.lo", "fw.t", ref("fw"))
@@ -190,6 +191,7 @@ func (sr *slowRules) row(n int, r rule.Rule) string {
 		} else {
 			cols = append(cols, null, null, null)
 		}
+		cols = append(cols, badTimes)
 		if r.Unit != "" {
 			cols = append(cols, "f.c", "CAST(f.s AS BIGINT)", bad)
 		} else {
