@@ -241,8 +241,8 @@ func validate(name string, d report.Doc) error {
 		}
 		in = func(t int64) bool { return (sh.From == nil || t >= *sh.From) && (sh.To == nil || t < *sh.To) }
 	}
-	if d.Sends > 0 && (d.FirstNs > d.LastNs || !in(d.FirstNs) || !in(d.LastNs)) {
-		return bad("first_ns %d and last_ns %d: not in order, or outside the shard", d.FirstNs, d.LastNs)
+	if d.Sends > 0 && (d.FirstNs < 0 || d.FirstNs > d.LastNs || !in(d.FirstNs) || !in(d.LastNs)) {
+		return bad("first_ns %d and last_ns %d: negative (check refuses such a time), not in order, or outside the shard", d.FirstNs, d.LastNs)
 	}
 	if d.Sends == 0 && d.Total > 0 {
 		return bad("%d violations among no sends", d.Total)

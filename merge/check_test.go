@@ -389,4 +389,9 @@ func TestMergeRefusesSumsPastInt64(t *testing.T) {
 	_, err = merged(t, [][]byte{docs[0], neg}, merge.Options{})
 	require.Error(t, err)
 	assert.Contains(t, mergeErrorOf(t, err).Reason, "a count of -3")
+
+	early := edit(t, checkJSON(t, lines, a), func(m map[string]any) { m["first_ns"] = -9e18 })
+	_, err = merged(t, [][]byte{early, checkJSON(t, lines, b)}, merge.Options{})
+	require.Error(t, err, "a span of the log past int64 would print a negative duration")
+	assert.Contains(t, mergeErrorOf(t, err).Reason, "first_ns -9000000000000000000")
 }

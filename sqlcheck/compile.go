@@ -52,8 +52,8 @@ type Spec struct {
 
 // Columns are the query's result columns, one row per key and rule, in
 // order. Times are in the table's unit; a missing violation is NULL.
-// bad_times counts the table's rows whose time is NULL or not a whole
-// number, which check would refuse: Run then refuses the verdict.
+// bad_times counts the table's rows whose time is NULL, negative or not a
+// whole number, which check would refuse: Run then refuses the verdict.
 var Columns = []string{
 	"key", "rule_index", "rule", "sends", "first_t", "last_t",
 	"violations", "first_index", "first_t_violation", "first_ref",
@@ -74,9 +74,9 @@ func notWhole(col string) string {
 }
 
 // badTimesCTE counts, in one scan without a sort, the rows whose time
-// is NULL or not a whole number.
+// is NULL, negative or not a whole number: check refuses each.
 func badTimesCTE(timeCol, table string) string {
-	return fmt.Sprintf("bt AS MATERIALIZED (\n  SELECT count(*) FILTER (WHERE %s IS NULL OR %s) AS n\n  FROM %s\n)", timeCol, notWhole(timeCol), table)
+	return fmt.Sprintf("bt AS MATERIALIZED (\n  SELECT count(*) FILTER (WHERE %s IS NULL OR %s < 0 OR %s) AS n\n  FROM %s\n)", timeCol, timeCol, notWhole(timeCol), table)
 }
 
 // ident quotes each dotted part of name, always: a plain name such as

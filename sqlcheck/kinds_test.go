@@ -207,11 +207,13 @@ func TestPostgresRefusesNullAndFractionalValues(t *testing.T) {
 		unit                     time.Duration
 	}{
 		{"NULL times", "CREATE TABLE v (ts bigint, line bigint, tokens bigint); INSERT INTO v VALUES (1000, 2, 1), (NULL, 3, 1), (NULL, 4, 1)",
-			"5/1s", "2 sends have a NULL or fractional time (column ts)", time.Millisecond},
+			"5/1s", "2 sends have a NULL, negative or fractional time (column ts)", time.Millisecond},
 		{"fractional times", "CREATE TABLE v (ts double precision, line bigint, tokens bigint); INSERT INTO v VALUES (0.4, 2, 1), (1.3, 3, 1)",
-			"1/1s", "2 sends have a NULL or fractional time (column ts)", time.Second},
+			"1/1s", "2 sends have a NULL, negative or fractional time (column ts)", time.Second},
 		{"a fractional time", "CREATE TABLE v (ts numeric, line bigint, tokens bigint); INSERT INTO v VALUES (1000, 2, 1), (1000.5, 3, 1)",
-			"5/1s", "1 send has a NULL or fractional time (column ts)", time.Millisecond},
+			"5/1s", "1 send has a NULL, negative or fractional time (column ts)", time.Millisecond},
+		{"a negative time", "CREATE TABLE v (ts bigint, line bigint, tokens bigint); INSERT INTO v VALUES (-9000000000000000000, 2, 1), (9000000000000000000, 3, 1)",
+			"5/1s", "1 send has a NULL, negative or fractional time (column ts)", time.Nanosecond},
 		{"fractional costs", "CREATE TABLE v (ts bigint, line bigint, tokens numeric); INSERT INTO v VALUES (1000, 2, 6.4), (1100, 3, 4.4)",
 			"10 tokens/1s", "a send at ts = 1000 has a NULL, negative or fractional tokens (column tokens)", time.Millisecond},
 	}

@@ -217,15 +217,15 @@ func (rd rowReader) rule(r row) (checker.RuleReport, error) {
 	return rr, nil
 }
 
-// badTimes is the error for a table with n rows whose time is NULL or
-// not a whole number: check refuses such a line, and the query would
-// drop or round it.
+// badTimes is the error for a table with n rows whose time is NULL,
+// negative or not a whole number: check refuses such a line, and the
+// query would drop or round it.
 func (rd rowReader) badTimes(n int64) error {
 	sends := fmt.Sprintf("%d sends have", n)
 	if n == 1 {
 		sends = "1 send has"
 	}
-	return fmt.Errorf("%s a NULL or fractional time (column %s): each send needs a whole number of %s",
+	return fmt.Errorf("%s a NULL, negative or fractional time (column %s): each send needs a whole number of %s from 0 up",
 		sends, rd.spec.Table.TimeCol, map[string]string{"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}[unitName(rd.spec.Table.Unit)])
 }
 

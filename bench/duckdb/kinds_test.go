@@ -157,9 +157,9 @@ func TestGeneratedRefusesNullAndFractionalValues(t *testing.T) {
 		unit               time.Duration
 	}{
 		{"CREATE TABLE v (ts BIGINT, line BIGINT, tokens BIGINT); INSERT INTO v VALUES (1000, 2, 1), (NULL, 3, 1), (NULL, 4, 1)",
-			"5/1s", "2 sends have a NULL or fractional time (column ts)", time.Millisecond},
+			"5/1s", "2 sends have a NULL, negative or fractional time (column ts)", time.Millisecond},
 		{"CREATE TABLE v (ts DOUBLE, line BIGINT, tokens BIGINT); INSERT INTO v VALUES (0.4, 2, 1), (1.3, 3, 1)",
-			"1/1s", "2 sends have a NULL or fractional time (column ts)", time.Second},
+			"1/1s", "2 sends have a NULL, negative or fractional time (column ts)", time.Second},
 		{"CREATE TABLE v (ts BIGINT, line BIGINT, tokens DECIMAL(10, 1)); INSERT INTO v VALUES (1000, 2, 6.4), (1100, 3, 4.4)",
 			"10 tokens/1s", "a send at ts = 1000 has a NULL, negative or fractional tokens (column tokens)", time.Millisecond},
 	} {

@@ -52,7 +52,7 @@ ref AS MATERIALIZED (
   ) z WHERE q = p
 ),
 bt AS MATERIALIZED (
-  SELECT count(*) FILTER (WHERE "ts_ms" IS NULL OR CAST("ts_ms" AS DECIMAL(38, 9)) <> CAST("ts_ms" AS BIGINT)) AS n
+  SELECT count(*) FILTER (WHERE "ts_ms" IS NULL OR "ts_ms" < 0 OR CAST("ts_ms" AS DECIMAL(38, 9)) <> CAST("ts_ms" AS BIGINT)) AS n
   FROM "sends"
 )
 SELECT a.k AS key, 0 AS rule_index, '10/1s' AS rule, a.sends AS sends, a.first_t AS first_t, a.last_t AS last_t, a.n0 AS violations, CASE WHEN a.ft0 IS NOT NULL THEN b.lo0 + 10 END AS first_index, a.ft0 AS first_t_violation, f.tb AS first_ref, CASE WHEN a.ft0 IS NOT NULL THEN b.lo0 END AS first_window_index, b.wt0 AS first_window_t, g.tb AS first_window_ref, CAST(NULL AS BIGINT) AS max_in_window, CAST(NULL AS BIGINT) AS max_window_t, CAST(NULL AS BIGINT) AS max_window_ref, (SELECT n FROM bt) AS bad_times
