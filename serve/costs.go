@@ -98,8 +98,11 @@ func (s *Server) readCosts(r *http.Request) ([]int64, error) {
 		name, text := "header "+c.Header, ""
 		if c.Header != "" {
 			vs := r.Header.Values(c.Header)
-			if len(vs) != 1 {
-				return nil, &costError{http.StatusBadRequest, fmt.Sprintf("%s: want one value, the %s cost, got %d", name, c.Unit, len(vs)), false}
+			if len(vs) == 0 {
+				return nil, &costError{http.StatusBadRequest, fmt.Sprintf("%s: missing, want the %s cost", name, c.Unit), false}
+			}
+			if len(vs) > 1 {
+				return nil, &costError{http.StatusBadRequest, fmt.Sprintf("%s: %d values, want one, the %s cost", name, len(vs), c.Unit), false}
 			}
 			text = strings.TrimSpace(vs[0])
 		} else {

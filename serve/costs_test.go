@@ -123,6 +123,25 @@ func TestBadCostIsABadRequest(t *testing.T) {
 	assert.Equal(t, LogHeader+",tokens\n", c.log.String(), "nor logged")
 }
 
+// TestMissingCostHeaderIsSaidMissing: a request without its cost header
+// is told the header is missing; "got 0" read as a cost of 0 (issue #40).
+func TestMissingCostHeaderIsSaidMissing(t *testing.T) {
+	c := newClocked(t, Options{
+		Rules: mustRules(t, "100 tokens/1s"),
+		Costs: []CostSource{{Unit: "tokens", Header: "X-Tokens"}},
+	})
+	rec := c.do(t, ms(1), "")
+	assert.Equal(t, http.StatusBadRequest, rec.Code)
+	assert.Contains(t, rec.Body.String(), `header X-Tokens: missing, want the tokens cost`)
+	rec = c.do(t, ms(2), "", "X-Tokens", "1")
+	assert.Equal(t, http.StatusOK, rec.Code)
+	req := httptest.NewRequest("POST", "/", nil)
+	req.Header["X-Tokens"] = []string{"1", "2"}
+	rec = httptest.NewRecorder()
+	c.s.ServeHTTP(rec, req)
+	assert.Contains(t, rec.Body.String(), `header X-Tokens: 2 values, want one, the tokens cost`)
+}
+
 func TestBodyCostIsReadAndForwardedIntact(t *testing.T) {
 	var mu sync.Mutex
 	var got []string

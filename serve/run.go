@@ -137,7 +137,7 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 		return nil, nil
 	}
 	if cfg.ErrOut != nil {
-		fmt.Fprintf(cfg.ErrOut, "rlcheck serve: stopped after %d requests; checking the log\n", judged)
+		fmt.Fprintf(cfg.ErrOut, "rlcheck serve: stopped after %s; checking the log\n", plural(judged, "request"))
 	}
 	if _, err := logFile.Seek(0, io.SeekStart); err != nil {
 		return nil, err
@@ -192,9 +192,5 @@ func (s *Server) nothingJudged() string {
 // unjudgedNote says how many requests were refused 413 before judging.
 // They are not in the log, so the verdict on it leaves them out.
 func unjudgedNote(n int64) string {
-	what := "requests"
-	if n == 1 {
-		what = "request"
-	}
-	return fmt.Sprintf("%d %s answered 413 unjudged and unlogged: a cost no rule could ever admit, or one past what a window's sum holds in int64", n, what)
+	return plural(n, "request") + " answered 413 unjudged and unlogged: a cost no rule could ever admit, or one past what a window's sum holds in int64"
 }

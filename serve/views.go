@@ -259,15 +259,18 @@ func (v *Views) Write(w io.Writer) error {
 	case !v.Judged:
 		b.WriteString("not judged at send: some requests carried no send instant\n")
 	case v.CleanAtSend == 0:
-		fmt.Fprintf(&b, "judged at send: %d requests broke a window, at arrival %d; none broke one at arrival only\n", v.AtSend, v.AtArrival)
+		fmt.Fprintf(&b, "judged at send: %s a window, at arrival %d; none broke one at arrival only\n", brokeWords(v.AtSend), v.AtArrival)
 	default:
-		fmt.Fprintf(&b, "judged at send: %d requests broke a window, at arrival %d; %d broke one at arrival and none at send (%s):\n",
-			v.AtSend, v.AtArrival, v.CleanAtSend, strings.Join(v.IDs, ", "))
+		fmt.Fprintf(&b, "judged at send: %s a window, at arrival %d; %d broke one at arrival and none at send (%s):\n",
+			brokeWords(v.AtSend), v.AtArrival, v.CleanAtSend, strings.Join(v.IDs, ", "))
 		fmt.Fprintf(&b, "the path's delays overfilled windows the client kept. A limiter margin of %v or more (max(d) - min(d)) would have covered them.\n", v.Spread)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// brokeWords is "1 request broke" or "2 requests broke".
+func brokeWords(n int64) string { return plural(n, "request") + " broke" }
 
 // plural writes "1 request" or "2 requests".
 func plural(n int64, noun string) string {
