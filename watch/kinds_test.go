@@ -111,3 +111,13 @@ func TestWatchFirstCallOversizeOpensNoWindow(t *testing.T) {
 	assert.Contains(t, out, "fc.csv:2: 0.000000000 s breaks 9 tokens/1.5s first-call: its 10 tokens alone exceed the limit, with no window open: it opened none\n")
 	assert.Contains(t, out, "watched 1 file: 4 lines, 3 sends\n  9 tokens/1.5s first-call 1 violation, at most 10 tokens in a window\n")
 }
+
+// TestInstantIsExact: times below the epoch floor are printed from
+// integer nanoseconds; float64 seconds lost the last digits past 2^53 ns
+// (104 days from the log's start).
+func TestInstantIsExact(t *testing.T) {
+	assert.Equal(t, "0.000000000 s", instant(0))
+	assert.Equal(t, "9007199.254740993 s", instant(1<<53+1))
+	assert.Equal(t, "946684799.999999999 s", instant(epochFloor-1))
+	assert.Equal(t, "-1.500000000 s", instant(-1_500_000_000))
+}

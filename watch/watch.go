@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strconv"
 	"sync"
 	"time"
 
@@ -329,7 +328,14 @@ func instant(ns int64) string {
 	if ns >= epochFloor {
 		return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z")
 	}
-	return strconv.FormatFloat(float64(ns)/1e9, 'f', 9, 64) + " s"
+	// In integers: a float64 holds nanoseconds exactly only below 2^53
+	// (104 days), and a log that counts from its own start may run longer.
+	sign := ""
+	u := uint64(ns)
+	if ns < 0 {
+		sign, u = "-", -u
+	}
+	return fmt.Sprintf("%s%d.%09d s", sign, u/1e9, u%1e9)
 }
 
 // follower follows one path across rotations and truncations.
