@@ -112,17 +112,24 @@ func oracleFixed(l costLog, r rule.Rule, unit int) verdict {
 	return v
 }
 
-// oracleFirstCall replays the windows opened by first sends.
+// oracleFirstCall replays the windows opened by first sends. A send
+// that finds no window open and breaks the rule on its own opens none.
 func oracleFirstCall(l costLog, r rule.Rule, unit int) verdict {
 	var v verdict
 	var open *int64
 	var sum int64
 	for i, t := range l.at {
+		c := costOf(l, i, unit)
 		if open == nil || gap(t, *open).Cmp(bigOf(int64(r.Window))) >= 0 {
+			if c > int64(r.Limit) {
+				open = nil
+				v.viol = append(v.viol, int64(i))
+				v.max = max(v.max, c)
+				continue
+			}
 			o := t
 			open, sum = &o, 0
 		}
-		c := costOf(l, i, unit)
 		if sum+c > int64(r.Limit) {
 			v.viol = append(v.viol, int64(i))
 		}
@@ -428,6 +435,32 @@ func TestEdgeInstants(t *testing.T) {
 	assert.Equal(t, []int64{2}, judge("2/1s first-call", 500*ms, 1400*ms, 1499*ms, 1500*ms), "the window opened at 0.5 s closes at 1.5 s")
 }
 
+// TestFirstCallViolatorOpensNoWindow: a send that breaks a first-call
+// rule on its own, with no window open, is refused and opens none; the
+// next send opens the window (issue #40).
+func TestFirstCallViolatorOpensNoWindow(t *testing.T) {
+	r, err := rule.Parse("9 tokens/1500ms first-call")
+	require.NoError(t, err)
+	ms := int64(time.Millisecond)
+	l := costLog{at: []int64{0, 100 * ms, 200 * ms}, costs: [][]int64{{10}, {1}, {1}}}
+	c := New(Config{Rules: []rule.Rule{r}, List: 1})
+	for i, at := range l.at {
+		require.NoError(t, c.ObserveCost(at, int64(i), l.costs[i]))
+	}
+	rep := c.Report()
+	assert.Equal(t, int64(1), rep.Rules[0].Violations, "only the send of 10 tokens breaks the rule")
+	first := rep.Rules[0].First
+	require.NotNil(t, first)
+	assert.Nil(t, first.Span, "it opened no window")
+	assert.Equal(t, int64(10), first.Units)
+	assert.Equal(t, int64(10), rep.Rules[0].MaxInWindow, "the fullest window is never below what broke the rule")
+	span, units, ok := c.CurrentWindow(0)
+	require.True(t, ok)
+	assert.Equal(t, Span{From: 100 * ms, To: 1600 * ms}, span, "the window opens at the next send")
+	assert.Equal(t, int64(2), units)
+	assert.Equal(t, []int64{0}, oracleFirstCall(l, r, 0).viol)
+}
+
 func TestBucketLevelAtViolation(t *testing.T) {
 	r, err := rule.Parse("2/1s burst 4")
 	require.NoError(t, err)
@@ -490,6 +523,29 @@ func TestCostErrors(t *testing.T) {
 	assert.ErrorContains(t, err, "tokens")
 	err = New(Config{Rules: []rule.Rule{{Limit: 1, Window: time.Second, Kind: rule.Bucket}}}).Observe(0, 1)
 	assert.ErrorContains(t, err, "burst")
+}
+
+// TestFitsForeseesOverflow: Fits names the send ObserveCost would refuse
+// for a window's sum past int64, for every kind, and changes nothing, so
+// that the checker goes on judging the sends that fit.
+func TestFitsForeseesOverflow(t *testing.T) {
+	for _, text := range []string{"10 tokens/1s", "10 tokens/1s fixed", "10 tokens/1s first-call", "10 tokens/1s burst 10"} {
+		r, err := rule.Parse(text)
+		require.NoError(t, err)
+		c := New(Config{Rules: []rule.Rule{r}})
+		require.NoError(t, c.ObserveCost(0, 1, []int64{5}))
+		require.NoError(t, c.ObserveCost(1, 2, []int64{math.MaxInt64 - 10}))
+		if r.Kind == rule.Bucket {
+			assert.NoError(t, c.Fits(2, []int64{math.MaxInt64}), "%s: a bucket keeps no sum", text)
+			continue
+		}
+		var ce *CostError
+		require.ErrorAs(t, c.Fits(2, []int64{6}), &ce, text)
+		assert.Contains(t, ce.Error(), text)
+		assert.NoError(t, c.Fits(2, []int64{5}), "%s: the sum reaches MaxInt64 exactly", text)
+		assert.NoError(t, c.Fits(int64(2*time.Second), []int64{math.MaxInt64}), "%s: the window has passed", text)
+		require.NoError(t, c.ObserveCost(2, 3, []int64{5}), "%s: Fits changed nothing", text)
+	}
 }
 
 // TestMixedKeepsFastVerdicts: adding slow rules changes nothing in the

@@ -48,6 +48,9 @@ type judge interface {
 	// judge does; free then drops what the judge keeps.
 	idle(now int64) bool
 	free()
+	// load is the sum of costs a send at now would find in its window,
+	// its own left out; it changes nothing.
+	load(now int64) int64
 }
 
 // slowRule is one slow rule with its judge.
@@ -168,6 +171,14 @@ func (j *slidingJudge) idle(now int64) bool {
 
 func (j *slidingJudge) free() { *j = slidingJudge{limit: j.limit, w: j.w} }
 
+func (j *slidingJudge) load(now int64) int64 {
+	sum := j.sum
+	for k := 0; k < j.n && uint64(now-j.at(k).s.At) >= j.w; k++ {
+		sum -= j.at(k).c
+	}
+	return sum
+}
+
 // recent keeps at least the newest maxListed sends of a window, with
 // their costs, when keep is set: when violations are listed.
 type recent struct {
@@ -284,28 +295,73 @@ func (j *fixedJudge) move(s Send) {
 
 func (j *fixedJudge) idle(now int64) bool { return !j.in(now) }
 
+func (j *fixedJudge) load(now int64) int64 {
+	if j.in(now) {
+		return j.sum
+	}
+	return 0
+}
+
 func (j *fixedJudge) free() {
 	*j = fixedJudge{limit: j.limit, w: j.w, o: j.o, loc: j.loc, windowSums: windowSums{sends: recent{keep: j.sends.keep}}}
 }
 
 // firstCallJudge keeps the window opened by the first send after the
-// previous one closed.
+// previous one closed. A send that finds no window open and breaks the
+// rule on its own (its cost alone exceeds the limit) opens none: the
+// provider refused it, so the next send opens the window instead. lone
+// marks such a send as the last taken, so that its violation names no
+// window.
 type firstCallJudge struct {
-	limit, w int64
-	has      bool
+	limit, w  int64
+	has, lone bool
+	loneSend  Send
+	loneCost  int64
 	windowSums
 }
 
 func (j *firstCallJudge) take(s Send, c int64) (bool, error) {
+	j.lone = false
 	if !j.has || uint64(s.At-j.span.From) >= uint64(j.w) {
+		if exceeds(c, 0, j.limit) {
+			j.has, j.lone, j.loneSend, j.loneCost = false, true, s, c
+			return true, nil
+		}
 		j.has = true
 		j.open(span(s.At, 0, j.w), s)
 	}
 	return j.windowSums.take(s, c, j.limit)
 }
 
+// window describes a lone violator as a window of its own, so that the
+// fullest window a report gives is never below what broke the rule.
+func (j *firstCallJudge) window() (Send, int64, int64, bool) {
+	if j.lone {
+		return j.loneSend, 1, j.loneCost, true
+	}
+	return j.windowSums.window()
+}
+
+// detail gives a lone violator no span: it opened no window.
+func (j *firstCallJudge) detail(v *Violation, list bool) {
+	if !j.lone {
+		j.windowSums.detail(v, list)
+		return
+	}
+	if list {
+		v.Window, v.WindowCosts = append(v.Window, j.loneSend), append(v.WindowCosts, j.loneCost)
+	}
+}
+
 func (j *firstCallJudge) idle(now int64) bool {
 	return !j.has || uint64(now-j.span.From) >= uint64(j.w)
+}
+
+func (j *firstCallJudge) load(now int64) int64 {
+	if j.idle(now) {
+		return 0
+	}
+	return j.sum
 }
 
 func (j *firstCallJudge) free() {
@@ -368,6 +424,9 @@ func (j *bucketJudge) detail(v *Violation, list bool) {
 
 func (j *bucketJudge) idle(now int64) bool { return !j.has || j.refill(now) == j.full }
 
+// load is 0: a bucket keeps a level, never a sum that could overflow.
+func (j *bucketJudge) load(int64) int64 { return 0 }
+
 func (j *bucketJudge) free() {
 	*j = bucketJudge{w: j.w, rate: j.rate, full: j.full, since: recent{keep: j.since.keep}}
 }
@@ -425,6 +484,25 @@ func (c *Checker) ObserveCost(at, ref int64, costs []int64) error {
 		return c.Observe(at, ref)
 	}
 	return c.observeSlow(at, ref, costs)
+}
+
+// Fits returns nil when a send at at with costs (as ObserveCost takes
+// them, at or after the last send) keeps every window's sum of costs
+// within int64, and otherwise the *CostError ObserveCost would return,
+// naming the rule. ObserveCost's error leaves the checker unable to take
+// more sends; a server asks Fits first, so that it can refuse that one
+// request unjudged and go on judging the others.
+func (c *Checker) Fits(at int64, costs []int64) error {
+	for k := range c.slow {
+		sr := &c.slow[k]
+		if sr.unit < 0 || sr.unit >= len(costs) || costs[sr.unit] < 0 {
+			continue // ObserveCost refuses what is missing or negative
+		}
+		if sr.j.load(at) > math.MaxInt64-costs[sr.unit] {
+			return &CostError{Send: Send{At: at}, Msg: fmt.Sprintf("rule %s: %v", sr.rep.Rule, errOverflow)}
+		}
+	}
+	return nil
 }
 
 // observeSlow takes one send through the fast rules and then the slow ones;

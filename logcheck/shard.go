@@ -28,7 +28,9 @@ type ShardContextError struct {
 	Need        time.Duration // how far before From the input must start
 	Missing     time.Duration
 	// Fixed names the fixed rule whose window holding From needs the
-	// context; "" when the longest sliding window does.
+	// context, which starts 1 ns after From-Need: an input must start
+	// before the window, lest it lose sends tied at its start; "" when
+	// the longest sliding window does.
 	Fixed string
 }
 
@@ -41,13 +43,13 @@ func (e *ShardContextError) Error() string {
 	case e.First > e.From:
 		rel = fmt.Sprintf("%v after it", time.Duration(e.First-e.From))
 	}
-	needs := "the longest window needs"
+	needs := fmt.Sprintf("the longest window needs it to start %v before (or earlier)", e.Need)
 	if e.Fixed != "" {
-		needs = fmt.Sprintf("the window of %s that holds it starts at %s, which needs", e.Fixed, at(e.From-int64(e.Need)))
+		needs = fmt.Sprintf("the window of %s that holds it starts at %s, and the input must start before that instant, lest it miss sends tied there", e.Fixed, at(e.From-int64(e.Need)+1))
 	}
-	return fmt.Sprintf("shard from %s: the input starts at %s, %s; %s it to start %v before (or earlier): %v of context is missing. "+
+	return fmt.Sprintf("shard from %s: the input starts at %s, %s; %s: %v of context is missing. "+
 		"Give the shard an input that starts earlier, or, if the input is the log from its first line (nothing before it is missing), state that the input starts the log",
-		at(e.From), at(e.First), rel, needs, e.Need, e.Missing)
+		at(e.From), at(e.First), rel, needs, e.Missing)
 }
 
 // ShardHistoryError refuses a shard of a bucket or first-call rule whose
@@ -81,7 +83,11 @@ func newShardState(cfg Config) (*shardState, error) {
 // first checks the context before the first send, at: the input must hold
 // every send in the windows of sends at From on, so it must start at
 // From-W at the latest (before it, for closed windows), and, for a fixed
-// rule, at the start of its window that holds From.
+// rule, before the start of its window that holds From. An input that
+// starts at an instant a window holds may have lost the sends tied at it,
+// earlier in the log; sends at From-W lie in no half-open window of a
+// judged send, but a fixed window holds its start, as a closed sliding
+// window holds From-W.
 func (s *shardState) first(at int64) error {
 	s.started = true
 	if !s.HasFrom || s.LogStart {
@@ -96,7 +102,7 @@ func (s *shardState) first(at int64) error {
 			if err != nil {
 				return err
 			}
-			n = time.Duration(s.From - start)
+			n = time.Duration(s.From-start) + 1
 		} else if s.closed {
 			n++
 		}

@@ -241,8 +241,8 @@ func validate(name string, d report.Doc) error {
 		}
 		in = func(t int64) bool { return (sh.From == nil || t >= *sh.From) && (sh.To == nil || t < *sh.To) }
 	}
-	if d.Sends > 0 && (d.FirstNs > d.LastNs || !in(d.FirstNs) || !in(d.LastNs)) {
-		return bad("first_ns %d and last_ns %d: not in order, or outside the shard", d.FirstNs, d.LastNs)
+	if d.Sends > 0 && (d.FirstNs < 0 || d.FirstNs > d.LastNs || !in(d.FirstNs) || !in(d.LastNs)) {
+		return bad("first_ns %d and last_ns %d: negative (check refuses such a time), not in order, or outside the shard", d.FirstNs, d.LastNs)
 	}
 	if d.Sends == 0 && d.Total > 0 {
 		return bad("%d violations among no sends", d.Total)
@@ -276,6 +276,7 @@ func validateKeys(d report.Doc, in func(int64) bool, bad func(string, ...any) er
 	}
 	var sends, total, inFlight int64
 	ruleSums := make([]int64, len(d.Rules))
+	add := func(sum *int64, n int64, what string) error { return addKeys(sum, n, what, bad) }
 	for _, k := range d.Keys {
 		if len(k.Rules) != len(d.Rules) {
 			return bad("key %q has %d rules, the report %d", k.Key, len(k.Rules), len(d.Rules))
@@ -297,13 +298,21 @@ func validateKeys(d report.Doc, in func(int64) bool, bad func(string, ...any) er
 			if contractText(r) != contractText(d.Rules[i]) {
 				return bad("key %q checks %s where the report checks %s", k.Key, r.Rule, d.Rules[i].Rule)
 			}
-			ruleSums[i] += r.Violations
+			if err := add(&ruleSums[i], r.Violations, "violations of "+r.Rule); err != nil {
+				return err
+			}
 		}
 		if k.InFlight != nil {
-			inFlight += k.InFlight.Violations
+			if err := add(&inFlight, k.InFlight.Violations, "in-flight violations"); err != nil {
+				return err
+			}
 		}
-		sends += k.Sends
-		total += k.Violations
+		if err := add(&sends, k.Sends, "sends"); err != nil {
+			return err
+		}
+		if err := add(&total, k.Violations, "violations"); err != nil {
+			return err
+		}
 	}
 	if sends != d.Sends || total != d.Total {
 		return bad("sends %d and violations %d, but its keys add up to %d and %d", d.Sends, d.Total, sends, total)
@@ -322,6 +331,16 @@ func validateKeys(d report.Doc, in func(int64) bool, bad func(string, ...any) er
 	return nil
 }
 
+// addKeys adds a key's count n of what to *sum, refusing a negative count
+// or a sum past int64, which could wrap into agreeing with a forged total.
+func addKeys(sum *int64, n int64, what string, bad func(string, ...any) error) error {
+	if n < 0 || n > math.MaxInt64-*sum {
+		return bad("its keys' %s add up past %d, or one is negative (%d)", what, int64(math.MaxInt64), n)
+	}
+	*sum += n
+	return nil
+}
+
 // scopeViolations checks the rule reports and in-flight report of one
 // stream of sends (the whole, or one key's) and returns their violations.
 func scopeViolations(rules []report.RuleDoc, sends int64, f *report.InFlightDoc, in func(int64) bool) (int64, error) {
@@ -329,6 +348,9 @@ func scopeViolations(rules []report.RuleDoc, sends int64, f *report.InFlightDoc,
 	for _, r := range rules {
 		if err := checkRule(r, sends, in); err != nil {
 			return 0, fmt.Errorf("rule %s: %w", r.Rule, err)
+		}
+		if r.Violations > math.MaxInt64-n {
+			return 0, fmt.Errorf("the rules' violations add up past %d", int64(math.MaxInt64))
 		}
 		n += r.Violations
 	}
@@ -343,6 +365,9 @@ func scopeViolations(rules []report.RuleDoc, sends int64, f *report.InFlightDoc,
 		if (f.Violations > 0) != (f.First != nil) || (f.Violations > 0 && f.Peak <= int64(f.Max)) {
 			return 0, fmt.Errorf("in flight: %d violations, a peak of %d calls for a cap of %d, first_violation %v",
 				f.Violations, f.Peak, f.Max, f.First != nil)
+		}
+		if f.Violations > math.MaxInt64-n {
+			return 0, fmt.Errorf("the rules' and in-flight violations add up past %d", int64(math.MaxInt64))
 		}
 		n += f.Violations
 	}
@@ -383,9 +408,15 @@ func checkRule(r report.RuleDoc, sends int64, in func(int64) bool) error {
 	if int64(len(r.Listed)) > r.Violations {
 		return fmt.Errorf("%d violations, but %d listed", r.Violations, len(r.Listed))
 	}
+	if r.KeysViolating != nil && *r.KeysViolating < 0 {
+		return fmt.Errorf("keys_with_violations is %d", *r.KeysViolating)
+	}
 	for _, v := range append([]report.ViolationDoc{*r.First}, r.Listed...) {
 		if !lineOK(v.PlaceDoc) || !lineOK(v.WindowStart) || slices.ContainsFunc(v.Window, func(p report.PlaceDoc) bool { return !lineOK(p) }) {
 			return fmt.Errorf("a violation on line %d, its window from line %d", v.Line, v.WindowStart.Line)
+		}
+		if v.Count < 1 || v.Cost < 0 || v.Units < 0 || slices.ContainsFunc(v.WindowCosts, func(c int64) bool { return c < 0 }) {
+			return fmt.Errorf("a violation on line %d with a count of %d, a cost of %d, %d units, or a negative cost in its window", v.Line, v.Count, v.Cost, v.Units)
 		}
 		switch {
 		case v.Index < 0 || v.Index >= sends:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -350,4 +351,47 @@ func FuzzMergeDocuments(f *testing.F) {
 			assert.NotNil(t, res)
 		}
 	})
+}
+
+// setCounts decodes a report, sets its sends and violations and its first
+// rule's violations to n, and encodes it again; JSON numbers through
+// float64 would not hold n exactly.
+func setCounts(t *testing.T, doc []byte, n int64) []byte {
+	t.Helper()
+	var d report.Doc
+	require.NoError(t, json.Unmarshal(doc, &d))
+	d.Sends, d.Total, d.Rules[0].Violations = n, n, n
+	out, err := json.Marshal(d)
+	require.NoError(t, err)
+	return out
+}
+
+// TestMergeRefusesSumsPastInt64: a shard whose counts carry a sum past
+// int64 is refused with its name, rather than wrapped into a negative
+// count and an OK verdict; so are negative counts (issue #40).
+func TestMergeRefusesSumsPastInt64(t *testing.T) {
+	lines := []string{"ts", "0", "100000000", "200000000", "300000000"}
+	cfg := logcheck.Config{Rules: []rule.Rule{{Limit: 1, Window: time.Second}},
+		Read: sendlog.Options{Format: sendlog.FormatCSV, TimeCol: "ts", Unit: sendlog.UnitNanos}}
+	a, b := cfg, cfg
+	a.Shard = &report.Shard{To: 200_000_000, HasTo: true}
+	b.Shard = &report.Shard{From: 200_000_000, HasFrom: true, LogStart: true}
+	docs := [][]byte{checkJSON(t, lines, a), setCounts(t, checkJSON(t, lines, b), math.MaxInt64)}
+	_, err := merged(t, docs, merge.Options{})
+	require.Error(t, err)
+	me := mergeErrorOf(t, err)
+	assert.Equal(t, "shard1.json", me.Name)
+	assert.Contains(t, me.Reason, "past 9223372036854775807")
+
+	neg := edit(t, checkJSON(t, lines, b), func(m map[string]any) {
+		ruleOf(m)["first_violation"].(map[string]any)["count"] = -3
+	})
+	_, err = merged(t, [][]byte{docs[0], neg}, merge.Options{})
+	require.Error(t, err)
+	assert.Contains(t, mergeErrorOf(t, err).Reason, "a count of -3")
+
+	early := edit(t, checkJSON(t, lines, a), func(m map[string]any) { m["first_ns"] = -9e18 })
+	_, err = merged(t, [][]byte{early, checkJSON(t, lines, b)}, merge.Options{})
+	require.Error(t, err, "a span of the log past int64 would print a negative duration")
+	assert.Contains(t, mergeErrorOf(t, err).Reason, "first_ns -9000000000000000000")
 }

@@ -56,8 +56,8 @@ func costLog(rng *rand.Rand, n int, w, limit int64) ([]string, []int64) {
 }
 
 // needFrom is how far before from a shard's input must start for rules:
-// the longest sliding window, and each fixed rule's window back to its
-// start; ok is false when a rule needs the whole log before from.
+// the longest sliding window, and each fixed rule's window back to before
+// its start; ok is false when a rule needs the whole log before from.
 func needFrom(t *testing.T, rules []rule.Rule, b rule.Boundary, from int64) (need int64, ok bool) {
 	for _, r := range rules {
 		n := int64(r.Window)
@@ -67,7 +67,7 @@ func needFrom(t *testing.T, rules []rule.Rule, b rule.Boundary, from int64) (nee
 		case rule.Fixed:
 			start, err := r.FixedStart(from)
 			require.NoError(t, err)
-			n = from - start
+			n = from - start + 1
 		default:
 			if b == rule.Closed {
 				n++
@@ -166,12 +166,18 @@ func TestShardContextOfKinds(t *testing.T) {
 		return err
 	}
 	from := int64(5500 * time.Second)
-	// The window from 1:30 holds From: the input starts at it, just enough.
-	require.NoError(t, run("5/1h fixed at 00:30", report.Shard{From: from, HasFrom: true}))
-	err := run("5/1h fixed", report.Shard{From: from, HasFrom: true})
+	// The window from 1:30 holds From: an input that starts at it may have
+	// lost sends tied at 1:30, so it must start before.
+	err := run("5/1h fixed at 00:30", report.Shard{From: from, HasFrom: true})
 	var ce *logcheck.ShardContextError
 	require.True(t, errors.As(err, &ce), "err %v", err)
-	assert.Equal(t, 30*time.Minute, ce.Missing) // the window from 1:00 holds From
+	assert.Equal(t, time.Nanosecond, ce.Missing)
+	assert.Contains(t, err.Error(), "the window of 5/1h fixed at 00:30 that holds it starts at 5400.000000000 s")
+	lines = slices.Insert(lines, 1, "5399999999999")
+	require.NoError(t, run("5/1h fixed at 00:30", report.Shard{From: from, HasFrom: true}), "a send before 1:30 shows none is missing")
+	err = run("5/1h fixed", report.Shard{From: from, HasFrom: true})
+	require.True(t, errors.As(err, &ce), "err %v", err)
+	assert.Equal(t, 30*time.Minute, ce.Missing) // the window from 1:00 holds From: the input must start before it
 	assert.Contains(t, err.Error(), "the window of 5/1h fixed that holds it starts at")
 	for _, text := range []string{"5/1h burst 9", "5/1h first-call"} {
 		err := run(text, report.Shard{From: from, HasFrom: true})
@@ -181,6 +187,31 @@ func TestShardContextOfKinds(t *testing.T) {
 		assert.NoError(t, run(text, report.Shard{From: from, HasFrom: true, LogStart: true}), text)
 		assert.NoError(t, run(text, report.Shard{To: from, HasTo: true}), "%s: a shard from the log's start", text)
 	}
+}
+
+// TestFixedShardKeepsTiesAtItsWindowStart: a shard whose input starts
+// exactly at the start of the fixed window that holds its From may have
+// lost the sends tied there, earlier in the log; it is refused, as the
+// whole log's violations would otherwise merge to none (issue #40).
+func TestFixedShardKeepsTiesAtItsWindowStart(t *testing.T) {
+	lines := []string{"ts", "1000000000", "1000000000", "1000000000", "1500000000", "1600000000"}
+	cfg := logcheck.Config{Rules: []rule.Rule{mustParse(t, "3/1s fixed")},
+		Read: sendlog.Options{Format: sendlog.FormatCSV, TimeCol: "ts", Unit: sendlog.UnitNanos}}
+	whole := checkJSON(t, lines, cfg)
+	assert.EqualValues(t, 2, verdictOf(t, whole)["violations"])
+	a, b := cfg, cfg
+	a.Shard = &report.Shard{To: 1_500_000_000, HasTo: true}
+	b.Shard = &report.Shard{From: 1_500_000_000, HasFrom: true, LineOffset: 2}
+	late := append([]string{"ts"}, lines[3:]...) // from the third send at 1 s
+	_, err := logcheck.Run([]logcheck.Input{{Name: "sends.csv", R: strings.NewReader(strings.Join(late, "\n") + "\n")}}, b)
+	var ce *logcheck.ShardContextError
+	require.True(t, errors.As(err, &ce), "err %v", err)
+	assert.Contains(t, err.Error(), "the window of 3/1s fixed that holds it starts at 1.000000000 s")
+	b.Shard.LineOffset, b.Shard.LogStart = 0, true
+	docs := [][]byte{checkJSON(t, lines, a), checkJSON(t, lines, b)}
+	got, err := merge.Reports([]string{"a.json", "b.json"}, docs, merge.Options{})
+	require.NoError(t, err)
+	assert.EqualValues(t, 2, got.Violations())
 }
 
 func mustParse(t *testing.T, text string) rule.Rule {

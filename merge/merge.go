@@ -85,6 +85,45 @@ type shardMerger struct {
 	byKey map[string]int
 	// The calls of earlier shards still in flight at their ends, per key.
 	overhang map[string][]report.Call
+	// The grand totals so far: every count the merged report adds up, per
+	// file, key or rule, is at most one of them, so that none can wrap
+	// while they stay within int64.
+	sends, lines, skipped, disorder, violations int64
+}
+
+// total adds n, a count of report name, to *sum, refusing a sum past
+// int64: a wrapped sum would turn the shards' violations into a small or
+// negative count, and the verdict into OK.
+func total(name, field string, sum *int64, n int64) error {
+	if n > math.MaxInt64-*sum {
+		return mergeErr(name, "its %s, %d, carry the shards' sum past %d", field, n, int64(math.MaxInt64))
+	}
+	*sum += n
+	return nil
+}
+
+// totals adds a report's counts to the grand totals.
+func (m *shardMerger) totals(name string, doc report.Doc) error {
+	var lines, skipped int64
+	for _, f := range doc.Files {
+		if err := total(name, "lines", &lines, f.Lines); err != nil {
+			return err
+		}
+		if err := total(name, "skipped lines", &skipped, f.Skipped); err != nil {
+			return err
+		}
+	}
+	for _, c := range []struct {
+		field string
+		sum   *int64
+		n     int64
+	}{{"sends", &m.sends, doc.Sends}, {"lines", &m.lines, lines}, {"skipped lines", &m.skipped, skipped},
+		{"out-of-order lines", &m.disorder, doc.Disorder.Lines}, {"violations", &m.violations, doc.Total}} {
+		if err := total(name, c.field, c.sum, c.n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // mergeSpans adds up reports that tile the log, in time order.
@@ -117,6 +156,9 @@ func mergeSpans(spans []span, list int) (*report.Result, error) {
 				res.Last = doc.LastNs
 			}
 			first = false
+		}
+		if err := m.totals(s.name, doc); err != nil {
+			return nil, err
 		}
 		if err := m.add(s.name, doc); err != nil {
 			return nil, err

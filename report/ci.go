@@ -41,8 +41,8 @@ func ciCases(res *Result) []ciCase {
 			}
 			c.Detail = fmt.Sprintf("%s: %s; no sends", r.Rule, ciCount(r.Violations, "violation"))
 			if r.MaxInWindow > 0 {
-				c.Detail = fmt.Sprintf("%s: %s; at most %s sends in one %s window, the first such window from %s (%s)",
-					r.Rule, ciCount(r.Violations, "violation"), most, rule.FormatWindow(r.Rule.Window), ciPlace(res, r.MaxWindowStart.Ref), at(r.MaxWindowStart.At))
+				c.Detail = fmt.Sprintf("%s: %s; at most %s %s in one %s window, the first such window from %s (%s)",
+					r.Rule, ciCount(r.Violations, "violation"), most, nounFor(r.MaxInWindow, r.MaxSaturated, "send"), rule.FormatWindow(r.Rule.Window), ciPlace(res, r.MaxWindowStart.Ref), at(r.MaxWindowStart.At))
 			} else if r.Rule.Kind == rule.Bucket && g.Report.Sends > 0 {
 				c.Detail = fmt.Sprintf("%s: %s", r.Rule, ciCount(r.Violations, "violation")) // a bucket has no window
 			}
@@ -52,9 +52,9 @@ func ciCases(res *Result) []ciCase {
 				if v.CountSaturated {
 					count = "at least " + count
 				}
-				c.Summary = fmt.Sprintf("%s of %s%s; the first at %s (%s): %s sends in the window from %s (%s)",
+				c.Summary = fmt.Sprintf("%s of %s%s; the first at %s (%s): %s %s in the window from %s (%s)",
 					ciCount(r.Violations, "violation"), r.Rule, ciForKey(res, g.Key), ciPlace(res, v.Send.Ref), at(v.Send.At),
-					count, ciPlace(res, v.WindowStart.Ref), at(v.WindowStart.At))
+					count, nounFor(v.Count, v.CountSaturated, "send"), ciPlace(res, v.WindowStart.Ref), at(v.WindowStart.At))
 				if r.Rule.Kind != rule.Sliding {
 					c.Summary = fmt.Sprintf("%s of %s%s; the first at %s (%s): %s",
 						ciCount(r.Violations, "violation"), r.Rule, ciForKey(res, g.Key), ciPlace(res, v.Send.Ref), at(v.Send.At),
@@ -90,6 +90,14 @@ func ciCount(n int64, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.FormatInt(n, 10) + " " + noun + "s"
+}
+
+// nounFor is noun as a count of n needs it, plural for a lower bound.
+func nounFor(n int64, lowerBound bool, noun string) string {
+	if n == 1 && !lowerBound {
+		return noun
+	}
+	return noun + "s"
 }
 
 func ciForKey(res *Result, key string) string {
@@ -265,10 +273,10 @@ func writeGitHub(w io.Writer, res *Result) error {
 		}
 		keys := ""
 		if res.PerKey {
-			keys = fmt.Sprintf(" for %d keys", res.Keys())
+			keys = " for " + ciCount(int64(res.Keys()), "key")
 		}
 		fmt.Fprintf(&b, "::notice title=%s::%s\n", ghProperty("rlcheck: every rule held"),
-			ghData(fmt.Sprintf("%d sends from %s checked against %s%s: no violations", res.Sends, ciInputs(res), strings.Join(names, ", "), keys)))
+			ghData(fmt.Sprintf("%s from %s checked against %s%s: no violations", ciCount(res.Sends, "send"), ciInputs(res), strings.Join(names, ", "), keys)))
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -310,9 +318,9 @@ func ghAnnotations(res *Result, broken []ciCase) []string {
 			if v.CountSaturated {
 				count = "at least " + count
 			}
-			msg := fmt.Sprintf("violation %d of %d of %s%s, at %s (%s): %s sends in the %s window from %s (%s)\n%s",
+			msg := fmt.Sprintf("violation %d of %d of %s%s, at %s (%s): %s %s in the %s window from %s (%s)\n%s",
 				k+1, c.Count, c.Rule, ciForKey(res, c.Key), ciPlace(res, v.Send.Ref), at(v.Send.At),
-				count, rule.FormatWindow(c.Rule.Window), ciPlace(res, v.WindowStart.Ref), at(v.WindowStart.At), c.Detail)
+				count, nounFor(v.Count, v.CountSaturated, "send"), rule.FormatWindow(c.Rule.Window), ciPlace(res, v.WindowStart.Ref), at(v.WindowStart.At), c.Detail)
 			send := v.Send
 			perCase[i] = append(perCase[i], ghError(res, &send, title, msg))
 		}
@@ -371,8 +379,8 @@ func writeStepSummary(w io.Writer, res *Result) error {
 	if res.Sends == 0 {
 		fmt.Fprintf(&b, "No sends in %s.\n", mdCell(ciInputs(res)))
 	} else {
-		fmt.Fprintf(&b, "%d sends from %s to %s (%v) in %s; %s windows.\n",
-			res.Sends, at(res.First), at(res.Last), time.Duration(res.Last-res.First), mdCell(ciInputs(res)), res.Boundary)
+		fmt.Fprintf(&b, "%s from %s to %s (%v) in %s; %s windows.\n",
+			ciCount(res.Sends, "send"), at(res.First), at(res.Last), time.Duration(res.Last-res.First), mdCell(ciInputs(res)), res.Boundary)
 	}
 	var skipped, filtered int64
 	for _, f := range res.Files {
@@ -380,13 +388,13 @@ func writeStepSummary(w io.Writer, res *Result) error {
 		filtered += f.Filtered
 	}
 	if skipped > 0 {
-		fmt.Fprintf(&b, "%d invalid lines skipped.\n", skipped)
+		fmt.Fprintf(&b, "%s skipped.\n", ciCount(skipped, "invalid line"))
 	}
 	if filtered > 0 {
-		fmt.Fprintf(&b, "%d access-log lines left out by filters.\n", filtered)
+		fmt.Fprintf(&b, "%s left out by filters.\n", ciCount(filtered, "access-log line"))
 	}
 	if d := res.Disorder; d.Lines > 0 {
-		fmt.Fprintf(&b, "%d lines arrived out of time order, by at most %v.\n", d.Lines, d.Max)
+		fmt.Fprintf(&b, "%s arrived out of time order, by at most %v.\n", ciCount(d.Lines, "line"), d.Max)
 	}
 	b.WriteString("\n")
 	if !res.PerKey {

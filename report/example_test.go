@@ -34,5 +34,5 @@ func ExampleWrite() {
 	// RULE  VIOLATIONS  MAX IN WINDOW  FIRST VIOLATION
 	// 5/1s  1           6              line 6 at 0.500000000 s: 6 sends in the window from line 1 (0.000000000 s)
 	//
-	// FAIL: 1 violations (5/1s: 1)
+	// FAIL: 1 violation (5/1s: 1)
 }

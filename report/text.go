@@ -60,14 +60,14 @@ func writeText(w io.Writer, res *Result, maxKeys int) error {
 	at := InstantFormatter(res.First)
 	where := placer(res)
 	var b strings.Builder
-	span := fmt.Sprintf("%d sends from %s to %s (%v), %s windows", res.Sends, at(res.First), at(res.Last),
+	span := fmt.Sprintf("%s from %s to %s (%v), %s windows", plural(res.Sends, "send"), at(res.First), at(res.Last),
 		time.Duration(res.Last-res.First), res.Boundary)
 	if len(res.Files) == 1 {
 		fmt.Fprintf(&b, "%s: %s\n%s\n", res.Files[0].Name, span, readAs(res.Files[0]))
 	} else {
 		fmt.Fprintf(&b, "%d files merged by time: %s\n", len(res.Files), span)
 		for _, f := range res.Files {
-			fmt.Fprintf(&b, "  %s: %d sends, %s\n", f.Name, f.Sends, readAs(f))
+			fmt.Fprintf(&b, "  %s: %s, %s\n", f.Name, plural(f.Sends, "send"), readAs(f))
 		}
 	}
 	for _, f := range res.Files {
@@ -116,7 +116,7 @@ func writeText(w io.Writer, res *Result, maxKeys int) error {
 	if res.PerKey && len(res.Rules) > 0 {
 		var parts []string
 		for _, t := range res.Totals {
-			parts = append(parts, fmt.Sprintf("%s %d violations in %d of %d keys", t.Rule, t.Violations, t.Groups, res.Keys()))
+			parts = append(parts, fmt.Sprintf("%s %s in %d of %s", t.Rule, plural(t.Violations, "violation"), t.Groups, plural(int64(res.Keys()), "key")))
 		}
 		fmt.Fprintf(&b, "\ntotals: %s\n", strings.Join(parts, "; "))
 	}
@@ -134,7 +134,7 @@ func writeText(w io.Writer, res *Result, maxKeys int) error {
 		}
 	}
 	if f := res.InFlight; f != nil {
-		fmt.Fprintf(&b, "\nin flight: at most %d allowed; peak %d at %s (%s); %d violations", f.Max, f.Peak, where(f.PeakAt.Ref), at(f.PeakAt.At), f.Violations)
+		fmt.Fprintf(&b, "\nin flight: at most %d allowed; peak %d at %s (%s); %s", f.Max, f.Peak, where(f.PeakAt.Ref), at(f.PeakAt.At), plural(f.Violations, "violation"))
 		if f.First != nil {
 			fmt.Fprintf(&b, ", the first at %s (%s)", where(f.First.Ref), at(f.First.At))
 		}
@@ -144,7 +144,7 @@ func writeText(w io.Writer, res *Result, maxKeys int) error {
 		fmt.Fprintf(&b, "\nnot checked: %s\n", n)
 	}
 	if n := res.Violations(); n > 0 {
-		fmt.Fprintf(&b, "\nFAIL: %d violations (%s)\n", n, violationSummary(res))
+		fmt.Fprintf(&b, "\nFAIL: %s (%s)\n", plural(n, "violation"), violationSummary(res))
 	} else {
 		fmt.Fprintf(&b, "\nOK: every rule held\n")
 	}
@@ -212,11 +212,13 @@ func maxInWindow(r checker.RuleReport) string {
 	return fmt.Sprint(r.MaxInWindow)
 }
 
-func countText(v checker.Violation) string {
+// sendsText is a violation's count of sends: "1 send", "3 sends", or
+// "≥65536 sends" for a lower bound.
+func sendsText(v checker.Violation) string {
 	if v.CountSaturated {
-		return fmt.Sprintf("≥%d", v.Count)
+		return fmt.Sprintf("≥%d sends", v.Count)
 	}
-	return fmt.Sprint(v.Count)
+	return plural(v.Count, "send")
 }
 
 func firstViolation(r rule.Rule, v *checker.Violation, at func(int64) string, where func(int64) string) string {
@@ -237,9 +239,11 @@ func windowText(r rule.Rule, v checker.Violation, at func(int64) string, where f
 	}
 	switch {
 	case r.Kind == rule.Bucket:
-		return fmt.Sprintf("the bucket held %s; %s sends since it was full, %s", v.Level, countText(v), from)
+		return fmt.Sprintf("the bucket held %s; %s since it was full, %s", v.Level, sendsText(v), from)
+	case r.Kind == rule.FirstCall && v.Span == nil:
+		return fmt.Sprintf("its %d %s alone exceed the limit, with no window open: it opened none", v.Cost, r.Unit)
 	case v.Span != nil:
-		return fmt.Sprintf("%s sends%s in the %s window [%s, %s), %s", countText(v), units, r.Kind, at(v.Span.From), at(v.Span.To), from)
+		return fmt.Sprintf("%s%s in the %s window [%s, %s), %s", sendsText(v), units, r.Kind, at(v.Span.From), at(v.Span.To), from)
 	}
-	return fmt.Sprintf("%s sends%s in the window %s", countText(v), units, from)
+	return fmt.Sprintf("%s%s in the window %s", sendsText(v), units, from)
 }

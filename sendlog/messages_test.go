@@ -98,3 +98,18 @@ func TestUnitTooCoarseSaysWhatFits(t *testing.T) {
 		}
 	}
 }
+
+// TestCostColumnIsNamedAsGiven: a cost column out of range or missing is
+// named by its unit and column, as --cost gives them, not by the index
+// of an internal slice (issue #40).
+func TestCostColumnIsNamedAsGiven(t *testing.T) {
+	for col, want := range map[string]string{
+		"0":  "sendlog.Options.Costs tokens=0: the first line has 2 columns",
+		"x":  `sendlog.Options.Costs tokens=x: no column named "x" in the header`,
+		"99": "sendlog.Options.Costs tokens=99: the first line has 2 columns",
+	} {
+		_, _, err := readAll("c.csv", "ts_ns,tokens\n0,10\n", Options{Costs: []CostSource{{Unit: "tokens", Col: col}}})
+		require.Error(t, err, col)
+		assert.Contains(t, err.Error(), want, col)
+	}
+}

@@ -539,47 +539,60 @@ func (r *Reader) peekRecord(line []byte) ([]byte, int) {
 	return line, 0
 }
 
+// findColumn resolves, in the header rec read from line, the column a
+// setting names (want: a header name or a 1-based index; defaults when
+// empty); setting is how errors name it: "sendlog.Options.TimeCol 5", or
+// "sendlog.Options.Costs tokens=5" for a unit's cost column, as the
+// command line gives it. -1 means the setting names none.
+func (r *Reader) findColumn(rec []string, line []byte, setting, want string, defaults []string) (int, error) {
+	if want == "" && defaults == nil {
+		return -1, nil
+	}
+	if n, err := strconv.Atoi(want); err == nil {
+		if n < 1 || n > len(rec) {
+			return -1, r.errorf(r.base+1, line, "%s: the first line has %d columns", setting, len(rec))
+		}
+		return n - 1, nil
+	}
+	names := defaults
+	if want != "" {
+		names = []string{want}
+	}
+	for _, name := range names {
+		for i, h := range rec {
+			if strings.EqualFold(strings.TrimSpace(h), name) {
+				return i, nil
+			}
+		}
+	}
+	if want != "" && strings.HasPrefix(setting, "sendlog.Options.Costs ") {
+		return -1, r.errorf(r.base+1, line, "%s: no column named %q in the header", setting, want)
+	}
+	if want != "" {
+		return -1, r.errorf(r.base+1, line, "no column named %q in the header", want)
+	}
+	r.lp.timeFallback = true // the only find with defaults
+	return 0, nil
+}
+
 // chooseColumns resolves the CSV columns from the first line.
 func (r *Reader) chooseColumns(line []byte) error {
 	rec, err := csv.NewReader(bytes.NewReader(line)).Read()
 	if err != nil {
 		return r.errorf(r.base+1, line, "bad CSV header: %v", err)
 	}
-	find := func(field, want string, defaults []string) (int, error) {
-		if want == "" && defaults == nil {
-			return -1, nil
-		}
-		if n, err := strconv.Atoi(want); err == nil {
-			if n < 1 || n > len(rec) {
-				return -1, r.errorf(r.base+1, line, "sendlog.Options.%s %d: the first line has %d columns", field, n, len(rec))
-			}
-			return n - 1, nil
-		}
-		names := defaults
-		if want != "" {
-			names = []string{want}
-		}
-		for _, name := range names {
-			for i, h := range rec {
-				if strings.EqualFold(strings.TrimSpace(h), name) {
-					return i, nil
-				}
-			}
-		}
-		if want != "" {
-			return -1, r.errorf(r.base+1, line, "no column named %q in the header", want)
-		}
-		r.lp.timeFallback = true // the only find with defaults
-		return 0, nil
+	find := func(setting, want string, defaults []string) (int, error) {
+		return r.findColumn(rec, line, setting, want, defaults)
 	}
 	lp := r.lp
 	var errs [nSlots]error
-	lp.cols[slotTime], errs[slotTime] = find("TimeCol", r.opt.TimeCol, defaultTimeNames)
-	lp.cols[slotKey], errs[slotKey] = find("KeyCol", r.opt.KeyCol, nil)
-	lp.cols[slotEnd], errs[slotEnd] = find("EndCol", r.opt.EndCol, nil)
-	lp.cols[slotDur], errs[slotDur] = find("DurationCol", r.opt.DurationCol, nil)
+	opt := func(field, want string) string { return "sendlog.Options." + field + " " + want }
+	lp.cols[slotTime], errs[slotTime] = find(opt("TimeCol", r.opt.TimeCol), r.opt.TimeCol, defaultTimeNames)
+	lp.cols[slotKey], errs[slotKey] = find(opt("KeyCol", r.opt.KeyCol), r.opt.KeyCol, nil)
+	lp.cols[slotEnd], errs[slotEnd] = find(opt("EndCol", r.opt.EndCol), r.opt.EndCol, nil)
+	lp.cols[slotDur], errs[slotDur] = find(opt("DurationCol", r.opt.DurationCol), r.opt.DurationCol, nil)
 	for i, c := range r.opt.Costs {
-		lp.cols[slotCost+i], errs[slotCost+i] = find("Costs", c.Col, nil)
+		lp.cols[slotCost+i], errs[slotCost+i] = find(opt("Costs", c.Unit+"="+c.Col), c.Col, nil)
 	}
 	for _, e := range errs {
 		if e != nil {

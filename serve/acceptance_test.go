@@ -297,6 +297,6 @@ func TestHostileClients(t *testing.T) {
 		ended := h.wait(t)
 		assert.Less(t, ended.Sub(h.at), dur+2*time.Second, "ends on its duration")
 		assert.Equal(t, 200, <-waiting, "the request waiting out its latency is answered")
-		assert.Contains(t, h.out.String(), ": 1 sends", "the report")
+		assert.Contains(t, h.out.String(), ": 1 send", "the report")
 	})
 }

@@ -26,15 +26,22 @@ type CostSource struct {
 	Field  string
 }
 
+// MaxCost is the largest cost a request may carry: the most check reads
+// back from the log (18 digits). A larger one is answered 400, as a cost
+// that is not a number is, since the verdict on the log could not read it.
+const MaxCost = 999_999_999_999_999_999
+
 // MaxCostBody is the most body a request whose cost is read from its body
 // may carry: a larger one is refused (413) unread.
 const MaxCostBody = 1 << 20
 
-// costError is a request whose costs cannot be read: answered with status,
-// unjudged and unlogged.
+// costError is a request whose costs cannot be read, or that no window
+// could admit or judge: answered with status, unjudged and unlogged;
+// counted marks the latter, which the report counts.
 type costError struct {
-	status int
-	msg    string
+	status  int
+	msg     string
+	counted bool
 }
 
 func (e *costError) Error() string { return e.msg }
@@ -91,8 +98,11 @@ func (s *Server) readCosts(r *http.Request) ([]int64, error) {
 		name, text := "header "+c.Header, ""
 		if c.Header != "" {
 			vs := r.Header.Values(c.Header)
-			if len(vs) != 1 {
-				return nil, &costError{http.StatusBadRequest, fmt.Sprintf("%s: want one value, the %s cost, got %d", name, c.Unit, len(vs))}
+			if len(vs) == 0 {
+				return nil, &costError{http.StatusBadRequest, fmt.Sprintf("%s: missing, want the %s cost", name, c.Unit), false}
+			}
+			if len(vs) > 1 {
+				return nil, &costError{http.StatusBadRequest, fmt.Sprintf("%s: %d values, want one, the %s cost", name, len(vs), c.Unit), false}
 			}
 			text = strings.TrimSpace(vs[0])
 		} else {
@@ -105,17 +115,20 @@ func (s *Server) readCosts(r *http.Request) ([]int64, error) {
 			}
 			v, ok := lookupField(body, c.Field)
 			if !ok {
-				return nil, &costError{http.StatusBadRequest, fmt.Sprintf("%s: missing, want the %s cost", name, c.Unit)}
+				return nil, &costError{http.StatusBadRequest, fmt.Sprintf("%s: missing, want the %s cost", name, c.Unit), false}
 			}
 			n, isNum := v.(json.Number)
 			if !isNum {
-				return nil, &costError{http.StatusBadRequest, fmt.Sprintf("%s: %s: want a whole number, the %s cost", name, clip(fmt.Sprint(v)), c.Unit)}
+				return nil, &costError{http.StatusBadRequest, fmt.Sprintf("%s: %s: want a whole number, the %s cost", name, clip(fmt.Sprint(v)), c.Unit), false}
 			}
 			text = n.String()
 		}
 		v, err := strconv.ParseInt(text, 10, 64)
 		if err != nil || v < 0 {
-			return nil, &costError{http.StatusBadRequest, fmt.Sprintf("%s: %q: want a whole number from 0 up, the %s cost", name, clip(text), c.Unit)}
+			return nil, &costError{http.StatusBadRequest, fmt.Sprintf("%s: %q: want a whole number from 0 up, the %s cost", name, clip(text), c.Unit), false}
+		}
+		if v > MaxCost {
+			return nil, &costError{http.StatusBadRequest, fmt.Sprintf("%s: %q: want at most %d, the most a %s cost in the log can be (check reads 18 digits)", name, clip(text), int64(MaxCost), c.Unit), false}
 		}
 		out[k] = v
 	}
@@ -125,14 +138,14 @@ func (s *Server) readCosts(r *http.Request) ([]int64, error) {
 // readBody reads r's JSON body, at most MaxCostBody bytes, and puts it back.
 func readBody(r *http.Request) (map[string]any, error) {
 	if r.Body == nil {
-		return nil, &costError{http.StatusBadRequest, "no body: want a JSON object carrying the costs"}
+		return nil, &costError{http.StatusBadRequest, "no body: want a JSON object carrying the costs", false}
 	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, MaxCostBody+1))
 	if err != nil {
-		return nil, &costError{http.StatusBadRequest, "reading the body: " + err.Error()}
+		return nil, &costError{http.StatusBadRequest, "reading the body: " + err.Error(), false}
 	}
 	if len(b) > MaxCostBody {
-		return nil, &costError{http.StatusRequestEntityTooLarge, fmt.Sprintf("body over %d bytes: too large to read its costs", MaxCostBody)}
+		return nil, &costError{http.StatusRequestEntityTooLarge, fmt.Sprintf("body over %d bytes: too large to read its costs", MaxCostBody), false}
 	}
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	d := json.NewDecoder(bytes.NewReader(b))
@@ -143,7 +156,7 @@ func readBody(r *http.Request) (map[string]any, error) {
 		if err != nil {
 			msg = err.Error()
 		}
-		return nil, &costError{http.StatusBadRequest, "body: " + clip(msg) + ": want a JSON object carrying the costs"}
+		return nil, &costError{http.StatusBadRequest, "body: " + clip(msg) + ": want a JSON object carrying the costs", false}
 	}
 	return m, nil
 }
@@ -171,11 +184,53 @@ func clip(s string) string {
 	return s
 }
 
-// writeCostError answers a request whose costs cannot be read.
+// oversize refuses a request whose cost alone exceeds the capacity of a
+// rule that meters it (its limit, a bucket's burst): no wait could ever
+// admit it. Like a request whose cost cannot be read it is answered at
+// once, 413, and neither judged nor logged, so it takes nothing from any
+// window and changes no later answer: it was never admitted.
+func (s *Server) oversize(costs []int64) error {
+	for _, r := range s.opt.Rules {
+		if r.Unit == "" {
+			continue
+		}
+		for k, c := range s.costs {
+			if c.Unit == r.Unit && costs[k] > capacity(r) {
+				return &costError{http.StatusRequestEntityTooLarge, fmt.Sprintf(
+					"request cost exceeds a rule's limit: it can never be admitted: %d %s against %s", costs[k], r.Unit, r), true}
+			}
+		}
+	}
+	return nil
+}
+
+// unjudgeable refuses a request whose costs would carry a window's sum
+// past int64 (checker.Checker.Fits's error): it cannot be judged, so it
+// is answered 413 unjudged and unlogged, and the others are judged on.
+func unjudgeable(err error) error {
+	msg := err.Error()
+	var ce *checker.CostError
+	if errors.As(err, &ce) {
+		msg = ce.Msg
+	}
+	return &costError{http.StatusRequestEntityTooLarge, "request cost cannot be judged: " + msg, true}
+}
+
+// refuse answers a request refused before judging, counting those
+// refused for their cost (413) for the report.
+func (s *Server) refuse(w http.ResponseWriter, err error) {
+	var ce *costError
+	if errors.As(err, &ce) && ce.counted {
+		s.unjudged.Add(1)
+	}
+	writeCostError(w, err)
+}
+
+// writeCostError answers a request whose costs cannot be read or judged.
 func writeCostError(w http.ResponseWriter, err error) {
 	var ce *costError
 	if !errors.As(err, &ce) {
-		ce = &costError{http.StatusBadRequest, err.Error()}
+		ce = &costError{http.StatusBadRequest, err.Error(), false}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(ce.status)

@@ -51,9 +51,55 @@ func TestCostOverTheLimitIsRefusedForGood(t *testing.T) {
 	rec := c.do(t, ms(1), "", "X-Tokens", "90")
 	assert.Equal(t, http.StatusRequestEntityTooLarge, rec.Code, "90 tokens exceed the burst of 80: no wait admits them")
 	assert.Contains(t, rec.Body.String(), "request cost exceeds a rule's limit")
+	assert.Contains(t, rec.Body.String(), "90 tokens against 50 tokens/1s burst 80")
 	assert.Empty(t, rec.Header().Get("Retry-After"))
 	assert.Equal(t, 200, c.do(t, ms(2), "", "X-Tokens", "80").Code)
-	assert.EqualValues(t, 1, c.judge(t).Violations(), "check on the log counts the 90 as a violation too; the bucket it left untouched takes the 80")
+	assert.Zero(t, c.judge(t).Violations(), "the 90 was never admitted: neither judged nor logged")
+	assert.Equal(t, 2, strings.Count(c.log.String(), "\n"), "the header and the 80")
+}
+
+// TestOversizeTakesNothing: a request whose cost alone exceeds a rule is
+// answered 413 and takes nothing from any window, a call rule's included:
+// the answers after it are those it would have had without it (issue #40).
+func TestOversizeTakesNothing(t *testing.T) {
+	c := newClocked(t, Options{
+		Rules: mustRules(t, "2/1s, 10 tokens/1s"),
+		Costs: []CostSource{{Unit: "tokens", Header: "X-Tokens"}},
+	})
+	var recs []*httptest.ResponseRecorder
+	for i, tok := range []string{"11", "5", "5"} {
+		recs = append(recs, c.do(t, ms(int64(100*(i+1))), "", "X-Tokens", tok))
+	}
+	assert.Equal(t, []int{413, 200, 200}, statuses(recs))
+	assert.Zero(t, c.judge(t).Violations())
+	judged, _ := c.s.Requests()
+	assert.EqualValues(t, 2, judged)
+	assert.EqualValues(t, 1, c.s.unjudged.Load())
+}
+
+// TestSumPastInt64IsNeverAdmitted: a request whose cost would carry a
+// window's sum past int64 cannot be judged; it is refused unjudged, the
+// requests after it are judged on, and the log's verdict stays readable
+// (issue #40).
+func TestSumPastInt64IsNeverAdmitted(t *testing.T) {
+	c := newClocked(t, Options{
+		Rules:  mustRules(t, "1000 tokens/1s"),
+		Costs:  []CostSource{{Unit: "tokens", Header: "X-Tokens"}},
+		Record: true, // every request is admitted, and judged
+	})
+	var recs []*httptest.ResponseRecorder
+	big := strconv.FormatInt(MaxCost, 10)
+	for i := range 11 {
+		recs = append(recs, c.do(t, ms(int64(10*(i+1))), "", "X-Tokens", big))
+	}
+	recs = append(recs, c.do(t, ms(2000), "", "X-Tokens", big))
+	want := []int{200, 200, 200, 200, 200, 200, 200, 200, 200, 413, 413, 200}
+	assert.Equal(t, want, statuses(recs), "recorded: nine fit in int64, the tenth and eleventh cannot be judged, the window then passes")
+	assert.Contains(t, recs[9].Body.String(), "cannot be judged")
+	res := c.judge(t)
+	assert.EqualValues(t, 10, res.Violations(), "every recorded request breaks 1000 tokens/1s")
+	assert.EqualValues(t, 2, c.s.unjudged.Load())
+	assert.Equal(t, http.StatusBadRequest, c.do(t, ms(3000), "", "X-Tokens", big+"0").Code, "more than check reads back from the log")
 }
 
 func TestBadCostIsABadRequest(t *testing.T) {
@@ -75,6 +121,25 @@ func TestBadCostIsABadRequest(t *testing.T) {
 	judged, _ := c.s.Requests()
 	assert.Zero(t, judged, "an unreadable cost is not judged")
 	assert.Equal(t, LogHeader+",tokens\n", c.log.String(), "nor logged")
+}
+
+// TestMissingCostHeaderIsSaidMissing: a request without its cost header
+// is told the header is missing; "got 0" read as a cost of 0 (issue #40).
+func TestMissingCostHeaderIsSaidMissing(t *testing.T) {
+	c := newClocked(t, Options{
+		Rules: mustRules(t, "100 tokens/1s"),
+		Costs: []CostSource{{Unit: "tokens", Header: "X-Tokens"}},
+	})
+	rec := c.do(t, ms(1), "")
+	assert.Equal(t, http.StatusBadRequest, rec.Code)
+	assert.Contains(t, rec.Body.String(), `header X-Tokens: missing, want the tokens cost`)
+	rec = c.do(t, ms(2), "", "X-Tokens", "1")
+	assert.Equal(t, http.StatusOK, rec.Code)
+	req := httptest.NewRequest("POST", "/", nil)
+	req.Header["X-Tokens"] = []string{"1", "2"}
+	rec = httptest.NewRecorder()
+	c.s.ServeHTTP(rec, req)
+	assert.Contains(t, rec.Body.String(), `header X-Tokens: 2 values, want one, the tokens cost`)
 }
 
 func TestBodyCostIsReadAndForwardedIntact(t *testing.T) {

@@ -176,3 +176,27 @@ func TestFirstCallWindowOpensAtTheFirstCall(t *testing.T) {
 	assert.Equal(t, `"2-per-1s-first-call";r=0;t=1`, recs[2].Header().Get("RateLimit"))
 	assert.EqualValues(t, 1, c.judge(t).Violations())
 }
+
+// TestFirstCallOversizeOpensNoWindow: a request whose cost alone breaks a
+// first-call rule opens no window, refused (413) or recorded: the window
+// opens at the next request (issue #40).
+func TestFirstCallOversizeOpensNoWindow(t *testing.T) {
+	for _, record := range []bool{false, true} {
+		c := newClocked(t, Options{
+			Rules:  mustRules(t, "9 tokens/1500ms first-call"),
+			Costs:  []CostSource{{Unit: "tokens", Header: "X-Tokens"}},
+			Record: record,
+		})
+		var recs []*httptest.ResponseRecorder
+		for i, tok := range []string{"10", "1", "1"} {
+			recs = append(recs, c.do(t, ms(int64(100*i))+1, "", "X-Tokens", tok))
+		}
+		want, viol := []int{413, 200, 200}, int64(0)
+		if record {
+			want, viol = []int{200, 200, 200}, 1
+		}
+		assert.Equal(t, want, statuses(recs), "record %v", record)
+		assert.Equal(t, `"9-tokens-per-1.5s-first-call";r=7;t=2`, recs[2].Header().Get("RateLimit"), "the window [0.1 s, 1.6 s)")
+		assert.Equal(t, viol, c.judge(t).Violations(), "record %v", record)
+	}
+}

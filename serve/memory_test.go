@@ -45,7 +45,9 @@ func heapPerKey(t *testing.T, n int) int64 {
 	runtime.ReadMemStats(&before)
 	for i := range n {
 		at += int64(time.Second) / int64(2*n)
-		s.end(s.arrive(fmt.Sprintf("%0200d", i), nil), 200)
+		a, err := s.arrive(fmt.Sprintf("%0200d", i), nil)
+		require.NoError(t, err)
+		s.end(a, 200)
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)

@@ -133,11 +133,11 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 	}
 	judged, _ := s.Requests()
 	if judged == 0 {
-		fmt.Fprintln(cfg.Out, "no requests arrived")
+		fmt.Fprintln(cfg.Out, s.nothingJudged())
 		return nil, nil
 	}
 	if cfg.ErrOut != nil {
-		fmt.Fprintf(cfg.ErrOut, "rlcheck serve: stopped after %d requests (at most %d keys held at once); checking the log\n", judged, s.PeakKeys())
+		fmt.Fprintf(cfg.ErrOut, "rlcheck serve: stopped after %s (at most %d keys held at once); checking the log\n", plural(judged, "request"), s.PeakKeys())
 	}
 	if _, err := logFile.Seek(0, io.SeekStart); err != nil {
 		return nil, err
@@ -148,6 +148,9 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 	}
 	if live := s.Violations(); live != res.Violations() {
 		return nil, fmt.Errorf("serve: %d violations judged live, %d in the log: a bug; please report it", live, res.Violations())
+	}
+	if n := s.unjudged.Load(); n > 0 {
+		res.NotChecked = append(res.NotChecked, unjudgedNote(n))
 	}
 	if err := report.Write(cfg.Out, []*report.Result{res}, cfg.Report); err != nil {
 		return res, err
@@ -176,4 +179,18 @@ func writeViews(log io.ReadSeeker, cfg Config) error {
 		return nil
 	}
 	return v.Write(out)
+}
+
+// nothingJudged says why a run with no request judged has no report.
+func (s *Server) nothingJudged() string {
+	if n := s.unjudged.Load(); n > 0 {
+		return "no requests judged: " + unjudgedNote(n)
+	}
+	return "no requests arrived"
+}
+
+// unjudgedNote says how many requests were refused 413 before judging.
+// They are not in the log, so the verdict on it leaves them out.
+func unjudgedNote(n int64) string {
+	return plural(n, "request") + " answered 413 unjudged and unlogged: a cost no rule could ever admit, or one past what a window's sum holds in int64"
 }

@@ -114,6 +114,9 @@ type Server struct {
 	inFlight atomic.Int64
 	okN      atomic.Int64
 	violN    atomic.Int64
+	// unjudged counts the requests refused 413 before judging: a cost no
+	// rule could ever admit, or one no window's sum can hold.
+	unjudged atomic.Int64
 	handlers sync.WaitGroup
 }
 
@@ -368,10 +371,8 @@ type arrival struct {
 	retryAfter int64
 	ended      bool
 	timer      *time.Timer // the upstream timeout of a forwarded request
-	// costs are the request's costs, by unit; overCost is set when one of
-	// them alone exceeds a rule it broke.
-	costs    []int64
-	overCost bool
+	// costs are the request's costs, by unit.
+	costs []int64
 	// send is the client's send instant (X-Send-Time), when sent is set;
 	// id its X-Request-Id.
 	send int64
@@ -383,26 +384,36 @@ type arrival struct {
 
 func (a *arrival) violates() bool { return len(a.broken) > 0 || a.overCap }
 
-// arrive stamps and judges a request of key name.
-func (s *Server) arrive(name string, costs []int64) *arrival {
+// arrive stamps and judges a request of key name. A request whose costs
+// would carry a window's sum past int64 cannot be judged: it is refused
+// (a *costError) before it takes a place in the log, and the key's
+// checker goes on judging the others.
+func (s *Server) arrive(name string, costs []int64) (*arrival, error) {
 	s.mu.Lock()
-	a := &arrival{at: s.stamp(), seq: s.seq, costs: costs}
-	s.seq++
-	if s.seq%sweepEvery == 0 && len(s.list) > 1 {
-		s.release(a.at) // before the lookup, which must find the key it judges in the table
+	at := s.stamp()
+	if (s.seq+1)%sweepEvery == 0 && len(s.list) > 1 {
+		s.release(at) // before the lookup, which must find the key it judges in the table
 	}
-	a.k = s.lookup(name)
-	if !s.opt.Latency.IsZero() {
-		a.latency = s.opt.Latency.Draw(s.rng)
-	}
-	k := a.k
+	k := s.lookup(name)
 	// The key's lock is taken before the order's is let go, so that the
 	// key sees its requests in stamp order.
 	k.mu.Lock()
+	if costs != nil {
+		if err := k.chk.Fits(at, costs); err != nil {
+			k.mu.Unlock()
+			s.mu.Unlock()
+			return nil, unjudgeable(err)
+		}
+	}
+	a := &arrival{k: k, at: at, seq: s.seq, costs: costs}
+	s.seq++
+	if !s.opt.Latency.IsZero() {
+		a.latency = s.opt.Latency.Draw(s.rng)
+	}
 	s.mu.Unlock()
 	defer k.mu.Unlock()
 	k.broken = k.broken[:0]
-	// Stamps only grow and costs were checked; the ref is the log line.
+	// Stamps only grow, costs were checked and fit; the ref is the log line.
 	if costs != nil {
 		_ = k.chk.ObserveCost(a.at, a.seq+2, costs)
 	} else {
@@ -410,10 +421,6 @@ func (s *Server) arrive(name string, costs []int64) *arrival {
 	}
 	if len(k.broken) > 0 {
 		a.broken = append([]brokenRule(nil), k.broken...)
-		for _, b := range a.broken {
-			r := s.opt.Rules[b.rule]
-			a.overCost = a.overCost || r.Unit != "" && b.v.Cost > capacity(r)
-		}
 	}
 	if s.opt.MaxInFlight > 0 && k.inFlight >= s.opt.MaxInFlight {
 		a.overCap = true
@@ -427,7 +434,7 @@ func (s *Server) arrive(name string, costs []int64) *arrival {
 	} else {
 		s.okN.Add(1)
 	}
-	return a
+	return a, nil
 }
 
 // end stamps a request's answer, which frees its in-flight slot, and
@@ -463,11 +470,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		name = r.Header.Get(s.opt.KeyHeader)
 	}
 	costs, err := s.readCosts(r)
+	if err == nil && !s.opt.Record {
+		err = s.oversize(costs)
+	}
+	var a *arrival
+	if err == nil {
+		a, err = s.arrive(name, costs)
+	}
 	if err != nil {
-		writeCostError(w, err)
+		s.refuse(w, err)
 		return
 	}
-	a := s.arrive(name, costs)
 	a.send, a.sent = parseSendTime(r.Header.Get(SendTimeHeader))
 	a.id = r.Header.Get(RequestIDHeader)
 	if len(s.opt.Rules) > 0 {
@@ -528,8 +541,7 @@ type windowJSON struct {
 	Level string `json:"bucket_level,omitempty"`
 }
 
-// reject answers a request that broke the contract: 429 at once, or 413
-// when its cost alone exceeds a rule it broke (no wait admits it).
+// reject answers a request that broke the contract: 429 at once.
 func (s *Server) reject(w http.ResponseWriter, a *arrival) {
 	body := rejection{Error: "rate limit exceeded", Line: a.seq + 2, At: a.at, RetryAfter: a.retryAfter}
 	for _, b := range a.broken {
@@ -545,10 +557,6 @@ func (s *Server) reject(w http.ResponseWriter, a *arrival) {
 		body.Violations = append(body.Violations, wj)
 	}
 	status := http.StatusTooManyRequests
-	if a.overCost {
-		status = http.StatusRequestEntityTooLarge
-		body.Error = "request cost exceeds a rule's limit: it can never be admitted"
-	}
 	if a.overCap {
 		body.MaxInFlight = s.opt.MaxInFlight
 		if len(a.broken) == 0 {
@@ -557,9 +565,7 @@ func (s *Server) reject(w http.ResponseWriter, a *arrival) {
 	}
 	s.end(a, status)
 	h := w.Header()
-	if !a.overCost {
-		h.Set("Retry-After", strconv.FormatInt(body.RetryAfter, 10))
-	}
+	h.Set("Retry-After", strconv.FormatInt(body.RetryAfter, 10))
 	h.Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(body)

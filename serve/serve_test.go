@@ -333,3 +333,35 @@ func judgeLog(name string, log io.Reader, perKey bool, o Options) (*report.Resul
 		Rules: o.Rules, Boundary: o.Boundary, MaxInFlight: o.MaxInFlight, Read: LogReadOptionsFor(o.Rules, perKey),
 	})
 }
+
+// TestRunReportsWhatItRefusedUnjudged: requests that no window could ever
+// admit are answered 413 to the last, and the run still writes its report,
+// saying how many it refused (issue #40).
+func TestRunReportsWhatItRefusedUnjudged(t *testing.T) {
+	rules := []rule.Rule{{Limit: 1000, Window: time.Second, Unit: "tokens"}}
+	opt := Options{Rules: rules, Costs: []CostSource{{Unit: "tokens", Header: "X-Tokens"}}}
+	for _, admitted := range []int{0, 1} {
+		r := start(t, opt)
+		c := &http.Client{}
+		for range 11 {
+			resp, _ := get(t, c, r.url+"/x", "X-Tokens", "999999999999999999")
+			assert.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
+		}
+		for range admitted {
+			resp, _ := get(t, c, r.url+"/x", "X-Tokens", "10")
+			assert.Equal(t, http.StatusOK, resp.StatusCode)
+		}
+		r.stop()
+		<-r.done
+		require.NoError(t, r.err)
+		assert.Contains(t, r.out.String(), "11 requests answered 413 unjudged and unlogged")
+		if admitted == 0 {
+			assert.Nil(t, r.res)
+			assert.Contains(t, r.out.String(), "no requests judged")
+			continue
+		}
+		require.NotNil(t, r.res)
+		assert.Zero(t, r.res.Violations())
+		assert.Contains(t, r.out.String(), "OK: every rule held")
+	}
+}

@@ -68,5 +68,5 @@ func TestSIGINTEndsWithTheReport(t *testing.T) {
 	assert.Equal(t, 200, <-slow, "answered after the signal")
 	assert.Equal(t, 200, <-slow)
 	assert.Contains(t, out.String(), "requests: 3 sends")
-	assert.Contains(t, out.String(), "FAIL: 1 violations")
+	assert.Contains(t, out.String(), "FAIL: 1 violation (")
 }

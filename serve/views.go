@@ -60,6 +60,11 @@ type Views struct {
 	// spread (Max - Min), which is the margin a limiter keeping its windows
 	// W + m wide at send needs to keep them W wide at arrival.
 	P50, P95, Min, Max, Spread time.Duration
+	// Absurd counts the send instants left out for lying more than
+	// MaxSendSkew from their arrivals (year 2262, or 1970): no path delay or
+	// disagreement of clocks is that large, and one such instant would
+	// swamp the delays and overflow their spread.
+	Absurd int64
 	// AtArrival and AtSend count the requests that overfilled a window of
 	// some rule, judged at arrival and at send; the send view is judged
 	// only when every request carried its send instant.
@@ -83,6 +88,21 @@ type viewRow struct {
 // maxViewIDs bounds the requests Views names.
 const maxViewIDs = 5
 
+// MaxSendSkew is how far a send instant may lie from its arrival, either
+// way, and count: a day covers any path delay and a client clock off by
+// a time zone, and keeps every delay and their spread far within int64.
+const MaxSendSkew = 24 * time.Hour
+
+// plausible reports whether send lies within MaxSendSkew of at; the
+// difference is taken in uint64, where it cannot overflow.
+func plausible(at, send int64) bool {
+	d := uint64(at) - uint64(send)
+	if at < send {
+		d = uint64(send) - uint64(at)
+	}
+	return d <= uint64(MaxSendSkew)
+}
+
 // BothViews reads a request log written by serve and compares the
 // requests' send instants with their arrivals, per key when perKey. It
 // holds every logged request (about 40 bytes and its key a request), and
@@ -104,27 +124,17 @@ func BothViews(log io.Reader, rules []rule.Rule, b rule.Boundary, perKey bool) (
 		if err != nil || len(rec) != len(head) {
 			return nil, fmt.Errorf("serve: request log line %d: %v", line, err)
 		}
-		row := viewRow{id: rec[5]}
-		if perKey {
-			row.key = rec[1]
-		}
-		row.at, err = strconv.ParseInt(rec[0], 10, 64)
+		row, err := v.row(rec, line, perKey)
 		if err != nil {
-			return nil, fmt.Errorf("serve: request log line %d: %w", line, err)
-		}
-		if rec[4] != "" {
-			row.send, row.sent = parseSendTime(rec[4])
-		}
-		if row.id == "" {
-			row.id = "line " + strconv.FormatInt(line, 10)
-		}
-		if row.sent {
-			v.Sent++
+			return nil, err
 		}
 		rows = append(rows, row)
 	}
 	v.Requests = int64(len(rows))
 	if v.Sent == 0 {
+		if v.Absurd > 0 {
+			return v, nil
+		}
 		return nil, nil
 	}
 	v.delays(rows)
@@ -145,6 +155,33 @@ func BothViews(log io.Reader, rules []rule.Rule, b rule.Boundary, perKey bool) (
 		}
 	}
 	return v, nil
+}
+
+// row reads log line line, counting its send instant in v: Sent when it
+// carried one, Absurd when that one lies too far from its arrival.
+func (v *Views) row(rec []string, line int64, perKey bool) (viewRow, error) {
+	row := viewRow{id: rec[5]}
+	if perKey {
+		row.key = rec[1]
+	}
+	var err error
+	if row.at, err = strconv.ParseInt(rec[0], 10, 64); err != nil {
+		return row, fmt.Errorf("serve: request log line %d: %w", line, err)
+	}
+	if rec[4] != "" {
+		row.send, row.sent = parseSendTime(rec[4])
+		if row.sent && !plausible(row.at, row.send) {
+			row.sent = false
+			v.Absurd++
+		}
+	}
+	if row.id == "" {
+		row.id = "line " + strconv.FormatInt(line, 10)
+	}
+	if row.sent {
+		v.Sent++
+	}
+	return row, nil
 }
 
 // delays fills the delay figures from the rows that carry a send instant.
@@ -197,21 +234,48 @@ func cmpInt64(a, b int64) int {
 	return 0
 }
 
-// Write prints the comparison for a reader of the report.
+// Write prints the comparison for a reader of the report. Delays below
+// zero mean that the client's clock runs ahead of serve's; only their
+// spread matters, so they are then given from the least, never as
+// negative delays.
 func (v *Views) Write(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nsend instants (%s) on %d of %d requests: delay to arrival p50 %v, p95 %v, max %v; spread (max - min) %v\n",
-		SendTimeHeader, v.Sent, v.Requests, v.P50, v.P95, v.Max, v.Spread)
+	fmt.Fprintf(&b, "\nsend instants (%s) on %d of %d requests", SendTimeHeader, v.Sent, v.Requests)
+	if v.Absurd > 0 {
+		fmt.Fprintf(&b, " (%s more than %v from %s left out)", plural(v.Absurd, "send instant"), MaxSendSkew, map[bool]string{true: "its arrival", false: "their arrivals"}[v.Absurd == 1])
+	}
+	if v.Sent == 0 {
+		b.WriteString("\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	shift, from := time.Duration(0), "delay to arrival"
+	if v.Min < 0 {
+		shift = -v.Min
+		from = fmt.Sprintf("the client's clock runs ahead of serve's (send instants up to %v after their arrivals), so the delays are given from the least:", shift)
+	}
+	fmt.Fprintf(&b, ": %s p50 %v, p95 %v, max %v; spread (max - min) %v\n", from, v.P50+shift, v.P95+shift, v.Max+shift, v.Spread)
 	switch {
 	case !v.Judged:
 		b.WriteString("not judged at send: some requests carried no send instant\n")
 	case v.CleanAtSend == 0:
-		fmt.Fprintf(&b, "judged at send: %d requests broke a window, at arrival %d; none broke one at arrival only\n", v.AtSend, v.AtArrival)
+		fmt.Fprintf(&b, "judged at send: %s a window, at arrival %d; none broke one at arrival only\n", brokeWords(v.AtSend), v.AtArrival)
 	default:
-		fmt.Fprintf(&b, "judged at send: %d requests broke a window, at arrival %d; %d broke one at arrival and none at send (%s):\n",
-			v.AtSend, v.AtArrival, v.CleanAtSend, strings.Join(v.IDs, ", "))
+		fmt.Fprintf(&b, "judged at send: %s a window, at arrival %d; %d broke one at arrival and none at send (%s):\n",
+			brokeWords(v.AtSend), v.AtArrival, v.CleanAtSend, strings.Join(v.IDs, ", "))
 		fmt.Fprintf(&b, "the path's delays overfilled windows the client kept. A limiter margin of %v or more (max(d) - min(d)) would have covered them.\n", v.Spread)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// brokeWords is "1 request broke" or "2 requests broke".
+func brokeWords(n int64) string { return plural(n, "request") + " broke" }
+
+// plural writes "1 request" or "2 requests".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -126,3 +126,33 @@ func TestBothViewsNeedsEverySendInstant(t *testing.T) {
 	_, err = BothViews(strings.NewReader("ts,key\n"), nil, rule.HalfOpen, true)
 	assert.ErrorContains(t, err, "not a request log")
 }
+
+// TestBothViewsLeaveOutAbsurdSendInstants: send instants in 2262 and 1970
+// would swamp the delays and overflow their spread, printing a negative
+// margin; they are left out, counted, and a client clock that runs ahead
+// gives delays from the least, never negative ones (issue #40).
+func TestBothViewsLeaveOutAbsurdSendInstants(t *testing.T) {
+	rules := []rule.Rule{{Limit: 1, Window: time.Second}}
+	at := int64(1_796_054_630_820_663_962)
+	log := LogHeader + "\n" + strconv.FormatInt(at, 10) + ",a,200,5,9223372036854775807,x\n" + strconv.FormatInt(at+1, 10) + ",a,200,5,0,y\n"
+	v, err := BothViews(strings.NewReader(log), rules, rule.HalfOpen, true)
+	require.NoError(t, err)
+	assert.Equal(t, &Views{Requests: 2, Absurd: 2}, v)
+	var out strings.Builder
+	require.NoError(t, v.Write(&out))
+	assert.Equal(t, "\nsend instants (X-Send-Time) on 0 of 2 requests (2 send instants more than 24h0m0s from their arrivals left out)\n", out.String())
+
+	log = LogHeader + "\n" + strconv.FormatInt(at, 10) + ",a,200,5," + strconv.FormatInt(at+3e6, 10) + ",x\n" +
+		strconv.FormatInt(at+1e6, 10) + ",a,200,5," + strconv.FormatInt(at, 10) + ",y\n" +
+		strconv.FormatInt(at+2e6, 10) + ",a,200,5,0,z\n"
+	v, err = BothViews(strings.NewReader(log), rules, rule.HalfOpen, true)
+	require.NoError(t, err)
+	assert.Equal(t, time.Duration(-3e6), v.Min)
+	assert.Equal(t, time.Duration(4e6), v.Spread)
+	assert.EqualValues(t, 1, v.Absurd)
+	out.Reset()
+	require.NoError(t, v.Write(&out))
+	assert.NotRegexp(t, `-\d`, out.String(), "no negative delay or margin")
+	assert.Contains(t, out.String(), "on 2 of 3 requests (1 send instant more than 24h0m0s from its arrival left out)")
+	assert.Contains(t, out.String(), "send instants up to 3ms after their arrivals), so the delays are given from the least: p50 0s, p95 4ms, max 4ms; spread (max - min) 4ms")
+}

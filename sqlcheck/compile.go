@@ -52,11 +52,31 @@ type Spec struct {
 
 // Columns are the query's result columns, one row per key and rule, in
 // order. Times are in the table's unit; a missing violation is NULL.
+// bad_times counts the table's rows whose time is NULL, negative or not a
+// whole number, which check would refuse: Run then refuses the verdict.
 var Columns = []string{
 	"key", "rule_index", "rule", "sends", "first_t", "last_t",
 	"violations", "first_index", "first_t_violation", "first_ref",
 	"first_window_index", "first_window_t", "first_window_ref",
-	"max_in_window", "max_window_t", "max_window_ref",
+	"max_in_window", "max_window_t", "max_window_ref", "bad_times",
+}
+
+// badTimes is the bad_times column of every result row.
+const badTimes = "(SELECT n FROM bt)"
+
+// notWhole is the test, on a column's raw value, of a time or cost that
+// is not a whole number: CAST to BIGINT rounds one (6.4 to 6) in both
+// engines, so the value is compared with its rounding, as a decimal exact
+// to 1e-9 of the unit, which also reads integer, numeric, float and text
+// columns alike.
+func notWhole(col string) string {
+	return fmt.Sprintf("CAST(%s AS DECIMAL(38, 9)) <> CAST(%s AS BIGINT)", col, col)
+}
+
+// badTimesCTE counts, in one scan without a sort, the rows whose time
+// is NULL, negative or not a whole number: check refuses each.
+func badTimesCTE(timeCol, table string) string {
+	return fmt.Sprintf("bt AS MATERIALIZED (\n  SELECT count(*) FILTER (WHERE %s IS NULL OR %s < 0 OR %s) AS n\n  FROM %s\n)", timeCol, timeCol, notWhole(timeCol), table)
 }
 
 // ident quotes each dotted part of name, always: a plain name such as
@@ -132,13 +152,14 @@ func Compile(spec Spec) (string, error) {
 		return "", err
 	}
 	w := q.w
+	q.bt = badTimesCTE(timeCol, table)
 	if len(slow.idx) > 0 {
 		if err := slow.write(key, timeCol, table); err != nil {
 			return "", err
 		}
 		q.slow = slow
 		if len(q.rules) == 0 {
-			w("WITH %s\n%sORDER BY 1, 2;\n", strings.Join(slow.ctes, ",\n"), strings.Join(slow.sels, "UNION ALL\n"))
+			w("WITH %s,\n%s\n%sORDER BY 1, 2;\n", strings.Join(slow.ctes, ",\n"), q.bt, strings.Join(slow.sels, "UNION ALL\n"))
 			return q.b.String(), nil
 		}
 	}
@@ -213,6 +234,7 @@ type query struct {
 	reach    []int64
 	reaches  []int64 // distinct, when the largest count in one window is asked for
 	slow     *slowRules
+	bt       string // the CTE that counts the bad times
 }
 
 func (q *query) w(format string, args ...any) { fmt.Fprintf(&q.b, format, args...) }
@@ -384,7 +406,7 @@ func (q *query) closeWith() {
 			q.b.WriteString(",\n" + c)
 		}
 	}
-	q.b.WriteString("\n")
+	q.b.WriteString(",\n" + q.bt + "\n")
 }
 
 // names are the result columns' names, and nulls what a call rule's row
@@ -443,7 +465,7 @@ func (q *query) end() {
 			"a.k", fmt.Sprint(q.index[i]), fmt.Sprintf("'%s'", r), "a.sends", "a.first_t", "a.last_t",
 			fmt.Sprintf("a.n%d", i), fi, fmt.Sprintf("a.ft%d", i), fref,
 			fmt.Sprintf("CASE WHEN a.ft%d IS NOT NULL THEN b.lo%d END", i, i), fmt.Sprintf("b.wt%d", i), wref,
-			mx, mt, mref,
+			mx, mt, mref, badTimes,
 		}
 		cols = append(cols, nulls...)
 		if i == 0 {
@@ -499,6 +521,10 @@ func (q *query) countsOnly() {
 			w("UNION ALL\n")
 		}
 		cols := []string{"k", fmt.Sprint(q.index[i]), fmt.Sprintf("'%s'", r), "sends", "first_t", "last_t", fmt.Sprintf("n%d", i)}
+		for range len(Columns) - len(cols) - 1 {
+			cols = append(cols, "CAST(NULL AS BIGINT)")
+		}
+		cols = append(cols, badTimes)
 		for range len(names) - len(cols) {
 			cols = append(cols, "CAST(NULL AS BIGINT)")
 		}

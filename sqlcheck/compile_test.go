@@ -2,6 +2,8 @@ package sqlcheck_test
 
 import (
 	"os"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,4 +70,36 @@ func TestDocsShowQuery(t *testing.T) {
 	q, err := os.ReadFile("testdata/api.sql")
 	require.NoError(t, err)
 	assert.Contains(t, string(doc), string(q), "paste sqlcheck/testdata/api.sql into docs/sql.md")
+}
+
+// DuckDB's / divides integers as floats (PostgreSQL's truncates), so the
+// query, which runs on both, divides no integer where rounding could move
+// a send: fixed windows are named by their start, found without a
+// division, and only a zone's whole seconds are divided, an exact
+// multiple cast back to BIGINT (issue #40).
+func TestCompiledQueryDividesNoIntegers(t *testing.T) {
+	cast := regexp.MustCompile(`\) / \d+ AS BIGINT\)|'[^']*'`) // and the rules' texts
+	for _, unit := range []time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, time.Second} {
+		for _, text := range []string{"1/100ns fixed", "3/1s fixed at 250ms", "10 tokens/1m fixed", "5/1d fixed at 00:00 America/New_York", "10 tokens/1s", "5/1s"} {
+			r, err := rule.Parse(text)
+			require.NoError(t, err)
+			for _, countsOnly := range []bool{false, true} {
+				q, err := sqlcheck.Compile(sqlcheck.Spec{Rules: []rule.Rule{r}, CountsOnly: countsOnly,
+					Table: sqlcheck.Table{Name: "sends", TimeCol: "ts", Unit: unit, Tiebreak: "line"}})
+				require.NoError(t, err)
+				var body []string
+				for _, line := range strings.Split(q, "\n") {
+					if !strings.HasPrefix(line, "--") {
+						body = append(body, line)
+					}
+				}
+				rest := cast.ReplaceAllString(strings.Join(body, "\n"), "")
+				assert.NotContains(t, rest, "/", "%s in %v:\n%s", text, unit, q)
+			}
+		}
+	}
+	q, err := sqlcheck.Compile(sqlcheck.Spec{Rules: []rule.Rule{{Limit: 1, Window: 100, Kind: rule.Fixed}},
+		Table: sqlcheck.Table{Name: "sends", TimeCol: "ts", Unit: time.Nanosecond}})
+	require.NoError(t, err)
+	assert.Contains(t, q, "(t - ((t % 100) + 100) % 100) AS w", "the window's start names it")
 }

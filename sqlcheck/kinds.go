@@ -12,7 +12,8 @@ import (
 // CostColumns are the result columns that follow Columns when the spec has
 // a cost rule or a fixed rule: the first violation's own cost and the cost
 // of its window, itself included (NULL for call rules), and the time of the
-// key's first send whose cost in the rule's unit is NULL or negative.
+// key's first send whose cost in the rule's unit is NULL, negative or not
+// a whole number.
 var CostColumns = []string{"first_cost", "first_units", "bad_cost_t"}
 
 // kindError says why rule r cannot be compiled, or nil. A bucket's level
@@ -117,8 +118,8 @@ func (sr *slowRules) write(key, timeCol, table string) error {
 		if err != nil {
 			return fmt.Errorf("sqlcheck: the cost column of %s: %w", unit, err)
 		}
-		cols = append(cols, fmt.Sprintf("CAST(%s AS BIGINT) AS c%d", c, u))
-		bad = append(bad, fmt.Sprintf(",\n    min(t) FILTER (WHERE c%d IS NULL OR c%d < 0) AS bad%d", u, u, u))
+		cols = append(cols, fmt.Sprintf("CAST(%s AS BIGINT) AS c%d, %s AS f%d", c, u, notWhole(c), u))
+		bad = append(bad, fmt.Sprintf(",\n    min(t) FILTER (WHERE c%d IS NULL OR c%d < 0 OR f%d) AS bad%d", u, u, u, u))
 	}
 	sr.ctes = append(sr.ctes,
 		fmt.Sprintf("o AS MATERIALIZED (\n  SELECT *, row_number() OVER (PARTITION BY k ORDER BY %s) - 1 AS i\n  FROM (SELECT %s FROM %s) x\n)", order, strings.Join(cols, ", "), table),
@@ -177,10 +178,10 @@ func (sr *slowRules) row(n int, r rule.Rule) string {
 	cols := []string{"gk.k", fmt.Sprint(n), fmt.Sprintf("'%s'", r), "gk.sends", "gk.first_t", "gk.last_t", fmt.Sprintf("rv%d.n", n)}
 	from := fmt.Sprintf("FROM gk JOIN rv%d ON rv%d.k = gk.k", n, n)
 	if sr.spec.CountsOnly {
-		for range len(Columns) - len(cols) + len(CostColumns) - 1 {
+		for range len(Columns) - len(cols) - 1 {
 			cols = append(cols, null)
 		}
-		cols = append(cols, bad)
+		cols = append(cols, badTimes, null, null, bad)
 	} else {
 		from += fmt.Sprintf("\n  LEFT JOIN rs%d f ON f.k = gk.k AND f.i = rv%d.fi\n  LEFT JOIN o fw ON fw.k = gk.k AND fw.i = f.lo", n, n)
 		cols = append(cols, "f.i", "f.t", ref("f"), "f.lo", "fw.t", ref("fw"))
@@ -190,6 +191,7 @@ func (sr *slowRules) row(n int, r rule.Rule) string {
 		} else {
 			cols = append(cols, null, null, null)
 		}
+		cols = append(cols, badTimes)
 		if r.Unit != "" {
 			cols = append(cols, "f.c", "CAST(f.s AS BIGINT)", bad)
 		} else {
@@ -204,17 +206,18 @@ func (sr *slowRules) row(n int, r rule.Rule) string {
 }
 
 // windowOf is the expression, on a row of o, that names the fixed window
-// holding its send: the window's index floor((t - o) / W) in integers, or
-// the send's local date in the rule's zone (offsets are whole seconds, so
-// the date of the whole second is the date of the instant).
+// holding its send: the window's start ⌊(t - o) / W⌋·W, an integer found
+// without a division, or the send's local date in the rule's zone (offsets
+// are whole seconds, so the date of the whole second is the date of the
+// instant). DuckDB's / divides integers as floats, which puts two sends
+// 100 ns apart near 1.7e18 ns in one window: no window index is divided.
 func (sr *slowRules) windowOf(r rule.Rule) (string, error) {
 	u := sr.spec.Table.Unit
 	if r.Zone != "" {
 		if strings.ContainsAny(r.Zone, "'\\") {
 			return "", fmt.Errorf("sqlcheck: rule %s: a zone with a quote", r)
 		}
-		secs := floorDiv("t", int64(time.Second/u))
-		return fmt.Sprintf("CAST((to_timestamp(%s) AT TIME ZONE '%s') AS DATE)", secs, r.Zone), nil
+		return fmt.Sprintf("CAST((to_timestamp(%s) AT TIME ZONE '%s') AS DATE)", seconds("t", int64(time.Second/u)), r.Zone), nil
 	}
 	x, w := fmt.Sprintf("(t * %d - %d)", int64(u), int64(r.Offset)), int64(r.Window)
 	if r.Window%u == 0 && r.Offset%u == 0 {
@@ -223,14 +226,27 @@ func (sr *slowRules) windowOf(r rule.Rule) (string, error) {
 	if r.Offset == 0 {
 		x = "t"
 	}
-	return floorDiv(x, w), nil
+	return floorTo(x, w), nil
 }
 
-// floorDiv is floor(x / d) for d > 0 in integers: both engines' / and %
-// round toward zero.
-func floorDiv(x string, d int64) string {
+// floorTo is ⌊x / d⌋·d for d > 0, the largest multiple of d not above x,
+// in integers: both engines' % rounds toward zero, and no division.
+func floorTo(x string, d int64) string {
 	if d == 1 {
 		return x
 	}
-	return fmt.Sprintf("((%s - ((%s %% %d) + %d) %% %d) / %d)", x, x, d, d, d, d)
+	return fmt.Sprintf("(%s - ((%s %% %d) + %d) %% %d)", x, x, d, d, d)
+}
+
+// seconds is ⌊x / d⌋ for d > 0, the whole seconds of a time x in units of
+// 1/d s, as a BIGINT. The dividend is a multiple of d, so PostgreSQL's
+// integer division is exact; DuckDB divides as floats, whose quotient of
+// an exact multiple is correctly rounded and within 2^-52 of the whole
+// number, which the cast restores for any count of seconds below 2^51:
+// far past the years either engine's timestamps hold.
+func seconds(x string, d int64) string {
+	if d == 1 {
+		return x
+	}
+	return fmt.Sprintf("CAST(%s / %d AS BIGINT)", floorTo(x, d), d)
 }

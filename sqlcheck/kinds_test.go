@@ -192,6 +192,47 @@ func TestPostgresRefusesBadCosts(t *testing.T) {
 		_, err = sqlcheck.Run(context.Background(), db, sqlcheck.Spec{Rules: parseRules(t, "5/1s", "90 tokens/1m"),
 			Table: sqlcheck.Table{Name: "bad", TimeCol: "ts", Unit: time.Millisecond, Tiebreak: "line"}})
 		require.Error(t, err, bad)
-		assert.Contains(t, err.Error(), "sqlcheck: bad: a send at ts = 2000 has a NULL or negative tokens (column tokens)", bad)
+		assert.Contains(t, err.Error(), "sqlcheck: bad: a send at ts = 2000 has a NULL, negative or fractional tokens (column tokens)", bad)
+	}
+}
+
+// A NULL or fractional time or cost is an error, as check refuses such a
+// line, never a send the query drops or rounds: in every form of the
+// query (issue #40).
+func TestPostgresRefusesNullAndFractionalValues(t *testing.T) {
+	_, db := pgtest.Start(t)
+	ctx := context.Background()
+	cases := []struct {
+		name, table, rules, want string
+		unit                     time.Duration
+	}{
+		{"NULL times", "CREATE TABLE v (ts bigint, line bigint, tokens bigint); INSERT INTO v VALUES (1000, 2, 1), (NULL, 3, 1), (NULL, 4, 1)",
+			"5/1s", "2 sends have a NULL, negative or fractional time (column ts)", time.Millisecond},
+		{"fractional times", "CREATE TABLE v (ts double precision, line bigint, tokens bigint); INSERT INTO v VALUES (0.4, 2, 1), (1.3, 3, 1)",
+			"1/1s", "2 sends have a NULL, negative or fractional time (column ts)", time.Second},
+		{"a fractional time", "CREATE TABLE v (ts numeric, line bigint, tokens bigint); INSERT INTO v VALUES (1000, 2, 1), (1000.5, 3, 1)",
+			"5/1s", "1 send has a NULL, negative or fractional time (column ts)", time.Millisecond},
+		{"a negative time", "CREATE TABLE v (ts bigint, line bigint, tokens bigint); INSERT INTO v VALUES (-9000000000000000000, 2, 1), (9000000000000000000, 3, 1)",
+			"5/1s", "1 send has a NULL, negative or fractional time (column ts)", time.Nanosecond},
+		{"fractional costs", "CREATE TABLE v (ts bigint, line bigint, tokens numeric); INSERT INTO v VALUES (1000, 2, 6.4), (1100, 3, 4.4)",
+			"10 tokens/1s", "a send at ts = 1000 has a NULL, negative or fractional tokens (column tokens)", time.Millisecond},
+	}
+	for _, c := range cases {
+		_, err := db.Exec("DROP TABLE IF EXISTS v; " + c.table)
+		require.NoError(t, err)
+		for _, form := range []sqlcheck.Spec{{}, {CountsOnly: true}, {MaxWindow: true}} {
+			for _, key := range []string{"", "line"} {
+				spec := form
+				spec.Rules = parseRules(t, c.rules)
+				spec.Table = sqlcheck.Table{Name: "v", TimeCol: "ts", Unit: c.unit, Tiebreak: "line", KeyCol: key}
+				_, err := sqlcheck.Run(ctx, db, spec)
+				what := fmt.Sprintf("%s, counts only %v, max window %v, key %q", c.name, form.CountsOnly, form.MaxWindow, key)
+				require.Error(t, err, what)
+				if key != "" && c.name == "fractional costs" {
+					continue // the message names the key
+				}
+				assert.Contains(t, err.Error(), c.want, what)
+			}
+		}
 	}
 }

@@ -64,6 +64,7 @@ type row struct {
 	startIndex, startT, startRef  sql.NullInt64
 	maxIn                         sql.NullInt64
 	maxStartT, maxStartRef        sql.NullInt64
+	badTimes                      int64
 	// With CostColumns.
 	firstCost, firstUnits, badCost sql.NullInt64
 }
@@ -133,7 +134,7 @@ func readGroups(rows *sql.Rows, spec Spec) ([]report.Group, error) {
 		var r row
 		dest := []any{&r.key, &r.ruleIndex, &r.ruleText, &r.sends, &r.firstT, &r.lastT,
 			&r.violations, &r.firstIndex, &r.firstT2, &r.firstRef,
-			&r.startIndex, &r.startT, &r.startRef, &r.maxIn, &r.maxStartT, &r.maxStartRef}
+			&r.startIndex, &r.startT, &r.startRef, &r.maxIn, &r.maxStartT, &r.maxStartRef, &r.badTimes}
 		if len(names) > len(Columns) {
 			dest = append(dest, &r.firstCost, &r.firstUnits, &r.badCost)
 		}
@@ -142,6 +143,9 @@ func readGroups(rows *sql.Rows, spec Spec) ([]report.Group, error) {
 		}
 		if r.ruleIndex < 0 || int(r.ruleIndex) >= len(spec.Rules) {
 			return nil, fmt.Errorf("row for rule %d of %d", r.ruleIndex, len(spec.Rules))
+		}
+		if r.badTimes > 0 {
+			return nil, rd.badTimes(r.badTimes)
 		}
 		if r.badCost.Valid {
 			return nil, rd.badCost(r)
@@ -213,6 +217,18 @@ func (rd rowReader) rule(r row) (checker.RuleReport, error) {
 	return rr, nil
 }
 
+// badTimes is the error for a table with n rows whose time is NULL,
+// negative or not a whole number: check refuses such a line, and the
+// query would drop or round it.
+func (rd rowReader) badTimes(n int64) error {
+	sends := fmt.Sprintf("%d sends have", n)
+	if n == 1 {
+		sends = "1 send has"
+	}
+	return fmt.Errorf("%s a NULL, negative or fractional time (column %s): each send needs a whole number of %s from 0 up",
+		sends, rd.spec.Table.TimeCol, map[string]string{"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}[unitName(rd.spec.Table.Unit)])
+}
+
 // badCost is the error for a key whose sends include one without a whole
 // cost of 0 or more in r's rule's unit, at the time r names.
 func (rd rowReader) badCost(r row) error {
@@ -225,7 +241,7 @@ func (rd rowReader) badCost(r row) error {
 	if rd.spec.Table.KeyCol != "" {
 		where = fmt.Sprintf(" of key %q", r.key)
 	}
-	return fmt.Errorf("a send%s at %s = %d has a NULL or negative %s (column %s): each send needs a cost of 0 or more",
+	return fmt.Errorf("a send%s at %s = %d has a NULL, negative or fractional %s (column %s): each send needs a whole cost of 0 or more",
 		where, rd.spec.Table.TimeCol, r.badCost.Int64, unit, col)
 }
 

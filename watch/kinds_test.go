@@ -98,3 +98,26 @@ func TestWatchCostsAgainstBruteForce(t *testing.T) {
 		assert.Equal(t, want[:], sum.Violations, "iter %d", iter)
 	}
 }
+
+// TestWatchFirstCallOversizeOpensNoWindow: the issue's first-call log, as
+// watch follows it: the send of 10 tokens breaks the rule alone and opens
+// no window, and the summary's counts agree in number (issue #40).
+func TestWatchFirstCallOversizeOpensNoWindow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fc.csv")
+	require.NoError(t, os.WriteFile(path, []byte("ts_ns,tokens\n0,10\n100000000,1\n200000000,1\n"), 0o644))
+	read := sendlog.Options{Costs: []sendlog.CostSource{{Unit: "tokens", Col: "tokens", Field: "tokens"}}}
+	sum, out := watchOnce(t, "9 tokens/1500ms first-call", read, false, path)
+	assert.Equal(t, []int64{1}, sum.Violations)
+	assert.Contains(t, out, "fc.csv:2: 0.000000000 s breaks 9 tokens/1.5s first-call: its 10 tokens alone exceed the limit, with no window open: it opened none\n")
+	assert.Contains(t, out, "watched 1 file: 4 lines, 3 sends\n  9 tokens/1.5s first-call 1 violation, at most 10 tokens in a window\n")
+}
+
+// TestInstantIsExact: times below the epoch floor are printed from
+// integer nanoseconds; float64 seconds lost the last digits past 2^53 ns
+// (104 days from the log's start).
+func TestInstantIsExact(t *testing.T) {
+	assert.Equal(t, "0.000000000 s", instant(0))
+	assert.Equal(t, "9007199.254740993 s", instant(1<<53+1))
+	assert.Equal(t, "946684799.999999999 s", instant(epochFloor-1))
+	assert.Equal(t, "-1.500000000 s", instant(-1_500_000_000))
+}

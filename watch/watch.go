@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strconv"
 	"sync"
 	"time"
 
@@ -63,7 +62,9 @@ type Violation struct {
 	// send's own included.
 	Cost  int64 `json:"cost,omitempty"`
 	Units int64 `json:"units_in_window,omitempty"`
-	// For a fixed or first-call rule, the window [from, to) overfilled;
+	// For a fixed or first-call rule, the window [from, to) overfilled
+	// (none for a first-call send whose cost alone broke the rule with no
+	// window open: it opened none);
 	// for a bucket rule, the level the send found (sends counts the sends
 	// since the bucket was full, from WindowStart).
 	FixedFrom   *int64 `json:"fixed_window_from_ns,omitempty"`
@@ -196,17 +197,13 @@ func (w *watcher) finish() (*Summary, error) {
 		w.fold(s)
 	}
 	sum := w.sum
-	files := "files"
-	if len(w.files) == 1 {
-		files = "file"
-	}
-	fmt.Fprintf(w.cfg.Out, "watched %d %s: %d lines, %d sends", len(w.files), files, sum.Lines, sum.Sends)
+	fmt.Fprintf(w.cfg.Out, "watched %s: %s, %s", plural(int64(len(w.files)), "file"), plural(sum.Lines, "line"), plural(sum.Sends, "send"))
 	if sum.OutOfOrder > 0 {
 		fmt.Fprintf(w.cfg.Out, ", %d out of order (left out)", sum.OutOfOrder)
 	}
 	fmt.Fprintln(w.cfg.Out)
 	for i, r := range w.cfg.Rules {
-		fmt.Fprintf(w.cfg.Out, "  %-12s %d violations%s\n", r, sum.Violations[i], peakWords(r, sum.Peak[i]))
+		fmt.Fprintf(w.cfg.Out, "  %-12s %s%s\n", r, plural(sum.Violations[i], "violation"), peakWords(r, sum.Peak[i]))
 	}
 	return &sum, w.err
 }
@@ -220,7 +217,15 @@ func peakWords(r rule.Rule, peak int64) string {
 	case r.Unit != "":
 		return fmt.Sprintf(", at most %d %s in a window", peak, r.Unit)
 	}
-	return fmt.Sprintf(", at most %d sends in a window", peak)
+	return fmt.Sprintf(", at most %s in a window", plural(peak, "send"))
+}
+
+// plural writes "1 send" or "2 sends".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // fold adds a key's verdict to the totals.
@@ -307,11 +312,13 @@ func windowWords(r rule.Rule, v Violation) string {
 	}
 	switch {
 	case v.BucketLevel != "":
-		return fmt.Sprintf("the bucket held %s; %d sends since it was full, from %s", v.BucketLevel, v.Sends, instant(v.WindowStart))
+		return fmt.Sprintf("the bucket held %s; %s since it was full, from %s", v.BucketLevel, plural(v.Sends, "send"), instant(v.WindowStart))
 	case v.FixedFrom != nil:
-		return fmt.Sprintf("%d sends%s in the %s window from %s to %s", v.Sends, held, r.Kind, instant(*v.FixedFrom), instant(*v.FixedTo))
+		return fmt.Sprintf("%s%s in the %s window from %s to %s", plural(v.Sends, "send"), held, r.Kind, instant(*v.FixedFrom), instant(*v.FixedTo))
+	case r.Kind == rule.FirstCall:
+		return fmt.Sprintf("its %d %s alone exceed the limit, with no window open: it opened none", v.Cost, r.Unit)
 	}
-	return fmt.Sprintf("%d sends%s in the window from %s", v.Sends, held, instant(v.WindowStart))
+	return fmt.Sprintf("%s%s in the window from %s", plural(v.Sends, "send"), held, instant(v.WindowStart))
 }
 
 // epochFloor: times from 2000 on are shown as UTC, earlier ones as seconds.
@@ -321,7 +328,14 @@ func instant(ns int64) string {
 	if ns >= epochFloor {
 		return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000000000Z")
 	}
-	return strconv.FormatFloat(float64(ns)/1e9, 'f', 9, 64) + " s"
+	// In integers: a float64 holds nanoseconds exactly only below 2^53
+	// (104 days), and a log that counts from its own start may run longer.
+	sign := ""
+	u := uint64(ns)
+	if ns < 0 {
+		sign, u = "-", -u
+	}
+	return fmt.Sprintf("%s%d.%09d s", sign, u/1e9, u%1e9)
 }
 
 // follower follows one path across rotations and truncations.

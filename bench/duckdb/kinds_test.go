@@ -112,3 +112,69 @@ func TestGeneratedMatchesCheckCostsAndFixed(t *testing.T) {
 		}
 	}
 }
+
+// DuckDB's / divides integers as floats: near 1.7e18 ns two sends 100 ns
+// apart fell in one window of 1/100ns fixed, a violation PostgreSQL and
+// check do not find. The query divides no window index, and a zone's
+// seconds stay exact at midnight (issue #40).
+func TestGeneratedDividesNoIntegers(t *testing.T) {
+	ctx := context.Background()
+	midnight := time.Date(2026, 11, 2, 5, 0, 0, 0, time.UTC).UnixNano() // 00:00 in New York
+	for _, c := range []struct {
+		rule string
+		at   []int64
+		want int64
+	}{
+		{"1/100ns fixed", []int64{1_700_000_000_000_000_000, 1_700_000_000_000_000_100}, 0},
+		{"1/100ns fixed", []int64{1_700_000_000_000_000_000, 1_700_000_000_000_000_099}, 1},
+		{"1/1d fixed at 00:00 America/New_York", []int64{midnight - 1, midnight}, 0},
+		{"1/1d fixed at 00:00 America/New_York", []int64{midnight, midnight + int64(24*time.Hour) - 1}, 1},
+	} {
+		b, err := Open(ctx, 1)
+		require.NoError(t, err)
+		var rows []string
+		for i, at := range c.at {
+			rows = append(rows, fmt.Sprintf("(%d, %d)", at, i+2))
+		}
+		_, err = b.conn.ExecContext(ctx, "CREATE TABLE d (ts BIGINT, line BIGINT); INSERT INTO d VALUES "+strings.Join(rows, ", "))
+		require.NoError(t, err)
+		r, err := rule.Parse(c.rule)
+		require.NoError(t, err)
+		res, err := sqlcheck.Run(ctx, b.conn, sqlcheck.Spec{Rules: []rule.Rule{r},
+			Table: sqlcheck.Table{Name: "d", TimeCol: "ts", Unit: time.Nanosecond, Tiebreak: "line"}})
+		b.Close()
+		require.NoError(t, err, c.rule)
+		assert.Equal(t, c.want, res.Violations(), "%s on %v", c.rule, c.at)
+	}
+}
+
+// A NULL or fractional time or cost is an error in DuckDB too, never a
+// send dropped or rounded (issue #40).
+func TestGeneratedRefusesNullAndFractionalValues(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		table, rules, want string
+		unit               time.Duration
+	}{
+		{"CREATE TABLE v (ts BIGINT, line BIGINT, tokens BIGINT); INSERT INTO v VALUES (1000, 2, 1), (NULL, 3, 1), (NULL, 4, 1)",
+			"5/1s", "2 sends have a NULL, negative or fractional time (column ts)", time.Millisecond},
+		{"CREATE TABLE v (ts DOUBLE, line BIGINT, tokens BIGINT); INSERT INTO v VALUES (0.4, 2, 1), (1.3, 3, 1)",
+			"1/1s", "2 sends have a NULL, negative or fractional time (column ts)", time.Second},
+		{"CREATE TABLE v (ts BIGINT, line BIGINT, tokens DECIMAL(10, 1)); INSERT INTO v VALUES (1000, 2, 6.4), (1100, 3, 4.4)",
+			"10 tokens/1s", "a send at ts = 1000 has a NULL, negative or fractional tokens (column tokens)", time.Millisecond},
+	} {
+		for _, countsOnly := range []bool{false, true} {
+			b, err := Open(ctx, 1)
+			require.NoError(t, err)
+			_, err = b.conn.ExecContext(ctx, c.table)
+			require.NoError(t, err)
+			rules, err := rule.ParseList(c.rules)
+			require.NoError(t, err)
+			_, err = sqlcheck.Run(ctx, b.conn, sqlcheck.Spec{Rules: rules, CountsOnly: countsOnly,
+				Table: sqlcheck.Table{Name: "v", TimeCol: "ts", Unit: c.unit, Tiebreak: "line"}})
+			b.Close()
+			require.Error(t, err, c.table)
+			assert.Contains(t, err.Error(), c.want)
+		}
+	}
+}

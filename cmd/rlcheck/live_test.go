@@ -75,5 +75,5 @@ func TestWatchCommand(t *testing.T) {
 	waitFor(t, &out, regexp.MustCompile(`sends.txt:3: 1.900000000 s breaks 2/1s: 3 sends in the window from 1.000000000 s\n`))
 	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGINT))
 	require.Equal(t, exitViolations, <-code, errOut.String())
-	assert.Contains(t, out.String(), "watched 1 file: 3 lines, 3 sends\n  2/1s         1 violations, at most 3 sends in a window\n")
+	assert.Contains(t, out.String(), "watched 1 file: 3 lines, 3 sends\n  2/1s         1 violation, at most 3 sends in a window\n")
 }

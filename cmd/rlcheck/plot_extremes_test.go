@@ -33,7 +33,7 @@ func TestCheckPlotNearInt64End(t *testing.T) {
 			panic("check " + flag + " near the int64 end still running after 2 minutes: it loops")
 		}
 		assert.Equal(t, exitViolations, code, "%s: exit code; stderr %q", flag, stderr)
-		assert.Contains(t, stdout, "FAIL: 1 violations (1/1s: 1)", flag)
+		assert.Contains(t, stdout, "FAIL: 1 violation (1/1s: 1)", flag)
 		assert.FileExists(t, out, flag)
 	}
 }

@@ -90,6 +90,7 @@ var settingFlags = strings.NewReplacer(
 	"sendlog.Options.EndCol", "--end-col",
 	"sendlog.Options.TimeCol", "--time-col",
 	"sendlog.Options.KeyCol", "--key-col",
+	"sendlog.Options.Costs", "--cost",
 	"sendlog.Options.Unit", "--unit",
 	"report.Shard.From", "--from",
 	"report.Shard.To", "--to",

@@ -50,18 +50,22 @@ ref AS MATERIALIZED (
     SELECT spot.k, spot.r, spot.p, src.tb, row_number() OVER (PARTITION BY spot.k, spot.r ORDER BY src.tb) - 1 AS q
     FROM src JOIN spot ON src.k = spot.k AND src.t = spot.t
   ) z WHERE q = p
+),
+bt AS MATERIALIZED (
+  SELECT count(*) FILTER (WHERE "ts_ms" IS NULL OR "ts_ms" < 0 OR CAST("ts_ms" AS DECIMAL(38, 9)) <> CAST("ts_ms" AS BIGINT)) AS n
+  FROM "sends"
 )
-SELECT a.k AS key, 0 AS rule_index, '10/1s' AS rule, a.sends AS sends, a.first_t AS first_t, a.last_t AS last_t, a.n0 AS violations, CASE WHEN a.ft0 IS NOT NULL THEN b.lo0 + 10 END AS first_index, a.ft0 AS first_t_violation, f.tb AS first_ref, CASE WHEN a.ft0 IS NOT NULL THEN b.lo0 END AS first_window_index, b.wt0 AS first_window_t, g.tb AS first_window_ref, CAST(NULL AS BIGINT) AS max_in_window, CAST(NULL AS BIGINT) AS max_window_t, CAST(NULL AS BIGINT) AS max_window_ref
+SELECT a.k AS key, 0 AS rule_index, '10/1s' AS rule, a.sends AS sends, a.first_t AS first_t, a.last_t AS last_t, a.n0 AS violations, CASE WHEN a.ft0 IS NOT NULL THEN b.lo0 + 10 END AS first_index, a.ft0 AS first_t_violation, f.tb AS first_ref, CASE WHEN a.ft0 IS NOT NULL THEN b.lo0 END AS first_window_index, b.wt0 AS first_window_t, g.tb AS first_window_ref, CAST(NULL AS BIGINT) AS max_in_window, CAST(NULL AS BIGINT) AS max_window_t, CAST(NULL AS BIGINT) AS max_window_ref, (SELECT n FROM bt) AS bad_times
 FROM a LEFT JOIN b ON a.k = b.k
   LEFT JOIN ref f ON f.k = a.k AND f.r = 0
   LEFT JOIN ref g ON g.k = a.k AND g.r = 1
 UNION ALL
-SELECT a.k, 1, '500/1m', a.sends, a.first_t, a.last_t, a.n1, CASE WHEN a.ft1 IS NOT NULL THEN b.lo1 + 500 END, a.ft1, f.tb, CASE WHEN a.ft1 IS NOT NULL THEN b.lo1 END, b.wt1, g.tb, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT)
+SELECT a.k, 1, '500/1m', a.sends, a.first_t, a.last_t, a.n1, CASE WHEN a.ft1 IS NOT NULL THEN b.lo1 + 500 END, a.ft1, f.tb, CASE WHEN a.ft1 IS NOT NULL THEN b.lo1 END, b.wt1, g.tb, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), (SELECT n FROM bt)
 FROM a LEFT JOIN b ON a.k = b.k
   LEFT JOIN ref f ON f.k = a.k AND f.r = 2
   LEFT JOIN ref g ON g.k = a.k AND g.r = 3
 UNION ALL
-SELECT a.k, 2, '10000/24h', a.sends, a.first_t, a.last_t, a.n2, CASE WHEN a.ft2 IS NOT NULL THEN b.lo2 + 10000 END, a.ft2, f.tb, CASE WHEN a.ft2 IS NOT NULL THEN b.lo2 END, b.wt2, g.tb, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT)
+SELECT a.k, 2, '10000/24h', a.sends, a.first_t, a.last_t, a.n2, CASE WHEN a.ft2 IS NOT NULL THEN b.lo2 + 10000 END, a.ft2, f.tb, CASE WHEN a.ft2 IS NOT NULL THEN b.lo2 END, b.wt2, g.tb, CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), (SELECT n FROM bt)
 FROM a LEFT JOIN b ON a.k = b.k
   LEFT JOIN ref f ON f.k = a.k AND f.r = 4
   LEFT JOIN ref g ON g.k = a.k AND g.r = 5
