@@ -40,6 +40,7 @@ type Announcement struct {
 	Limit
 	Answers   int
 	FirstLine int64
+	lastCall  int // the index of the last call whose answer counted
 }
 
 // PastLimit counts the accepted calls that found N or more earlier calls
@@ -62,7 +63,7 @@ func collectHeaders(s []Send) *Headers {
 		from Header
 	}
 	seen := map[key]int{}
-	for _, c := range s {
+	for ci, c := range s {
 		a := c.Ann
 		if a == nil {
 			continue
@@ -74,9 +75,11 @@ func collectHeaders(s []Send) *Headers {
 			if !ok {
 				i = len(h.Announced)
 				seen[k] = i
-				h.Announced = append(h.Announced, Announcement{Limit: l, FirstLine: c.Line})
+				h.Announced = append(h.Announced, Announcement{Limit: l, FirstLine: c.Line, lastCall: -1})
 			}
-			h.Announced[i].Answers++
+			if an := &h.Announced[i]; an.lastCall != ci { // an answer naming a limit twice counts once
+				an.Answers, an.lastCall = an.Answers+1, ci
+			}
 		}
 		if a.HasRetry {
 			if h.RetryAfters == 0 || a.RetryAfter < h.RetryMin {

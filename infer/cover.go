@@ -61,7 +61,7 @@ func fit(d *sends, cands []*Candidate, rd Reading) Fit {
 	reps := distinct(useful)
 	covers := exhaustive(n, reps)
 	if covers == nil {
-		f.Smallest = false
+		f.Smallest, f.Unproved = false, unprovedGreedy
 		covers = [][]*Candidate{greedy(n, reps)}
 	}
 	// Windows first: a cover with fewer buckets wins, then the best score.
@@ -83,6 +83,40 @@ func fit(d *sends, cands []*Candidate, rd Reading) Fit {
 	}
 	alsoFits(n, f.Rules, useful)
 	return f
+}
+
+// settle makes a fit's rules, once their ranges are final, the contract it
+// prints: rules that print the same are one rule, and the set is called
+// the smallest only where that is proved.
+func (f *Fit) settle() {
+	if !f.Fits {
+		return
+	}
+	f.Rules = oncePrinted(f.Rules)
+	switch {
+	case len(f.Rules) == 1:
+		f.Smallest, f.Unproved = true, "" // a refusal needs a rule
+	case f.Smallest && slices.ContainsFunc(f.Rules, func(r Rule) bool { return r.Kind == rule.Bucket }):
+		f.Smallest, f.Unproved = false, unprovedBuckets
+	}
+}
+
+// Why a contract that fits is not proved the smallest (Fit.Unproved).
+const (
+	unprovedGreedy  = "the search was greedy: a smaller set may exist"
+	unprovedBuckets = "token buckets are searched on a sample of rates and bursts: fewer rules off the sample may explain the refusals"
+)
+
+// oncePrinted keeps one of the rules that print the same: as a contract
+// they are one rule.
+func oncePrinted(rules []Rule) []Rule {
+	var out []Rule
+	for _, r := range rules {
+		if !slices.ContainsFunc(out, func(o Rule) bool { return o.Rule().String() == r.Rule().String() }) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // distinct keeps one candidate per distinct set of explained refusals, the

@@ -290,7 +290,9 @@ func ParseReset(s string, at int64) (time.Duration, error) {
 }
 
 // ParseRetryAfter reads Retry-After: whole seconds, or an HTTP date,
-// which is taken relative to at (ns).
+// which is taken relative to at (ns). A date already past asks for no
+// wait (RFC 9110 §10.2.3: the time after which to retry), so the wait is
+// 0, never negative.
 func ParseRetryAfter(s string, at int64) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
@@ -300,10 +302,14 @@ func ParseRetryAfter(s string, at int64) (time.Duration, error) {
 		return time.Duration(n) * time.Second, nil
 	}
 	t, err := http.ParseTime(s)
-	if err != nil || t.Year() < 1970 || t.Year() > 2200 {
+	if err != nil {
 		return 0, fmt.Errorf("%s is neither seconds nor an HTTP date", quote(s))
 	}
-	return time.Duration(t.UnixNano() - at), nil
+	wait := t.Sub(time.Unix(0, at)) // saturates rather than wraps
+	if wait > maxWindowSeconds*time.Second {
+		return 0, fmt.Errorf("%s is an HTTP date more than 100 years after the answer: no wait a provider asks for", quote(s))
+	}
+	return max(wait, 0), nil
 }
 
 // ParseUnitReset reads a per-unit reset: a duration ("6m0s", "20ms") or

@@ -306,3 +306,28 @@ func TestHeadersReportJSON(t *testing.T) {
 	require.NoError(t, Run("log.csv", csvLog(t, "ts_ms,status\n0,200\n", msUnit), Options{}).WriteJSON(&b))
 	assert.NotContains(t, b.String(), "headers")
 }
+
+// TestRetryAfterMessages: a date already past asks for no wait (0, never
+// negative); a date far ahead is named as an HTTP date out of reach, not as
+// text that is none.
+func TestRetryAfterMessages(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixNano()
+	d, err := ParseRetryAfter("Sun, 06 Nov 1994 08:49:37 GMT", at)
+	require.NoError(t, err)
+	assert.Equal(t, time.Duration(0), d, "a past date: retry now")
+	_, err = ParseRetryAfter("Fri, 31 Dec 9999 23:59:59 GMT", at)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is an HTTP date more than 100 years after the answer")
+	assert.NotContains(t, err.Error(), "neither")
+}
+
+// TestAnswerNamingALimitTwiceCountsOnce: a policy that names one limit
+// many times in one answer counts that answer once.
+func TestAnswerNamingALimitTwiceCountsOnce(t *testing.T) {
+	policy := strings.Repeat("10;w=1, ", 4999) + "10;w=1"
+	log := csvLog(t, headerLog("ratelimit_policy", fmt.Sprintf("1000,200,%q", policy), fmt.Sprintf("2000,200,%q", policy)), msUnit)
+	res := Infer(log.Sends[""], Options{})
+	require.NotNil(t, res.Headers)
+	require.Len(t, res.Headers.Announced, 1)
+	assert.Equal(t, 2, res.Headers.Announced[0].Answers, "two answers")
+}

@@ -123,9 +123,12 @@ type Fit struct {
 	// Fits is false when some refusal is unexplained (see Unexplained).
 	Fits  bool
 	Rules []Rule
-	// Smallest is true when no smaller set of rules explains the
-	// refusals (the search was exhaustive); false after a greedy search.
+	// Smallest is true when no smaller set of rules on the searched
+	// windows and kinds explains the refusals: one rule, or an exhaustive
+	// search whose rules are all windows. Unproved says why it is false
+	// for a contract that fits.
 	Smallest     bool
+	Unproved     string
 	Unexplained  []Unexplained // the first few
 	Unexplaineds int           // how many in all
 }
@@ -201,6 +204,7 @@ func Infer(s []Send, opt Options) *Result {
 		}
 		res.Fits[rd] = fit(d, cands, rd)
 		res.BucketSteps += refineBuckets(d, &res.Fits[rd], cands, windows)
+		res.Fits[rd].settle()
 	}
 	res.Best, res.BothFit = best(res.Fits)
 	if res.Refused > 0 && !res.Fits[res.Best].Fits {

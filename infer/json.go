@@ -24,6 +24,7 @@ type jsonKeyOut struct {
 	BothFit      bool           `json:"both_readings_fit"`
 	Rules        string         `json:"rules"` // for --rules
 	Smallest     bool           `json:"smallest"`
+	Unproved     string         `json:"smallest_unproved,omitempty"`
 	Contract     []jsonRule     `json:"contract"`
 	OtherReading jsonReading    `json:"other_reading"`
 	Unexplained  []jsonUnexpl   `json:"unexplained,omitempty"`
@@ -106,7 +107,7 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 	o := res.Fits[1-res.Best]
 	out := jsonKeyOut{
 		Key: key, Calls: res.Sends, Accepted: res.Accepted, Refused: res.Refused, FirstNs: res.First, LastNs: res.Last,
-		Verdict: "fits", Reading: f.Reading.String(), BothFit: res.BothFit, Rules: RulesText(f.Rules), Smallest: f.Smallest,
+		Verdict: "fits", Reading: f.Reading.String(), BothFit: res.BothFit, Rules: RulesText(f.Rules), Smallest: f.Smallest, Unproved: f.Unproved,
 		OtherReading: jsonReading{Reading: o.Reading.String(), Fits: o.Fits, Rules: RulesText(o.Rules)},
 		Contract:     []jsonRule{}, UnexplainedN: f.Unexplaineds, BucketSteps: res.BucketSteps,
 	}

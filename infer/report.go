@@ -168,8 +168,8 @@ func writeReadings(b *strings.Builder, res *Result) {
 			fmt.Fprintf(b, "every refusal explained by %s: %s\n", plural(len(f.Rules), "rule"), RulesText(f.Rules))
 		}
 	}
-	if !res.Fits[res.Best].Smallest {
-		b.WriteString("(the search was greedy: a smaller set may exist)\n")
+	if f := res.Fits[res.Best]; !f.Smallest && f.Unproved != "" {
+		fmt.Fprintf(b, "(the smallest found, not proved: %s)\n", f.Unproved)
 	}
 	b.WriteString("\n")
 }

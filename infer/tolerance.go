@@ -110,7 +110,9 @@ func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 	for i := range fixed[rd] {
 		cands = append(cands, &fixed[rd][i])
 	}
-	return fit(ps.d, cands, rd)
+	f := fit(ps.d, cands, rd)
+	f.settle()
+	return f
 }
 
 // fit finds, under each reading, the smallest contract over the offsets
