@@ -40,6 +40,27 @@ type FileDoc struct {
 	Lines   int64  `json:"lines"`
 	Sends   int64  `json:"sends"`
 	Skipped int64  `json:"skipped_lines"`
+	// SkippedFirst are the first few lines skipped, each with its error.
+	SkippedFirst []SkipDoc `json:"skipped_first,omitempty"`
+}
+
+// SkipDoc is one line --skip-invalid passed over.
+type SkipDoc struct {
+	Line  int64  `json:"line"`
+	Error string `json:"error"`
+}
+
+// skipDocs lists the skipped lines a file report keeps.
+func skipDocs(skips []error) []SkipDoc {
+	var out []SkipDoc
+	for _, e := range skips {
+		d := SkipDoc{Error: e.Error()}
+		if l, ok := e.(interface{ LineNumber() int64 }); ok {
+			d.Line = l.LineNumber()
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 type DisorderDoc struct {
@@ -212,7 +233,7 @@ func (j jsonView) doc() Doc {
 	}
 	for _, f := range res.Files {
 		out.Files = append(out.Files, FileDoc{Name: f.Name, Format: f.Format, Column: f.Column,
-			Times: f.Detected, Lines: f.Lines, Sends: f.Sends, Skipped: f.Skipped})
+			Times: f.Detected, Lines: f.Lines, Sends: f.Sends, Skipped: f.Skipped, SkippedFirst: skipDocs(f.Skips)})
 	}
 	if !res.PerKey {
 		for _, r := range res.Groups[0].Report.Rules {

@@ -18,7 +18,7 @@ const Forms = "a rule is LIMIT[ UNIT]/WINDOW[ KIND], for example 5/1s, 90000 tok
 var kindWord = map[string]bool{"sliding": true, "fixed": true, "burst": true, "first-call": true}
 
 // callWord marks the units that mean calls: "5 calls/1s" is "5/1s".
-var callWord = map[string]bool{"call": true, "calls": true, "request": true, "requests": true, "send": true, "sends": true}
+var callWord = map[string]bool{"call": true, "calls": true, "request": true, "requests": true, "req": true, "reqs": true, "send": true, "sends": true}
 
 func validUnit(u string) bool {
 	if u == "" || u[0] < 'a' || u[0] > 'z' || kindWord[u] {

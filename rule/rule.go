@@ -3,6 +3,7 @@ package rule
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -226,7 +227,7 @@ func unitWord(s string) (d time.Duration, ok bool, err error) {
 // (the default), "fixed", "fixed at HH:MM", "fixed at 00:00 ZONE" (daily
 // rules), "burst B" or "first-call".
 func Parse(s string) (Rule, error) {
-	s = strings.TrimSpace(s)
+	s = perUnit(strings.TrimSpace(s))
 	limitText, rest, ok := strings.Cut(s, "/")
 	if !ok {
 		return Rule{}, fmt.Errorf("rule %q: want LIMIT/WINDOW, for example 5/1s or 10/min", s)
@@ -264,13 +265,50 @@ func Parse(s string) (Rule, error) {
 	return r, nil
 }
 
+// perRate maps the rate words providers write ("500 rpm", "90k TPM") to
+// the unit and window of the rule they mean.
+var perRate = map[string]string{
+	"rps": "/1s", "rpm": "/1m", "rph": "/1h", "rpd": "/24h",
+	"tps": " tokens/1s", "tpm": " tokens/1m", "tph": " tokens/1h", "tpd": " tokens/24h",
+}
+
+// perUnit rewrites "LIMIT rpm[ KIND]" and its kin as "LIMIT/1m[ KIND]";
+// any other text is returned as it is.
+func perUnit(s string) string {
+	f := strings.Fields(s)
+	if len(f) < 2 || strings.Contains(s, "/") {
+		return s
+	}
+	tail, ok := perRate[strings.ToLower(f[1])]
+	if !ok {
+		return s
+	}
+	return strings.Join(append([]string{f[0] + tail}, f[2:]...), " ")
+}
+
+// limitScale reads the k and M that shorten a limit ("90k": 90,000).
+var limitScale = map[byte]int{'k': 1_000, 'K': 1_000, 'M': 1_000_000}
+
+// parseCount reads a limit: a whole number, or one followed by k or M.
+func parseCount(s string) (int, error) {
+	scale := 1
+	if n := len(s); n > 1 && limitScale[s[n-1]] > 0 {
+		scale, s = limitScale[s[n-1]], s[:n-1]
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v > math.MaxInt/scale || v < math.MinInt/scale {
+		return 0, strconv.ErrSyntax
+	}
+	return v * scale, nil
+}
+
 // parseLimit reads "LIMIT" or "LIMIT UNIT".
 func parseLimit(s string) (Rule, error) {
 	f := strings.Fields(s)
 	if len(f) == 0 || len(f) > 2 {
 		return Rule{}, fmt.Errorf("limit %q is not a whole number, or a whole number and a unit (90000 tokens)", strings.TrimSpace(s))
 	}
-	limit, err := strconv.Atoi(f[0])
+	limit, err := parseCount(f[0])
 	if err != nil {
 		return Rule{}, fmt.Errorf("limit %q is not a whole number", s)
 	}
@@ -358,11 +396,14 @@ func windowError(s string, err error) error {
 // ParseList reads a comma-separated list of rules ("10/s,500/min,10000/day").
 func ParseList(s string) ([]Rule, error) {
 	var rules []Rule
-	for _, part := range strings.Split(s, ",") {
+	for _, part := range thousands(strings.Split(s, ",")) {
 		if strings.TrimSpace(part) == "" {
 			continue
 		}
 		r, err := Parse(part)
+		if err != nil && isDigits(strings.TrimSpace(part), 1, 20) {
+			err = fmt.Errorf("%w (a comma separates rules: write 90000, not 90,000)", err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -372,6 +413,37 @@ func ParseList(s string) ([]Rule, error) {
 		return nil, fmt.Errorf("rule list %q names no rule", s)
 	}
 	return rules, nil
+}
+
+// thousands joins the parts of a list that a thousands separator split
+// ("90,000 tokens/min" in "500/min,90,000 tokens/min"): a part of one to
+// three digits alone, followed by one that starts with three digits.
+func thousands(parts []string) []string {
+	var out []string
+	for i := 0; i < len(parts); i++ {
+		p := parts[i]
+		first := isDigits(strings.TrimSpace(p), 1, 3)
+		for first && i+1 < len(parts) && isDigits(strings.TrimSpace(p), 1, 20) && len(parts[i+1]) >= 3 &&
+			isDigits(parts[i+1][:3], 3, 3) && (len(parts[i+1]) == 3 || parts[i+1][3] < '0' || parts[i+1][3] > '9') {
+			p = strings.TrimSpace(p) + parts[i+1]
+			i++
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// isDigits reports whether s is lo to hi ASCII digits.
+func isDigits(s string, lo, hi int) bool {
+	if len(s) < lo || len(s) > hi {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // MarshalText implements encoding.TextMarshaler, so rules read and write as

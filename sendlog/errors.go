@@ -32,6 +32,10 @@ type fixError struct {
 
 func (e *fixError) Error() string { return e.msg }
 
+// LineNumber returns the line the error concerns (0: the whole file), for
+// reports that list skipped lines without importing this package.
+func (e *InputError) LineNumber() int64 { return e.Line }
+
 func (e *InputError) Error() string {
 	loc := e.File
 	if e.Line > 0 {

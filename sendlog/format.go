@@ -62,6 +62,9 @@ type Options struct {
 	// durations with a unit ("150ms") are read as Go durations.
 	DurationUnit Unit
 	Unit         Unit
+	// Zone is the time zone of times written without one ("2026-03-10
+	// 20:02:24.078"); nil makes such a time an error that says so.
+	Zone *time.Location
 	// SkipInvalid counts bad lines and goes on instead of failing.
 	SkipInvalid bool
 	// AccessFilter keeps only the access-log requests it matches (path,

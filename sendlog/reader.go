@@ -55,6 +55,7 @@ type Reader struct {
 // recognised by its magic bytes and decompressed.
 func NewReader(name string, r io.Reader, opt Options) *Reader {
 	lp := &lineParser{tp: *newTimeParser(opt.Unit), durUnit: opt.DurationUnit}
+	lp.tp.zone = opt.Zone
 	for s := range lp.cols {
 		lp.cols[s] = -1
 	}
@@ -600,6 +601,7 @@ func (r *Reader) chooseColumns(line []byte) error {
 		}
 	}
 	probe := newTimeParser(r.opt.Unit)
+	probe.zone = r.opt.Zone
 	if c := lp.cols[slotTime]; c < len(rec) {
 		if _, err := probe.parse([]byte(strings.TrimSpace(rec[c]))); err == nil {
 			return nil // no header: the line is data

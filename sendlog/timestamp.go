@@ -1,9 +1,9 @@
 package sendlog
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -214,14 +214,24 @@ var (
 )
 
 // parseRFC3339 reads "2024-05-01T12:00:00.123456789Z", also with a space
-// for the T.
-func parseRFC3339(s string) (int64, error) {
+// for the T; a time with no zone is read in zone, or refused saying so
+// when zone is nil.
+func parseRFC3339(s string, zone *time.Location) (int64, error) {
+	given := s
 	if len(s) > 10 && s[10] == ' ' {
 		s = s[:10] + "T" + s[11:]
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return 0, fmt.Errorf("not an RFC 3339 time: %v", strings.TrimPrefix(err.Error(), "parsing time "))
+		local, lerr := time.ParseInLocation("2006-01-02T15:04:05.999999999", s, cmp.Or(zone, time.UTC))
+		switch {
+		case lerr == nil && zone == nil:
+			return 0, fmt.Errorf("time %q has no time zone (no Z and no offset such as +01:00): give the zone the log was written in (sendlog.Options.Zone)", given)
+		case lerr == nil:
+			t = local
+		default:
+			return 0, fmt.Errorf("time %q is not an RFC 3339 time (2026-01-05T09:00:00.000Z, 2026-01-05 09:00:00+01:00)", given)
+		}
 	}
 	if t.Before(minTime) {
 		return 0, errNegative
@@ -244,9 +254,10 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 type timeParser struct {
 	unit     Unit // as given; UnitAuto until detected
 	given    bool
-	detected string // how the unit was chosen, for the report
-	digits   int    // the digit count the unit was detected from
-	from     string // the column or field name the given unit was read from
+	detected string         // how the unit was chosen, for the report
+	digits   int            // the digit count the unit was detected from
+	from     string         // the column or field name the given unit was read from
+	zone     *time.Location // of times written without one; nil: an error
 }
 
 // mixedUnits is the error for an integer whose digit count points to
@@ -272,7 +283,7 @@ func (p *timeParser) parse(b []byte) (int64, error) {
 		if p.detected == "" {
 			p.detected = "RFC 3339 times"
 		}
-		return parseRFC3339(string(b))
+		return parseRFC3339(string(b), p.zone)
 	}
 	n, ok := parseDigits(b)
 	if !ok {

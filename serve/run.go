@@ -133,8 +133,7 @@ func Run(ctx context.Context, cfg Config) (*report.Result, error) {
 	}
 	judged, _ := s.Requests()
 	if judged == 0 {
-		fmt.Fprintln(cfg.Out, s.nothingJudged())
-		return nil, nil
+		return s.reportNothing(cfg)
 	}
 	if cfg.ErrOut != nil {
 		fmt.Fprintf(cfg.ErrOut, "rlcheck serve: stopped after %s (at most %d keys held at once); checking the log\n", plural(judged, "request"), s.PeakKeys())
@@ -179,6 +178,20 @@ func writeViews(log io.ReadSeeker, cfg Config) error {
 		return nil
 	}
 	return v.Write(out)
+}
+
+// reportNothing ends a run that judged no request: the reason in text,
+// and for machines (JSON, JUnit, GitHub) a report of no sends that says it
+// under not_checked, so that what reads the output still gets its format.
+func (s *Server) reportNothing(cfg Config) (*report.Result, error) {
+	if f := cfg.Report.Format; f == "" || f == "text" {
+		fmt.Fprintln(cfg.Out, s.nothingJudged())
+		return nil, nil
+	}
+	empty := checker.New(checker.Config{Rules: cfg.Rules, Boundary: cfg.Boundary}).Report()
+	res := report.New(report.Result{Rules: cfg.Rules, Boundary: cfg.Boundary, MaxInFlight: cfg.MaxInFlight,
+		NotChecked: []string{s.nothingJudged()}}, []report.Group{{Report: empty}})
+	return res, report.Write(cfg.Out, []*report.Result{res}, cfg.Report)
 }
 
 // nothingJudged says why a run with no request judged has no report.

@@ -19,7 +19,7 @@ const (
 	readmeMaxLines     = 250
 	readmeInstallBy    = 40
 	readmeCheckCSVBy   = 80
-	readmeInstallShown = "go install github.com/rlcheck/rlcheck/cmd/rlcheck@latest"
+	readmeInstallShown = "go install ./cmd/rlcheck"
 )
 
 // readmeCheckCSV is a shown check of a CSV file, run by TestDocs.

@@ -45,6 +45,10 @@ type docCheckBody struct {
 		Lines        int64  `json:"lines"`
 		Sends        int64  `json:"sends"`
 		SkippedLines int64  `json:"skipped_lines"`
+		SkippedFirst []struct {
+			Line  int64  `json:"line"`
+			Error string `json:"error"`
+		} `json:"skipped_first"`
 	} `json:"files"`
 	Sends      int64  `json:"sends"`
 	FirstNs    int64  `json:"first_ns"`

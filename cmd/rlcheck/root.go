@@ -48,7 +48,7 @@ func NewRootCmd(s streams) *cobra.Command {
 	root.SetIn(s.in)
 	root.SetOut(s.out)
 	root.SetErr(s.errOut)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{cli.FlagTypo(c.Flags(), err)} })
 	info := buildinfo.Read()
 	root.Version = info.Version
 	root.SetVersionTemplate(info.String())

@@ -110,6 +110,7 @@ func NewInferCmd(in io.Reader, out io.Writer, contradiction error) *cobra.Comman
 	f.StringVar(&o.read.keyCol, "key-col", "", "CSV column that splits the log per key (tenant, API key): a contract per key")
 	f.StringVar(&o.read.keyField, "key-field", "", "JSON-lines field that splits the log per key")
 	f.StringVar(&o.read.unit, "unit", "auto", "unit of numeric timestamps: auto, s, ms, us or ns")
+	o.read.AddZone(f)
 	f.StringVar(&o.statusCol, "status-col", "", "CSV column with each call's HTTP status (default status)")
 	f.StringVar(&o.statusField, "status-field", "", "JSON-lines field with each call's HTTP status (default status)")
 	f.StringToStringVar(&o.headerCols, "header-col", nil, "CSV column of a rate-limit header where it is not the default, as NAME=COLUMN (NAME: ratelimit, ratelimit_policy, x_ratelimit_limit, retry_after, ...; an empty COLUMN reads none)")

@@ -79,6 +79,7 @@ var settingFlags = strings.NewReplacer(
 	"logcheck.Config.ListKeys", "--keys",
 	"logcheck.Config.KeepTimes", "--plot and --html",
 	"logcheck.Config.MaxBuffered", "--max-buffered",
+	"sendlog.Options.Zone", "--tz UTC, or --tz Europe/Berlin",
 	"logcheck.Config.MaxDisorder", "--max-disorder",
 	"logcheck.Config.MaxInFlight", "--max-in-flight",
 	"logcheck.Config.Sort", "--sort",

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -15,7 +16,7 @@ import (
 type ReadFlags struct {
 	format, timeCol, timeField, keyCol, keyField string
 	endCol, endField, durationCol, durationField string
-	durationUnit, unit                           string
+	durationUnit, unit, zone                     string
 	paths, methods, statuses                     []string
 	skipInvalid                                  bool
 }
@@ -36,7 +37,14 @@ func (f *ReadFlags) Add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.durationField, "duration-field", "", "JSON-lines field with each call's duration")
 	fs.StringVar(&f.durationUnit, "duration-unit", "s", "unit of plain-number durations: s, ms, us or ns (\"150ms\" carries its own)")
 	fs.StringVar(&f.unit, "unit", "auto", "unit of numeric timestamps: auto, s, ms, us or ns")
+	f.AddZone(fs)
 	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "skip and count bad lines instead of failing")
+}
+
+// AddZone registers --tz, for commands that register the other reading
+// flags themselves.
+func (f *ReadFlags) AddZone(fs *pflag.FlagSet) {
+	fs.StringVar(&f.zone, "tz", "", "time zone of times written without one (2026-03-10 20:02:24): UTC, or an IANA name such as Europe/Berlin")
 }
 
 // Options returns the reading options the flags give, or what is wrong
@@ -49,6 +57,12 @@ func (f *ReadFlags) Options() (sendlog.Options, error) {
 	unit, err := sendlog.ParseUnit(f.unit)
 	if err != nil {
 		return sendlog.Options{}, err
+	}
+	var zone *time.Location
+	if f.zone != "" {
+		if zone, err = time.LoadLocation(f.zone); err != nil || f.zone == "Local" {
+			return sendlog.Options{}, fmt.Errorf("--tz %q: want UTC or an IANA time zone name such as Europe/Berlin", f.zone)
+		}
 	}
 	durUnit, err := sendlog.ParseUnit(f.durationUnit)
 	if err != nil || durUnit == sendlog.UnitAuto {
@@ -69,6 +83,6 @@ func (f *ReadFlags) Options() (sendlog.Options, error) {
 		KeyCol: f.keyCol, KeyField: f.keyField,
 		EndCol: f.endCol, EndField: f.endField,
 		DurationCol: f.durationCol, DurationField: f.durationField, DurationUnit: durUnit,
-		Unit: unit, SkipInvalid: f.skipInvalid,
+		Unit: unit, SkipInvalid: f.skipInvalid, Zone: zone,
 	}, nil
 }

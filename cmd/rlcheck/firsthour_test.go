@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/shlex"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMisspelledFlagsGetTheFlagMeant: a misspelled flag is answered, as a
+// misspelled command is, with the one the user most likely meant.
+func TestMisspelledFlagsGetTheFlagMeant(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--rulse", "5/1s", "x.csv"}, "did you mean --rules?"},
+		{[]string{"check", "--rules", "5/1s", "--key-column", "k", "x.csv"}, "did you mean --key-col?"},
+		{[]string{"infer", "--time-column", "t", "x.csv"}, "did you mean --time-col?"},
+	} {
+		_, errOut, code := run(t, "", c.args...)
+		assert.Equal(t, exitUsage, code, c.args)
+		assert.Contains(t, errOut, c.want, c.args)
+	}
+}
+
+// TestReadmeInstallsFromAClone: the README's install command, run in the
+// clone as a new user would, gives a binary that prints what the README's
+// first example shows.
+func TestReadmeInstallsFromAClone(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("builds the command")
+	}
+	t.Chdir("../..")
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	const install = "go install ./cmd/rlcheck"
+	require.Contains(t, string(readme), "```sh\n"+install+"\n```", "the README's install command")
+	bin := t.TempDir()
+	cmd := exec.Command("go", strings.Fields(install)[1:]...)
+	cmd.Env = append(os.Environ(), "GOBIN="+bin)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, string(out))
+	exs := docExamples(string(readme))
+	require.NotEmpty(t, exs)
+	first := exs[0]
+	args, err := shlex.Split(first.cmd)
+	require.NoError(t, err)
+	run := exec.Command(filepath.Join(bin, "rlcheck"), args[1:]...)
+	var stdout, stderr bytes.Buffer
+	run.Stdout, run.Stderr = &stdout, &stderr
+	_ = run.Run()
+	assert.Equal(t, first.want, stdout.String()+stderr.String(), "the installed binary prints what the README shows for\n$ %s", first.cmd)
+}
+
+// TestJSONNamesTheSkippedLines: JSON says which lines --skip-invalid
+// passed over, as the text report does, not only how many.
+func TestJSONNamesTheSkippedLines(t *testing.T) {
+	out, _, code := run(t, "1\nx\n2\ny\n3\n", "check", "--rules", "5/1s", "--skip-invalid", "--format", "json", "-")
+	require.Equal(t, exitOK, code, out)
+	var doc struct {
+		Files []struct {
+			Skipped int64 `json:"skipped_lines"`
+			First   []struct {
+				Line  int64  `json:"line"`
+				Error string `json:"error"`
+			} `json:"skipped_first"`
+		} `json:"files"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &doc))
+	require.Len(t, doc.Files, 1)
+	assert.Equal(t, int64(2), doc.Files[0].Skipped)
+	require.Len(t, doc.Files[0].First, 2)
+	assert.Equal(t, []int64{2, 4}, []int64{doc.Files[0].First[0].Line, doc.Files[0].First[1].Line})
+	assert.Contains(t, doc.Files[0].First[0].Error, `"x"`)
+}
