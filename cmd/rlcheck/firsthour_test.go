@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,4 +83,17 @@ func TestJSONNamesTheSkippedLines(t *testing.T) {
 	require.Len(t, doc.Files[0].First, 2)
 	assert.Equal(t, []int64{2, 4}, []int64{doc.Files[0].First[0].Line, doc.Files[0].First[1].Line})
 	assert.Contains(t, doc.Files[0].First[0].Error, `"x"`)
+}
+
+// TestRecordingProxyNeedsNoRule: the recording proxy docs/serve.md shows,
+// a cap on calls in flight and no rule, runs and records what it forwards.
+func TestRecordingProxyNeedsNoRule(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }))
+	defer up.Close()
+	log := filepath.Join(t.TempDir(), "requests.csv")
+	out, errOut, code := run(t, "", "serve", "--max-in-flight", "1000", "--upstream", up.URL, "--log", log,
+		"--duration", "100ms", "--listen", "127.0.0.1:0")
+	assert.Equal(t, exitOK, code, "stdout %q, stderr %q", out, errOut)
+	_, err := os.Stat(log)
+	assert.NoError(t, err, "the log is written")
 }

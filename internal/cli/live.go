@@ -52,6 +52,9 @@ func (f *ServeFlags) Add(fs *pflag.FlagSet) {
 func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
 	cfg := f.cfg
 	c, err := f.Rules.Load()
+	if errors.Is(err, ErrNoRules) && fs.Changed("max-in-flight") && cfg.MaxInFlight > 0 {
+		err = nil // serve's own --max-in-flight is a contract: a recording proxy needs no rule
+	}
 	if err != nil {
 		return cfg, err
 	}
