@@ -110,9 +110,10 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 	if o.maxDisorder < 0 {
 		return fmt.Errorf("--max-disorder %v: want 0 or more", o.maxDisorder)
 	}
+	o.read.FromContract(cmd.Flags(), c.Read)
 	read, err := o.read.Options()
 	if err == nil {
-		read.Costs, err = cli.CostSources(rules, o.costs)
+		read.Costs, err = cli.CostSources(rules, cli.ContractCosts(o.costs, c.Read))
 	}
 	if err != nil {
 		return err

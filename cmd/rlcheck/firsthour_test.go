@@ -97,3 +97,16 @@ func TestRecordingProxyNeedsNoRule(t *testing.T) {
 	_, err := os.Stat(log)
 	assert.NoError(t, err, "the log is written")
 }
+
+// TestContractHoldsTheWholeSetup: the contract file names the time column
+// and unit, the key column and the cost column, so that the check is the
+// contract and the log; a flag overrides the contract's setting.
+func TestContractHoldsTheWholeSetup(t *testing.T) {
+	t.Chdir("../..")
+	out, errOut, code := run(t, "", "check", "--contract", "docs/examples/llm.yaml", "docs/examples/llm-sends.csv")
+	assert.Equal(t, exitViolations, code, errOut)
+	assert.Contains(t, out, "key-a  90000 tokens/1m  2")
+	out, errOut, code = run(t, "", "check", "--contract", "docs/examples/llm.yaml", "--key-col", "model", "--format", "json", "docs/examples/llm-sends.csv")
+	assert.Equal(t, exitViolations, code, errOut)
+	assert.Contains(t, out, `"key": "gpt-x"`, "the flag's key column, not the contract's")
+}

@@ -3,10 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlcheck/rlcheck/rule/contract"
 	"github.com/rlcheck/rlcheck/sendlog"
 	"github.com/rlcheck/rlcheck/sendlog/accesslog"
 )
@@ -39,6 +42,35 @@ func (f *ReadFlags) Add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.unit, "unit", "auto", "unit of numeric timestamps: auto, s, ms, us or ns")
 	f.AddZone(fs)
 	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "skip and count bad lines instead of failing")
+}
+
+// FromContract takes the reading settings of contract file c where the
+// flag that sets each was not given: flags override the contract.
+func (f *ReadFlags) FromContract(fs *pflag.FlagSet, c contract.Reading) {
+	for _, s := range []struct {
+		flag string
+		to   *string
+		v    string
+	}{
+		{"time-col", &f.timeCol, c.TimeCol}, {"time-field", &f.timeField, c.TimeField}, {"unit", &f.unit, c.Unit},
+		{"key-col", &f.keyCol, c.KeyCol}, {"key-field", &f.keyField, c.KeyField}, {"tz", &f.zone, c.Zone},
+	} {
+		if s.v != "" && !fs.Changed(s.flag) {
+			*s.to = s.v
+		}
+	}
+}
+
+// ContractCosts adds to --cost flags the contract's costs for the units
+// they do not name: a --cost for a unit overrides the contract's.
+func ContractCosts(flags []string, c contract.Reading) []string {
+	out := slices.Clone(flags)
+	for _, cost := range c.Costs {
+		if !slices.ContainsFunc(flags, func(f string) bool { u, _, _ := strings.Cut(f, "="); return strings.TrimSpace(u) == cost.Unit }) {
+			out = append(out, cost.Unit+"="+cost.Name)
+		}
+	}
+	return out
 }
 
 // AddZone registers --tz, for commands that register the other reading

@@ -28,7 +28,7 @@ type RuleFlags struct {
 
 // Add registers the flags on fs.
 func (f *RuleFlags) Add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.Contract, "contract", "", "a contract file (YAML) naming the rules, the in-flight cap and the boundary")
+	fs.StringVar(&f.Contract, "contract", "", "a contract file (YAML) naming the rules, the in-flight cap, the boundary and how the log is read (docs/check.md)")
 	fs.StringArrayVar(&f.Rule, "rule", nil, "a rule LIMIT/WINDOW, e.g. 5/1s (repeatable; added to the contract's rules, a rule given twice is checked once)")
 	fs.StringVar(&f.Rules, "rules", "", "comma-separated rules, e.g. 10/s,500/min,10000/day (added to the contract's rules, a rule given twice is checked once)")
 	fs.StringVar(&f.Boundary, "boundary", "", "window ends that count: half-open [t, t+W) (the default) or closed [t, t+W]")

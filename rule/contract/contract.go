@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,7 +22,25 @@ type Contract struct {
 	// MaxInFlight caps the calls in flight at once; 0 means no cap.
 	MaxInFlight int
 	Boundary    rule.Boundary
+	// Read says how a log of the sends is read, so that the contract file
+	// holds the whole setup; a command's flags override it.
+	Read Reading
 }
+
+// Reading is where a log holds what a check needs, as the reading flags of
+// `rlcheck check` name it; "" leaves each to its default.
+type Reading struct {
+	TimeCol, TimeField string
+	Unit               string // of numeric timestamps: s, ms, us, ns
+	KeyCol, KeyField   string
+	Zone               string // of times written without one
+	// Costs names, per unit a rule meters, the column or field holding
+	// each send's cost, in the file's order.
+	Costs []Cost
+}
+
+// Cost is where one unit's costs are.
+type Cost struct{ Unit, Name string }
 
 // Error is a contract file that cannot be used, at a known place.
 type Error struct {
@@ -39,7 +58,7 @@ func (e *Error) Error() string {
 
 // fields names the keys a contract file may hold, in the order they are
 // documented.
-const fields = "name, rules, max_in_flight, boundary"
+const fields = "name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, costs"
 
 // file is the layout of a contract file; yaml.Node fields keep each value's
 // line for error messages.
@@ -48,6 +67,13 @@ type file struct {
 	Rules       yaml.Node `yaml:"rules"`
 	MaxInFlight yaml.Node `yaml:"max_in_flight"`
 	Boundary    yaml.Node `yaml:"boundary"`
+	TimeCol     yaml.Node `yaml:"time_col"`
+	TimeField   yaml.Node `yaml:"time_field"`
+	Unit        yaml.Node `yaml:"unit"`
+	KeyCol      yaml.Node `yaml:"key_col"`
+	KeyField    yaml.Node `yaml:"key_field"`
+	Zone        yaml.Node `yaml:"tz"`
+	Costs       yaml.Node `yaml:"costs"`
 }
 
 // MaxSize is the largest contract file Load reads, in bytes: a contract is
@@ -150,10 +176,49 @@ func (f *file) contract(name string) (Contract, error) {
 		}
 		c.Boundary = b
 	}
+	if err := f.reading(name, &c); err != nil {
+		return Contract{}, err
+	}
 	if len(c.Rules) == 0 && c.MaxInFlight == 0 {
 		return Contract{}, &Error{File: name, Msg: "no rules and no max_in_flight: a contract needs at least one"}
 	}
 	return c, nil
+}
+
+// reading reads the fields that say how a log is read; each value is
+// checked where it is used, as the flag's would be.
+func (f *file) reading(name string, c *Contract) error {
+	for _, s := range []struct {
+		n   *yaml.Node
+		key string
+		to  *string
+	}{
+		{&f.TimeCol, "time_col", &c.Read.TimeCol}, {&f.TimeField, "time_field", &c.Read.TimeField},
+		{&f.Unit, "unit", &c.Read.Unit}, {&f.KeyCol, "key_col", &c.Read.KeyCol},
+		{&f.KeyField, "key_field", &c.Read.KeyField}, {&f.Zone, "tz", &c.Read.Zone},
+	} {
+		if !set(s.n) {
+			continue
+		}
+		if s.n.Kind != yaml.ScalarNode || s.n.Value == "" {
+			return &Error{File: name, Line: s.n.Line, Msg: s.key + ": want a name"}
+		}
+		*s.to = s.n.Value
+	}
+	if !set(&f.Costs) {
+		return nil
+	}
+	if f.Costs.Kind != yaml.MappingNode {
+		return &Error{File: name, Line: f.Costs.Line, Msg: "costs: want a mapping of unit to column or field, such as {tokens: total_tokens}"}
+	}
+	for i := 0; i+1 < len(f.Costs.Content); i += 2 {
+		k, v := f.Costs.Content[i], f.Costs.Content[i+1]
+		if v.Kind != yaml.ScalarNode || v.Value == "" || !slices.ContainsFunc(c.Rules, func(r rule.Rule) bool { return r.Unit == k.Value }) {
+			return &Error{File: name, Line: k.Line, Msg: fmt.Sprintf("costs: %s: want a column or field for a unit the rules meter", k.Value)}
+		}
+		c.Read.Costs = append(c.Read.Costs, Cost{Unit: k.Value, Name: v.Value})
+	}
+	return nil
 }
 
 // set reports whether a field was given a value other than null.
@@ -219,5 +284,18 @@ func (c Contract) YAML() []byte {
 		fmt.Fprintf(&b, "max_in_flight: %d\n", c.MaxInFlight)
 	}
 	fmt.Fprintf(&b, "boundary: %s\n", c.Boundary)
+	r := c.Read
+	for _, kv := range [][2]string{{"time_col", r.TimeCol}, {"time_field", r.TimeField}, {"unit", r.Unit},
+		{"key_col", r.KeyCol}, {"key_field", r.KeyField}, {"tz", r.Zone}} {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, "%s: %s\n", kv[0], strconv.Quote(kv[1]))
+		}
+	}
+	if len(r.Costs) > 0 {
+		b.WriteString("costs:\n")
+		for _, cost := range r.Costs {
+			fmt.Fprintf(&b, "  %s: %s\n", cost.Unit, strconv.Quote(cost.Name))
+		}
+	}
 	return b.Bytes()
 }
