@@ -6,7 +6,6 @@ import (
 	"math"
 	"runtime/debug"
 	"runtime/metrics"
-	"strings"
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/report"
@@ -155,7 +154,7 @@ func joinReports(past *checker.Report, next checker.Report, list int) *checker.R
 }
 
 // worstGroups keeps the max worst groups seen (every group when max is 0):
-// most violations, then key order, as report.New orders them.
+// in report.Before's order, as report.New orders them.
 type worstGroups struct {
 	max    int
 	groups []report.Group
@@ -171,7 +170,7 @@ func (w *worstGroups) add(g report.Group) *report.Group {
 		}
 		return nil
 	}
-	if !worse(&g, &w.groups[0]) {
+	if !report.Before(&g, &w.groups[0]) {
 		return &g
 	}
 	out := w.groups[0]
@@ -180,20 +179,12 @@ func (w *worstGroups) add(g report.Group) *report.Group {
 	return &out
 }
 
-// worse reports whether a goes before b in a report's order.
-func worse(a, b *report.Group) bool {
-	if va, vb := a.Violations(), b.Violations(); va != vb {
-		return va > vb
-	}
-	return strings.Compare(a.Key, b.Key) < 0
-}
-
 // leastBad is a heap of the kept groups with the least bad on top; Push
 // takes the group already appended.
 type leastBad worstGroups
 
 func (h *leastBad) Len() int           { return len(h.groups) }
-func (h *leastBad) Less(i, j int) bool { return worse(&h.groups[j], &h.groups[i]) }
+func (h *leastBad) Less(i, j int) bool { return report.Before(&h.groups[j], &h.groups[i]) }
 func (h *leastBad) Swap(i, j int)      { h.groups[i], h.groups[j] = h.groups[j], h.groups[i] }
 func (h *leastBad) Push(any)           {}
 func (h *leastBad) Pop() any           { panic("logcheck: leastBad is never popped") }

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"io"
+	"math"
 
 	"github.com/rlcheck/rlcheck/buildinfo"
 	"github.com/rlcheck/rlcheck/checker"
@@ -77,20 +78,23 @@ type KeyDoc struct {
 }
 
 type RuleDoc struct {
-	Rule           string         `json:"rule"`
-	Kind           string         `json:"kind,omitempty"` // absent for sliding rules
-	Unit           string         `json:"unit,omitempty"` // absent for call rules
-	Burst          int            `json:"burst,omitempty"`
-	Limit          int            `json:"limit"`
-	Window         string         `json:"window"`
-	WindowNs       int64          `json:"window_ns"`
-	Violations     int64          `json:"violations"`
-	KeysViolating  *int           `json:"keys_with_violations,omitempty"`
-	MaxInWindow    int64          `json:"max_in_window"`
-	MaxSaturated   bool           `json:"max_in_window_is_lower_bound,omitempty"`
-	MaxWindowStart *PlaceDoc      `json:"max_window_start,omitempty"`
-	First          *ViolationDoc  `json:"first_violation"`
-	Listed         []ViolationDoc `json:"violations_listed,omitempty"`
+	Rule           string    `json:"rule"`
+	Kind           string    `json:"kind,omitempty"` // absent for sliding rules
+	Unit           string    `json:"unit,omitempty"` // absent for call rules
+	Burst          int       `json:"burst,omitempty"`
+	Limit          int       `json:"limit"`
+	Window         string    `json:"window"`
+	WindowNs       int64     `json:"window_ns"`
+	Violations     int64     `json:"violations"`
+	KeysViolating  *int      `json:"keys_with_violations,omitempty"`
+	MaxInWindow    int64     `json:"max_in_window"`
+	MaxSaturated   bool      `json:"max_in_window_is_lower_bound,omitempty"`
+	MaxWindowStart *PlaceDoc `json:"max_window_start,omitempty"`
+	// Usage is MaxInWindow as a share of Limit (1: a window held the
+	// limit exactly); absent for a bucket, which has no window.
+	Usage  *float64       `json:"usage,omitempty"`
+	First  *ViolationDoc  `json:"first_violation"`
+	Listed []ViolationDoc `json:"violations_listed,omitempty"`
 }
 
 type PlaceDoc struct {
@@ -175,7 +179,7 @@ func (j jsonView) rule(r checker.RuleReport, key string) RuleDoc {
 		Rule: r.Rule.String(), Kind: kindJSON(r.Rule), Unit: r.Rule.Unit, Burst: r.Rule.Burst, Limit: r.Rule.Limit,
 		Window: r.Rule.Window.String(), WindowNs: int64(r.Rule.Window),
 		Violations: r.Violations, MaxInWindow: r.MaxInWindow, MaxSaturated: r.MaxSaturated,
-		MaxWindowStart: &start,
+		MaxWindowStart: &start, Usage: usage(r.Rule, r.MaxInWindow),
 	}
 	if r.First != nil {
 		v := j.violation(*r.First, key, r.Rule.Unit != "")
@@ -185,6 +189,16 @@ func (j jsonView) rule(r checker.RuleReport, key string) RuleDoc {
 		out.Listed = append(out.Listed, j.violation(v, key, r.Rule.Unit != ""))
 	}
 	return out
+}
+
+// usage is the share of r's limit max sends (or units) fill, to four
+// decimals; nil for a bucket.
+func usage(r rule.Rule, max int64) *float64 {
+	if r.Kind == rule.Bucket || r.Limit <= 0 {
+		return nil
+	}
+	u := math.Round(float64(max)/float64(r.Limit)*1e4) / 1e4
+	return &u
 }
 
 // kindJSON names a rule's kind, or nothing for the default, sliding.
@@ -250,7 +264,8 @@ func (j jsonView) doc() Doc {
 	}
 	for _, t := range res.Totals {
 		tot := RuleDoc{Rule: t.Rule.String(), Kind: kindJSON(t.Rule), Unit: t.Rule.Unit, Burst: t.Rule.Burst, Limit: t.Rule.Limit, Window: t.Rule.Window.String(),
-			WindowNs: int64(t.Rule.Window), Violations: t.Violations, MaxInWindow: t.MaxInWindow, MaxSaturated: t.MaxSaturated}
+			WindowNs: int64(t.Rule.Window), Violations: t.Violations, MaxInWindow: t.MaxInWindow, MaxSaturated: t.MaxSaturated,
+			Usage: usage(t.Rule, t.MaxInWindow)}
 		groups := t.Groups
 		tot.KeysViolating = &groups
 		if t.First != nil {

@@ -2,7 +2,6 @@ package report
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rlcheck/rlcheck/checker"
@@ -193,8 +192,8 @@ type Result struct {
 	// place (a run of sends at one instant counts once). Config.MaxBuffered
 	// bounds it, give or take the batch of lines just read.
 	PeakBuffered int
-	// Groups holds one verdict per key, worst first (most violations, then
-	// key order); a single group when the logs are not split per key.
+	// Groups holds one verdict per key, worst first (see Before); a single
+	// group when the logs are not split per key.
 	Groups []Group
 	// Unlisted, when set, sums up the keys judged but not kept in Groups
 	// (logcheck.Config.ListKeys): Keys, Violations and Totals count them.
@@ -263,7 +262,7 @@ type Shard struct {
 // New returns the result of groups judged as base says. base carries what
 // the caller knows: the rules, boundary and in-flight cap, the inputs, the
 // shard and what could not be checked. New orders the groups worst first
-// (most violations), then by key, and sums from the groups' reports the
+// (Before), and sums from the groups' reports the
 // sends, the first and last instants, each rule's totals and the in-flight
 // sum (base's own values of those are not read).
 func New(base Result, groups []Group) *Result {
@@ -328,17 +327,44 @@ func addInFlight(sum, f *checker.InFlightReport) {
 	}
 }
 
-// sortGroups orders groups worst first, then by key.
+// sortGroups orders groups worst first (see Before).
 func sortGroups(groups []Group) {
 	slices.SortStableFunc(groups, func(a, b Group) int {
-		if va, vb := a.Violations(), b.Violations(); va != vb {
-			if va > vb {
-				return -1
-			}
+		switch {
+		case Before(&a, &b):
+			return -1
+		case Before(&b, &a):
 			return 1
 		}
-		return strings.Compare(a.Key, b.Key)
+		return 0
 	})
+}
+
+// Before reports whether group a comes before b in a report: the one with
+// more violations, then the one closer to a limit (the higher Usage), then
+// by key, so that a clean key one bad hour from failing is listed before
+// a quiet one.
+func Before(a, b *Group) bool {
+	if va, vb := a.Violations(), b.Violations(); va != vb {
+		return va > vb
+	}
+	if ua, ub := a.Usage(), b.Usage(); ua != ub {
+		return ua > ub
+	}
+	return a.Key < b.Key
+}
+
+// Usage is the group's closest approach to a limit: the largest share of a
+// rule's limit its fullest window held, over the rules with windows (a
+// bucket has none).
+func (g *Group) Usage() float64 {
+	u := 0.0
+	for _, r := range g.Report.Rules {
+		if r.Rule.Kind != rule.Bucket && r.Rule.Limit > 0 {
+			u = max(u, float64(r.MaxInWindow)/float64(r.Rule.Limit))
+		}
+	}
+	return u
 }
 
 // ruleTotals sums each rule's violations over the groups, and counts the

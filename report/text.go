@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -88,7 +89,7 @@ func writeText(w io.Writer, res *Result, maxKeys int) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	if len(res.Rules) > 0 {
 		if res.PerKey {
-			fmt.Fprintln(tw, "KEY\tRULE\tVIOLATIONS\tMAX IN WINDOW\tFIRST VIOLATION")
+			fmt.Fprintln(tw, "KEY\tRULE\tVIOLATIONS\tMAX IN WINDOW\tUSAGE\tFIRST VIOLATION")
 		} else {
 			fmt.Fprintln(tw, "RULE\tVIOLATIONS\tMAX IN WINDOW\tFIRST VIOLATION")
 		}
@@ -99,14 +100,15 @@ func writeText(w io.Writer, res *Result, maxKeys int) error {
 	}
 	for _, g := range res.Groups[:shown] {
 		for _, r := range g.Report.Rules {
-			if res.PerKey {
-				fmt.Fprintf(tw, "%s\t", keytext.Show(g.Key))
-			}
 			max := maxInWindow(r)
 			if res.NoMaxInWindow {
 				max = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", r.Rule, r.Violations, max, firstViolation(r.Rule, r.First, at, where))
+			cells := []string{r.Rule.String(), strconv.FormatInt(r.Violations, 10), max}
+			if res.PerKey {
+				cells = append([]string{keytext.Show(g.Key)}, append(cells, usageText(r, res.NoMaxInWindow))...)
+			}
+			fmt.Fprintln(tw, strings.Join(append(cells, firstViolation(r.Rule, r.First, at, where)), "\t"))
 		}
 	}
 	tw.Flush()
@@ -246,4 +248,14 @@ func windowText(r rule.Rule, v checker.Violation, at func(int64) string, where f
 		return fmt.Sprintf("%s%s in the %s window [%s, %s), %s", sendsText(v), units, r.Kind, at(v.Span.From), at(v.Span.To), from)
 	}
 	return fmt.Sprintf("%s%s in the window %s", sendsText(v), units, from)
+}
+
+// usageText is a rule's fullest window as a share of its limit, the
+// measure keys are ordered by; "-" for a bucket (no window) or when the
+// fullest window was not computed.
+func usageText(r checker.RuleReport, noMax bool) string {
+	if noMax || r.Rule.Kind == rule.Bucket || r.Rule.Limit <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f%%", 100*float64(r.MaxInWindow)/float64(r.Rule.Limit))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -109,4 +110,26 @@ func TestContractHoldsTheWholeSetup(t *testing.T) {
 	out, errOut, code = run(t, "", "check", "--contract", "docs/examples/llm.yaml", "--key-col", "model", "--format", "json", "docs/examples/llm-sends.csv")
 	assert.Equal(t, exitViolations, code, errOut)
 	assert.Contains(t, out, `"key": "gpt-x"`, "the flag's key column, not the contract's")
+}
+
+// TestKeysOrderedByClosestApproach: after the failing keys come the clean
+// ones closest to a limit, not the alphabetically first: a key at 95% of
+// its daily quota is listed before quiet keys, in text and JSON alike.
+func TestKeysOrderedByClosestApproach(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("ts_ms,key\n")
+	at := int64(1_767_225_600_000)
+	for _, k := range []string{"a-quiet", "b-quiet", "c-fail", "c-fail", "c-fail"} {
+		fmt.Fprintf(&b, "%d,%s\n", at, k)
+	}
+	for i := range 19 { // k-near: 19 of 20 a day
+		fmt.Fprintf(&b, "%d,k-near\n", at+int64(i+1)*60_000)
+	}
+	out, _, code := run(t, b.String(), "check", "--rules", "2/1s,20/1d", "--key-col", "key", "--keys", "2", "-")
+	require.Equal(t, exitViolations, code, out)
+	assert.Regexp(t, `(?s)c-fail .*k-near .*95%`, out)
+	assert.NotContains(t, out, "a-quiet")
+	out, _, _ = run(t, b.String(), "check", "--rules", "2/1s,20/1d", "--key-col", "key", "--format", "json", "-")
+	assert.Regexp(t, `(?s)"key": "c-fail".*"key": "k-near".*"key": "a-quiet".*"key": "b-quiet"`, out)
+	assert.Contains(t, out, `"usage": 0.95`)
 }

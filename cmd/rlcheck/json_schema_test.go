@@ -90,6 +90,7 @@ type docRuleReport struct {
 	MaxInWindow           int64          `json:"max_in_window"`
 	MaxInWindowLowerBound bool           `json:"max_in_window_is_lower_bound"`
 	MaxWindowStart        *docPlace      `json:"max_window_start"`
+	Usage                 *float64       `json:"usage"`
 	FirstViolation        *docViolation  `json:"first_violation"`
 	ViolationsListed      []docViolation `json:"violations_listed"`
 }
