@@ -316,14 +316,18 @@ local function pack(t, b, first, l)
   return format('%d,%d,%d,%d', t, b, first, l)
 end
 
--- Fixed and bucket rules, decided and recorded at the check time. A fixed
--- rule of window w and offset a keeps in its state l, the index of the
--- window [l*w + a, (l+1)*w + a) counted, and t, the costs admitted in it;
--- a call waits for the next window when they leave no room for its cost
--- or when it comes in the window's last margin. A bucket rule of N per w
--- keeps t, its level times w, and l, the instant of that level: the level
--- grows by N per microsecond up to the capacity times w less the margin's
--- refill, and a call of cost c needs c*w of it. Every number stays an
+-- Fixed and bucket rules, decided at the check time. A fixed rule of
+-- window w and offset a keeps in its state l, the index of the window
+-- [l*w + a, (l+1)*w + a) counted, and t, the costs admitted in it; a call
+-- waits for the next window when they leave no room for its cost or when
+-- it comes in the window's last margin. Its windows start on whole
+-- microseconds, so a caller's instant and its floor (the check) lie in
+-- the same one. A bucket rule of N per w keeps t, its level times w, and
+-- l, the instant of that level: the level grows by N per microsecond up
+-- to the capacity times w less the margin's refill, and a call of cost c
+-- needs c*w of it. A caller's instant is taken down for the check and up
+-- for the level left, so that every rounding refuses: the refill a call
+-- sees never exceeds the time that passed. Every number stays an
 -- integer below 2^53 (New refuses rules that would pass it), where a
 -- double quotient rounds to an integer only when it is one. It returns
 -- the wait, or 0 and the new state's t and l; or nil and an error reply.
@@ -361,7 +365,12 @@ local function kindRule(o, spec, sb, limit, w, cost)
     if l and l > check then rw = rw + l - check end
     return rw
   end
-  if not l or check > l then l = check end
+  -- The level was taken at the check instant, a caller's instant rounded
+  -- down; the new level is dated at the record instant, rounded up, so
+  -- that the refill a later call counts from it never exceeds the time
+  -- that truly passed (a call 999 ns into a microsecond and one a second
+  -- after it are 1 µs less than a second apart).
+  if not l or at > l then l = at end
   return 0, lvl - need, l
 end
 
