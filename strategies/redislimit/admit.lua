@@ -40,7 +40,10 @@
 --   after its own record a retry of the call may run;
 -- ARGV[v+2] the largest skew in microseconds allowed between a caller's
 --   check time and TIME, or empty for no check;
--- ARGV[v+3+3(i-1)] on, three per rule i: minus its limit (the rank to
+-- ARGV[v+3] the limiter's configuration: its time source and its rules as
+--   kept (limits, units, windows, kinds, margins, bookkeeping), which every
+--   limiter of the key must share (see "Configuration");
+-- ARGV[v+4+3(i-1)] on, three per rule i: minus its limit (the rank to
 --   read) for an exact rule, its limit for a bucketed, fixed or bucket
 --   one; its window in microseconds; its bucket width in microseconds, 0
 --   for an exact rule, or for a fixed rule 'f' and its offset, ',', its
@@ -82,7 +85,9 @@ local n = #KEYS - 1
 local v = 6
 if not serverTime then v = 8 end
 local ahead = ARGV[v] + 0
-local hs = v + 3 + 3 * n -- the first bucketed rule's state field name
+local cfg = ARGV[v + 3]
+local rb = v + 1 -- rule i's three values are ARGV[rb + 3i] to ARGV[rb + 3i + 2]
+local hs = rb + 3 + 3 * n -- the first bucketed rule's state field name
 -- Under server time the record's text is made from TIME's own digits
 -- when a write needs it: string.format costs as much as a Redis command.
 local check, record, at, time
@@ -118,14 +123,36 @@ local function makeLife()
     if not w then
       w = 0
       for i = 1, #KEYS - 1 do
-        w = math.max(w, tonumber(ARGV[v + 4 + 3 * (i - 1)]))
-        local spec = ARGV[v + 5 + 3 * (i - 1)]
+        w = math.max(w, tonumber(ARGV[rb + 3 * i + 1]))
+        local spec = ARGV[rb + 3 * i + 2]
         if string.byte(spec) == 107 then w = math.max(w, tonumber(string.match(spec, ',(%d+)$'))) end
       end
     end
     if virtual then w = math.max(w, 86400000000) end
     return format('%d', math.ceil(w / 1000) + 2 * lease)
   end
+end
+
+-- Configuration. Limiters that share a key must keep the same rules the
+-- same way on the same clock: two margins give two windows, and so two
+-- states that each admit a full budget; a limiter without a cost rule
+-- another keeps admits calls that rule would refuse. So the head's c
+-- holds the configuration of the limiters that made it, and a limiter of
+-- another configuration is refused, nothing recorded, with an error
+-- naming both. A head made by this call, or left unclaimed ('') by
+-- Reset, is claimed: its c is written with the call's first write to
+-- the head. A head that counts calls but names no configuration was
+-- made by an earlier rlcheck, whose limiters do not check theirs.
+local claim
+local function foreign(c, counted)
+  if c == '' or (not c and not counted) then
+    claim = true
+    return nil
+  end
+  return redis.error_reply('CONFIG key ' .. head .. ' is kept by limiters of another configuration (' ..
+    (c or 'none recorded: an earlier rlcheck') .. ') than this one (' .. cfg .. '): limiters of one key ' ..
+    'must keep the same rules on the same clock; give a new configuration a new key, or stop every ' ..
+    'limiter of the old one and Reset the key')
 end
 
 -- The head's n counts the calls recorded under the key; the head lives as
@@ -138,30 +165,42 @@ local h, live, old, lastMember
 local exact = false -- whether some rule is exact: then the set tells a retry, not m
 local nb = 0 -- the bucketed rules
 for i = 1, n do
-  if ARGV[v + 3 * i + 2] == '0' then exact = true else nb = nb + 1 end
+  if ARGV[rb + 3 * i + 2] == '0' then exact = true else nb = nb + 1 end
 end
 local wt = hs + nb -- the costs of a limiter with cost rules, if any
 if wt > #ARGV then wt = nil end
 if nb == 0 then
-  live = redis.pcall('HINCRBY', head, 'n', '1')
-  if type(live) == 'number' then
-    old = live - 1
-    if live == 1 then
-      life = makeLife()
-      call('PEXPIRE', head, life())
+  local c = redis.pcall('HGET', head, 'c')
+  if type(c) ~= 'table' then -- else not a hash: old stays nil
+    if c ~= cfg then
+      local err = foreign(c, call('HEXISTS', head, 'n') == 1)
+      if err then return err end
+    end
+    live = redis.pcall('HINCRBY', head, 'n', '1')
+    if type(live) == 'number' then
+      old = live - 1
+      if claim then call('HSET', head, 'c', cfg) end
+      if live == 1 then
+        life = makeLife()
+        call('PEXPIRE', head, life())
+      end
     end
   end
 else
-  -- The head's fields to read: n, m unless a rule is exact, then each
+  -- The head's fields to read: n, c, m unless a rule is exact, then each
   -- bucketed, fixed or bucket rule's state (see "State fields" below).
   if exact then
-    h = redis.pcall('HMGET', head, 'n', unpack(ARGV, hs, hs + nb - 1))
+    h = redis.pcall('HMGET', head, 'n', 'c', unpack(ARGV, hs, hs + nb - 1))
   else
-    h = redis.pcall('HMGET', head, 'n', 'm', unpack(ARGV, hs, hs + nb - 1))
+    h = redis.pcall('HMGET', head, 'n', 'c', 'm', unpack(ARGV, hs, hs + nb - 1))
   end
   if not h.err then
     old = h[1]
-    if not exact then lastMember = h[2] end
+    if h[2] ~= cfg then
+      local err = foreign(h[2], old)
+      if err then return err end
+    end
+    if not exact then lastMember = h[3] end
     if old then old = tonumber(old) else old = 0 end
     live = old
   end
@@ -388,14 +427,14 @@ local moves
 -- first, so a refused call records nothing.
 local wait, binding = 0, 0
 local zset, exactW = 0, 0 -- the first exact rule, the longest exact window
-local o = 3 -- where the current bucketed rule's state is in h
-if exact then o = 2 end
+local o = 4 -- where the current bucketed rule's state is in h
+if exact then o = 3 end
 local fo = hs - o -- ARGV[fo + o] names the field h[o] holds
 -- short: a limit known to exceed the sorted set's size (a rank read came
 -- back empty), so that no exact rule of a limit as large reads the set.
 local short
 for i = 1, n do
-  local p = v + 3 * i
+  local p = rb + 3 * i
   local key, w = KEYS[i + 1], ARGV[p + 1] + 0
   local cost, unit = 1, nil
   if wt then
@@ -632,6 +671,10 @@ if h then
   live = old + 1
   set[k + 1], set[k + 2] = 'n', format('%d', live)
   k = k + 2
+  if claim then
+    set[k + 1], set[k + 2] = 'c', cfg
+    k = k + 2
+  end
   if zset == 0 then
     set[k + 1], set[k + 2], set[k + 3], set[k + 4] = 'm', ARGV[1], 'a', record
     k = k + 4
@@ -653,7 +696,7 @@ if ARGV[4] == '1' or old == 0 then
   if ARGV[4] == '1' then
     if zset > 0 then call('PEXPIRE', KEYS[zset + 1], life(exactW)) end
     for i = 1, n do
-      local p = v + 3 * i
+      local p = rb + 3 * i
       if ARGV[p + 2] ~= '0' then call('PEXPIRE', KEYS[i + 1], life(tonumber(ARGV[p + 1]))) end
     end
   end

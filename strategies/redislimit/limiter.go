@@ -94,6 +94,13 @@ var (
 	// ErrMemberClash reports a member recorded by another call:
 	// limiters sharing a key were given the same MemberPrefix.
 	ErrMemberClash = errors.New("redislimit: member clash")
+	// ErrConfig reports a key whose state was made by limiters of another
+	// configuration (Limiter.Config): their windows, margins, limits or
+	// bookkeeping differ, so the two would not share one budget. The call
+	// was refused, nothing recorded; the message names both
+	// configurations. Give a new configuration a new Key, or stop every
+	// limiter of the old one and Reset the key.
+	ErrConfig = errors.New("redislimit: key kept by limiters of another configuration")
 )
 
 // Limiter admits calls under every rule at once, with its state in Redis.
@@ -306,7 +313,7 @@ func (l *Limiter) setLease(g time.Duration) {
 	if !l.mine {
 		retry = strconv.FormatInt(ceilMicros(cmp.Or(l.callTimeout, time.Minute)), 10)
 	}
-	l.vals = append([]any{msText(g), strconv.FormatInt(ceilMicros(ahead), 10), retry, skew}, perRule...)
+	l.vals = append([]any{msText(g), strconv.FormatInt(ceilMicros(ahead), 10), retry, skew, l.Config()}, perRule...)
 	l.vals = append(l.vals, names...)
 	l.text, l.admit = writeScript(fmt.Sprintf("local serverTime, virtual = %t, %t\n",
 		l.source == Server, l.source == Virtual))
@@ -598,6 +605,7 @@ var scriptCodes = []struct {
 	{"LOST", ErrStateLost},
 	{"HELD", ErrStateLost},
 	{"CLASH", ErrMemberClash},
+	{"CONFIG", ErrConfig},
 }
 
 // lost forgets what the limiter knew of its state, which is gone; when

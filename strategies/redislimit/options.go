@@ -65,8 +65,17 @@ const MaxKeyLen = 200
 // Options configure a Limiter.
 type Options struct {
 	// Key names the limit the fleet shares (an API key's name, say). Every
-	// process that uses the same Key and rules shares the same budget. It
-	// must be 1..MaxKeyLen bytes without '{', '}' or control characters.
+	// process that uses the same Key shares one budget, and so must keep
+	// one configuration (Limiter.Config: the time source, and the rules as
+	// kept, with their limits, units, windows, kinds, margins and
+	// bookkeeping): limiters whose windows differ by a margin would each
+	// admit a full budget, and one without a rule another keeps would
+	// admit calls that rule refuses. The key's state records the
+	// configuration that made it, and a limiter of another one is refused
+	// with ErrConfig naming both. To change the configuration, give it a
+	// new Key, or stop every limiter of the old one and Reset the key.
+	// The Key must be 1..MaxKeyLen bytes without '{', '}' or control
+	// characters.
 	Key string
 	// TimeSource defaults to Server.
 	TimeSource TimeSource
@@ -108,7 +117,9 @@ type Options struct {
 	// (docs/windows.md). Rules that name theirs (10/s:exact, 500/min:b64)
 	// are kept as they say either way. Every limiter sharing a Key must
 	// keep its rules alike: an exact log and the bucket counts of one
-	// window are kept apart and do not see each other's calls.
+	// window are kept apart and would not see each other's calls, so a
+	// limiter that keeps them otherwise than the key's state records is
+	// refused (ErrConfig).
 	Exact bool
 }
 
@@ -151,9 +162,9 @@ func checkKey(k string) error {
 }
 
 // KeyFor returns the Redis key of the sorted set of a limiter's exact
-// rules under key name k, w the longest of their windows. Sets are named
-// by that window alone, so processes configured with different limits
-// still count into one set.
+// rules under key name k, w the longest of their windows. Every limiter
+// of a key keeps one configuration (Options.Key), so one set serves them
+// all.
 func KeyFor(k string, w time.Duration) string {
 	return "rlcheck:{" + k + "}:" + windowName(w)
 }
