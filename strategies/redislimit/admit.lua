@@ -81,6 +81,26 @@ local serverTime, virtual = true, false
 
 local call, format = redis.call, string.format
 local head = KEYS[1]
+
+-- Every number the script writes in a state is an integer below 2^53 in
+-- size, where doubles are exact, within bounds the rule sets (a count
+-- from 0 to its limit, say). whole tells such a number from NaN,
+-- infinities, fractions and absurd values; anything else in a state was
+-- not written by the script, and a call on it is refused (CORRUPT), never
+-- admitted on it: a count of -100 in a fixed rule of 3 would admit 103.
+local MAXN = 9007199254740991 -- 2^53 - 1
+local function whole(x, lo, hi)
+  return type(x) == 'number' and x >= lo and x <= hi and math.floor(x) == x
+end
+local function corrupt(key, what)
+  return redis.error_reply('CORRUPT key ' .. key .. ' holds ' .. what .. ': delete the key')
+end
+-- far is the reply for an entry or bucket at score µs, far ahead of the
+-- check time (an infinite one too).
+local function far(key, what, score, check)
+  return redis.error_reply(format('CORRUPT key %s holds %s at %.0f µs, %.0f s ahead of the script clock (%d µs): delete the key',
+    key, what, score, math.floor((score - check) / 1000000), check))
+end
 local n = #KEYS - 1
 local v = 6
 if not serverTime then v = 8 end
@@ -178,6 +198,7 @@ if nb == 0 then
     end
     live = redis.pcall('HINCRBY', head, 'n', '1')
     if type(live) == 'number' then
+      if not whole(live, 1, MAXN) then return corrupt(head, 'a count n that is not a whole number from 1 to 2^53') end
       old = live - 1
       if claim then call('HSET', head, 'c', cfg) end
       if live == 1 then
@@ -201,7 +222,12 @@ else
       if err then return err end
     end
     if not exact then lastMember = h[3] end
-    if old then old = tonumber(old) else old = 0 end
+    if old then
+      old = tonumber(old)
+      if old and not whole(old, 1, MAXN) then return corrupt(head, 'a count n that is not a whole number from 1 to 2^53') end
+    else
+      old = 0
+    end
     live = old
   end
 end
@@ -259,7 +285,7 @@ end
 -- of values. Made only by a run that needs it.
 local sum
 local function makeSum()
-  return function(key, from, to, last, c, need)
+  return function(key, limit, from, to, last, c, need)
     local acc = 0
     local top = math.min(to, last - 1)
     local size = 1000
@@ -276,7 +302,14 @@ local function makeSum()
           tostring(kind.ok or kind) .. ', not the hash of bucket counts of a rate rule')
       end
       for j = 1, #got do
-        acc = acc + (tonumber(got[j]) or 0)
+        local x = got[j]
+        if x then
+          x = tonumber(x)
+          if not whole(x, 0, limit) then
+            return nil, corrupt(key, 'a bucket count that is not a whole number from 0 to the limit')
+          end
+          acc = acc + x
+        end
         if need and acc >= need then return acc, lo + j - 1 end
       end
       lo = hi + 1
@@ -304,6 +337,7 @@ local function makeWeighed()
     if c > limit then
       return 0, redis.error_reply(format('COST a call of %d exceeds the limit %d on its own', c, limit))
     end
+    if #got > 0 and got[#got] - t > ahead then return 0, far(key, 'an entry', got[#got] + 0, t) end
     local pat = '|' .. string.rep('%d+,', u - 1) .. '(%d+)[^|]*$'
     local costs, sum = {}, 0
     for j = 1, #got, 2 do
@@ -332,6 +366,9 @@ end
 -- joined by commas. state returns the four numbers of the field read into
 -- h[o], nothing for an absent field, or false and an error reply for a
 -- field this script did not write; pack makes a field.
+local o = 4 -- where the current bucketed rule's state is in h
+if exact then o = 3 end
+local fo = hs - o -- ARGV[fo + o] names the field h[o] holds
 local struct = rawget(_G, 'struct')
 local function state(o)
   local f = h[o]
@@ -373,8 +410,21 @@ end
 local function kindRule(o, spec, sb, limit, w, cost)
   local a, b = string.match(spec, '^.(%d+),(%d+)$')
   a, b = a + 0, b + 0
-  local t, _, _, l = state(o)
-  if t == false then return nil, l end
+  local t, b0, f0, l = state(o)
+  if t == false then return nil, b0 end -- b0 holds the error reply
+  if l then
+    -- A fixed rule's count is within its limit, a bucket's level within
+    -- its capacity, and the instant of either not far ahead.
+    local ok
+    if sb == 102 then
+      ok = whole(t, 0, limit) and whole(l, -MAXN / w, MAXN / w) and l * w + a - check <= ahead
+    else
+      ok = whole(t, 0, a) and whole(l, -MAXN, MAXN) and l - check <= ahead
+    end
+    if not (ok and b0 == 0 and f0 == 0) then
+      return nil, corrupt(head, 'a ' .. ((sb == 102 and 'fixed') or 'bucket') .. ' rule state out of its bounds (' .. ARGV[fo + o] .. ')')
+    end
+  end
   if sb == 102 then
     local x = check - a
     local idx = (x - x % w) / w
@@ -427,9 +477,6 @@ local moves
 -- first, so a refused call records nothing.
 local wait, binding = 0, 0
 local zset, exactW = 0, 0 -- the first exact rule, the longest exact window
-local o = 4 -- where the current bucketed rule's state is in h
-if exact then o = 3 end
-local fo = hs - o -- ARGV[fo + o] names the field h[o] holds
 -- short: a limit known to exceed the sorted set's size (a rank read came
 -- back empty), so that no exact rule of a limit as large reads the set.
 local short
@@ -466,13 +513,17 @@ for i = 1, n do
     local total, before, first0, last = state(o)
     if total == false then return before end
     local limit = ARGV[p] + 0
+    -- 0 <= b <= t <= the limit; f <= l, at most the buckets a window
+    -- spans apart (two more for a record a microsecond after its check);
+    -- l's instant within 2^53 µs, and not far ahead.
+    if total and not (whole(total, 0, limit) and whole(before, 0, total) and whole(last, -MAXN / g, MAXN / g) and
+        whole(first0, last - math.ceil(w / g) - 2, last)) then
+      return corrupt(head, 'a bucketed rule state out of its bounds (' .. ARGV[fo + o] .. ')')
+    end
     if not total then total, before, last = 0, 0, lo - 1 end
     local first = first0 or lo
     local c = total - before
-    if last * g - check > ahead then
-      return redis.error_reply(format('CORRUPT key %s holds a bucket at %d µs, %d s ahead of the script clock (%d µs): delete the key',
-        head, last * g, math.floor((last * g - check) / 1000000), check))
-    end
+    if last * g - check > ahead then return far(head, 'a bucket', last * g, check) end
     if lo < first then
       local rw = first * g + w - check
       if rw > wait then wait, binding = rw, i end
@@ -481,10 +532,12 @@ for i = 1, n do
       if first < lo then
         dropTo = math.min(lo - 1, last)
         sum = sum or makeSum()
-        local gone, err = sum(key, first, dropTo, last, c)
+        local gone, err = sum(key, limit, first, dropTo, last, c)
         if not gone then return err end
         if dropTo >= last then
           total, before, c = 0, 0, 0
+        elseif gone > before then
+          return corrupt(key, 'bucket counts above the total the head holds for them')
         else
           total, before = total - gone, before - gone
         end
@@ -498,7 +551,12 @@ for i = 1, n do
         if type(got) == 'table' and got.err then
           return redis.error_reply('WRONGTYPE rlcheck: key ' .. key .. ' holds no hash of bucket counts of a rate rule')
         end
-        count = tonumber(got) or 0
+        if got then
+          count = tonumber(got)
+          if not whole(count, 0, limit) then
+            return corrupt(key, 'a bucket count that is not a whole number from 0 to the limit')
+          end
+        end
       end
       if total + cost > limit then
         -- The wait ends when the oldest buckets holding total + cost -
@@ -508,7 +566,7 @@ for i = 1, n do
         if before >= need then
           sum = sum or makeSum()
           local got
-          got, b = sum(key, first, last, last, c, need)
+          got, b = sum(key, limit, first, last, last, c, need)
           if not got then return b end
         end
         local rw = (b + 1) * g + w - check
@@ -562,10 +620,7 @@ for i = 1, n do
     end
     if entry and entry[2] then
       local score = entry[2] + 0
-      if score - check > ahead then
-        return redis.error_reply(format('CORRUPT key %s holds an entry at %d µs, %d s ahead of the script clock (%d µs): delete the key',
-          key, score, math.floor((score - check) / 1000000), check))
-      end
+      if score - check > ahead then return far(key, 'an entry', score, check) end
       local rw = score + w - check
       if rw > wait then wait, binding = rw, i end
     end
@@ -591,11 +646,7 @@ if zset > 0 then
     sweep = check - exactW - keep
     local key = KEYS[zset + 1]
     local last = call('ZRANGE', key, -1, -1, 'WITHSCORES')
-    if last[2] and tonumber(last[2]) - check > ahead then
-      local score = tonumber(last[2])
-      return redis.error_reply(format('CORRUPT key %s holds an entry at %d µs, %d s ahead of the script clock (%d µs): delete the key',
-        key, score, math.floor((score - check) / 1000000), check))
-    end
+    if last[2] and last[2] - check > ahead then return far(key, 'an entry', last[2] + 0, check) end
   end
 end
 
@@ -630,6 +681,7 @@ elseif lastMember == ARGV[1] then
 end
 if s then
   s = tonumber(s)
+  if not whole(s, -MAXN, MAXN) then return corrupt(where, 'a record time that is not a whole number of microseconds') end
   local retry = tonumber(ARGV[v + 1])
   if not retry or (not serverTime and s == at) or
       (serverTime and s <= check and check - s <= retry) then

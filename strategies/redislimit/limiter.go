@@ -78,9 +78,12 @@ var (
 	// ErrSkew reports, under Client time, a caller whose clock is further
 	// from Redis TIME than Options.MaxSkew allows; the call was refused.
 	ErrSkew = errors.New("redislimit: client clock too far from Redis TIME")
-	// ErrCorrupt reports a set holding an entry, or a hash a bucket,
-	// implausibly far in the future, which would otherwise hold its rule
-	// full, or a count that is not a number: delete the key.
+	// ErrCorrupt reports state the script never writes: a set holding an
+	// entry, or a hash a bucket, implausibly far in the future, which
+	// would otherwise hold its rule full; a count, level or bound that is
+	// negative, fractional, not a number, above its rule's limit or out of
+	// order, which could admit calls past the limit. Nothing was
+	// recorded: delete the key (or Reset it).
 	ErrCorrupt = errors.New("redislimit: corrupt limiter state")
 	// ErrStateLost reports that the limiter's state vanished from Redis
 	// while it held recent admissions (FLUSHALL, eviction, a restart
