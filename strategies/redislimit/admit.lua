@@ -43,7 +43,10 @@
 -- ARGV[v+3] the limiter's configuration: its time source and its rules as
 --   kept (limits, units, windows, kinds, margins, bookkeeping), which every
 --   limiter of the key must share (see "Configuration");
--- ARGV[v+4+3(i-1)] on, three per rule i: minus its limit (the rank to
+-- ARGV[v+4] how long, in microseconds of the script's clock, every limiter
+--   of the key is held back after this call finds the state lost, 0 for
+--   no hold (see "Lost state");
+-- ARGV[v+5+3(i-1)] on, three per rule i: minus its limit (the rank to
 --   read) for an exact rule, its limit for a bucketed, fixed or bucket
 --   one; its window in microseconds; its bucket width in microseconds, 0
 --   for an exact rule, or for a fixed rule 'f' and its offset, ',', its
@@ -106,7 +109,7 @@ local v = 6
 if not serverTime then v = 8 end
 local ahead = ARGV[v] + 0
 local cfg = ARGV[v + 3]
-local rb = v + 1 -- rule i's three values are ARGV[rb + 3i] to ARGV[rb + 3i + 2]
+local rb = v + 2 -- rule i's three values are ARGV[rb + 3i] to ARGV[rb + 3i + 2]
 local hs = rb + 3 + 3 * n -- the first bucketed rule's state field name
 -- Under server time the record's text is made from TIME's own digits
 -- when a write needs it: string.format costs as much as a Redis command.
@@ -181,7 +184,7 @@ end
 -- call with bucketed rules reads n with their fields and writes n + 1
 -- with them when it records. A head that is no hash of counts is the
 -- hold after a loss, or something written by hand.
-local h, live, old, lastMember
+local h, live, old, lastMember, held
 local exact = false -- whether some rule is exact: then the set tells a retry, not m
 local nb = 0 -- the bucketed rules
 for i = 1, n do
@@ -190,8 +193,10 @@ end
 local wt = hs + nb -- the costs of a limiter with cost rules, if any
 if wt > #ARGV then wt = nil end
 if nb == 0 then
-  local c = redis.pcall('HGET', head, 'c')
-  if type(c) ~= 'table' then -- else not a hash: old stays nil
+  local ch = redis.pcall('HMGET', head, 'c', 'h')
+  if not ch.err then -- else not a hash: old stays nil
+    local c = ch[1]
+    held = ch[2]
     if c ~= cfg then
       local err = foreign(c, call('HEXISTS', head, 'n') == 1)
       if err then return err end
@@ -208,20 +213,20 @@ if nb == 0 then
     end
   end
 else
-  -- The head's fields to read: n, c, m unless a rule is exact, then each
-  -- bucketed, fixed or bucket rule's state (see "State fields" below).
+  -- The head's fields to read: n, c, h, m unless a rule is exact, then
+  -- each bucketed, fixed or bucket rule's state (see "State fields" below).
   if exact then
-    h = redis.pcall('HMGET', head, 'n', 'c', unpack(ARGV, hs, hs + nb - 1))
+    h = redis.pcall('HMGET', head, 'n', 'c', 'h', unpack(ARGV, hs, hs + nb - 1))
   else
-    h = redis.pcall('HMGET', head, 'n', 'c', 'm', unpack(ARGV, hs, hs + nb - 1))
+    h = redis.pcall('HMGET', head, 'n', 'c', 'h', 'm', unpack(ARGV, hs, hs + nb - 1))
   end
   if not h.err then
-    old = h[1]
+    old, held = h[1], h[3]
     if h[2] ~= cfg then
       local err = foreign(h[2], old)
       if err then return err end
     end
-    if not exact then lastMember = h[3] end
+    if not exact then lastMember = h[4] end
     if old then
       old = tonumber(old)
       if old and not whole(old, 1, MAXN) then return corrupt(head, 'a count n that is not a whole number from 1 to 2^53') end
@@ -234,7 +239,7 @@ end
 if not old then
   local kind = call('TYPE', head)
   kind = kind.ok or kind
-  if kind == 'string' and call('GET', head) == 'lost' then
+  if kind == 'string' and call('GET', head) == 'lost' then -- the hold of an earlier rlcheck
     return redis.error_reply('HELD ' .. head .. ' holds every limiter of the key back for ' ..
       call('PTTL', head) .. ' ms more, after a limiter found the state lost or restored from an older snapshot')
   end
@@ -245,21 +250,45 @@ if not old then
     ', not the hash of counts of a rate limiter')
 end
 
--- The head's absence while the caller counts on it means the state was
--- lost (FLUSHALL, eviction, a restart without the data, a failover to a
--- replica that lacked it); a count below the one the caller saw means it
--- was restored from an older snapshot. Either way the state is deleted
--- and every limiter of the key is held back as long as the head lives, by
--- which time no call recorded before the loss is in any window: the head
--- holds 'lost' until then.
+-- Lost state. The head's absence while the caller counts on it means the
+-- state was lost (FLUSHALL, eviction, a restart without the data, a
+-- failover to a replica that lacked it); a count below the one the caller
+-- saw means it was restored from an older snapshot. Either way the windows
+-- may have been emptied of calls still in them. The state is deleted, and
+-- the head made anew: its count n starts at an epoch above any count a
+-- limiter saw (TIME in µs: every script run takes more than one, so no
+-- count since an earlier epoch reaches it), so that no limiter takes the
+-- new state for a loss of its own; and its h holds, in the script's
+-- clock, the end of the hold (ARGV[v+4]), until which every limiter of
+-- the key is refused. By default the hold is the longest window, after
+-- which no call recorded before the loss is in any window. Reset makes
+-- the head anew at an epoch above this one, without h: that lifts the
+-- hold for every limiter, running ones included.
 if ARGV[3] ~= '0' and old < tonumber(ARGV[3]) then
   local why = ' counts ' .. old .. ' calls where this limiter saw ' .. ARGV[3]
   if old == 0 then why = ' is gone' end
-  for i = 2, #KEYS do call('DEL', KEYS[i]) end
+  for i = 1, #KEYS do call('DEL', KEYS[i]) end
+  local t = time or call('TIME')
+  local epoch = math.max(t[1] * 1000000 + t[2], tonumber(ARGV[3]) + 1)
+  local hold = ARGV[v + 4] + 0
   life = makeLife()
-  call('SET', head, 'lost', 'PX', life())
-  return redis.error_reply('LOST ' .. head .. why .. ' while this limiter holds recent admissions: ' ..
-    'the limiter state was flushed, evicted, lost in a restart or failover, or restored from an older snapshot')
+  if hold > 0 then
+    call('HSET', head, 'n', format('%d', epoch), 'c', cfg, 'h', format('%d', check + hold))
+  else
+    call('HSET', head, 'n', format('%d', epoch), 'c', cfg)
+  end
+  call('PEXPIRE', head, format('%d', math.max(life() + 0, math.ceil(hold / 1000))))
+  return redis.error_reply(format('LOST %s%s while this limiter holds recent admissions: the limiter state was ' ..
+    'flushed, evicted, lost in a restart or failover, or restored from an older snapshot; every limiter of the ' ..
+    'key is held back for %d ms (Reset lifts it) (count %d)', head, why, math.ceil(hold / 1000), epoch))
+end
+if held then
+  local ends = tonumber(held)
+  if not whole(ends, -MAXN, MAXN) then return corrupt(head, 'a hold that is not a whole number of microseconds') end
+  if check < ends then
+    return redis.error_reply(format('HELD %s holds every limiter of the key back for %d ms more, after a limiter ' ..
+      'found the state lost or restored from an older snapshot (Reset lifts it)', head, math.ceil((ends - check) / 1000)))
+  end
 end
 
 -- Bucketed rules. Bucket b counts the calls recorded in [b*g, (b+1)*g)
@@ -366,8 +395,8 @@ end
 -- joined by commas. state returns the four numbers of the field read into
 -- h[o], nothing for an absent field, or false and an error reply for a
 -- field this script did not write; pack makes a field.
-local o = 4 -- where the current bucketed rule's state is in h
-if exact then o = 3 end
+local o = 5 -- where the current bucketed rule's state is in h
+if exact then o = 4 end
 local fo = hs - o -- ARGV[fo + o] names the field h[o] holds
 local struct = rawget(_G, 'struct')
 local function state(o)

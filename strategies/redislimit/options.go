@@ -108,6 +108,19 @@ type Options struct {
 	// that passes virtual instants as client time does). Other sources
 	// ignore it.
 	MaxSkew time.Duration
+	// LossHold is how long every limiter of the key is refused
+	// (ErrStateLost) after one finds the key's state lost or restored from
+	// an older snapshot: calls admitted before the loss may still be in
+	// their windows, and no limiter can see them any more. 0 means the
+	// limiter's longest window (a bucket's time to fill from empty), the
+	// shortest hold after which no window can hold a call from before the
+	// loss beside one from after it, so that the loss cannot overfill any
+	// window. A shorter one lets each window hold up to its limit from
+	// before the loss and its limit again after it; negative means no hold
+	// (the call that found the loss is refused, the next ones start on
+	// empty windows). Reset lifts a hold for every limiter of the key,
+	// running ones included (docs/redis.md, Lost state).
+	LossHold time.Duration
 	// Exact keeps the rules that leave their bookkeeping open as exact
 	// sliding logs whatever their limits, as Redis sorted sets that grow
 	// with the limit (about 129 bytes an entry past 128 entries). Without
