@@ -4,3 +4,4 @@ package redislimit
 // embedded server (package redislimit's own tests may not: it imports
 // redislimit).
 var CheckCorruptStates = checkCorruptStates
+var CheckAgainstOracle = checkAgainstOracle
