@@ -70,6 +70,25 @@ func TestLostStateHoldLifts(t *testing.T) {
 	t.Log(err)
 }
 
+// TestHeldLimiterSeesAKilledServer (#40.11): a limiter held back after the
+// loss it found asks Redis on every call, so a server killed during the
+// hold is ErrUnreachable, where it said "state lost" for a day.
+func TestHeldLimiterSeesAKilledServer(t *testing.T) {
+	s := redistest.Start(t)
+	c := realClient(t, s)
+	ctx := context.Background()
+	l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 10000, Window: 24 * time.Hour}}, Options{Key: "held"})
+	require.NoError(t, err)
+	require.NoError(t, l.Acquire(ctx))
+	require.NoError(t, c.FlushAll(ctx).Err())
+	require.ErrorIs(t, l.Acquire(ctx), ErrStateLost)
+	require.ErrorIs(t, l.Acquire(ctx), ErrStateLost, "held")
+	s.Kill()
+	err = l.Acquire(ctx)
+	assert.ErrorIs(t, err, ErrUnreachable)
+	assert.NotErrorIs(t, err, ErrStateLost)
+}
+
 // lossCase is a loss under a LossHold; each limiter of a test is a
 // process of the key.
 func lossLimiter(t *testing.T, c redis.Scripter, rt *stepRT, hold time.Duration) *Limiter {
