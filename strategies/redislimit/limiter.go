@@ -174,19 +174,11 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	if c == nil || rt == nil {
 		return nil, errors.New("redislimit: New needs a Redis client and a runtime")
 	}
-	if err := checkKey(opts.Key); err != nil {
+	if err := checkOptions(opts); err != nil {
 		return nil, err
-	}
-	switch opts.TimeSource {
-	case Server, Client, Virtual:
-	default:
-		return nil, fmt.Errorf("redislimit: unknown time source %v", opts.TimeSource)
 	}
 	if len(rules) == 0 {
 		return nil, errors.New("redislimit: no rules")
-	}
-	if opts.LossHold > 100*365*24*time.Hour {
-		return nil, fmt.Errorf("redislimit: LossHold %v longer than a century", opts.LossHold)
 	}
 	l := &Limiter{c: c, rt: rt, name: opts.Key, source: opts.TimeSource, prefix: opts.MemberPrefix, now: rt.Now, queue: rt.NewMutex()}
 	if opts.TimeSource == Virtual && opts.Now != nil {
@@ -255,6 +247,23 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	l.setLease(leaseFor(rules))
 	l.stats = strategies.NewStatsKeeper(len(rules))
 	return l, nil
+}
+
+// checkOptions refuses options New cannot use: a bad key name, an unknown
+// time source, a hold after a loss beyond the script's exact integers.
+func checkOptions(opts Options) error {
+	if err := checkKey(opts.Key); err != nil {
+		return err
+	}
+	switch opts.TimeSource {
+	case Server, Client, Virtual:
+	default:
+		return fmt.Errorf("redislimit: unknown time source %v", opts.TimeSource)
+	}
+	if opts.LossHold > 100*365*24*time.Hour {
+		return fmt.Errorf("redislimit: LossHold %v longer than a century", opts.LossHold)
+	}
+	return nil
 }
 
 // expiryLease is how often a limiter refreshes its keys' expiries when
