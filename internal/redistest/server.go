@@ -45,6 +45,20 @@ func Binary(t testing.TB) string {
 	return need(t, "redis-server")
 }
 
+// Available says whether redis-server is on the PATH, for a test that runs
+// on a real server when there is one and on miniredis either way. When it
+// is missing and RLCHECK_REQUIRE_REDIS=1, it fails t instead.
+func Available(t testing.TB) bool {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err == nil {
+		return true
+	}
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatalf("redis-server not found on PATH; %s=1 makes this a failure", RequireEnv)
+	}
+	return false
+}
+
 func need(t testing.TB, name string) string {
 	t.Helper()
 	p, err := exec.LookPath(name)

@@ -40,7 +40,13 @@
 --   after its own record a retry of the call may run;
 -- ARGV[v+2] the largest skew in microseconds allowed between a caller's
 --   check time and TIME, or empty for no check;
--- ARGV[v+3+3(i-1)] on, three per rule i: minus its limit (the rank to
+-- ARGV[v+3] the limiter's configuration: its time source and its rules as
+--   kept (limits, units, windows, kinds, margins, bookkeeping), which every
+--   limiter of the key must share (see "Configuration");
+-- ARGV[v+4] how long, in microseconds of the script's clock, every limiter
+--   of the key is held back after this call finds the state lost, 0 for
+--   no hold (see "Lost state");
+-- ARGV[v+5+3(i-1)] on, three per rule i: minus its limit (the rank to
 --   read) for an exact rule, its limit for a bucketed, fixed or bucket
 --   one; its window in microseconds; its bucket width in microseconds, 0
 --   for an exact rule, or for a fixed rule 'f' and its offset, ',', its
@@ -78,11 +84,33 @@ local serverTime, virtual = true, false
 
 local call, format = redis.call, string.format
 local head = KEYS[1]
+
+-- Every number the script writes in a state is an integer below 2^53 in
+-- size, where doubles are exact, within bounds the rule sets (a count
+-- from 0 to its limit, say). whole tells such a number from NaN,
+-- infinities, fractions and absurd values; anything else in a state was
+-- not written by the script, and a call on it is refused (CORRUPT), never
+-- admitted on it: a count of -100 in a fixed rule of 3 would admit 103.
+local MAXN = 9007199254740991 -- 2^53 - 1
+local function whole(x, lo, hi)
+  return type(x) == 'number' and x >= lo and x <= hi and math.floor(x) == x
+end
+local function corrupt(key, what)
+  return redis.error_reply('CORRUPT key ' .. key .. ' holds ' .. what .. ': delete the key')
+end
+-- far is the reply for an entry or bucket at score µs, far ahead of the
+-- check time (an infinite one too).
+local function far(key, what, score, check)
+  return redis.error_reply(format('CORRUPT key %s holds %s at %.0f µs, %.0f s ahead of the script clock (%d µs): delete the key',
+    key, what, score, math.floor((score - check) / 1000000), check))
+end
 local n = #KEYS - 1
 local v = 6
 if not serverTime then v = 8 end
 local ahead = ARGV[v] + 0
-local hs = v + 3 + 3 * n -- the first bucketed rule's state field name
+local cfg = ARGV[v + 3]
+local rb = v + 2 -- rule i's three values are ARGV[rb + 3i] to ARGV[rb + 3i + 2]
+local hs = rb + 3 + 3 * n -- the first bucketed rule's state field name
 -- Under server time the record's text is made from TIME's own digits
 -- when a write needs it: string.format costs as much as a Redis command.
 local check, record, at, time
@@ -118,8 +146,8 @@ local function makeLife()
     if not w then
       w = 0
       for i = 1, #KEYS - 1 do
-        w = math.max(w, tonumber(ARGV[v + 4 + 3 * (i - 1)]))
-        local spec = ARGV[v + 5 + 3 * (i - 1)]
+        w = math.max(w, tonumber(ARGV[rb + 3 * i + 1]))
+        local spec = ARGV[rb + 3 * i + 2]
         if string.byte(spec) == 107 then w = math.max(w, tonumber(string.match(spec, ',(%d+)$'))) end
       end
     end
@@ -128,48 +156,90 @@ local function makeLife()
   end
 end
 
+-- Configuration. Limiters that share a key must keep the same rules the
+-- same way on the same clock: two margins give two windows, and so two
+-- states that each admit a full budget; a limiter without a cost rule
+-- another keeps admits calls that rule would refuse. So the head's c
+-- holds the configuration of the limiters that made it, and a limiter of
+-- another configuration is refused, nothing recorded, with an error
+-- naming both. A head made by this call, or left unclaimed ('') by
+-- Reset, is claimed: its c is written with the call's first write to
+-- the head. A head that counts calls but names no configuration was
+-- made by an earlier rlcheck, whose limiters do not check theirs.
+local claim
+local function foreign(c, counted)
+  if c == '' or (not c and not counted) then
+    claim = true
+    return nil
+  end
+  return redis.error_reply('CONFIG key ' .. head .. ' is kept by limiters of another configuration (' ..
+    (c or 'none recorded: an earlier rlcheck') .. ') than this one (' .. cfg .. '): limiters of one key ' ..
+    'must keep the same rules on the same clock; give a new configuration a new key, or stop every ' ..
+    'limiter of the old one and Reset the key')
+end
+
 -- The head's n counts the calls recorded under the key; the head lives as
 -- long as recent admissions need it. A call of exact rules alone counts
 -- itself before deciding (a refused call too: n only has to grow); a
 -- call with bucketed rules reads n with their fields and writes n + 1
 -- with them when it records. A head that is no hash of counts is the
 -- hold after a loss, or something written by hand.
-local h, live, old, lastMember
+local h, live, old, lastMember, held
 local exact = false -- whether some rule is exact: then the set tells a retry, not m
 local nb = 0 -- the bucketed rules
 for i = 1, n do
-  if ARGV[v + 3 * i + 2] == '0' then exact = true else nb = nb + 1 end
+  if ARGV[rb + 3 * i + 2] == '0' then exact = true else nb = nb + 1 end
 end
 local wt = hs + nb -- the costs of a limiter with cost rules, if any
 if wt > #ARGV then wt = nil end
 if nb == 0 then
-  live = redis.pcall('HINCRBY', head, 'n', '1')
-  if type(live) == 'number' then
-    old = live - 1
-    if live == 1 then
-      life = makeLife()
-      call('PEXPIRE', head, life())
+  local ch = redis.pcall('HMGET', head, 'c', 'h')
+  if not ch.err then -- else not a hash: old stays nil
+    local c = ch[1]
+    held = ch[2]
+    if c ~= cfg then
+      local err = foreign(c, call('HEXISTS', head, 'n') == 1)
+      if err then return err end
+    end
+    live = redis.pcall('HINCRBY', head, 'n', '1')
+    if type(live) == 'number' then
+      if not whole(live, 1, MAXN) then return corrupt(head, 'a count n that is not a whole number from 1 to 2^53') end
+      old = live - 1
+      if claim then call('HSET', head, 'c', cfg) end
+      if live == 1 then
+        life = makeLife()
+        call('PEXPIRE', head, life())
+      end
     end
   end
 else
-  -- The head's fields to read: n, m unless a rule is exact, then each
-  -- bucketed, fixed or bucket rule's state (see "State fields" below).
+  -- The head's fields to read: n, c, h, m unless a rule is exact, then
+  -- each bucketed, fixed or bucket rule's state (see "State fields" below).
   if exact then
-    h = redis.pcall('HMGET', head, 'n', unpack(ARGV, hs, hs + nb - 1))
+    h = redis.pcall('HMGET', head, 'n', 'c', 'h', unpack(ARGV, hs, hs + nb - 1))
   else
-    h = redis.pcall('HMGET', head, 'n', 'm', unpack(ARGV, hs, hs + nb - 1))
+    h = redis.pcall('HMGET', head, 'n', 'c', 'h', 'm', unpack(ARGV, hs, hs + nb - 1))
   end
   if not h.err then
-    old = h[1]
-    if not exact then lastMember = h[2] end
-    if old then old = tonumber(old) else old = 0 end
+    old, held = h[1], h[3]
+    if h[2] ~= cfg then
+      local err = foreign(h[2], old)
+      if err then return err end
+    end
+    if not exact then lastMember = h[4] end
+    if old then
+      old = tonumber(old)
+      if old and not whole(old, 1, MAXN) then return corrupt(head, 'a count n that is not a whole number from 1 to 2^53') end
+    else
+      old = 0
+    end
     live = old
   end
 end
 if not old then
   local kind = call('TYPE', head)
   kind = kind.ok or kind
-  if kind == 'string' and call('GET', head) == 'lost' then
+  if kind == 'string' and call('GET', head) == 'lost' then -- the hold of an earlier rlcheck
     return redis.error_reply('HELD ' .. head .. ' holds every limiter of the key back for ' ..
       call('PTTL', head) .. ' ms more, after a limiter found the state lost or restored from an older snapshot')
   end
@@ -180,21 +250,45 @@ if not old then
     ', not the hash of counts of a rate limiter')
 end
 
--- The head's absence while the caller counts on it means the state was
--- lost (FLUSHALL, eviction, a restart without the data, a failover to a
--- replica that lacked it); a count below the one the caller saw means it
--- was restored from an older snapshot. Either way the state is deleted
--- and every limiter of the key is held back as long as the head lives, by
--- which time no call recorded before the loss is in any window: the head
--- holds 'lost' until then.
+-- Lost state. The head's absence while the caller counts on it means the
+-- state was lost (FLUSHALL, eviction, a restart without the data, a
+-- failover to a replica that lacked it); a count below the one the caller
+-- saw means it was restored from an older snapshot. Either way the windows
+-- may have been emptied of calls still in them. The state is deleted, and
+-- the head made anew: its count n starts at an epoch above any count a
+-- limiter saw (TIME in µs: every script run takes more than one, so no
+-- count since an earlier epoch reaches it), so that no limiter takes the
+-- new state for a loss of its own; and its h holds, in the script's
+-- clock, the end of the hold (ARGV[v+4]), until which every limiter of
+-- the key is refused. By default the hold is the longest window, after
+-- which no call recorded before the loss is in any window. Reset makes
+-- the head anew at an epoch above this one, without h: that lifts the
+-- hold for every limiter, running ones included.
 if ARGV[3] ~= '0' and old < tonumber(ARGV[3]) then
   local why = ' counts ' .. old .. ' calls where this limiter saw ' .. ARGV[3]
   if old == 0 then why = ' is gone' end
-  for i = 2, #KEYS do call('DEL', KEYS[i]) end
+  for i = 1, #KEYS do call('DEL', KEYS[i]) end
+  local t = time or call('TIME')
+  local epoch = math.max(t[1] * 1000000 + t[2], tonumber(ARGV[3]) + 1)
+  local hold = ARGV[v + 4] + 0
   life = makeLife()
-  call('SET', head, 'lost', 'PX', life())
-  return redis.error_reply('LOST ' .. head .. why .. ' while this limiter holds recent admissions: ' ..
-    'the limiter state was flushed, evicted, lost in a restart or failover, or restored from an older snapshot')
+  if hold > 0 then
+    call('HSET', head, 'n', format('%d', epoch), 'c', cfg, 'h', format('%d', check + hold))
+  else
+    call('HSET', head, 'n', format('%d', epoch), 'c', cfg)
+  end
+  call('PEXPIRE', head, format('%d', math.max(life() + 0, math.ceil(hold / 1000))))
+  return redis.error_reply(format('LOST %s%s while this limiter holds recent admissions: the limiter state was ' ..
+    'flushed, evicted, lost in a restart or failover, or restored from an older snapshot; every limiter of the ' ..
+    'key is held back for %d ms (Reset lifts it) (count %d)', head, why, math.ceil(hold / 1000), epoch))
+end
+if held then
+  local ends = tonumber(held)
+  if not whole(ends, -MAXN, MAXN) then return corrupt(head, 'a hold that is not a whole number of microseconds') end
+  if check < ends then
+    return redis.error_reply(format('HELD %s holds every limiter of the key back for %d ms more, after a limiter ' ..
+      'found the state lost or restored from an older snapshot (Reset lifts it)', head, math.ceil((ends - check) / 1000)))
+  end
 end
 
 -- Bucketed rules. Bucket b counts the calls recorded in [b*g, (b+1)*g)
@@ -220,7 +314,7 @@ end
 -- of values. Made only by a run that needs it.
 local sum
 local function makeSum()
-  return function(key, from, to, last, c, need)
+  return function(key, limit, from, to, last, c, need)
     local acc = 0
     local top = math.min(to, last - 1)
     local size = 1000
@@ -237,7 +331,14 @@ local function makeSum()
           tostring(kind.ok or kind) .. ', not the hash of bucket counts of a rate rule')
       end
       for j = 1, #got do
-        acc = acc + (tonumber(got[j]) or 0)
+        local x = got[j]
+        if x then
+          x = tonumber(x)
+          if not whole(x, 0, limit) then
+            return nil, corrupt(key, 'a bucket count that is not a whole number from 0 to the limit')
+          end
+          acc = acc + x
+        end
         if need and acc >= need then return acc, lo + j - 1 end
       end
       lo = hi + 1
@@ -265,6 +366,7 @@ local function makeWeighed()
     if c > limit then
       return 0, redis.error_reply(format('COST a call of %d exceeds the limit %d on its own', c, limit))
     end
+    if #got > 0 and got[#got] - t > ahead then return 0, far(key, 'an entry', got[#got] + 0, t) end
     local pat = '|' .. string.rep('%d+,', u - 1) .. '(%d+)[^|]*$'
     local costs, sum = {}, 0
     for j = 1, #got, 2 do
@@ -293,6 +395,9 @@ end
 -- joined by commas. state returns the four numbers of the field read into
 -- h[o], nothing for an absent field, or false and an error reply for a
 -- field this script did not write; pack makes a field.
+local o = 5 -- where the current bucketed rule's state is in h
+if exact then o = 4 end
+local fo = hs - o -- ARGV[fo + o] names the field h[o] holds
 local struct = rawget(_G, 'struct')
 local function state(o)
   local f = h[o]
@@ -316,22 +421,39 @@ local function pack(t, b, first, l)
   return format('%d,%d,%d,%d', t, b, first, l)
 end
 
--- Fixed and bucket rules, decided and recorded at the check time. A fixed
--- rule of window w and offset a keeps in its state l, the index of the
--- window [l*w + a, (l+1)*w + a) counted, and t, the costs admitted in it;
--- a call waits for the next window when they leave no room for its cost
--- or when it comes in the window's last margin. A bucket rule of N per w
--- keeps t, its level times w, and l, the instant of that level: the level
--- grows by N per microsecond up to the capacity times w less the margin's
--- refill, and a call of cost c needs c*w of it. Every number stays an
+-- Fixed and bucket rules, decided at the check time. A fixed rule of
+-- window w and offset a keeps in its state l, the index of the window
+-- [l*w + a, (l+1)*w + a) counted, and t, the costs admitted in it; a call
+-- waits for the next window when they leave no room for its cost or when
+-- it comes in the window's last margin. Its windows start on whole
+-- microseconds, so a caller's instant and its floor (the check) lie in
+-- the same one. A bucket rule of N per w keeps t, its level times w, and
+-- l, the instant of that level: the level grows by N per microsecond up
+-- to the capacity times w less the margin's refill, and a call of cost c
+-- needs c*w of it. A caller's instant is taken down for the check and up
+-- for the level left, so that every rounding refuses: the refill a call
+-- sees never exceeds the time that passed. Every number stays an
 -- integer below 2^53 (New refuses rules that would pass it), where a
 -- double quotient rounds to an integer only when it is one. It returns
 -- the wait, or 0 and the new state's t and l; or nil and an error reply.
 local function kindRule(o, spec, sb, limit, w, cost)
   local a, b = string.match(spec, '^.(%d+),(%d+)$')
   a, b = a + 0, b + 0
-  local t, _, _, l = state(o)
-  if t == false then return nil, l end
+  local t, b0, f0, l = state(o)
+  if t == false then return nil, b0 end -- b0 holds the error reply
+  if l then
+    -- A fixed rule's count is within its limit, a bucket's level within
+    -- its capacity, and the instant of either not far ahead.
+    local ok
+    if sb == 102 then
+      ok = whole(t, 0, limit) and whole(l, -MAXN / w, MAXN / w) and l * w + a - check <= ahead
+    else
+      ok = whole(t, 0, a) and whole(l, -MAXN, MAXN) and l - check <= ahead
+    end
+    if not (ok and b0 == 0 and f0 == 0) then
+      return nil, corrupt(head, 'a ' .. ((sb == 102 and 'fixed') or 'bucket') .. ' rule state out of its bounds (' .. ARGV[fo + o] .. ')')
+    end
+  end
   if sb == 102 then
     local x = check - a
     local idx = (x - x % w) / w
@@ -361,7 +483,12 @@ local function kindRule(o, spec, sb, limit, w, cost)
     if l and l > check then rw = rw + l - check end
     return rw
   end
-  if not l or check > l then l = check end
+  -- The level was taken at the check instant, a caller's instant rounded
+  -- down; the new level is dated at the record instant, rounded up, so
+  -- that the refill a later call counts from it never exceeds the time
+  -- that truly passed (a call 999 ns into a microsecond and one a second
+  -- after it are 1 µs less than a second apart).
+  if not l or at > l then l = at end
   return 0, lvl - need, l
 end
 
@@ -379,14 +506,11 @@ local moves
 -- first, so a refused call records nothing.
 local wait, binding = 0, 0
 local zset, exactW = 0, 0 -- the first exact rule, the longest exact window
-local o = 3 -- where the current bucketed rule's state is in h
-if exact then o = 2 end
-local fo = hs - o -- ARGV[fo + o] names the field h[o] holds
 -- short: a limit known to exceed the sorted set's size (a rank read came
 -- back empty), so that no exact rule of a limit as large reads the set.
 local short
 for i = 1, n do
-  local p = v + 3 * i
+  local p = rb + 3 * i
   local key, w = KEYS[i + 1], ARGV[p + 1] + 0
   local cost, unit = 1, nil
   if wt then
@@ -418,13 +542,17 @@ for i = 1, n do
     local total, before, first0, last = state(o)
     if total == false then return before end
     local limit = ARGV[p] + 0
+    -- 0 <= b <= t <= the limit; f <= l, at most the buckets a window
+    -- spans apart (two more for a record a microsecond after its check);
+    -- l's instant within 2^53 µs, and not far ahead.
+    if total and not (whole(total, 0, limit) and whole(before, 0, total) and whole(last, -MAXN / g, MAXN / g) and
+        whole(first0, last - math.ceil(w / g) - 2, last)) then
+      return corrupt(head, 'a bucketed rule state out of its bounds (' .. ARGV[fo + o] .. ')')
+    end
     if not total then total, before, last = 0, 0, lo - 1 end
     local first = first0 or lo
     local c = total - before
-    if last * g - check > ahead then
-      return redis.error_reply(format('CORRUPT key %s holds a bucket at %d µs, %d s ahead of the script clock (%d µs): delete the key',
-        head, last * g, math.floor((last * g - check) / 1000000), check))
-    end
+    if last * g - check > ahead then return far(head, 'a bucket', last * g, check) end
     if lo < first then
       local rw = first * g + w - check
       if rw > wait then wait, binding = rw, i end
@@ -433,10 +561,12 @@ for i = 1, n do
       if first < lo then
         dropTo = math.min(lo - 1, last)
         sum = sum or makeSum()
-        local gone, err = sum(key, first, dropTo, last, c)
+        local gone, err = sum(key, limit, first, dropTo, last, c)
         if not gone then return err end
         if dropTo >= last then
           total, before, c = 0, 0, 0
+        elseif gone > before then
+          return corrupt(key, 'bucket counts above the total the head holds for them')
         else
           total, before = total - gone, before - gone
         end
@@ -450,7 +580,12 @@ for i = 1, n do
         if type(got) == 'table' and got.err then
           return redis.error_reply('WRONGTYPE rlcheck: key ' .. key .. ' holds no hash of bucket counts of a rate rule')
         end
-        count = tonumber(got) or 0
+        if got then
+          count = tonumber(got)
+          if not whole(count, 0, limit) then
+            return corrupt(key, 'a bucket count that is not a whole number from 0 to the limit')
+          end
+        end
       end
       if total + cost > limit then
         -- The wait ends when the oldest buckets holding total + cost -
@@ -460,7 +595,7 @@ for i = 1, n do
         if before >= need then
           sum = sum or makeSum()
           local got
-          got, b = sum(key, first, last, last, c, need)
+          got, b = sum(key, limit, first, last, last, c, need)
           if not got then return b end
         end
         local rw = (b + 1) * g + w - check
@@ -514,10 +649,7 @@ for i = 1, n do
     end
     if entry and entry[2] then
       local score = entry[2] + 0
-      if score - check > ahead then
-        return redis.error_reply(format('CORRUPT key %s holds an entry at %d µs, %d s ahead of the script clock (%d µs): delete the key',
-          key, score, math.floor((score - check) / 1000000), check))
-      end
+      if score - check > ahead then return far(key, 'an entry', score, check) end
       local rw = score + w - check
       if rw > wait then wait, binding = rw, i end
     end
@@ -543,11 +675,7 @@ if zset > 0 then
     sweep = check - exactW - keep
     local key = KEYS[zset + 1]
     local last = call('ZRANGE', key, -1, -1, 'WITHSCORES')
-    if last[2] and tonumber(last[2]) - check > ahead then
-      local score = tonumber(last[2])
-      return redis.error_reply(format('CORRUPT key %s holds an entry at %d µs, %d s ahead of the script clock (%d µs): delete the key',
-        key, score, math.floor((score - check) / 1000000), check))
-    end
+    if last[2] and last[2] - check > ahead then return far(key, 'an entry', last[2] + 0, check) end
   end
 end
 
@@ -582,6 +710,7 @@ elseif lastMember == ARGV[1] then
 end
 if s then
   s = tonumber(s)
+  if not whole(s, -MAXN, MAXN) then return corrupt(where, 'a record time that is not a whole number of microseconds') end
   local retry = tonumber(ARGV[v + 1])
   if not retry or (not serverTime and s == at) or
       (serverTime and s <= check and check - s <= retry) then
@@ -623,6 +752,10 @@ if h then
   live = old + 1
   set[k + 1], set[k + 2] = 'n', format('%d', live)
   k = k + 2
+  if claim then
+    set[k + 1], set[k + 2] = 'c', cfg
+    k = k + 2
+  end
   if zset == 0 then
     set[k + 1], set[k + 2], set[k + 3], set[k + 4] = 'm', ARGV[1], 'a', record
     k = k + 4
@@ -644,7 +777,7 @@ if ARGV[4] == '1' or old == 0 then
   if ARGV[4] == '1' then
     if zset > 0 then call('PEXPIRE', KEYS[zset + 1], life(exactW)) end
     for i = 1, n do
-      local p = v + 3 * i
+      local p = rb + 3 * i
       if ARGV[p + 2] ~= '0' then call('PEXPIRE', KEYS[i + 1], life(tonumber(ARGV[p + 1]))) end
     end
   end

@@ -80,7 +80,11 @@ func Dial(ctx context.Context, url string, cluster []string, timeout time.Durati
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {
 		_ = c.Close()
-		return nil, fmt.Errorf("redislimit: cannot reach Redis at %s: %w", where, redacted(err, append([]string{url}, cluster...)...))
+		err = redacted(err, append([]string{url}, cluster...)...)
+		if unreachable(err) {
+			err = &unreachableError{err}
+		}
+		return nil, fmt.Errorf("redislimit: cannot reach Redis at %s: %w", where, err)
 	}
 	return c, nil
 }
@@ -128,6 +132,13 @@ func userinfo(s string) (start, at int) {
 	return start, at
 }
 
+// unreachableError is err, also matching ErrUnreachable, its text kept.
+type unreachableError struct{ err error }
+
+func (e *unreachableError) Error() string        { return e.err.Error() }
+func (e *unreachableError) Unwrap() error        { return e.err }
+func (e *unreachableError) Is(target error) bool { return target == ErrUnreachable }
+
 // redactedError hides the credentials of the addresses it was made from in
 // its text, and still unwraps to the error it carries.
 type redactedError struct {
@@ -174,12 +185,36 @@ func secrets(a string) []string {
 	return out
 }
 
-var resetScript = redis.NewScript(`for i = 1, #KEYS do redis.call('DEL', KEYS[i]) end return #KEYS`)
+// resetScript deletes the rule keys (KEYS[2] on) and makes the head
+// (KEYS[1]) anew: no state, no configuration yet (c empty: the first
+// limiter to record claims it), no hold, and a count n at an epoch above
+// any a limiter saw, Redis TIME in µs or the old count plus one, so that a
+// running limiter takes the reset for its state going on, not for a loss.
+// The head lives at least ARGV[1] ms, and as long as it would have.
+var resetScript = redis.NewScript(`
+for i = 2, #KEYS do redis.call('DEL', KEYS[i]) end
+local t = redis.call('TIME')
+local epoch = t[1] * 1000000 + t[2]
+local old = redis.pcall('HGET', KEYS[1], 'n')
+if type(old) == 'string' then
+  old = tonumber(old)
+  if old and old >= epoch and old < 9007199254740991 then epoch = old + 1 end
+end
+local ttl = redis.call('PTTL', KEYS[1])
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'n', string.format('%d', epoch), 'c', '')
+redis.call('PEXPIRE', KEYS[1], string.format('%d', math.max(ttl, tonumber(ARGV[1]))))
+return #KEYS`)
 
 // Reset deletes the keys a limiter for key and rules would use, and the
-// key's head (with any hold after a loss), so a run can start from
-// empty windows (a simulation replayed on a real server, a
-// test). Without a deadline on ctx it gives Redis DefaultCallTimeout.
+// state in the key's head, so a run can start from empty windows (a
+// simulation replayed on a real server, a test) or limiters of a new
+// configuration can take the key (the first to record claims it). It
+// lifts a hold after a loss for every limiter of the key, running ones
+// included: the head is made anew at a count above any they saw, so they
+// go on as if nothing was lost (their calls before the reset no longer
+// count: the caller resets knowing that). Without a deadline on ctx it
+// gives Redis DefaultCallTimeout.
 func Reset(ctx context.Context, c redis.Scripter, key string, rules []rule.Rule) error {
 	if err := checkKey(key); err != nil {
 		return err
@@ -201,7 +236,15 @@ func Reset(ctx context.Context, c redis.Scripter, key string, rules []rule.Rule)
 			}
 		}
 	}
-	if err := resetScript.Run(ctx, c, keys).Err(); err != nil {
+	var life time.Duration
+	for _, r := range rules {
+		life = max(life, stateLife(r))
+	}
+	life += 2 * leaseFor(rules)
+	if err := resetScript.Run(ctx, c, keys, msText(life)).Err(); err != nil {
+		if unreachable(err) {
+			return fmt.Errorf("%w: reset %s: %w", ErrUnreachable, key, err)
+		}
 		return fmt.Errorf("redislimit: reset %s: %w", key, err)
 	}
 	return nil

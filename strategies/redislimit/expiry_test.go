@@ -17,9 +17,10 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// sharedRuleSets are the rules of limiters that share one key name but
-// disagree on the rules: windows in common, windows of their own, and
-// limits that differ within a window.
+// sharedRuleSets are the rules of the limiters of four keys, two limiters
+// (as two processes) a key: windows in common between keys, windows of
+// their own, and limits that differ within a window. Limiters of one key
+// keep one configuration (Options.Key).
 var sharedRuleSets = [][]rule.Rule{
 	{{Limit: 3, Window: 30 * time.Millisecond}, {Limit: 40, Window: 2 * time.Second}},
 	{{Limit: 2, Window: 30 * time.Millisecond}},
@@ -113,8 +114,8 @@ func (s realStore) ttl(key string) (time.Duration, error) {
 	return s.c.PTTL(context.Background(), key).Result()
 }
 
-// TestExpiryKeepsEntriesInTheirWindow: limiters with different rule sets
-// share one key name on a Redis whose clock drives both TIME and expiry.
+// TestExpiryKeepsEntriesInTheirWindow: limiters of four rule sets, two a
+// key name, on a Redis whose clock drives both TIME and expiry.
 // Calls come in bursts with pauses longer than the refresh lease and than
 // the short windows, so keys expire, sets empty and keys are made anew.
 // After every call, every entry still inside its window must be in its set,
@@ -127,8 +128,9 @@ func TestExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 			rt := &stepRT{onAdvance: func(now int64) { m.SetTime(time.Unix(0, now)) }}
 			rt.set(epoch)
 			var lims []*Limiter
-			for i, rules := range sharedRuleSets {
-				l, err := New(c, rt, rules, Options{Key: "shared", MemberPrefix: fmt.Sprintf("w%d:", i), Exact: true})
+			for i := range 2 * len(sharedRuleSets) {
+				key := fmt.Sprintf("shared%d", i/2)
+				l, err := New(c, rt, sharedRuleSets[i/2], Options{Key: key, MemberPrefix: fmt.Sprintf("w%d:", i), Exact: true})
 				require.NoError(t, err)
 				l.setLease(lease)
 				lims = append(lims, l)
@@ -161,8 +163,9 @@ func TestRealExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 	c := realClient(t, redistest.Start(t))
 	ctx := context.Background()
 	var lims []*Limiter
-	for i, rules := range sharedRuleSets {
-		l, err := New(c, clock.NewReal(), rules, Options{Key: "shared", MemberPrefix: fmt.Sprintf("w%d:", i), Exact: true})
+	for i := range 2 * len(sharedRuleSets) {
+		key := fmt.Sprintf("shared%d", i/2)
+		l, err := New(c, clock.NewReal(), sharedRuleSets[i/2], Options{Key: key, MemberPrefix: fmt.Sprintf("w%d:", i), Exact: true})
 		require.NoError(t, err)
 		l.setLease(50 * time.Millisecond)
 		lims = append(lims, l)

@@ -486,7 +486,7 @@ func TestStateLost(t *testing.T) {
 			t.Log(err)
 			err = l.Acquire(ctx)
 			require.ErrorIs(t, err, ErrStateLost, "the next call is refused too")
-			assert.ErrorContains(t, err, "refusing calls")
+			assert.ErrorContains(t, err, "holds every limiter of the key back")
 			for {
 				err = l.Acquire(ctx)
 				if !errors.Is(err, ErrStateLost) {

@@ -2,7 +2,9 @@ package redislimit
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -99,4 +101,25 @@ func stateLife(r rule.Rule) time.Duration {
 	}
 	fill := (bucketFull(r) + int64(r.Limit) - 1) / int64(r.Limit)
 	return max(r.Window, time.Duration(fill)*time.Microsecond)
+}
+
+// Config returns the limiter's configuration as its key's state records
+// it: the time source, then every rule as the script keeps it (merged,
+// its window in whole microseconds, its bookkeeping resolved, a fixed or
+// bucket rule's margin after '+'), sorted, for example "server time:
+// 10/1s:exact, 10000/24h:b64, 500/1m:b64". Limiters of one key must
+// share it (Options.Key); the order of the rules given to New does not
+// matter.
+func (l *Limiter) Config() string {
+	parts := make([]string, len(l.rules))
+	for i, r := range l.rules {
+		r.Window = time.Duration(ceilMicros(r.Window)) * time.Microsecond
+		s := r.String()
+		if r.Kind != rule.Sliding && r.Margin > 0 {
+			s += " +" + rule.FormatWindow(time.Duration(ceilMicros(r.Margin))*time.Microsecond)
+		}
+		parts[i] = s
+	}
+	slices.Sort(parts)
+	return l.source.String() + " time: " + strings.Join(parts, ", ")
 }

@@ -6,11 +6,14 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -78,22 +81,38 @@ var (
 	// ErrSkew reports, under Client time, a caller whose clock is further
 	// from Redis TIME than Options.MaxSkew allows; the call was refused.
 	ErrSkew = errors.New("redislimit: client clock too far from Redis TIME")
-	// ErrCorrupt reports a set holding an entry, or a hash a bucket,
-	// implausibly far in the future, which would otherwise hold its rule
-	// full, or a count that is not a number: delete the key.
+	// ErrCorrupt reports state the script never writes: a set holding an
+	// entry, or a hash a bucket, implausibly far in the future, which
+	// would otherwise hold its rule full; a count, level or bound that is
+	// negative, fractional, not a number, above its rule's limit or out of
+	// order, which could admit calls past the limit. Nothing was
+	// recorded: delete the key (or Reset it).
 	ErrCorrupt = errors.New("redislimit: corrupt limiter state")
 	// ErrStateLost reports that the limiter's state vanished from Redis
 	// while it held recent admissions (FLUSHALL, eviction, a restart
 	// without the data, a failover to a replica that lacked it), or came
 	// back from an older snapshot: windows may have been emptied, and a
 	// call admitted on them could overfill one. Nothing was recorded, and
-	// the limiter refuses every call with it until its longest window has
-	// passed since the loss was found; every other limiter of the key is
-	// held back as long by Redis (docs/redis.md, Lost state).
+	// Redis holds every limiter of the key back, the one that found the
+	// loss included, for Options.LossHold (by default the longest window)
+	// or until Reset (docs/redis.md, Lost state). It is only ever the
+	// server's answer: a server that cannot be reached is ErrUnreachable.
 	ErrStateLost = errors.New("redislimit: limiter state lost")
+	// ErrUnreachable reports a server that took no call: the dial failed
+	// (connection refused, no route, no such host) or the server closed the
+	// connection (killed, restarted). Nothing is known of the call's
+	// record when the connection closed mid-run; the caller must not send.
+	ErrUnreachable = errors.New("redislimit: Redis is unreachable")
 	// ErrMemberClash reports a member recorded by another call:
 	// limiters sharing a key were given the same MemberPrefix.
 	ErrMemberClash = errors.New("redislimit: member clash")
+	// ErrConfig reports a key whose state was made by limiters of another
+	// configuration (Limiter.Config): their windows, margins, limits or
+	// bookkeeping differ, so the two would not share one budget. The call
+	// was refused, nothing recorded; the message names both
+	// configurations. Give a new configuration a new Key, or stop every
+	// limiter of the old one and Reset the key.
+	ErrConfig = errors.New("redislimit: key kept by limiters of another configuration")
 )
 
 // Limiter admits calls under every rule at once, with its state in Redis.
@@ -122,11 +141,10 @@ type Limiter struct {
 	bounded     bool          // c ends its waits by the context's deadline
 	maxWait     time.Duration // beyond it a reply is corrupt, see admit.lua
 	expectFor   time.Duration // how long after a refresh the head must exist
-	holdFor     time.Duration // how long calls are refused after a loss
+	holdFor     time.Duration // how long every limiter is held back after a loss; 0: not at all
 	refreshed   atomic.Int64  // rt instant of the last expiry refresh; 0: none
 	seen        atomic.Int64  // the highest count n of the head seen; 0: none
 	expectUntil atomic.Int64  // rt instant until which the head must exist
-	heldUntil   atomic.Int64  // rt instant until which calls are refused
 
 	runs  atomic.Int64
 	stats *strategies.StatsKeeper
@@ -156,13 +174,8 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	if c == nil || rt == nil {
 		return nil, errors.New("redislimit: New needs a Redis client and a runtime")
 	}
-	if err := checkKey(opts.Key); err != nil {
+	if err := checkOptions(opts); err != nil {
 		return nil, err
-	}
-	switch opts.TimeSource {
-	case Server, Client, Virtual:
-	default:
-		return nil, fmt.Errorf("redislimit: unknown time source %v", opts.TimeSource)
 	}
 	if len(rules) == 0 {
 		return nil, errors.New("redislimit: no rules")
@@ -236,6 +249,23 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	return l, nil
 }
 
+// checkOptions refuses options New cannot use: a bad key name, an unknown
+// time source, a hold after a loss beyond the script's exact integers.
+func checkOptions(opts Options) error {
+	if err := checkKey(opts.Key); err != nil {
+		return err
+	}
+	switch opts.TimeSource {
+	case Server, Client, Virtual:
+	default:
+		return fmt.Errorf("redislimit: unknown time source %v", opts.TimeSource)
+	}
+	if opts.LossHold > 100*365*24*time.Hour {
+		return fmt.Errorf("redislimit: LossHold %v longer than a century", opts.LossHold)
+	}
+	return nil
+}
+
 // expiryLease is how often a limiter refreshes its keys' expiries when
 // its longest window is short: each refresh makes them outlive their
 // windows by two leases.
@@ -287,11 +317,10 @@ func (l *Limiter) setLease(g time.Duration) {
 	l.script = append([]string{HeadKey(l.name)}, l.keys...)
 	// The count n lives as long as the longest-lived key after a refresh,
 	// and the caller counts on it for one lease less. After a loss every
-	// limiter of the key is held back as long as the head lives, so that
-	// none still counts on the state from before it; this one refuses
-	// calls for its longest window after it found the loss.
+	// limiter of the key is held back for holdFor (Options.LossHold).
 	l.expectFor = longest - g
-	l.holdFor = widest
+	l.holdFor = cmp.Or(opts.LossHold, widest)
+	l.holdFor = max(l.holdFor, 0)
 
 	skew := ""
 	ahead := FutureTolerance
@@ -306,7 +335,8 @@ func (l *Limiter) setLease(g time.Duration) {
 	if !l.mine {
 		retry = strconv.FormatInt(ceilMicros(cmp.Or(l.callTimeout, time.Minute)), 10)
 	}
-	l.vals = append([]any{msText(g), strconv.FormatInt(ceilMicros(ahead), 10), retry, skew}, perRule...)
+	l.vals = append([]any{msText(g), strconv.FormatInt(ceilMicros(ahead), 10), retry, skew, l.Config(),
+		strconv.FormatInt(ceilMicros(l.holdFor), 10)}, perRule...)
 	l.vals = append(l.vals, names...)
 	l.text, l.admit = writeScript(fmt.Sprintf("local serverTime, virtual = %t, %t\n",
 		l.source == Server, l.source == Virtual))
@@ -508,10 +538,6 @@ func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Dura
 // (tail, see costArgs).
 func (l *Limiter) tryCost(ctx context.Context, member string, sweep bool, tail []any) (time.Duration, int64, int, error) {
 	now := l.rt.Now()
-	if until := l.heldUntil.Load(); until != 0 && now < until {
-		return 0, 0, 0, fmt.Errorf("%w: refusing calls for %v more, until the longest window has passed since the loss was found",
-			ErrStateLost, time.Duration(until-now))
-	}
 	args, refresh := l.scriptArgs(member, sweep, now)
 	args = append(args, tail...)
 	expected := args[2] != "0"
@@ -598,16 +624,29 @@ var scriptCodes = []struct {
 	{"LOST", ErrStateLost},
 	{"HELD", ErrStateLost},
 	{"CLASH", ErrMemberClash},
+	{"CONFIG", ErrConfig},
 }
 
-// lost forgets what the limiter knew of its state, which is gone; when
-// this limiter found the loss, it refuses calls for holdFor.
-func (l *Limiter) lost(found bool) {
+// lostCount reads the count the script gave the head it made anew after
+// finding a loss, at the end of its message.
+var lostCount = regexp.MustCompile(`\(count (\d+)\)$`)
+
+// lost notes that this limiter found its state lost: the script made the
+// head anew at a count above any seen before (msg ends with it) and holds
+// every limiter of the key back. This one counts on that head for the
+// hold, so that a second loss during it (the new head flushed too) is
+// found and held again, and a Reset (a higher count, no hold) is not.
+func (l *Limiter) lost(msg string) {
 	l.refreshed.Store(0)
 	l.seen.Store(0)
 	l.expectUntil.Store(0)
-	if found {
-		l.heldUntil.Store(l.rt.Now() + int64(l.holdFor))
+	m := lostCount.FindStringSubmatch(msg)
+	if m == nil {
+		return
+	}
+	if n, err := strconv.ParseInt(m[1], 10, 64); err == nil && l.holdFor > 0 {
+		l.seen.Store(n)
+		l.expectUntil.Store(l.rt.Now() + int64(l.holdFor))
 	}
 }
 
@@ -619,8 +658,8 @@ func (l *Limiter) scriptError(ctx context.Context, err error) error {
 		msg := rerr.Error()
 		for _, c := range scriptCodes {
 			if rest, ok := strings.CutPrefix(msg, c.code+" "); ok {
-				if c.err == ErrStateLost {
-					l.lost(c.code == "LOST")
+				if c.code == "LOST" {
+					l.lost(rest)
 				}
 				return fmt.Errorf("%w: %s", c.err, rest)
 			}
@@ -636,7 +675,32 @@ func (l *Limiter) scriptError(ctx context.Context, err error) error {
 	if errors.As(err, &nerr) && nerr.Timeout() {
 		return fmt.Errorf("%w: %w", ErrTimeout, err)
 	}
+	if unreachable(err) {
+		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+	}
 	return fmt.Errorf("redislimit: %w", err)
+}
+
+// unreachable says whether err means no server took the call: a dial that
+// failed (refused, no route, no such host), or a connection the server
+// closed or reset (killed mid-run). A dial or read that timed out is
+// ErrTimeout instead: the server may be there, and slow.
+func unreachable(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" && !op.Timeout() {
+		return true
+	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) && !dns.Timeout() {
+		return true
+	}
+	for _, e := range []error{syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED, syscall.EPIPE,
+		syscall.EHOSTUNREACH, syscall.ENETUNREACH, io.EOF, io.ErrUnexpectedEOF} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // run runs the script and returns by the call timeout or ctx's end, even

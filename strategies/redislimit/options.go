@@ -65,8 +65,17 @@ const MaxKeyLen = 200
 // Options configure a Limiter.
 type Options struct {
 	// Key names the limit the fleet shares (an API key's name, say). Every
-	// process that uses the same Key and rules shares the same budget. It
-	// must be 1..MaxKeyLen bytes without '{', '}' or control characters.
+	// process that uses the same Key shares one budget, and so must keep
+	// one configuration (Limiter.Config: the time source, and the rules as
+	// kept, with their limits, units, windows, kinds, margins and
+	// bookkeeping): limiters whose windows differ by a margin would each
+	// admit a full budget, and one without a rule another keeps would
+	// admit calls that rule refuses. The key's state records the
+	// configuration that made it, and a limiter of another one is refused
+	// with ErrConfig naming both. To change the configuration, give it a
+	// new Key, or stop every limiter of the old one and Reset the key.
+	// The Key must be 1..MaxKeyLen bytes without '{', '}' or control
+	// characters.
 	Key string
 	// TimeSource defaults to Server.
 	TimeSource TimeSource
@@ -99,6 +108,19 @@ type Options struct {
 	// that passes virtual instants as client time does). Other sources
 	// ignore it.
 	MaxSkew time.Duration
+	// LossHold is how long every limiter of the key is refused
+	// (ErrStateLost) after one finds the key's state lost or restored from
+	// an older snapshot: calls admitted before the loss may still be in
+	// their windows, and no limiter can see them any more. 0 means the
+	// limiter's longest window (a bucket's time to fill from empty), the
+	// shortest hold after which no window can hold a call from before the
+	// loss beside one from after it, so that the loss cannot overfill any
+	// window. A shorter one lets each window hold up to its limit from
+	// before the loss and its limit again after it; negative means no hold
+	// (the call that found the loss is refused, the next ones start on
+	// empty windows). Reset lifts a hold for every limiter of the key,
+	// running ones included (docs/redis.md, Lost state).
+	LossHold time.Duration
 	// Exact keeps the rules that leave their bookkeeping open as exact
 	// sliding logs whatever their limits, as Redis sorted sets that grow
 	// with the limit (about 129 bytes an entry past 128 entries). Without
@@ -108,7 +130,9 @@ type Options struct {
 	// (docs/windows.md). Rules that name theirs (10/s:exact, 500/min:b64)
 	// are kept as they say either way. Every limiter sharing a Key must
 	// keep its rules alike: an exact log and the bucket counts of one
-	// window are kept apart and do not see each other's calls.
+	// window are kept apart and would not see each other's calls, so a
+	// limiter that keeps them otherwise than the key's state records is
+	// refused (ErrConfig).
 	Exact bool
 }
 
@@ -151,9 +175,9 @@ func checkKey(k string) error {
 }
 
 // KeyFor returns the Redis key of the sorted set of a limiter's exact
-// rules under key name k, w the longest of their windows. Sets are named
-// by that window alone, so processes configured with different limits
-// still count into one set.
+// rules under key name k, w the longest of their windows. Every limiter
+// of a key keeps one configuration (Options.Key), so one set serves them
+// all.
 func KeyFor(k string, w time.Duration) string {
 	return "rlcheck:{" + k + "}:" + windowName(w)
 }

@@ -19,8 +19,9 @@ import (
 // TestScriptPerTimeSource: a limiter's copy of admit.lua holds only its
 // time source and reads every value from ARGV, so limiters of
 // any rules share one copy per time source (one script in the server's
-// cache however many tenants); the values are the rules' and the
-// prefixes of the bucketed ones' fields in the head.
+// cache however many tenants); the values are the configuration, the
+// hold after a loss (the longest window), the rules' and the names of the
+// bucketed ones' fields in the head.
 func TestScriptPerTimeSource(t *testing.T) {
 	_, c := newMini(t)
 	rt := &stepRT{t: epoch}
@@ -37,13 +38,14 @@ func TestScriptPerTimeSource(t *testing.T) {
 	bounded := mk("a", Options{}, sec, hour)
 	assert.True(t, a.admit == other.admit && a.admit == bounded.admit, "limiters of other rules share a script")
 	assert.Equal(t, "-- BEGIN CONSTANTS\nlocal serverTime, virtual = true, false\n", constants(a))
-	assert.Equal(t, []any{"56250", "3660000000", "", "", "-5", "1000000", "0", "-1048576", "3600000000", "0"}, a.vals,
+	assert.Equal(t, []any{"56250", "3660000000", "", "", "server time: 1048576/1h:exact, 5/1s:exact", "3600000000",
+		"-5", "1000000", "0", "-1048576", "3600000000", "0"}, a.vals,
 		"the lease is a 64th of the hour")
 	assert.Equal(t, "1024000", other.vals[0], "the lease of a day's window is at most 1024 s")
 	args, _ := a.scriptArgs("m", false, rt.t)
 	assert.Equal(t, append([]any{"m", "0", "0", "1"}, a.vals...), args, "server time sends no instants")
-	assert.Equal(t, []any{"56250", "3660000000", "", "", "-5", "1000000", "0", "1048576", "3600000000", "56250000",
-		"1h:b64"}, bounded.vals, "the hour is bucketed under the default policy; its state field in the head is 1h:b64")
+	assert.Equal(t, []any{"56250", "3660000000", "", "", "server time: 1048576/1h:b64, 5/1s:exact", "3600000000",
+		"-5", "1000000", "0", "1048576", "3600000000", "56250000", "1h:b64"}, bounded.vals, "the hour is bucketed under the default policy; its state field in the head is 1h:b64")
 
 	client := mk("a", Options{TimeSource: Client, Exact: true}, sec, hour)
 	assert.Equal(t, "-- BEGIN CONSTANTS\nlocal serverTime, virtual = false, false\n", constants(client))
