@@ -437,7 +437,7 @@ func TestEdgeInstants(t *testing.T) {
 
 // TestFirstCallViolatorOpensNoWindow: a send that breaks a first-call
 // rule on its own, with no window open, is refused and opens none; the
-// next send opens the window (issue #40).
+// next send opens the window.
 func TestFirstCallViolatorOpensNoWindow(t *testing.T) {
 	r, err := rule.Parse("9 tokens/1500ms first-call")
 	require.NoError(t, err)

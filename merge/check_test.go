@@ -368,7 +368,7 @@ func setCounts(t *testing.T, doc []byte, n int64) []byte {
 
 // TestMergeRefusesSumsPastInt64: a shard whose counts carry a sum past
 // int64 is refused with its name, rather than wrapped into a negative
-// count and an OK verdict; so are negative counts (issue #40).
+// count and an OK verdict; so are negative counts.
 func TestMergeRefusesSumsPastInt64(t *testing.T) {
 	lines := []string{"ts", "0", "100000000", "200000000", "300000000"}
 	cfg := logcheck.Config{Rules: []rule.Rule{{Limit: 1, Window: time.Second}},

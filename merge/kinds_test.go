@@ -192,7 +192,7 @@ func TestShardContextOfKinds(t *testing.T) {
 // TestFixedShardKeepsTiesAtItsWindowStart: a shard whose input starts
 // exactly at the start of the fixed window that holds its From may have
 // lost the sends tied there, earlier in the log; it is refused, as the
-// whole log's violations would otherwise merge to none (issue #40).
+// whole log's violations would otherwise merge to none.
 func TestFixedShardKeepsTiesAtItsWindowStart(t *testing.T) {
 	lines := []string{"ts", "1000000000", "1000000000", "1000000000", "1500000000", "1600000000"}
 	cfg := logcheck.Config{Rules: []rule.Rule{mustParse(t, "3/1s fixed")},

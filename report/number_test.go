@@ -16,7 +16,7 @@ import (
 
 // TestCountsAgreeInNumber: one send, one violation, one key read as such
 // in every format a person reads ("1 sends holding 10 tokens" read as
-// several; issue #40).
+// several).
 func TestCountsAgreeInNumber(t *testing.T) {
 	rules, err := rule.ParseList("9 tokens/1s")
 	require.NoError(t, err)

@@ -101,7 +101,7 @@ func TestUnitTooCoarseSaysWhatFits(t *testing.T) {
 
 // TestCostColumnIsNamedAsGiven: a cost column out of range or missing is
 // named by its unit and column, as --cost gives them, not by the index
-// of an internal slice (issue #40).
+// of an internal slice.
 func TestCostColumnIsNamedAsGiven(t *testing.T) {
 	for col, want := range map[string]string{
 		"0":  "sendlog.Options.Costs tokens=0: the first line has 2 columns",

@@ -60,7 +60,7 @@ func TestCostOverTheLimitIsRefusedForGood(t *testing.T) {
 
 // TestOversizeTakesNothing: a request whose cost alone exceeds a rule is
 // answered 413 and takes nothing from any window, a call rule's included:
-// the answers after it are those it would have had without it (issue #40).
+// the answers after it are those it would have had without it.
 func TestOversizeTakesNothing(t *testing.T) {
 	c := newClocked(t, Options{
 		Rules: mustRules(t, "2/1s, 10 tokens/1s"),
@@ -79,8 +79,7 @@ func TestOversizeTakesNothing(t *testing.T) {
 
 // TestSumPastInt64IsNeverAdmitted: a request whose cost would carry a
 // window's sum past int64 cannot be judged; it is refused unjudged, the
-// requests after it are judged on, and the log's verdict stays readable
-// (issue #40).
+// requests after it are judged on, and the log's verdict stays readable.
 func TestSumPastInt64IsNeverAdmitted(t *testing.T) {
 	c := newClocked(t, Options{
 		Rules:  mustRules(t, "1000 tokens/1s"),
@@ -124,7 +123,7 @@ func TestBadCostIsABadRequest(t *testing.T) {
 }
 
 // TestMissingCostHeaderIsSaidMissing: a request without its cost header
-// is told the header is missing; "got 0" read as a cost of 0 (issue #40).
+// is told the header is missing; "got 0" read as a cost of 0.
 func TestMissingCostHeaderIsSaidMissing(t *testing.T) {
 	c := newClocked(t, Options{
 		Rules: mustRules(t, "100 tokens/1s"),

@@ -179,7 +179,7 @@ func TestFirstCallWindowOpensAtTheFirstCall(t *testing.T) {
 
 // TestFirstCallOversizeOpensNoWindow: a request whose cost alone breaks a
 // first-call rule opens no window, refused (413) or recorded: the window
-// opens at the next request (issue #40).
+// opens at the next request.
 func TestFirstCallOversizeOpensNoWindow(t *testing.T) {
 	for _, record := range []bool{false, true} {
 		c := newClocked(t, Options{

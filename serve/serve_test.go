@@ -336,7 +336,7 @@ func judgeLog(name string, log io.Reader, perKey bool, o Options) (*report.Resul
 
 // TestRunReportsWhatItRefusedUnjudged: requests that no window could ever
 // admit are answered 413 to the last, and the run still writes its report,
-// saying how many it refused (issue #40).
+// saying how many it refused.
 func TestRunReportsWhatItRefusedUnjudged(t *testing.T) {
 	rules := []rule.Rule{{Limit: 1000, Window: time.Second, Unit: "tokens"}}
 	opt := Options{Rules: rules, Costs: []CostSource{{Unit: "tokens", Header: "X-Tokens"}}}

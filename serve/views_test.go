@@ -130,7 +130,7 @@ func TestBothViewsNeedsEverySendInstant(t *testing.T) {
 // TestBothViewsLeaveOutAbsurdSendInstants: send instants in 2262 and 1970
 // would swamp the delays and overflow their spread, printing a negative
 // margin; they are left out, counted, and a client clock that runs ahead
-// gives delays from the least, never negative ones (issue #40).
+// gives delays from the least, never negative ones.
 func TestBothViewsLeaveOutAbsurdSendInstants(t *testing.T) {
 	rules := []rule.Rule{{Limit: 1, Window: time.Second}}
 	at := int64(1_796_054_630_820_663_962)

@@ -76,7 +76,7 @@ func TestDocsShowQuery(t *testing.T) {
 // query, which runs on both, divides no integer where rounding could move
 // a send: fixed windows are named by their start, found without a
 // division, and only a zone's whole seconds are divided, an exact
-// multiple cast back to BIGINT (issue #40).
+// multiple cast back to BIGINT.
 func TestCompiledQueryDividesNoIntegers(t *testing.T) {
 	cast := regexp.MustCompile(`\) / \d+ AS BIGINT\)|'[^']*'`) // and the rules' texts
 	for _, unit := range []time.Duration{time.Nanosecond, time.Microsecond, time.Millisecond, time.Second} {

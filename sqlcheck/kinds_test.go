@@ -198,7 +198,7 @@ func TestPostgresRefusesBadCosts(t *testing.T) {
 
 // A NULL or fractional time or cost is an error, as check refuses such a
 // line, never a send the query drops or rounds: in every form of the
-// query (issue #40).
+// query.
 func TestPostgresRefusesNullAndFractionalValues(t *testing.T) {
 	_, db := pgtest.Start(t)
 	ctx := context.Background()

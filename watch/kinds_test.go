@@ -101,7 +101,7 @@ func TestWatchCostsAgainstBruteForce(t *testing.T) {
 
 // TestWatchFirstCallOversizeOpensNoWindow: the issue's first-call log, as
 // watch follows it: the send of 10 tokens breaks the rule alone and opens
-// no window, and the summary's counts agree in number (issue #40).
+// no window, and the summary's counts agree in number.
 func TestWatchFirstCallOversizeOpensNoWindow(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "fc.csv")
 	require.NoError(t, os.WriteFile(path, []byte("ts_ns,tokens\n0,10\n100000000,1\n200000000,1\n"), 0o644))

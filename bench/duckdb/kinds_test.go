@@ -116,7 +116,7 @@ func TestGeneratedMatchesCheckCostsAndFixed(t *testing.T) {
 // DuckDB's / divides integers as floats: near 1.7e18 ns two sends 100 ns
 // apart fell in one window of 1/100ns fixed, a violation PostgreSQL and
 // check do not find. The query divides no window index, and a zone's
-// seconds stay exact at midnight (issue #40).
+// seconds stay exact at midnight.
 func TestGeneratedDividesNoIntegers(t *testing.T) {
 	ctx := context.Background()
 	midnight := time.Date(2026, 11, 2, 5, 0, 0, 0, time.UTC).UnixNano() // 00:00 in New York
@@ -149,7 +149,7 @@ func TestGeneratedDividesNoIntegers(t *testing.T) {
 }
 
 // A NULL or fractional time or cost is an error in DuckDB too, never a
-// send dropped or rounded (issue #40).
+// send dropped or rounded.
 func TestGeneratedRefusesNullAndFractionalValues(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {

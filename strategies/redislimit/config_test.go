@@ -22,7 +22,7 @@ func mustRules(t *testing.T, s string) []rule.Rule {
 	return rules
 }
 
-// TestOneKeyOneConfiguration (#40.10): two limiters of one key under
+// TestOneKeyOneConfiguration: two limiters of one key under
 // 3/1s, one built with Widen(5ms) and one with Widen(10ms), kept two sets
 // of different windows and admitted 6 calls in 1.6 ms between them. A
 // limiter whose configuration differs from the one the key's state was

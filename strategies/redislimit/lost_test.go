@@ -27,7 +27,7 @@ func heldFor(t *testing.T, err error) int64 {
 	return n
 }
 
-// TestLostStateHoldLifts (#40.11): after FLUSHALL under 10000/day, a new
+// TestLostStateHoldLifts: after FLUSHALL under 10000/day, a new
 // limiter was refused "for 88447999 ms more" (the day and two leases), a
 // Reset freed new limiters while the one that found the loss still
 // refused "for 23h59m59.999s more", and with the server then killed its
@@ -70,7 +70,7 @@ func TestLostStateHoldLifts(t *testing.T) {
 	t.Log(err)
 }
 
-// TestHeldLimiterSeesAKilledServer (#40.11): a limiter held back after the
+// TestHeldLimiterSeesAKilledServer: a limiter held back after the
 // loss it found asks Redis on every call, so a server killed during the
 // hold is ErrUnreachable, where it said "state lost" for a day.
 func TestHeldLimiterSeesAKilledServer(t *testing.T) {

@@ -138,9 +138,9 @@ func bucketViolations(r rule.Rule, sends []oSend) []int {
 	return bad
 }
 
-// TestOracleCatchesViolations guards the oracle: the sends of #40.2
-// (a bucket of 1/1s burst 1 admitting 1 µs early), of #40.3 (4 calls in
-// one window of 3/1s fixed) and a sliding window overfilled by 1 ns are
+// TestOracleCatchesViolations guards the oracle: a bucket of 1/1s burst 1
+// admitting 1 µs early, 4 calls in one window of 3/1s fixed (a corrupt
+// negative count) and a sliding window overfilled by 1 ns are
 // caught, and the same sends 1 ns later are not.
 func TestOracleCatchesViolations(t *testing.T) {
 	calls := func(ts ...int64) []oSend {

@@ -42,7 +42,7 @@ func tryCostAt(t *testing.T, l *Limiter, rt *stepRT, at int64, costs []int64) ti
 	return wait
 }
 
-// TestBucketNeverEarlyOnCallerClocks (#40.2): under 1/1s burst 1 a call at
+// TestBucketNeverEarlyOnCallerClocks: under 1/1s burst 1 a call at
 // 999 ns past a microsecond drains the bucket, and one at 1 s past that
 // microsecond finds it holding 0.999999001: it must wait. The script
 // rounds a caller's instant down for the check, so the level it takes

@@ -264,7 +264,7 @@ func (l *Limiter) tail() []any {
 	return tail
 }
 
-// TestCorruptStatesRefused (#40.3): a fixed rule's count set to -100 let
+// TestCorruptStatesRefused: a fixed rule's count set to -100 let
 // 103 of the next 200 calls of its window through, and a bucketed 100/1s
 // with a total of -1000 admitted 1,100. Any state the script did not
 // write is now ErrCorrupt, on every kind, on miniredis (state as text)
