@@ -179,7 +179,7 @@ func (j jsonView) rule(r checker.RuleReport, key string) RuleDoc {
 		Rule: r.Rule.String(), Kind: kindJSON(r.Rule), Unit: r.Rule.Unit, Burst: r.Rule.Burst, Limit: r.Rule.Limit,
 		Window: r.Rule.Window.String(), WindowNs: int64(r.Rule.Window),
 		Violations: r.Violations, MaxInWindow: r.MaxInWindow, MaxSaturated: r.MaxSaturated,
-		MaxWindowStart: &start, Usage: usage(r.Rule, r.MaxInWindow),
+		MaxWindowStart: &start, Usage: j.usage(r.Rule, r.MaxInWindow),
 	}
 	if r.First != nil {
 		v := j.violation(*r.First, key, r.Rule.Unit != "")
@@ -192,9 +192,9 @@ func (j jsonView) rule(r checker.RuleReport, key string) RuleDoc {
 }
 
 // usage is the share of r's limit max sends (or units) fill, to four
-// decimals; nil for a bucket.
-func usage(r rule.Rule, max int64) *float64 {
-	if r.Kind == rule.Bucket || r.Limit <= 0 {
+// decimals; nil for a bucket, or when the fullest window was not computed.
+func (j jsonView) usage(r rule.Rule, max int64) *float64 {
+	if r.Kind == rule.Bucket || r.Limit <= 0 || j.res.NoMaxInWindow {
 		return nil
 	}
 	u := math.Round(float64(max)/float64(r.Limit)*1e4) / 1e4
@@ -265,7 +265,7 @@ func (j jsonView) doc() Doc {
 	for _, t := range res.Totals {
 		tot := RuleDoc{Rule: t.Rule.String(), Kind: kindJSON(t.Rule), Unit: t.Rule.Unit, Burst: t.Rule.Burst, Limit: t.Rule.Limit, Window: t.Rule.Window.String(),
 			WindowNs: int64(t.Rule.Window), Violations: t.Violations, MaxInWindow: t.MaxInWindow, MaxSaturated: t.MaxSaturated,
-			Usage: usage(t.Rule, t.MaxInWindow)}
+			Usage: j.usage(t.Rule, t.MaxInWindow)}
 		groups := t.Groups
 		tot.KeysViolating = &groups
 		if t.First != nil {
