@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -12,7 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/htmlreport"
+	"github.com/rlcheck/rlcheck/logcheck"
+	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/scenarios"
+	"github.com/rlcheck/rlcheck/sendlog"
 	"github.com/rlcheck/rlcheck/simulate"
 )
 
@@ -122,4 +126,47 @@ func TestSimulateDistributionPerStrategy(t *testing.T) {
 		assert.LessOrEqual(t, yMax, int(float64(most)*1.2)+1, "%s: its own scale", st.Name)
 	}
 	b.noErrors(t)
+}
+
+// TestYAxisFitsItsLabels: a chart's y axis is as wide as its longest tick
+// label, so that a tokens chart's title ("tokens in window") does not
+// overlap "100,000"; it overlapped at the fixed width before.
+func TestYAxisFitsItsLabels(t *testing.T) {
+	b := newBrowser(t)
+	path := filepath.Join(t.TempDir(), "llm.html")
+	rules, err := rule.ParseList("5/1m, 100000 tokens/1m")
+	require.NoError(t, err)
+	f, err := os.Open("../testdata/costs/llm.csv")
+	require.NoError(t, err)
+	defer f.Close()
+	res, err := logcheck.Run([]logcheck.Input{{Name: "llm.csv", R: f}}, logcheck.Config{
+		Rules: rules, KeepTimes: true, List: htmlreport.CheckList(0, path),
+		Read: sendlog.Options{KeyCol: "key", Costs: []sendlog.CostSource{{Unit: "tokens", Col: "tokens", Field: "tokens"}}},
+	})
+	require.NoError(t, err)
+	require.NoError(t, htmlreport.Check(path, res, 0, 20))
+	b.open(t, path)
+	var raw string
+	b.eval(t, `(() => {
+		const out = [];
+		for (const p of window.rlcheckReport.panels) for (const u of p.charts) {
+			const a = u.axes[1], vals = a._values || [];
+			const longest = vals.reduce((x, v) => (String(v).length > x.length ? String(v) : x), "");
+			u.ctx.font = a.font[0];
+			out.push({size: a._size, need: a.ticks.size + a.gap + u.ctx.measureText(longest).width / devicePixelRatio, longest});
+		}
+		return JSON.stringify(out);
+	})()`, &raw)
+	var axes []struct {
+		Size, Need float64
+		Longest    string
+	}
+	require.NoError(t, json.Unmarshal([]byte(raw), &axes), raw)
+	require.NotEmpty(t, axes)
+	wide := false
+	for _, a := range axes {
+		assert.GreaterOrEqual(t, a.Size, a.Need, "y axis of %q labels", a.Longest)
+		wide = wide || len(a.Longest) >= 6
+	}
+	assert.True(t, wide, "some chart's labels are as long as a tokens count")
 }

@@ -107,6 +107,21 @@
     };
   }
 
+  // The y axis of a window's count or units: wide enough for its longest
+  // tick label ("100,000"), so that the axis title never overlaps them.
+  function yAxis(label) {
+    return {
+      label,
+      size: (u, values, ai, cycle) => {
+        const axis = u.axes[ai];
+        if (cycle > 1) return axis._size;
+        const longest = (values || []).reduce((a, v) => (String(v).length > a.length ? String(v) : a), "");
+        u.ctx.font = axis.font[0];
+        return Math.ceil(axis.ticks.size + axis.gap + u.ctx.measureText(longest).width / devicePixelRatio) + 4;
+      },
+    };
+  }
+
   // Aligns step lines and markers on one x array, as uPlot wants.
   function align(layers) {
     const xs = new Set();
@@ -193,7 +208,7 @@
         width, height: 220, series,
         scales: { x: { time: false }, y: { range: (u, lo, hi) => [0, Math.max(hi, r.limit) * 1.15 + 1] } },
         cursor: { drag: { x: true, y: false } },
-        axes: [xAxis(p), { label: r.what + " in window" }],
+        axes: [xAxis(p), yAxis(r.what + " in window")],
         hooks: {
           setScale: [(u, key) => {
             if (key !== "x" || syncing) return;
