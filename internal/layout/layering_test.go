@@ -68,6 +68,24 @@ func TestLayering(t *testing.T) {
 	require.True(t, listed, "clock/virtual among the packages listed")
 	serveDeps := all[module+"serve"]
 	assert.False(t, serveDeps[module+"logcheck"], "serve imports logcheck: its verdict is the Judge it is given")
+	testSupportBelowEverything(t, all, "internal/oracle")
+}
+
+// testSupportBelowEverything: a test-support package imports no package of
+// the module (the oracle shares no code with what it judges), and no
+// package but tests imports it.
+func testSupportBelowEverything(t *testing.T, all map[string]map[string]bool, pkg string) {
+	t.Helper()
+	_, listed := all[module+pkg]
+	require.True(t, listed, "%s among the packages listed", pkg)
+	for p, ds := range all {
+		for d := range ds {
+			if p == module+pkg {
+				assert.False(t, strings.HasPrefix(d, module), "%s imports %s", p, d)
+			}
+			assert.False(t, under(d, pkg), "%s imports %s", p, d)
+		}
+	}
 }
 
 // TestCheckerStandsOnTheCoreTypes: the checker imports no package of the
