@@ -124,6 +124,12 @@ func judgeBucket(sends []Send, order []int, r Rule) Verdict {
 // opening send opens the next window. docs/semantics.md settles what
 // semantics.md leaves open about a send that costs more than N on its own
 // with no window open: it violates, and opens no window.
+//
+// Neither says what such a send adds to the fullest window, Max: it lies
+// in none. It is read as a window of its own, holding its own cost: a
+// report whose rule was broken always names a window over the limit (merge
+// refuses one that does not as contradicting itself), and watch's summary
+// of such a log says "at most 10 tokens in a window" for a lone send of 10.
 func judgeFirstCall(sends []Send, order []int, r Rule) Verdict {
 	v := Verdict{Max: big.NewInt(0)}
 	n := big.NewInt(r.N)
@@ -134,6 +140,7 @@ func judgeFirstCall(sends []Send, order []int, r Rule) Verdict {
 			open = false
 			if c.Cmp(n) > 0 {
 				v.Violations = append(v.Violations, i)
+				v.Max = maxOf(v.Max, c)
 				continue
 			}
 			open, start, sum = true, s.T, new(big.Int)

@@ -123,7 +123,10 @@ func TestFirstCall(t *testing.T) {
 	c := Rule{N: 5, W: sec, Unit: "tokens", Kind: FirstCall}
 	v = Judge(costly([]int64{0, 100 * ms, 200 * ms, 1100 * ms}, []int64{9, 5, 1, 1}), c, false)
 	assert.Equal(t, []int{0, 2}, v.Violations, "0 opens nothing; 0.1 s opens [0.1 s, 1.1 s)")
-	assert.Equal(t, big.NewInt(6), v.Max)
+	assert.Equal(t, big.NewInt(9), v.Max, "the lone send of 9 counts as a window of its own")
+	v = Judge(costly([]int64{0, 100 * ms, 200 * ms}, []int64{10, 1, 1}), Rule{N: 9, W: 1500 * ms, Unit: "tokens", Kind: FirstCall}, false)
+	assert.Equal(t, []int{0}, v.Violations)
+	assert.Equal(t, big.NewInt(10), v.Max)
 }
 
 // TestDaysInZones: New York's days last 23, 24 and 25 hours; a log kept
