@@ -107,7 +107,8 @@ func drawRules(rng *rand.Rand, f Family, w int64) []rule.Rule {
 
 // zones are the zones zoned cases use, each with the instant its days of
 // interest start near: 23 and 25-hour days, a half-hour change, a skipped
-// midnight, a date lived twice, a skipped date, and days in 2116 (2^62 ns).
+// midnight, a date lived twice (Goose Bay, which LivesADateTwice names), a
+// skipped date, and days in 2116 (2^62 ns).
 var zones = []struct {
 	name string
 	near time.Time
@@ -140,4 +141,12 @@ func kindRule(rng *rand.Rand, f Family, w int64, unit string, n int) rule.Rule {
 		r.Kind = rule.FirstCall
 	}
 	return r
+}
+
+// LivesADateTwice reports whether the case's days are in a zone that
+// turned its clock back across midnight, so that a date was lived again
+// after the next began: sql keys days by the local date there, not by the
+// first instant of each date (docs/sql.md).
+func (c Case) LivesADateTwice() bool {
+	return c.Family == Zoned && c.Rules[0].Zone == "America/Goose_Bay"
 }
