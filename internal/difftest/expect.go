@@ -3,7 +3,6 @@ package difftest
 import (
 	"fmt"
 	"math/big"
-	"slices"
 	"strings"
 	"time"
 
@@ -27,17 +26,9 @@ type Verdict struct {
 // Expect judges the case per key with the oracle: for each key (a single
 // "" without keys), one verdict per rule.
 func Expect(c Case) map[string][]Verdict {
-	return ExpectOn(c, func(i int) bool { return true })
-}
-
-// ExpectOn is Expect on the sends keep accepts, each keeping its line:
-// serve leaves out the requests it answers 413.
-func ExpectOn(c Case, keep func(i int) bool) map[string][]Verdict {
 	byKey := map[string][]int{}
 	for i, s := range c.Sends {
-		if keep(i) {
-			byKey[s.Key] = append(byKey[s.Key], i)
-		}
+		byKey[s.Key] = append(byKey[s.Key], i)
 	}
 	rules := OracleRules(c.Rules)
 	out := map[string][]Verdict{}
@@ -106,16 +97,6 @@ func OracleRules(rules []rule.Rule) []oracle.Rule {
 		out[i] = o
 	}
 	return out
-}
-
-// Keys are the case's keys in order.
-func Keys(want map[string][]Verdict) []string {
-	var keys []string
-	for k := range want {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // CSV writes the case as check reads it: ts (ns), key, and one column per
