@@ -161,7 +161,12 @@ func sameRun(name string, d report.Doc, baseName string, base report.Doc) error 
 	return nil
 }
 
-func perKey(d report.Doc) bool { return d.KeysInTotal > 0 || len(d.Keys) > 0 }
+// perKey reports whether d was split per key: it names keys, or, a shard
+// that judged no send, its rules are per-key totals, which alone carry
+// keys_with_violations.
+func perKey(d report.Doc) bool {
+	return d.KeysInTotal > 0 || len(d.Keys) > 0 || len(d.Rules) > 0 && d.Rules[0].KeysViolating != nil
+}
 
 // ruleOf reads a report's rule from its text, which must agree with the
 // limit, window, unit, kind and burst the report gives beside it.

@@ -395,3 +395,28 @@ func TestMergeRefusesSumsPastInt64(t *testing.T) {
 	require.Error(t, err, "a span of the log past int64 would print a negative duration")
 	assert.Contains(t, mergeErrorOf(t, err).Reason, "first_ns -9000000000000000000")
 }
+
+// A log split per key can have a quiet shard that judges no send: its
+// report names no key, but its rules carry the per-key totals' count of
+// keys with violations. It merges with the others into the whole log's
+// report instead of being refused as "split per key: false".
+func TestMergeKeyedShardWithNoSends(t *testing.T) {
+	lines := []string{"ts,tenant", "0,a", "100000000,a", "200000000,b", "9000000000,b", "9100000000,b"}
+	read := sendlog.Options{Format: sendlog.FormatCSV, TimeCol: "ts", Unit: sendlog.UnitNanos, KeyCol: "tenant"}
+	cfg := logcheck.Config{Rules: []rule.Rule{{Limit: 1, Window: time.Second}}, Read: read, List: 2}
+	whole := checkJSON(t, lines, cfg)
+	var docs [][]byte
+	for _, sh := range []report.Shard{
+		{To: 1e9, HasTo: true},
+		{From: 1e9, HasFrom: true, To: 5e9, HasTo: true, LogStart: true}, // no send in [1 s, 5 s)
+		{From: 5e9, HasFrom: true, LogStart: true},
+	} {
+		cfg.Shard = &sh
+		docs = append(docs, checkJSON(t, lines, cfg))
+	}
+	for _, order := range [][]int{{0, 1, 2}, {1, 0, 2}} { // the quiet shard first, too
+		doc, err := merged(t, [][]byte{docs[order[0]], docs[order[1]], docs[order[2]]}, merge.Options{List: 2})
+		require.NoError(t, err, "order %v", order)
+		assert.Equal(t, verdictOf(t, whole), verdictOf(t, doc), "order %v", order)
+	}
+}

@@ -171,7 +171,11 @@ func (r Rule) FixedWindow(at int64) (from, to int64, err error) {
 func FixedSpan(at, w, o int64, loc *time.Location) (from, to int64) {
 	if loc != nil {
 		y, m, d := time.Unix(0, at).In(loc).Date()
-		return localDayStart(loc, y, m, d), localDayStart(loc, y, m, d+1)
+		from, to = localDayStart(loc, y, m, d), localDayStart(loc, y, m, d+1)
+		if to <= at { // the end of a date lived again after the next began
+			from, to = to, localDayStart(loc, y, m, d+2)
+		}
+		return from, to
 	}
 	rem := at % w
 	if rem < 0 {
@@ -208,7 +212,13 @@ func localDayStart(loc *time.Location, y int, m time.Month, d int) int64 {
 	if !reached(hi) {
 		return math.MaxInt64
 	}
-	for hi-lo > 1 { // reached(lo) is false, reached(hi) true
+	return firstReached(loc, lo, bisect(lo, hi, reached), reached)
+}
+
+// bisect returns the instant in (lo, hi] after one where reached turns
+// true, given reached(lo) false and reached(hi) true.
+func bisect(lo, hi int64, reached func(int64) bool) int64 {
+	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
 		if reached(mid) {
 			hi = mid
@@ -217,6 +227,32 @@ func localDayStart(loc *time.Location, y int, m time.Month, d int) int64 {
 		}
 	}
 	return hi
+}
+
+// firstReached moves first, an instant where reached turns true, back to
+// the first instant after lo that reached the date. They differ where a
+// zone turned its clock back across midnight (America/St_Johns and
+// Goose_Bay in 1987-2010, from 00:01 back to 23:01): the date was reached,
+// left and reached again, and bisecting may find the second time. Within
+// one period of a single offset the local date never goes back.
+func firstReached(loc *time.Location, lo, first int64, reached func(int64) bool) int64 {
+	for first > lo {
+		start, _ := time.Unix(0, first-1).In(loc).ZoneBounds()
+		turn := clampNanos(start)
+		if start.IsZero() || turn <= lo || !reached(turn-1) {
+			return first
+		}
+		from := lo // the period before the turn, where the date was first reached
+		if prev, _ := time.Unix(0, turn-1).In(loc).ZoneBounds(); !prev.IsZero() {
+			from = max(lo, clampNanos(prev))
+		}
+		if reached(from) {
+			first = from
+		} else {
+			first = bisect(from, turn-1, reached)
+		}
+	}
+	return first
 }
 
 func clampNanos(t time.Time) int64 {

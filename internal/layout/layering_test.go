@@ -2,6 +2,7 @@ package layout
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -68,29 +69,29 @@ func TestLayering(t *testing.T) {
 	require.True(t, listed, "clock/virtual among the packages listed")
 	serveDeps := all[module+"serve"]
 	assert.False(t, serveDeps[module+"logcheck"], "serve imports logcheck: its verdict is the Judge it is given")
-}
-
-// TestCheckerStandsOnTheCoreTypes: the checker imports no package of the
-// module but rule.
-func TestCheckerStandsOnTheCoreTypes(t *testing.T) {
-	for d := range deps(t)[module+"checker"] {
-		if strings.HasPrefix(d, module) {
-			assert.Equal(t, module+"rule", d, "checker imports %s", d)
-		}
+	for _, pkg := range testSupport {
+		testSupportBelowEverything(t, all, pkg, pkg == "internal/oracle")
 	}
 }
 
-// TestSpecimensAreInternal: the audit's specimens (third-party libraries
-// and hand-written Redis designs) live under internal/, so no public
-// package path names them and the compiler keeps them from other modules.
-func TestSpecimensAreInternal(t *testing.T) {
-	all := deps(t)
-	found := 0
-	for p := range all {
-		if strings.Contains(p, "specimens") || strings.Contains(p, "handwritten") || strings.HasSuffix(p, "/libs") || strings.Contains(p, "/libs/") {
-			found++
-			assert.True(t, under(p, "internal/specimens"), "specimen package %s outside internal/specimens", p)
+// testSupport are the packages only tests import: the oracle, and the
+// differential tests' cases built on it.
+var testSupport = []string{"internal/oracle", "internal/difftest"}
+
+// testSupportBelowEverything: no package but tests (and other test
+// support) imports a test-support package, and the oracle (standalone) imports no package of the module,
+// so that it shares no code with what it judges.
+func testSupportBelowEverything(t *testing.T, all map[string]map[string]bool, pkg string, standalone bool) {
+	t.Helper()
+	_, listed := all[module+pkg]
+	require.True(t, listed, "%s among the packages listed", pkg)
+	for p, ds := range all {
+		for d := range ds {
+			if standalone && p == module+pkg {
+				assert.False(t, strings.HasPrefix(d, module), "%s imports %s", p, d)
+			}
+			assert.False(t, under(d, pkg) && !slices.ContainsFunc(testSupport, func(s string) bool { return under(p, s) }),
+				"%s imports %s", p, d)
 		}
 	}
-	assert.Positive(t, found, "specimen packages listed")
 }
