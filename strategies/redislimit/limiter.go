@@ -387,6 +387,10 @@ func (l *Limiter) Acquire(ctx context.Context) error {
 // limiter's time source (a whole microsecond), at which the call was
 // recorded. With the Server source it is Redis TIME.
 //
+// A refused call whose wait would outlast ctx's deadline fails at once,
+// recording nothing, with a *strategies.DeadlineError naming the wait
+// (context.DeadlineExceeded for errors.Is), as the in-memory limiters do.
+//
 // A call first tries the script at once. When refused, it queues behind
 // this limiter's other refused callers, first come, first served, so that
 // one caller per limiter polls Redis: otherwise every waiter of every
@@ -450,6 +454,9 @@ func (l *Limiter) acquireAt(ctx context.Context, costs []int64) (int64, error) {
 	if err != nil || wait == 0 {
 		return at, err
 	}
+	if err := strategies.Within(ctx, l.rt, wait); err != nil {
+		return 0, fmt.Errorf("redislimit: %w", err)
+	}
 	asked := l.rt.Now()
 	if err := l.queue.Lock(ctx); err != nil {
 		return 0, err
@@ -457,6 +464,9 @@ func (l *Limiter) acquireAt(ctx context.Context, costs []int64) (int64, error) {
 	defer l.queue.Unlock()
 	wait -= time.Duration(l.rt.Now() - asked) // time spent in the queue
 	for {
+		if err := strategies.Within(ctx, l.rt, wait); err != nil {
+			return 0, fmt.Errorf("redislimit: %w", err)
+		}
 		if wait > 0 {
 			in := l.binding[rule]
 			l.stats.Bound(in, at)
