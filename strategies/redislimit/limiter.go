@@ -164,7 +164,10 @@ var _ strategies.StatsReporter = (*Limiter)(nil)
 var _ strategies.CostLimiter = (*Limiter)(nil)
 
 // New returns a limiter for rules over c (a *redis.Client, a
-// *redis.ClusterClient, or a client of miniredis). rt supplies Sleep, and Now
+// *redis.ClusterClient, or a client of miniredis), once c's server has
+// answered a PING within Options.CallTimeout: a dead server is
+// ErrUnreachable here, at a service's start, rather than on every call
+// (Options.Lazy skips the PING). rt supplies Sleep, and Now
 // for the Client and Virtual time sources. Windows are rounded up to whole
 // microseconds; rules with the same window and bookkeeping merge into the
 // strictest one. Each rule is kept as it says (exact, or in buckets), and
@@ -246,7 +249,49 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	l.opts = opts
 	l.setLease(leaseFor(rules))
 	l.stats = strategies.NewStatsKeeper(len(rules))
+	if p, ok := c.(pinger); ok && !opts.Lazy && !opts.InProcess {
+		if err := check(p, cmp.Or(l.callTimeout, DefaultCallTimeout)); err != nil {
+			return nil, err
+		}
+	}
 	return l, nil
+}
+
+// check asks c's server for a PING within timeout. A client of go-redis
+// tries first one connection with its own dialer, without the retries and
+// backoff by which its PING would take 1.7 s to find a closed port.
+func check(c pinger, timeout time.Duration) error {
+	where, network, dial := "the client's server", "tcp", (&net.Dialer{Timeout: timeout}).DialContext
+	var addrs []string
+	var own func(context.Context, string, string) (net.Conn, error)
+	switch c := c.(type) {
+	case *redis.Client:
+		o := c.Options()
+		addrs, network, own = []string{o.Addr}, cmp.Or(o.Network, network), o.Dialer
+	case *redis.ClusterClient:
+		addrs, own = c.Options().Addrs, c.Options().Dialer
+	}
+	if own != nil {
+		dial = own
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var last error
+	for _, a := range addrs {
+		conn, err := dial(ctx, network, a)
+		if last = err; err == nil {
+			_ = conn.Close()
+			break
+		}
+	}
+	if len(addrs) > 0 {
+		where = strings.Join(addrs, ",")
+	}
+	if last != nil && unreachable(last) {
+		return fmt.Errorf("redislimit: cannot reach Redis at %s: %w", where, &unreachableError{last})
+	}
+	dl, _ := ctx.Deadline()
+	return ping(context.Background(), c, time.Until(dl), where) // what the dial left of timeout
 }
 
 // checkOptions refuses options New cannot use: a bad key name, an unknown

@@ -93,6 +93,11 @@ type Options struct {
 	// DefaultCallTimeout; negative, no bound beyond the context and the
 	// client's own timeouts.
 	CallTimeout time.Duration
+	// Lazy makes New skip its PING, for a service that may start before
+	// its Redis: its calls fail with ErrUnreachable, admitting none, until
+	// the server is up. By default New refuses a server that does not
+	// answer, so that a wrong address or a dead server fails the start.
+	Lazy bool
 	// InProcess says c talks to a server in this process (the embedded
 	// miniredis that simulations and audits run on), whose calls cannot
 	// hang on a network: each runs on the caller's goroutine with no

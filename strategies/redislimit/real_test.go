@@ -254,8 +254,9 @@ func TestRealServerKilledMidRun(t *testing.T) {
 	}
 }
 
-// TestUnreachable: a closed port fails at once; a peer that accepts but
-// never answers fails when the caller's deadline ends. Nothing hangs.
+// TestUnreachable: past a lazy New, a closed port fails at once; a peer
+// that accepts but never answers fails when the caller's deadline ends.
+// Nothing hangs.
 func TestUnreachable(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -280,7 +281,7 @@ func TestUnreachable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := redis.NewClient(&redis.Options{Addr: tc.addr})
 			defer c.Close()
-			l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "down"})
+			l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "down", Lazy: true})
 			require.NoError(t, err)
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
