@@ -278,21 +278,36 @@ return #KEYS`)
 // go on as if nothing was lost (their calls before the reset no longer
 // count: the caller resets knowing that). Without a deadline on ctx it
 // gives Redis DefaultCallTimeout.
+//
+// Reset touches the keys under DefaultPrefix; Limiter.Reset those of a
+// limiter's own Options.Prefix.
 func Reset(ctx context.Context, c redis.Scripter, key string, rules []rule.Rule) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
+	return reset(ctx, c, tagged("", key), key, rules)
+}
+
+// Reset is the package's Reset for this limiter's key, prefix and rules,
+// for a limiter whose Options.Prefix is not the default.
+func (l *Limiter) Reset(ctx context.Context) error {
+	return reset(ctx, l.c, l.base, l.name, l.given)
+}
+
+// reset deletes the keys under base of limiters of key and rules, and
+// makes the head anew (see Reset).
+func reset(ctx context.Context, c redis.Scripter, base, key string, rules []rule.Rule) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
 		defer cancel()
 	}
-	keys := []string{HeadKey(key)}
+	keys := []string{base}
 	for _, r := range rules {
 		for _, exact := range []bool{false, true} {
-			k := ruleKey(key, r, keeping(r, exact))
+			k := ruleKey(base, r, keeping(r, exact))
 			if keeping(r, exact) <= 0 {
-				k = KeyFor(key, r.Window) // the set, whatever the unit
+				k = setKey(base, r.Window) // the set, whatever the unit
 			}
 			if indexOf(keys, k) < 0 {
 				keys = append(keys, k)

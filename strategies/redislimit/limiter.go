@@ -123,6 +123,7 @@ type Limiter struct {
 	source  TimeSource
 	now     func() int64 // the clock of Client and Virtual
 	name    string       // Options.Key
+	base    string       // the start of every key: Options.Prefix and {Key}
 	rules   []rule.Rule  // one per distinct window, as recorded
 	keys    []string     // one per rule
 	binding []int        // for each entry of rules, the rule given to New that binds
@@ -183,7 +184,8 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	if len(rules) == 0 {
 		return nil, errors.New("redislimit: no rules")
 	}
-	l := &Limiter{c: c, rt: rt, name: opts.Key, source: opts.TimeSource, prefix: opts.MemberPrefix, now: rt.Now, queue: rt.NewMutex()}
+	l := &Limiter{c: c, rt: rt, name: opts.Key, base: tagged(opts.Prefix, opts.Key), source: opts.TimeSource,
+		prefix: opts.MemberPrefix, now: rt.Now, queue: rt.NewMutex()}
 	if opts.TimeSource == Virtual && opts.Now != nil {
 		l.now = opts.Now
 	}
@@ -211,9 +213,9 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 			return nil, err
 		}
 		r.Buckets = keeping(r, opts.Exact)
-		key := ruleKey(opts.Key, r, r.Buckets)
+		key := ruleKey(l.base, r, r.Buckets)
 		if r.Kind != rule.Sliding {
-			r.Buckets, key = 0, KeyFor(opts.Key, r.Window)+":"+kindTag(r)+unitName(r)
+			r.Buckets, key = 0, setKey(l.base, r.Window)+":"+kindTag(r)+unitName(r)
 		}
 		if k := indexOf(l.keys, key); k >= 0 {
 			if r.Limit < l.rules[k].Limit {
@@ -236,7 +238,7 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	}
 	for i, r := range l.rules {
 		if r.Kind == rule.Sliding && r.Buckets <= 0 {
-			l.keys[i] = KeyFor(opts.Key, exactW)
+			l.keys[i] = setKey(l.base, exactW)
 		}
 	}
 	l.given, l.units = append([]rule.Rule(nil), rules...), strategies.Units(rules)
@@ -300,6 +302,9 @@ func checkOptions(opts Options) error {
 	if err := checkKey(opts.Key); err != nil {
 		return err
 	}
+	if err := checkPrefix(opts.Prefix); err != nil {
+		return err
+	}
 	switch opts.TimeSource {
 	case Server, Client, Virtual:
 	default:
@@ -359,7 +364,7 @@ func (l *Limiter) setLease(g time.Duration) {
 		perRule = append(perRule, strconv.Itoa(r.Limit), strconv.FormatInt(wµs, 10), strconv.FormatInt(width, 10))
 		names = append(names, stateField(r))
 	}
-	l.script = append([]string{HeadKey(l.name)}, l.keys...)
+	l.script = append([]string{l.base}, l.keys...)
 	// The count n lives as long as the longest-lived key after a refresh,
 	// and the caller counts on it for one lease less. After a loss every
 	// limiter of the key is held back for holdFor (Options.LossHold).
@@ -417,8 +422,12 @@ func (l *Limiter) Rules() []rule.Rule { return append([]rule.Rule(nil), l.rules.
 
 // Keys returns the Redis keys of the rules, in the order of Rules: the
 // exact rules all name the one sorted set. The head, which every call
-// reads, is HeadKey(Options.Key).
+// reads, is Head.
 func (l *Limiter) Keys() []string { return append([]string(nil), l.keys...) }
+
+// Head returns the key of the hash every limiter of the key counts its
+// calls in: Options.Prefix and the Key in braces, myapp:{acme-api}.
+func (l *Limiter) Head() string { return l.base }
 
 // Acquire waits until every rule admits the call and the script has recorded
 // it. It never admits without the script's consent: any Redis error ends it

@@ -2,6 +2,7 @@ package redislimit
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"testing"
 	"time"
@@ -109,4 +110,77 @@ func TestDialClientReturnsTheClient(t *testing.T) {
 	l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "dialled"})
 	require.NoError(t, err)
 	assert.NoError(t, l.Acquire(context.Background()))
+}
+
+// TestPrefixNamesEveryKey: with Options.Prefix every key the limiter and
+// its Reset touch starts with it, the key name still the hash tag that
+// puts them in one slot; a prefix with a brace is refused.
+func TestPrefixNamesEveryKey(t *testing.T) {
+	c := newClient(t)
+	ctx := context.Background()
+	rules := []rule.Rule{{Limit: 2, Window: time.Second}, {Limit: 500, Window: time.Minute}, {Limit: 10000, Window: 24 * time.Hour}}
+	l, err := New(c, clock.NewReal(), rules, Options{Key: "acme-api", Prefix: "myapp:"})
+	require.NoError(t, err)
+	assert.Equal(t, "myapp:{acme-api}", l.Head())
+	assert.Equal(t, []string{"myapp:{acme-api}:1s", "myapp:{acme-api}:1m:b64", "myapp:{acme-api}:24h:b64"}, l.Keys())
+	for range 2 {
+		require.NoError(t, l.Acquire(ctx))
+	}
+	keys, err := c.Keys(ctx, "*").Result()
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{"myapp:{acme-api}", "myapp:{acme-api}:1s"}, keys, "every key written")
+	var slots []int64
+	for _, k := range append([]string{l.Head()}, l.Keys()...) {
+		s, err := c.ClusterKeySlot(ctx, k).Result()
+		require.NoError(t, err)
+		slots = append(slots, s)
+	}
+	for i := range slots {
+		assert.Equal(t, slots[0], slots[i], "one slot")
+	}
+
+	other, err := New(c, clock.NewReal(), rules, Options{Key: "acme-api"})
+	require.NoError(t, err)
+	require.NoError(t, other.Acquire(ctx), "the default prefix is another budget")
+	require.NoError(t, l.Reset(ctx))
+	keys, err = c.Keys(ctx, "myapp:*").Result()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"myapp:{acme-api}"}, keys, "Reset left only a fresh head")
+	require.NoError(t, l.Acquire(ctx), "room again after Reset")
+	n, err := c.ZCard(ctx, "rlcheck:{acme-api}:1s").Result()
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), n, "the other prefix's keys untouched")
+
+	for _, bad := range []string{"my{app}:", "a\nb"} {
+		_, err = New(c, clock.NewReal(), rules, Options{Key: "acme-api", Prefix: bad})
+		assert.ErrorIs(t, err, ErrKey, "%q", bad)
+	}
+}
+
+// TestRealPrefixUnderACL: a Redis user allowed only the keys ~myapp:* runs
+// a limiter of Prefix "myapp:", and its Reset, and is refused the default
+// prefix's keys: the ACL docs/redis.md shows is enough.
+func TestRealPrefixUnderACL(t *testing.T) {
+	s := redistest.Start(t)
+	admin := realClient(t, s)
+	ctx := context.Background()
+	require.NoError(t, admin.Do(ctx, "ACL", "SETUSER", "myapp", "on", ">secret", "resetkeys", "~myapp:*",
+		"resetchannels", "-@all", "+@read", "+@write", "+@scripting", "+ping", "+time").Err())
+	c, err := DialClient(ctx, fmt.Sprintf("redis://myapp:secret@%s/0", s.Addr), 5*time.Second)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	rules := []rule.Rule{{Limit: 2, Window: time.Second}, {Limit: 500, Window: time.Minute}}
+	l, err := New(c, clock.NewReal(), rules, Options{Key: "acme-api", Prefix: "myapp:"})
+	require.NoError(t, err)
+	for range 2 {
+		require.NoError(t, l.Acquire(ctx))
+	}
+	require.NoError(t, l.Reset(ctx))
+	require.NoError(t, l.Acquire(ctx))
+
+	dflt, err := New(c, clock.NewReal(), rules, Options{Key: "acme-api"})
+	require.NoError(t, err, "the PING is allowed")
+	err = dflt.Acquire(ctx)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "NOPERM")
 }
