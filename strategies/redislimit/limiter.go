@@ -202,17 +202,42 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	}
 	l.callTimeout = max(l.callTimeout, 0)
 	l.bounded = boundsWaits(c)
-	for i, r := range rules {
-		if r.Limit <= 0 || r.Window <= 0 {
-			return nil, fmt.Errorf("redislimit: rule %v: limit and window must be positive", r)
-		}
-		if r.Window > 100*365*24*time.Hour {
-			return nil, fmt.Errorf("redislimit: rule %v: window longer than a century", r)
-		}
-		if err := checkKind(r); err != nil {
+	if err := l.keep(rules, opts.Exact); err != nil {
+		return nil, err
+	}
+	l.given, l.units = append([]rule.Rule(nil), rules...), strategies.Units(rules)
+	for _, r := range l.rules {
+		l.unitOf = append(l.unitOf, indexOf(l.units, r.Unit)+1)
+	}
+	for range l.units {
+		l.ones = append(l.ones, 1)
+	}
+	l.opts = opts
+	l.setLease(leaseFor(rules))
+	l.stats = strategies.NewStatsKeeper(len(rules))
+	if p, ok := c.(pinger); ok && !opts.Lazy && !opts.InProcess {
+		if err := check(p, cmp.Or(l.callTimeout, DefaultCallTimeout)); err != nil {
 			return nil, err
 		}
-		r.Buckets = keeping(r, opts.Exact)
+	}
+	return l, nil
+}
+
+// keep refuses the rules the script cannot keep and lays out the rest: a
+// key per window and bookkeeping, rules that share one merged into the
+// strictest, and every exact rule in the one sorted set.
+func (l *Limiter) keep(rules []rule.Rule, exact bool) error {
+	for i, r := range rules {
+		if r.Limit <= 0 || r.Window <= 0 {
+			return fmt.Errorf("redislimit: rule %v: limit and window must be positive", r)
+		}
+		if r.Window > 100*365*24*time.Hour {
+			return fmt.Errorf("redislimit: rule %v: window longer than a century", r)
+		}
+		if err := checkKind(r); err != nil {
+			return err
+		}
+		r.Buckets = keeping(r, exact)
 		key := ruleKey(l.base, r, r.Buckets)
 		if r.Kind != rule.Sliding {
 			r.Buckets, key = 0, setKey(l.base, r.Window)+":"+kindTag(r)+unitName(r)
@@ -241,22 +266,7 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 			l.keys[i] = setKey(l.base, exactW)
 		}
 	}
-	l.given, l.units = append([]rule.Rule(nil), rules...), strategies.Units(rules)
-	for _, r := range l.rules {
-		l.unitOf = append(l.unitOf, indexOf(l.units, r.Unit)+1)
-	}
-	for range l.units {
-		l.ones = append(l.ones, 1)
-	}
-	l.opts = opts
-	l.setLease(leaseFor(rules))
-	l.stats = strategies.NewStatsKeeper(len(rules))
-	if p, ok := c.(pinger); ok && !opts.Lazy && !opts.InProcess {
-		if err := check(p, cmp.Or(l.callTimeout, DefaultCallTimeout)); err != nil {
-			return nil, err
-		}
-	}
-	return l, nil
+	return nil
 }
 
 // check asks c's server for a PING within timeout. A client of go-redis
