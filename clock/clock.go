@@ -35,3 +35,25 @@ type Semaphore interface {
 	Acquire(ctx context.Context) error
 	Release()
 }
+
+// Deadliner is a Runtime that reads a context's deadline on its own clock,
+// because its time is not the wall clock's (a virtual runtime).
+type Deadliner interface {
+	// Left returns the time ctx has before its deadline, on this runtime's
+	// clock, and false when ctx has no deadline this runtime honours.
+	Left(ctx context.Context) (time.Duration, bool)
+}
+
+// Left returns how long ctx has before its deadline on rt's clock, and
+// false when it has none, so that a limiter can refuse at once a wait that
+// would outlast it: rt's own reading when rt is a Deadliner, else the
+// context's wall-clock deadline.
+func Left(ctx context.Context, rt Runtime) (time.Duration, bool) {
+	if d, ok := rt.(Deadliner); ok {
+		return d.Left(ctx)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		return time.Until(dl), true
+	}
+	return 0, false
+}

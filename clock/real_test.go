@@ -31,3 +31,16 @@ func TestRealSemaphoreWaitsInOrder(t *testing.T) {
 	sem.Release()
 	assert.NoError(t, sem.Acquire(context.Background()), "the released slot")
 }
+
+// TestLeftReadsTheContextDeadline: on the wall clock, the time left is the
+// context's deadline less now, and a context without one has none.
+func TestLeftReadsTheContextDeadline(t *testing.T) {
+	rt := NewReal()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	left, ok := Left(ctx, rt)
+	assert.True(t, ok)
+	assert.InDelta(t, float64(time.Hour), float64(left), float64(time.Minute))
+	_, ok = Left(context.Background(), rt)
+	assert.False(t, ok)
+}

@@ -154,6 +154,9 @@ func (c *Combined) AcquireCost(ctx context.Context, costs []int64) error {
 			}
 			return nil
 		}
+		if err := Within(ctx, c.rt, wait); err != nil {
+			return err
+		}
 		c.stats.Bound(bind, now)
 		err := c.rt.Sleep(ctx, wait)
 		c.stats.Wait(bind, time.Duration(c.rt.Now()-now))

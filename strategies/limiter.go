@@ -8,7 +8,9 @@ import (
 // Limiter admits calls under a set of rules.
 //
 // Acquire waits until the call may be sent, or fails without admitting it
-// when ctx ends first. After a nil error the caller sends at once and calls
+// when ctx ends first; a wait that would outlast ctx's deadline fails at
+// once, with a *DeadlineError (context.DeadlineExceeded for errors.Is),
+// rather than sleep until the deadline. After a nil error the caller sends at once and calls
 // Release when the call has finished (strategies without a concurrency cap
 // ignore Release). Implementations are safe for concurrent use on their
 // runtime.

@@ -62,6 +62,9 @@ func (s *Sequential) AcquireCost(ctx context.Context, costs []int64) error {
 			if wait <= 0 {
 				break
 			}
+			if err := Within(ctx, s.rt, wait); err != nil {
+				return err
+			}
 			s.stats.Bound(i, now)
 			err := s.rt.Sleep(ctx, wait)
 			s.stats.Wait(i, time.Duration(s.rt.Now()-now))

@@ -372,6 +372,17 @@ func (s *Sched) Sleep(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
+// Left returns the time before ctx's virtual deadline (see WithDeadline),
+// the only deadline Sleep honours, so that a limiter refuses at once a wait
+// Sleep would cut short.
+func (s *Sched) Left(ctx context.Context) (time.Duration, bool) {
+	dl, ok := Deadline(ctx)
+	if !ok {
+		return 0, false
+	}
+	return time.Duration(dl - s.now), true
+}
+
 // NewMutex returns a FIFO mutex that parks on the scheduler.
 func (s *Sched) NewMutex() clock.Mutex { return s.newSem(1) }
 
@@ -418,4 +429,5 @@ type view struct {
 func (v view) Now() int64                                       { return v.s.now + v.skew }
 func (v view) Sleep(ctx context.Context, d time.Duration) error { return v.s.Sleep(ctx, d) }
 func (v view) NewMutex() clock.Mutex                            { return v.s.NewMutex() }
+func (v view) Left(ctx context.Context) (time.Duration, bool)   { return v.s.Left(ctx) }
 func (v view) NewSemaphore(n int) clock.Semaphore               { return v.s.NewSemaphore(n) }

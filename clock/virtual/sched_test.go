@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/clock"
 )
 
 const ms = int64(time.Millisecond)
@@ -134,4 +136,24 @@ func TestSkewedViewOnlyShiftsNow(t *testing.T) {
 	s.Run()
 	assert.Equal(t, 7*ms, seen, "the view's reading")
 	assert.Equal(t, 10*ms, woke, "slept until")
+}
+
+// TestLeftReadsTheVirtualDeadline: the time before a virtual deadline is
+// read on the virtual clock, from every view, and a context without one
+// has none.
+func TestLeftReadsTheVirtualDeadline(t *testing.T) {
+	s := NewSched(Config{})
+	var left, viewLeft time.Duration
+	var ok, none bool
+	s.Go(20*ms, func() {
+		ctx := WithDeadline(context.Background(), 50*ms)
+		left, ok = clock.Left(ctx, s)
+		viewLeft, _ = clock.Left(ctx, s.View(time.Second))
+		_, none = clock.Left(context.Background(), s)
+	})
+	s.Run()
+	assert.True(t, ok, "a virtual deadline")
+	assert.Equal(t, 30*time.Millisecond, left, "left at 20 ms of a 50 ms deadline")
+	assert.Equal(t, left, viewLeft, "a skewed view sleeps on the same clock")
+	assert.False(t, none, "no deadline")
 }

@@ -1,6 +1,7 @@
 package redislimit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +14,8 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// Conn is what a limiter and its owner need: scripts, and Close.
+// Conn is what a limiter and its owner need: scripts, and Close. Dial
+// returns one; DialClient and DialCluster return the clients themselves.
 type Conn interface {
 	redis.Scripter
 	Close() error
@@ -25,68 +27,129 @@ type Conn interface {
 // seconds per read and half a minute in a cluster.
 const DefaultTimeout = time.Second
 
-// Dial connects to one server given as a redis:// or rediss:// URL, or,
-// when cluster lists seeds, to a Redis Cluster; exactly one of the two must
-// be set. A seed is host:port or a redis:// URL, whose user and password
-// then serve the whole cluster. timeout (0 means DefaultTimeout) bounds
-// every dial, read and write of the client, and the PING that Dial sends
-// before returning, so a wrong address fails here rather than on the first
-// call; the client ends every wait by its context's deadline too
-// (ContextTimeoutEnabled), so a limiter runs its script on the caller's
-// goroutine. A lost server fails each later call after one retry: a
-// limiter would rather fail fast and closed. Credentials never appear in its
-// errors.
-func Dial(ctx context.Context, url string, cluster []string, timeout time.Duration) (Conn, error) {
-	if timeout <= 0 {
-		timeout = DefaultTimeout
+// ClientOptions returns the options of a client of the one server at url
+// (redis:// or rediss://) that fails fast and closed, for a service to
+// adjust (pool size, TLS) before redis.NewClient: every dial, read, write
+// and wait for a pooled connection bounded by timeout (0 means
+// DefaultTimeout), one retry, and every wait ended by the context's
+// deadline (ContextTimeoutEnabled), so a limiter runs its script on the
+// caller's goroutine. Credentials never appear in its errors.
+func ClientOptions(url string, timeout time.Duration) (*redis.Options, error) {
+	timeout = cmp.Or(max(timeout, 0), DefaultTimeout)
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("redislimit: Redis URL %s: %w", Redact(url), redacted(err, url))
 	}
-	var (
-		c     redis.UniversalClient
-		where string
-	)
+	opt.DialerRetries, opt.MaxRetries, opt.ContextTimeoutEnabled = 1, 1, true
+	opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = timeout, timeout, timeout, timeout
+	return opt, nil
+}
+
+// ClusterOptions is ClientOptions for a Redis Cluster reached through
+// seeds, each host:port or a redis:// URL whose user and password then
+// serve the whole cluster; a redirect is followed once.
+func ClusterOptions(seeds []string, timeout time.Duration) (*redis.ClusterOptions, error) {
+	timeout = cmp.Or(max(timeout, 0), DefaultTimeout)
+	opt := &redis.ClusterOptions{DialerRetries: 1, MaxRetries: 1, MaxRedirects: 1, ContextTimeoutEnabled: true,
+		DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, PoolTimeout: timeout}
+	if len(seeds) == 0 {
+		return nil, errors.New("redislimit: no cluster addresses")
+	}
+	for _, a := range seeds {
+		addr, user, pass, err := clusterSeed(a)
+		if err != nil {
+			return nil, fmt.Errorf("redislimit: cluster address %s: %w", Redact(a), redacted(err, a))
+		}
+		opt.Addrs = append(opt.Addrs, addr)
+		if pass != "" || user != "" {
+			opt.Username, opt.Password = user, pass
+		}
+	}
+	return opt, nil
+}
+
+// DialClient returns a client of the server at url made with
+// ClientOptions, once a PING within timeout has answered, so that a wrong
+// address fails here (ErrUnreachable) rather than on the first call.
+func DialClient(ctx context.Context, url string, timeout time.Duration) (*redis.Client, error) {
+	opt, err := ClientOptions(url, timeout)
+	if err != nil {
+		return nil, err
+	}
+	c := redis.NewClient(opt)
+	if err := ping(ctx, c, opt.ReadTimeout, Redact(url), url); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// DialCluster is DialClient for a Redis Cluster reached through seeds
+// (see ClusterOptions).
+func DialCluster(ctx context.Context, seeds []string, timeout time.Duration) (*redis.ClusterClient, error) {
+	opt, err := ClusterOptions(seeds, timeout)
+	if err != nil {
+		return nil, err
+	}
+	c := redis.NewClusterClient(opt)
+	shown := make([]string, len(seeds))
+	for i, a := range seeds {
+		shown[i] = Redact(a)
+	}
+	if err := ping(ctx, c, opt.ReadTimeout, strings.Join(shown, ","), seeds...); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// Dial is DialClient when url is set and DialCluster when cluster lists
+// seeds (exactly one of the two), for a caller that takes either as a
+// Conn, as rlcheck simulate's --redis-url and --redis-cluster do.
+func Dial(ctx context.Context, url string, cluster []string, timeout time.Duration) (Conn, error) {
 	switch {
 	case url != "" && len(cluster) > 0:
 		return nil, errors.New("redislimit: give a server URL or cluster addresses, not both")
 	case url != "":
-		where = Redact(url)
-		opt, err := redis.ParseURL(url)
-		if err != nil {
-			return nil, fmt.Errorf("redislimit: Redis URL %s: %w", where, redacted(err, url))
-		}
-		opt.DialerRetries, opt.MaxRetries, opt.ContextTimeoutEnabled = 1, 1, true
-		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout, opt.PoolTimeout = timeout, timeout, timeout, timeout
-		c = redis.NewClient(opt)
+		return DialClient(ctx, url, timeout)
 	case len(cluster) > 0:
-		opt := &redis.ClusterOptions{DialerRetries: 1, MaxRetries: 1, MaxRedirects: 1, ContextTimeoutEnabled: true,
-			DialTimeout: timeout, ReadTimeout: timeout, WriteTimeout: timeout, PoolTimeout: timeout}
-		shown := make([]string, len(cluster))
-		for i, a := range cluster {
-			shown[i] = Redact(a)
-			addr, user, pass, err := clusterSeed(a)
-			if err != nil {
-				return nil, fmt.Errorf("redislimit: cluster address %s: %w", shown[i], redacted(err, a))
-			}
-			opt.Addrs = append(opt.Addrs, addr)
-			if pass != "" || user != "" {
-				opt.Username, opt.Password = user, pass
-			}
-		}
-		where = strings.Join(shown, ",")
-		c = redis.NewClusterClient(opt)
-	default:
-		return nil, errors.New("redislimit: no server URL and no cluster addresses")
+		return DialCluster(ctx, cluster, timeout)
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	return nil, errors.New("redislimit: no server URL and no cluster addresses")
+}
+
+// pinger is a client that can PING: every go-redis client.
+type pinger interface {
+	Ping(ctx context.Context) *redis.StatusCmd
+}
+
+// ping asks the server at where (addrs: what its credentials are taken
+// from) for a PING within timeout, and names what stopped it: ErrUnreachable
+// for no server, ErrTimeout for no answer in time. A refusal by the
+// server's ACL (NOPERM) is an answer: the server is there.
+func ping(ctx context.Context, c pinger, timeout time.Duration, where string, addrs ...string) error {
+	pingCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		_ = c.Close()
-		err = redacted(err, append([]string{url}, cluster...)...)
-		if unreachable(err) {
-			err = &unreachableError{err}
-		}
-		return nil, fmt.Errorf("redislimit: cannot reach Redis at %s: %w", where, err)
+	done := make(chan error, 1)
+	go func() { done <- c.Ping(pingCtx).Err() }() // a client may not bound its own waits by ctx
+	var err error
+	select {
+	case err = <-done:
+	case <-pingCtx.Done():
+		err = pingCtx.Err()
 	}
-	return c, nil
+	var reply redis.Error
+	switch {
+	case err == nil, errors.As(err, &reply) && strings.HasPrefix(reply.Error(), "NOPERM"):
+		return nil
+	case unreachable(err):
+		err = &unreachableError{redacted(err, addrs...)}
+	case ctx.Err() == nil && pingCtx.Err() != nil:
+		return fmt.Errorf("%w: no answer from %s to a PING within %v (%v)", ErrTimeout, where, timeout.Round(time.Millisecond), redacted(err, addrs...))
+	default:
+		err = redacted(err, addrs...)
+	}
+	return fmt.Errorf("redislimit: cannot reach Redis at %s: %w", where, err)
 }
 
 // clusterSeed reads a cluster seed: host:port, or a redis:// URL with an
@@ -215,21 +278,36 @@ return #KEYS`)
 // go on as if nothing was lost (their calls before the reset no longer
 // count: the caller resets knowing that). Without a deadline on ctx it
 // gives Redis DefaultCallTimeout.
+//
+// Reset touches the keys under DefaultPrefix; Limiter.Reset those of a
+// limiter's own Options.Prefix.
 func Reset(ctx context.Context, c redis.Scripter, key string, rules []rule.Rule) error {
 	if err := checkKey(key); err != nil {
 		return err
 	}
+	return reset(ctx, c, tagged("", key), key, rules)
+}
+
+// Reset is the package's Reset for this limiter's key, prefix and rules,
+// for a limiter whose Options.Prefix is not the default.
+func (l *Limiter) Reset(ctx context.Context) error {
+	return reset(ctx, l.c, l.base, l.name, l.given)
+}
+
+// reset deletes the keys under base of limiters of key and rules, and
+// makes the head anew (see Reset).
+func reset(ctx context.Context, c redis.Scripter, base, key string, rules []rule.Rule) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, DefaultCallTimeout)
 		defer cancel()
 	}
-	keys := []string{HeadKey(key)}
+	keys := []string{base}
 	for _, r := range rules {
 		for _, exact := range []bool{false, true} {
-			k := ruleKey(key, r, keeping(r, exact))
+			k := ruleKey(base, r, keeping(r, exact))
 			if keeping(r, exact) <= 0 {
-				k = KeyFor(key, r.Window) // the set, whatever the unit
+				k = setKey(base, r.Window) // the set, whatever the unit
 			}
 			if indexOf(keys, k) < 0 {
 				keys = append(keys, k)

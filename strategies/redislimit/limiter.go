@@ -123,6 +123,7 @@ type Limiter struct {
 	source  TimeSource
 	now     func() int64 // the clock of Client and Virtual
 	name    string       // Options.Key
+	base    string       // the start of every key: Options.Prefix and {Key}
 	rules   []rule.Rule  // one per distinct window, as recorded
 	keys    []string     // one per rule
 	binding []int        // for each entry of rules, the rule given to New that binds
@@ -164,7 +165,10 @@ var _ strategies.StatsReporter = (*Limiter)(nil)
 var _ strategies.CostLimiter = (*Limiter)(nil)
 
 // New returns a limiter for rules over c (a *redis.Client, a
-// *redis.ClusterClient, or a client of miniredis). rt supplies Sleep, and Now
+// *redis.ClusterClient, or a client of miniredis), once c's server has
+// answered a PING within Options.CallTimeout: a dead server is
+// ErrUnreachable here, at a service's start, rather than on every call
+// (Options.Lazy skips the PING). rt supplies Sleep, and Now
 // for the Client and Virtual time sources. Windows are rounded up to whole
 // microseconds; rules with the same window and bookkeeping merge into the
 // strictest one. Each rule is kept as it says (exact, or in buckets), and
@@ -180,7 +184,8 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	if len(rules) == 0 {
 		return nil, errors.New("redislimit: no rules")
 	}
-	l := &Limiter{c: c, rt: rt, name: opts.Key, source: opts.TimeSource, prefix: opts.MemberPrefix, now: rt.Now, queue: rt.NewMutex()}
+	l := &Limiter{c: c, rt: rt, name: opts.Key, base: tagged(opts.Prefix, opts.Key), source: opts.TimeSource,
+		prefix: opts.MemberPrefix, now: rt.Now, queue: rt.NewMutex()}
 	if opts.TimeSource == Virtual && opts.Now != nil {
 		l.now = opts.Now
 	}
@@ -197,20 +202,45 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	}
 	l.callTimeout = max(l.callTimeout, 0)
 	l.bounded = boundsWaits(c)
-	for i, r := range rules {
-		if r.Limit <= 0 || r.Window <= 0 {
-			return nil, fmt.Errorf("redislimit: rule %v: limit and window must be positive", r)
-		}
-		if r.Window > 100*365*24*time.Hour {
-			return nil, fmt.Errorf("redislimit: rule %v: window longer than a century", r)
-		}
-		if err := checkKind(r); err != nil {
+	if err := l.keep(rules, opts.Exact); err != nil {
+		return nil, err
+	}
+	l.given, l.units = append([]rule.Rule(nil), rules...), strategies.Units(rules)
+	for _, r := range l.rules {
+		l.unitOf = append(l.unitOf, indexOf(l.units, r.Unit)+1)
+	}
+	for range l.units {
+		l.ones = append(l.ones, 1)
+	}
+	l.opts = opts
+	l.setLease(leaseFor(rules))
+	l.stats = strategies.NewStatsKeeper(len(rules))
+	if p, ok := c.(pinger); ok && !opts.Lazy && !opts.InProcess {
+		if err := check(p, cmp.Or(l.callTimeout, DefaultCallTimeout)); err != nil {
 			return nil, err
 		}
-		r.Buckets = keeping(r, opts.Exact)
-		key := ruleKey(opts.Key, r, r.Buckets)
+	}
+	return l, nil
+}
+
+// keep refuses the rules the script cannot keep and lays out the rest: a
+// key per window and bookkeeping, rules that share one merged into the
+// strictest, and every exact rule in the one sorted set.
+func (l *Limiter) keep(rules []rule.Rule, exact bool) error {
+	for i, r := range rules {
+		if r.Limit <= 0 || r.Window <= 0 {
+			return fmt.Errorf("redislimit: rule %v: limit and window must be positive", r)
+		}
+		if r.Window > 100*365*24*time.Hour {
+			return fmt.Errorf("redislimit: rule %v: window longer than a century", r)
+		}
+		if err := checkKind(r); err != nil {
+			return err
+		}
+		r.Buckets = keeping(r, exact)
+		key := ruleKey(l.base, r, r.Buckets)
 		if r.Kind != rule.Sliding {
-			r.Buckets, key = 0, KeyFor(opts.Key, r.Window)+":"+kindTag(r)+unitName(r)
+			r.Buckets, key = 0, setKey(l.base, r.Window)+":"+kindTag(r)+unitName(r)
 		}
 		if k := indexOf(l.keys, key); k >= 0 {
 			if r.Limit < l.rules[k].Limit {
@@ -233,26 +263,56 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	}
 	for i, r := range l.rules {
 		if r.Kind == rule.Sliding && r.Buckets <= 0 {
-			l.keys[i] = KeyFor(opts.Key, exactW)
+			l.keys[i] = setKey(l.base, exactW)
 		}
 	}
-	l.given, l.units = append([]rule.Rule(nil), rules...), strategies.Units(rules)
-	for _, r := range l.rules {
-		l.unitOf = append(l.unitOf, indexOf(l.units, r.Unit)+1)
+	return nil
+}
+
+// check asks c's server for a PING within timeout. A client of go-redis
+// tries first one connection with its own dialer, without the retries and
+// backoff by which its PING would take 1.7 s to find a closed port.
+func check(c pinger, timeout time.Duration) error {
+	where, network, dial := "the client's server", "tcp", (&net.Dialer{Timeout: timeout}).DialContext
+	var addrs []string
+	var own func(context.Context, string, string) (net.Conn, error)
+	switch c := c.(type) {
+	case *redis.Client:
+		o := c.Options()
+		addrs, network, own = []string{o.Addr}, cmp.Or(o.Network, network), o.Dialer
+	case *redis.ClusterClient:
+		addrs, own = c.Options().Addrs, c.Options().Dialer
 	}
-	for range l.units {
-		l.ones = append(l.ones, 1)
+	if own != nil {
+		dial = own
 	}
-	l.opts = opts
-	l.setLease(leaseFor(rules))
-	l.stats = strategies.NewStatsKeeper(len(rules))
-	return l, nil
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var last error
+	for _, a := range addrs {
+		conn, err := dial(ctx, network, a)
+		if last = err; err == nil {
+			_ = conn.Close()
+			break
+		}
+	}
+	if len(addrs) > 0 {
+		where = strings.Join(addrs, ",")
+	}
+	if last != nil && unreachable(last) {
+		return fmt.Errorf("redislimit: cannot reach Redis at %s: %w", where, &unreachableError{last})
+	}
+	dl, _ := ctx.Deadline()
+	return ping(context.Background(), c, time.Until(dl), where) // what the dial left of timeout
 }
 
 // checkOptions refuses options New cannot use: a bad key name, an unknown
 // time source, a hold after a loss beyond the script's exact integers.
 func checkOptions(opts Options) error {
 	if err := checkKey(opts.Key); err != nil {
+		return err
+	}
+	if err := checkPrefix(opts.Prefix); err != nil {
 		return err
 	}
 	switch opts.TimeSource {
@@ -314,7 +374,7 @@ func (l *Limiter) setLease(g time.Duration) {
 		perRule = append(perRule, strconv.Itoa(r.Limit), strconv.FormatInt(wµs, 10), strconv.FormatInt(width, 10))
 		names = append(names, stateField(r))
 	}
-	l.script = append([]string{HeadKey(l.name)}, l.keys...)
+	l.script = append([]string{l.base}, l.keys...)
 	// The count n lives as long as the longest-lived key after a refresh,
 	// and the caller counts on it for one lease less. After a loss every
 	// limiter of the key is held back for holdFor (Options.LossHold).
@@ -372,8 +432,12 @@ func (l *Limiter) Rules() []rule.Rule { return append([]rule.Rule(nil), l.rules.
 
 // Keys returns the Redis keys of the rules, in the order of Rules: the
 // exact rules all name the one sorted set. The head, which every call
-// reads, is HeadKey(Options.Key).
+// reads, is Head.
 func (l *Limiter) Keys() []string { return append([]string(nil), l.keys...) }
+
+// Head returns the key of the hash every limiter of the key counts its
+// calls in: Options.Prefix and the Key in braces, myapp:{acme-api}.
+func (l *Limiter) Head() string { return l.base }
 
 // Acquire waits until every rule admits the call and the script has recorded
 // it. It never admits without the script's consent: any Redis error ends it
@@ -386,6 +450,10 @@ func (l *Limiter) Acquire(ctx context.Context) error {
 // AcquireAt is Acquire that also returns the instant, in nanoseconds of the
 // limiter's time source (a whole microsecond), at which the call was
 // recorded. With the Server source it is Redis TIME.
+//
+// A refused call whose wait would outlast ctx's deadline fails at once,
+// recording nothing, with a *strategies.DeadlineError naming the wait
+// (context.DeadlineExceeded for errors.Is), as the in-memory limiters do.
 //
 // A call first tries the script at once. When refused, it queues behind
 // this limiter's other refused callers, first come, first served, so that
@@ -450,6 +518,9 @@ func (l *Limiter) acquireAt(ctx context.Context, costs []int64) (int64, error) {
 	if err != nil || wait == 0 {
 		return at, err
 	}
+	if err := strategies.Within(ctx, l.rt, wait); err != nil {
+		return 0, fmt.Errorf("redislimit: %w", err)
+	}
 	asked := l.rt.Now()
 	if err := l.queue.Lock(ctx); err != nil {
 		return 0, err
@@ -457,6 +528,9 @@ func (l *Limiter) acquireAt(ctx context.Context, costs []int64) (int64, error) {
 	defer l.queue.Unlock()
 	wait -= time.Duration(l.rt.Now() - asked) // time spent in the queue
 	for {
+		if err := strategies.Within(ctx, l.rt, wait); err != nil {
+			return 0, fmt.Errorf("redislimit: %w", err)
+		}
 		if wait > 0 {
 			in := l.binding[rule]
 			l.stats.Bound(in, at)

@@ -142,7 +142,8 @@ func TestNoLossHold(t *testing.T) {
 }
 
 // TestUnreachableIsItsOwnError: a closed port and a killed server are
-// ErrUnreachable, for Acquire, Reset and Dial; a paused one is ErrTimeout.
+// ErrUnreachable, for New, Acquire (of a Lazy limiter), Reset and Dial; a
+// paused one is ErrTimeout.
 func TestUnreachableIsItsOwnError(t *testing.T) {
 	ctx := context.Background()
 	s := redistest.Start(t)
@@ -150,7 +151,9 @@ func TestUnreachableIsItsOwnError(t *testing.T) {
 	s.Kill()
 	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
 	t.Cleanup(func() { _ = c.Close() })
-	l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "gone"})
+	_, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "gone"})
+	require.ErrorIs(t, err, ErrUnreachable, "New")
+	l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "gone", Lazy: true})
 	require.NoError(t, err)
 	for what, err := range map[string]error{
 		"Acquire": l.Acquire(ctx),

@@ -77,6 +77,13 @@ type Options struct {
 	// The Key must be 1..MaxKeyLen bytes without '{', '}' or control
 	// characters.
 	Key string
+	// Prefix starts the name of every Redis key the limiter and its Reset
+	// touch, before the Key in braces (myapp:{acme-api}:1s), so that an
+	// ACL key pattern (~myapp:*) can grant exactly them; empty means
+	// DefaultPrefix, "rlcheck:". It holds no braces, which would move the
+	// keys' Redis Cluster hash tag, nor control characters. Limiters of one
+	// Key and Prefix share a budget; another Prefix is another budget.
+	Prefix string
 	// TimeSource defaults to Server.
 	TimeSource TimeSource
 	// MemberPrefix starts every member this limiter records; a counter
@@ -93,6 +100,11 @@ type Options struct {
 	// DefaultCallTimeout; negative, no bound beyond the context and the
 	// client's own timeouts.
 	CallTimeout time.Duration
+	// Lazy makes New skip its PING, for a service that may start before
+	// its Redis: its calls fail with ErrUnreachable, admitting none, until
+	// the server is up. By default New refuses a server that does not
+	// answer, so that a wrong address or a dead server fails the start.
+	Lazy bool
 	// InProcess says c talks to a server in this process (the embedded
 	// miniredis that simulations and audits run on), whose calls cannot
 	// hang on a network: each runs on the caller's goroutine with no
@@ -174,27 +186,61 @@ func checkKey(k string) error {
 	return nil
 }
 
-// KeyFor returns the Redis key of the sorted set of a limiter's exact
-// rules under key name k, w the longest of their windows. Every limiter
-// of a key keeps one configuration (Options.Key), so one set serves them
-// all.
-func KeyFor(k string, w time.Duration) string {
-	return "rlcheck:{" + k + "}:" + windowName(w)
+// DefaultPrefix starts every Redis key of a limiter whose Options.Prefix
+// is empty.
+const DefaultPrefix = "rlcheck:"
+
+// checkPrefix refuses a prefix that would move the keys' cluster hash tag
+// (a brace: Redis hashes the first {...} of a key) or that holds control
+// characters.
+func checkPrefix(p string) error {
+	if len(p) > MaxKeyLen {
+		return fmt.Errorf("%w: prefix of %d bytes, at most %d allowed", ErrKey, len(p), MaxKeyLen)
+	}
+	if i := strings.IndexFunc(p, func(c rune) bool { return c == '{' || c == '}' || c < 0x20 || c == 0x7f }); i >= 0 {
+		return fmt.Errorf("%w: prefix %q holds %q: no braces (the key name is the keys' cluster hash tag) nor control characters", ErrKey, p, p[i])
+	}
+	return nil
 }
+
+// tagged is the start of every key of key name k under prefix p (empty:
+// DefaultPrefix): the prefix, then the name as the Redis Cluster hash tag
+// that puts all the keys in one slot, such as rlcheck:{acme-api}.
+func tagged(p, k string) string {
+	if p == "" {
+		p = DefaultPrefix
+	}
+	return p + "{" + k + "}"
+}
+
+// setKey is the sorted set of the exact rules under base (see tagged), w
+// the longest of their windows.
+func setKey(base string, w time.Duration) string { return base + ":" + windowName(w) }
+
+// bucketKey is the hash of the older bucket counts of a rule of window w
+// kept in k buckets under base.
+func bucketKey(base string, w time.Duration, k int) string {
+	return setKey(base, w) + ":b" + strconv.Itoa(k)
+}
+
+// KeyFor returns the Redis key of the sorted set of a limiter's exact
+// rules under key name k and DefaultPrefix, w the longest of their
+// windows. Every limiter of a key keeps one configuration (Options.Key),
+// so one set serves them all.
+func KeyFor(k string, w time.Duration) string { return setKey(tagged("", k), w) }
 
 // BucketKeyFor returns the Redis key of the older bucket counts of a rule
-// with window w kept in k buckets under key name k: a hash, for example
-// rlcheck:{acme-api}:24h:b64.
+// with window w kept in k buckets under key name k and DefaultPrefix: a
+// hash, for example rlcheck:{acme-api}:24h:b64.
 func BucketKeyFor(name string, w time.Duration, k int) string {
-	return KeyFor(name, w) + ":b" + strconv.Itoa(k)
+	return bucketKey(tagged("", name), w, k)
 }
 
-// HeadKey returns the key of the hash every limiter of key name k counts
-// its calls in, with the running totals of its bucketed rules:
-// rlcheck:{acme-api}.
-func HeadKey(k string) string {
-	return "rlcheck:{" + k + "}"
-}
+// HeadKey returns the key of the hash every limiter of key name k (under
+// DefaultPrefix) counts its calls in, with the running totals of its
+// bucketed rules: rlcheck:{acme-api}. Limiter.Head names it under any
+// prefix.
+func HeadKey(k string) string { return tagged("", k) }
 
 // stateField names the field of the head that holds the bucketed rule r's
 // state: for example 24h:b64 (admit.lua, "State fields").
@@ -224,13 +270,13 @@ func keeping(r rule.Rule, exact bool) int {
 	return k
 }
 
-// ruleKey is the key of r kept as keeping says, when it is the only exact
-// rule.
-func ruleKey(name string, r rule.Rule, keep int) string {
+// ruleKey is the key under base of r kept as keeping says, when it is
+// the only exact rule.
+func ruleKey(base string, r rule.Rule, keep int) string {
 	if keep > 0 {
-		return BucketKeyFor(name, r.Window, keep) + unitName(r)
+		return bucketKey(base, r.Window, keep) + unitName(r)
 	}
-	return KeyFor(name, r.Window) + unitName(r)
+	return setKey(base, r.Window) + unitName(r)
 }
 
 // windowName spells a window rounded up to whole microseconds, so two

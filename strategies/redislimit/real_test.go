@@ -133,6 +133,23 @@ func TestRealCluster(t *testing.T) {
 		require.False(t, untagged[0] == untagged[1] && untagged[1] == untagged[2], "untagged keys share slot %d too; pick other names", untagged[0])
 		require.NoError(t, l.Acquire(context.Background()), "acquire on the cluster")
 	})
+	t.Run("one slot under a prefix, through DialCluster", func(t *testing.T) {
+		var dialled *redis.ClusterClient
+		dialled, err := DialCluster(context.Background(), cl.Addrs(), 5*time.Second)
+		require.NoError(t, err)
+		defer dialled.Close()
+		l, err := New(dialled, clock.NewReal(), []rule.Rule{
+			{Limit: 10, Window: time.Second}, {Limit: 500, Window: time.Minute}, {Limit: 10000, Window: 24 * time.Hour},
+		}, Options{Key: "acme/prod", Prefix: "myapp:"})
+		require.NoError(t, err)
+		slots := keySlots(t, dialled, l.script)
+		require.Len(t, slots, 4, "the head and three rule keys")
+		for i := range slots {
+			require.Equal(t, slots[0], slots[i], "keys %v map to slots %v", l.script, slots)
+		}
+		require.NoError(t, l.Acquire(context.Background()), "acquire on the cluster")
+		require.NoError(t, l.Reset(context.Background()), "reset on the cluster")
+	})
 	t.Run("script flush", func(t *testing.T) {
 		testScriptFlush(t, c, clock.NewReal(), Server, scriptCache{
 			flush: func(ctx context.Context) error {
@@ -254,8 +271,9 @@ func TestRealServerKilledMidRun(t *testing.T) {
 	}
 }
 
-// TestUnreachable: a closed port fails at once; a peer that accepts but
-// never answers fails when the caller's deadline ends. Nothing hangs.
+// TestUnreachable: past a lazy New, a closed port fails at once; a peer
+// that accepts but never answers fails when the caller's deadline ends.
+// Nothing hangs.
 func TestUnreachable(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -280,7 +298,7 @@ func TestUnreachable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := redis.NewClient(&redis.Options{Addr: tc.addr})
 			defer c.Close()
-			l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "down"})
+			l, err := New(c, clock.NewReal(), []rule.Rule{{Limit: 1, Window: time.Second}}, Options{Key: "down", Lazy: true})
 			require.NoError(t, err)
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			defer cancel()
