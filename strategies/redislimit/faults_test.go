@@ -479,8 +479,10 @@ func TestStateLost(t *testing.T) {
 				require.NoError(t, l.Acquire(ctx))
 			}
 			require.NoError(t, tc.fault(l))
-			err = l.Acquire(ctx)
+			// The hold starts when the script finds the loss, after this
+			// instant and before the reply reaches the client.
 			found := time.Now()
+			err = l.Acquire(ctx)
 			require.ErrorIs(t, err, ErrStateLost)
 			assert.ErrorContains(t, err, l.script[0])
 			t.Log(err)
