@@ -61,15 +61,23 @@ type RuleReport struct {
 	First          *Violation
 	// Listed holds the first Config.List violations, windows included.
 	Listed []Violation
+	// Explained counts the refused sends (ObserveRefused) that broke the
+	// rule: refusals the rule explains. They are not violations.
+	Explained int64
 }
 
 // Report is the checker's verdict over the whole stream.
 type Report struct {
-	Sends    int64
-	First    int64
-	Last     int64
-	Boundary rule.Boundary
-	Rules    []RuleReport
+	// Sends counts every send observed, Refused those among them observed
+	// as refused (ObserveRefused), which Sends includes.
+	Sends   int64
+	Refused int64
+	// Explained counts the refused sends that broke at least one rule.
+	Explained int64
+	First     int64
+	Last      int64
+	Boundary  rule.Boundary
+	Rules     []RuleReport
 }
 
 // Violations returns the total violation count over every rule.
@@ -150,6 +158,12 @@ type Checker struct {
 	sends    int64
 	first    int64
 	last     Send
+	// refusing is set while ObserveRefused takes a send, and refused
+	// counts those sends.
+	refusing  bool
+	refused   int64
+	broke     bool // the refused send being taken broke a rule
+	explained int64
 }
 
 type ruleState struct {
@@ -377,9 +391,15 @@ func (c *Checker) observeRun(ats, refs []int64, idx0 int64) {
 func (c *Checker) overfull(r int, idx int64) {
 	u := &c.runs[r]
 	h := &c.hist
-	u.viol++
-	if u.detail {
+	switch {
+	case c.refusing:
+		u.rep.Explained++
+		c.broke = true
+	case u.detail:
+		u.viol++
 		c.violation(r, idx)
+	default:
+		u.viol++
 	}
 	j := idx - u.m
 	switch {
@@ -463,7 +483,7 @@ func (c *Checker) Idle(now int64) bool {
 
 // Report returns the verdict so far; the checker may go on observing.
 func (c *Checker) Report() Report {
-	r := Report{Sends: c.sends, First: c.first, Last: c.last.At, Boundary: c.boundary}
+	r := Report{Sends: c.sends, Refused: c.refused, Explained: c.explained, First: c.first, Last: c.last.At, Boundary: c.boundary}
 	for i, u := range c.runs {
 		c.rules[c.fastIdx[i]].report.Violations = u.viol
 	}

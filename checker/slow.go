@@ -486,6 +486,25 @@ func (c *Checker) ObserveCost(at, ref int64, costs []int64) error {
 	return c.observeSlow(at, ref, costs)
 }
 
+// ObserveRefused takes the next send as ObserveCost does, for a send the
+// provider refused (a 429) under the reading that refused calls count
+// toward later windows: it fills every window as any send does (a bucket
+// drains only where it had room, as for a violating send), but it is not
+// judged. Where a rule would have refused it too, the rule's
+// RuleReport.Explained counts it instead of a violation.
+func (c *Checker) ObserveRefused(at, ref int64, costs []int64) error {
+	c.refusing, c.broke = true, false
+	err := c.ObserveCost(at, ref, costs)
+	c.refusing = false
+	if err == nil {
+		c.refused++
+		if c.broke {
+			c.explained++
+		}
+	}
+	return err
+}
+
 // Fits returns nil when a send at at with costs (as ObserveCost takes
 // them, at or after the last send) keeps every window's sum of costs
 // within int64, and otherwise the *CostError ObserveCost would return,
@@ -575,7 +594,10 @@ func (c *Checker) judgeSend(sr *slowRule, s Send, idx, cost int64) error {
 	if ok && units > rep.MaxInWindow {
 		rep.MaxInWindow, rep.MaxWindowStart = units, start
 	}
-	if broke {
+	if broke && c.refusing {
+		rep.Explained++
+		c.broke = true
+	} else if broke {
 		if wanted, list := c.counted(sr, s.At); wanted {
 			c.reportViolation(sr, Violation{Send: s, Index: idx, WindowStart: start, Count: count}, cost, units, list)
 		}

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -104,6 +105,27 @@ func (r Rule) Rule() rule.Rule {
 	return rule.Rule{Limit: r.Min, Window: r.Window, Kind: r.Kind, Unit: r.Unit}
 }
 
+// Exact is the rule as a contract file should hold it: a bucket at the
+// very rate found, not Rate rounded to a whole number per Window (a rate
+// rounded down drains the bucket faster than the log allows, one rounded
+// up may let a refused call drain it). The rate is written per the
+// shortest of Window, 1s, 1m, 1h and 1d that makes it a whole number; a
+// rate a day always is one.
+func (r Rule) Exact() rule.Rule {
+	out := r.Rule()
+	if r.Kind != rule.Bucket || r.perDay <= 0 {
+		return out
+	}
+	const day = int64(24 * time.Hour)
+	for _, w := range []time.Duration{r.Window, time.Second, time.Minute, time.Hour, 24 * time.Hour} {
+		if n := day / int64(w); day%int64(w) == 0 && r.perDay%n == 0 && r.perDay/n <= math.MaxInt32 {
+			out.Limit, out.Window = int(r.perDay/n), w
+			return out
+		}
+	}
+	return out
+}
+
 // Unexplained is a refused call no rule on the grid explains: in every
 // window, an accepted call found as many earlier calls or more. Closest
 // names the window where it came nearest.
@@ -131,6 +153,11 @@ type Fit struct {
 	Unproved     string
 	Unexplained  []Unexplained // the first few
 	Unexplaineds int           // how many in all
+	// Broken counts the accepted calls the rules, as Rule.Exact writes
+	// them, would refuse (the bucket search samples, and can miss), the
+	// first on BrokenLine; see Holds.
+	Broken     int
+	BrokenLine int64
 }
 
 // Result is the inference over one log (or one key of it).
@@ -205,6 +232,7 @@ func Infer(s []Send, opt Options) *Result {
 		res.Fits[rd] = fit(d, cands, rd)
 		res.BucketSteps += refineBuckets(d, &res.Fits[rd], cands, windows)
 		res.Fits[rd].settle()
+		res.Fits[rd].verify(s, opt.Units)
 	}
 	res.Best, res.BothFit = best(res.Fits)
 	if res.Refused > 0 && !res.Fits[res.Best].Fits {

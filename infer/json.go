@@ -25,6 +25,8 @@ type jsonKeyOut struct {
 	Rules        string         `json:"rules"` // for --rules
 	Smallest     bool           `json:"smallest"`
 	Unproved     string         `json:"smallest_unproved,omitempty"`
+	Broken       int            `json:"accepted_calls_broken,omitempty"`
+	BrokenLine   int64          `json:"first_accepted_call_broken_line,omitempty"`
 	Contract     []jsonRule     `json:"contract"`
 	OtherReading jsonReading    `json:"other_reading"`
 	Unexplained  []jsonUnexpl   `json:"unexplained,omitempty"`
@@ -110,12 +112,15 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 		Verdict: "fits", Reading: f.Reading.String(), BothFit: res.BothFit, Rules: RulesText(f.Rules), Smallest: f.Smallest, Unproved: f.Unproved,
 		OtherReading: jsonReading{Reading: o.Reading.String(), Fits: o.Fits, Rules: RulesText(o.Rules)},
 		Contract:     []jsonRule{}, UnexplainedN: f.Unexplaineds, BucketSteps: res.BucketSteps,
+		Broken: f.Broken, BrokenLine: f.BrokenLine,
 	}
 	switch {
 	case res.Refused == 0:
 		out.Verdict = "lower bounds only"
 	case !f.Fits:
 		out.Verdict = "contradiction"
+	case f.Broken > 0:
+		out.Verdict = "breaks accepted calls"
 	}
 	for _, r := range f.Rules {
 		jr := jsonRule{

@@ -36,7 +36,7 @@ func Run(file string, log *Log, opt Options) *Report {
 // Contradicted reports whether some key's log no reading explains.
 func (rep *Report) Contradicted() bool {
 	for _, r := range rep.Keys {
-		if !r.Fits[r.Best].Fits {
+		if !r.Fits[r.Best].Holds() {
 			return true
 		}
 	}
@@ -167,6 +167,10 @@ func writeReadings(b *strings.Builder, res *Result) {
 		default:
 			fmt.Fprintf(b, "every refusal explained by %s: %s\n", plural(len(f.Rules), "rule"), RulesText(f.Rules))
 		}
+	}
+	if f := res.Fits[res.Best]; f.Fits && f.Broken > 0 {
+		fmt.Fprintf(b, "but these rules break %s, the first on line %d: the bucket search samples rates and bursts, and missed the exact ones here\n",
+			plural(f.Broken, "accepted call"), f.BrokenLine)
 	}
 	if f := res.Fits[res.Best]; !f.Smallest && f.Unproved != "" {
 		fmt.Fprintf(b, "(the smallest found, not proved: %s)\n", f.Unproved)

@@ -11,10 +11,11 @@ import (
 // the lines between the oldest send not yet judged and the newest read are
 // held, which Config.MaxBuffered bounds.
 type costTable struct {
-	units int
-	files []costQueue // by input
-	buf   []int64     // pop's copy of costs a compaction moves
-	cols  [][]int64   // takeRun's columns
+	units  int         // the cost units, and the status when one is read
+	status bool        // the last unit is each send's HTTP status
+	files  []costQueue // by input
+	buf    []int64     // pop's copy of costs a compaction moves
+	cols   [][]int64   // takeRun's columns
 }
 
 // costQueue holds one input's costs by line: vals[i*units:] are the costs
@@ -28,12 +29,17 @@ type costQueue struct {
 }
 
 // newCostTable returns the table for the costs opt reads from n inputs, or
-// nil when it reads none.
+// nil when it reads none. A status, when opt reads one, is kept as one
+// more unit after the costs.
 func newCostTable(opt sendlog.Options, n int) *costTable {
-	if !opt.HasCosts() {
+	if !opt.HasCosts() && !opt.HasStatus() {
 		return nil
 	}
-	return &costTable{units: len(opt.Costs), files: make([]costQueue, n)}
+	t := &costTable{units: len(opt.Costs), files: make([]costQueue, n), status: opt.HasStatus()}
+	if t.status {
+		t.units++
+	}
+	return t
 }
 
 // add notes the costs of a batch's sends, read from input file.
@@ -48,10 +54,21 @@ func (t *costTable) add(file int, b *sendlog.Batch) {
 			q.vals = append(q.vals, make([]int64, t.units)...)
 		}
 		q.taken = append(q.taken, false)
-		for u := range t.units {
+		for u := range t.costUnits() {
 			q.vals = append(q.vals, b.Cost[u][i])
 		}
+		if t.status {
+			q.vals = append(q.vals, int64(b.Status[i]))
+		}
 	}
+}
+
+// costUnits is how many of the table's units are costs.
+func (t *costTable) costUnits() int {
+	if t.status {
+		return t.units - 1
+	}
+	return t.units
 }
 
 // takeRun returns the costs of the sends at refs, by unit: cols[u][i] is

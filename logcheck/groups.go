@@ -5,6 +5,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/report"
+	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
 
@@ -27,7 +28,9 @@ type groupTable struct {
 	costs   *costTable  // with costs
 	err     error       // the first send a checker refused (costs only)
 	hold    holdLimits  // how many sends a key may hold without a checker
-	ceiling int64       // the memory ceiling in bytes; 0: none
+	// statuses counts the calls a status left unjudged, with a status.
+	statuses statusTally
+	ceiling  int64 // the memory ceiling in bytes; 0: none
 }
 
 // groupState is one key's state. A key's first sends are held in pend,
@@ -224,20 +227,28 @@ func (t *groupTable) observeGroup(g *groupState, run held) {
 	if t.costs != nil {
 		cols = t.costs.takeRun(run.ref)
 	}
+	var status []int64
+	if t.costs != nil && t.costs.status {
+		status, cols = cols[len(cols)-1], cols[:len(cols)-1]
+		if len(cols) == 0 {
+			cols = nil
+		}
+	}
 	if t.cfg.KeepTimes {
-		g.keep(run.at, cols)
+		g.keep(t.counted(run.at, cols, status))
 	}
 	// Times arrive sorted, so neither checker can refuse them for their
 	// order; a cost the checker cannot take (a window's sum past int64) is
 	// kept as the run's error.
-	if !t.held(g, run, cols) {
-		if cols != nil {
-			if err := t.checkerOf(g).ObserveCostBatch(run.at, run.ref, cols); err != nil && t.err == nil {
-				t.err = err
-			}
-		} else {
-			_ = t.checkerOf(g).ObserveBatch(run.at, run.ref)
-		}
+	var err error
+	switch {
+	case status != nil:
+		err = t.observeStatuses(t.checkerOf(g), run.at, run.ref, cols, status)
+	case !t.held(g, run, cols):
+		err = observeRun(t.checkerOf(g), run.at, run.ref, cols)
+	}
+	if err != nil && t.err == nil && cols != nil {
+		t.err = err
 	}
 	if t.shard != nil {
 		t.shard.observed(g, run.at)
@@ -350,6 +361,7 @@ func (t *groupTable) finish() {
 	top := worstGroups{max: keep}
 	for i, g := range t.groups {
 		grp := report.Group{Key: g.key, Report: t.verdict(g)}
+		t.statuses.explained += grp.Report.Explained
 		if k := g.kept; k != nil {
 			grp.Times = k.times.all()
 			for u := range k.costs {
@@ -371,6 +383,12 @@ func (t *groupTable) finish() {
 				res.Unlisted = &report.Unlisted{}
 			}
 			res.Unlisted.Add(out)
+		}
+	}
+	if t.cfg.Read.HasStatus() {
+		res.Statuses = &report.Statuses{Refusals: t.cfg.Refusals, Refused: t.statuses.refused, LeftOut: t.statuses.leftOut}
+		if t.cfg.Refusals == rule.RefusedCount {
+			res.Statuses.Unexplained = t.statuses.refused - t.statuses.explained
 		}
 	}
 	t.res = report.New(*res, top.groups)

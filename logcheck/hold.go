@@ -127,6 +127,8 @@ func joinReports(past *checker.Report, next checker.Report, list int) *checker.R
 	out := *past
 	out.Rules = append([]checker.RuleReport(nil), past.Rules...)
 	out.Sends += next.Sends
+	out.Refused += next.Refused
+	out.Explained += next.Explained
 	out.Last = next.Last
 	shift := func(v checker.Violation) checker.Violation {
 		v.Index += past.Sends
@@ -135,6 +137,7 @@ func joinReports(past *checker.Report, next checker.Report, list int) *checker.R
 	for i := range out.Rules {
 		r, n := &out.Rules[i], next.Rules[i]
 		r.Violations += n.Violations
+		r.Explained += n.Explained
 		if n.MaxInWindow > r.MaxInWindow {
 			r.MaxInWindow, r.MaxWindowStart, r.MaxSaturated = n.MaxInWindow, n.MaxWindowStart, n.MaxSaturated
 		}

@@ -56,6 +56,9 @@ type Config struct {
 	// rather than the keys in the log; 0 keeps every key. A shard keeps
 	// every key, which merging needs.
 	ListKeys int
+	// Refusals is the reading of refused calls (429) in a log that gives
+	// each call's status (Read.StatusCol or StatusField): see status.go.
+	Refusals rule.Refusals
 	// MaxMemory is the memory ceiling in bytes (0: the runtime's memory
 	// limit, GOMEMLIMIT, when one is set): a check per key whose live heap
 	// passes three quarters of it ends with a *MemoryError rather than
@@ -86,7 +89,10 @@ func Run(inputs []Input, cfg Config) (*report.Result, error) {
 		return nil, err
 	}
 	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res, shard: shard, costs: newCostTable(cfg.Read, len(inputs))}
-	groups.hold = newHoldLimits(cfg.Rules, groups.checkerConfig().Units)
+	if !cfg.Read.HasStatus() {
+		// A status judges sends one by one: none is held.
+		groups.hold = newHoldLimits(cfg.Rules, groups.checkerConfig().Units)
+	}
 	groups.ceiling = memoryCeiling(cfg.MaxMemory)
 	if !res.PerKey {
 		groups.lookup(nil)

@@ -31,6 +31,18 @@ type Doc struct {
 	KeysInTotal int          `json:"key_count,omitempty"`
 	// KeysListed, when set, says Keys lists only the worst of KeysInTotal.
 	KeysListed *int `json:"keys_listed,omitempty"`
+	// Statuses, for a log judged by its calls' statuses.
+	Statuses *StatusesDoc `json:"statuses,omitempty"`
+}
+
+// StatusesDoc says what a log's statuses made of its calls.
+type StatusesDoc struct {
+	Reading string `json:"reading"` // count or free
+	Refused int64  `json:"refused"`
+	LeftOut int64  `json:"other_status"`
+	// Unexplained: refused calls no rule would have refused (reading
+	// count only).
+	Unexplained int64 `json:"refusals_unexplained"`
 }
 
 type FileDoc struct {
@@ -92,9 +104,12 @@ type RuleDoc struct {
 	MaxWindowStart *PlaceDoc `json:"max_window_start,omitempty"`
 	// Usage is MaxInWindow as a share of Limit (1: a window held the
 	// limit exactly); absent for a bucket, which has no window.
-	Usage  *float64       `json:"usage,omitempty"`
-	First  *ViolationDoc  `json:"first_violation"`
-	Listed []ViolationDoc `json:"violations_listed,omitempty"`
+	Usage *float64 `json:"usage,omitempty"`
+	// Explained counts the refused calls the rule would have refused too,
+	// in a log judged by its statuses.
+	Explained int64          `json:"refusals_explained,omitempty"`
+	First     *ViolationDoc  `json:"first_violation"`
+	Listed    []ViolationDoc `json:"violations_listed,omitempty"`
 }
 
 type PlaceDoc struct {
@@ -179,7 +194,7 @@ func (j jsonView) rule(r checker.RuleReport, key string) RuleDoc {
 		Rule: r.Rule.String(), Kind: kindJSON(r.Rule), Unit: r.Rule.Unit, Burst: r.Rule.Burst, Limit: r.Rule.Limit,
 		Window: r.Rule.Window.String(), WindowNs: int64(r.Rule.Window),
 		Violations: r.Violations, MaxInWindow: r.MaxInWindow, MaxSaturated: r.MaxSaturated,
-		MaxWindowStart: &start, Usage: j.usage(r.Rule, r.MaxInWindow),
+		MaxWindowStart: &start, Usage: j.usage(r.Rule, r.MaxInWindow), Explained: r.Explained,
 	}
 	if r.First != nil {
 		v := j.violation(*r.First, key, r.Rule.Unit != "")
@@ -236,6 +251,9 @@ func (j jsonView) doc() Doc {
 		Rules:    []RuleDoc{}, InFlight: j.inFlight(res.InFlight), Total: res.Violations(),
 		NotChecked: res.NotChecked,
 	}
+	if st := res.Statuses; st != nil {
+		out.Statuses = &StatusesDoc{Reading: st.Refusals.Word(), Refused: st.Refused, LeftOut: st.LeftOut, Unexplained: st.Unexplained}
+	}
 	if sh := res.Shard; sh != nil {
 		out.Shard = &ShardDoc{LogStart: sh.LogStart, Context: res.ShardContext, PastTo: res.ShardPastTo}
 		if sh.HasFrom {
@@ -265,7 +283,7 @@ func (j jsonView) doc() Doc {
 	for _, t := range res.Totals {
 		tot := RuleDoc{Rule: t.Rule.String(), Kind: kindJSON(t.Rule), Unit: t.Rule.Unit, Burst: t.Rule.Burst, Limit: t.Rule.Limit, Window: t.Rule.Window.String(),
 			WindowNs: int64(t.Rule.Window), Violations: t.Violations, MaxInWindow: t.MaxInWindow, MaxSaturated: t.MaxSaturated,
-			Usage: j.usage(t.Rule, t.MaxInWindow)}
+			Usage: j.usage(t.Rule, t.MaxInWindow), Explained: t.Explained}
 		groups := t.Groups
 		tot.KeysViolating = &groups
 		if t.First != nil {

@@ -97,10 +97,14 @@ type RuleTotal struct {
 	MaxSaturated bool
 	First        *checker.Violation
 	FirstKey     string
+	// Explained counts the refused calls (429) the rule would have
+	// refused too, in a log judged by its statuses (see Statuses).
+	Explained int64
 }
 
 // add folds one group's report of the rule in.
 func (t *RuleTotal) add(r *checker.RuleReport, key string) {
+	t.Explained += r.Explained
 	if r.Violations > 0 {
 		t.Violations += r.Violations
 		t.Groups++
@@ -116,6 +120,7 @@ func (t *RuleTotal) add(r *checker.RuleReport, key string) {
 // merge folds in another total of the same rule, whose groups come after
 // t's.
 func (t *RuleTotal) merge(o RuleTotal) {
+	t.Explained += o.Explained
 	t.Violations += o.Violations
 	t.Groups += o.Groups
 	if o.MaxInWindow > t.MaxInWindow {
@@ -208,6 +213,22 @@ type Result struct {
 	// (rlcheck sql without its largest-window pass): the text report shows
 	// "-" for it, and NotChecked says why.
 	NoMaxInWindow bool
+	// Statuses, for a log that gives each call's HTTP status, says what
+	// the statuses made of the calls; nil otherwise.
+	Statuses *Statuses
+}
+
+// Statuses sums up a log judged by its calls' statuses: 2xx calls are
+// judged; refused ones (429) are not, and count toward later windows
+// under Refusals' reading; calls of any other status are left out.
+type Statuses struct {
+	Refusals rule.Refusals
+	Refused  int64 // calls refused with a 429
+	LeftOut  int64 // calls of a status neither 2xx nor 429
+	// Unexplained counts, under rule.RefusedCount, the refused calls no
+	// rule would have refused: the provider refused more than the rules
+	// say (a tighter limit, or a rule the contract lacks).
+	Unexplained int64
 }
 
 // Broken reports whether any of results has a violation.

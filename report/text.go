@@ -82,6 +82,7 @@ func writeText(w io.Writer, res *Result, maxKeys int) error {
 			}
 		}
 	}
+	writeStatuses(&b, res)
 	if d := res.Disorder; d.Lines > 0 {
 		fmt.Fprintf(&b, "%s arrived out of time order, by at most %v; each was checked in its place\n", plural(d.Lines, "line"), d.Max)
 	}
@@ -258,4 +259,35 @@ func usageText(r checker.RuleReport, noMax bool) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f%%", 100*float64(r.MaxInWindow)/float64(r.Rule.Limit))
+}
+
+// writeStatuses says what a log's statuses made of its calls: how many
+// were refused, how they were read, and which rules explain them.
+func writeStatuses(b *strings.Builder, res *Result) {
+	st := res.Statuses
+	if st == nil {
+		return
+	}
+	if st.Refused > 0 {
+		what := "counted toward later windows, not judged"
+		if st.Refusals == rule.RefusedFree {
+			what = "left out: refused calls do not count"
+		}
+		fmt.Fprintf(b, "%s refused (429): %s\n", plural(st.Refused, "call"), what)
+		var parts []string
+		for _, t := range res.Totals {
+			if t.Explained > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", t.Rule, t.Explained))
+			}
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(b, "refusals each rule explains: %s\n", strings.Join(parts, ", "))
+		}
+		if st.Unexplained > 0 {
+			fmt.Fprintf(b, "%s no rule explains: the provider refused more than these rules say\n", plural(st.Unexplained, "refusal"))
+		}
+	}
+	if st.LeftOut > 0 {
+		fmt.Fprintf(b, "%s of another status than 2xx or 429 left out\n", plural(st.LeftOut, "call"))
+	}
 }

@@ -58,6 +58,10 @@ type Options struct {
 	// how long it took; with either, Record.End is set.
 	EndCol, EndField           string
 	DurationCol, DurationField string
+	// StatusCol and StatusField name the column or field of each call's
+	// HTTP status (a whole number from 100 to 599), read into
+	// Record.Status; empty for none.
+	StatusCol, StatusField string
 	// DurationUnit is the unit of plain-number durations (default seconds);
 	// durations with a unit ("150ms") are read as Go durations.
 	DurationUnit Unit
@@ -68,7 +72,9 @@ type Options struct {
 	// SkipInvalid counts bad lines and goes on instead of failing.
 	SkipInvalid bool
 	// AccessFilter keeps only the access-log requests it matches (path,
-	// method, status); nil keeps all. Lines it leaves out are counted.
+	// method, status), and in a log with a status column or field the
+	// lines whose status it matches; nil keeps all. Lines it leaves out
+	// are counted.
 	AccessFilter *accesslog.Filter
 	// Workers parse ahead of the consumer; 0 means GOMAXPROCS.
 	Workers int
@@ -102,12 +108,17 @@ type Record struct {
 	Key []byte
 	// Cost holds the send's cost in each unit of Options.Costs, in order.
 	Cost [MaxCosts]int64
+	// Status is the call's HTTP status when the options name one, else 0.
+	Status int16
 }
 
 // HasEnd reports whether records carry an end time.
 func (o *Options) HasEnd() bool {
 	return o.Format == FormatNginx || o.Format == FormatApache || o.EndCol != "" || o.EndField != "" || o.DurationCol != "" || o.DurationField != ""
 }
+
+// HasStatus reports whether records carry an HTTP status.
+func (o *Options) HasStatus() bool { return o.StatusCol != "" || o.StatusField != "" }
 
 // HasKey reports whether records carry a key.
 func (o *Options) HasKey() bool { return o.KeyCol != "" || o.KeyField != "" }

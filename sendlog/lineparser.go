@@ -20,11 +20,12 @@ const (
 	slotKey
 	slotEnd
 	slotDur
+	slotStatus
 	slotCost // MaxCosts slots, one per cost unit
 	nSlots   = slotCost + MaxCosts
 )
 
-var slotNames = [nSlots]string{"time", "key", "end", "duration", "cost", "cost", "cost", "cost"}
+var slotNames = [nSlots]string{"time", "key", "end", "duration", "status", "cost", "cost", "cost", "cost"}
 
 // lineParser turns one data line into a Record. Its layout (format, columns,
 // fields, unit) is fixed before parsing starts; each parsing goroutine owns
@@ -57,6 +58,10 @@ type lineParser struct {
 	// detects its own, and the Reader holds the chunks to the first.
 	chunkUnit bool
 	costUnits []string // the units of the cost slots, in order
+	// statusFilter, with a status slot, keeps the lines whose status it
+	// matches (Options.AccessFilter's statuses); filtered counts the rest.
+	statusFilter *accesslog.Filter
+	filtered     int64
 }
 
 var errSkipLine = errors.New("skip line")
@@ -69,6 +74,10 @@ func (p *lineParser) hasKey() bool { return p.cols[slotKey] >= 0 || p.paths[slot
 
 func (p *lineParser) hasCosts() bool { return len(p.costUnits) > 0 }
 
+func (p *lineParser) hasStatus() bool {
+	return p.cols[slotStatus] >= 0 || p.paths[slotStatus] != nil
+}
+
 // slotName names a slot in errors: "the tokens cost" for a cost slot.
 func (p *lineParser) slotName(s int) string {
 	if s >= slotCost && s-slotCost < len(p.costUnits) {
@@ -80,7 +89,7 @@ func (p *lineParser) slotName(s int) string {
 // clone returns a parser with the same layout and its own scratch state.
 func (p *lineParser) clone() *lineParser {
 	c := &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit, checkNUL: true, chunkUnit: p.chunkUnit,
-		header: p.header, timeFallback: p.timeFallback, costUnits: p.costUnits}
+		header: p.header, timeFallback: p.timeFallback, costUnits: p.costUnits, statusFilter: p.statusFilter}
 	if p.access != nil {
 		c.access = &accesslog.Parser{Format: p.access.Format, Filter: p.access.Filter}
 	}
@@ -128,9 +137,9 @@ func (p *lineParser) parse(b []byte) (Record, error) {
 	}
 	switch p.format {
 	case FormatCSV:
-		return p.parseCSV(b)
+		return p.keepStatus(p.parseCSV(b))
 	case FormatJSONL:
-		return p.parseJSON(b)
+		return p.keepStatus(p.parseJSON(b))
 	case FormatNginx, FormatApache:
 		return p.parseAccess(b)
 	}
@@ -140,6 +149,23 @@ func (p *lineParser) parse(b []byte) (Record, error) {
 	}
 	at, err := p.tp.parse(b)
 	return Record{At: at}, err
+}
+
+// keepStatus passes a record on, unless the status filter leaves it out.
+func (p *lineParser) keepStatus(rec Record, err error) (Record, error) {
+	if err == nil && p.statusFilter != nil && !p.statusFilter.KeepStatus(int(rec.Status)) {
+		p.filtered++
+		return Record{}, errSkipLine
+	}
+	return rec, err
+}
+
+// filteredSoFar counts the lines a filter has left out.
+func (p *lineParser) filteredSoFar() int64 {
+	if p.access != nil {
+		return p.access.Filtered
+	}
+	return p.filtered
 }
 
 var errBinary = errors.New("binary data (a NUL byte): this does not look like a text send log")
@@ -166,6 +192,9 @@ func (p *lineParser) parseCSV(b []byte) (Record, error) {
 		bytes.TrimSpace(p.fields[slotEnd]), bytes.TrimSpace(p.fields[slotDur]))
 	if err == nil {
 		err = p.costs(&rec, &p.fields)
+	}
+	if err == nil {
+		err = p.status(&rec, p.fields[slotStatus])
 	}
 	if err != nil && p.timeErr && p.timeFallback {
 		return rec, p.csvTimeError(err, b)
@@ -274,7 +303,22 @@ func (p *lineParser) fastCSV(b []byte) (rec Record, ok bool) {
 
 // fastEligible reports whether the column layout suits fastCSV.
 func (p *lineParser) fastEligible() bool {
-	return p.cols[slotTime] == 0 && p.cols[slotEnd] < 0 && p.cols[slotDur] < 0 && p.cols[slotKey] <= 1 && !p.hasCosts()
+	return p.cols[slotTime] == 0 && p.cols[slotEnd] < 0 && p.cols[slotDur] < 0 && p.cols[slotKey] <= 1 && !p.hasCosts() && !p.hasStatus()
+}
+
+// status reads the record's HTTP status, when the layout has one: a
+// whole number from 100 to 599.
+func (p *lineParser) status(rec *Record, text []byte) error {
+	if !p.hasStatus() {
+		return nil
+	}
+	t := bytes.TrimSpace(text)
+	n, err := strconv.Atoi(string(t))
+	if err != nil || n < 100 || n > 599 {
+		return fmt.Errorf("status %q: not an HTTP status code (100 to 599)", t)
+	}
+	rec.Status = int16(n)
+	return nil
 }
 
 // costs reads the record's cost in each unit from the texts of the cost
@@ -383,7 +427,7 @@ func parseDuration(b []byte, unit Unit) (int64, error) {
 }
 
 func (p *lineParser) parseJSON(b []byte) (Record, error) {
-	if !disableFastPath && !p.hasCosts() {
+	if !disableFastPath && !p.hasCosts() && !p.hasStatus() {
 		if rec, ok, err := p.fastJSON(b); ok {
 			return rec, err
 		}
@@ -429,6 +473,9 @@ func (p *lineParser) parseJSON(b []byte) (Record, error) {
 	if err == nil {
 		err = p.costs(&rec, &texts)
 	}
+	if err == nil {
+		err = p.status(&rec, texts[slotStatus])
+	}
 	p.numBuf = p.numBuf[:0]
 	return rec, err
 }
@@ -460,7 +507,7 @@ func (p *lineParser) fastJSON(b []byte) (rec Record, ok bool, err error) {
 // reports whether they suit it.
 func (p *lineParser) flatReady() bool {
 	if !p.flat.ready {
-		p.flat = flatLayout{ready: true, ok: p.paths[slotTime] != nil, timeOnly: !p.hasEnd() && !p.hasCosts()}
+		p.flat = flatLayout{ready: true, ok: p.paths[slotTime] != nil, timeOnly: !p.hasEnd() && !p.hasCosts() && !p.hasStatus()}
 		for s, path := range p.paths {
 			if path != nil {
 				p.flat.ok = p.flat.ok && len(path) == 1

@@ -35,10 +35,8 @@ func parseChunk(b *batch, c chunk, lp *lineParser, skipInvalid bool) {
 	b.seq, b.data, b.lines, b.skipped, b.skips, b.err, b.readErr = c.seq, c.data, 0, 0, nil, nil, nil
 	hasEnd := lp.hasEnd()
 	hasKey := lp.hasKey()
-	if lp.access != nil {
-		before := lp.access.Filtered
-		defer func() { b.filtered = lp.access.Filtered - before }()
-	}
+	before := lp.filteredSoFar()
+	defer func() { b.filtered = lp.filteredSoFar() - before }()
 	fail := func(line int64, text []byte, err error) bool {
 		e := lineError(line, text, err)
 		if skipInvalid {
@@ -152,6 +150,9 @@ func (lp *lineParser) general(b *batch, data []byte, hasEnd, hasKey bool, fail f
 	}
 	for u := range lp.costUnits {
 		b.Cost[u] = append(b.Cost[u], rec.Cost[u])
+	}
+	if lp.hasStatus() {
+		b.Status = append(b.Status, rec.Status)
 	}
 	return rest, true
 }

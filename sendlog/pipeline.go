@@ -60,6 +60,8 @@ type Batch struct {
 	// Cost[u] holds each send's cost in unit Options.Costs[u]; nil for the
 	// units past the last.
 	Cost [MaxCosts][]int64
+	// Status holds each send's HTTP status when the options name one.
+	Status []int16
 
 	// Keys are stored once per batch: keyIdx[i] is send i's index among
 	// the batch's distinct keys, whose bytes are keys[keyOff[j]:][:keyLen[j]].
@@ -96,7 +98,7 @@ func (b *Batch) DistinctKey(j int) []byte {
 }
 
 func (b *Batch) reset() {
-	b.At, b.End, b.Line = b.At[:0], b.End[:0], b.Line[:0]
+	b.At, b.End, b.Line, b.Status = b.At[:0], b.End[:0], b.Line[:0], b.Status[:0]
 	b.keyIdx, b.keyOff, b.keyLen, b.keys = b.keyIdx[:0], b.keyOff[:0], b.keyLen[:0], b.keys[:0]
 	for u := range b.Cost {
 		if b.Cost[u] != nil {

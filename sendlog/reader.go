@@ -56,6 +56,9 @@ type Reader struct {
 func NewReader(name string, r io.Reader, opt Options) *Reader {
 	lp := &lineParser{tp: *newTimeParser(opt.Unit), durUnit: opt.DurationUnit}
 	lp.tp.zone = opt.Zone
+	if opt.HasStatus() {
+		lp.statusFilter = opt.AccessFilter
+	}
 	for s := range lp.cols {
 		lp.cols[s] = -1
 	}
@@ -113,6 +116,9 @@ func (r *Reader) Next() (Record, error) {
 	rec := Record{At: b.At[i], Line: b.Line[i], Key: b.Key(i)}
 	if b.End != nil {
 		rec.End = b.End[i]
+	}
+	if b.Status != nil {
+		rec.Status = b.Status[i]
 	}
 	for u := range b.Cost {
 		if b.Cost[u] != nil {
@@ -592,6 +598,7 @@ func (r *Reader) chooseColumns(line []byte) error {
 	lp.cols[slotKey], errs[slotKey] = find(opt("KeyCol", r.opt.KeyCol), r.opt.KeyCol, nil)
 	lp.cols[slotEnd], errs[slotEnd] = find(opt("EndCol", r.opt.EndCol), r.opt.EndCol, nil)
 	lp.cols[slotDur], errs[slotDur] = find(opt("DurationCol", r.opt.DurationCol), r.opt.DurationCol, nil)
+	lp.cols[slotStatus], errs[slotStatus] = find(opt("StatusCol", r.opt.StatusCol), r.opt.StatusCol, nil)
 	for i, c := range r.opt.Costs {
 		lp.cols[slotCost+i], errs[slotCost+i] = find(opt("Costs", c.Unit+"="+c.Col), c.Col, nil)
 	}
@@ -662,6 +669,7 @@ func (r *Reader) startJSON() {
 	lp.paths[slotKey] = split(r.opt.KeyField)
 	lp.paths[slotEnd] = split(r.opt.EndField)
 	lp.paths[slotDur] = split(r.opt.DurationField)
+	lp.paths[slotStatus] = split(r.opt.StatusField)
 	for i, c := range r.opt.Costs {
 		lp.paths[slotCost+i] = split(c.Field)
 	}

@@ -66,6 +66,7 @@ func newCheckCmd(s streams) *cobra.Command {
 	f := cmd.Flags()
 	o.rules.Add(f)
 	o.read.Add(f)
+	o.read.AddStatus(f)
 	f.StringArrayVar(&o.costs, "cost", nil, "read a unit's cost from this CSV column or JSON field: UNIT=NAME (default: the column or field named as the unit)")
 	f.StringVar(&o.format, "format", "", "output format: text, json, junit or github (default github under GITHUB_ACTIONS=true, else text)")
 	f.IntVar(&o.list, "list", 0, "print the first N violations of each rule with the sends that filled the window")
@@ -135,8 +136,13 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 	if err := cli.PrepareFile(o.plot, o.html, o.metrics); err != nil {
 		return err
 	}
+	refusals, err := o.read.Refusals()
+	if err != nil {
+		return err
+	}
 	o.cfg = logcheck.Config{
-		Rules: rules, Boundary: b, List: htmlreport.CheckList(o.list, o.html), MaxInFlight: o.maxInFlight,
+		Refusals: refusals,
+		Rules:    rules, Boundary: b, List: htmlreport.CheckList(o.list, o.html), MaxInFlight: o.maxInFlight,
 		Read: read, MaxDisorder: o.maxDisorder, Sort: o.sort, KeepTimes: o.plot+o.html != "", MaxBuffered: o.maxBuffered,
 		ListKeys: o.keys,
 	}

@@ -95,7 +95,7 @@ func NewInferCmd(in io.Reader, out io.Writer, contradiction error) *cobra.Comman
 			}
 			sum, err := infer.Stream(out, o.format, path, log, iopt, o.all)
 			if err == nil && o.writeContract != "" {
-				err = writeContract(o.writeContract, path, sum)
+				err = writeContract(o.writeContract, path, sum, o.reading())
 			}
 			if err == nil && (sum.Contradicted || sum.Looser) {
 				err = contradiction
@@ -218,19 +218,49 @@ func headerNames(flag string, m map[string]string) (map[infer.Header]string, err
 	return out, nil
 }
 
-// writeContract writes the contract inferred from a log of one key.
-func writeContract(path, file string, sum *infer.Summary) error {
+// writeContract writes the contract inferred from a log of one key, with
+// how the log was read and the reading of refused calls that fits, so
+// that check --contract judges the same log as infer read it.
+func writeContract(path, file string, sum *infer.Summary, read contract.Reading) error {
 	if sum.Only == nil {
 		return fmt.Errorf("--write-contract: the log holds %d keys, each with its contract; infer one key at a time", sum.Keys)
 	}
 	res := sum.Only
 	f := res.Fits[res.Best]
+	if f.Fits && f.Broken > 0 {
+		return fmt.Errorf("--write-contract: no contract to write (the rules found break %d accepted calls, the first on line %d)", f.Broken, f.BrokenLine)
+	}
 	if res.Refused == 0 || !f.Fits {
 		return fmt.Errorf("--write-contract: no contract to write (the log %s)", map[bool]string{true: "has no 429", false: "contradicts every contract on the grid"}[res.Refused == 0])
 	}
-	c := contract.Contract{Name: "inferred from " + file}
-	for _, r := range f.Rules {
-		c.Rules = append(c.Rules, r.Rule())
+	read.Refused = rule.RefusedCount.Word()
+	if res.Best == infer.RefusedFree {
+		read.Refused = rule.RefusedFree.Word()
 	}
+	c := contract.Contract{Name: "inferred from " + file, Read: read}
+	for _, r := range f.Rules {
+		c.Rules = append(c.Rules, r.Exact())
+	}
+	// Only the costs of units the rules meter: a contract names no other.
+	c.Read.Costs = slices.DeleteFunc(c.Read.Costs, func(cost contract.Cost) bool {
+		return !slices.Contains(rule.Units(c.Rules), cost.Unit)
+	})
 	return os.WriteFile(path, c.YAML(), 0o644)
+}
+
+// reading is how infer read its log, in a contract's words.
+func (o *inferOptions) reading() contract.Reading {
+	r := contract.Reading{TimeCol: o.read.timeCol, TimeField: o.read.timeField, KeyCol: o.read.keyCol, KeyField: o.read.keyField,
+		Zone: o.read.zone, StatusCol: o.statusCol, StatusField: o.statusField}
+	if o.read.unit != "auto" {
+		r.Unit = o.read.unit
+	}
+	if r.StatusCol == "" && r.StatusField == "" {
+		r.StatusCol, r.StatusField = "status", "status" // infer's default, in either layout
+	}
+	costs, _ := inferCosts(o.costs) // already read without error
+	for _, c := range costs {
+		r.Costs = append(r.Costs, contract.Cost{Unit: c.Unit, Name: c.Col})
+	}
+	return r
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/rule/contract"
 	"github.com/rlcheck/rlcheck/sendlog"
 	"github.com/rlcheck/rlcheck/sendlog/accesslog"
@@ -20,6 +21,7 @@ type ReadFlags struct {
 	format, timeCol, timeField, keyCol, keyField string
 	endCol, endField, durationCol, durationField string
 	durationUnit, unit, zone                     string
+	statusCol, statusField, refused              string
 	paths, methods, statuses                     []string
 	skipInvalid                                  bool
 }
@@ -29,7 +31,7 @@ func (f *ReadFlags) Add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.format, "input-format", "auto", "input layout: auto, plain, csv, jsonl, nginx or apache")
 	fs.StringSliceVar(&f.paths, "path", nil, "access logs: keep requests whose path has this prefix or matches this glob (repeatable)")
 	fs.StringSliceVar(&f.methods, "method", nil, "access logs: keep requests with these methods (GET,POST)")
-	fs.StringSliceVar(&f.statuses, "status", nil, "access logs: keep requests with these statuses (200, 2xx, 429)")
+	fs.StringSliceVar(&f.statuses, "status", nil, "access logs, or logs with --status-col or --status-field: keep calls with these statuses (200, 2xx, 429)")
 	fs.StringVar(&f.timeCol, "time-col", "", "CSV time column: a header name or a 1-based index (default ts, time, timestamp, sent_at or created_at, perhaps ending in _s, _ms, _us or _ns, else the first)")
 	fs.StringVar(&f.timeField, "time-field", "", "JSON-lines time field, dotted for nesting (default ts, time or timestamp)")
 	fs.StringVar(&f.keyCol, "key-col", "", "CSV column that splits the rules per key (tenant, API key)")
@@ -44,6 +46,23 @@ func (f *ReadFlags) Add(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "skip and count bad lines instead of failing")
 }
 
+// AddStatus registers the flags that judge a log by each call's HTTP
+// status: where it is, and whether refused calls count.
+func (f *ReadFlags) AddStatus(fs *pflag.FlagSet) {
+	fs.StringVar(&f.statusCol, "status-col", "", "CSV column with each call's HTTP status: 2xx calls are judged, 429s are not (see --refused), others left out")
+	fs.StringVar(&f.statusField, "status-field", "", "JSON-lines field with each call's HTTP status, as --status-col")
+	fs.StringVar(&f.refused, "refused", "count", "with a status: count (refused calls count toward later windows) or free (they take nothing)")
+}
+
+// Refusals returns the reading --refused gives.
+func (f *ReadFlags) Refusals() (rule.Refusals, error) {
+	r, err := rule.ParseRefusals(f.refused)
+	if err != nil {
+		return r, fmt.Errorf("--refused %q: want count (refused calls count toward later windows) or free (they take nothing)", f.refused)
+	}
+	return r, nil
+}
+
 // FromContract takes the reading settings of contract file c where the
 // flag that sets each was not given: flags override the contract.
 func (f *ReadFlags) FromContract(fs *pflag.FlagSet, c contract.Reading) {
@@ -54,6 +73,7 @@ func (f *ReadFlags) FromContract(fs *pflag.FlagSet, c contract.Reading) {
 	}{
 		{"time-col", &f.timeCol, c.TimeCol}, {"time-field", &f.timeField, c.TimeField}, {"unit", &f.unit, c.Unit},
 		{"key-col", &f.keyCol, c.KeyCol}, {"key-field", &f.keyField, c.KeyField}, {"tz", &f.zone, c.Zone},
+		{"status-col", &f.statusCol, c.StatusCol}, {"status-field", &f.statusField, c.StatusField}, {"refused", &f.refused, c.Refused},
 	} {
 		if s.v != "" && !fs.Changed(s.flag) {
 			*s.to = s.v
@@ -102,8 +122,9 @@ func (f *ReadFlags) Options() (sendlog.Options, error) {
 	}
 	var filter *accesslog.Filter
 	if len(f.paths)+len(f.methods)+len(f.statuses) > 0 {
-		if inFmt != sendlog.FormatNginx && inFmt != sendlog.FormatApache {
-			return sendlog.Options{}, errors.New("--path, --method and --status filter access logs: give --input-format nginx or apache")
+		withStatus := f.statusCol+f.statusField != "" && len(f.paths)+len(f.methods) == 0
+		if inFmt != sendlog.FormatNginx && inFmt != sendlog.FormatApache && !withStatus {
+			return sendlog.Options{}, errors.New("--path, --method and --status filter access logs: give --input-format nginx or apache (--status also filters a log with --status-col or --status-field)")
 		}
 		if filter, err = accesslog.NewFilter(accesslog.FilterSpec{Paths: f.paths, Methods: f.methods, Statuses: f.statuses}); err != nil {
 			return sendlog.Options{}, err
@@ -115,6 +136,7 @@ func (f *ReadFlags) Options() (sendlog.Options, error) {
 		KeyCol: f.keyCol, KeyField: f.keyField,
 		EndCol: f.endCol, EndField: f.endField,
 		DurationCol: f.durationCol, DurationField: f.durationField, DurationUnit: durUnit,
+		StatusCol: f.statusCol, StatusField: f.statusField,
 		Unit: unit, SkipInvalid: f.skipInvalid, Zone: zone,
 	}, nil
 }

@@ -34,6 +34,10 @@ type Reading struct {
 	Unit               string // of numeric timestamps: s, ms, us, ns
 	KeyCol, KeyField   string
 	Zone               string // of times written without one
+	// StatusCol and StatusField name the column or field of each call's
+	// HTTP status, and Refused ("count" or "free") whether calls refused
+	// with a 429 count toward later windows (rule.ParseRefusals).
+	StatusCol, StatusField, Refused string
 	// Costs names, per unit a rule meters, the column or field holding
 	// each send's cost, in the file's order.
 	Costs []Cost
@@ -58,7 +62,7 @@ func (e *Error) Error() string {
 
 // fields names the keys a contract file may hold, in the order they are
 // documented.
-const fields = "name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, costs"
+const fields = "name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, status_col, status_field, refused, costs"
 
 // file is the layout of a contract file; yaml.Node fields keep each value's
 // line for error messages.
@@ -73,6 +77,9 @@ type file struct {
 	KeyCol      yaml.Node `yaml:"key_col"`
 	KeyField    yaml.Node `yaml:"key_field"`
 	Zone        yaml.Node `yaml:"tz"`
+	StatusCol   yaml.Node `yaml:"status_col"`
+	StatusField yaml.Node `yaml:"status_field"`
+	Refused     yaml.Node `yaml:"refused"`
 	Costs       yaml.Node `yaml:"costs"`
 }
 
@@ -196,6 +203,8 @@ func (f *file) reading(name string, c *Contract) error {
 		{&f.TimeCol, "time_col", &c.Read.TimeCol}, {&f.TimeField, "time_field", &c.Read.TimeField},
 		{&f.Unit, "unit", &c.Read.Unit}, {&f.KeyCol, "key_col", &c.Read.KeyCol},
 		{&f.KeyField, "key_field", &c.Read.KeyField}, {&f.Zone, "tz", &c.Read.Zone},
+		{&f.StatusCol, "status_col", &c.Read.StatusCol}, {&f.StatusField, "status_field", &c.Read.StatusField},
+		{&f.Refused, "refused", &c.Read.Refused},
 	} {
 		if !set(s.n) {
 			continue
@@ -204,6 +213,11 @@ func (f *file) reading(name string, c *Contract) error {
 			return &Error{File: name, Line: s.n.Line, Msg: s.key + ": want a name"}
 		}
 		*s.to = s.n.Value
+	}
+	if set(&f.Refused) {
+		if _, err := rule.ParseRefusals(f.Refused.Value); err != nil {
+			return &Error{File: name, Line: f.Refused.Line, Msg: "refused: want count (refused calls count toward later windows) or free (they take nothing), got " + strconv.Quote(f.Refused.Value)}
+		}
 	}
 	if !set(&f.Costs) {
 		return nil
@@ -286,10 +300,14 @@ func (c Contract) YAML() []byte {
 	fmt.Fprintf(&b, "boundary: %s\n", c.Boundary)
 	r := c.Read
 	for _, kv := range [][2]string{{"time_col", r.TimeCol}, {"time_field", r.TimeField}, {"unit", r.Unit},
-		{"key_col", r.KeyCol}, {"key_field", r.KeyField}, {"tz", r.Zone}} {
+		{"key_col", r.KeyCol}, {"key_field", r.KeyField}, {"tz", r.Zone},
+		{"status_col", r.StatusCol}, {"status_field", r.StatusField}} {
 		if kv[1] != "" {
 			fmt.Fprintf(&b, "%s: %s\n", kv[0], strconv.Quote(kv[1]))
 		}
+	}
+	if r.Refused != "" {
+		fmt.Fprintf(&b, "refused: %s\n", r.Refused)
 	}
 	if len(r.Costs) > 0 {
 		b.WriteString("costs:\n")

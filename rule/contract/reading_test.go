@@ -29,3 +29,16 @@ func TestContractHoldsTheSetup(t *testing.T) {
 		assert.ErrorContains(t, err, msg, bad)
 	}
 }
+
+func TestStatusReadingRoundTrips(t *testing.T) {
+	c, err := Parse("c.yaml", []byte("rules: [500/1m]\nstatus_col: code\nrefused: free\n"))
+	require.NoError(t, err)
+	assert.Equal(t, "code", c.Read.StatusCol)
+	assert.Equal(t, "free", c.Read.Refused)
+	back, err := Parse("c.yaml", c.YAML())
+	require.NoError(t, err)
+	assert.Equal(t, c.Read, back.Read)
+
+	_, err = Parse("c.yaml", []byte("rules: [500/1m]\nrefused: sometimes\n"))
+	require.EqualError(t, err, `c.yaml:2: refused: want count (refused calls count toward later windows) or free (they take nothing), got "sometimes"`)
+}

@@ -84,6 +84,12 @@ func (f *Filter) Match(e *Entry) bool {
 	return true
 }
 
+// KeepStatus reports whether f keeps a request of status s, whatever its
+// path and method: for logs that give a status and nothing else f filters.
+func (f *Filter) KeepStatus(s int) bool {
+	return f == nil || !f.status || f.matchStatus(s)
+}
+
 func (f *Filter) matchStatus(s int) bool {
 	if s >= 100 && s <= 999 && f.classes[s/100] {
 		return true
