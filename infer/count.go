@@ -6,22 +6,17 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// Reading says whether refused calls count toward later windows.
-type Reading int
+// Reading says whether refused calls count toward later windows: the
+// core type check reads a log's statuses by, so that a contract infer
+// writes is judged under the reading it was found under.
+type Reading = rule.Refusals
 
 const (
 	// RefusedCount: every call the provider saw counts, refused or not.
-	RefusedCount Reading = iota
+	RefusedCount = rule.RefusedCount
 	// RefusedFree: only accepted calls count.
-	RefusedFree
+	RefusedFree = rule.RefusedFree
 )
-
-func (r Reading) String() string {
-	if r == RefusedFree {
-		return "refused calls do not count"
-	}
-	return "refused calls count"
-}
 
 // Grid is the window lengths inferred by default, from one second to a day.
 var Grid = []time.Duration{

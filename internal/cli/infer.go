@@ -233,10 +233,7 @@ func writeContract(path, file string, sum *infer.Summary, read contract.Reading)
 	if res.Refused == 0 || !f.Fits {
 		return fmt.Errorf("--write-contract: no contract to write (the log %s)", map[bool]string{true: "has no 429", false: "contradicts every contract on the grid"}[res.Refused == 0])
 	}
-	read.Refused = rule.RefusedCount.Word()
-	if res.Best == infer.RefusedFree {
-		read.Refused = rule.RefusedFree.Word()
-	}
+	read.Refused = res.Best.Word()
 	c := contract.Contract{Name: "inferred from " + file, Read: read}
 	for _, r := range f.Rules {
 		c.Rules = append(c.Rules, r.Exact())
