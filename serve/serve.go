@@ -107,6 +107,7 @@ type Server struct {
 
 	policy   []string     // the RateLimit-Policy field
 	names    []string     // each rule's policy name, quoted
+	unitOf   []int        // each rule's unit, by its index in costs; -1 for a call rule
 	costs    []CostSource // by unit, as checker.UnitsOf orders them
 	log      *logWriter
 	proxy    *httputil.ReverseProxy
@@ -168,8 +169,10 @@ func New(opt Options) (*Server, error) {
 		return nil, err
 	}
 	s.policy = []string{policyField(opt.Rules)}
+	units := checker.UnitsOf(opt.Rules)
 	for _, r := range opt.Rules {
 		s.names = append(s.names, strconv.Quote(policyName(r)))
+		s.unitOf = append(s.unitOf, indexOf(units, r.Unit))
 	}
 	if opt.Upstream != nil {
 		s.proxy = s.newProxy(opt.Upstream)
@@ -367,7 +370,10 @@ type arrival struct {
 	overCap bool // the in-flight cap was full
 	// rateLimit is the RateLimit field of the answer.
 	rateLimit string
-	// retryAfter is the Retry-After of a 429, in seconds.
+	// wait is how long after at the same request would be admitted, in
+	// ns, and retryAfter that rounded up to whole seconds: set for a
+	// request that broke the contract.
+	wait       int64
 	retryAfter int64
 	ended      bool
 	timer      *time.Timer // the upstream timeout of a forwarded request
