@@ -219,6 +219,10 @@ func unjudgeable(err error) error {
 // refuse answers a request refused before judging, counting those
 // refused for their cost (413) for the report.
 func (s *Server) refuse(w http.ResponseWriter, err error) {
+	if s.opt.Provider != NoProvider {
+		s.refuseDialect(w, err)
+		return
+	}
 	var ce *costError
 	if errors.As(err, &ce) && ce.counted {
 		s.unjudged.Add(1)
