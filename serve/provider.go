@@ -1,10 +1,8 @@
 package serve
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -139,20 +137,12 @@ func (s *Server) readChat(r *http.Request) (*chatRequest, []int64, error) {
 	return &req, costs, nil
 }
 
-// decodeChat reads r's JSON body, at most MaxCostBody bytes, into req and
-// puts the body back.
+// decodeChat reads r's JSON body into req and puts the body back.
 func decodeChat(r *http.Request, req *chatRequest) error {
-	if r.Body == nil {
-		return &costError{http.StatusBadRequest, "no body: want the request as a JSON object", false}
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, MaxCostBody+1))
+	b, err := bodyBytes(r, "the request as a JSON object")
 	if err != nil {
-		return &costError{http.StatusBadRequest, "reading the body: " + err.Error(), false}
+		return err
 	}
-	if len(b) > MaxCostBody {
-		return &costError{http.StatusRequestEntityTooLarge, fmt.Sprintf("body over %d bytes: too large to read", MaxCostBody), false}
-	}
-	r.Body = io.NopCloser(bytes.NewReader(b))
 	if err := json.Unmarshal(b, req); err != nil {
 		return &costError{http.StatusBadRequest, "body: " + clip(err.Error()) + ": want the request as a JSON object", false}
 	}
