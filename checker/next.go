@@ -79,6 +79,13 @@ func (j *slidingJudge) next(now, cost int64) int64 {
 	if !exceeds(cost, sum, j.limit) {
 		return now
 	}
+	if cost == j.limit { // the window must empty: the newest send of a cost leaves last
+		for e := j.n - 1; ; e-- {
+			if j.at(e).c > 0 {
+				return add(j.at(e).s.At, j.w)
+			}
+		}
+	}
 	for ; k < j.n; k++ {
 		sum -= j.at(k).c
 		if !exceeds(cost, sum, j.limit) {
