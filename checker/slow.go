@@ -51,6 +51,9 @@ type judge interface {
 	// load is the sum of costs a send at now would find in its window,
 	// its own left out; it changes nothing.
 	load(now int64) int64
+	// next is the earliest instant from now at which a send of cost c
+	// would not break the rule (Never when none would); it changes nothing.
+	next(now, c int64) int64
 }
 
 // slowRule is one slow rule with its judge.

@@ -137,17 +137,10 @@ func (s *Server) readCosts(r *http.Request) ([]int64, error) {
 
 // readBody reads r's JSON body, at most MaxCostBody bytes, and puts it back.
 func readBody(r *http.Request) (map[string]any, error) {
-	if r.Body == nil {
-		return nil, &costError{http.StatusBadRequest, "no body: want a JSON object carrying the costs", false}
-	}
-	b, err := io.ReadAll(io.LimitReader(r.Body, MaxCostBody+1))
+	b, err := bodyBytes(r, "a JSON object carrying the costs")
 	if err != nil {
-		return nil, &costError{http.StatusBadRequest, "reading the body: " + err.Error(), false}
+		return nil, err
 	}
-	if len(b) > MaxCostBody {
-		return nil, &costError{http.StatusRequestEntityTooLarge, fmt.Sprintf("body over %d bytes: too large to read its costs", MaxCostBody), false}
-	}
-	r.Body = io.NopCloser(bytes.NewReader(b))
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.UseNumber()
 	var m map[string]any
@@ -159,6 +152,23 @@ func readBody(r *http.Request) (map[string]any, error) {
 		return nil, &costError{http.StatusBadRequest, "body: " + clip(msg) + ": want a JSON object carrying the costs", false}
 	}
 	return m, nil
+}
+
+// bodyBytes reads r's body, at most MaxCostBody bytes, and puts it back,
+// so that a proxy forwards it intact; want says what it should hold.
+func bodyBytes(r *http.Request, want string) ([]byte, error) {
+	if r.Body == nil {
+		return nil, &costError{http.StatusBadRequest, "no body: want " + want, false}
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, MaxCostBody+1))
+	if err != nil {
+		return nil, &costError{http.StatusBadRequest, "reading the body: " + err.Error(), false}
+	}
+	if len(b) > MaxCostBody {
+		return nil, &costError{http.StatusRequestEntityTooLarge, fmt.Sprintf("body over %d bytes: too large to read its costs", MaxCostBody), false}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return b, nil
 }
 
 // lookupField follows a dotted path through nested objects.
@@ -219,6 +229,10 @@ func unjudgeable(err error) error {
 // refuse answers a request refused before judging, counting those
 // refused for their cost (413) for the report.
 func (s *Server) refuse(w http.ResponseWriter, err error) {
+	if s.opt.Provider != NoProvider {
+		s.refuseDialect(w, err)
+		return
+	}
 	var ce *costError
 	if errors.As(err, &ce) && ce.counted {
 		s.unjudged.Add(1)

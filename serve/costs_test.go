@@ -246,3 +246,44 @@ func serveRecorded(t *testing.T, h http.Handler, req *http.Request) *httptest.Re
 	}
 	return rec
 }
+
+// TestRetryAfterIsTheEarliestAdmission: a request refused by a sliding
+// cost rule is told to wait until enough tokens leave the window, not a
+// whole window; at that instant the same request is admitted, a moment
+// before it is not. The refused request counts in the window meanwhile.
+func TestRetryAfterIsTheEarliestAdmission(t *testing.T) {
+	for _, tc := range []struct {
+		retry int64
+		want  int
+	}{{ms(10900), 429}, {ms(11500), 200}} {
+		c := newClocked(t, Options{
+			Rules: mustRules(t, "100 tokens/10s"),
+			Costs: []CostSource{{Unit: "tokens", Header: "X-Tokens"}},
+		})
+		require.Equal(t, 200, c.do(t, ms(1000), "", "X-Tokens", "60").Code)
+		require.Equal(t, 200, c.do(t, ms(6000), "", "X-Tokens", "30").Code)
+		rec := c.do(t, ms(6500), "", "X-Tokens", "20")
+		require.Equal(t, 429, rec.Code)
+		assert.Equal(t, "5", rec.Header().Get("Retry-After"), "the 60 leaves at 11 s, 4.5 s on: not the whole 10 s window")
+		assert.Contains(t, rec.Header().Get("RateLimit"), `"100-tokens-per-10s";r=0;t=5`)
+		assert.Equal(t, tc.want, c.do(t, tc.retry, "", "X-Tokens", "20").Code, "the retry at %d ms", tc.retry/ms(1))
+	}
+}
+
+// TestRetryAfterWaitsForEveryRule: a request refused by one rule that took
+// the last slot of another waits for both, since it counts in both.
+func TestRetryAfterWaitsForEveryRule(t *testing.T) {
+	for _, tc := range []struct {
+		retry int64
+		want  int
+	}{{ms(10999), 429}, {ms(11000), 200}} {
+		c := newClocked(t, Options{Rules: mustRules(t, "1/1s, 3/10s")})
+		for _, at := range []int64{1000, 3000} {
+			require.Equal(t, 200, c.do(t, ms(at), "").Code)
+		}
+		rec := c.do(t, ms(3500), "")
+		require.Equal(t, 429, rec.Code, "broke 1/1s, took the last of 3/10s")
+		assert.Equal(t, "8", rec.Header().Get("Retry-After"), "3/10s frees a slot at 11 s, 7.5 s on")
+		assert.Equal(t, tc.want, c.do(t, tc.retry, "").Code, "the retry at %d ms", tc.retry/ms(1))
+	}
+}

@@ -9,7 +9,11 @@
 // cap is full, is answered 429 with Retry-After and the IETF RateLimit
 // headers (or, with Options.Record, answered like the others, so that an
 // unmodified client runs to its end). With Options.Upstream the server is a
-// recording reverse proxy in front of a real API instead.
+// recording reverse proxy in front of a real API instead. With
+// Options.Provider it speaks the OpenAI, Anthropic or Azure OpenAI dialect
+// (completions with usage, the provider's 429 body and rate-limit
+// headers, costs estimated from the request body), so that the provider's
+// official SDK runs against it unchanged.
 //
 // Arrivals are stamped in one total order (integer nanoseconds, strictly
 // increasing) and judged in that order by the checker package, one

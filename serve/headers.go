@@ -2,7 +2,6 @@ package serve
 
 import (
 	"fmt"
-	"math/big"
 	"strconv"
 	"strings"
 	"time"
@@ -68,17 +67,17 @@ func policyField(rules []rule.Rule) string {
 
 // ceilSeconds rounds a wait up to whole seconds, at least 1.
 func ceilSeconds(d int64) int64 {
-	return max(1, (d+int64(time.Second)-1)/int64(time.Second))
+	return max(1, d/int64(time.Second)+min(1, d%int64(time.Second)))
 }
 
-// rateHeaders fills a's RateLimit fields and the Retry-After it would get:
-// the longest wait, over the rules it broke, until their windows free a
-// slot (1 s for the in-flight cap alone). a.k.mu must be held.
+// rateHeaders fills a's RateLimit fields and, for a request that broke
+// the contract, the wait until it would be admitted. a.k.mu must be held.
 func (s *Server) rateHeaders(a *arrival) {
+	if a.violates() {
+		a.wait = s.admitWait(a)
+		a.retryAfter = ceilSeconds(a.wait)
+	}
 	if len(s.opt.Rules) == 0 {
-		if a.overCap {
-			a.retryAfter = 1
-		}
 		return
 	}
 	b := make([]byte, 0, 32*len(s.opt.Rules))
@@ -100,30 +99,48 @@ func (s *Server) rateHeaders(a *arrival) {
 			if s.opt.Boundary == rule.Closed {
 				wait++
 			}
-			t := ceilSeconds(wait)
 			b = append(b, ";t="...)
-			b = strconv.AppendInt(b, t, 10)
-			for _, br := range a.broken {
-				if br.rule == i {
-					a.retryAfter = max(a.retryAfter, t)
-				}
-			}
+			b = strconv.AppendInt(b, ceilSeconds(wait), 10)
 		}
 	}
-	if a.overCap {
-		a.retryAfter = max(a.retryAfter, 1)
-	}
 	a.rateLimit = string(b)
+}
+
+// admitWait is how long after its arrival the same request would be
+// admitted by every rule at once, this one counted in their windows as
+// the provider counts it (1 s at least for the in-flight cap, whose slots
+// free when answers leave). Each rule's earliest instant only grows the
+// later it is asked, so the latest of them is the earliest for all.
+func (s *Server) admitWait(a *arrival) int64 {
+	var wait int64
+	if a.overCap {
+		wait = int64(time.Second)
+	}
+	for i := range s.opt.Rules {
+		next := a.k.chk.Next(i, a.at, s.costIn(a, i))
+		if next == checker.Never {
+			return checker.Never - a.at
+		}
+		wait = max(wait, next-a.at)
+	}
+	return wait
+}
+
+// costIn is a's cost in rule i's unit, 1 for a call rule.
+func (s *Server) costIn(a *arrival, i int) int64 {
+	if u := s.unitOf[i]; u >= 0 && a.costs != nil {
+		return a.costs[u]
+	}
+	return 1
 }
 
 // slowHeader adds rule i, judged by the checker's slow path, to the
 // RateLimit field when a broke it, with the wait until the rule would
 // admit the same request: the end of a fixed or first-call window; for a
 // bucket, the time its level takes to refill to the request's cost; for a
-// sliding cost rule, the window (every send in it, this one included, has
-// left by then). a.k.mu must be held.
+// sliding cost rule, until enough of the sends in its window, this one
+// included, have left. a.k.mu must be held.
 func (s *Server) slowHeader(b []byte, a *arrival, i int) []byte {
-	r := s.opt.Rules[i]
 	if sp, units, ok := a.k.chk.CurrentWindow(i); ok {
 		return s.windowHeader(b, a, i, sp, units)
 	}
@@ -131,20 +148,7 @@ func (s *Server) slowHeader(b []byte, a *arrival, i int) []byte {
 		if br.rule != i {
 			continue
 		}
-		var wait int64
-		switch {
-		case br.v.Span != nil:
-			wait = br.v.Span.To - a.at
-		case r.Kind == rule.Bucket:
-			wait = refillWait(r, br.v)
-		default:
-			wait = int64(r.Window)
-			if s.opt.Boundary == rule.Closed {
-				wait++
-			}
-		}
-		t := ceilSeconds(wait)
-		a.retryAfter = max(a.retryAfter, t)
+		t := ceilSeconds(a.k.chk.Next(i, a.at, s.costIn(a, i)) - a.at)
 		if len(b) > 0 {
 			b = append(b, ", "...)
 		}
@@ -161,11 +165,6 @@ func (s *Server) slowHeader(b []byte, a *arrival, i int) []byte {
 // a request that broke it waits for that reset.
 func (s *Server) windowHeader(b []byte, a *arrival, i int, sp checker.Span, units int64) []byte {
 	t := ceilSeconds(sp.To - a.at)
-	for _, br := range a.broken {
-		if br.rule == i {
-			a.retryAfter = max(a.retryAfter, t)
-		}
-	}
 	if len(b) > 0 {
 		b = append(b, ", "...)
 	}
@@ -174,29 +173,4 @@ func (s *Server) windowHeader(b []byte, a *arrival, i int, sp checker.Span, unit
 	b = strconv.AppendInt(b, max(int64(s.opt.Rules[i].Limit)-units, 0), 10)
 	b = append(b, ";t="...)
 	return strconv.AppendInt(b, t, 10)
-}
-
-// refillWait is how long bucket rule r, which held v.Level when it refused
-// a send of cost v.Cost (1 for a call rule), takes to hold the cost: the
-// send took nothing, and the bucket refills Limit units per Window.
-func refillWait(r rule.Rule, v checker.Violation) int64 {
-	c := v.Cost
-	if r.Unit == "" {
-		c = 1
-	}
-	level, ok := new(big.Rat).SetString(v.Level)
-	if !ok {
-		return int64(r.Window)
-	}
-	need := new(big.Rat).Sub(new(big.Rat).SetInt64(c), level)
-	need.Mul(need, new(big.Rat).SetInt64(int64(r.Window)))
-	need.Quo(need, new(big.Rat).SetInt64(int64(r.Limit)))
-	q, m := new(big.Int).QuoRem(need.Num(), need.Denom(), new(big.Int))
-	if m.Sign() > 0 {
-		q.Add(q, big.NewInt(1))
-	}
-	if !q.IsInt64() {
-		return int64(r.Window)
-	}
-	return q.Int64()
 }

@@ -67,6 +67,18 @@ type Options struct {
 	// Log receives the CSV record of every request, header first, in
 	// arrival order (see LogReadOptions); nil keeps none.
 	Log io.Writer
+	// Provider, when set, speaks that provider's dialect (docs/providers.md):
+	// each request's costs are the estimate read from its body (the prompt,
+	// CharsPerToken characters a token, and max_tokens), a request within
+	// the contract is answered with a completion of the provider's shape
+	// instead of Status and Body, a 429 with the provider's error body, and
+	// every judged answer carries the provider's rate-limit headers. Costs
+	// must then be empty.
+	Provider Provider
+	// CompletionPermille is the size of a preset's completion, in
+	// thousandths of the request's max_tokens (0: all of it), so that the
+	// usage it reports can differ from the estimate it was charged.
+	CompletionPermille int
 	// Now, when set, is the clock arrivals and answers are stamped with,
 	// in epoch ns, instead of the real one: a harness that drives the
 	// server on a virtual clock gets a deterministic verdict. Stamps stay
@@ -107,6 +119,7 @@ type Server struct {
 
 	policy   []string     // the RateLimit-Policy field
 	names    []string     // each rule's policy name, quoted
+	unitOf   []int        // each rule's unit, by its index in costs; -1 for a call rule
 	costs    []CostSource // by unit, as checker.UnitsOf orders them
 	log      *logWriter
 	proxy    *httputil.ReverseProxy
@@ -163,13 +176,24 @@ func New(opt Options) (*Server, error) {
 	if s.opt.UpstreamTimeout <= 0 {
 		s.opt.UpstreamTimeout = DefaultUpstreamTimeout
 	}
+	if err := checkProvider(opt); err != nil {
+		return nil, err
+	}
+	sources := opt.Costs
+	if opt.Provider != NoProvider {
+		for _, u := range checker.UnitsOf(opt.Rules) {
+			sources = append(sources, CostSource{Unit: u, Field: u})
+		}
+	}
 	var err error
-	if s.costs, err = costSources(opt.Rules, opt.Costs); err != nil {
+	if s.costs, err = costSources(opt.Rules, sources); err != nil {
 		return nil, err
 	}
 	s.policy = []string{policyField(opt.Rules)}
+	units := checker.UnitsOf(opt.Rules)
 	for _, r := range opt.Rules {
 		s.names = append(s.names, strconv.Quote(policyName(r)))
+		s.unitOf = append(s.unitOf, indexOf(units, r.Unit))
 	}
 	if opt.Upstream != nil {
 		s.proxy = s.newProxy(opt.Upstream)
@@ -367,7 +391,10 @@ type arrival struct {
 	overCap bool // the in-flight cap was full
 	// rateLimit is the RateLimit field of the answer.
 	rateLimit string
-	// retryAfter is the Retry-After of a 429, in seconds.
+	// wait is how long after at the same request would be admitted, in
+	// ns, and retryAfter that rounded up to whole seconds: set for a
+	// request that broke the contract.
+	wait       int64
 	retryAfter int64
 	ended      bool
 	timer      *time.Timer // the upstream timeout of a forwarded request
@@ -380,6 +407,8 @@ type arrival struct {
 	id   string
 	// answer holds the upstream's rate-limit headers, by infer.Header.
 	answer *[infer.NumHeaders]string
+	// family holds a preset's rate-limit headers.
+	family [][2]string
 }
 
 func (a *arrival) violates() bool { return len(a.broken) > 0 || a.overCap }
@@ -428,6 +457,9 @@ func (s *Server) arrive(name string, costs []int64) (*arrival, error) {
 	}
 	k.inFlight++
 	s.rateHeaders(a)
+	if s.opt.Provider != NoProvider {
+		a.family = s.familyHeaders(a)
+	}
 	s.inFlight.Add(1)
 	if a.violates() {
 		s.violN.Add(1)
@@ -469,7 +501,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.opt.KeyHeader != "" {
 		name = r.Header.Get(s.opt.KeyHeader)
 	}
-	costs, err := s.readCosts(r)
+	chat, costs, err := s.requestCosts(r)
 	if err == nil && !s.opt.Record {
 		err = s.oversize(costs)
 	}
@@ -489,6 +521,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if a.rateLimit != "" {
 			h["Ratelimit"] = []string{a.rateLimit}
 		}
+		for _, kv := range a.family {
+			h.Set(kv[0], kv[1])
+		}
 	}
 	if a.violates() && !s.opt.Record {
 		s.reject(w, a)
@@ -507,9 +542,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		t.Stop()
 	}
+	if chat != nil {
+		s.end(a, http.StatusOK)
+		s.complete(w, a, chat)
+		return
+	}
 	s.end(a, s.opt.Status)
 	w.WriteHeader(s.opt.Status)
 	io.WriteString(w, s.opt.Body)
+}
+
+// requestCosts reads r's costs: from its body as the provider's request,
+// under a preset, else where Options.Costs says.
+func (s *Server) requestCosts(r *http.Request) (*chatRequest, []int64, error) {
+	if s.opt.Provider != NoProvider {
+		return s.readChat(r)
+	}
+	costs, err := s.readCosts(r)
+	return nil, costs, err
 }
 
 // rejection is the JSON body of a 429.
@@ -543,6 +593,10 @@ type windowJSON struct {
 
 // reject answers a request that broke the contract: 429 at once.
 func (s *Server) reject(w http.ResponseWriter, a *arrival) {
+	if s.opt.Provider != NoProvider {
+		s.rejectDialect(w, a)
+		return
+	}
 	body := rejection{Error: "rate limit exceeded", Line: a.seq + 2, At: a.at, RetryAfter: a.retryAfter}
 	for _, b := range a.broken {
 		r := s.opt.Rules[b.rule]

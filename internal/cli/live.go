@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/url"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -22,6 +25,7 @@ type ServeFlags struct {
 	Rules                                  RuleFlags
 	cfg                                    serve.Config
 	latency, onViolation, upstream, format string
+	provider, completion                   string
 	costs                                  []string
 }
 
@@ -46,6 +50,8 @@ func (f *ServeFlags) Add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.format, "format", "text", "report format: text, json, junit or github")
 	fs.StringArrayVar(&f.costs, "cost", nil, "where a request carries a unit's cost: UNIT=HEADER (tokens=X-Tokens) or UNIT=body:FIELD (tokens=body:max_tokens, a JSON body field)")
 	fs.IntVar(&c.Report.MaxKeys, "keys", 20, "how many keys the text report shows, worst first (0: all)")
+	fs.StringVar(&f.provider, "provider", "", "answer as this provider's API: "+strings.Join(serve.Providers(), ", ")+" (costs from the request body: the prompt at 4 characters a token, plus max_tokens)")
+	fs.StringVar(&f.completion, "completion-share", "1", "with --provider, the completion's size as a share of max_tokens, 0.001 to 10")
 }
 
 // Config validates the flags set on fs and returns what serve.Run takes.
@@ -58,8 +64,13 @@ func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	if cfg.Costs, err = ServeCostSources(c.Rules, f.costs); err != nil {
+	if err := f.dialect(&cfg, fs); err != nil {
 		return cfg, err
+	}
+	if cfg.Provider == serve.NoProvider {
+		if cfg.Costs, err = ServeCostSources(c.Rules, f.costs); err != nil {
+			return cfg, err
+		}
 	}
 	cfg.Rules, cfg.Boundary, cfg.Report.Format = c.Rules, c.Boundary, f.format
 	cfg.Judge = JudgeServeLog
@@ -87,6 +98,30 @@ func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// dialect reads --provider and --completion-share.
+func (f *ServeFlags) dialect(cfg *serve.Config, fs *pflag.FlagSet) error {
+	if f.provider == "" {
+		if fs.Changed("completion-share") {
+			return errors.New("--completion-share goes with --provider")
+		}
+		return nil
+	}
+	p, err := serve.ParseProvider(f.provider)
+	if err != nil {
+		return fmt.Errorf("--provider %q: want %s", f.provider, strings.Join(serve.Providers(), ", "))
+	}
+	if len(f.costs) > 0 {
+		return fmt.Errorf("--cost with --provider %s: the preset reads the costs from the request body", p)
+	}
+	share, err := strconv.ParseFloat(strings.TrimSpace(f.completion), 64)
+	permille := int(math.Round(share * 1000))
+	if err != nil || permille < 1 || permille > serve.MaxCompletionPermille {
+		return fmt.Errorf("--completion-share %q: want a share of max_tokens from 0.001 to %d", f.completion, serve.MaxCompletionPermille/1000)
+	}
+	cfg.Provider, cfg.CompletionPermille = p, permille
+	return nil
 }
 
 // WatchFlags are the flags of rlcheck watch.

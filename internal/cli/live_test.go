@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
+	"github.com/rlcheck/rlcheck/serve"
 	"github.com/rlcheck/rlcheck/workload"
 )
 
@@ -89,4 +90,31 @@ func TestWatchFlags(t *testing.T) {
 	assert.ErrorContains(t, parse("--rules", "10/s", "--unit", "min"), "min")
 	assert.ErrorContains(t, parse("--rules", "10/s", "--input-format", "xml"), "xml")
 	assert.ErrorContains(t, parse("--rules", "10/s", "--poll", "-1s"), "--poll")
+}
+
+// TestServeProviderFlags: --provider reads the costs from the body, so it
+// takes no --cost; --completion-share is a share of max_tokens.
+func TestServeProviderFlags(t *testing.T) {
+	var f ServeFlags
+	fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+	f.Add(fs)
+	require.NoError(t, fs.Parse([]string{"--rules", "5/1s, 100 tokens/1m", "--provider", "azure-openai", "--completion-share", "0.25"}))
+	cfg, err := f.Config(fs)
+	require.NoError(t, err)
+	assert.Equal(t, serve.AzureOpenAI, cfg.Provider)
+	assert.Equal(t, 250, cfg.CompletionPermille)
+	assert.Empty(t, cfg.Costs)
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"--rules", "5/1s", "--provider", "gemini"}, `--provider "gemini": want openai, anthropic, azure-openai`},
+		{[]string{"--rules", "5/1s", "--completion-share", "0.5"}, "--completion-share goes with --provider"},
+		{[]string{"--rules", "5/1s", "--provider", "openai", "--completion-share", "0"}, "from 0.001 to 10"},
+		{[]string{"--rules", "5/1s", "--provider", "openai", "--completion-share", "11"}, "from 0.001 to 10"},
+		{[]string{"--rules", "10 tokens/1s", "--provider", "openai", "--cost", "tokens=X"}, "--cost with --provider openai"},
+	} {
+		_, _, err := serveConfig(t, tc.args...)
+		assert.ErrorContains(t, err, tc.err, "%v", tc.args)
+	}
 }

@@ -1,0 +1,183 @@
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rlcheck/rlcheck/checker"
+)
+
+// Provider is an API whose dialect a Server speaks (docs/providers.md):
+// how a request is charged, and the shape of its answers and headers.
+type Provider int
+
+const (
+	// NoProvider answers in serve's own dialect: Options.Status and Body,
+	// the IETF RateLimit fields, a plain JSON 429.
+	NoProvider Provider = iota
+	// OpenAI answers as the OpenAI chat completions API.
+	OpenAI
+	// Anthropic answers as the Anthropic messages API.
+	Anthropic
+	// AzureOpenAI answers as Azure OpenAI's chat completions, which share
+	// OpenAI's body and header family.
+	AzureOpenAI
+)
+
+var providerNames = []string{"", "openai", "anthropic", "azure-openai"}
+
+// Providers lists the names ParseProvider takes.
+func Providers() []string { return providerNames[1:] }
+
+func (p Provider) String() string {
+	if p < 0 || int(p) >= len(providerNames) {
+		return fmt.Sprintf("Provider(%d)", int(p))
+	}
+	return providerNames[p]
+}
+
+// ParseProvider reads a provider's name, as Providers lists them.
+func ParseProvider(s string) (Provider, error) {
+	if i := slices.Index(providerNames, strings.ToLower(strings.TrimSpace(s))); i > 0 {
+		return Provider(i), nil
+	}
+	return NoProvider, fmt.Errorf("serve: provider %q: want one of %s", s, strings.Join(Providers(), ", "))
+}
+
+// units are the cost units the provider's rules may meter: tokens is the
+// prompt's estimate plus max_tokens; Anthropic meters input and output
+// apart too.
+func (p Provider) units() []string {
+	if p == Anthropic {
+		return []string{"tokens", "input_tokens", "output_tokens"}
+	}
+	return []string{"tokens"}
+}
+
+// CharsPerToken is the prompt estimate's rule: a prompt of n characters
+// (Unicode code points of every message's text, the system prompt's
+// included) is charged ceil(n/4) tokens.
+const CharsPerToken = 4
+
+// chatRequest is what a preset reads of a request's body.
+type chatRequest struct {
+	Model     string          `json:"model"`
+	System    json.RawMessage `json:"system"`
+	Messages  []chatMessage   `json:"messages"`
+	MaxTokens *int64          `json:"max_tokens"`
+	// MaxCompletion is OpenAI's newer name for max_tokens.
+	MaxCompletion *int64 `json:"max_completion_tokens"`
+	Stream        bool   `json:"stream"`
+	StreamOptions struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+
+	prompt, max int64 // the estimate: prompt tokens and max_tokens
+}
+
+type chatMessage struct {
+	Content json.RawMessage `json:"content"`
+}
+
+// checkProvider refuses a preset whose rules meter a unit its requests do
+// not carry, or that is also given cost sources.
+func checkProvider(o Options) error {
+	if o.Provider == NoProvider {
+		return nil
+	}
+	if o.Provider < 0 || int(o.Provider) >= len(providerNames) {
+		return fmt.Errorf("serve: %v: no such provider", o.Provider)
+	}
+	if len(o.Costs) > 0 {
+		return fmt.Errorf("serve: provider %s reads each request's costs from its body: give no Options.Costs", o.Provider)
+	}
+	if o.CompletionPermille < 0 || o.CompletionPermille > MaxCompletionPermille {
+		return fmt.Errorf("serve: Options.CompletionPermille %d: want 0 to %d", o.CompletionPermille, MaxCompletionPermille)
+	}
+	for _, u := range checker.UnitsOf(o.Rules) {
+		if !slices.Contains(o.Provider.units(), u) {
+			return fmt.Errorf("serve: provider %s: no request carries %s: its rules meter %s", o.Provider, u, strings.Join(o.Provider.units(), ", "))
+		}
+	}
+	return nil
+}
+
+// readChat reads r's body as the provider's request and its costs in the
+// units the rules meter, by the estimate: the prompt, and max_tokens.
+func (s *Server) readChat(r *http.Request) (*chatRequest, []int64, error) {
+	var req chatRequest
+	if err := decodeChat(r, &req); err != nil {
+		return nil, nil, err
+	}
+	var chars int64
+	for _, m := range append([]chatMessage{{Content: req.System}}, req.Messages...) {
+		chars += textChars(m.Content)
+	}
+	req.prompt = (chars + CharsPerToken - 1) / CharsPerToken
+	switch {
+	case req.MaxTokens != nil:
+		req.max = *req.MaxTokens
+	case req.MaxCompletion != nil:
+		req.max = *req.MaxCompletion
+	case s.opt.Provider == Anthropic:
+		return nil, nil, &costError{http.StatusBadRequest, "max_tokens: Field required", false}
+	}
+	if req.max < 0 || req.max > MaxCost/2 || req.prompt > MaxCost/2 {
+		return nil, nil, &costError{http.StatusBadRequest, fmt.Sprintf("max_tokens %d: want a whole number from 0 up to %d", req.max, int64(MaxCost/2)), false}
+	}
+	units := checker.UnitsOf(s.opt.Rules)
+	costs := make([]int64, len(units))
+	for k, u := range units {
+		costs[k] = map[string]int64{"tokens": req.prompt + req.max, "input_tokens": req.prompt, "output_tokens": req.max}[u]
+	}
+	return &req, costs, nil
+}
+
+// decodeChat reads r's JSON body into req and puts the body back.
+func decodeChat(r *http.Request, req *chatRequest) error {
+	b, err := bodyBytes(r, "the request as a JSON object")
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, req); err != nil {
+		return &costError{http.StatusBadRequest, "body: " + clip(err.Error()) + ": want the request as a JSON object", false}
+	}
+	return nil
+}
+
+// textChars counts the characters of a message's content: a string, or a
+// list of blocks whose text fields count.
+func textChars(raw json.RawMessage) int64 {
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return int64(utf8.RuneCountInString(text))
+	}
+	var blocks []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &blocks) != nil {
+		return 0
+	}
+	var n int64
+	for _, b := range blocks {
+		n += int64(utf8.RuneCountInString(b.Text))
+	}
+	return n
+}
+
+// MaxCompletionPermille is the largest completion share a preset takes:
+// ten times max_tokens, so that usage can exceed the estimate.
+const MaxCompletionPermille = 10000
+
+// completionTokens is the size of the completion a preset answers: its
+// share of max_tokens, in thousandths (0: all of it).
+func (s *Server) completionTokens(req *chatRequest) int64 {
+	if s.opt.CompletionPermille == 0 {
+		return req.max
+	}
+	return req.max/1000*int64(s.opt.CompletionPermille) + req.max%1000*int64(s.opt.CompletionPermille)/1000
+}
