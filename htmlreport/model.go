@@ -70,8 +70,13 @@ type panel struct {
 
 type panelRule struct {
 	Rule string `json:"rule"`
-	// What the window holds: "sends", or a cost rule's unit.
+	// What the window holds: "sends", or a cost rule's unit; Line names
+	// the drawn line ("sends in window", a bucket's "tokens short of
+	// full") and Cap the capacity it is drawn against: "limit", or a
+	// bucket's "burst".
 	What       string `json:"what"`
+	Line       string `json:"line"`
+	Cap        string `json:"cap"`
 	Limit      int64  `json:"limit"`
 	Window     int64  `json:"window"`
 	Violations int64  `json:"violations"`
@@ -176,13 +181,13 @@ func exact(times []int64, costs map[string][]int64, rules []rule.Rule, bd rule.B
 	hi := sort.Search(len(times), func(i int) bool { return times[i] > b })
 	out := make([]series, len(rules))
 	for i, r := range rules {
-		limit := max(int64(r.Limit), 0)
+		limit := plots.Capacity(r)
 		xs, ys, mx, my := []int64{}, []int64{}, []int64{}, []int64{}
 		var cs []int64
 		if r.Unit != "" {
 			cs = costs[r.Unit][:hi]
 		}
-		for st := range plots.CostOccupancyFrom(times[:hi], cs, r.Window, bd, lo) {
+		for st := range plots.RuleOccupancyFrom(times[:hi], cs, r, bd, lo) {
 			xs, ys = append(xs, st.At-from), append(ys, st.Count)
 			if st.Send >= 0 && st.Count > limit {
 				mx, my = append(mx, st.At-from), append(my, st.Count)
@@ -254,8 +259,12 @@ func build(t timeline) (*panel, error) {
 	}
 	for i, r := range t.rules {
 		pr := &panelRule{
-			Rule: r.String(), What: plots.Measure(r), Limit: int64(r.Limit), Window: int64(r.Window),
+			Rule: r.String(), What: plots.Measure(r), Line: plots.Measure(r) + " in window", Cap: "limit",
+			Limit: plots.Capacity(r), Window: int64(r.Window),
 			Violations: rss[i].Violations, Peak: rss[i].Peak, Over: over[i], Rows: []row{},
+		}
+		if r.Kind == rule.Bucket {
+			pr.Line, pr.Cap = pr.What+" short of full", "burst"
 		}
 		if recOver != nil {
 			pr.RecOver = &recOver[i]

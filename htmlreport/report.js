@@ -193,8 +193,8 @@
       sec.append(box);
       const series = [
         { label: p.wall ? "time (UTC)" : "seconds since the run's start", value: (u, v) => (v == null ? "" : instant(p, Math.round(v * 1e9))) },
-        { label: r.what + " in window", stroke: p.color || "#1f77b4", width: 1.3, spanGaps: true, paths: uPlot.paths.stepped({ align: 1 }), points: { show: false } },
-        { label: "limit " + fmt(r.limit), stroke: LIMIT, dash: [6, 4], width: 1, points: { show: false } },
+        { label: r.line, stroke: p.color || "#1f77b4", width: 1.3, spanGaps: true, paths: uPlot.paths.stepped({ align: 1 }), points: { show: false } },
+        { label: r.cap + " " + fmt(r.limit), stroke: LIMIT, dash: [6, 4], width: 1, points: { show: false } },
         { label: "violations", stroke: RED, fill: RED, paths: () => null, points: { show: true, size: 6, fill: RED, stroke: RED } },
       ];
       if (r.rec) {
@@ -208,7 +208,7 @@
         width, height: 220, series,
         scales: { x: { time: false }, y: { range: (u, lo, hi) => [0, Math.max(hi, r.limit) * 1.15 + 1] } },
         cursor: { drag: { x: true, y: false } },
-        axes: [xAxis(p), yAxis(r.what + " in window")],
+        axes: [xAxis(p), yAxis(r.line)],
         hooks: {
           setScale: [(u, key) => {
             if (key !== "x" || syncing) return;

@@ -221,3 +221,41 @@ func TestCheckCostsInBrowser(t *testing.T) {
 	assert.Equal(t, strconv.FormatInt(firstUnits, 10), strings.ReplaceAll(cell, ",", ""))
 	b.noErrors(t)
 }
+
+// TestCheckEveryKindInBrowser: a report of a fixed rule, a bucket and a
+// cost rule per key draws every rule's chart and table row for every key,
+// the keys in the report's order (worst first), and shows each rule's
+// violations as the check counted them.
+func TestCheckEveryKindInBrowser(t *testing.T) {
+	b := newBrowser(t)
+	var csv bytes.Buffer
+	require.NoError(t, genlog.WriteCSV(&csv, genlog.Config{Lines: 4000, Keys: 3, MeanGap: 30 * time.Millisecond, Seed: 3, Start: 1767225600_000_000_000, MaxTokens: 400}))
+	rules, err := rule.ParseList("8/1s fixed,5/1s burst 10,9000 tokens/1m")
+	require.NoError(t, err)
+	res, err := logcheck.Run([]logcheck.Input{{Name: "sends.csv", R: &csv}}, logcheck.Config{
+		Rules: rules, Read: sendlog.Options{KeyCol: "key", Costs: []sendlog.CostSource{{Unit: "tokens", Col: "tokens"}}}, KeepTimes: true,
+		List: htmlreport.CheckList(0, "r.html"), MaxDisorder: time.Second, MaxBuffered: logcheck.DefaultMaxBuffered,
+	})
+	require.NoError(t, err)
+	require.Len(t, res.Groups, 3)
+	var keys []string
+	for _, g := range res.Groups {
+		keys = append(keys, g.Key)
+	}
+	path := filepath.Join(t.TempDir(), "kinds.html")
+	require.NoError(t, htmlreport.Check(path, res, 0, 20))
+	b.open(t, path)
+	names := panelNames(t, b)
+	require.Len(t, names, len(keys))
+	for p, key := range keys {
+		assert.Contains(t, names[p], key, "panel %d is key %s: the report's order", p, key)
+		for r, rr := range res.Groups[p].Report.Rules {
+			assert.EqualValues(t, rr.Violations, b.violationsShown(t, p, r), "key %s rule %s", key, rr.Rule)
+			assert.Positive(t, b.layers(t, p, r), "key %s rule %s is charted", key, rr.Rule)
+		}
+	}
+	for r := range rules {
+		assert.Positive(t, res.Groups[0].Report.Rules[r].Violations, "the worst key breaks %s", rules[r])
+	}
+	b.noErrors(t)
+}

@@ -105,9 +105,6 @@ func TimelineSeries(in TimelineInput, columns int) (Series, error) {
 	s.Rules = make([]RuleSeries, len(in.Rules))
 	var wg sync.WaitGroup
 	for _, r := range in.Rules {
-		if r.Kind != rule.Sliding {
-			return Series{}, fmt.Errorf("plots: rule %s: a timeline draws sliding windows only", r)
-		}
 		if c, ok := in.Costs[r.Unit]; r.Unit != "" && (!ok || len(c) != len(in.Times)) {
 			return Series{}, fmt.Errorf("plots: rule %s: no %s cost for each send", r, r.Unit)
 		}
@@ -116,6 +113,10 @@ func TimelineSeries(in TimelineInput, columns int) (Series, error) {
 		var costs []int64
 		if r.Unit != "" {
 			costs = in.Costs[r.Unit]
+		}
+		if r.Kind != rule.Sliding {
+			wg.Go(func() { s.Rules[i] = sweepKind(in.Times, costs, r, in.Boundary, cols) })
+			continue
 		}
 		wg.Go(func() { s.Rules[i] = sweepRule(in.Times, costs, r, in.Boundary, cols) })
 	}

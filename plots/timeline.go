@@ -87,7 +87,7 @@ func timelineFigure(in TimelineInput) (*timelineFig, error) {
 		}
 		f.panels = append(f.panels, []*plot.Plot{p})
 		f.bands = append(f.bands, b)
-		f.tops = append(f.tops, float64(max(rs.Peak, int64(rs.Rule.Limit))))
+		f.tops = append(f.tops, float64(max(rs.Peak, Capacity(rs.Rule))))
 	}
 	marks := "red dots are sends that broke the rule"
 	for _, rs := range s.Rules {
@@ -154,10 +154,12 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns
 	case rs.Violations > 1:
 		viol = thousands(rs.Violations) + " violations"
 	}
-	what := Measure(rs.Rule)
-	title := fmt.Sprintf("rule %s: at most %s %s in any %s — %s, peak %s in one window",
-		rs.Rule, thousands(int64(rs.Rule.Limit)), what, rule.FormatWindow(rs.Rule.Window), viol, thousands(rs.Peak))
-	p := newPanel(title, "", what+" in window")
+	words := wordsFor(rs.Rule)
+	title := fmt.Sprintf("rule %s: %s — %s, peak %s", rs.Rule, words.title, viol, thousands(rs.Peak))
+	if rs.Rule.Kind != rule.Bucket {
+		title += " in one window"
+	}
+	p := newPanel(title, "", words.axis)
 
 	pts := make(plotter.XYs, len(rs.Steps))
 	for i, st := range rs.Steps {
@@ -174,7 +176,8 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns
 	occ.Color = lineColor
 	occ.Width = vg.Points(1.3)
 
-	lim, err := plotter.NewLine(plotter.XYs{{X: 0, Y: float64(rs.Rule.Limit)}, {X: xMax, Y: float64(rs.Rule.Limit)}})
+	capacity := float64(Capacity(rs.Rule))
+	lim, err := plotter.NewLine(plotter.XYs{{X: 0, Y: capacity}, {X: xMax, Y: capacity}})
 	if err != nil {
 		return nil, nil, fmt.Errorf("plots: %w", err)
 	}
@@ -182,7 +185,7 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns
 	lim.Width = vg.Points(1)
 	lim.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 
-	top := max(rs.Peak, int64(rs.Rule.Limit))
+	top := max(rs.Peak, Capacity(rs.Rule))
 	yMax := float64(top)*1.55 + 1
 	var b *band
 	if len(rs.Markers) > MaxDots {
@@ -191,13 +194,13 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns
 		// the shading stays clear of the legend above (clearLegend).
 		b = newBand(rs.Markers, axis, cols, float64(top))
 		p.Add(plotter.NewGrid(), b, occ, lim)
-		p.Legend.Add(fmt.Sprintf("violations (shaded where they happen): %s, the first at %s, %s in its window",
-			thousands(rs.Violations), at(rs.First.At), thousands(rs.First.Count)), b)
+		p.Legend.Add(fmt.Sprintf("violations (shaded where they happen): %s, the first at %s, %s",
+			thousands(rs.Violations), at(rs.First.At), words.found(rs.First.Count)), b)
 	} else {
 		p.Add(plotter.NewGrid(), occ, lim)
 	}
-	p.Legend.Add(fmt.Sprintf("%s in the last %s", what, rule.FormatWindow(rs.Rule.Window)), occ)
-	p.Legend.Add(fmt.Sprintf("limit: %s per %s", thousands(int64(rs.Rule.Limit)), rule.FormatWindow(rs.Rule.Window)), lim)
+	p.Legend.Add(words.line, occ)
+	p.Legend.Add(words.capacity, lim)
 
 	if n := len(rs.Markers); n > 0 && n <= MaxDots {
 		mk := make(plotter.XYs, len(rs.Markers))
@@ -215,8 +218,7 @@ func timelinePanel(rs RuleSeries, axis timeAxis, xMax float64, cols pixelColumns
 		sc.GlyphStyle = draw.GlyphStyle{Color: violationColor, Radius: radius, Shape: draw.CircleGlyph{}}
 		p.Add(sc)
 		// The first violation's instant is where a post-mortem starts.
-		label := fmt.Sprintf("violation: a send that found the window full; the first at %s, %s in its window",
-			at(rs.First.At), thousands(rs.First.Count))
+		label := fmt.Sprintf("violation: %s; the first at %s, %s", words.violation, at(rs.First.At), words.found(rs.First.Count))
 		if hidden := rs.Violations - int64(len(rs.Markers)); hidden > 0 {
 			label = fmt.Sprintf("violations, the first at %s: %s drawn, %s more not drawn (each shares a pixel column with one drawn)",
 				at(rs.First.At), plural(int64(len(rs.Markers)), "marker"), thousands(hidden))

@@ -99,9 +99,6 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 		return err
 	}
 	rules, b, contractCap := c.Rules, c.Boundary, c.MaxInFlight
-	if err := cli.ChartKinds(rules, o.plot+o.html != "", "--plot and --html"); err != nil {
-		return err
-	}
 	if o.format, o.summaryPath, err = cli.ReportFormat(o.format); err != nil {
 		return err
 	}

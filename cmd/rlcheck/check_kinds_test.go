@@ -105,10 +105,8 @@ func TestCheckRefusesWhatItCannotJudge(t *testing.T) {
 		want string
 	}{
 		{[]string{"--rules", "90000 tokens/1m"}, "sends.txt: a plain log carries no tokens cost: costs are read from CSV columns or JSON-lines fields"},
-		{[]string{"--rules", "3/1s fixed", "--plot", filepath.Join(t.TempDir(), "p.png")}, "rule 3/1s fixed: --plot and --html draw sliding rules only so far"},
 		{[]string{"--rules", "3/1s burst 3", "--from", "0"}, "rule 3/1s burst 3: its state at the shard's start (a bucket's level, the start of a first-call window) depends on every earlier send"},
 		{[]string{"--rules", "3/1s first-call", "--to", "1", "--from", "0"}, "state that it does, or check the whole log at once (--log-start)"},
-		{[]string{"--rules", "3/1s, 3/1s fixed", "--html", filepath.Join(t.TempDir(), "r.html")}, "rule 3/1s fixed: --plot and --html draw sliding rules only so far"},
 		{[]string{"--rules", "3/1s fixd"}, "a rule is LIMIT[ UNIT]/WINDOW[ KIND]"},
 	} {
 		out, errOut, code := run(t, "", append(append([]string{"check"}, tt.args...), log)...)
@@ -136,7 +134,7 @@ func TestCommandsRefuseKindsAndCosts(t *testing.T) {
 		{[]string{"sql", "--rules", "90000 tokens/1m", "--table", "t", "--time-col", "ts"}, "which of the sends at one instant breaks a cost rule depends on their order: name the column that orders them (--tiebreak)"},
 		{[]string{"sql", "--rules", "90000 tokens/1m", "--table", "t", "--time-col", "ts", "--tiebreak", "id", "--cost", "points=p"}, `--cost "points=p": no rule meters points`},
 		{[]string{"serve", "--rules", "90000 tokens/1m", "--duration", "1s"}, "the rules meter tokens: say where a request carries it, --cost tokens=HEADER or --cost tokens=body:FIELD"},
-		{[]string{"simulate", "provider-bucket", "--plot", filepath.Join(dir, "charts")}, "rule 10/1s burst 4: --plot, --html and --metrics draw sliding rules only so far"},
+		{[]string{"simulate", "provider-bucket", "--metrics", filepath.Join(dir, "m.prom")}, "rule 10/1s burst 4: --metrics measure sliding rules only so far"},
 	} {
 		out, errOut, code := run(t, "", tt.args...)
 		assert.Equal(t, exitUsage, code, "%v: stderr %q", tt.args, errOut)
@@ -159,4 +157,18 @@ func TestSimulateJSONNamesTheKind(t *testing.T) {
 	require.NotEmpty(t, doc.Strategies)
 	assert.Equal(t, "10/1s burst 4", doc.Strategies[0].Rules[0].Rule)
 	assert.Equal(t, "bucket", doc.Strategies[0].Rules[0].Kind)
+}
+
+// TestChartsDrawEveryKind: --plot and --html take fixed, bucket and
+// first-call rules, and the exit status is the verdict's.
+func TestChartsDrawEveryKind(t *testing.T) {
+	dir := t.TempDir()
+	png, html := filepath.Join(dir, "p.png"), filepath.Join(dir, "r.html")
+	_, errOut, code := run(t, "", "check", "--rules", "4/1s fixed,3/1s burst 6,5/2s first-call", "--plot", png, "--html", html, "../../testdata/infer/calls.csv")
+	assert.Equal(t, 1, code, errOut)
+	for _, f := range []string{png, html} {
+		st, err := os.Stat(f)
+		require.NoError(t, err)
+		assert.Positive(t, st.Size(), f)
+	}
 }

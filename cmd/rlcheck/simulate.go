@@ -128,7 +128,7 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	if err := catalog.Validate(sc); err != nil {
 		return err
 	}
-	if err := cli.ChartKinds(sc.Rules, o.plotDir+o.html+o.metrics != "", "--plot, --html and --metrics"); err != nil {
+	if err := cli.ChartKinds(sc.Rules, o.metrics != "", "--metrics"); err != nil {
 		return err
 	}
 	if o.strategy, err = sc.Pick(o.strategy); err != nil {
