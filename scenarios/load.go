@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -410,6 +411,27 @@ func (c conv) signedDur(n *yaml.Node, field string) (time.Duration, error) {
 	return d, nil
 }
 
+// start reads arrivals.start: a duration from simulated time 0, which is
+// the Unix epoch, or a wall-clock instant with its zone (RFC 3339,
+// 2026-03-10T20:00:00Z), from 1970 to 2262.
+func (c conv) start(n *yaml.Node) (time.Duration, bool, error) {
+	if n.Kind == yaml.ScalarNode && strings.ContainsAny(n.Value, "T-:") && !strings.HasPrefix(n.Value, "-") {
+		t, err := time.Parse(time.RFC3339Nano, n.Value)
+		if _, local := time.Parse("2006-01-02T15:04:05.999999999", n.Value); err != nil && local == nil {
+			return 0, false, c.errf(n, "arrivals.start: %s has no zone: write Z for UTC (%sZ) or its offset (+01:00)", n.Value, n.Value)
+		}
+		if err != nil {
+			return 0, false, c.errf(n, "arrivals.start: %q is neither a duration such as 20h nor an instant such as 2026-03-10T20:00:00Z", n.Value)
+		}
+		if t.Before(time.Unix(0, 0)) || t.After(time.Unix(0, math.MaxInt64)) {
+			return 0, false, c.errf(n, "arrivals.start: %s is outside 1970 to 2262, the instants a run can hold", n.Value)
+		}
+		return time.Duration(t.UnixNano()), true, nil
+	}
+	d, err := c.dur(n, "arrivals.start")
+	return d, false, err
+}
+
 func (c conv) arrivals(a *arrivals, sc *workload.Scenario, open func(string) (io.ReadCloser, error)) error {
 	kind := workload.ArrivalKind(a.Pattern.Value)
 	if a.Pattern.Kind == 0 {
@@ -422,7 +444,7 @@ func (c conv) arrivals(a *arrivals, sc *workload.Scenario, open func(string) (io
 	}
 	sc.Arrivals.Kind = kind
 	var err error
-	if sc.Arrivals.Start, err = c.dur(&a.Start, "arrivals.start"); err != nil {
+	if sc.Arrivals.Start, sc.Arrivals.Wall, err = c.start(&a.Start); err != nil {
 		return err
 	}
 	if sc.Arrivals.Every, err = c.dur(&a.Every, "arrivals.every"); err != nil {

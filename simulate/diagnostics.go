@@ -27,6 +27,8 @@ type RuleUsage struct {
 	FirstBound int64
 	// HasStats is false for strategies that keep no wait figures.
 	HasStats bool
+	// Wall says FirstFull and FirstBound are wall-clock instants.
+	Wall bool
 }
 
 // Usage returns each rule's usage for one strategy's run, computed from
@@ -43,7 +45,7 @@ func Usage(st *StrategyResult, b rule.Boundary) []RuleUsage {
 	}
 	units := unitsOf(rules)
 	for i, rr := range st.Rules {
-		u := RuleUsage{Rule: rr.Rule, FirstBound: rr.FirstBound, Waited: rr.Waited, HasStats: rr.Records >= 0}
+		u := RuleUsage{Rule: rr.Rule, FirstBound: rr.FirstBound, Waited: rr.Waited, HasStats: rr.Records >= 0, Wall: st.Wall}
 		u.Peak = float64(rr.MaxInWindow) / float64(rr.Rule.Limit)
 		if k := slices.Index(units, rr.Rule.Unit); k >= 0 {
 			u.Mean = meanInUnit(st.Sends, st.SendCosts, len(units), k, rr.Rule.Window) / float64(rr.Rule.Limit)
@@ -125,7 +127,7 @@ func Binding(us []RuleUsage) (int, string) {
 	if best >= 0 {
 		u := us[best]
 		return best, fmt.Sprintf("%s binds: %.0f%% of the waiting (%s), from %s",
-			RuleName(u.Rule), 100*u.WaitShare, seconds(u.Waited), intoRun(u.FirstBound))
+			RuleName(u.Rule), 100*u.WaitShare, seconds(u.Waited), u.intoRun(u.FirstBound))
 	}
 	for i, u := range us {
 		if u.FirstFull >= 0 && (best < 0 || u.FirstFull < us[best].FirstFull) {
@@ -138,10 +140,10 @@ func Binding(us []RuleUsage) (int, string) {
 	u := us[best]
 	if us[best].HasStats {
 		return best, fmt.Sprintf("no caller waited; %s was the first to fill its window, at %s",
-			RuleName(u.Rule), intoRun(u.FirstFull))
+			RuleName(u.Rule), u.intoRun(u.FirstFull))
 	}
 	return best, fmt.Sprintf("%s binds first: its window filled at %s (no wait figures for this strategy)",
-		RuleName(u.Rule), intoRun(u.FirstFull))
+		RuleName(u.Rule), u.intoRun(u.FirstFull))
 }
 
 // RuleName names a rule the way people speak of it: "the daily quota
@@ -177,8 +179,12 @@ func sinceStart(ns int64) string {
 	}
 }
 
-// intoRun places an instant in the run in words.
-func intoRun(ns int64) string {
+// intoRun places an instant in the run in words: its time of day when
+// the run started at a wall-clock instant.
+func (u RuleUsage) intoRun(ns int64) string {
+	if u.Wall {
+		return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000Z")
+	}
 	s := sinceStart(ns)
 	if ns <= 0 || s == "0s" {
 		return "the start of the run"

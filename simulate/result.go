@@ -23,6 +23,9 @@ type Result struct {
 // comes from the checker.
 type StrategyResult struct {
 	Name string
+	// Wall says the run's instants are wall-clock times (the scenario
+	// started at one): reports name them as times of day.
+	Wall bool
 	// Sends are the instants the requests reach the provider, in
 	// nanoseconds and in time order, and SendWorkers the worker of each:
 	// what the verdict is about.

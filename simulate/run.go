@@ -194,7 +194,7 @@ type simRun struct {
 // start readies the result and makes the scheduler start a caller at
 // each of times.
 func (r *simRun) start(name string, times []int64) {
-	r.res = StrategyResult{Name: name, Calls: len(times)}
+	r.res = StrategyResult{Name: name, Calls: len(times), Wall: r.s.Arrivals.Wall}
 	r.res.Sends = make([]int64, 0, len(times))
 	r.res.SendWorkers = make([]int32, 0, len(times))
 	if r.sendPath {

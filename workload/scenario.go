@@ -26,6 +26,10 @@ const (
 type Arrivals struct {
 	Kind  ArrivalKind
 	Start time.Duration
+	// Wall says Start was given as a wall-clock instant (its time since
+	// the Unix epoch, which is simulated time 0): reports then give the
+	// run's instants as times of day.
+	Wall  bool
 	Every time.Duration // Interval
 	Rate  float64       // Poisson, callers per second
 	// Times are the replayed instants, in non-decreasing order (Replay);
