@@ -112,9 +112,9 @@ func TestReadStatuses(t *testing.T) {
 	assert.Equal(t, []Send{{At: 1e9, Line: 1}, {At: 2e9, Refused: true, Line: 2}}, jl.Sends[""])
 
 	for text, want := range map[string]string{
-		"ts,status\n1,200\n2,ok\n":   `log.csv:3: the status is not an HTTP status code: "ok"`,
-		"ts,status\n1,200\n2,\n":     "log.csv:3: no status",
-		"ts,status\n1,200\n2,4290\n": `log.csv:3: the status is not an HTTP status code: "4290"`,
+		"ts,status\n1,200\n2,ok\n":   `log.csv:3: status "ok": not an HTTP status code (100 to 599): "2,ok"`,
+		"ts,status\n1,200\n2,\n":     `log.csv:3: no status: "2,"`,
+		"ts,status\n1,200\n2,4290\n": `log.csv:3: status "4290": not an HTTP status code (100 to 599): "2,4290"`,
 		"ts,status\n1,200\n2\n":      `log.csv:3: no column 2 (the status): "2"`,
 	} {
 		_, err := Read("log.csv", func() (io.Reader, error) { return strings.NewReader(text), nil }, ReadOptions{})
@@ -127,7 +127,7 @@ func TestReadStatuses(t *testing.T) {
 	_, err = Read("log.csv", func() (io.Reader, error) { return strings.NewReader("ts,code\n1,200\n"), nil }, ReadOptions{})
 	assert.ErrorContains(t, err, `no column named "status"`)
 	_, err = Read("log.csv", func() (io.Reader, error) { return strings.NewReader("ts,code\n1,200\n"), nil }, ReadOptions{StatusCol: "3"})
-	assert.EqualError(t, err, `log.csv:1: status column 3: the first line has 2 columns: "ts,code"`)
+	assert.EqualError(t, err, `log.csv:1: sendlog.Options.StatusCol 3: the first line has 2 columns: "ts,code"`)
 }
 
 // TestReadPerKey: with a key column, each key gets its own calls, in
@@ -140,23 +140,37 @@ func TestReadPerKey(t *testing.T) {
 	assert.Equal(t, 1, log.Other)
 }
 
-// FuzzStatus: any text reads as accepted only for a code from 200 to 299,
-// refused only for 429, and never panics.
+// FuzzStatus: any text in a status column reads as accepted only for a
+// code from 200 to 299, refused only for 429, left out for another code
+// from 100 to 599, and is an input error naming line 2 otherwise; never a
+// panic.
 func FuzzStatus(f *testing.F) {
-	for _, s := range []string{"200", "429", " 204 ", `"429"`, "503", "ok", "", "4290", "-200", "2e2"} {
+	for _, s := range []string{"200", "429", " 204 ", `"429"`, "503", "ok", "", "4290", "-200", "2e2", "099", "600"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		st, ok := status([]byte(s))
-		n, err := strconv.Atoi(strings.Trim(strings.TrimSpace(s), `"`))
+		if strings.ContainsAny(s, "\r\n\x00") {
+			return
+		}
+		text := "ts,status\n1," + string(sendlog.AppendCSVField(nil, s)) + "\n"
+		log, err := Read("log.csv", func() (io.Reader, error) { return strings.NewReader(text), nil }, ReadOptions{})
+		n, aerr := strconv.Atoi(strings.TrimSpace(s))
+		if aerr != nil || n < 100 || n > 599 {
+			var ie *sendlog.InputError
+			require.ErrorAs(t, err, &ie, "%q", s)
+			require.EqualValues(t, 2, ie.Line, "%q", s)
+			return
+		}
+		require.NoError(t, err, "%q", s)
+		sends := log.Sends[""]
 		switch {
-		case st == acceptedStatus:
-			require.True(t, ok)
-			require.NoError(t, err)
-			require.True(t, n >= 200 && n < 300, "%q", s)
-		case st == refusedStatus:
-			require.True(t, ok)
-			require.Equal(t, 429, n, "%q", s)
+		case n >= 200 && n < 300:
+			require.Equal(t, []Send{{At: 1e9, Line: 2}}, sends, "%q", s)
+		case n == 429:
+			require.Equal(t, []Send{{At: 1e9, Refused: true, Line: 2}}, sends, "%q", s)
+		default:
+			require.Empty(t, sends, "%q", s)
+			require.Equal(t, 1, log.Other, "%q", s)
 		}
 	})
 }

@@ -1,12 +1,10 @@
 package infer
 
 import (
-	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -43,35 +41,27 @@ type Log struct {
 	BadHeaders [NumHeaders]BadHeaders
 }
 
-// Open opens one input; Read calls it once, or twice to read a key
-// column beside the status.
+// Open opens one input; Read calls it once, or twice to read the
+// rate-limit headers.
 type Open func() (io.Reader, error)
 
-// Read reads a CSV or JSON-lines log with a status per call.
+// Read reads a CSV or JSON-lines log with a status per call, in one pass
+// through sendlog (the status, key and costs with each record), and its
+// rate-limit headers, where it has any, in a second.
 func Read(name string, open Open, opt ReadOptions) (*Log, error) {
 	so := opt.Log
-	so.KeyCol, so.KeyField = "status", "status"
-	if opt.StatusCol != "" {
-		so.KeyCol = opt.StatusCol
-	}
-	if opt.StatusField != "" {
-		so.KeyField = opt.StatusField
-	}
+	so.StatusCol, so.StatusField = cmp.Or(opt.StatusCol, "status"), cmp.Or(opt.StatusField, "status")
 	log := &Log{Sends: map[string][]Send{}}
 	for _, c := range opt.Log.Costs {
 		log.Units = append(log.Units, c.Unit)
 	}
 	sums := make([]int64, len(log.Units))
 	var all []Send
+	var keys []string // each kept send's key, with a key column
 	var format sendlog.Format
 	err := each(name, open, so, &format, func(rec sendlog.Record) error {
-		st, ok := status(rec.Key)
-		switch {
-		case rec.Key == nil || len(bytes.TrimSpace(rec.Key)) == 0:
-			return &sendlog.InputError{File: name, Line: rec.Line, Msg: "no status"}
-		case !ok:
-			return &sendlog.InputError{File: name, Line: rec.Line, Text: string(rec.Key), Msg: "the status is not an HTTP status code"}
-		case st == other:
+		st := status(int(rec.Status))
+		if st == other {
 			log.Other++
 			return nil
 		}
@@ -80,46 +70,28 @@ func Read(name string, open Open, opt ReadOptions) (*Log, error) {
 			return err
 		}
 		all = append(all, Send{At: rec.At, Refused: st == refusedStatus, Line: rec.Line, Cost: cost})
+		if so.HasKey() {
+			keys = append(keys, string(rec.Key))
+		}
 		return nil
 	})
 	if err != nil {
-		return nil, statusError(err)
+		return nil, err
 	}
 	if err := readHeaders(name, open, format, opt, all, log); err != nil {
 		return nil, err
 	}
-	if !opt.Log.HasKey() {
+	if !so.HasKey() {
 		log.Keys, log.Sends[""] = []string{""}, all
 		return log, nil
 	}
-	i := 0
-	err = each(name, open, opt.Log, &format, func(rec sendlog.Record) error {
-		if i < len(all) && all[i].Line == rec.Line {
-			k := string(rec.Key)
-			if _, seen := log.Sends[k]; !seen {
-				log.Keys = append(log.Keys, k)
-			}
-			log.Sends[k] = append(log.Sends[k], all[i])
-			i++
+	for i, k := range keys {
+		if _, seen := log.Sends[k]; !seen {
+			log.Keys = append(log.Keys, k)
 		}
-		return nil
-	})
-	if err == nil && i != len(all) {
-		err = &sendlog.InputError{File: name, Msg: "the key column and the status column give different lines"}
+		log.Sends[k] = append(log.Sends[k], all[i])
 	}
-	return log, err
-}
-
-// statusError names the status where the reader, which read it as the
-// key, names the key.
-func statusError(err error) error {
-	var ie *sendlog.InputError
-	if errors.As(err, &ie) {
-		fixed := *ie
-		fixed.Msg = strings.NewReplacer("sendlog.Options.KeyCol", "status column", "(the key)", "(the status)").Replace(ie.Msg)
-		return &fixed
-	}
-	return err
+	return log, nil
 }
 
 // each reads every record of the input.
@@ -159,19 +131,14 @@ const (
 	other
 )
 
-// status reads an HTTP status: 2xx accepted, 429 refused, any other
-// code neither.
-func status(b []byte) (statusKind, bool) {
-	b = bytes.Trim(bytes.TrimSpace(b), `"`)
-	n, err := strconv.Atoi(string(b))
-	if err != nil || n < 100 || n > 599 {
-		return other, false
-	}
+// status sorts an HTTP status (sendlog reads it, 100 to 599): 2xx
+// accepted, 429 refused, any other code neither.
+func status(n int) statusKind {
 	switch {
 	case n == 429:
-		return refusedStatus, true
+		return refusedStatus
 	case n >= 200 && n < 300:
-		return acceptedStatus, true
+		return acceptedStatus
 	}
-	return other, true
+	return other
 }

@@ -313,6 +313,9 @@ func (p *lineParser) status(rec *Record, text []byte) error {
 		return nil
 	}
 	t := bytes.TrimSpace(text)
+	if len(t) == 0 {
+		return errors.New("no status")
+	}
 	n, err := strconv.Atoi(string(t))
 	if err != nil || n < 100 || n > 599 {
 		return fmt.Errorf("status %q: not an HTTP status code (100 to 599)", t)

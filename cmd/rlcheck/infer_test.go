@@ -116,7 +116,7 @@ func TestInferBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"infer", bad}, bad + `:3: the status is not an HTTP status code: "maybe"`},
+		{[]string{"infer", bad}, bad + `:3: status "maybe": not an HTTP status code (100 to 599): "2,maybe"`},
 		{[]string{"infer", plain}, "--status-col"},
 		{[]string{"infer", "--format", "xml", bad}, `--format "xml"`},
 		{[]string{"infer"}, "accepts 1 arg"},

@@ -141,7 +141,7 @@ func (o *inferOptions) run(path string, stdin io.Reader) (string, *infer.Log, in
 	}
 	open := func() (io.Reader, error) { return os.Open(path) }
 	if path == "-" {
-		// Read twice when a key column is named, so held in memory.
+		// Read twice (the calls, then their rate-limit headers), so held in memory.
 		data, err := io.ReadAll(stdin)
 		if err != nil {
 			return "", nil, iopt, err

@@ -91,6 +91,8 @@ var settingFlags = strings.NewReplacer(
 	"sendlog.Options.EndCol", "--end-col",
 	"sendlog.Options.TimeCol", "--time-col",
 	"sendlog.Options.KeyCol", "--key-col",
+	"sendlog.Options.StatusField", "--status-field",
+	"sendlog.Options.StatusCol", "--status-col",
 	"sendlog.Options.Costs", "--cost",
 	"sendlog.Options.Unit", "--unit",
 	"report.Shard.From", "--from",
