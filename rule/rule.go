@@ -80,29 +80,6 @@ func (k Kind) String() string {
 // part of rlcheck judges and enforces.
 func (r Rule) SlidingCalls() bool { return r.Kind == Sliding && r.Unit == "" }
 
-// RequireCalls returns an error naming the first cost rule, for the parts
-// of rlcheck (what) that read no costs yet.
-func RequireCalls(rules []Rule, what string) error {
-	for _, r := range rules {
-		if r.Unit != "" {
-			return fmt.Errorf("rule %s: %s supports call rules only so far (it reads no costs)", r, what)
-		}
-	}
-	return nil
-}
-
-// RequireSlidingCalls returns an error naming the first rule that is not a
-// sliding call rule, for the parts of rlcheck (what) that enforce or judge
-// only those so far.
-func RequireSlidingCalls(rules []Rule, what string) error {
-	for _, r := range rules {
-		if !r.SlidingCalls() {
-			return fmt.Errorf("rule %s: %s supports sliding call rules only so far", r, what)
-		}
-	}
-	return nil
-}
-
 // Exact is the Buckets value of a rule kept as an exact sliding log.
 const Exact = -1
 

@@ -209,15 +209,6 @@ func TestContractKeepsUnitAndKind(t *testing.T) {
 	}
 }
 
-func TestRequireSlidingCalls(t *testing.T) {
-	rules, err := ParseList("5/1s, 12/3s:b4")
-	require.NoError(t, err)
-	assert.NoError(t, RequireSlidingCalls(rules, "simulate"))
-	for _, s := range []string{"5000/1h fixed", "90000 tokens/1m", "10/1s burst 20", "100/1m first-call"} {
-		err := RequireSlidingCalls(append(rules, MustParse(t, s)), "simulate")
-		assert.EqualError(t, err, "rule "+s+": simulate supports sliding call rules only so far")
-	}
-}
 
 func MustParse(t *testing.T, s string) Rule {
 	t.Helper()

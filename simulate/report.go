@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,26 +72,6 @@ func unitsOf(rules []rule.Rule) []string {
 		}
 	}
 	return units
-}
-
-// WriteLogFile writes sends as a send log (see WriteLog) to path, or to
-// stdout when path is "-"; an empty path writes nothing.
-func WriteLogFile(path string, stdout io.Writer, sends []int64) error {
-	switch path {
-	case "":
-		return nil
-	case "-":
-		return WriteLog(stdout, sends)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := WriteLog(f, sends); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 func appendSeconds(b []byte, t int64) []byte {
