@@ -83,15 +83,6 @@ func (p *pass) bound(rd Reading, r int) int {
 	return int(p.before[rd][r])
 }
 
-// floorDiv is t/w rounded toward minus infinity.
-func floorDiv(t, w int64) int64 {
-	q := t / w
-	if t%w != 0 && t < 0 {
-		q--
-	}
-	return q
-}
-
 // walk visits the sorted calls in order for window w of kind k, each call
 // i with lo, the first call of its window (its own included); it returns
 // the pass's pointer moves, at most two per call.
@@ -100,7 +91,7 @@ func (d *sends) walk(w int64, k rule.Kind, visit func(i, lo int)) (steps int64) 
 	bucket := int64(0)
 	for i, t := range d.at {
 		if k == rule.Fixed {
-			if b := floorDiv(t, w); i == 0 || b != bucket {
+			if b := rule.FloorDiv(t, w); i == 0 || b != bucket {
 				bucket, lo = b, i
 				steps++
 			}

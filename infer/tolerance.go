@@ -191,7 +191,7 @@ func (d *sends) spreadWalk(w int64, k rule.Kind, sp, o int64, visit func(i, lo, 
 	start, end := int64(0), int64(0) // the fixed window [start, end) of t+o, less o
 	for i, t := range d.at {
 		if k == rule.Fixed && (i == 0 || t >= end) {
-			start = floorDiv(t+o, w)*w - o
+			start = rule.FloorDiv(t+o, w)*w - o
 			end = start + w
 		}
 		var lo, hi int

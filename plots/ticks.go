@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gonum.org/v1/plot"
+
+	"github.com/rlcheck/rlcheck/rule"
 )
 
 // timeAxis turns send instants into axis values: units since the first send,
@@ -150,7 +152,7 @@ func (w wallTicks) Ticks(min, max float64) []plot.Tick {
 // int64 range.
 func alignUp(from, shift, step int64) (int64, bool) {
 	local := addClamped(from, float64(shift))
-	q := floorDiv(local, step)
+	q := rule.FloorDiv(local, step)
 	if q < math.MinInt64/step+1 || q > math.MaxInt64/step-1 {
 		return 0, false
 	}
@@ -168,14 +170,6 @@ func alignUp(from, shift, step int64) (int64, bool) {
 		t += int64(n) * step
 	}
 	return t, true
-}
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
 }
 
 // wallLabel names a wall-clock axis by its zone and first day.

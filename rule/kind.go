@@ -165,6 +165,16 @@ func (r Rule) FixedWindow(at int64) (from, to int64, err error) {
 	return from, to, nil
 }
 
+// FloorDiv is a divided by b rounded toward minus infinity (Go's / rounds
+// toward zero): the index of the fixed window of width b holding a.
+func FloorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
 // FixedSpan is FixedWindow's layout with the rule's parts given, for a
 // caller that asks for many windows of one rule: windows of w ns shifted
 // by o from the epoch, or with loc (Location's zone) its local days.

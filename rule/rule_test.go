@@ -209,7 +209,6 @@ func TestContractKeepsUnitAndKind(t *testing.T) {
 	}
 }
 
-
 func MustParse(t *testing.T, s string) Rule {
 	t.Helper()
 	r, err := Parse(s)

@@ -50,7 +50,7 @@ func (b *BucketWindow) slot(n int64) *int64 { return &b.counts[mod(n, int64(len(
 // advance drops from the bound the buckets that left it by now and
 // returns the oldest bucket now's window needs.
 func (b *BucketWindow) advance(now int64) int64 {
-	lo := floorDiv(now-b.window, b.width) + b.shave
+	lo := rule.FloorDiv(now-b.window, b.width) + b.shave
 	if !b.begun {
 		b.first, b.last, b.begun = lo, lo-1, true
 	}
@@ -96,7 +96,7 @@ func (b *BucketWindow) RecordCost(now, c int64) {
 	b.advance(now)
 	// An instant earlier than the kept buckets is counted in the oldest
 	// kept one: only later windows, which the wait above guards, see it.
-	n := max(floorDiv(now, b.width), b.first)
+	n := max(rule.FloorDiv(now, b.width), b.first)
 	*b.slot(n) += c
 	b.total += c
 	b.last = max(b.last, n)
@@ -105,14 +105,6 @@ func (b *BucketWindow) RecordCost(now, c int64) {
 // Total returns the bound at the latest instant seen: the admissions counted
 // in the buckets that instant's window touches.
 func (b *BucketWindow) Total() int64 { return b.total }
-
-func floorDiv(a, m int64) int64 {
-	q := a / m
-	if a%m != 0 && (a < 0) != (m < 0) {
-		q--
-	}
-	return q
-}
 
 // NewBook returns the bookkeeping r asks for: for a sliding rule an exact
 // sliding log or a bucketed window (see rule.Rule.Keeping), for the other

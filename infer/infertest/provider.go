@@ -54,7 +54,7 @@ func NewProvider(rules []rule.Rule, refusedCount bool) *Provider {
 func InWindow(r rule.Rule, s, t int64) bool {
 	w := int64(r.Window)
 	if r.Kind == rule.Fixed {
-		return floorDiv(s, w) == floorDiv(t, w)
+		return rule.FloorDiv(s, w) == rule.FloorDiv(t, w)
 	}
 	return t-s < w
 }
@@ -316,13 +316,4 @@ func WriteCSV(w io.Writer, calls []Call) error {
 		}
 	}
 	return nil
-}
-
-// floorDiv is t/w rounded toward minus infinity.
-func floorDiv(t, w int64) int64 {
-	q := t / w
-	if t%w != 0 && t < 0 {
-		q--
-	}
-	return q
 }

@@ -596,7 +596,7 @@ func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, strin
 		// Floor for the check and ceiling for the record keep the decision
 		// on the safe side of every nanosecond boundary.
 		at := l.now()
-		args = append(args, strconv.FormatInt(floorDiv(at, 1000), 10), strconv.FormatInt(-floorDiv(-at, 1000), 10))
+		args = append(args, strconv.FormatInt(rule.FloorDiv(at, 1000), 10), strconv.FormatInt(-rule.FloorDiv(-at, 1000), 10))
 	}
 	return append(args, l.vals...), refresh
 }
@@ -922,14 +922,6 @@ func (r *runners) loop(j *job) {
 // expired entries from sets that do not fill up by themselves; a set whose
 // limit-th latest entry has expired is swept on every admission anyway.
 const sweepEvery = 16
-
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a < 0) != (b < 0) {
-		q--
-	}
-	return q
-}
 
 // Runs returns how many times this limiter has run the script, denied runs
 // included: the load it puts on Redis.
