@@ -76,6 +76,9 @@ type Report struct {
 	// Skipped are the strategies left out: for a weighted contract, those
 	// that meter no costs.
 	Skipped []Skipped
+	// Delay is the longest a send lags its decision under the runtime
+	// (Delay), which every suggestion assumes.
+	Delay time.Duration
 }
 
 // StrategyAudit is one library strategy's audit.
@@ -99,6 +102,9 @@ type StrategyAudit struct {
 	Refuted int
 	// Rejected says why the last setting that ran clean was not suggested.
 	Rejected string
+	// Crowds are what Safe costs callers arriving together: the shortest
+	// rule's N of them and three times as many.
+	Crowds []Crowd
 }
 
 // Outcome is one workload's result over several seeds, as the checker
@@ -158,7 +164,7 @@ func Run(opt Options) (*Report, error) {
 	rep := &Report{
 		Rules: opt.Rules, Boundary: opt.Boundary, Workloads: Workloads(opt.Rules),
 		Seed: opt.Seed, Seeds: opt.Seeds, Verify: opt.Verify, Lateness: opt.Lateness, OpCost: opt.OpCost,
-		Searched: !opt.NoSearch, ProviderKinds: opt.ProviderKinds, Skipped: skipped,
+		Searched: !opt.NoSearch, ProviderKinds: opt.ProviderKinds, Skipped: skipped, Delay: Delay(&opt),
 	}
 	for _, name := range names {
 		if _, ok := catalog.LibStrategy(name, opt.Config); !ok {
@@ -207,6 +213,14 @@ func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst,
 	if !opt.NoSearch {
 		if err := search(opt, wls, &sa); err != nil {
 			return sa, nil, err
+		}
+		if err := searchPerRule(opt, wls, &sa); err != nil {
+			return sa, nil, err
+		}
+		if sa.Safe != nil {
+			if sa.Crowds, err = crowds(opt, sa.Name, *sa.Safe); err != nil {
+				return sa, nil, err
+			}
 		}
 	}
 	if opt.SearchDir == "" {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/rlcheck/rlcheck/buildinfo"
 	"github.com/rlcheck/rlcheck/rule"
@@ -87,7 +88,8 @@ func writeSafe(w io.Writer, r *Report) error {
 	fmt.Fprintf(w, "\nsuggested safe settings (analytic worst case within every limit, 0 violations on every workload, seeds %d..%d%s):\n\n",
 		r.Seed, r.Seed+uint64(r.Verify)-1, sat)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "strategy\tsetting\ttried\tmax in window / limit\tanalytic worst\trules\trate kept\tGo")
+	ks := crowdSizes(r.Rules)
+	fmt.Fprintf(tw, "strategy\tsetting\ttried\tmax in window / limit\tanalytic worst\trules\t%d, %d callers take\tlong run\trate kept\tassumes\tGo\n", ks[0], ks[1])
 	by := func(i int) string { return r.Rules[i].String() }
 	for _, sa := range r.Strategies {
 		if sa.Safe == nil {
@@ -103,7 +105,7 @@ func writeSafe(w io.Writer, r *Report) error {
 			default:
 				why = "no margin tried was enough"
 			}
-			fmt.Fprintf(tw, "%s\tnone found\t%d\t\t\t\t\t%s\n", sa.Name, sa.Tried, why)
+			fmt.Fprintf(tw, "%s\tnone found\t%d\t\t\t\t\t\t\t\t%s\n", sa.Name, sa.Tried, why)
 			continue
 		}
 		worst := make([]RuleOutcome, len(sa.SafeVerdicts))
@@ -112,10 +114,57 @@ func writeSafe(w io.Writer, r *Report) error {
 			worst[k] = RuleOutcome{Rule: v.Rule, MaxInWindow: v.Measured}
 			bounds[k] = v.Bound
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%.1f%%\t%s\n", sa.Name, Setting(sa.Name, *sa.Safe), sa.Tried, windows(worst),
-			boundList(bounds), verdictText(sa.SafeVerdicts, by), 100*Kept(*sa.Safe, r.Rules), Code(sa.Name, *sa.Safe, r.Rules))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.1f%%\t%.1f%%\t%s\t%s\n", sa.Name, Setting(sa.Name, *sa.Safe), sa.Tried, windows(worst),
+			boundList(bounds), verdictText(sa.SafeVerdicts, by), crowdText(sa.Crowds), 100*LongRun(sa.Name, *sa.Safe, r.Rules),
+			100*Kept(*sa.Safe, r.Rules), Assumes(r), Code(sa.Name, *sa.Safe, r.Rules))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeSlow(w, r)
+}
+
+// Assumes is what every suggestion of r rests on besides its runs: the
+// longest a send lags its decision, and the most callers at once.
+func Assumes(r *Report) string {
+	callers := 0
+	for _, wl := range r.Workloads {
+		callers = max(callers, wl.Callers, len(wl.Arrivals.Times)-1)
+	}
+	return fmt.Sprintf("delay ≤ %v, ≤ %d callers", r.Delay, callers)
+}
+
+func crowdText(cs []Crowd) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = c.Took.Round(time.Millisecond).String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// writeSlow says which suggestions keep the contract only by making
+// crowds wait (3N callers over ten times the fastest), and which designs
+// let them through sooner.
+func writeSlow(w io.Writer, r *Report) error {
+	best, fastest := time.Duration(-1), ""
+	for _, sa := range r.Strategies {
+		if len(sa.Crowds) > 1 && (best < 0 || sa.Crowds[1].Took < best) {
+			best, fastest = sa.Crowds[1].Took, sa.Name
+		}
+	}
+	var lines []string
+	for _, sa := range r.Strategies {
+		if len(sa.Crowds) < 2 || sa.Crowds[1].Took <= 10*best || designOf(sa.Name).perRule {
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("%s: one burst for all its limiters; the setting that keeps every rule (%s) makes %d callers arriving together take %v; a burst and rate per rule let them through sooner (%s: %v)",
+			sa.Name, Setting(sa.Name, *sa.Safe), sa.Crowds[1].Callers, sa.Crowds[1].Took.Round(time.Millisecond), fastest, best.Round(time.Millisecond)))
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintln(w, "\n"+strings.Join(lines, "\n"))
+	return err
 }
 
 func violations(o Outcome) string {
@@ -195,15 +244,31 @@ type jsonSetting struct {
 	Burst     int    `json:"burst,omitempty"`
 	UnitBurst int    `json:"unit_burst,omitempty"`
 	Half      bool   `json:"half,omitempty"`
-	Slack     int    `json:"slack"`
-	MarginNs  int64  `json:"margin_ns"`
-	Go        string `json:"go"`
+	// Slack is uber's only: the other designs have none.
+	Slack    *int            `json:"slack,omitempty"`
+	PerRule  []jsonRuleLimit `json:"per_rule,omitempty"`
+	MarginNs int64           `json:"margin_ns"`
+	Go       string          `json:"go"`
+}
+
+type jsonRuleLimit struct {
+	Burst int `json:"burst"`
+	Limit int `json:"limit"`
 }
 
 type jsonSafe struct {
 	Setting  jsonSetting   `json:"setting"`
 	Outcomes []jsonOutcome `json:"workloads"`
 	Verdicts []jsonVerdict `json:"verdicts"`
+	Crowds   []jsonCrowd   `json:"crowds"`
+	LongRun  float64       `json:"long_run"`
+	RateKept float64       `json:"rate_kept"`
+	Assumes  string        `json:"assumes"`
+}
+
+type jsonCrowd struct {
+	Callers int   `json:"callers"`
+	TookNs  int64 `json:"took_ns"`
 }
 
 type jsonVerdict struct {
@@ -256,7 +321,11 @@ func WriteJSON(w io.Writer, r *Report) error {
 			js.AnalyticWorst = append(js.AnalyticWorst, b.Worst)
 		}
 		if sa.Safe != nil {
-			js.Safe = &jsonSafe{Setting: setting(sa.Name, *sa.Safe, r.Rules), Outcomes: outcomes(sa.SafeOutcomes)}
+			js.Safe = &jsonSafe{Setting: setting(sa.Name, *sa.Safe, r.Rules), Outcomes: outcomes(sa.SafeOutcomes),
+				LongRun: LongRun(sa.Name, *sa.Safe, r.Rules), RateKept: Kept(*sa.Safe, r.Rules), Assumes: Assumes(r)}
+			for _, c := range sa.Crowds {
+				js.Safe.Crowds = append(js.Safe.Crowds, jsonCrowd{Callers: c.Callers, TookNs: int64(c.Took)})
+			}
 			for _, v := range sa.SafeVerdicts {
 				js.Safe.Verdicts = append(js.Safe.Verdicts, jsonVerdict{Rule: v.Rule.String(), MaxInWindow: v.Measured,
 					AnalyticWorst: v.Worst, BoundBy: r.Rules[v.By].String(), Limit: v.Rule.Limit, Status: v.Status})
@@ -270,7 +339,14 @@ func WriteJSON(w io.Writer, r *Report) error {
 }
 
 func setting(name string, c catalog.LibConfig, rules []rule.Rule) jsonSetting {
-	return jsonSetting{Burst: c.Burst, UnitBurst: c.UnitBurst, Half: c.Half, Slack: c.Slack, MarginNs: int64(c.Margin), Go: Code(name, c, rules)}
+	js := jsonSetting{Burst: c.Burst, UnitBurst: c.UnitBurst, Half: c.Half, MarginNs: int64(c.Margin), Go: Code(name, c, rules)}
+	if Family(name) == Slack {
+		js.Slack = &c.Slack
+	}
+	for _, l := range c.PerRule {
+		js.PerRule = append(js.PerRule, jsonRuleLimit(l))
+	}
+	return js
 }
 
 func outcomes(os []Outcome) []jsonOutcome {

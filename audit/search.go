@@ -122,9 +122,9 @@ func NoSetting(name string) string {
 // rule that loses most: ⌊N/2⌋/N with Half, times W/(W+margin).
 func Kept(cfg catalog.LibConfig, rules []rule.Rule) float64 {
 	kept := 1.0
-	for _, r := range rules {
+	for i, r := range rules {
 		k := float64(r.Window) / float64(r.Window+cfg.Margin)
-		k *= float64(cfg.LimitFor(r.Limit)) / float64(r.Limit)
+		k *= float64(cfg.LimitFor(cfg.RuleLimitAt(i, r).Limit)) / float64(r.Limit)
 		kept = min(kept, k)
 	}
 	return kept
@@ -140,21 +140,7 @@ func Kept(cfg catalog.LibConfig, rules []rule.Rule) float64 {
 // seeds, then verified (stepping down while verification fails).
 func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 	cands := provable(opt, sa)
-	// The most adversarial workloads first, so a setting that fails fails
-	// fast; outcomes are then put back in the report's order.
-	order := slices.Clone(wls)
-	slices.Reverse(order)
-	clean := func(c catalog.LibConfig, seeds int) ([]Outcome, error) {
-		o, err := run(opt, order, sa.Name, c, seeds, true)
-		if o != nil {
-			slices.Reverse(o)
-			if v := disagreement(o, Bounds(sa.Name, c, opt)); v != nil {
-				sa.Rejected = fmt.Sprintf("%s: %v %s", Setting(sa.Name, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)))
-				return nil, errDisagrees
-			}
-		}
-		return o, err
-	}
+	clean := cleanRun(opt, wls, sa)
 	for i := 0; i < len(cands); {
 		// cands[i:j] share a margin, most generous first.
 		j := i + 1
@@ -194,6 +180,27 @@ func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 		i = j
 	}
 	return nil
+}
+
+// cleanRun returns the run of a setting over every workload on seeds
+// seeds that search and confirm judge by: nil outcomes at the first
+// violation, errDisagrees when a rule measured over its analytic worst case.
+func cleanRun(opt *Options, wls []Workload, sa *StrategyAudit) func(catalog.LibConfig, int) ([]Outcome, error) {
+	// The most adversarial workloads first, so a setting that fails fails
+	// fast; outcomes are then put back in the report's order.
+	order := slices.Clone(wls)
+	slices.Reverse(order)
+	return func(c catalog.LibConfig, seeds int) ([]Outcome, error) {
+		o, err := run(opt, order, sa.Name, c, seeds, true)
+		if o != nil {
+			slices.Reverse(o)
+			if v := disagreement(o, Bounds(sa.Name, c, opt)); v != nil {
+				sa.Rejected = fmt.Sprintf("%s: %v %s", Setting(sa.Name, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)))
+				return nil, errDisagrees
+			}
+		}
+		return o, err
+	}
 }
 
 // provable returns the candidates whose analytic worst case is within

@@ -53,11 +53,7 @@ func Workloads(rules []rule.Rule) []Workload {
 			slowest = r
 		}
 	}
-	burst := min(3*maxN, maxCallers)
-	times := make([]int64, 1+burst)
-	for i := 1; i < len(times); i++ {
-		times[i] = int64(2 * maxW)
-	}
+	times := crowdWorkload(rules, min(3*maxN, maxCallers)).Arrivals.Times
 	// The straddle: one call opens a window (a fixed window started by its
 	// first hit, or the epoch-aligned one: the same instant), then N calls
 	// just before its end and N at its end.
