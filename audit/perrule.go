@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -139,32 +140,12 @@ func LongRun(name string, cfg catalog.LibConfig, rules []rule.Rule) float64 {
 func rank(opt *Options, name string, a, b catalog.LibConfig) int {
 	k := crowdSizes(opt.Rules)[1]
 	if ta, tb := CrowdBound(name, a, opt.Rules, k), CrowdBound(name, b, opt.Rules, k); ta != tb {
-		return cmpInt(int64(ta), int64(tb))
+		return cmp.Compare(ta, tb)
 	}
 	if la, lb := LongRun(name, a, opt.Rules), LongRun(name, b, opt.Rules); la != lb {
-		return cmpFloat(lb, la)
+		return cmp.Compare(lb, la)
 	}
-	return cmpFloat(Kept(b, opt.Rules), Kept(a, opt.Rules))
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(Kept(b, opt.Rules), Kept(a, opt.Rules))
 }
 
 // searchPerRule tries, for a design whose limiters take a burst and rate

@@ -241,9 +241,9 @@ type jsonStrategy struct {
 }
 
 type jsonSetting struct {
-	Burst     int    `json:"burst,omitempty"`
-	UnitBurst int    `json:"unit_burst,omitempty"`
-	Half      bool   `json:"half,omitempty"`
+	Burst     int  `json:"burst,omitempty"`
+	UnitBurst int  `json:"unit_burst,omitempty"`
+	Half      bool `json:"half,omitempty"`
 	// Slack is uber's only: the other designs have none.
 	Slack    *int            `json:"slack,omitempty"`
 	PerRule  []jsonRuleLimit `json:"per_rule,omitempty"`
