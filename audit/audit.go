@@ -78,7 +78,10 @@ type Report struct {
 	Skipped []Skipped
 	// Delay is the longest a send lags its decision under the runtime
 	// (Delay), which every suggestion assumes.
-	Delay time.Duration
+	Delay time.Duration // Sliding are the rules the search keeps, each rule's sliding
+	// equivalent (itself when sliding), and KeptAs why, for those changed.
+	Sliding []rule.Rule
+	KeptAs  []string
 }
 
 // StrategyAudit is one library strategy's audit.
@@ -166,6 +169,8 @@ func Run(opt Options) (*Report, error) {
 		Seed: opt.Seed, Seeds: opt.Seeds, Verify: opt.Verify, Lateness: opt.Lateness, OpCost: opt.OpCost,
 		Searched: !opt.NoSearch, ProviderKinds: opt.ProviderKinds, Skipped: skipped, Delay: Delay(&opt),
 	}
+	so, keptAs := slidingOptions(&opt)
+	rep.Sliding, rep.KeptAs = so.Rules, keptAs
 	for _, name := range names {
 		if _, ok := catalog.LibStrategy(name, opt.Config); !ok {
 			return nil, fmt.Errorf("audit: %q is not a library strategy (known: %v)", name, catalog.AuditStrategyNames())
@@ -210,15 +215,26 @@ func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst,
 	if sa.Outcomes, err = run(opt, wls, name, opt.Config, opt.Seeds, false); err != nil {
 		return sa, nil, err
 	}
-	if !opt.NoSearch {
-		if err := search(opt, wls, &sa); err != nil {
+	// Every rule driven to the setting's analytic worst case, as given.
+	for _, wl := range Saturation(name, opt.Config, opt) {
+		o, err := runSaturation(opt, wl, name, opt.Config, opt.Seeds, false)
+		if err != nil {
 			return sa, nil, err
 		}
-		if err := searchPerRule(opt, wls, &sa); err != nil {
+		sa.Outcomes = append(sa.Outcomes, o...)
+	}
+	if !opt.NoSearch {
+		// Rules of another kind are searched as the sliding rules that
+		// imply them (SlidingEquivalent).
+		sopt, _ := slidingOptions(opt)
+		if err := search(sopt, wls, &sa); err != nil {
+			return sa, nil, err
+		}
+		if err := searchPerRule(sopt, wls, &sa); err != nil {
 			return sa, nil, err
 		}
 		if sa.Safe != nil {
-			if sa.Crowds, err = crowds(opt, sa.Name, *sa.Safe); err != nil {
+			if sa.Crowds, err = crowds(sopt, sa.Name, *sa.Safe); err != nil {
 				return sa, nil, err
 			}
 		}

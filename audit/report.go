@@ -38,7 +38,7 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintln(w, "\nleft out (a weighted contract: they meter no costs):"+skippedText(r.Skipped))
 	}
 	if !slidingOnly(r.Rules) {
-		fmt.Fprintln(w, "\nthe provider counts these rules as written; the libraries are set from their N/W (and unit) as users write them; analytic worst cases and the safe-setting search are for sliding rules only")
+		fmt.Fprintln(w, "\nthe provider counts these rules as written; the libraries are set from their N/W (and unit) as users write them; analytic worst cases are for sliding rules only")
 	}
 	if r.ProviderKinds {
 		if err := writeKinds(w, r); err != nil {
@@ -85,10 +85,14 @@ func writeSafe(w io.Writer, r *Report) error {
 	if weighted(r.Rules) {
 		sat = ", no call refused"
 	}
-	fmt.Fprintf(w, "\nsuggested safe settings (analytic worst case within every limit, 0 violations on every workload, seeds %d..%d%s):\n\n",
+	fmt.Fprintf(w, "\nsuggested safe settings (analytic worst case within every limit, 0 violations on every workload, seeds %d..%d%s), ranked by what they let through:\n",
 		r.Seed, r.Seed+uint64(r.Verify)-1, sat)
+	for _, k := range r.KeptAs {
+		fmt.Fprintln(w, "  "+k)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	ks := crowdSizes(r.Rules)
+	ks := crowdSizes(r.Sliding)
 	fmt.Fprintf(tw, "strategy\tsetting\ttried\tmax in window / limit\tanalytic worst\trules\t%d, %d callers take\tlong run\trate kept\tassumes\tGo\n", ks[0], ks[1])
 	by := func(i int) string { return r.Rules[i].String() }
 	for _, sa := range r.Strategies {
@@ -115,8 +119,8 @@ func writeSafe(w io.Writer, r *Report) error {
 			bounds[k] = v.Bound
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.1f%%\t%.1f%%\t%s\t%s\n", sa.Name, Setting(sa.Name, *sa.Safe), sa.Tried, windows(worst),
-			boundList(bounds), verdictText(sa.SafeVerdicts, by), crowdText(sa.Crowds), 100*LongRun(sa.Name, *sa.Safe, r.Rules),
-			100*Kept(*sa.Safe, r.Rules), Assumes(r), Code(sa.Name, *sa.Safe, r.Rules))
+			boundList(bounds), verdictText(sa.SafeVerdicts, by), crowdText(sa.Crowds), 100*LongRun(sa.Name, *sa.Safe, r.Sliding),
+			100*Kept(*sa.Safe, r.Sliding), Assumes(r), Code(sa.Name, *sa.Safe, r.Sliding))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -219,6 +223,7 @@ type jsonReport struct {
 	Lateness   string         `json:"lateness"`
 	OpCost     string         `json:"op_cost"`
 	Costs      string         `json:"costs,omitempty"`
+	KeptAs     []string       `json:"kept_as,omitempty"`
 	Strategies []jsonStrategy `json:"strategies"`
 	Skipped    []jsonSkipped  `json:"skipped,omitempty"`
 }
@@ -311,6 +316,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		out.Rules = append(out.Rules, ru.String())
 	}
 	out.Costs = costText(r.Rules, "")
+	out.KeptAs = r.KeptAs
 	for _, sk := range r.Skipped {
 		out.Skipped = append(out.Skipped, jsonSkipped(sk))
 	}
@@ -321,8 +327,8 @@ func WriteJSON(w io.Writer, r *Report) error {
 			js.AnalyticWorst = append(js.AnalyticWorst, b.Worst)
 		}
 		if sa.Safe != nil {
-			js.Safe = &jsonSafe{Setting: setting(sa.Name, *sa.Safe, r.Rules), Outcomes: outcomes(sa.SafeOutcomes),
-				LongRun: LongRun(sa.Name, *sa.Safe, r.Rules), RateKept: Kept(*sa.Safe, r.Rules), Assumes: Assumes(r)}
+			js.Safe = &jsonSafe{Setting: setting(sa.Name, *sa.Safe, r.Sliding), Outcomes: outcomes(sa.SafeOutcomes),
+				LongRun: LongRun(sa.Name, *sa.Safe, r.Sliding), RateKept: Kept(*sa.Safe, r.Sliding), Assumes: Assumes(r)}
 			for _, c := range sa.Crowds {
 				js.Safe.Crowds = append(js.Safe.Crowds, jsonCrowd{Callers: c.Callers, TookNs: int64(c.Took)})
 			}

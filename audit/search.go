@@ -226,11 +226,7 @@ func confirm(opt *Options, sa *StrategyAudit, c catalog.LibConfig, clean func(ca
 		return false, err
 	}
 	for _, wl := range Saturation(sa.Name, c, opt) {
-		seeds := opt.Verify
-		if wl.Callers > longSaturation {
-			seeds = 1
-		}
-		so, err := run(opt, []Workload{wl}, sa.Name, c, seeds, true)
+		so, err := runSaturation(opt, wl, sa.Name, c, opt.Verify, true)
 		if err != nil || so == nil {
 			return false, err
 		}
@@ -251,6 +247,15 @@ func confirm(opt *Options, sa *StrategyAudit, c catalog.LibConfig, clean func(ca
 	}
 	sa.Safe, sa.SafeOutcomes, sa.SafeVerdicts = &c, o, vs
 	return true, nil
+}
+
+// runSaturation runs the saturation workload wl with cfg on seeds seeds,
+// or on the first only when it is over longSaturation calls.
+func runSaturation(opt *Options, wl Workload, name string, cfg catalog.LibConfig, seeds int, stopEarly bool) ([]Outcome, error) {
+	if wl.Callers > longSaturation {
+		seeds = 1
+	}
+	return run(opt, []Workload{wl}, name, cfg, seeds, stopEarly)
 }
 
 // errDisagrees ends a search: a workload put more sends in one window than
