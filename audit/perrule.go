@@ -14,11 +14,16 @@ import (
 // perRuleTries caps the per-rule settings run, best ranked first.
 const perRuleTries = 4
 
+// maxCrowd caps the crowds, each refused caller of a retrying design
+// asking again until it passes.
+const maxCrowd = 100
+
 // crowdSizes are the crowds a suggestion is costed on: the shortest
-// rule's N callers arriving together, and three times as many.
+// rule's N callers arriving together (of mean cost for a cost rule), and
+// three times as many, at most maxCrowd.
 func crowdSizes(rules []rule.Rule) []int {
-	r := shortest(rules)
-	return []int{r.Limit, 3 * r.Limit}
+	n := shortest(callEquivalent(rules)).Limit
+	return []int{min(n, maxCrowd), min(3*n, maxCrowd)}
 }
 
 func shortest(rules []rule.Rule) rule.Rule {
