@@ -215,11 +215,7 @@ func TestBounds(t *testing.T) {
 // rule reached on some workload or proved by its analytic worst case, and
 // never a setting whose analytic worst case is over a limit.
 func TestUnexercisedIsNotSafe(t *testing.T) {
-	opt := DefaultOptions(mustRules(t, "10/s,500/min"))
-	opt.Seeds, opt.Verify = 1, 1
-	opt.Strategies = []string{catalog.XRateChained, catalog.RedisRate}
-	rep, err := Run(opt)
-	require.NoError(t, err)
+	rep, opt := audited(t, "10/s,500/min", 1, catalog.XRateChained, catalog.RedisRate)
 	for _, sa := range rep.Strategies {
 		require.NotNil(t, sa.Safe, "%s: a safe setting", sa.Name)
 		require.Len(t, sa.SafeVerdicts, 2, sa.Name)

@@ -142,11 +142,7 @@ func TestAuditOfAKind(t *testing.T) {
 func TestSuggestionsForOtherKinds(t *testing.T) {
 	for _, contract := range []string{"10/s,10000/day fixed", "10/s,1000/1h burst 50"} {
 		t.Run(contract, func(t *testing.T) {
-			opt := DefaultOptions(mustRules(t, contract))
-			opt.Seeds, opt.Verify = 1, 2
-			opt.Strategies = []string{catalog.XRateReserveAll, catalog.ThrottledMem}
-			rep, err := Run(opt)
-			require.NoError(t, err)
+			rep, opt := audited(t, contract, 2, catalog.XRateReserveAll, catalog.ThrottledMem)
 			require.Len(t, rep.KeptAs, 1, "the reason the second rule carries over")
 			for _, sa := range rep.Strategies {
 				require.NotNil(t, sa.Safe, "%s: a suggestion for %s (%s)", sa.Name, contract, sa.Rejected)

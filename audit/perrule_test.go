@@ -23,11 +23,7 @@ func TestPerRuleLetsACrowdThrough(t *testing.T) {
 	if os.Getenv("RLCHECK_FULL") == "1" {
 		seeds = 1000
 	}
-	opt := DefaultOptions(mustRules(t, "10/s,500/min,10000/day"))
-	opt.Seeds, opt.Verify = 1, 2
-	opt.Strategies = []string{catalog.XRateReserveAll, catalog.XRateChained}
-	rep, err := Run(opt)
-	require.NoError(t, err)
+	rep, opt := audited(t, "10/s,500/min,10000/day", 2, catalog.XRateReserveAll, catalog.XRateChained)
 	for _, sa := range rep.Strategies {
 		require.NotNil(t, sa.Safe, sa.Name)
 		require.Len(t, sa.Safe.PerRule, 3, "%s: a burst and rate per rule", sa.Name)
@@ -57,11 +53,7 @@ func TestPerRuleLetsACrowdThrough(t *testing.T) {
 // safe setting of 10/s, 500/min, 10000/day is burst 1, and 30 callers
 // then wait for the daily bucket: one every 8.64 s.
 func TestBurstOneCrowdIsSlow(t *testing.T) {
-	opt := DefaultOptions(mustRules(t, "10/s,500/min,10000/day"))
-	opt.Seeds, opt.Verify = 1, 1
-	opt.Strategies = []string{catalog.ThrottledMem}
-	rep, err := Run(opt)
-	require.NoError(t, err)
+	rep, opt := audited(t, "10/s,500/min,10000/day", 1, catalog.ThrottledMem)
 	sa := rep.Strategies[0]
 	require.NotNil(t, sa.Safe)
 	assert.Equal(t, 1, sa.Safe.Burst)
@@ -120,4 +112,15 @@ func TestLatenessMovesEveryMargin(t *testing.T) {
 			assert.Greater(t, late, exact, "lateness moves the margin")
 		})
 	}
+}
+
+// audited runs the audit of contract for names on seed 1, verified over
+// verify seeds.
+func audited(t *testing.T, contract string, verify int, names ...string) (*Report, Options) {
+	t.Helper()
+	opt := DefaultOptions(mustRules(t, contract))
+	opt.Seeds, opt.Verify, opt.Strategies = 1, verify, names
+	rep, err := Run(opt)
+	require.NoError(t, err)
+	return rep, opt
 }

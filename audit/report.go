@@ -61,12 +61,12 @@ func WriteText(w io.Writer, r *Report) error {
 			return err
 		}
 	}
-	sat := ""
+	sat := fmt.Sprintf("; saturate-RULE (calls spaced so that the setting's analytic worst case for RULE fits in one of its windows, for two windows, no faster than the setting sustains when it can, and one window's worth and one more when faster; over %d calls, on seed %d only)", longSaturation, r.Seed)
 	switch {
-	case r.Searched && weighted(r.Rules):
+	case weighted(r.Rules) && r.Searched:
 		sat = "; a weighted contract has no saturation workloads (calls of random cost cannot be paced to fill a window): its rules rest on the analysis"
-	case r.Searched:
-		sat = fmt.Sprintf("; saturate-RULE (calls spaced so that the setting's analytic worst case for RULE fits in one of its windows, for two windows, no faster than the setting sustains when it can; over %d calls, on seed %d only)", longSaturation, r.Seed)
+	case weighted(r.Rules):
+		sat = ""
 	}
 	units := ""
 	if weighted(r.Rules) {
@@ -161,7 +161,7 @@ func writeSlow(w io.Writer, r *Report) error {
 		if len(sa.Crowds) < 2 || sa.Crowds[1].Took <= 10*best || designOf(sa.Name).perRule {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("%s: one burst for all its limiters; the setting that keeps every rule (%s) makes %d callers arriving together take %v; a burst and rate per rule let them through sooner (%s: %v)",
+		lines = append(lines, fmt.Sprintf("%s: one burst (or slack) for all its limiters; the setting that keeps every rule (%s) makes %d callers arriving together take %v; a burst and rate per rule let them through sooner (%s: %v)",
 			sa.Name, Setting(sa.Name, *sa.Safe), sa.Crowds[1].Callers, sa.Crowds[1].Took.Round(time.Millisecond), fastest, best.Round(time.Millisecond)))
 	}
 	if len(lines) == 0 {
