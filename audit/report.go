@@ -85,7 +85,7 @@ func writeSafe(w io.Writer, r *Report) error {
 	if weighted(r.Rules) {
 		sat = ", no call refused"
 	}
-	fmt.Fprintf(w, "\nsuggested safe settings (analytic worst case within every limit, 0 violations on every workload, seeds %d..%d%s), ranked by what they let through:\n",
+	fmt.Fprintf(w, "\nsuggested safe settings (analytic worst case within every limit, 0 violations on every workload, seeds %d..%d%s), each design's best by what it lets through (the time 3N callers arriving together take, then the long-run rate):\n",
 		r.Seed, r.Seed+uint64(r.Verify)-1, sat)
 	for _, k := range r.KeptAs {
 		fmt.Fprintln(w, "  "+k)
