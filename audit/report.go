@@ -1,9 +1,11 @@
 package audit
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -147,22 +149,34 @@ func crowdText(cs []Crowd) string {
 }
 
 // writeSlow says which suggestions keep the contract only by making
-// crowds wait (3N callers over ten times the fastest), and which designs
-// let them through sooner.
+// crowds wait (3N callers over ten times as long as the fastest
+// suggestion), and names the designs that let them through sooner.
 func writeSlow(w io.Writer, r *Report) error {
-	best, fastest := time.Duration(-1), ""
+	var fast []StrategyAudit
 	for _, sa := range r.Strategies {
-		if len(sa.Crowds) > 1 && (best < 0 || sa.Crowds[1].Took < best) {
-			best, fastest = sa.Crowds[1].Took, sa.Name
+		if len(sa.Crowds) > 1 {
+			fast = append(fast, sa)
+		}
+	}
+	if len(fast) == 0 {
+		return nil
+	}
+	took := func(sa StrategyAudit) time.Duration { return sa.Crowds[1].Took }
+	slices.SortStableFunc(fast, func(a, b StrategyAudit) int { return cmp.Compare(took(a), took(b)) })
+	best := took(fast[0])
+	var sooner []string
+	for _, sa := range fast[:min(len(fast), 3)] {
+		if took(sa) <= 10*best {
+			sooner = append(sooner, fmt.Sprintf("%s %v", sa.Name, took(sa).Round(time.Millisecond)))
 		}
 	}
 	var lines []string
 	for _, sa := range r.Strategies {
-		if len(sa.Crowds) < 2 || sa.Crowds[1].Took <= 10*best || designOf(sa.Name).perRule {
+		if len(sa.Crowds) < 2 || took(sa) <= 10*best {
 			continue
 		}
-		lines = append(lines, fmt.Sprintf("%s: one burst (or slack) for all its limiters; the setting that keeps every rule (%s) makes %d callers arriving together take %v; a burst and rate per rule let them through sooner (%s: %v)",
-			sa.Name, Setting(sa.Name, *sa.Safe), sa.Crowds[1].Callers, sa.Crowds[1].Took.Round(time.Millisecond), fastest, best.Round(time.Millisecond)))
+		lines = append(lines, fmt.Sprintf("%s: one burst (or slack) for all its limiters; the setting that keeps every rule (%s) makes %d callers arriving together take %v; these keep every rule and let them through sooner: %s",
+			sa.Name, Setting(sa.Name, *sa.Safe), sa.Crowds[1].Callers, took(sa).Round(time.Millisecond), strings.Join(sooner, ", ")))
 	}
 	if len(lines) == 0 {
 		return nil
