@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"time"
 
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
@@ -151,43 +152,39 @@ type analysis struct {
 
 // model returns the analysis of strategy name with cfg under opt.
 func model(name string, cfg catalog.LibConfig, opt *Options) analysis {
-	_, opHi, okOp := opt.OpCost.Bounds()
-	_, lateHi, okLate := opt.Lateness.Bounds()
-	if !okOp || !okLate {
+	if Delay(opt) < 0 {
 		return analysis{why: "lateness or op cost unbounded"}
 	}
-	ops := time.Duration(len(opt.Rules)+2) * opHi
-	// Callers refused by a retrying limiter wake up to lateHi late.
-	a := analysis{chained: true, passes: true, send: ops, step: ops + lateHi}
+	// One model of delay for every design: a send lags the decision that
+	// admitted it by the op costs of the steps after it and a scheduling
+	// delay as long as the latest wake-up (a sleep to a reserved instant,
+	// or a reply handled late), and a refused caller's retry as much.
+	d := Delay(opt)
+	a := analysis{chained: true, passes: true, send: d, step: d}
 	// Burst and bound are in the rule's unit: B + N·(t−1)/W units.
-	bucket := func(b func(r rule.Rule) int) func(rule.Rule, int64, time.Duration) curve {
-		return func(r rule.Rule, n int64, per time.Duration) curve {
-			bn := int64(b(r))
-			return func(t time.Duration) int64 { return BucketWorst(bn, n, per, t) }
-		}
+	bucket := func(b, n int64, per time.Duration) curve {
+		return func(t time.Duration) int64 { return BucketWorst(b, n, per, t) }
 	}
-	var mk func(r rule.Rule, limit int64, per time.Duration) curve
+	var mk func(burst, limit int64, per time.Duration) curve
 	switch name {
 	case catalog.XRateChained, catalog.XRateReserveAll, catalog.UberRatelimit:
-		// The caller sleeps to its reserved instant and sends when it
-		// wakes; x/time/rate converts in floats (1 ns).
-		a.send, a.step = ops+lateHi+1, ops+lateHi
 		a.chained = name != catalog.XRateReserveAll
-		mk = bucket(cfg.BurstOf)
+		mk = bucket
 		if name == catalog.UberRatelimit {
 			// An idle limiter banks slack spacings; the spacing is
 			// per/N in integer nanoseconds, truncated, with no float.
-			a.send--
-			mk = func(r rule.Rule, n int64, per time.Duration) curve {
-				return bucket(func(rule.Rule) int { return cfg.Slack + 1 })(r, n, time.Duration(n)*(per/time.Duration(n)))
+			mk = func(_, n int64, per time.Duration) curve {
+				return bucket(int64(cfg.Slack)+1, n, time.Duration(n)*(per/time.Duration(n)))
 			}
+		} else {
+			a.send++ // x/time/rate converts tokens to durations in floats
 		}
 	case catalog.ThrottledMem:
-		mk = truncated(bucket(cfg.BurstOf))
+		mk = truncated(bucket)
 	case catalog.RedisRate, catalog.ThrottledRedis:
 		a.send += time.Microsecond // server TIME
 		a.step += time.Microsecond
-		mk = bucket(cfg.BurstOf)
+		mk = bucket
 		if name == catalog.ThrottledRedis {
 			mk = truncated(mk)
 		}
@@ -196,7 +193,7 @@ func model(name string, cfg catalog.LibConfig, opt *Options) analysis {
 		if name == catalog.UluleRedis {
 			a.send += time.Millisecond // PEXPIRE
 		}
-		mk = func(_ rule.Rule, n int64, per time.Duration) curve {
+		mk = func(_, n int64, per time.Duration) curve {
 			return func(t time.Duration) int64 { return FixedWorst(n, per, t) }
 		}
 	case catalog.GuideScript, catalog.RedisClientTime:
@@ -206,7 +203,7 @@ func model(name string, cfg catalog.LibConfig, opt *Options) analysis {
 		} else {
 			a.send += time.Microsecond + skewSpread(ConcurrentSkew) // µs scores, each worker's clock
 		}
-		mk = func(_ rule.Rule, n int64, per time.Duration) curve {
+		mk = func(_, n int64, per time.Duration) curve {
 			return func(t time.Duration) int64 { return LogWorst(n, per, t) }
 		}
 	case catalog.TwoTrips, catalog.TimestampMember:
@@ -220,24 +217,48 @@ func model(name string, cfg catalog.LibConfig, opt *Options) analysis {
 
 // truncated is mk on throttled's spacing: PerDuration truncates per/N to
 // whole nanoseconds, so N calls take N·⌊per/N⌋.
-func truncated(mk func(rule.Rule, int64, time.Duration) curve) func(rule.Rule, int64, time.Duration) curve {
-	return func(r rule.Rule, n int64, per time.Duration) curve {
-		return mk(r, n, time.Duration(n)*(per/time.Duration(n)))
+func truncated(mk func(int64, int64, time.Duration) curve) func(int64, int64, time.Duration) curve {
+	return func(b, n int64, per time.Duration) curve {
+		return mk(b, n, time.Duration(n)*(per/time.Duration(n)))
 	}
 }
 
-// curves builds one limiter per rule with mk, from each rule's enforced
-// limit (⌊N/2⌋ with Half for the window designs) and its widened window.
-func curves(name string, cfg catalog.LibConfig, rules []rule.Rule, mk func(rule.Rule, int64, time.Duration) curve) []curve {
+// curves builds one limiter per rule with mk, from each rule's burst and
+// enforced limit (limiterAt) and its widened window.
+func curves(name string, cfg catalog.LibConfig, rules []rule.Rule, mk func(int64, int64, time.Duration) curve) []curve {
 	out := make([]curve, len(rules))
 	for i, r := range rules {
-		n := int64(r.Limit)
-		if Family(name) == Windows || Family(name) == Logs {
-			n = int64(cfg.LimitFor(r.Limit))
-		}
-		out[i] = mk(r, n, r.Window+cfg.Margin)
+		l := limiterAt(name, cfg, i, r)
+		out[i] = mk(int64(l.Burst), int64(l.Limit), r.Window+cfg.Margin)
 	}
 	return out
+}
+
+// limiterAt is rule i's limiter in strategy name with cfg: its burst (for
+// the buckets) and the calls or units it lets through per window plus
+// margin: ⌊N/2⌋ with Half for the window designs, a rule's own burst and
+// rate where the design takes them (PerRule).
+func limiterAt(name string, cfg catalog.LibConfig, i int, r rule.Rule) libs.RuleLimit {
+	if !designOf(name).perRule {
+		i = -1
+	}
+	l := cfg.RuleLimitAt(i, r)
+	if Family(name) == Windows || Family(name) == Logs {
+		l.Limit = cfg.LimitFor(r.Limit)
+	}
+	return l
+}
+
+// Delay is the longest a send lags the decision that admitted it under
+// opt's runtime: the latest wake-up and the op costs of the steps after
+// the decision (one per rule and two more); -1 when either is unbounded.
+func Delay(opt *Options) time.Duration {
+	_, opHi, okOp := opt.OpCost.Bounds()
+	_, lateHi, okLate := opt.Lateness.Bounds()
+	if !okOp || !okLate {
+		return -1
+	}
+	return time.Duration(len(opt.Rules)+2)*opHi + lateHi
 }
 
 func skewSpread(s []time.Duration) time.Duration {
@@ -256,11 +277,8 @@ func skewSpread(s []time.Duration) time.Duration {
 // that arrive at this pace never outrun the limiter).
 func Pace(name string, cfg catalog.LibConfig, rules []rule.Rule) time.Duration {
 	var pace time.Duration
-	for _, r := range rules {
-		n := r.Limit
-		if Family(name) == Windows || Family(name) == Logs {
-			n = cfg.LimitFor(r.Limit)
-		}
+	for i, r := range rules {
+		n := limiterAt(name, cfg, i, r).Limit
 		per := r.Window + cfg.Margin
 		pace = max(pace, (per+time.Duration(n)-1)/time.Duration(n))
 	}

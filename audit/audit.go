@@ -76,6 +76,12 @@ type Report struct {
 	// Skipped are the strategies left out: for a weighted contract, those
 	// that meter no costs.
 	Skipped []Skipped
+	// Delay is the longest a send lags its decision under the runtime
+	// (Delay), which every suggestion assumes.
+	Delay time.Duration // Sliding are the rules the search keeps, each rule's sliding
+	// equivalent (itself when sliding), and KeptAs why, for those changed.
+	Sliding []rule.Rule
+	KeptAs  []string
 }
 
 // StrategyAudit is one library strategy's audit.
@@ -99,6 +105,9 @@ type StrategyAudit struct {
 	Refuted int
 	// Rejected says why the last setting that ran clean was not suggested.
 	Rejected string
+	// Crowds are what Safe costs callers arriving together: the shortest
+	// rule's N of them and three times as many.
+	Crowds []Crowd
 }
 
 // Outcome is one workload's result over several seeds, as the checker
@@ -158,8 +167,10 @@ func Run(opt Options) (*Report, error) {
 	rep := &Report{
 		Rules: opt.Rules, Boundary: opt.Boundary, Workloads: Workloads(opt.Rules),
 		Seed: opt.Seed, Seeds: opt.Seeds, Verify: opt.Verify, Lateness: opt.Lateness, OpCost: opt.OpCost,
-		Searched: !opt.NoSearch, ProviderKinds: opt.ProviderKinds, Skipped: skipped,
+		Searched: !opt.NoSearch, ProviderKinds: opt.ProviderKinds, Skipped: skipped, Delay: Delay(&opt),
 	}
+	so, keptAs := slidingOptions(&opt)
+	rep.Sliding, rep.KeptAs = so.Rules, keptAs
 	for _, name := range names {
 		if _, ok := catalog.LibStrategy(name, opt.Config); !ok {
 			return nil, fmt.Errorf("audit: %q is not a library strategy (known: %v)", name, catalog.AuditStrategyNames())
@@ -204,9 +215,28 @@ func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst,
 	if sa.Outcomes, err = run(opt, wls, name, opt.Config, opt.Seeds, false); err != nil {
 		return sa, nil, err
 	}
-	if !opt.NoSearch {
-		if err := search(opt, wls, &sa); err != nil {
+	// Every rule driven to the setting's analytic worst case, as given.
+	for _, wl := range Saturation(name, opt.Config, opt) {
+		o, err := runSaturation(opt, wl, name, opt.Config, opt.Seeds, false)
+		if err != nil {
 			return sa, nil, err
+		}
+		sa.Outcomes = append(sa.Outcomes, o...)
+	}
+	if !opt.NoSearch {
+		// Rules of another kind are searched as the sliding rules that
+		// imply them (SlidingEquivalent).
+		sopt, _ := slidingOptions(opt)
+		if err := search(sopt, wls, &sa); err != nil {
+			return sa, nil, err
+		}
+		if err := searchPerRule(sopt, wls, &sa); err != nil {
+			return sa, nil, err
+		}
+		if sa.Safe != nil {
+			if sa.Crowds, err = crowds(sopt, sa.Name, *sa.Safe); err != nil {
+				return sa, nil, err
+			}
 		}
 	}
 	if opt.SearchDir == "" {

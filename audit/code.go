@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
@@ -42,12 +43,12 @@ func Code(name string, cfg catalog.LibConfig, rules []rule.Rule) string {
 			parts[i] = fmt.Sprintf("ratelimit.New(%d, ratelimit.Per(%s), %s)", r.Limit, goDuration(per), slack)
 			continue
 		}
-		burst := cfg.BurstOf(r)
+		l := limiterAt(name, cfg, i, r)
 		sec := strconv.FormatFloat(per.Seconds(), 'f', -1, 64)
 		if !strings.Contains(sec, ".") {
 			sec += ".0"
 		}
-		parts[i] = fmt.Sprintf("rate.NewLimiter(rate.Limit(%d/%s), %d)", r.Limit, sec, burst)
+		parts[i] = fmt.Sprintf("rate.NewLimiter(rate.Limit(%d/%s), %d)", l.Limit, sec, l.Burst)
 	}
 	return strings.Join(parts, "; ")
 }
@@ -80,6 +81,8 @@ func Setting(name string, cfg catalog.LibConfig) string {
 		}
 	} else if name == catalog.UberRatelimit {
 		s = fmt.Sprintf("slack %d", cfg.Slack)
+	} else if len(cfg.PerRule) > 0 {
+		s = perRuleText(cfg.PerRule)
 	} else if cfg.Burst == 0 {
 		s = "burst N"
 	} else {
@@ -94,4 +97,14 @@ func Setting(name string, cfg catalog.LibConfig) string {
 		s += ", N per W"
 	}
 	return s
+}
+
+// perRuleText describes per-rule limiters, in rule order: "bursts
+// 1·10·30, rates 10·491·9971" (tokens per window plus margin).
+func perRuleText(ls []libs.RuleLimit) string {
+	bs, ns := make([]string, len(ls)), make([]string, len(ls))
+	for i, l := range ls {
+		bs[i], ns[i] = strconv.Itoa(l.Burst), strconv.Itoa(l.Limit)
+	}
+	return "bursts " + strings.Join(bs, "·") + ", rates " + strings.Join(ns, "·")
 }

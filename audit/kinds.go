@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"time"
+
 	"fmt"
 	"io"
 	"strings"
@@ -122,9 +124,8 @@ func newRuleOutcomes(rules []rule.Rule) []RuleOutcome {
 	return out
 }
 
-// checkKinds refuses what the kinds of opt's rules rule out, and turns the
-// search off for rules that are not all sliding: the analytic worst cases
-// and the search for a safe setting are for sliding windows.
+// checkKinds refuses what the kinds of opt's rules rule out: the provider
+// kinds and the worst-case search are for sliding rules.
 func checkKinds(opt *Options) error {
 	if weighted(opt.Rules) && opt.SearchDir != "" {
 		return fmt.Errorf("audit: the worst-case search is for call rules only so far")
@@ -138,7 +139,6 @@ func checkKinds(opt *Options) error {
 	if opt.SearchDir != "" {
 		return fmt.Errorf("audit: the worst-case search is for sliding rules only")
 	}
-	opt.NoSearch = true
 	return nil
 }
 
@@ -207,4 +207,51 @@ func kindName(k rule.Kind) string {
 		return "bucket (burst N)"
 	}
 	return k.String()
+}
+
+// longestDay is the longest local day of a time zone (a day the clocks go
+// back an hour): a sliding window this long holds every local day.
+const longestDay = 25 * time.Hour
+
+// SlidingEquivalent returns a sliding rule whose every keeping log keeps
+// r as its provider counts it, and why (empty for a sliding rule):
+//   - fixed and first-call windows of W are each one of the sliding windows
+//     of W (local days in a zone: of their longest, 25 h);
+//   - a bucket of burst B refilled N per W admits B + N·d/W in any span d,
+//     and sliding b per T with b = min(B, N) and T = ⌈W·b/N⌉ lets through at
+//     most b·(⌊d/T⌋ + 1) ≤ b + N·d/W there.
+func SlidingEquivalent(r rule.Rule) (rule.Rule, string) {
+	out := rule.Rule{Limit: r.Limit, Window: r.Window, Unit: r.Unit, Buckets: r.Buckets}
+	switch r.Kind {
+	case rule.Fixed, rule.FirstCall:
+		if r.Zone != "" {
+			out.Window = longestDay
+			return out, fmt.Sprintf("%v kept as %v: a local day is at most 25 h, one of the sliding windows of that length", r, out)
+		}
+		return out, fmt.Sprintf("%v kept as %v: each of its windows is one of the sliding windows of %v, whatever their offset", r, out, r.Window)
+	case rule.Bucket:
+		b := min(r.Burst, r.Limit)
+		out.Limit = b
+		// ⌈W·b/N⌉ in parts, so a day's nanoseconds times b never overflow.
+		w, n := int64(r.Window), int64(r.Limit)
+		out.Window = time.Duration(w/n*int64(b) + ceilDiv(w%n*int64(b), n))
+		return out, fmt.Sprintf("%v kept as %v: %d per %v sliding lets through at most %d + %d·d/%v in any span d, what the bucket admits", r, out, b, out.Window, b, r.Limit, r.Window)
+	}
+	return out, ""
+}
+
+// slidingOptions returns opt with each rule read as its sliding
+// equivalent (SlidingEquivalent), the rules the search keeps, and the
+// reasons for those it changed.
+func slidingOptions(opt *Options) (*Options, []string) {
+	so := *opt
+	so.Rules = make([]rule.Rule, len(opt.Rules))
+	var why []string
+	for i, r := range opt.Rules {
+		var w string
+		if so.Rules[i], w = SlidingEquivalent(r); w != "" {
+			why = append(why, w)
+		}
+	}
+	return &so, why
 }

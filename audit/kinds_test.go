@@ -101,7 +101,7 @@ func TestProviderKindsSameSends(t *testing.T) {
 }
 
 // TestAuditOfAKind: rules that name a kind are judged as that provider
-// counts them, the libraries set from their N/W; no bound or search.
+// counts them, the libraries set from their N/W; no bound.
 func TestAuditOfAKind(t *testing.T) {
 	opt := DefaultOptions(mustRules(t, "5/1s fixed"))
 	opt.Lateness, opt.OpCost = workload.Dist{}, workload.Dist{}
@@ -109,7 +109,7 @@ func TestAuditOfAKind(t *testing.T) {
 	opt.Strategies = []string{catalog.FixedWindow, catalog.XRateChained}
 	rep, err := Run(opt)
 	require.NoError(t, err)
-	assert.False(t, rep.Searched, "a search for a fixed provider")
+	assert.Equal(t, []string{"5/1s fixed kept as 5/1s: each of its windows is one of the sliding windows of 1s, whatever their offset"}, rep.KeptAs)
 	for _, sa := range rep.Strategies {
 		assert.Nil(t, sa.Bounds, "%s: analytic bounds for a fixed provider", sa.Name)
 		st, _ := catalog.LibStrategy(sa.Name, opt.Config)
@@ -133,4 +133,47 @@ func TestAuditOfAKind(t *testing.T) {
 	opt.ProviderKinds = true
 	_, err = Run(opt)
 	assert.ErrorContains(t, err, "without a kind")
+}
+
+// TestSuggestionsForOtherKinds: a contract with a fixed or bucket rule gets
+// suggestions, searched as the sliding rules that imply it, and each
+// suggestion's sends on every workload and verify seed keep the rules as
+// the provider counts them.
+func TestSuggestionsForOtherKinds(t *testing.T) {
+	for _, contract := range []string{"10/s,10000/day fixed", "10/s,1000/1h burst 50"} {
+		t.Run(contract, func(t *testing.T) {
+			rep, opt := audited(t, contract, 2, catalog.XRateReserveAll, catalog.ThrottledMem)
+			require.Len(t, rep.KeptAs, 1, "the reason the second rule carries over")
+			for _, sa := range rep.Strategies {
+				require.NotNil(t, sa.Safe, "%s: a suggestion for %s (%s)", sa.Name, contract, sa.Rejected)
+				st := mustStrategy(t, sa.Name, *sa.Safe)
+				so, _ := slidingOptions(&opt)
+				for _, wl := range append(rep.Workloads, Saturation(sa.Name, *sa.Safe, so)...) {
+					for seed := opt.Seed; seed < opt.Seed+uint64(opt.Verify); seed++ {
+						res, err := simulate.RunStrategy(wl.Scenario(so, sa.Name), st, seed, simulate.Options{})
+						require.NoError(t, err)
+						cr, err := checker.Check(res.Sends, checker.Config{Rules: opt.Rules})
+						require.NoError(t, err)
+						for _, rr := range cr.Rules {
+							assert.Zero(t, rr.Violations, "%s %s seed %d: %v", sa.Name, wl.Name, seed, rr.Rule)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSlidingEquivalent(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"10000/day fixed", "10000/24h"},
+		{"1000/1h burst 50", "50/3m"},
+		{"10/1s burst 20", "10/1s"},
+		{"5/1s", "5/1s"},
+	} {
+		r := mustRules(t, tt.in)[0]
+		got, why := SlidingEquivalent(r)
+		assert.Equal(t, mustRules(t, tt.want)[0], got, tt.in)
+		assert.Equal(t, r.Kind != rule.Sliding, why != "", "%s: a reason when the rule changes", tt.in)
+	}
 }

@@ -1,12 +1,15 @@
 package audit
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/rlcheck/rlcheck/buildinfo"
 	"github.com/rlcheck/rlcheck/rule"
@@ -37,7 +40,7 @@ func WriteText(w io.Writer, r *Report) error {
 		fmt.Fprintln(w, "\nleft out (a weighted contract: they meter no costs):"+skippedText(r.Skipped))
 	}
 	if !slidingOnly(r.Rules) {
-		fmt.Fprintln(w, "\nthe provider counts these rules as written; the libraries are set from their N/W (and unit) as users write them; analytic worst cases and the safe-setting search are for sliding rules only")
+		fmt.Fprintln(w, "\nthe provider counts these rules as written; the libraries are set from their N/W (and unit) as users write them; analytic worst cases are for sliding rules only")
 	}
 	if r.ProviderKinds {
 		if err := writeKinds(w, r); err != nil {
@@ -60,12 +63,12 @@ func WriteText(w io.Writer, r *Report) error {
 			return err
 		}
 	}
-	sat := ""
+	sat := fmt.Sprintf("; saturate-RULE (calls spaced so that the setting's analytic worst case for RULE fits in one of its windows, for two windows, no faster than the setting sustains when it can, and one window's worth and one more when faster; over %d calls, on seed %d only)", longSaturation, r.Seed)
 	switch {
-	case r.Searched && weighted(r.Rules):
+	case weighted(r.Rules) && r.Searched:
 		sat = "; a weighted contract has no saturation workloads (calls of random cost cannot be paced to fill a window): its rules rest on the analysis"
-	case r.Searched:
-		sat = fmt.Sprintf("; saturate-RULE (calls spaced so that the setting's analytic worst case for RULE fits in one of its windows, for two windows, no faster than the setting sustains when it can; over %d calls, on seed %d only)", longSaturation, r.Seed)
+	case weighted(r.Rules):
+		sat = ""
 	}
 	units := ""
 	if weighted(r.Rules) {
@@ -84,10 +87,15 @@ func writeSafe(w io.Writer, r *Report) error {
 	if weighted(r.Rules) {
 		sat = ", no call refused"
 	}
-	fmt.Fprintf(w, "\nsuggested safe settings (analytic worst case within every limit, 0 violations on every workload, seeds %d..%d%s):\n\n",
+	fmt.Fprintf(w, "\nsuggested safe settings (analytic worst case within every limit, 0 violations on every workload, seeds %d..%d%s), each design's best by what it lets through (the time 3N callers arriving together take, then the long-run rate):\n",
 		r.Seed, r.Seed+uint64(r.Verify)-1, sat)
+	for _, k := range r.KeptAs {
+		fmt.Fprintln(w, "  "+k)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "strategy\tsetting\ttried\tmax in window / limit\tanalytic worst\trules\trate kept\tGo")
+	ks := crowdSizes(r.Sliding)
+	fmt.Fprintf(tw, "strategy\tsetting\ttried\tmax in window / limit\tanalytic worst\trules\t%d, %d callers take\tlong run\trate kept\tassumes\tGo\n", ks[0], ks[1])
 	by := func(i int) string { return r.Rules[i].String() }
 	for _, sa := range r.Strategies {
 		if sa.Safe == nil {
@@ -103,7 +111,7 @@ func writeSafe(w io.Writer, r *Report) error {
 			default:
 				why = "no margin tried was enough"
 			}
-			fmt.Fprintf(tw, "%s\tnone found\t%d\t\t\t\t\t%s\n", sa.Name, sa.Tried, why)
+			fmt.Fprintf(tw, "%s\tnone found\t%d\t\t\t\t\t\t\t\t%s\n", sa.Name, sa.Tried, why)
 			continue
 		}
 		worst := make([]RuleOutcome, len(sa.SafeVerdicts))
@@ -112,10 +120,69 @@ func writeSafe(w io.Writer, r *Report) error {
 			worst[k] = RuleOutcome{Rule: v.Rule, MaxInWindow: v.Measured}
 			bounds[k] = v.Bound
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%.1f%%\t%s\n", sa.Name, Setting(sa.Name, *sa.Safe), sa.Tried, windows(worst),
-			boundList(bounds), verdictText(sa.SafeVerdicts, by), 100*Kept(*sa.Safe, r.Rules), Code(sa.Name, *sa.Safe, r.Rules))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.1f%%\t%.1f%%\t%s\t%s\n", sa.Name, Setting(sa.Name, *sa.Safe), sa.Tried, windows(worst),
+			boundList(bounds), verdictText(sa.SafeVerdicts, by), crowdText(sa.Crowds), 100*LongRun(sa.Name, *sa.Safe, r.Sliding),
+			100*Kept(*sa.Safe, r.Sliding), Assumes(r), Code(sa.Name, *sa.Safe, r.Sliding))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeSlow(w, r)
+}
+
+// Assumes is what every suggestion of r rests on besides its runs: the
+// longest a send lags its decision, and the most callers at once.
+func Assumes(r *Report) string {
+	callers := 0
+	for _, wl := range r.Workloads {
+		callers = max(callers, wl.Callers, len(wl.Arrivals.Times)-1)
+	}
+	return fmt.Sprintf("delay ≤ %v, ≤ %d callers", r.Delay, callers)
+}
+
+func crowdText(cs []Crowd) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = c.Took.Round(time.Millisecond).String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// writeSlow says which suggestions keep the contract only by making
+// crowds wait (3N callers over ten times as long as the fastest
+// suggestion), and names the designs that let them through sooner.
+func writeSlow(w io.Writer, r *Report) error {
+	var fast []StrategyAudit
+	for _, sa := range r.Strategies {
+		if len(sa.Crowds) > 1 {
+			fast = append(fast, sa)
+		}
+	}
+	if len(fast) == 0 {
+		return nil
+	}
+	took := func(sa StrategyAudit) time.Duration { return sa.Crowds[1].Took }
+	slices.SortStableFunc(fast, func(a, b StrategyAudit) int { return cmp.Compare(took(a), took(b)) })
+	best := took(fast[0])
+	var sooner []string
+	for _, sa := range fast[:min(len(fast), 3)] {
+		if took(sa) <= 10*best {
+			sooner = append(sooner, fmt.Sprintf("%s %v", sa.Name, took(sa).Round(time.Millisecond)))
+		}
+	}
+	var lines []string
+	for _, sa := range r.Strategies {
+		if len(sa.Crowds) < 2 || took(sa) <= 10*best {
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("%s: one burst (or slack) for all its limiters; the setting that keeps every rule (%s) makes %d callers arriving together take %v; these keep every rule and let them through sooner: %s",
+			sa.Name, Setting(sa.Name, *sa.Safe), sa.Crowds[1].Callers, took(sa).Round(time.Millisecond), strings.Join(sooner, ", ")))
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintln(w, "\n"+strings.Join(lines, "\n"))
+	return err
 }
 
 func violations(o Outcome) string {
@@ -170,6 +237,7 @@ type jsonReport struct {
 	Lateness   string         `json:"lateness"`
 	OpCost     string         `json:"op_cost"`
 	Costs      string         `json:"costs,omitempty"`
+	KeptAs     []string       `json:"kept_as,omitempty"`
 	Strategies []jsonStrategy `json:"strategies"`
 	Skipped    []jsonSkipped  `json:"skipped,omitempty"`
 }
@@ -192,18 +260,34 @@ type jsonStrategy struct {
 }
 
 type jsonSetting struct {
-	Burst     int    `json:"burst,omitempty"`
-	UnitBurst int    `json:"unit_burst,omitempty"`
-	Half      bool   `json:"half,omitempty"`
-	Slack     int    `json:"slack"`
-	MarginNs  int64  `json:"margin_ns"`
-	Go        string `json:"go"`
+	Burst     int  `json:"burst,omitempty"`
+	UnitBurst int  `json:"unit_burst,omitempty"`
+	Half      bool `json:"half,omitempty"`
+	// Slack is uber's only: the other designs have none.
+	Slack    *int            `json:"slack,omitempty"`
+	PerRule  []jsonRuleLimit `json:"per_rule,omitempty"`
+	MarginNs int64           `json:"margin_ns"`
+	Go       string          `json:"go"`
+}
+
+type jsonRuleLimit struct {
+	Burst int `json:"burst"`
+	Limit int `json:"limit"`
 }
 
 type jsonSafe struct {
 	Setting  jsonSetting   `json:"setting"`
 	Outcomes []jsonOutcome `json:"workloads"`
 	Verdicts []jsonVerdict `json:"verdicts"`
+	Crowds   []jsonCrowd   `json:"crowds"`
+	LongRun  float64       `json:"long_run"`
+	RateKept float64       `json:"rate_kept"`
+	Assumes  string        `json:"assumes"`
+}
+
+type jsonCrowd struct {
+	Callers int   `json:"callers"`
+	TookNs  int64 `json:"took_ns"`
 }
 
 type jsonVerdict struct {
@@ -246,6 +330,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		out.Rules = append(out.Rules, ru.String())
 	}
 	out.Costs = costText(r.Rules, "")
+	out.KeptAs = r.KeptAs
 	for _, sk := range r.Skipped {
 		out.Skipped = append(out.Skipped, jsonSkipped(sk))
 	}
@@ -256,7 +341,11 @@ func WriteJSON(w io.Writer, r *Report) error {
 			js.AnalyticWorst = append(js.AnalyticWorst, b.Worst)
 		}
 		if sa.Safe != nil {
-			js.Safe = &jsonSafe{Setting: setting(sa.Name, *sa.Safe, r.Rules), Outcomes: outcomes(sa.SafeOutcomes)}
+			js.Safe = &jsonSafe{Setting: setting(sa.Name, *sa.Safe, r.Sliding), Outcomes: outcomes(sa.SafeOutcomes),
+				LongRun: LongRun(sa.Name, *sa.Safe, r.Sliding), RateKept: Kept(*sa.Safe, r.Sliding), Assumes: Assumes(r)}
+			for _, c := range sa.Crowds {
+				js.Safe.Crowds = append(js.Safe.Crowds, jsonCrowd{Callers: c.Callers, TookNs: int64(c.Took)})
+			}
 			for _, v := range sa.SafeVerdicts {
 				js.Safe.Verdicts = append(js.Safe.Verdicts, jsonVerdict{Rule: v.Rule.String(), MaxInWindow: v.Measured,
 					AnalyticWorst: v.Worst, BoundBy: r.Rules[v.By].String(), Limit: v.Rule.Limit, Status: v.Status})
@@ -270,7 +359,14 @@ func WriteJSON(w io.Writer, r *Report) error {
 }
 
 func setting(name string, c catalog.LibConfig, rules []rule.Rule) jsonSetting {
-	return jsonSetting{Burst: c.Burst, UnitBurst: c.UnitBurst, Half: c.Half, Slack: c.Slack, MarginNs: int64(c.Margin), Go: Code(name, c, rules)}
+	js := jsonSetting{Burst: c.Burst, UnitBurst: c.UnitBurst, Half: c.Half, MarginNs: int64(c.Margin), Go: Code(name, c, rules)}
+	if Family(name) == Slack {
+		js.Slack = &c.Slack
+	}
+	for _, l := range c.PerRule {
+		js.PerRule = append(js.PerRule, jsonRuleLimit(l))
+	}
+	return js
 }
 
 func outcomes(os []Outcome) []jsonOutcome {

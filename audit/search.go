@@ -122,9 +122,9 @@ func NoSetting(name string) string {
 // rule that loses most: ⌊N/2⌋/N with Half, times W/(W+margin).
 func Kept(cfg catalog.LibConfig, rules []rule.Rule) float64 {
 	kept := 1.0
-	for _, r := range rules {
+	for i, r := range rules {
 		k := float64(r.Window) / float64(r.Window+cfg.Margin)
-		k *= float64(cfg.LimitFor(r.Limit)) / float64(r.Limit)
+		k *= float64(cfg.LimitFor(cfg.RuleLimitAt(i, r).Limit)) / float64(r.Limit)
 		kept = min(kept, k)
 	}
 	return kept
@@ -140,21 +140,7 @@ func Kept(cfg catalog.LibConfig, rules []rule.Rule) float64 {
 // seeds, then verified (stepping down while verification fails).
 func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 	cands := provable(opt, sa)
-	// The most adversarial workloads first, so a setting that fails fails
-	// fast; outcomes are then put back in the report's order.
-	order := slices.Clone(wls)
-	slices.Reverse(order)
-	clean := func(c catalog.LibConfig, seeds int) ([]Outcome, error) {
-		o, err := run(opt, order, sa.Name, c, seeds, true)
-		if o != nil {
-			slices.Reverse(o)
-			if v := disagreement(o, Bounds(sa.Name, c, opt)); v != nil {
-				sa.Rejected = fmt.Sprintf("%s: %v %s", Setting(sa.Name, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)))
-				return nil, errDisagrees
-			}
-		}
-		return o, err
-	}
+	clean := cleanRun(opt, wls, sa)
 	for i := 0; i < len(cands); {
 		// cands[i:j] share a margin, most generous first.
 		j := i + 1
@@ -196,6 +182,27 @@ func search(opt *Options, wls []Workload, sa *StrategyAudit) error {
 	return nil
 }
 
+// cleanRun returns the run of a setting over every workload on seeds
+// seeds that search and confirm judge by: nil outcomes at the first
+// violation, errDisagrees when a rule measured over its analytic worst case.
+func cleanRun(opt *Options, wls []Workload, sa *StrategyAudit) func(catalog.LibConfig, int) ([]Outcome, error) {
+	// The most adversarial workloads first, so a setting that fails fails
+	// fast; outcomes are then put back in the report's order.
+	order := slices.Clone(wls)
+	slices.Reverse(order)
+	return func(c catalog.LibConfig, seeds int) ([]Outcome, error) {
+		o, err := run(opt, order, sa.Name, c, seeds, true)
+		if o != nil {
+			slices.Reverse(o)
+			if v := disagreement(o, Bounds(sa.Name, c, opt)); v != nil {
+				sa.Rejected = fmt.Sprintf("%s: %v %s", Setting(sa.Name, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)))
+				return nil, errDisagrees
+			}
+		}
+		return o, err
+	}
+}
+
 // provable returns the candidates whose analytic worst case is within
 // every limit, and counts the others in sa.Refuted.
 func provable(opt *Options, sa *StrategyAudit) []catalog.LibConfig {
@@ -219,11 +226,7 @@ func confirm(opt *Options, sa *StrategyAudit, c catalog.LibConfig, clean func(ca
 		return false, err
 	}
 	for _, wl := range Saturation(sa.Name, c, opt) {
-		seeds := opt.Verify
-		if wl.Callers > longSaturation {
-			seeds = 1
-		}
-		so, err := run(opt, []Workload{wl}, sa.Name, c, seeds, true)
+		so, err := runSaturation(opt, wl, sa.Name, c, opt.Verify, true)
 		if err != nil || so == nil {
 			return false, err
 		}
@@ -244,6 +247,15 @@ func confirm(opt *Options, sa *StrategyAudit, c catalog.LibConfig, clean func(ca
 	}
 	sa.Safe, sa.SafeOutcomes, sa.SafeVerdicts = &c, o, vs
 	return true, nil
+}
+
+// runSaturation runs the saturation workload wl with cfg on seeds seeds,
+// or on the first only when it is over longSaturation calls.
+func runSaturation(opt *Options, wl Workload, name string, cfg catalog.LibConfig, seeds int, stopEarly bool) ([]Outcome, error) {
+	if wl.Callers > longSaturation {
+		seeds = 1
+	}
+	return run(opt, []Workload{wl}, name, cfg, seeds, stopEarly)
 }
 
 // errDisagrees ends a search: a workload put more sends in one window than

@@ -53,11 +53,7 @@ func Workloads(rules []rule.Rule) []Workload {
 			slowest = r
 		}
 	}
-	burst := min(3*maxN, maxCallers)
-	times := make([]int64, 1+burst)
-	for i := 1; i < len(times); i++ {
-		times[i] = int64(2 * maxW)
-	}
+	times := crowdWorkload(rules, min(3*maxN, maxCallers)).Arrivals.Times
 	// The straddle: one call opens a window (a fixed window started by its
 	// first hit, or the epoch-aligned one: the same instant), then N calls
 	// just before its end and N at its end.
@@ -148,7 +144,14 @@ func Saturation(name string, cfg catalog.LibConfig, opt *Options) []Workload {
 	for k, b := range Bounds(name, cfg, opt) {
 		r := opt.Rules[k]
 		every := pace
-		if a := min(b.Worst, int64(r.Limit)); a > 1 {
+		a := b.Worst // within the limit for a safe setting; beyond it as configured
+		if a == Unbounded || (Family(name) == Windows && a > int64(r.Limit)) {
+			// Fixed windows reach theirs only with N callers at an edge,
+			// which chained windows hold back as a crowd retrying every
+			// W/N: the straddle shows it for the fastest rule.
+			a = int64(r.Limit)
+		}
+		if a > 1 {
 			fit := (r.Window - 1) / time.Duration(a-1) // a calls this far apart fit in W
 			if fit < pace {
 				every = fit
@@ -157,6 +160,11 @@ func Saturation(name string, cfg catalog.LibConfig, opt *Options) []Workload {
 			}
 		}
 		calls := min(int(2*r.Window/every)+1, maxSaturation)
+		if every < pace {
+			// Faster than the setting sustains: one window's worth and one
+			// more, so no crowd of refused callers piles up retrying.
+			calls = min(calls, int(a)+1)
+		}
 		if Family(name) == Logs {
 			// Each call costs a sorted-set scan in the embedded Redis that
 			// grows with the entries held: a day of them is left to the

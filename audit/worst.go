@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -195,7 +196,7 @@ func WriteReplay(dir string, opt *Options, w *Worst) (string, error) {
 		rules[i] = r.String()
 	}
 	note := ""
-	if w.Config != libs.Default() {
+	if !reflect.DeepEqual(w.Config, libs.Default()) {
 		note = fmt.Sprintf("# Found with %s; the simulator's %s has the default setting.\n", Setting(w.Strategy, w.Config), w.Strategy)
 	}
 	yaml := fmt.Sprintf(`# Written by rlcheck audit --search: keep it as a regression case.

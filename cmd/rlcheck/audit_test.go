@@ -110,13 +110,15 @@ func TestAuditUnexercisedIsNotSafe(t *testing.T) {
 }
 
 // TestAuditProviderKinds: a rule that names a kind is audited against that
-// provider (no search), --provider-kinds judges the same sends as each
-// kind, and refuses rules that already name one.
+// provider and searched as the sliding rule that implies it,
+// --provider-kinds judges the same sends as each kind, and refuses rules
+// that already name one.
 func TestAuditProviderKinds(t *testing.T) {
 	out, errOut, code := run(t, "", "audit", "--rules", "5/1s fixed", "--strategies", "redis-fixed-window", "--lateness", "0", "--op-cost", "0", "--seeds", "1")
 	require.Equal(t, exitOK, code, "exit code; stderr %q", errOut)
-	assert.Contains(t, out, "safe-setting search are for sliding rules only")
-	assert.NotContains(t, out, "suggested safe settings")
+	assert.Contains(t, out, "analytic worst cases are for sliding rules only")
+	assert.Contains(t, out, "5/1s fixed kept as 5/1s")
+	assert.Contains(t, out, "\nredis-fixed-window  N/2, N per W ")
 
 	out, errOut, code = run(t, "", "audit", "--rules", "5/1s", "--provider-kinds", "--strategies", "redis-rate", "--no-search", "--seeds", "1",
 		"--lateness", "0", "--op-cost", "0", "--format", "json")

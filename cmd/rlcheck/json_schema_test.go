@@ -239,9 +239,13 @@ type docRun struct {
 }
 
 type docAuditSetting struct {
-	Burst    int    `json:"burst"`
-	Half     bool   `json:"half"`
-	Slack    int    `json:"slack"`
+	Burst   int  `json:"burst"`
+	Half    bool `json:"half"`
+	Slack   *int `json:"slack"`
+	PerRule []struct {
+		Burst int `json:"burst"`
+		Limit int `json:"limit"`
+	} `json:"per_rule"`
 	MarginNs int64  `json:"margin_ns"`
 	Go       string `json:"go"`
 }
@@ -276,6 +280,7 @@ type docAudit struct {
 	VerifySeeds int      `json:"verify_seeds"`
 	Lateness    string   `json:"lateness"`
 	OpCost      string   `json:"op_cost"`
+	KeptAs      []string `json:"kept_as"`
 	Strategies  []struct {
 		Name          string             `json:"name"`
 		Setting       docAuditSetting    `json:"setting"`
@@ -295,6 +300,13 @@ type docAudit struct {
 				Limit         int    `json:"limit"`
 				Status        string `json:"status"`
 			} `json:"verdicts"`
+			Crowds []struct {
+				Callers int   `json:"callers"`
+				TookNs  int64 `json:"took_ns"`
+			} `json:"crowds"`
+			LongRun  float64 `json:"long_run"`
+			RateKept float64 `json:"rate_kept"`
+			Assumes  string  `json:"assumes"`
 		} `json:"safe"`
 	} `json:"strategies"`
 }
@@ -412,6 +424,21 @@ func TestJSONSchema(t *testing.T) {
 			func() any { return &docAudit{} }, func(t *testing.T, d any) {
 				doc := d.(*docAudit)
 				assert.Equal(t, int64(2e6), doc.Strategies[0].Setting.MarginNs)
+				for _, st := range doc.Strategies {
+					assert.Equal(t, st.Name == "uber-ratelimit", st.Setting.Slack != nil, "%s: slack only where the design has one", st.Name)
+					if st.Safe != nil {
+						require.Len(t, st.Safe.Crowds, 2, st.Name)
+						assert.Equal(t, 15, st.Safe.Crowds[1].Callers, st.Name)
+						assert.Contains(t, st.Safe.Assumes, "delay ≤", st.Name)
+					}
+				}
+			}},
+		{"audit-fixed", []string{"audit", "--rules", "10/s,1000/1h burst 50", "--seeds", "1", "--verify", "1", "--strategies", "xrate-reserve-all"},
+			func() any { return &docAudit{} }, func(t *testing.T, d any) {
+				doc := d.(*docAudit)
+				require.Len(t, doc.KeptAs, 1)
+				require.NotNil(t, doc.Strategies[0].Safe, "a suggestion for a bucket rule")
+				assert.NotEmpty(t, doc.Strategies[0].Safe.Setting.PerRule)
 			}},
 		{"audit-kinds", []string{"audit", "--rules", "5/1s", "--seeds", "1", "--no-search", "--provider-kinds", "--strategies", "redis-fixed-window"},
 			func() any { return &docAudit{} }, func(t *testing.T, d any) {

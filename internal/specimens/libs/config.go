@@ -33,6 +33,33 @@ type Config struct {
 	// the two-round-trip design reads it. On a real server it is 0: the
 	// network supplies it.
 	RoundTrip time.Duration
+	// PerRule, when set, gives each call rule's x/time/rate limiter its own
+	// burst and rate, by the rules' index: what a user tunes rule by rule.
+	// Only the x/time/rate limiters read it; a zero field keeps Burst or N.
+	PerRule []RuleLimit
+}
+
+// RuleLimit is one rule's token bucket: Burst tokens, refilled Limit
+// tokens per window plus Margin (0: Config.Burst or the rule's N; N).
+type RuleLimit struct {
+	Burst int
+	Limit int
+}
+
+// RuleLimitAt returns rule i's limiter (i < 0: no rule's own): its burst and the
+// tokens it earns per window plus Margin, from PerRule or the defaults.
+func (c Config) RuleLimitAt(i int, r rule.Rule) RuleLimit {
+	out := RuleLimit{Burst: c.BurstOf(r), Limit: r.Limit}
+	if r.Unit != "" || i < 0 || i >= len(c.PerRule) {
+		return out
+	}
+	if p := c.PerRule[i]; p.Burst > 0 {
+		out.Burst = p.Burst
+	}
+	if p := c.PerRule[i]; p.Limit > 0 {
+		out.Limit = p.Limit
+	}
+	return out
 }
 
 // UberDefaultSlack is go.uber.org/ratelimit's slack when none is given.
@@ -57,6 +84,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("libs: margin must not be negative")
 	case c.RoundTrip < 0:
 		return fmt.Errorf("libs: round trip must not be negative")
+	}
+	for _, p := range c.PerRule {
+		if p.Burst < 0 || p.Limit < 0 {
+			return fmt.Errorf("libs: a rule's burst and limit must not be negative")
+		}
 	}
 	return nil
 }

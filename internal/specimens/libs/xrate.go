@@ -17,14 +17,19 @@ import (
 // NewRateLimiter returns the x/time/rate limiter users write for r:
 // rate.NewLimiter(rate.Limit(N/(W+Margin)), cfg.BurstOf(r)).
 func NewRateLimiter(r rule.Rule, cfg Config) *rate.Limiter {
-	per := (r.Window + cfg.Margin).Seconds()
-	return rate.NewLimiter(rate.Limit(float64(r.Limit)/per), cfg.BurstOf(r))
+	return newRateLimiter(cfg.RuleLimitAt(-1, r), r.Window+cfg.Margin)
 }
 
+func newRateLimiter(l RuleLimit, per time.Duration) *rate.Limiter {
+	return rate.NewLimiter(rate.Limit(float64(l.Limit)/per.Seconds()), l.Burst)
+}
+
+// newRateLimiters returns one limiter per rule, each with its own burst
+// and rate when cfg.PerRule sets them.
 func newRateLimiters(rules []rule.Rule, cfg Config) []*rate.Limiter {
 	lims := make([]*rate.Limiter, len(rules))
 	for i, r := range rules {
-		lims[i] = NewRateLimiter(r, cfg)
+		lims[i] = newRateLimiter(cfg.RuleLimitAt(i, r), r.Window+cfg.Margin)
 	}
 	return lims
 }

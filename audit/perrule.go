@@ -1,0 +1,220 @@
+package audit
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
+	"github.com/rlcheck/rlcheck/workload"
+)
+
+// perRuleTries caps the per-rule settings run, best ranked first.
+const perRuleTries = 4
+
+// maxCrowd caps the crowds, each refused caller of a retrying design
+// asking again until it passes.
+const maxCrowd = 100
+
+// crowdSizes are the crowds a suggestion is costed on: the shortest
+// rule's N callers arriving together (of mean cost for a cost rule), and
+// three times as many, at most maxCrowd.
+func crowdSizes(rules []rule.Rule) []int {
+	n := shortest(callEquivalent(rules)).Limit
+	return []int{min(n, maxCrowd), min(3*n, maxCrowd)}
+}
+
+func shortest(rules []rule.Rule) rule.Rule {
+	s := rules[0]
+	for _, r := range rules {
+		if r.Window < s.Window {
+			s = r
+		}
+	}
+	return s
+}
+
+// perRuleCandidates returns settings of strategy name at base's margin in
+// which each rule's limiter has its own burst (1, the shortest rule's N or
+// three times it, below the rule's own N) and the largest rate that keeps
+// every analytic worst case within its limit, best ranked first (rank).
+func perRuleCandidates(opt *Options, name string, base catalog.LibConfig) []catalog.LibConfig {
+	n := shortest(opt.Rules).Limit
+	ladders := make([][]int, len(opt.Rules))
+	for i, r := range opt.Rules {
+		for _, b := range []int{1, n, 3 * n} {
+			if b < r.Limit && !slices.Contains(ladders[i], b) {
+				ladders[i] = append(ladders[i], b)
+			}
+		}
+		if len(ladders[i]) == 0 {
+			ladders[i] = []int{1}
+		}
+	}
+	var out []catalog.LibConfig
+	for _, bursts := range product(ladders) {
+		c := base
+		c.Burst = 0
+		c.PerRule = make([]libs.RuleLimit, len(bursts))
+		for i, b := range bursts {
+			c.PerRule[i].Burst = b
+		}
+		if fitRates(opt, name, &c) {
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b catalog.LibConfig) int { return rank(opt, name, a, b) })
+	return out
+}
+
+// product lists every choice of one value from each ladder.
+func product(ladders [][]int) [][]int {
+	out := [][]int{nil}
+	for _, l := range ladders {
+		var next [][]int
+		for _, p := range out {
+			for _, v := range l {
+				next = append(next, append(slices.Clone(p), v))
+			}
+		}
+		out = next
+	}
+	return out
+}
+
+// fitRates gives each rule's limiter in c the most tokens per window that
+// keep the rule's analytic worst case within its limit (bisection: the
+// bound grows with the rate), and reports whether every rule then holds.
+func fitRates(opt *Options, name string, c *catalog.LibConfig) bool {
+	for i, r := range opt.Rules {
+		lo, hi := 1, r.Limit
+		for lo < hi {
+			mid := (lo + hi + 1) / 2
+			c.PerRule[i].Limit = mid
+			if b := Bounds(name, *c, opt)[i]; b.Worst != Unbounded && b.Worst <= int64(r.Limit) {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		c.PerRule[i].Limit = lo
+	}
+	return AnalyticSafe(Bounds(name, *c, opt))
+}
+
+// CrowdBound is the analytic time k callers arriving together at full
+// buckets take through strategy name's limiters with cfg: the slowest
+// limiter's, (k − burst) tokens at its rate; late wake-ups not counted.
+func CrowdBound(name string, cfg catalog.LibConfig, rules []rule.Rule, k int) time.Duration {
+	var d time.Duration
+	for i, r := range rules {
+		l := limiterAt(name, cfg, i, r)
+		if Family(name) == Slack {
+			l.Burst = cfg.Slack + 1
+		}
+		if need := int64(k - l.Burst); need > 0 {
+			per := int64(r.Window + cfg.Margin)
+			d = max(d, time.Duration(ceilDiv(need*per, int64(l.Limit))))
+		}
+	}
+	return d
+}
+
+// LongRun is the share of the contract's long-run rate (its slowest
+// rule's N/W) that strategy name with cfg sustains.
+func LongRun(name string, cfg catalog.LibConfig, rules []rule.Rule) float64 {
+	contract, kept := 0.0, 0.0
+	for i, r := range rules {
+		c := float64(r.Limit) / float64(r.Window)
+		k := float64(limiterAt(name, cfg, i, r).Limit) / float64(r.Window+cfg.Margin)
+		if i == 0 || c < contract {
+			contract = c
+		}
+		if i == 0 || k < kept {
+			kept = k
+		}
+	}
+	return min(kept/contract, 1)
+}
+
+// rank orders two settings by what they let through: the time 3N callers
+// arriving together take, then the long-run rate, then the rate kept on
+// the rule that loses most.
+func rank(opt *Options, name string, a, b catalog.LibConfig) int {
+	k := crowdSizes(opt.Rules)[1]
+	if ta, tb := CrowdBound(name, a, opt.Rules, k), CrowdBound(name, b, opt.Rules, k); ta != tb {
+		return cmp.Compare(ta, tb)
+	}
+	if la, lb := LongRun(name, a, opt.Rules), LongRun(name, b, opt.Rules); la != lb {
+		return cmp.Compare(lb, la)
+	}
+	return cmp.Compare(Kept(b, opt.Rules), Kept(a, opt.Rules))
+}
+
+// searchPerRule tries, for a design whose limiters take a burst and rate
+// per rule, the per-rule settings at the safe setting's margin that rank
+// above it, best first, and keeps the first that is safe (confirm).
+func searchPerRule(opt *Options, wls []Workload, sa *StrategyAudit) error {
+	if sa.Safe == nil || !designOf(sa.Name).perRule || weighted(opt.Rules) {
+		return nil
+	}
+	base, rejected := *sa.Safe, sa.Rejected
+	clean := cleanRun(opt, wls, sa)
+	tries := 0
+	for _, c := range perRuleCandidates(opt, sa.Name, base) {
+		if rank(opt, sa.Name, c, base) >= 0 || tries == perRuleTries {
+			break
+		}
+		tries++
+		sa.Tried++
+		ok, err := confirm(opt, sa, c, clean)
+		if err != nil {
+			return ignoreDisagrees(err)
+		}
+		if ok {
+			return nil
+		}
+	}
+	sa.Rejected = rejected
+	return nil
+}
+
+// Crowd is how long k callers arriving together after an idle spell took
+// through a setting, on the first seed: from their arrival to the last
+// send, late wake-ups included.
+type Crowd struct {
+	Callers int
+	Took    time.Duration
+}
+
+// crowds measures the setting cfg of strategy name on each crowd size.
+func crowds(opt *Options, name string, cfg catalog.LibConfig) ([]Crowd, error) {
+	var out []Crowd
+	for _, k := range crowdSizes(opt.Rules) {
+		wl := crowdWorkload(opt.Rules, k)
+		st, _ := catalog.LibStrategy(name, cfg)
+		res, err := runSeeds(wl.Scenario(opt, name), st, opt.Seed, 1, false)
+		if err != nil {
+			return nil, err
+		}
+		at := wl.Arrivals.Times[1]
+		out = append(out, Crowd{Callers: k, Took: time.Duration(slices.Max(res[0].Sends) - at)})
+	}
+	return out, nil
+}
+
+// crowdWorkload is one call, an idle spell of twice the longest window,
+// then k callers at once: the burst-after-idle workload of k callers.
+func crowdWorkload(rules []rule.Rule, k int) Workload {
+	var maxW time.Duration
+	for _, r := range rules {
+		maxW = max(maxW, r.Window)
+	}
+	times := make([]int64, 1+k)
+	for i := 1; i < len(times); i++ {
+		times[i] = int64(2 * maxW)
+	}
+	return Workload{Name: "crowd", Arrivals: workload.Arrivals{Kind: workload.Replay, Times: times}}
+}

@@ -1,0 +1,126 @@
+package audit
+
+import (
+	"os"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
+	"github.com/rlcheck/rlcheck/workload"
+)
+
+// TestPerRuleLetsACrowdThrough: for 10/s, 500/min, 10000/day the
+// x/time/rate designs get a burst and rate per rule that lets 30 callers
+// arriving together through in at most 6 s, where burst 1 on every rule
+// takes over 4 minutes, and the setting keeps every rule on every workload
+// and saturation workload: over 3 seeds, and 1,000 with RLCHECK_FULL=1.
+func TestPerRuleLetsACrowdThrough(t *testing.T) {
+	seeds := 3
+	if os.Getenv("RLCHECK_FULL") == "1" {
+		seeds = 1000
+	}
+	rep, opt := audited(t, "10/s,500/min,10000/day", 2, catalog.XRateReserveAll, catalog.XRateChained)
+	for _, sa := range rep.Strategies {
+		require.NotNil(t, sa.Safe, sa.Name)
+		require.Len(t, sa.Safe.PerRule, 3, "%s: a burst and rate per rule", sa.Name)
+		require.Len(t, sa.Crowds, 2, sa.Name)
+		assert.Equal(t, 30, sa.Crowds[1].Callers, sa.Name)
+		assert.LessOrEqual(t, sa.Crowds[1].Took, 6*time.Second, "%s: 30 callers with %s", sa.Name, Setting(sa.Name, *sa.Safe))
+		assert.Greater(t, CrowdBound(sa.Name, *sa.Safe, opt.Rules, 30), time.Duration(0), sa.Name)
+		st := mustStrategy(t, sa.Name, *sa.Safe)
+		var sends int
+		for _, wl := range append(rep.Workloads, Saturation(sa.Name, *sa.Safe, &opt)...) {
+			out, err := runSeeds(wl.Scenario(&opt, sa.Name), st, 1, seeds, false)
+			require.NoError(t, err)
+			for seed, res := range out {
+				sends += len(res.Sends)
+				cr, err := checker.Check(res.Sends, checker.Config{Rules: opt.Rules})
+				require.NoError(t, err)
+				for _, rr := range cr.Rules {
+					require.Zero(t, rr.Violations, "%s %s seed %d: violations of %v", sa.Name, wl.Name, seed+1, rr.Rule)
+				}
+			}
+		}
+		t.Logf("%s (%s): 30 callers in %v, %d seeds, %d sends, no violation", sa.Name, Setting(sa.Name, *sa.Safe), sa.Crowds[1].Took, seeds, sends)
+	}
+}
+
+// TestBurstOneCrowdIsSlow: with one burst for every limiter, the only
+// safe setting of 10/s, 500/min, 10000/day is burst 1, and 30 callers
+// then wait for the daily bucket: one every 8.64 s.
+func TestBurstOneCrowdIsSlow(t *testing.T) {
+	rep, opt := audited(t, "10/s,500/min,10000/day", 1, catalog.ThrottledMem)
+	sa := rep.Strategies[0]
+	require.NotNil(t, sa.Safe)
+	assert.Equal(t, 1, sa.Safe.Burst)
+	assert.Greater(t, sa.Crowds[1].Took, 4*time.Minute, "30 callers through burst 1 on a daily bucket")
+	assert.InDelta(t, float64(29*(24*time.Hour+sa.Safe.Margin)/10000), float64(CrowdBound(sa.Name, *sa.Safe, opt.Rules, 30)), 1, "29 tokens at 10000 per day")
+}
+
+// TestDefaultSaturationReachesAnalytic: at the settings users write, the
+// saturation workloads drive the minute rule of 10/s, 500/min, 10000/day
+// to within 5% of each bucket design's analytic worst case (609 of 610
+// for the chained x/time/rate limiters).
+func TestDefaultSaturationReachesAnalytic(t *testing.T) {
+	opt := DefaultOptions(mustRules(t, "10/s,500/min,10000/day"))
+	opt.Seeds, opt.NoSearch = 1, true
+	opt.Strategies = []string{catalog.XRateChained, catalog.XRateReserveAll, catalog.UberRatelimit, catalog.ThrottledMem}
+	if os.Getenv("RLCHECK_FULL") == "1" {
+		// A script per call in the embedded Redis: a second or so more.
+		opt.Strategies = append(opt.Strategies, catalog.RedisRate, catalog.ThrottledRedis)
+	}
+	rep, err := Run(opt)
+	require.NoError(t, err)
+	for _, sa := range rep.Strategies {
+		var most int64
+		for _, o := range sa.Outcomes {
+			most = max(most, o.Rules[1].MaxInWindow)
+		}
+		worst := sa.Bounds[1].Worst
+		assert.GreaterOrEqual(t, most*100, worst*95, "%s: %d of the analytic %d in one minute", sa.Name, most, worst)
+		if sa.Name == catalog.XRateChained {
+			assert.GreaterOrEqual(t, most, int64(580), "x/time/rate chained in one minute")
+		}
+	}
+}
+
+// TestLatenessMovesEveryMargin: one model of delay. Timer lateness up to
+// 70 ms moves every design's smallest provable margin to at least 70 ms,
+// as op costs of the same size do.
+func TestLatenessMovesEveryMargin(t *testing.T) {
+	slow := workload.Dist{Kind: workload.Uniform, A: 100 * time.Microsecond, B: 70 * time.Millisecond}
+	for _, name := range catalog.AuditStrategyNames() {
+		if NoSetting(name) != "" && Family(name) != Windows {
+			continue // no setting to move
+		}
+		t.Run(name, func(t *testing.T) {
+			margin := func(late, op workload.Dist) time.Duration {
+				opt := DefaultOptions(mustRules(t, "5/1s"))
+				opt.Lateness, opt.OpCost = late, op
+				cs := provable(&opt, &StrategyAudit{Name: name})
+				require.NotEmpty(t, cs, "a provable setting")
+				return cs[0].Margin
+			}
+			exact := margin(workload.Dist{}, workload.Dist{})
+			late, op := margin(slow, workload.Dist{}), margin(workload.Dist{}, slow)
+			assert.GreaterOrEqual(t, late, 70*time.Millisecond, "lateness")
+			assert.GreaterOrEqual(t, op, 70*time.Millisecond, "op cost")
+			assert.Greater(t, late, exact, "lateness moves the margin")
+		})
+	}
+}
+
+// audited runs the audit of contract for names on seed 1, verified over
+// verify seeds.
+func audited(t *testing.T, contract string, verify int, names ...string) (*Report, Options) {
+	t.Helper()
+	opt := DefaultOptions(mustRules(t, contract))
+	opt.Seeds, opt.Verify, opt.Strategies = 1, verify, names
+	rep, err := Run(opt)
+	require.NoError(t, err)
+	return rep, opt
+}
