@@ -97,8 +97,8 @@ func TestCheckCostsAsTheIssueWritesIt(t *testing.T) {
 	}
 }
 
-// TestCheckCostsRefusals: a --cost that names no metered unit, or no
-// column, is refused with the reason.
+// TestCheckCostsRefusals: a --cost that names no metered unit, no column,
+// or a unit already given, is refused with the reason.
 func TestCheckCostsRefusals(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -106,6 +106,9 @@ func TestCheckCostsRefusals(t *testing.T) {
 	}{
 		{[]string{"--cost", "points=p"}, `--cost "points=p": no rule meters points (the rules meter tokens)`},
 		{[]string{"--cost", "tokens"}, `--cost "tokens": want UNIT=COLUMN`},
+		// One parser for every command: a unit given twice is refused, not
+		// read from the last flag.
+		{[]string{"--cost", "tokens=a", "--cost", "tokens=b"}, `--cost "tokens=b": unit tokens given twice`},
 	} {
 		args := append([]string{"check", "--rules", "100 tokens/1s"}, c.args...)
 		_, stderr, code := run(t, "ts_ms,tokens\n1,2\n", append(args, "-")...)

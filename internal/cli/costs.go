@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/rule"
@@ -19,25 +20,48 @@ func CostSources(rules []rule.Rule, costFlags []string) ([]sendlog.CostSource, e
 	if len(units) > sendlog.MaxCosts {
 		return nil, fmt.Errorf("the rules meter %d units (%s): check reads at most %d", len(units), strings.Join(units, ", "), sendlog.MaxCosts)
 	}
-	named := map[string]string{}
-	for _, f := range costFlags {
-		unit, name, ok := strings.Cut(f, "=")
-		unit, name = strings.TrimSpace(unit), strings.TrimSpace(name)
-		if !ok || unit == "" || name == "" {
-			return nil, fmt.Errorf("--cost %q: want UNIT=COLUMN, such as tokens=total_tokens", f)
-		}
-		if !slices.Contains(units, unit) {
-			return nil, fmt.Errorf("--cost %q: no rule meters %s (the rules meter %s)", f, unit, unitList(units))
-		}
-		named[unit] = name
+	flags, err := parseCosts(costFlags, "UNIT=COLUMN, such as tokens=total_tokens", units, false)
+	if err != nil {
+		return nil, err
 	}
 	var out []sendlog.CostSource
 	for _, u := range units {
 		name := u
-		if n, ok := named[u]; ok {
-			name = n
+		if i := slices.IndexFunc(flags, func(c costFlag) bool { return c.unit == u }); i >= 0 {
+			name = flags[i].name
 		}
 		out = append(out, sendlog.CostSource{Unit: u, Col: name, Field: name})
+	}
+	return out, nil
+}
+
+// costFlag is one --cost flag: its text, the unit and the name of the
+// column, field or header that holds the unit's cost.
+type costFlag struct{ text, unit, name string }
+
+// parseCosts reads --cost flags, the one parser of every command that
+// takes them: UNIT=NAME, or with bare UNIT alone (named as the unit);
+// each unit at most once, and with units (the units the rules meter) one
+// of them. shape says what to write, for errors.
+func parseCosts(flags []string, shape string, units []string, bare bool) ([]costFlag, error) {
+	var out []costFlag
+	for _, f := range flags {
+		unit, name, named := strings.Cut(f, "=")
+		unit, name = strings.TrimSpace(unit), strings.TrimSpace(name)
+		if !named && bare {
+			name = unit
+		}
+		valid := (rule.Rule{Limit: 1, Window: time.Second, Unit: unit}).Validate() == nil
+		if (!named && !bare) || unit == "" || name == "" || !valid {
+			return nil, fmt.Errorf("--cost %q: want %s (a unit is a lower-case word: tokens, input_tokens)", f, shape)
+		}
+		if units != nil && !slices.Contains(units, unit) {
+			return nil, fmt.Errorf("--cost %q: no rule meters %s (the rules meter %s)", f, unit, unitList(units))
+		}
+		if slices.ContainsFunc(out, func(c costFlag) bool { return c.unit == unit }) {
+			return nil, fmt.Errorf("--cost %q: unit %s given twice", f, unit)
+		}
+		out = append(out, costFlag{f, unit, name})
 	}
 	return out, nil
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -179,23 +178,16 @@ func (o *inferOptions) run(path string, stdin io.Reader) (string, *infer.Log, in
 // inferCosts reads --cost: the units whose cost rules infer bounds, each
 // read from the column or field named as the unit or as the flag names.
 func inferCosts(flags []string) ([]sendlog.CostSource, error) {
-	var out []sendlog.CostSource
-	for _, f := range flags {
-		unit, name, named := strings.Cut(f, "=")
-		unit, name = strings.TrimSpace(unit), strings.TrimSpace(name)
-		if !named {
-			name = unit
-		}
-		if err := (rule.Rule{Limit: 1, Window: time.Second, Unit: unit}).Validate(); err != nil || unit == "" || name == "" {
-			return nil, fmt.Errorf("--cost %q: want UNIT=NAME or UNIT, such as tokens=total_tokens (a unit is a lower-case word: tokens, input_tokens)", f)
-		}
-		if slices.ContainsFunc(out, func(c sendlog.CostSource) bool { return c.Unit == unit }) {
-			return nil, fmt.Errorf("--cost %q: unit %s given twice", f, unit)
-		}
-		out = append(out, sendlog.CostSource{Unit: unit, Col: name, Field: name})
+	parsed, err := parseCosts(flags, "UNIT=NAME or UNIT, such as tokens=total_tokens", nil, true)
+	if err != nil {
+		return nil, err
 	}
-	if len(out) > sendlog.MaxCosts {
-		return nil, fmt.Errorf("--cost: %d units; infer reads at most %d", len(out), sendlog.MaxCosts)
+	if len(parsed) > sendlog.MaxCosts {
+		return nil, fmt.Errorf("--cost: %d units; infer reads at most %d", len(parsed), sendlog.MaxCosts)
+	}
+	var out []sendlog.CostSource
+	for _, c := range parsed {
+		out = append(out, sendlog.CostSource{Unit: c.unit, Col: c.name, Field: c.name})
 	}
 	return out, nil
 }

@@ -15,25 +15,18 @@ import (
 // path into the JSON body); every unit needs one.
 func ServeCostSources(rules []rule.Rule, costFlags []string) ([]serve.CostSource, error) {
 	units := checker.UnitsOf(rules)
+	flags, err := parseCosts(costFlags, "UNIT=HEADER or UNIT=body:FIELD, such as tokens=X-Tokens or tokens=body:max_tokens", units, false)
+	if err != nil {
+		return nil, err
+	}
 	var out []serve.CostSource
-	for _, f := range costFlags {
-		unit, name, ok := strings.Cut(f, "=")
-		unit, name = strings.TrimSpace(unit), strings.TrimSpace(name)
-		if !ok || unit == "" || name == "" {
-			return nil, fmt.Errorf("--cost %q: want UNIT=HEADER or UNIT=body:FIELD, such as tokens=X-Tokens or tokens=body:max_tokens", f)
-		}
-		if !slices.Contains(units, unit) {
-			return nil, fmt.Errorf("--cost %q: no rule meters %s (the rules meter %s)", f, unit, unitList(units))
-		}
-		if slices.ContainsFunc(out, func(c serve.CostSource) bool { return c.Unit == unit }) {
-			return nil, fmt.Errorf("--cost %q: %s has a source already", f, unit)
-		}
-		c := serve.CostSource{Unit: unit, Header: name}
-		if field, isBody := strings.CutPrefix(name, "body:"); isBody {
+	for _, f := range flags {
+		c := serve.CostSource{Unit: f.unit, Header: f.name}
+		if field, isBody := strings.CutPrefix(f.name, "body:"); isBody {
 			if field == "" {
-				return nil, fmt.Errorf("--cost %q: want a field after body:", f)
+				return nil, fmt.Errorf("--cost %q: want a field after body:", f.text)
 			}
-			c = serve.CostSource{Unit: unit, Field: field}
+			c = serve.CostSource{Unit: f.unit, Field: field}
 		}
 		out = append(out, c)
 	}

@@ -27,7 +27,7 @@ func TestServeCosts(t *testing.T) {
 		{[]string{"--rules", "100 tokens/1s", "--cost", "points=X-P"}, "no rule meters points"},
 		{[]string{"--rules", "100 tokens/1s", "--cost", "tokens"}, "want UNIT=HEADER or UNIT=body:FIELD"},
 		{[]string{"--rules", "100 tokens/1s", "--cost", "tokens=body:"}, "want a field after body:"},
-		{[]string{"--rules", "100 tokens/1s", "--cost", "tokens=A", "--cost", "tokens=B"}, "has a source already"},
+		{[]string{"--rules", "100 tokens/1s", "--cost", "tokens=A", "--cost", "tokens=B"}, "unit tokens given twice"},
 	} {
 		_, _, err := serveConfig(t, tc.args...)
 		assert.ErrorContains(t, err, tc.err, "%v", tc.args)
