@@ -64,21 +64,10 @@ func asKind(rules []rule.Rule, k rule.Kind) []rule.Rule {
 
 // judge returns the checker's figures for a run's sends under rules.
 func judge(res *simulate.StrategyResult, units []string, rules []rule.Rule, b rule.Boundary) ([]RuleOutcome, error) {
-	cfg := checker.Config{Rules: rules, Boundary: b, Units: units}
-	c := checker.New(cfg)
-	nu := len(units)
-	for i, t := range res.Sends {
-		var err error
-		if nu == 0 {
-			err = c.Observe(t, int64(i))
-		} else {
-			err = c.ObserveCost(t, int64(i), res.SendCosts[i*nu:(i+1)*nu])
-		}
-		if err != nil {
-			return nil, fmt.Errorf("audit: %w", err)
-		}
+	rep, err := checker.CheckCosts(res.Sends, res.SendCosts, checker.Config{Rules: rules, Boundary: b, Units: units})
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
 	}
-	rep := c.Report()
 	out := make([]RuleOutcome, len(rep.Rules))
 	for k, rr := range rep.Rules {
 		out[k] = RuleOutcome{Rule: rules[k], Violations: rr.Violations, MaxInWindow: rr.MaxInWindow}

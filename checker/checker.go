@@ -521,3 +521,26 @@ func Check(times []int64, cfg Config) (Report, error) {
 	c.hist.free() // c is done with, and the report holds copies
 	return rep, nil
 }
+
+// CheckCosts is Check for sends with costs: costs holds len(cfg.Units)
+// costs a send, send i's from costs[i*len(cfg.Units)], in the units'
+// order; with no units it is Check. The Ref of each send is its index.
+func CheckCosts(times, costs []int64, cfg Config) (Report, error) {
+	nu := len(cfg.Units)
+	if nu == 0 {
+		return Check(times, cfg)
+	}
+	if len(costs) != nu*len(times) {
+		return Report{}, &CostError{Msg: fmt.Sprintf("%d costs for %d sends in %d units", len(costs), len(times), nu)}
+	}
+	c := New(cfg)
+	for i, t := range times {
+		if err := c.ObserveCost(t, int64(i), costs[i*nu:(i+1)*nu]); err != nil {
+			c.hist.free()
+			return Report{}, err
+		}
+	}
+	rep := c.Report()
+	c.hist.free()
+	return rep, nil
+}

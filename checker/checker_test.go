@@ -479,3 +479,29 @@ func TestIdleThenResume(t *testing.T) {
 	}
 	require.GreaterOrEqual(t, total, 100, "too few releases in all: the test does not exercise Idle")
 }
+
+// TestCheckCostsIsObserveCost: CheckCosts gives ObserveCost's verdict on
+// each send in turn, Check's without units, and refuses costs that do not
+// give each send one per unit.
+func TestCheckCostsIsObserveCost(t *testing.T) {
+	rules := []rule.Rule{{Limit: 2, Window: 10}, {Limit: 10, Window: 10, Unit: "tokens"}}
+	times, costs := []int64{0, 1, 2, 3}, []int64{4, 4, 1, 3}
+	rep, err := CheckCosts(times, costs, Config{Rules: rules, Units: []string{"tokens"}})
+	require.NoError(t, err)
+	c := New(Config{Rules: rules, Units: []string{"tokens"}})
+	for i, at := range times {
+		require.NoError(t, c.ObserveCost(at, int64(i), costs[i:i+1]))
+	}
+	assert.Equal(t, c.Report(), rep)
+	assert.EqualValues(t, 2, rep.Rules[0].Violations)
+	assert.EqualValues(t, 1, rep.Rules[1].Violations)
+
+	plain, err := CheckCosts(times, nil, Config{Rules: rules[:1]})
+	require.NoError(t, err)
+	want, err := Check(times, Config{Rules: rules[:1]})
+	require.NoError(t, err)
+	assert.Equal(t, want, plain)
+
+	_, err = CheckCosts(times, costs[:3], Config{Rules: rules, Units: []string{"tokens"}})
+	assert.ErrorContains(t, err, "3 costs for 4 sends in 1 units")
+}

@@ -419,22 +419,11 @@ func judge(sends []int64, rules []rule.Rule, b rule.Boundary) ([]RuleResult, int
 // meter.
 func judgeCosts(sends, costs []int64, units []string, rules []rule.Rule, b rule.Boundary) ([]RuleResult, int64, int64, error) {
 	out := make([]RuleResult, len(rules))
-	c := checker.New(checker.Config{Rules: rules, Boundary: b, Units: units,
+	cfg := checker.Config{Rules: rules, Boundary: b, Units: units,
 		OnViolation: func(i int, v checker.Violation) {
 			out[i].Shortfall = max(out[i].Shortfall, rules[i].Window-time.Duration(v.Send.At-v.WindowStart.At))
-		}})
-	var err error
-	for i, t := range sends {
-		if len(units) == 0 {
-			err = c.Observe(t, int64(i))
-		} else {
-			err = c.ObserveCost(t, int64(i), costs[i*len(units):(i+1)*len(units)])
-		}
-		if err != nil {
-			break
-		}
-	}
-	rep := c.Report()
+		}}
+	rep, err := checker.CheckCosts(sends, costs, cfg)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("realrun: %w", err)
 	}

@@ -369,21 +369,10 @@ func permuteCosts(costs []int64, idx []int32, nu int) []int64 {
 	return out
 }
 
-// checkCosted is checker.Check for times whose costs (len(units) a send)
-// the rules meter, the same when they meter none.
+// checkCosted is checker.CheckCosts with the scenario's units.
 func checkCosted(times, costs []int64, units []string, cfg checker.Config) (checker.Report, error) {
-	if len(units) == 0 {
-		return checker.Check(times, cfg)
-	}
 	cfg.Units = units
-	c := checker.New(cfg)
-	nu := len(units)
-	for i, t := range times {
-		if err := c.ObserveCost(t, int64(i), costs[i*nu:(i+1)*nu]); err != nil {
-			return checker.Report{}, err
-		}
-	}
-	return c.Report(), nil
+	return checker.CheckCosts(times, costs, cfg)
 }
 
 // judge hands the arrivals at the provider, and the admissions when they
