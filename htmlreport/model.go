@@ -74,13 +74,16 @@ type panelRule struct {
 	// the drawn line ("sends in window", a bucket's "tokens short of
 	// full") and Cap the capacity it is drawn against: "limit", or a
 	// bucket's "burst".
-	What       string `json:"what"`
-	Line       string `json:"line"`
-	Cap        string `json:"cap"`
-	Limit      int64  `json:"limit"`
-	Window     int64  `json:"window"`
-	Violations int64  `json:"violations"`
-	Peak       int64  `json:"peak"`
+	What string `json:"what"`
+	Line string `json:"line"`
+	Cap  string `json:"cap"`
+	// Bucket marks a bucket rule: its violations count the sends since
+	// the bucket was last full, not a window's.
+	Bucket     bool  `json:"bucket,omitempty"`
+	Limit      int64 `json:"limit"`
+	Window     int64 `json:"window"`
+	Violations int64 `json:"violations"`
+	Peak       int64 `json:"peak"`
 	// Overview: the occupancy reduced per pixel column and the markers.
 	Over series `json:"over"`
 	// Record-side layer: the admissions' occupancy and violations.
@@ -264,7 +267,7 @@ func build(t timeline) (*panel, error) {
 			Violations: rss[i].Violations, Peak: rss[i].Peak, Over: over[i], Rows: []row{},
 		}
 		if r.Kind == rule.Bucket {
-			pr.Line, pr.Cap = pr.What+" short of full", "burst"
+			pr.Line, pr.Cap, pr.Bucket = pr.What+" short of full", "burst", true
 		}
 		if recOver != nil {
 			pr.RecOver = &recOver[i]

@@ -184,7 +184,7 @@
       const head = el("h3", {}, `rule ${r.rule}: `);
       const v = el("span", { class: r.violations ? "bad viol" : "ok viol", "data-violations": r.violations },
         r.violations === 1 ? "1 violation" : fmt(r.violations) + " violations");
-      head.append(v, `, peak ${fmt(r.peak)} ${r.what} in one window`);
+      head.append(v, r.bucket ? `, at most ${fmt(r.peak)} ${r.line}` : `, peak ${fmt(r.peak)} ${r.what} in one window`);
       if (p.records) {
         head.append("; among the limiter's records: ",
           el("span", { class: "recviol", "data-violations": r.recordViolations }, fmt(r.recordViolations) + " violations"));
@@ -216,9 +216,17 @@
             const { min, max } = u.scales.x;
             for (const c of charts) {
               if (c !== u) c.setScale("x", { min, max });
-              refresh(c, min, max);
             }
             syncing = false;
+            // Data swapped inside uPlot's own scale change keeps the index
+            // range of the data before, and a detail with more points than
+            // the overview would be drawn only up to the overview's last
+            // index: swap it once the change is done.
+            queueMicrotask(() => {
+              syncing = true;
+              for (const c of charts) refresh(c, min, max);
+              syncing = false;
+            });
           }],
         },
       };
@@ -251,6 +259,7 @@
     if (u.box.dataset.mode === "overview" && mode === "overview") return;
     u.box.dataset.mode = mode;
     u.setData(data, false);
+    u.setScale("x", { min, max }); // uPlot takes the new data's index range from a scale change
   }
 
   function violationTable(p, idx, r, ri, charts) {
@@ -261,7 +270,7 @@
     const tb = el("tbody", {});
     const t = el("table", { class: "viol", id: `viol-${idx}-${ri}` },
       el("thead", {}, el("tr", {}, el("th", {}, "#"), el("th", { class: "l" }, "send"), el("th", { class: "l" }, "at"),
-        el("th", {}, r.what + " in window"), el("th", { class: "l" }, "window from"))), tb);
+        el("th", {}, r.what + (r.bucket ? " since full" : " in window")), el("th", { class: "l" }, r.bucket ? "first send since full" : "window from"))), tb);
     const list = el("div", { class: "sends", id: `sends-${idx}-${ri}` });
     r.rows.forEach((row, i) => {
       const tr = el("tr", { "data-row": i }, el("td", {}, String(i + 1)), el("td", { class: "l" }, row.where),

@@ -2,6 +2,7 @@ package htmlreport_test
 
 import (
 	"bytes"
+	"fmt"
 	"context"
 	"os"
 	"path/filepath"
@@ -252,10 +253,38 @@ func TestCheckEveryKindInBrowser(t *testing.T) {
 		for r, rr := range res.Groups[p].Report.Rules {
 			assert.EqualValues(t, rr.Violations, b.violationsShown(t, p, r), "key %s rule %s", key, rr.Rule)
 			assert.Positive(t, b.layers(t, p, r), "key %s rule %s is charted", key, rr.Rule)
+			var left int
+			b.eval(t, fmt.Sprintf(`(() => { const u = window.rlcheckReport.panels[%d].charts[%d]; return u.data[0].length - 1 - u.series[1].idxs[1]; })()`, p, r), &left)
+			assert.Zero(t, left, "key %s rule %s: the line is drawn to the last send", key, rr.Rule)
 		}
 	}
 	for r := range rules {
 		assert.Positive(t, res.Groups[0].Report.Rules[r].Violations, "the worst key breaks %s", rules[r])
 	}
 	b.noErrors(t)
+}
+
+// TestLoneChartDrawnToTheEnd: a panel of one chart, whose whole log fits
+// the exact detail, draws its line and marks to the last send: the detail
+// holds more points than the overview, and a chart that took it inside
+// its own scale change drew only the overview's count of them.
+func TestLoneChartDrawnToTheEnd(t *testing.T) {
+	b := newBrowser(t)
+	var csv bytes.Buffer
+	require.NoError(t, genlog.WriteCSV(&csv, genlog.Config{Lines: 4000, Keys: 1, MeanGap: 30 * time.Millisecond, Seed: 4, Start: 1767225600_000_000_000}))
+	for _, rules := range []string{"5/1s", "5/1s burst 10"} {
+		rs, err := rule.ParseList(rules)
+		require.NoError(t, err)
+		res, err := logcheck.Run([]logcheck.Input{{Name: "sends.csv", R: bytes.NewReader(csv.Bytes())}}, logcheck.Config{
+			Rules: rs, KeepTimes: true, List: htmlreport.CheckList(0, "r.html"),
+		})
+		require.NoError(t, err)
+		path := filepath.Join(t.TempDir(), "lone.html")
+		require.NoError(t, htmlreport.Check(path, res, 0, 20))
+		b.open(t, path)
+		var left int
+		b.eval(t, `(() => { const u = window.rlcheckReport.panels[0].charts[0]; return u.data[0].length - 1 - Math.min(...u.series.slice(1).map((s) => s.idxs[1])); })()`, &left)
+		assert.Zero(t, left, "%s: every layer is drawn to the last send", rules)
+		b.noErrors(t)
+	}
 }
