@@ -2,8 +2,8 @@ package htmlreport_test
 
 import (
 	"bytes"
-	"fmt"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
