@@ -168,7 +168,7 @@ func New(opt Options) (*Server, error) {
 		opt: opt, start: now, base: now.UnixNano(),
 		keys: map[string]*key{}, gone: map[string]*metrics.KeySeries{},
 		rng:      rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)),
-		log:      newLogWriter(opt.Log, checker.UnitsOf(opt.Rules), opt.Upstream != nil),
+		log:      newLogWriter(opt.Log, checker.UnitsOf(opt.Rules), opt.Upstream != nil || opt.Provider != NoProvider),
 		labels:   metrics.NewKeyLabels(opt.MetricsKeys),
 		stopping: make(chan struct{}),
 		now:      opt.Now,
@@ -405,7 +405,8 @@ type arrival struct {
 	send int64
 	sent bool
 	id   string
-	// answer holds the upstream's rate-limit headers, by infer.Header.
+	// answer holds the rate-limit headers of the answer, by infer.Header:
+	// the upstream's, or those a preset sent.
 	answer *[infer.NumHeaders]string
 	// family holds a preset's rate-limit headers.
 	family [][2]string
@@ -543,6 +544,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.Stop()
 	}
 	if chat != nil {
+		a.answer = s.presetAnswer(a, nil)
 		s.end(a, http.StatusOK)
 		s.complete(w, a, chat)
 		return
