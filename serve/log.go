@@ -110,6 +110,18 @@ func LogReadOptionsFor(rules []rule.Rule, perKey bool) sendlog.Options {
 	return o
 }
 
+// LogCheckConfig is how serve's verdict is judged again on its log (read
+// from it with LogReadOptionsFor): under rule.RefusedFree, by the status
+// column too, so that a 429 takes nothing from any window, as `rlcheck
+// check --status-col status --refused free` reads it.
+func LogCheckConfig(o Options, perKey bool) (sendlog.Options, rule.Refusals) {
+	read := LogReadOptionsFor(o.Rules, perKey)
+	if o.Refusals == rule.RefusedFree {
+		read.StatusCol = "status"
+	}
+	return read, o.Refusals
+}
+
 // logWriter writes the request log in arrival order: a request is recorded
 // when it is answered, and held until every earlier arrival has been.
 type logWriter struct {

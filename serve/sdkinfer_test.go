@@ -85,19 +85,23 @@ func assertRecovers(t *testing.T, got inferredKey, rules []rule.Rule, reading ru
 // TestInferRecoversThePresets: an SDK, without retries, probes each preset
 // in waves timed to pin every rule; infer on serve's log, reading the
 // headers the preset sent, names every rule and the reading on refused
-// calls.
+// calls, under either reading serve keeps.
 func TestInferRecoversThePresets(t *testing.T) {
 	node, dir := sdkProject(t)
-	for _, p := range []Provider{OpenAI, Anthropic, AzureOpenAI} {
-		t.Run(p.String(), func(t *testing.T) {
+	for _, c := range []struct {
+		p       Provider
+		reading rule.Refusals
+	}{{OpenAI, rule.RefusedCount}, {Anthropic, rule.RefusedCount}, {AzureOpenAI, rule.RefusedCount}, {OpenAI, rule.RefusedFree}} {
+		p := c.p
+		t.Run(p.String()+"/"+c.reading.Word(), func(t *testing.T) {
 			t.Parallel()
 			rules := sdkRules(t, p)
-			r := start(t, Options{Rules: rules, Provider: p})
+			r := start(t, Options{Rules: rules, Provider: p, Refusals: c.reading})
 			var seen burstSeen
 			runSDK(t, node, dir, &seen, p.String(), "probe", baseURL(p, r.url))
 			r.finish(t)
 			got := inferLog(t, r.log, rules)
-			assertRecovers(t, got, rules, rule.RefusedCount)
+			assertRecovers(t, got, rules, c.reading)
 			require.NotNil(t, got.Headers, "the preset's headers are in the log")
 			assert.Equal(t, int(seen.Statuses["429"]), got.Headers.RetryAfters)
 			t.Logf("%s: %d requests, %d answered 429, %d ms; infer: %+v", p, seen.Sent, seen.Statuses["429"], seen.Elapsed, got.Contract)

@@ -78,7 +78,8 @@ const sleepUntil = (t) => new Promise((r) => setTimeout(r, Math.max(0, t - Date.
 // probe pins every rule of sdk_test.go's presets (6/1s and 600 units a
 // 1s per cost rule) for infer, each wave timed from the answers to the
 // one before, so that late wake-ups shift the waves but break no step.
-// A1 fills the request rule's second; A2, half a second on, is refused;
+// A1 fills the request rule's second; A2, in two halves across the next
+// whole second, is refused (no fixed 1s window explains the second half);
 // A3, more than a second after A1 and less than one after A2, finds the
 // window full only if refused requests count. Per cost rule, wave B
 // fills it across a second's edge and one unit more is refused, and
@@ -96,14 +97,17 @@ async function probe() {
     : [[[12, 297], [0, 1], 2]]; // 300 tokens, then 1
   await ask(c, [0, -1]); // a 400, unjudged: the connection is open before timing starts
   const t0 = Date.now();
-  // A1 0.7 s before an even second, A3 after it: one 2 s fixed window
-  // holds A1, none holds A1 and A3.
+  // A1 0.7 s before an even second, A2 across it, A3 after it: one 2 s
+  // fixed window holds A1, none holds A1 and A3.
   await sleepUntil(Math.ceil((t0 + 800) / 2000) * 2000 - 700);
   const a1 = Date.now();
   await wave(6, small);
-  await sleepUntil(a1 + 500);
-  await wave(8, small);
-  await sleepUntil(a1 + 1200);
+  const answered = Date.now(); // A1 has arrived, all of it
+  await sleepUntil(a1 + 450);
+  await wave(4, small);
+  await sleepUntil(a1 + 750);
+  await wave(4, small);
+  await sleepUntil(answered + 1050);
   await wave(2, small);
   for (const [big, tiny, pad] of units) {
     const edge = Math.ceil((Date.now() + 1350) / 1000) * 1000;
