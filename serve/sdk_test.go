@@ -58,7 +58,7 @@ func sdkProject(t *testing.T) (node, dir string) {
 	}
 	dir = t.TempDir()
 	require.NoError(t, os.Symlink(filepath.Join(installed, "node_modules"), filepath.Join(dir, "node_modules")))
-	for _, f := range []string{"sdk.mjs", "clients.mjs", "package.json"} {
+	for _, f := range []string{"sdk.mjs", "clients.mjs", "counting.mjs", "package.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata/sdk", f))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))

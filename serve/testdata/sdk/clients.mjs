@@ -10,15 +10,9 @@
 // It prints one JSON object: the requests sent and their statuses.
 import OpenAI from 'openai';
 import Bottleneck from 'bottleneck';
+import { seen, counting } from './counting.mjs';
 
 const [mode, baseURL] = process.argv.slice(2);
-const seen = { sent: 0, statuses: {} };
-const counting = async (url, init) => {
-  seen.sent++;
-  const res = await fetch(url, init);
-  seen.statuses[res.status] = (seen.statuses[res.status] || 0) + 1;
-  return res;
-};
 const client = new OpenAI({ baseURL, apiKey: 'dummy', fetch: counting, maxRetries: 0 });
 const sleep = (ms) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 

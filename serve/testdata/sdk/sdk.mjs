@@ -8,15 +8,9 @@
 // It prints one JSON object: what the SDK parsed, or what the burst saw.
 import OpenAI, { AzureOpenAI } from 'openai';
 import Anthropic from '@anthropic-ai/sdk';
+import { seen, counting } from './counting.mjs';
 
 const [provider, mode, baseURL, n] = process.argv.slice(2);
-const seen = { sent: 0, statuses: {} };
-const counting = async (url, init) => {
-  seen.sent++;
-  const res = await fetch(url, init);
-  seen.statuses[res.status] = (seen.statuses[res.status] || 0) + 1;
-  return res;
-};
 const header = (h, k) => (typeof h?.get === 'function' ? h.get(k) : h?.[k]) ?? null;
 const isAnthropic = provider === 'anthropic';
 const prompt = [{ role: 'user', content: 'hello world!' }];
