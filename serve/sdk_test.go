@@ -111,7 +111,7 @@ func runSDK(t *testing.T, node, dir string, out any, args ...string) {
 // runNode runs script and decodes the JSON it prints into out.
 func runNode(t *testing.T, node, dir, script string, out any, args ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, script)}, args...)...)
 	cmd.Dir = dir
