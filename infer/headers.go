@@ -15,7 +15,8 @@ import (
 type Header int
 
 // The headers infer reads: the IETF RateLimit fields, X-RateLimit-*,
-// Retry-After and the per-unit x-ratelimit-*-requests and -tokens.
+// Retry-After, OpenAI's per-unit x-ratelimit-*-requests and -tokens with
+// retry-after-ms, and Anthropic's anthropic-ratelimit-* family.
 const (
 	HRateLimit Header = iota
 	HRateLimitPolicy
@@ -29,6 +30,19 @@ const (
 	HLimitTokens
 	HRemainingTokens
 	HResetTokens
+	HRetryAfterMs
+	HAnthropicRequestsLimit
+	HAnthropicRequestsRemaining
+	HAnthropicRequestsReset
+	HAnthropicTokensLimit
+	HAnthropicTokensRemaining
+	HAnthropicTokensReset
+	HAnthropicInputTokensLimit
+	HAnthropicInputTokensRemaining
+	HAnthropicInputTokensReset
+	HAnthropicOutputTokensLimit
+	HAnthropicOutputTokensRemaining
+	HAnthropicOutputTokensReset
 	NumHeaders
 )
 
@@ -47,6 +61,29 @@ var headerNames = [NumHeaders][2]string{
 	{"X-RateLimit-Limit-Tokens", "x_ratelimit_limit_tokens"},
 	{"X-RateLimit-Remaining-Tokens", "x_ratelimit_remaining_tokens"},
 	{"X-RateLimit-Reset-Tokens", "x_ratelimit_reset_tokens"},
+	{"Retry-After-Ms", "retry_after_ms"},
+	{"Anthropic-RateLimit-Requests-Limit", "anthropic_ratelimit_requests_limit"},
+	{"Anthropic-RateLimit-Requests-Remaining", "anthropic_ratelimit_requests_remaining"},
+	{"Anthropic-RateLimit-Requests-Reset", "anthropic_ratelimit_requests_reset"},
+	{"Anthropic-RateLimit-Tokens-Limit", "anthropic_ratelimit_tokens_limit"},
+	{"Anthropic-RateLimit-Tokens-Remaining", "anthropic_ratelimit_tokens_remaining"},
+	{"Anthropic-RateLimit-Tokens-Reset", "anthropic_ratelimit_tokens_reset"},
+	{"Anthropic-RateLimit-Input-Tokens-Limit", "anthropic_ratelimit_input_tokens_limit"},
+	{"Anthropic-RateLimit-Input-Tokens-Remaining", "anthropic_ratelimit_input_tokens_remaining"},
+	{"Anthropic-RateLimit-Input-Tokens-Reset", "anthropic_ratelimit_input_tokens_reset"},
+	{"Anthropic-RateLimit-Output-Tokens-Limit", "anthropic_ratelimit_output_tokens_limit"},
+	{"Anthropic-RateLimit-Output-Tokens-Remaining", "anthropic_ratelimit_output_tokens_remaining"},
+	{"Anthropic-RateLimit-Output-Tokens-Reset", "anthropic_ratelimit_output_tokens_reset"},
+}
+
+// anthropic gives each header of Anthropic's family its unit ("" for
+// requests) and its part: 0 the limit, 1 the remaining, 2 the reset.
+func (h Header) anthropic() (unit string, part int, ok bool) {
+	if h < HAnthropicRequestsLimit || h >= NumHeaders {
+		return "", 0, false
+	}
+	k := int(h - HAnthropicRequestsLimit)
+	return []string{"", "tokens", "input_tokens", "output_tokens"}[k/3], k % 3, true
 }
 
 // HTTP is the header's HTTP name.
@@ -89,6 +126,7 @@ type Announced struct {
 	// RetryAfter is the wait Retry-After asked for, when HasRetry.
 	RetryAfter time.Duration
 	HasRetry   bool
+	msRetry    bool // RetryAfter came from retry-after-ms
 }
 
 // maxQuota and maxWindowSeconds bound what a header may announce.
@@ -312,6 +350,30 @@ func ParseRetryAfter(s string, at int64) (time.Duration, error) {
 	return max(wait, 0), nil
 }
 
+// ParseRetryAfterMs reads retry-after-ms: a wait in milliseconds, whole
+// or fractional, as OpenAI and Azure OpenAI send it.
+func ParseRetryAfterMs(s string) (time.Duration, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || f < 0 || f > maxWindowSeconds*1e3 || math.IsNaN(f) {
+		return 0, fmt.Errorf("%s is no wait in milliseconds", quote(s))
+	}
+	return time.Duration(f * 1e6), nil
+}
+
+// ParseInstantReset reads a reset given as an RFC 3339 instant
+// (Anthropic's): the wait from at (ns) until it, 0 when it is past.
+func ParseInstantReset(s string, at int64) (time.Duration, error) {
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("%s is no RFC 3339 instant", quote(s))
+	}
+	wait := t.Sub(time.Unix(0, at))
+	if wait > maxWindowSeconds*time.Second {
+		return 0, fmt.Errorf("%s is more than 100 years after the answer: no reset a provider announces", quote(s))
+	}
+	return max(wait, 0), nil
+}
+
 // ParseUnitReset reads a per-unit reset: a duration ("6m0s", "20ms") or
 // seconds.
 func ParseUnitReset(s string) (time.Duration, error) {
@@ -352,6 +414,9 @@ type BadHeader struct {
 }
 
 func (a *Announced) add(h Header, s string, at int64) error {
+	if unit, part, ok := h.anthropic(); ok {
+		return a.addAnthropic(h, unit, part, s, at)
+	}
 	switch h {
 	case HRateLimit:
 		r, err := ParseRateLimit(s)
@@ -380,10 +445,40 @@ func (a *Announced) add(h Header, s string, at int64) error {
 		return err
 	case HRetryAfter:
 		d, err := ParseRetryAfter(s, at)
-		a.RetryAfter, a.HasRetry = d, err == nil
+		if err == nil && !a.msRetry {
+			a.RetryAfter, a.HasRetry = d, true
+		}
+		return err
+	case HRetryAfterMs:
+		// The finer of the two waits wins: Retry-After is whole seconds.
+		d, err := ParseRetryAfterMs(s)
+		if err == nil {
+			a.RetryAfter, a.HasRetry, a.msRetry = d, true, true
+		}
 		return err
 	}
 	_, err := ParseUnitReset(s) // HResetRequests, HResetTokens
+	return err
+}
+
+// addAnthropic reads one header of Anthropic's family: a limit or what
+// remains in unit (no window named), or a reset instant.
+func (a *Announced) addAnthropic(h Header, unit string, part int, s string, at int64) error {
+	switch part {
+	case 0:
+		n, err := count(s)
+		if err == nil {
+			a.Limits = append(a.Limits, Limit{N: n, Unit: unit, From: h})
+		}
+		return err
+	case 1:
+		n, err := count(s)
+		if err == nil {
+			a.Remaining = append(a.Remaining, Remaining{N: n, Unit: unit})
+		}
+		return err
+	}
+	_, err := ParseInstantReset(s, at)
 	return err
 }
 

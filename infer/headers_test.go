@@ -331,3 +331,50 @@ func TestAnswerNamingALimitTwiceCountsOnce(t *testing.T) {
 	require.Len(t, res.Headers.Announced, 1)
 	assert.Equal(t, 2, res.Headers.Announced[0].Answers, "two answers")
 }
+
+// TestParseProviderFamilies: Anthropic's anthropic-ratelimit-* family
+// (RFC 3339 resets) and OpenAI's retry-after-ms, which is finer than
+// Retry-After and wins over it.
+func TestParseProviderFamilies(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).UnixNano()
+	raw := [NumHeaders]string{
+		HAnthropicRequestsLimit:         "50",
+		HAnthropicRequestsRemaining:     "0",
+		HAnthropicRequestsReset:         "2026-01-02T03:04:07Z",
+		HAnthropicInputTokensLimit:      "30000",
+		HAnthropicInputTokensRemaining:  "29000",
+		HAnthropicInputTokensReset:      "2026-01-02T03:04:06Z",
+		HAnthropicOutputTokensLimit:     "8000",
+		HAnthropicOutputTokensRemaining: "7990",
+		HAnthropicOutputTokensReset:     "2026-01-02T03:04:06Z",
+		HAnthropicTokensRemaining:       "36990",
+		HRetryAfter:                     "2",
+	}
+	a, bad := ParseAnswer(&raw, at)
+	require.Empty(t, bad)
+	assert.Equal(t, []Limit{
+		{N: 50, From: HAnthropicRequestsLimit},
+		{N: 30000, Unit: "input_tokens", From: HAnthropicInputTokensLimit},
+		{N: 8000, Unit: "output_tokens", From: HAnthropicOutputTokensLimit},
+	}, a.Limits)
+	assert.Equal(t, []Remaining{{N: 0}, {N: 36990, Unit: "tokens"}, {N: 29000, Unit: "input_tokens"}, {N: 7990, Unit: "output_tokens"}}, a.Remaining)
+	assert.Equal(t, 2*time.Second, a.RetryAfter)
+	assert.False(t, a.RefusedWithRoom(), "no request left: that explains a 429")
+
+	raw = [NumHeaders]string{HLimitRequests: "6", HRemainingRequests: "0", HResetRequests: "966ms", HRetryAfter: "1", HRetryAfterMs: "966"}
+	a, bad = ParseAnswer(&raw, at)
+	require.Empty(t, bad)
+	assert.True(t, a.HasRetry)
+	assert.Equal(t, 966*time.Millisecond, a.RetryAfter, "retry-after-ms, not the whole second")
+
+	raw = [NumHeaders]string{HAnthropicRequestsReset: "in 2 seconds", HRetryAfterMs: "-3", HAnthropicTokensLimit: "x"}
+	_, bad = ParseAnswer(&raw, at)
+	assert.Len(t, bad, 3)
+	for _, ok := range []string{"2026-01-02T03:04:05.5Z", "2026-01-02T03:04:00Z"} {
+		_, err := ParseInstantReset(ok, at)
+		assert.NoError(t, err, ok)
+	}
+	d, err := ParseRetryAfterMs("12.5")
+	require.NoError(t, err)
+	assert.Equal(t, 12500*time.Microsecond, d)
+}

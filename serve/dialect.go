@@ -76,12 +76,16 @@ func ceilTo(d, unit int64) int64 {
 // rejectDialect answers a request that broke the contract as the
 // provider does: 429 with the wait until it would be admitted.
 func (s *Server) rejectDialect(w http.ResponseWriter, a *arrival) {
-	s.end(a, http.StatusTooManyRequests)
-	h := w.Header()
+	retry := [][2]string{{"retry-after", strconv.FormatInt(a.retryAfter, 10)}}
 	if s.opt.Provider != Anthropic {
-		h.Set("retry-after-ms", strconv.FormatInt(ceilTo(a.wait, int64(time.Millisecond))/int64(time.Millisecond), 10))
+		retry = append(retry, [2]string{"retry-after-ms", strconv.FormatInt(ceilTo(a.wait, int64(time.Millisecond))/int64(time.Millisecond), 10)})
 	}
-	h.Set("retry-after", strconv.FormatInt(a.retryAfter, 10))
+	h := w.Header()
+	for _, kv := range retry {
+		h.Set(kv[0], kv[1])
+	}
+	a.answer = s.presetAnswer(a, retry)
+	s.end(a, http.StatusTooManyRequests)
 	kind, msg := "requests", "too many requests in flight"
 	if len(a.broken) > 0 {
 		r := s.opt.Rules[a.broken[0].rule]

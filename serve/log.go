@@ -22,7 +22,8 @@ const LogHeader = "ts_ns,key,status,duration_ns,send_ns,request_id"
 // When the rules meter costs, the log has one more column per unit, named
 // as the unit, after request_id: the request's cost in it. With an
 // upstream, the log then has the upstream's rate-limit headers, raw, one
-// column each, named as infer reads them (AnswerColumns).
+// column each, named as infer reads them (AnswerColumns); with a provider
+// preset, the headers the preset sent, in the same columns.
 
 // MaxHeaderText bounds the text of one upstream header in the log: a
 // longer one is cut to this many bytes (at a character boundary) and
@@ -57,6 +58,33 @@ func answerHeaders(hd http.Header) *[infer.NumHeaders]string {
 	return &out
 }
 
+// headerByName finds a header infer reads by its HTTP name, lower case.
+var headerByName = func() map[string]infer.Header {
+	m := map[string]infer.Header{}
+	for h := range infer.NumHeaders {
+		m[strings.ToLower(h.HTTP())] = h
+	}
+	return m
+}()
+
+// presetAnswer is the rate-limit headers a preset sent with a's answer,
+// as the log of a recording proxy holds an upstream's: the RateLimit
+// fields, the provider's family and, on a 429, the waits.
+func (s *Server) presetAnswer(a *arrival, retry [][2]string) *[infer.NumHeaders]string {
+	var out [infer.NumHeaders]string
+	if len(s.opt.Rules) > 0 {
+		out[infer.HRateLimitPolicy], out[infer.HRateLimit] = s.policy[0], a.rateLimit
+	}
+	for _, set := range [][][2]string{a.family, retry} {
+		for _, kv := range set {
+			if h, ok := headerByName[kv[0]]; ok {
+				out[h] = kv[1]
+			}
+		}
+	}
+	return &out
+}
+
 // LogReadOptions says how to read the request log, exactly as `rlcheck check
 // --key-col key --duration-col duration_ns --duration-unit ns` does, the
 // key column only when the server split its contract per key.
@@ -80,6 +108,18 @@ func LogReadOptionsFor(rules []rule.Rule, perKey bool) sendlog.Options {
 		o.Costs = append(o.Costs, sendlog.CostSource{Unit: u, Col: u, Field: u})
 	}
 	return o
+}
+
+// LogCheckConfig is how serve's verdict is judged again on its log (read
+// from it with LogReadOptionsFor): under rule.RefusedFree, by the status
+// column too, so that a 429 takes nothing from any window, as `rlcheck
+// check --status-col status --refused free` reads it.
+func LogCheckConfig(o Options, perKey bool) (sendlog.Options, rule.Refusals) {
+	read := LogReadOptionsFor(o.Rules, perKey)
+	if o.Refusals == rule.RefusedFree {
+		read.StatusCol = "status"
+	}
+	return read, o.Refusals
 }
 
 // logWriter writes the request log in arrival order: a request is recorded

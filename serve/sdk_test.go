@@ -58,7 +58,7 @@ func sdkProject(t *testing.T) (node, dir string) {
 	}
 	dir = t.TempDir()
 	require.NoError(t, os.Symlink(filepath.Join(installed, "node_modules"), filepath.Join(dir, "node_modules")))
-	for _, f := range []string{"sdk.mjs", "package.json"} {
+	for _, f := range []string{"sdk.mjs", "clients.mjs", "counting.mjs", "package.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata/sdk", f))
 		require.NoError(t, err)
 		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
@@ -105,9 +105,15 @@ func lastLine(s string) string {
 // runSDK runs sdk.mjs and decodes the JSON it prints into out.
 func runSDK(t *testing.T, node, dir string, out any, args ...string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 12*time.Second)
+	runNode(t, node, dir, "sdk.mjs", out, args...)
+}
+
+// runNode runs script and decodes the JSON it prints into out.
+func runNode(t *testing.T, node, dir, script string, out any, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, "sdk.mjs")}, args...)...)
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, script)}, args...)...)
 	cmd.Dir = dir
 	b, err := cmd.Output()
 	var ee *exec.ExitError
@@ -241,4 +247,30 @@ func liveViolations(t *testing.T, url string) int64 {
 		}
 	}
 	return n
+}
+
+// TestClientsInTheField: against the OpenAI preset, a client that paces
+// itself on the remaining headers and one that takes one decision over
+// both rules get no 429 and break nothing; the common pattern, a
+// Bottleneck request limiter chained after a token counter, is caught.
+func TestClientsInTheField(t *testing.T) {
+	node, dir := sdkProject(t)
+	for _, mode := range []string{"paced", "chained", "combined"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			r := start(t, Options{Rules: sdkRules(t, OpenAI), Provider: OpenAI})
+			var seen burstSeen
+			runNode(t, node, dir, "clients.mjs", &seen, mode, baseURL(OpenAI, r.url))
+			res := r.finish(t)
+			assert.Equal(t, seen.Sent-seen.Statuses["400"], res.Sends, "all but the warm-up's 400, unlogged")
+			if mode == "chained" {
+				assert.Positive(t, seen.Statuses["429"], "two limiters, two decisions: caught")
+				assert.Positive(t, res.Violations())
+			} else {
+				assert.Zero(t, seen.Statuses["429"])
+				assert.Zero(t, res.Violations())
+			}
+			t.Logf("%s: %d requests, %d answered 429, %d ms; violations %d", mode, seen.Sent, seen.Statuses["429"], seen.Elapsed, res.Violations())
+		})
+	}
 }

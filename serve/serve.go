@@ -75,6 +75,14 @@ type Options struct {
 	// every judged answer carries the provider's rate-limit headers. Costs
 	// must then be empty.
 	Provider Provider
+	// Refusals is the reading of the requests refused 429: under
+	// rule.RefusedCount (the zero value, what OpenAI documents) each fills
+	// every later window as any request does; under rule.RefusedFree it
+	// takes nothing from any window: it is judged against the requests
+	// admitted before it, then forgotten. The verdict is check's on the
+	// log read by its status column under the same reading: under
+	// RefusedFree a 429 is a refusal, not a violation.
+	Refusals rule.Refusals
 	// CompletionPermille is the size of a preset's completion, in
 	// thousandths of the request's max_tokens (0: all of it), so that the
 	// usage it reports can differ from the estimate it was charged.
@@ -168,7 +176,7 @@ func New(opt Options) (*Server, error) {
 		opt: opt, start: now, base: now.UnixNano(),
 		keys: map[string]*key{}, gone: map[string]*metrics.KeySeries{},
 		rng:      rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)),
-		log:      newLogWriter(opt.Log, checker.UnitsOf(opt.Rules), opt.Upstream != nil),
+		log:      newLogWriter(opt.Log, checker.UnitsOf(opt.Rules), opt.Upstream != nil || opt.Provider != NoProvider),
 		labels:   metrics.NewKeyLabels(opt.MetricsKeys),
 		stopping: make(chan struct{}),
 		now:      opt.Now,
@@ -405,7 +413,8 @@ type arrival struct {
 	send int64
 	sent bool
 	id   string
-	// answer holds the upstream's rate-limit headers, by infer.Header.
+	// answer holds the rate-limit headers of the answer, by infer.Header:
+	// the upstream's, or those a preset sent.
 	answer *[infer.NumHeaders]string
 	// family holds a preset's rate-limit headers.
 	family [][2]string
@@ -441,19 +450,12 @@ func (s *Server) arrive(name string, costs []int64) (*arrival, error) {
 	}
 	s.mu.Unlock()
 	defer k.mu.Unlock()
-	k.broken = k.broken[:0]
-	// Stamps only grow, costs were checked and fit; the ref is the log line.
-	if costs != nil {
-		_ = k.chk.ObserveCost(a.at, a.seq+2, costs)
-	} else {
-		_ = k.chk.Observe(a.at, a.seq+2)
+	a.overCap = s.opt.MaxInFlight > 0 && k.inFlight >= s.opt.MaxInFlight
+	if s.opt.Refusals == rule.RefusedFree && !s.opt.Record {
+		a.broken = s.wouldBreak(k, a)
 	}
-	if len(k.broken) > 0 {
-		a.broken = append([]brokenRule(nil), k.broken...)
-	}
-	if s.opt.MaxInFlight > 0 && k.inFlight >= s.opt.MaxInFlight {
-		a.overCap = true
-		k.capViol++
+	if !a.violates() || s.opt.Refusals == rule.RefusedCount || s.opt.Record {
+		s.observe(k, a)
 	}
 	k.inFlight++
 	s.rateHeaders(a)
@@ -467,6 +469,48 @@ func (s *Server) arrive(name string, costs []int64) (*arrival, error) {
 		s.okN.Add(1)
 	}
 	return a, nil
+}
+
+// observe takes a's request into its key's checker, and counts it
+// against the in-flight cap. k.mu must be held.
+func (s *Server) observe(k *key, a *arrival) {
+	k.broken = k.broken[:0]
+	// Stamps only grow, costs were checked and fit; the ref is the log line.
+	if a.costs != nil {
+		_ = k.chk.ObserveCost(a.at, a.seq+2, a.costs)
+	} else {
+		_ = k.chk.Observe(a.at, a.seq+2)
+	}
+	if len(k.broken) > 0 {
+		a.broken = append([]brokenRule(nil), k.broken...)
+	}
+	if a.overCap {
+		k.capViol++
+	}
+}
+
+// wouldBreak returns the rules a request of costs at at would break, asked
+// of k's checker without taking the request in: under rule.RefusedFree a
+// refused request fills no window. k.mu must be held.
+func (s *Server) wouldBreak(k *key, a *arrival) []brokenRule {
+	var out []brokenRule
+	at := a.at
+	for i := range s.opt.Rules {
+		cost := int64(1)
+		if u := s.unitOf[i]; u >= 0 {
+			cost = a.costs[u]
+		}
+		if k.chk.Next(i, at, cost) <= at {
+			continue
+		}
+		v := checker.Violation{Send: checker.Send{At: at, Ref: a.seq + 2}, Count: k.chk.Load(i, at) + 1}
+		if s.unitOf[i] >= 0 {
+			v.Count, v.Cost, v.Units = 0, cost, k.chk.Load(i, at)+cost
+		}
+		_, v.WindowStart = k.chk.InWindow(i, at)
+		out = append(out, brokenRule{i, v})
+	}
+	return out
 }
 
 // end stamps a request's answer, which frees its in-flight slot, and
@@ -543,6 +587,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.Stop()
 	}
 	if chat != nil {
+		a.answer = s.presetAnswer(a, nil)
 		s.end(a, http.StatusOK)
 		s.complete(w, a, chat)
 		return

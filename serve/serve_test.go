@@ -329,8 +329,9 @@ func TestHeadersCountDown(t *testing.T) {
 
 // judgeLog is the Judge rlcheck serve runs with: check on the request log.
 func judgeLog(name string, log io.Reader, perKey bool, o Options) (*report.Result, error) {
+	read, refusals := LogCheckConfig(o, perKey)
 	return logcheck.Run([]logcheck.Input{{Name: name, R: log}}, logcheck.Config{
-		Rules: o.Rules, Boundary: o.Boundary, MaxInFlight: o.MaxInFlight, Read: LogReadOptionsFor(o.Rules, perKey),
+		Rules: o.Rules, Boundary: o.Boundary, MaxInFlight: o.MaxInFlight, Read: read, Refusals: refusals,
 	})
 }
 

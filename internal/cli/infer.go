@@ -43,8 +43,10 @@ as much, named with its rate on the grid and its burst's range.
 
 Where the log keeps the provider's rate-limit headers (columns or fields
 ratelimit, ratelimit_policy, x_ratelimit_limit, x_ratelimit_remaining,
-x_ratelimit_reset, retry_after and x_ratelimit_{limit,remaining,reset}_
-{requests,tokens}, as serve --upstream logs them; --header-col and
+x_ratelimit_reset, retry_after, x_ratelimit_{limit,remaining,reset}_
+{requests,tokens}, retry_after_ms and anthropic_ratelimit_{requests,
+tokens,input_tokens,output_tokens}_{limit,remaining,reset}, as serve
+--upstream and serve --provider log them; --header-col and
 --header-field name others), infer lists the limits they announced, adds
 every window they name to the grid, and counts where the provider's
 behaviour contradicts them: a 429 while announcing remaining > 0, an

@@ -14,6 +14,7 @@ import (
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/report"
+	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 	"github.com/rlcheck/rlcheck/serve"
 	"github.com/rlcheck/rlcheck/watch"
@@ -25,7 +26,7 @@ type ServeFlags struct {
 	Rules                                  RuleFlags
 	cfg                                    serve.Config
 	latency, onViolation, upstream, format string
-	provider, completion                   string
+	provider, completion, refused          string
 	costs                                  []string
 }
 
@@ -52,6 +53,7 @@ func (f *ServeFlags) Add(fs *pflag.FlagSet) {
 	fs.IntVar(&c.Report.MaxKeys, "keys", 20, "how many keys the text report shows, worst first (0: all)")
 	fs.StringVar(&f.provider, "provider", "", "answer as this provider's API: "+strings.Join(serve.Providers(), ", ")+" (costs from the request body: the prompt at 4 characters a token, plus max_tokens)")
 	fs.StringVar(&f.completion, "completion-share", "1", "with --provider, the completion's size as a share of max_tokens, 0.001 to 10")
+	fs.StringVar(&f.refused, "refused", "count", "requests answered 429: count (they fill every later window, as OpenAI documents) or free (they take nothing; the verdict reads the log's status)")
 }
 
 // Config validates the flags set on fs and returns what serve.Run takes.
@@ -74,6 +76,12 @@ func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
 	}
 	cfg.Rules, cfg.Boundary, cfg.Report.Format = c.Rules, c.Boundary, f.format
 	cfg.Judge = JudgeServeLog
+	if c.Read.Refused != "" && !fs.Changed("refused") {
+		f.refused = c.Read.Refused
+	}
+	if cfg.Refusals, err = rule.ParseRefusals(f.refused); err != nil {
+		return cfg, fmt.Errorf("--refused %q: want count (refused requests fill every later window) or free (they take nothing)", f.refused)
+	}
 	if !fs.Changed("max-in-flight") {
 		cfg.MaxInFlight = c.MaxInFlight
 	}
@@ -181,8 +189,8 @@ func (f *WatchFlags) Config(paths []string) (watch.Config, error) {
 
 // JudgeServeLog is serve's Judge: `rlcheck check` on the request log.
 func JudgeServeLog(name string, log io.Reader, perKey bool, o serve.Options) (*report.Result, error) {
+	read, refusals := serve.LogCheckConfig(o, perKey)
 	return logcheck.Run([]logcheck.Input{{Name: name, R: log}}, logcheck.Config{
-		Rules: o.Rules, Boundary: o.Boundary, MaxInFlight: o.MaxInFlight,
-		Read: serve.LogReadOptionsFor(o.Rules, perKey),
+		Rules: o.Rules, Boundary: o.Boundary, MaxInFlight: o.MaxInFlight, Read: read, Refusals: refusals,
 	})
 }

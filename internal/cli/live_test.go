@@ -118,3 +118,29 @@ func TestServeProviderFlags(t *testing.T) {
 		assert.ErrorContains(t, err, tc.err, "%v", tc.args)
 	}
 }
+
+// TestServeRefusedFlag: --refused reads count or free, the contract's
+// refused: where the flag is not given; count by default.
+func TestServeRefusedFlag(t *testing.T) {
+	contract := filepath.Join(t.TempDir(), "api.yaml")
+	require.NoError(t, os.WriteFile(contract, []byte("rules: [5/1s]\nrefused: free\n"), 0o644))
+	for _, tc := range []struct {
+		args []string
+		want rule.Refusals
+	}{
+		{[]string{"--rules", "5/1s"}, rule.RefusedCount},
+		{[]string{"--rules", "5/1s", "--provider", "openai", "--refused", "free"}, rule.RefusedFree},
+		{[]string{"--contract", contract}, rule.RefusedFree},
+		{[]string{"--contract", contract, "--refused", "count"}, rule.RefusedCount},
+	} {
+		var f ServeFlags
+		fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
+		f.Add(fs)
+		require.NoError(t, fs.Parse(tc.args))
+		cfg, err := f.Config(fs)
+		require.NoError(t, err, "%v", tc.args)
+		assert.Equal(t, tc.want, cfg.Refusals, "%v", tc.args)
+	}
+	_, _, err := serveConfig(t, "--rules", "5/1s", "--refused", "never")
+	assert.ErrorContains(t, err, `--refused "never": want count`)
+}

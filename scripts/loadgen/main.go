@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -31,6 +32,7 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "how long to send")
 	latency := flag.Duration("latency", 0, "serve's configured latency (fixed), subtracted")
 	rate := flag.Float64("rate", 0, "requests/s over all connections on a fixed schedule (0: back to back)")
+	body := flag.String("body", "", "send each request as a POST of this JSON body (a provider preset's request), not a GET")
 	flag.Parse()
 	u, err := url.Parse(*target)
 	if err != nil {
@@ -71,6 +73,10 @@ func main() {
 			next := start.Add(every * time.Duration(i) / time.Duration(*conns))
 			for time.Now().Before(end) {
 				req, _ := http.NewRequest("GET", *target, nil)
+				if *body != "" {
+					req, _ = http.NewRequest("POST", *target, strings.NewReader(*body))
+					req.Header.Set("Content-Type", "application/json")
+				}
 				req.Header.Set("X-API-Key", key)
 				t0 := time.Now()
 				if every > 0 {
