@@ -33,13 +33,3 @@ func Reserve(rng *rand.Rand, c *Case) {
 		}
 	}
 }
-
-// drawReserved yields the reserved cases a comparison runs for family f,
-// as draws does.
-func drawReserved(f Family, seeds int, salt uint64) []Case {
-	out := draws(f, seeds, salt)
-	for i := range out {
-		Reserve(rand.New(rand.NewPCG(uint64(i), salt+100)), &out[i])
-	}
-	return out
-}

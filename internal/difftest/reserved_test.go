@@ -1,6 +1,7 @@
 package difftest
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -77,4 +78,14 @@ func TestCheckerReservedMatchesOracle(t *testing.T) {
 			})
 		}
 	}
+}
+
+// drawReserved yields the reserved cases a comparison runs for family f,
+// as draws does.
+func drawReserved(f Family, seeds int, salt uint64) []Case {
+	out := draws(f, seeds, salt)
+	for i := range out {
+		Reserve(rand.New(rand.NewPCG(uint64(i), salt+100)), &out[i])
+	}
+	return out
 }
