@@ -2,12 +2,14 @@ package difftest
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -88,4 +90,50 @@ func drawReserved(f Family, seeds int, salt uint64) []Case {
 		Reserve(rand.New(rand.NewPCG(uint64(i), salt+100)), &out[i])
 	}
 	return out
+}
+
+// TestCheckReservedMatchesOracle: check reads estimates, actuals and
+// settlement instants from their columns and judges every kind, under
+// both boundaries, as the oracle does; with statuses, under both readings
+// of refused calls (a counted refusal takes its estimate, never settled).
+func TestCheckReservedMatchesOracle(t *testing.T) {
+	for _, f := range Families {
+		for _, b := range []rule.Boundary{rule.HalfOpen, rule.Closed} {
+			t.Run(f.String()+"/"+b.String(), func(t *testing.T) {
+				for i, c := range drawReserved(f, Seeds(10, 200), 37) {
+					c.Boundary = b
+					res, err := logcheck.Run([]logcheck.Input{{Name: "sends.csv", R: strings.NewReader(c.ReservedCSV())}},
+						logcheck.Config{Rules: c.Rules, Boundary: c.Boundary, List: len(c.Sends) + 1, Read: c.ReservedReadOptions()})
+					require.NoError(t, err, c.String())
+					want, got := Expect(c), FromResult(res)
+					if !assert.Equal(t, want, got, "seed %d: %s", i, c) {
+						t.Log(describe(c, want, got))
+						return
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestCheckReservedStatusesMatchOracle: reserved sends with statuses.
+func TestCheckReservedStatusesMatchOracle(t *testing.T) {
+	for _, reading := range []rule.Refusals{rule.RefusedCount, rule.RefusedFree} {
+		for _, f := range Families {
+			t.Run(reading.Word()+"/"+f.String(), func(t *testing.T) {
+				for i, c := range drawReserved(f, Seeds(6, 100), 41) {
+					status := statuses(rand.New(rand.NewPCG(uint64(i), 13)), len(c.Sends))
+					read := c.ReservedReadOptions()
+					read.StatusCol = "status"
+					res, err := logcheck.Run([]logcheck.Input{{Name: "sends.csv", R: strings.NewReader(withStatus(c.ReservedCSV(), status))}},
+						logcheck.Config{Rules: c.Rules, Boundary: c.Boundary, List: len(c.Sends) + 1, Read: read, Refusals: reading})
+					require.NoError(t, err, c.String())
+					want, _ := expectStatuses(c, status, reading)
+					if !assert.Equal(t, want, FromResult(res), "seed %d: %s", i, c) {
+						return
+					}
+				}
+			})
+		}
+	}
 }
