@@ -22,7 +22,7 @@ func (c *Checker) ObserveCostBatch(ats, refs []int64, costs [][]int64) error {
 	if c.err != nil {
 		return c.err
 	}
-	if c.userViol != nil || !c.runFits(ats, costs) {
+	if c.userViol != nil || len(c.settles) > 0 || !c.runFits(ats, costs) {
 		return c.observeEach(ats, refs, costs)
 	}
 	if c.sends == 0 {

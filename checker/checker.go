@@ -164,6 +164,9 @@ type Checker struct {
 	refused   int64
 	broke     bool // the refused send being taken broke a rule
 	explained int64
+	// settles are the settlements of reserved sends not yet due, a heap
+	// by instant (ties in send order).
+	settles settleHeap
 }
 
 type ruleState struct {
@@ -462,6 +465,9 @@ func (c *Checker) violation(r int, idx int64) {
 // grow into); Observe allocates it again. Use it to keep memory in line with the number of active streams
 // when checking many keys.
 func (c *Checker) Idle(now int64) bool {
+	if !c.settledBy(now) {
+		return false
+	}
 	if c.hist.at != nil {
 		for _, i := range c.fastIdx {
 			if c.boundary.Within(time.Duration(now-c.last.At), c.rules[i].window) {

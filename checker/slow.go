@@ -54,7 +54,19 @@ type judge interface {
 	// next is the earliest instant from now at which a send of cost c
 	// would not break the rule (Never when none would); it changes nothing.
 	next(now, c int64) int64
+	// mark locates the last send taken for a settle at u; false when
+	// that settlement could change nothing (the send took nothing, lies in
+	// no window, or will have left its window by u).
+	mark(u int64) (mark, bool)
+	// settle adds d, its actual cost less its estimate, to the send at m
+	// from instant at on (at or after the last send taken); a send that
+	// has left every window costs nothing.
+	settle(m mark, d, at int64) error
 }
+
+// mark locates a send in a judge: where it lies in the judge's state, and
+// in the sends kept for listing.
+type mark struct{ pos, list int64 }
 
 // slowRule is one slow rule with its judge.
 type slowRule struct {
@@ -125,12 +137,7 @@ type slidingJudge struct {
 func (j *slidingJudge) at(k int) *costed { return &j.q[(j.head+k)&(len(j.q)-1)] }
 
 func (j *slidingJudge) take(s Send, c int64) (bool, error) {
-	mask := len(j.q) - 1
-	for j.n > 0 && uint64(s.At-j.q[j.head&mask].s.At) >= j.w {
-		j.sum -= j.q[j.head&mask].c
-		j.head++
-		j.n--
-	}
+	j.expire(s.At)
 	broke := exceeds(c, j.sum, j.limit)
 	sum, err := addCost(j.sum, c)
 	if err != nil {
@@ -145,13 +152,45 @@ func (j *slidingJudge) take(s Send, c int64) (bool, error) {
 	return broke, nil
 }
 
-// grow doubles the ring, the window's sends first.
+// expire drops the sends out of the window of a send at at.
+func (j *slidingJudge) expire(at int64) {
+	mask := len(j.q) - 1
+	for j.n > 0 && uint64(at-j.q[j.head&mask].s.At) >= j.w {
+		j.sum -= j.q[j.head&mask].c
+		j.head++
+		j.n--
+	}
+}
+
+// grow doubles the ring; each send keeps its position head+k, which
+// marks hold.
 func (j *slidingJudge) grow() {
 	q := make([]costed, max(2*len(j.q), 16))
 	for k := range j.n {
-		q[k] = *j.at(k)
+		q[(j.head+k)&(len(q)-1)] = *j.at(k)
 	}
-	j.q, j.head = q, 0
+	j.q = q
+}
+
+func (j *slidingJudge) mark(u int64) (mark, bool) {
+	return mark{pos: int64(j.head + j.n - 1)}, uint64(u-j.at(j.n-1).s.At) < j.w
+}
+
+func (j *slidingJudge) settle(m mark, d, at int64) error {
+	j.expire(at)
+	if m.pos < int64(j.head) {
+		return nil
+	}
+	sum, err := addCost(j.sum, d)
+	if d < 0 {
+		sum, err = j.sum+d, nil
+	}
+	if err != nil {
+		return err
+	}
+	j.sum = sum
+	j.q[int(m.pos)&(len(j.q)-1)].c += d
+	return nil
 }
 
 func (j *slidingJudge) window() (Send, int64, int64, bool) {
@@ -187,6 +226,27 @@ func (j *slidingJudge) load(now int64) int64 {
 type recent struct {
 	s    []costed
 	keep bool
+	// gone counts the sends dropped from the front of s since the last
+	// reset: send k of the window is at s[k-gone].
+	gone int64
+}
+
+// reset empties the list for a new window.
+func (r *recent) reset() { r.s, r.gone = r.s[:0], 0 }
+
+// last returns the position of the newest send, -1 when none is kept.
+func (r *recent) last() int64 {
+	if !r.keep {
+		return -1
+	}
+	return r.gone + int64(len(r.s)) - 1
+}
+
+// fix adds d to the cost of the send at position k, if still kept.
+func (r *recent) fix(k, d int64) {
+	if k >= r.gone && k-r.gone < int64(len(r.s)) {
+		r.s[k-r.gone].c += d
+	}
 }
 
 func (r *recent) add(s Send, c int64) {
@@ -197,7 +257,9 @@ func (r *recent) add(s Send, c int64) {
 
 func (r *recent) push(s Send, c int64) {
 	if len(r.s) >= 2*maxListed {
-		r.s = r.s[:copy(r.s, r.s[len(r.s)-maxListed+1:])]
+		drop := len(r.s) - maxListed + 1
+		r.s = r.s[:copy(r.s, r.s[drop:])]
+		r.gone += int64(drop)
 	}
 	r.s = append(r.s, costed{s, c})
 }
@@ -230,10 +292,29 @@ type windowSums struct {
 	count int64
 	sum   int64
 	sends recent
+	gen   int64 // counts the windows opened, which marks name
 }
 
 func (ws *windowSums) open(sp Span, s Send) {
-	*ws = windowSums{span: sp, start: s, sends: recent{ws.sends.s[:0], ws.sends.keep}}
+	sends := ws.sends
+	sends.reset()
+	*ws = windowSums{span: sp, start: s, sends: sends, gen: ws.gen + 1}
+}
+
+func (ws *windowSums) mark() mark { return mark{pos: ws.gen, list: ws.sends.last()} }
+
+// settle corrects a send of the current window; one of an earlier window
+// costs nothing.
+func (ws *windowSums) settle(m mark, d, _ int64) error {
+	if m.pos != ws.gen {
+		return nil
+	}
+	if d > 0 && ws.sum > math.MaxInt64-d {
+		return errOverflow
+	}
+	ws.sum += d
+	ws.sends.fix(m.list, d)
+	return nil
 }
 
 func (ws *windowSums) take(s Send, c, limit int64) (bool, error) {
@@ -296,6 +377,8 @@ func (j *fixedJudge) move(s Send) {
 	}
 }
 
+func (j *fixedJudge) mark(u int64) (mark, bool) { return j.windowSums.mark(), j.in(u) }
+
 func (j *fixedJudge) idle(now int64) bool { return !j.in(now) }
 
 func (j *fixedJudge) load(now int64) int64 {
@@ -356,6 +439,10 @@ func (j *firstCallJudge) detail(v *Violation, list bool) {
 	}
 }
 
+func (j *firstCallJudge) mark(u int64) (mark, bool) {
+	return j.windowSums.mark(), !j.lone && uint64(u-j.span.From) < uint64(j.w)
+}
+
 func (j *firstCallJudge) idle(now int64) bool {
 	return !j.has || uint64(now-j.span.From) >= uint64(j.w)
 }
@@ -373,46 +460,114 @@ func (j *firstCallJudge) free() {
 
 // bucketJudge keeps a token bucket's level multiplied by its window, so
 // that refilling Limit units per Window stays in integers: level*W grows
-// by Limit per nanosecond.
+// by Limit per nanosecond. A settlement that takes more than the level
+// holds leaves it below zero: debt*W, with level 0, until refills pay it.
 type bucketJudge struct {
 	w, rate uint64
 	full    u128 // Burst*W
 	has     bool
 	prev    int64
-	level   u128 // level*W after the last send
-	before  u128 // level*W before the last send
+	level   u128 // level*W after the last send or settlement
+	debt    u128
+	before  u128 // level*W before the last send, or its debt when inDebt
+	inDebt  bool
+	drained bool // the last send took its cost
 	// The sends since the bucket was last full, the last one included.
 	since recent
+	gen   int64 // counts the times since was reset, which marks name
 	first Send
 	count int64
 }
 
+// refill returns the level at now, 0 while in debt.
 func (j *bucketJudge) refill(now int64) u128 {
-	l := j.level.add(mul64(j.rate, uint64(now-j.prev)))
-	if j.full.less(l) {
-		return j.full
-	}
+	l, _ := j.levelAt(now)
 	return l
 }
 
-func (j *bucketJudge) take(s Send, c int64) (bool, error) {
-	l := j.full
-	if j.has {
-		l = j.refill(s.At)
+// levelAt returns the level and the debt at now.
+func (j *bucketJudge) levelAt(now int64) (level, debt u128) {
+	r := mul64(j.rate, uint64(now-j.prev))
+	if j.debt != (u128{}) {
+		if r.less(j.debt) {
+			return u128{}, j.debt.sub(r)
+		}
+		r = r.sub(j.debt)
 	}
-	j.has, j.prev, j.before = true, s.At, l
+	l := j.level.add(r)
+	if j.full.less(l) {
+		return j.full, u128{}
+	}
+	return l, u128{}
+}
+
+func (j *bucketJudge) take(s Send, c int64) (bool, error) {
+	l, debt := j.full, u128{}
+	if j.has {
+		l, debt = j.levelAt(s.At)
+	}
+	j.has, j.prev, j.before, j.inDebt = true, s.At, l, debt != u128{}
+	if j.inDebt {
+		j.before = debt
+	}
 	if l == j.full {
-		j.first, j.count, j.since.s = s, 0, j.since.s[:0]
+		j.first, j.count = s, 0
+		j.since.reset()
+		j.gen++
 	}
 	j.count++
 	j.since.add(s, c)
 	need := mul64(uint64(c), j.w)
-	if l.less(need) {
-		j.level = l // the provider refused the send: it takes nothing
-		return true, nil
+	j.level, j.debt, j.drained = l, debt, false
+	if j.inDebt || l.less(need) {
+		return true, nil // the provider refused the send: it takes nothing
 	}
-	j.level = l.sub(need)
+	j.level, j.drained = l.sub(need), true
 	return false, nil
+}
+
+func (j *bucketJudge) mark(int64) (mark, bool) {
+	return mark{pos: j.gen, list: j.since.last()}, j.drained
+}
+
+// maxDebt bounds a debt to 2^63 units, so that it stays well inside u128.
+func (j *bucketJudge) maxDebt() u128 { return mul64(math.MaxInt64, j.w) }
+
+// settle gives back the estimate less the actual, never above the
+// burst, or takes the difference, into debt when the level runs out.
+func (j *bucketJudge) settle(m mark, d, at int64) error {
+	j.level, j.debt = j.levelAt(at)
+	j.prev = at
+	if d < 0 {
+		j.level, j.debt = j.lift(mul64(uint64(-d), j.w))
+	} else {
+		take := mul64(uint64(d), j.w)
+		if j.level.less(take) {
+			debt := j.debt.add(take.sub(j.level))
+			if j.maxDebt().less(debt) {
+				return errOverflow
+			}
+			j.level, j.debt = u128{}, debt
+		} else {
+			j.level = j.level.sub(take)
+		}
+	}
+	if m.pos == j.gen {
+		j.since.fix(m.list, d)
+	}
+	return nil
+}
+
+// lift adds r to the level, paying the debt first, never above the burst.
+func (j *bucketJudge) lift(r u128) (level, debt u128) {
+	if r.less(j.debt) {
+		return u128{}, j.debt.sub(r)
+	}
+	l := j.level.add(r.sub(j.debt))
+	if j.full.less(l) {
+		l = j.full
+	}
+	return l, u128{}
 }
 
 func (j *bucketJudge) window() (Send, int64, int64, bool) { return Send{}, 0, 0, false }
@@ -420,12 +575,21 @@ func (j *bucketJudge) window() (Send, int64, int64, bool) { return Send{}, 0, 0,
 func (j *bucketJudge) detail(v *Violation, list bool) {
 	v.WindowStart, v.Count = j.first, j.count
 	v.Level = j.before.decimal(j.w)
+	if j.inDebt {
+		v.Level = "-" + v.Level
+	}
 	if list {
 		j.since.list(v)
 	}
 }
 
-func (j *bucketJudge) idle(now int64) bool { return !j.has || j.refill(now) == j.full }
+func (j *bucketJudge) idle(now int64) bool {
+	if !j.has {
+		return true
+	}
+	l, debt := j.levelAt(now)
+	return l == j.full && debt == u128{}
+}
 
 // load is 0: a bucket keeps a level, never a sum that could overflow.
 func (j *bucketJudge) load(int64) int64 { return 0 }
@@ -539,6 +703,11 @@ func (c *Checker) observeSlow(at, ref int64, costs []int64) error {
 	}
 	if c.sends > 0 && at < c.last.At {
 		return &OrderError{Prev: c.last, At: s}
+	}
+	if len(c.settles) > 0 {
+		if err := c.settleDue(at); err != nil {
+			return err
+		}
 	}
 	if c.sends == 0 {
 		c.first = at

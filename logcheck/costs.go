@@ -13,6 +13,9 @@ import (
 type costTable struct {
 	units  int         // the cost units, and the status when one is read
 	status bool        // the last unit is each send's HTTP status
+	// settled: after the costs come the actual costs, by unit, and the
+	// settlement instant (sendlog.NotSettled for none).
+	settled bool
 	files  []costQueue // by input
 	buf    []int64     // pop's copy of costs a compaction moves
 	cols   [][]int64   // takeRun's columns
@@ -35,7 +38,10 @@ func newCostTable(opt sendlog.Options, n int) *costTable {
 	if !opt.HasCosts() && !opt.HasStatus() {
 		return nil
 	}
-	t := &costTable{units: len(opt.Costs), files: make([]costQueue, n), status: opt.HasStatus()}
+	t := &costTable{units: len(opt.Costs), files: make([]costQueue, n), status: opt.HasStatus(), settled: opt.HasSettled()}
+	if t.settled {
+		t.units += len(opt.Costs) + 1
+	}
 	if t.status {
 		t.units++
 	}
@@ -57,6 +63,12 @@ func (t *costTable) add(file int, b *sendlog.Batch) {
 		for u := range t.costUnits() {
 			q.vals = append(q.vals, b.Cost[u][i])
 		}
+		if t.settled {
+			for u := range t.costUnits() {
+				q.vals = append(q.vals, b.Actual[u][i])
+			}
+			q.vals = append(q.vals, b.Settled[i])
+		}
 		if t.status {
 			q.vals = append(q.vals, int64(b.Status[i]))
 		}
@@ -65,10 +77,14 @@ func (t *costTable) add(file int, b *sendlog.Batch) {
 
 // costUnits is how many of the table's units are costs.
 func (t *costTable) costUnits() int {
+	n := t.units
 	if t.status {
-		return t.units - 1
+		n--
 	}
-	return t.units
+	if t.settled {
+		n = (n - 1) / 2
+	}
+	return n
 }
 
 // takeRun returns the costs of the sends at refs, by unit: cols[u][i] is

@@ -234,6 +234,12 @@ func (t *groupTable) observeGroup(g *groupState, run held) {
 			cols = nil
 		}
 	}
+	var rv *reservedCols
+	if t.costs != nil && t.costs.settled {
+		n := t.costs.costUnits()
+		rv = &reservedCols{actual: cols[n : 2*n], settled: cols[2*n]}
+		cols = cols[:n]
+	}
 	if t.cfg.KeepTimes {
 		g.keep(t.counted(run.at, cols, status))
 	}
@@ -243,7 +249,9 @@ func (t *groupTable) observeGroup(g *groupState, run held) {
 	var err error
 	switch {
 	case status != nil:
-		err = t.observeStatuses(t.checkerOf(g), run.at, run.ref, cols, status)
+		err = t.observeStatuses(t.checkerOf(g), run.at, run.ref, cols, status, rv)
+	case rv != nil:
+		err = observeReserved(t.checkerOf(g), run.at, run.ref, cols, rv)
 	case !t.held(g, run, cols):
 		err = observeRun(t.checkerOf(g), run.at, run.ref, cols)
 	}

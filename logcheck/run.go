@@ -89,8 +89,8 @@ func Run(inputs []Input, cfg Config) (*report.Result, error) {
 		return nil, err
 	}
 	groups := &groupTable{cfg: cfg, ids: map[string]int32{}, res: res, shard: shard, costs: newCostTable(cfg.Read, len(inputs))}
-	if !cfg.Read.HasStatus() {
-		// A status judges sends one by one: none is held.
+	if !cfg.Read.HasStatus() && !cfg.Read.HasSettled() {
+		// A status or a settlement judges sends one by one: none is held.
 		groups.hold = newHoldLimits(cfg.Rules, groups.checkerConfig().Units)
 	}
 	groups.ceiling = memoryCeiling(cfg.MaxMemory)

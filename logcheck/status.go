@@ -39,7 +39,7 @@ type statusTally struct {
 
 // observeStatuses hands a run of one group's sends to chk by status:
 // runs of accepted sends as one batch, each refused send on its own.
-func (t *groupTable) observeStatuses(chk *checker.Checker, ats, refs []int64, cols [][]int64, status []int64) error {
+func (t *groupTable) observeStatuses(chk *checker.Checker, ats, refs []int64, cols [][]int64, status []int64, rv *reservedCols) error {
 	reading := t.cfg.Refusals
 	one := make([]int64, len(cols))
 	var err error
@@ -71,7 +71,11 @@ func (t *groupTable) observeStatuses(chk *checker.Checker, ats, refs []int64, co
 		for j < len(ats) && classOf(status[j], reading) == accepted {
 			j++
 		}
-		keep(observeRun(chk, ats[i:j], refs[i:j], colsOf(cols, i, j)))
+		if rv != nil {
+			keep(observeReserved(chk, ats[i:j], refs[i:j], colsOf(cols, i, j), rv.cut(i, j)))
+		} else {
+			keep(observeRun(chk, ats[i:j], refs[i:j], colsOf(cols, i, j)))
+		}
 		i = j
 	}
 	return err

@@ -9,7 +9,7 @@ import (
 // the time in the first column, no end or duration, and one cost column.
 func (p *lineParser) fastCostEligible() bool {
 	return p.cols[slotTime] == 0 && p.cols[slotEnd] < 0 && p.cols[slotDur] < 0 &&
-		len(p.costUnits) == 1 && p.cols[slotCost] > 0 && !p.hasStatus()
+		len(p.costUnits) == 1 && p.cols[slotCost] > 0 && !p.hasStatus() && !p.hasSettled()
 }
 
 // fastCostLines is fastLines for the common machine-written CSV with a

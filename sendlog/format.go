@@ -2,6 +2,7 @@ package sendlog
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/rlcheck/rlcheck/sendlog/accesslog"
@@ -83,7 +84,19 @@ type Options struct {
 	// Costs[i].Unit. A cost is a whole number from 0 up; a line without one
 	// is an input error. Plain logs and access logs carry no costs.
 	Costs []CostSource
+	// SettledCol and SettledField name the column or field of the instant
+	// each send's cost became known (a time as the time column's, at or
+	// after the send), read into Record.Settled with the actual costs
+	// (CostSource.ActualCol, ActualField); an empty cell, or a JSON field
+	// missing or null, leaves the send never settled. Empty for none.
+	SettledCol, SettledField string
 }
+
+// NotSettled is Record.Settled and Batch.Settled of a send never settled.
+const NotSettled = math.MinInt64
+
+// HasSettled reports whether records carry a settlement.
+func (o *Options) HasSettled() bool { return o.SettledCol != "" || o.SettledField != "" }
 
 // MaxCosts is the most cost units a reader reads per send.
 const MaxCosts = 4
@@ -93,6 +106,10 @@ const MaxCosts = 4
 type CostSource struct {
 	Unit       string
 	Col, Field string
+	// ActualCol or ActualField, with Options.SettledCol or SettledField,
+	// names where the cost known at the send's settlement is read: Col or
+	// Field then hold the estimate charged from the send on.
+	ActualCol, ActualField string
 }
 
 // HasCosts reports whether records carry costs.
@@ -110,6 +127,11 @@ type Record struct {
 	Cost [MaxCosts]int64
 	// Status is the call's HTTP status when the options name one, else 0.
 	Status int16
+	// Settled and Actual, when the options name a settlement, are when the
+	// send's costs became known (NotSettled for never) and what they were,
+	// by unit as Cost (the estimates, for a send never settled).
+	Settled int64
+	Actual  [MaxCosts]int64
 }
 
 // HasEnd reports whether records carry an end time.

@@ -104,6 +104,21 @@ func FuzzJSONL(f *testing.F) {
 	})
 }
 
+// FuzzSettled reads reserved sends, CSV and JSON lines, each with an
+// estimate, an actual cost and a settlement instant.
+func FuzzSettled(f *testing.F) {
+	for _, s := range []string{"ts,est,used,done\n1,60,20,10\n5,50,,\n", "ts,est,used,done\n5,1,1,4\n", "ts,est,used,done\n5,1,,6\n",
+		`{"ts":1,"est":60,"used":20,"done":10}` + "\n" + `{"ts":2,"est":5,"done":null}`, `{"ts":3,"est":1,"done":"x"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		costs := []CostSource{{Unit: "tokens", Col: "est", ActualCol: "used", Field: "est", ActualField: "used"}}
+		fuzzReader(t, "f.csv", s, Options{Format: FormatCSV, SettledCol: "done", Costs: costs})
+		fuzzReader(t, "f.jsonl", s, Options{Format: FormatJSONL, SettledField: "done", Costs: costs})
+		fuzzReader(t, "f.csv", s, Options{Format: FormatCSV, SettledCol: "done", Costs: costs, SkipInvalid: true})
+	})
+}
+
 func FuzzAuto(f *testing.F) {
 	for _, s := range []string{"1\n2\n", "ts,k\n1,a\n", `{"ts":1}`, "\x1f\x8b\x08garbage", "\ufeff{\"ts\":1}\n", "\ufeff1\n"} {
 		f.Add(s)

@@ -21,11 +21,14 @@ const (
 	slotEnd
 	slotDur
 	slotStatus
-	slotCost // MaxCosts slots, one per cost unit
-	nSlots   = slotCost + MaxCosts
+	slotSettled
+	slotCost                         // MaxCosts slots, one per cost unit
+	slotActual = slotCost + MaxCosts // MaxCosts slots: the actual costs
+	nSlots     = slotActual + MaxCosts
 )
 
-var slotNames = [nSlots]string{"time", "key", "end", "duration", "status", "cost", "cost", "cost", "cost"}
+var slotNames = [nSlots]string{"time", "key", "end", "duration", "status", "settlement", "cost", "cost", "cost", "cost",
+	"actual cost", "actual cost", "actual cost", "actual cost"}
 
 // lineParser turns one data line into a Record. Its layout (format, columns,
 // fields, unit) is fixed before parsing starts; each parsing goroutine owns
@@ -74,6 +77,11 @@ func (p *lineParser) hasKey() bool { return p.cols[slotKey] >= 0 || p.paths[slot
 
 func (p *lineParser) hasCosts() bool { return len(p.costUnits) > 0 }
 
+// hasSettled reports whether the layout reads a settlement instant.
+func (p *lineParser) hasSettled() bool {
+	return p.cols[slotSettled] >= 0 || p.paths[slotSettled] != nil
+}
+
 func (p *lineParser) hasStatus() bool {
 	return p.cols[slotStatus] >= 0 || p.paths[slotStatus] != nil
 }
@@ -82,6 +90,9 @@ func (p *lineParser) hasStatus() bool {
 func (p *lineParser) slotName(s int) string {
 	if s >= slotCost && s-slotCost < len(p.costUnits) {
 		return "the " + p.costUnits[s-slotCost] + " cost"
+	}
+	if s >= slotActual && s-slotActual < len(p.costUnits) {
+		return "the actual " + p.costUnits[s-slotActual] + " cost"
 	}
 	return "the " + slotNames[s]
 }
@@ -192,6 +203,9 @@ func (p *lineParser) parseCSV(b []byte) (Record, error) {
 		bytes.TrimSpace(p.fields[slotEnd]), bytes.TrimSpace(p.fields[slotDur]))
 	if err == nil {
 		err = p.costs(&rec, &p.fields)
+	}
+	if err == nil {
+		err = p.settlement(&rec, &p.fields)
 	}
 	if err == nil {
 		err = p.status(&rec, p.fields[slotStatus])
@@ -338,6 +352,39 @@ func (p *lineParser) costs(rec *Record, texts *[nSlots][]byte) error {
 	return nil
 }
 
+// settlement reads the record's settlement, when the layout has one: an
+// empty settlement instant leaves the send never settled, its actual
+// costs its estimates; a settled send needs each actual cost read.
+func (p *lineParser) settlement(rec *Record, texts *[nSlots][]byte) error {
+	if !p.hasSettled() {
+		return nil
+	}
+	rec.Actual = rec.Cost
+	t := bytes.TrimSpace(texts[slotSettled])
+	if len(t) == 0 {
+		rec.Settled = NotSettled
+		return nil
+	}
+	u, err := p.tp.parse(t)
+	if err != nil {
+		return fmt.Errorf("settlement: %w", err)
+	}
+	if u < rec.At {
+		return errors.New("settled before the send")
+	}
+	rec.Settled = u
+	for i, unit := range p.costUnits {
+		if p.cols[slotActual+i] < 0 && p.paths[slotActual+i] == nil {
+			continue
+		}
+		t := bytes.TrimSpace(texts[slotActual+i])
+		if rec.Actual[i], err = parseCost(t); err != nil {
+			return fmt.Errorf("actual %s cost %q: %w", unit, t, err)
+		}
+	}
+	return nil
+}
+
 // parseCost reads a cost: decimal digits, at most 18 of them, so that no
 // single cost comes near overflowing a window's int64 sum.
 func parseCost(t []byte) (int64, error) {
@@ -452,6 +499,9 @@ func (p *lineParser) parseJSON(b []byte) (Record, error) {
 		}
 		f := v.Get(path...)
 		name := strings.Join(path, ".")
+		if (s == slotSettled || s >= slotActual) && (f == nil || f.Type() == fastjson.TypeNull) {
+			continue // never settled, or settled without it: settlement says which
+		}
 		if f == nil {
 			return Record{}, fmt.Errorf("no field %q", name)
 		}
@@ -475,6 +525,9 @@ func (p *lineParser) parseJSON(b []byte) (Record, error) {
 	rec, err := p.record(texts[slotTime], texts[slotKey], texts[slotEnd], texts[slotDur])
 	if err == nil {
 		err = p.costs(&rec, &texts)
+	}
+	if err == nil {
+		err = p.settlement(&rec, &texts)
 	}
 	if err == nil {
 		err = p.status(&rec, texts[slotStatus])

@@ -154,6 +154,12 @@ func (lp *lineParser) general(b *batch, data []byte, hasEnd, hasKey bool, fail f
 	if lp.hasStatus() {
 		b.Status = append(b.Status, rec.Status)
 	}
+	if lp.hasSettled() {
+		b.Settled = append(b.Settled, rec.Settled)
+		for u := range lp.costUnits {
+			b.Actual[u] = append(b.Actual[u], rec.Actual[u])
+		}
+	}
 	return rest, true
 }
 

@@ -62,6 +62,10 @@ type Batch struct {
 	Cost [MaxCosts][]int64
 	// Status holds each send's HTTP status when the options name one.
 	Status []int16
+	// Settled and Actual hold each send's settlement when the options name
+	// one (Record.Settled, Record.Actual).
+	Settled []int64
+	Actual  [MaxCosts][]int64
 
 	// Keys are stored once per batch: keyIdx[i] is send i's index among
 	// the batch's distinct keys, whose bytes are keys[keyOff[j]:][:keyLen[j]].
@@ -98,7 +102,10 @@ func (b *Batch) DistinctKey(j int) []byte {
 }
 
 func (b *Batch) reset() {
-	b.At, b.End, b.Line, b.Status = b.At[:0], b.End[:0], b.Line[:0], b.Status[:0]
+	b.At, b.End, b.Line, b.Status, b.Settled = b.At[:0], b.End[:0], b.Line[:0], b.Status[:0], b.Settled[:0]
+	for u := range b.Actual {
+		b.Actual[u] = b.Actual[u][:0]
+	}
 	b.keyIdx, b.keyOff, b.keyLen, b.keys = b.keyIdx[:0], b.keyOff[:0], b.keyLen[:0], b.keys[:0]
 	for u := range b.Cost {
 		if b.Cost[u] != nil {

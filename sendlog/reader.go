@@ -120,6 +120,14 @@ func (r *Reader) Next() (Record, error) {
 	if b.Status != nil {
 		rec.Status = b.Status[i]
 	}
+	if b.Settled != nil {
+		rec.Settled = b.Settled[i]
+		for u := range b.Actual {
+			if b.Actual[u] != nil {
+				rec.Actual[u] = b.Actual[u][i]
+			}
+		}
+	}
 	for u := range b.Cost {
 		if b.Cost[u] != nil {
 			rec.Cost[u] = b.Cost[u][i]
@@ -599,8 +607,10 @@ func (r *Reader) chooseColumns(line []byte) error {
 	lp.cols[slotEnd], errs[slotEnd] = find(opt("EndCol", r.opt.EndCol), r.opt.EndCol, nil)
 	lp.cols[slotDur], errs[slotDur] = find(opt("DurationCol", r.opt.DurationCol), r.opt.DurationCol, nil)
 	lp.cols[slotStatus], errs[slotStatus] = find(opt("StatusCol", r.opt.StatusCol), r.opt.StatusCol, nil)
+	lp.cols[slotSettled], errs[slotSettled] = find(opt("SettledCol", r.opt.SettledCol), r.opt.SettledCol, nil)
 	for i, c := range r.opt.Costs {
 		lp.cols[slotCost+i], errs[slotCost+i] = find(opt("Costs", c.Unit+"="+c.Col), c.Col, nil)
+		lp.cols[slotActual+i], errs[slotActual+i] = find(opt("Costs", c.Unit+" actual "+c.ActualCol), c.ActualCol, nil)
 	}
 	for _, e := range errs {
 		if e != nil {
@@ -631,6 +641,9 @@ func (r *Reader) chooseColumns(line []byte) error {
 // units for the line parser.
 func (r *Reader) checkCosts() error {
 	costs := r.opt.Costs
+	if len(costs) == 0 && r.opt.HasSettled() {
+		return r.errorf(0, nil, "a settlement replaces estimated costs with actual ones: name the costs (sendlog.Options.Costs)")
+	}
 	if len(costs) == 0 {
 		return nil
 	}
@@ -651,6 +664,9 @@ func (r *Reader) checkCosts() error {
 			return r.errorf(0, nil, "a %s log carries no %s cost: costs are read from CSV columns or JSON-lines fields", r.lp.format, c.Unit)
 		}
 		r.lp.costUnits = append(r.lp.costUnits, c.Unit)
+		if (c.ActualCol != "" || c.ActualField != "") && !r.opt.HasSettled() {
+			return r.errorf(0, nil, "an actual %s cost is read with the instant of its settlement: name it (sendlog.Options.SettledCol or SettledField)", c.Unit)
+		}
 	}
 	return nil
 }
@@ -670,8 +686,10 @@ func (r *Reader) startJSON() {
 	lp.paths[slotEnd] = split(r.opt.EndField)
 	lp.paths[slotDur] = split(r.opt.DurationField)
 	lp.paths[slotStatus] = split(r.opt.StatusField)
+	lp.paths[slotSettled] = split(r.opt.SettledField)
 	for i, c := range r.opt.Costs {
 		lp.paths[slotCost+i] = split(c.Field)
+		lp.paths[slotActual+i] = split(c.ActualField)
 	}
 	if p := lp.paths[slotTime]; p != nil {
 		r.unitFromName(p[len(p)-1], false)

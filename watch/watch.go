@@ -264,7 +264,7 @@ func (w *watcher) observe(f *follower, rec sendlog.Record) {
 	w.cur, w.rec, w.key = f, rec, key
 	// In order, checked above; costs are whole numbers from 0 up, checked
 	// by the reader; only a window's sum past int64 remains.
-	if err := s.chk.ObserveCost(rec.At, rec.Line, rec.Cost[:len(w.units)]); err != nil && w.err == nil {
+	if err := w.judge(s.chk, rec); err != nil && w.err == nil {
 		w.err = &sendlog.InputError{File: f.path, Line: rec.Line, Msg: err.Error()}
 	}
 	s.last, s.n = rec.At, s.n+1
@@ -575,4 +575,14 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(linesDesc, prometheus.CounterValue, float64(f.read), keytext.Show(f.path))
 	}
 	ch <- prometheus.MustNewConstMetric(orderDesc, prometheus.CounterValue, float64(w.sum.OutOfOrder))
+}
+
+// judge hands rec to chk: at its estimates until its settlement, when
+// the log gives one, at its costs otherwise.
+func (w *watcher) judge(chk *checker.Checker, rec sendlog.Record) error {
+	n := len(w.units)
+	if !w.cfg.Read.HasSettled() || rec.Settled == sendlog.NotSettled {
+		return chk.ObserveCost(rec.At, rec.Line, rec.Cost[:n])
+	}
+	return chk.ObserveReserved(rec.At, rec.Line, rec.Cost[:n], &checker.Settlement{At: rec.Settled, Actual: rec.Actual[:n]})
 }

@@ -20,6 +20,7 @@ type checkOptions struct {
 	rules       cli.RuleFlags
 	read        cli.ReadFlags
 	costs       []string
+	settled     cli.SettledFlags
 	format      string
 	list        int
 	keys        int
@@ -67,6 +68,7 @@ func newCheckCmd(s streams) *cobra.Command {
 	o.rules.Add(f)
 	o.read.Add(f)
 	o.read.AddStatus(f)
+	o.settled.Add(f)
 	f.StringArrayVar(&o.costs, "cost", nil, "read a unit's cost from this CSV column or JSON field: UNIT=NAME (default: the column or field named as the unit)")
 	f.StringVar(&o.format, "format", "", "output format: text, json, junit or github (default github under GITHUB_ACTIONS=true, else text)")
 	f.IntVar(&o.list, "list", 0, "print the first N violations of each rule with the sends that filled the window")
@@ -112,6 +114,9 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 	read, err := o.read.Options()
 	if err == nil {
 		read.Costs, err = cli.CostSources(rules, cli.ContractCosts(o.costs, c.Read))
+	}
+	if err == nil {
+		err = o.settled.Apply(&read)
 	}
 	if err != nil {
 		return err

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/rule"
@@ -86,4 +89,40 @@ func CostColumns(rules []rule.Rule, costFlags []string) (map[string]string, erro
 		cols[s.Unit] = s.Col
 	}
 	return cols, nil
+}
+
+// SettledFlags are where a log of reserved sends gives each send's actual
+// cost per unit and the instant it became known; the costs --cost names
+// are then the estimates charged from each send on.
+type SettledFlags struct {
+	actual     []string
+	col, field string
+}
+
+// Add registers the flags on fs.
+func (f *SettledFlags) Add(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.actual, "actual", nil, "read a unit's actual cost, known at the send's settlement, from this CSV column or JSON field: UNIT=NAME (--cost is then the estimate)")
+	fs.StringVar(&f.col, "settled-col", "", "CSV column with the instant each send's actual cost became known (empty: never settled, the estimate stands)")
+	fs.StringVar(&f.field, "settled-field", "", "JSON-lines field with the instant each send's actual cost became known, as --settled-col")
+}
+
+// Apply adds the settlement the flags name to read, whose costs are set.
+func (f *SettledFlags) Apply(read *sendlog.Options) error {
+	read.SettledCol, read.SettledField = f.col, f.field
+	for _, a := range f.actual {
+		unit, name, ok := strings.Cut(a, "=")
+		unit, name = strings.TrimSpace(unit), strings.TrimSpace(name)
+		if !ok || unit == "" || name == "" {
+			return fmt.Errorf("--actual %q: want UNIT=COLUMN, such as tokens=total_tokens", a)
+		}
+		k := slices.IndexFunc(read.Costs, func(c sendlog.CostSource) bool { return c.Unit == unit })
+		if k < 0 {
+			return fmt.Errorf("--actual %q: no rule meters %s", a, unit)
+		}
+		read.Costs[k].ActualCol, read.Costs[k].ActualField = name, name
+	}
+	if len(f.actual) > 0 && !read.HasSettled() {
+		return errors.New("--actual needs the instant each send settled: give --settled-col or --settled-field")
+	}
+	return nil
 }

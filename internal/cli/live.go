@@ -138,6 +138,7 @@ type WatchFlags struct {
 	cfg                 watch.Config
 	inFmt, unit, format string
 	costs               []string
+	settled             SettledFlags
 }
 
 // Add registers the flags on fs.
@@ -151,6 +152,7 @@ func (f *WatchFlags) Add(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Read.KeyField, "key-field", "", "JSON-lines field that splits the rules per key")
 	fs.StringVar(&f.unit, "unit", "auto", "unit of numeric timestamps: auto, s, ms, us or ns")
 	fs.StringArrayVar(&f.costs, "cost", nil, "read a unit's cost from this CSV column or JSON field: UNIT=NAME (default: the column or field named as the unit)")
+	f.settled.Add(fs)
 	fs.StringVar(&f.format, "format", "text", "violations as text or json (one object a line)")
 	fs.DurationVar(&c.Poll, "poll", 0, "how often the files are looked at (default 100ms)")
 	fs.StringVar(&c.Listen, "listen", "", "serve Prometheus metrics on this address, e.g. 127.0.0.1:9100")
@@ -169,6 +171,9 @@ func (f *WatchFlags) Config(paths []string) (watch.Config, error) {
 		return cfg, errors.New("watch checks rates: give at least one rule")
 	}
 	if cfg.Read.Costs, err = CostSources(c.Rules, f.costs); err != nil {
+		return cfg, err
+	}
+	if err = f.settled.Apply(&cfg.Read); err != nil {
 		return cfg, err
 	}
 	if f.format != "text" && f.format != "json" {

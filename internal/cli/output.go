@@ -94,6 +94,8 @@ var settingFlags = strings.NewReplacer(
 	"sendlog.Options.StatusField", "--status-field",
 	"sendlog.Options.StatusCol", "--status-col",
 	"sendlog.Options.Costs", "--cost",
+	"sendlog.Options.SettledCol", "--settled-col",
+	"sendlog.Options.SettledField", "--settled-field",
 	"sendlog.Options.Unit", "--unit",
 	"report.Shard.From", "--from",
 	"report.Shard.To", "--to",

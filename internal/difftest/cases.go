@@ -27,11 +27,14 @@ func (f Family) String() string {
 	return [...]string{"sliding", "fixed", "zoned", "bucket", "first-call"}[f]
 }
 
-// Send is one send of a drawn log.
+// Send is one send of a drawn log. Costs are its estimates when Settled
+// is set: from that instant on its costs are Actual.
 type Send struct {
-	At    int64
-	Key   string
-	Costs map[string]int64
+	At      int64
+	Key     string
+	Costs   map[string]int64
+	Settled *int64
+	Actual  map[string]int64
 }
 
 // Case is a drawn log in time order (ties in input order) and the rules and

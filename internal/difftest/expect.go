@@ -35,7 +35,8 @@ func Expect(c Case) map[string][]Verdict {
 	for key, idx := range byKey {
 		sends := make([]oracle.Send, len(idx))
 		for j, i := range idx {
-			sends[j] = oracle.Send{T: c.Sends[i].At, Costs: c.Sends[i].Costs}
+			s := c.Sends[i]
+			sends[j] = oracle.Send{T: s.At, Costs: s.Costs, Settled: s.Settled, Actual: s.Actual}
 		}
 		for _, v := range oracle.JudgeAll(sends, rules, c.Boundary == rule.Closed) {
 			out[key] = append(out[key], fromOracle(v, idx))
@@ -63,9 +64,12 @@ func fromOracle(v oracle.Verdict, idx []int) Verdict {
 	return out
 }
 
-// Decimal9 writes a non-negative rational rounded down to nine decimals,
-// without trailing zeros ("0.8", "1", "0.333333333").
+// Decimal9 writes a rational rounded toward zero to nine decimals,
+// without trailing zeros ("0.8", "1", "0.333333333", "-2.5").
 func Decimal9(r *big.Rat) string {
+	if r.Sign() < 0 {
+		return "-" + Decimal9(new(big.Rat).Neg(r))
+	}
 	scaled := new(big.Int).Mul(r.Num(), big.NewInt(1_000_000_000))
 	scaled.Quo(scaled, r.Denom())
 	s := fmt.Sprintf("%010s", scaled.String())

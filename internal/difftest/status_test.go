@@ -57,7 +57,11 @@ func expectStatuses(c Case, status []int, reading rule.Refusals) (map[string][]V
 	for key, idx := range byKey {
 		sends := make([]oracle.Send, len(idx))
 		for j, i := range idx {
-			sends[j] = oracle.Send{T: c.Sends[i].At, Costs: c.Sends[i].Costs}
+			s := c.Sends[i]
+			sends[j] = oracle.Send{T: s.At, Costs: s.Costs}
+			if status[i] == 200 { // a refused send counts its estimate, never settled
+				sends[j].Settled, sends[j].Actual = s.Settled, s.Actual
+			}
 		}
 		for _, v := range oracle.JudgeAll(sends, rules, c.Boundary == rule.Closed) {
 			got := fromOracle(v, idx)

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/sendlog"
 	"github.com/rlcheck/rlcheck/watch"
 )
 
@@ -22,12 +24,18 @@ import (
 // the summary's counts and peaks per rule.
 func runWatch(t *testing.T, c Case) (map[string][]Verdict, *watch.Summary) {
 	t.Helper()
+	return runWatchOn(t, c, c.CSV(), c.ReadOptions())
+}
+
+// runWatchOn is runWatch on the case written as text, read with read.
+func runWatchOn(t *testing.T, c Case, text string, read sendlog.Options) (map[string][]Verdict, *watch.Summary) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "sends.csv")
-	require.NoError(t, os.WriteFile(path, []byte(c.CSV()), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // read what is there, then stop
 	var out bytes.Buffer
-	sum, err := watch.Run(ctx, watch.Config{Rules: c.Rules, Boundary: c.Boundary, Read: c.ReadOptions(),
+	sum, err := watch.Run(ctx, watch.Config{Rules: c.Rules, Boundary: c.Boundary, Read: read,
 		Paths: []string{path}, JSON: true, Out: &out, ErrOut: &out})
 	require.NoError(t, err, c.String())
 	got := map[string][]Verdict{}
@@ -69,9 +77,38 @@ func ruleIndex(t *testing.T, c Case, text string, so []Verdict, line int64) int 
 func TestWatchMatchesOracle(t *testing.T) {
 	for _, f := range Families {
 		t.Run(f.String(), func(t *testing.T) {
-			for i, c := range draws(f, Seeds(6, 150), 2) {
+			watchMatches(t, draws(f, Seeds(6, 150), 2), false)
+		})
+	}
+}
+
+// TestWatchReservedMatchesOracle: as TestWatchMatchesOracle, on logs of
+// reserved sends read with their actual costs and settlement instants,
+// under both boundaries.
+func TestWatchReservedMatchesOracle(t *testing.T) {
+	for _, f := range Families {
+		for _, b := range []rule.Boundary{rule.HalfOpen, rule.Closed} {
+			t.Run(f.String()+"/"+b.String(), func(t *testing.T) {
+				cases := drawReserved(f, Seeds(4, 100), 43)
+				for i := range cases {
+					cases[i].Boundary = b
+				}
+				watchMatches(t, cases, true)
+			})
+		}
+	}
+}
+
+// watchMatches runs watch on each case and compares it with the oracle.
+func watchMatches(t *testing.T, cases []Case, reserved bool) {
+	{
+		{
+			for i, c := range cases {
 				want := Expect(c)
 				got, sum := runWatch(t, c)
+				if reserved {
+					got, sum = runWatchOn(t, c, c.ReservedCSV(), c.ReservedReadOptions())
+				}
 				wantCounts, wantPeaks := make([]int64, len(c.Rules)), make([]int64, len(c.Rules))
 				for key, vs := range want {
 					for r, v := range vs {
@@ -89,7 +126,7 @@ func TestWatchMatchesOracle(t *testing.T) {
 					return
 				}
 			}
-		})
+		}
 	}
 }
 

@@ -2,29 +2,49 @@ package oracle
 
 import (
 	"math/big"
+	"sort"
 	"sync"
 	"time"
 )
 
 // judgeSliding applies the sliding definition: send i violates when the
-// cost of the earlier sends in (t_i - W, t_i] (closed: [t_i - W, t_i]) plus
-// its own exceeds N.
+// cost of the earlier sends in (t_i - W, t_i] (closed: [t_i - W, t_i]),
+// each at the cost known at t_i, plus its own estimate exceeds N.
 func judgeSliding(sends []Send, order []int, r Rule, closed bool) Verdict {
 	var v Verdict
 	n := big.NewInt(r.N)
+	loads := big.NewInt(0)
 	for p, i := range order {
 		sum := cost(sends[i], r)
 		for _, j := range order[:p] {
 			if within(diff(sends[i].T, sends[j].T), r.W, closed) {
-				sum.Add(sum, cost(sends[j], r))
+				sum.Add(sum, costAt(sends[j], r, sends[i].T, closed))
 			}
 		}
 		if sum.Cmp(n) > 0 {
 			v.Violations = append(v.Violations, i)
 		}
+		loads = maxOf(loads, sum)
 	}
-	v.Max = slidingMax(sends, r, closed)
+	v.Max = loads
+	if !anySettled(sends) {
+		v.Max = slidingMax(sends, r, closed)
+	}
 	return v
+}
+
+// anySettled reports whether some send has a settlement. A log without
+// one has its fullest window taken over every window; with settlements a
+// window's content changes with the instant it is judged at, and the
+// fullest is the largest load a send was judged against, its own
+// estimate included.
+func anySettled(sends []Send) bool {
+	for _, s := range sends {
+		if s.Settled != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // within reports whether a send gap after another shares its window.
@@ -51,28 +71,27 @@ func slidingMax(sends []Send, r Rule, closed bool) *big.Int {
 }
 
 // judgeFixed applies the fixed definition: send i violates when the cost
-// of the earlier sends in its own window plus its own exceeds N.
-func judgeFixed(sends []Send, order []int, r Rule) Verdict {
-	var v Verdict
+// of the earlier sends in its own window, each at the cost known at t_i,
+// plus its own estimate exceeds N. The fullest window is the largest load
+// a send was judged against (without settlements, a window's total).
+func judgeFixed(sends []Send, order []int, r Rule, closed bool) Verdict {
+	v := Verdict{Max: big.NewInt(0)}
 	n := big.NewInt(r.N)
-	keys := make([]*big.Int, len(sends))
+	keys := make([]string, len(sends))
 	for i, s := range sends {
-		keys[i] = fixedKey(s.T, r)
+		keys[i] = fixedKey(s.T, r).String()
 	}
-	totals := map[string]*big.Int{}
-	for _, i := range order {
-		k := keys[i].String()
-		if totals[k] == nil {
-			totals[k] = new(big.Int)
+	for p, i := range order {
+		sum := cost(sends[i], r)
+		for _, j := range order[:p] {
+			if keys[j] == keys[i] {
+				sum.Add(sum, costAt(sends[j], r, sends[i].T, closed))
+			}
 		}
-		totals[k].Add(totals[k], cost(sends[i], r))
-		if totals[k].Cmp(n) > 0 {
+		if sum.Cmp(n) > 0 {
 			v.Violations = append(v.Violations, i)
 		}
-	}
-	v.Max = big.NewInt(0)
-	for _, t := range totals {
-		v.Max = maxOf(v.Max, t)
+		v.Max = maxOf(v.Max, sum)
 	}
 	return v
 }
@@ -89,35 +108,82 @@ func fixedKey(t int64, r Rule) *big.Int {
 }
 
 // judgeBucket applies the bucket definition with the level an exact
-// rational: full at the first send, refilled by N*(t_i - t_prev)/W up to
-// the burst; a send that costs more than the level violates and takes
-// nothing, any other takes its cost.
-func judgeBucket(sends []Send, order []int, r Rule) Verdict {
+// rational: full at the first send, refilled by N*(t - t_prev)/W up to
+// the burst between events; a send that costs more than the level
+// violates and takes nothing, any other takes its estimate. At its
+// settlement a send that took its estimate E gets E - A back, never above
+// the burst, or gives A - E more, which may leave the level below zero.
+// Settlements due at one instant are applied in the order of their sends.
+func judgeBucket(sends []Send, order []int, r Rule, closed bool) Verdict {
 	var v Verdict
-	burst := new(big.Rat).SetInt64(r.Burst)
-	level := new(big.Rat).Set(burst)
+	b := bucket{r: r, burst: new(big.Rat).SetInt64(r.Burst)}
+	b.level = new(big.Rat).Set(b.burst)
+	var drained []int // sends that took their estimate, settlement pending
 	for p, i := range order {
-		if p > 0 {
-			gap := diff(sends[i].T, sends[order[p-1]].T)
-			refill := new(big.Rat).SetFrac(gap.Mul(gap, big.NewInt(r.N)), big.NewInt(r.W))
-			if level.Add(level, refill); level.Cmp(burst) > 0 {
-				level.Set(burst)
-			}
+		s := sends[i]
+		if p == 0 {
+			b.prev = s.T
 		}
-		c := new(big.Rat).SetInt(cost(sends[i], r))
-		if c.Cmp(level) > 0 {
+		drained = b.settle(sends, drained, s.T, closed)
+		b.refill(s.T)
+		c := new(big.Rat).SetInt(cost(s, r))
+		if c.Cmp(b.level) > 0 {
 			v.Violations = append(v.Violations, i)
-			v.Levels = append(v.Levels, new(big.Rat).Set(level))
+			v.Levels = append(v.Levels, new(big.Rat).Set(b.level))
 			continue
 		}
-		level.Sub(level, c)
+		b.level.Sub(b.level, c)
+		if s.Settled != nil && r.Unit != "" {
+			drained = append(drained, i)
+		}
 	}
 	return v
 }
 
+// bucket is a bucket's level and the instant it was last brought to.
+type bucket struct {
+	r     Rule
+	burst *big.Rat
+	level *big.Rat
+	prev  int64
+}
+
+// refill brings the level from prev to at, never above the burst.
+func (b *bucket) refill(at int64) {
+	gap := diff(at, b.prev)
+	refill := new(big.Rat).SetFrac(gap.Mul(gap, big.NewInt(b.r.N)), big.NewInt(b.r.W))
+	if b.level.Add(b.level, refill); b.level.Cmp(b.burst) > 0 {
+		b.level.Set(b.burst)
+	}
+	b.prev = at
+}
+
+// settle applies, in time order (ties in send order), the settlements of
+// the drained sends known at instant at, and returns those still pending.
+func (b *bucket) settle(sends []Send, drained []int, at int64, closed bool) []int {
+	var due, rest []int
+	for _, j := range drained {
+		if settledBy(sends[j], at, closed) {
+			due = append(due, j)
+		} else {
+			rest = append(rest, j)
+		}
+	}
+	sort.SliceStable(due, func(x, y int) bool { return *sends[due[x]].Settled < *sends[due[y]].Settled })
+	for _, j := range due {
+		b.refill(*sends[j].Settled)
+		back := diff(cost(sends[j], b.r).Int64(), sends[j].Actual[b.r.Unit])
+		if b.level.Add(b.level, new(big.Rat).SetInt(back)); b.level.Cmp(b.burst) > 0 {
+			b.level.Set(b.burst)
+		}
+	}
+	return rest
+}
+
 // judgeFirstCall applies the first-call definition: a window [s, s+W)
 // opens at a send s arriving with none open; a send violates when the
-// window's cost before it plus its own exceeds N, and still counts in it.
+// window's cost before it (each send at the cost known at its instant)
+// plus its own estimate exceeds N, and still counts in it.
 //
 // Both documents leave the window's end unstated; it is read half-open, as
 // every other window of the definitions is: a send exactly W after the
@@ -130,10 +196,11 @@ func judgeBucket(sends []Send, order []int, r Rule) Verdict {
 // report whose rule was broken always names a window over the limit (merge
 // refuses one that does not as contradicting itself), and watch's summary
 // of such a log says "at most 10 tokens in a window" for a lone send of 10.
-func judgeFirstCall(sends []Send, order []int, r Rule) Verdict {
+func judgeFirstCall(sends []Send, order []int, r Rule, closed bool) Verdict {
 	v := Verdict{Max: big.NewInt(0)}
 	n := big.NewInt(r.N)
-	open, start, sum := false, int64(0), new(big.Int)
+	open, start := false, int64(0)
+	var in []int // the sends of the open window
 	for _, i := range order {
 		s, c := sends[i], cost(sends[i], r)
 		if !open || !within(diff(s.T, start), r.W, false) {
@@ -143,9 +210,13 @@ func judgeFirstCall(sends []Send, order []int, r Rule) Verdict {
 				v.Max = maxOf(v.Max, c)
 				continue
 			}
-			open, start, sum = true, s.T, new(big.Int)
+			open, start, in = true, s.T, nil
 		}
-		if sum.Add(sum, c); sum.Cmp(n) > 0 {
+		sum := new(big.Int).Set(c)
+		for _, j := range in {
+			sum.Add(sum, costAt(sends[j], r, s.T, closed))
+		}
+		if in = append(in, i); sum.Cmp(n) > 0 {
 			v.Violations = append(v.Violations, i)
 		}
 		v.Max = maxOf(v.Max, sum)

@@ -43,10 +43,15 @@ type Rule struct {
 	Burst int64
 }
 
-// Send is one send: its instant in ns and its cost per unit.
+// Send is one send: its instant in ns and its cost per unit. A reserved
+// send also has a settlement: from the instant Settled (at or after T) on,
+// its cost is Actual, per unit, in place of Costs (the estimate). A send
+// with Settled nil is never settled: its estimate stands.
 type Send struct {
-	T     int64
-	Costs map[string]int64
+	T       int64
+	Costs   map[string]int64
+	Settled *int64
+	Actual  map[string]int64
 }
 
 // Verdict is what the definitions say about one rule on one log.
@@ -62,7 +67,9 @@ type Verdict struct {
 }
 
 // JudgeAll judges every rule on the same sends; closed selects the closed
-// boundary [t, t+W], which only sliding rules have.
+// boundary [t, t+W], which only sliding rules have, and the closed reading
+// of settlements, for every kind: a settlement at the instant of a send
+// counts only after it.
 func JudgeAll(sends []Send, rules []Rule, closed bool) []Verdict {
 	out := make([]Verdict, len(rules))
 	for i, r := range rules {
@@ -76,11 +83,11 @@ func Judge(sends []Send, r Rule, closed bool) Verdict {
 	order := Order(sends)
 	switch r.Kind {
 	case Fixed:
-		return judgeFixed(sends, order, r)
+		return judgeFixed(sends, order, r, closed)
 	case Bucket:
-		return judgeBucket(sends, order, r)
+		return judgeBucket(sends, order, r, closed)
 	case FirstCall:
-		return judgeFirstCall(sends, order, r)
+		return judgeFirstCall(sends, order, r, closed)
 	}
 	return judgeSliding(sends, order, r, closed)
 }
@@ -98,11 +105,30 @@ func Order(sends []Send) []int {
 
 // cost is what send s weighs in rule r: 1 for a call rule, else its cost
 // in r's unit (a send without one weighs nothing, which tests never give).
+// For a reserved send that is its estimate.
 func cost(s Send, r Rule) *big.Int {
 	if r.Unit == "" {
 		return big.NewInt(1)
 	}
 	return big.NewInt(s.Costs[r.Unit])
+}
+
+// settledBy reports whether send s's settlement is known at instant at:
+// from its instant on, or under the closed reading only after it.
+func settledBy(s Send, at int64, closed bool) bool {
+	if s.Settled == nil {
+		return false
+	}
+	return *s.Settled < at || !closed && *s.Settled == at
+}
+
+// costAt is what send s weighs in rule r as judged at instant at: its
+// actual cost once settled, its estimate before.
+func costAt(s Send, r Rule, at int64, closed bool) *big.Int {
+	if r.Unit == "" || !settledBy(s, at, closed) {
+		return cost(s, r)
+	}
+	return big.NewInt(s.Actual[r.Unit])
 }
 
 // diff is b - a exactly.
