@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -133,7 +134,7 @@ func TestPresetStreams(t *testing.T) {
 	events := strings.Split(strings.TrimSpace(rec.Body.String()), "\n\n")
 	require.Len(t, events, 4)
 	assert.Equal(t, "data: [DONE]", events[3])
-	assert.Contains(t, events[2], `"usage":{"completion_tokens":8,"prompt_tokens":1,"total_tokens":9}`)
+	assert.Contains(t, events[2], `"usage":{"prompt_tokens":1,"completion_tokens":8,"total_tokens":9}`)
 
 	c = newClocked(t, Options{Rules: mustRules(t, "5/1s"), Provider: Anthropic})
 	rec = c.do(t, ms(1000), chatBody("abcd", 8, `,"stream":true`))
@@ -157,4 +158,26 @@ func TestPresetRefusesWhatItCannotRead(t *testing.T) {
 		assert.Equal(t, 400, rec.Code, "%q", b)
 		assert.Contains(t, rec.Body.String(), "invalid_request_error", "%q", b)
 	}
+}
+
+// FuzzDecodeChat: any body is read as a chat request or refused with a
+// 400 naming the body, never a panic.
+func FuzzDecodeChat(f *testing.F) {
+	for _, s := range []string{`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":8}`,
+		`{"system":[{"type":"text","text":"x"}],"messages":[{"content":[{"text":"ab"},{"text":1}]}],"max_completion_tokens":3,"stream":true,"stream_options":{"include_usage":true}}`,
+		`{"max_tokens":"8"}`, `[]`, `{`, `{"messages":{}}`, `{"messages":[1,{"content":null}]}`, `null`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		var req chatRequest
+		err := decodeChat(r, &req)
+		if err != nil {
+			var ce *costError
+			require.ErrorAs(t, err, &ce)
+			require.Equal(t, http.StatusBadRequest, ce.status)
+			return
+		}
+		require.GreaterOrEqual(t, req.chars, int64(0))
+	})
 }
