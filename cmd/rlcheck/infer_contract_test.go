@@ -26,14 +26,16 @@ type inferLog struct {
 }
 
 // inferLogs draws logs of a hidden contract of case c: serve's own log
-// (refused calls count, as serve judges), and a provider's log under each
-// reading of refused calls.
+// and a provider's log, each under both readings of refused calls.
 func inferLogs(t *testing.T, seed uint64, c serveprobe.Case) []inferLog {
 	rng := rand.New(rand.NewPCG(seed, uint64(c.Kind)*2+map[bool]uint64{true: 1}[c.Cost]))
 	hidden := serveprobe.Contract(rng, c)
-	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: 500, MaxDelay: 0})
-	require.NoError(t, err)
-	out := []inferLog{{name: fmt.Sprintf("serve %v %v seed %d", c, hidden, seed), data: run.ServeLog, cost: c.Cost}}
+	var out []inferLog
+	for _, reading := range []rule.Refusals{rule.RefusedCount, rule.RefusedFree} {
+		run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: 500, Refusals: reading})
+		require.NoError(t, err)
+		out = append(out, inferLog{name: fmt.Sprintf("serve %v %v %v seed %d", c, hidden, reading, seed), data: run.ServeLog, cost: c.Cost})
+	}
 	ms := infertest.Traffic(rng, hidden[0], 500)
 	for _, count := range []bool{true, false} {
 		var b bytes.Buffer

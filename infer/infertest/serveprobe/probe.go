@@ -104,6 +104,8 @@ type Options struct {
 	// it they go to the same handler in process, which is many times
 	// cheaper and answers alike.
 	Loopback bool
+	// Refusals is the server's reading of the requests it refuses.
+	Refusals rule.Refusals
 }
 
 // Call is one request: when the client sent it and when it reached the
@@ -166,7 +168,7 @@ func (r *Run) ServedLog() ([]infer.Send, error) {
 func Probe(hidden []rule.Rule, opt Options) (*Run, error) {
 	var clock int64
 	var log bytes.Buffer
-	so := serve.Options{Rules: hidden, Log: &log, Now: func() int64 { return clock }}
+	so := serve.Options{Rules: hidden, Log: &log, Now: func() int64 { return clock }, Refusals: opt.Refusals}
 	cost := len(hidden) > 0 && hidden[0].Unit != ""
 	if cost {
 		so.Costs = []serve.CostSource{{Unit: CostUnit, Header: CostHeader}}
