@@ -16,7 +16,6 @@ import (
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/htmlreport"
-	"github.com/rlcheck/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/internal/genlog"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/realrun"
@@ -25,6 +24,7 @@ import (
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/sendlog"
 	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/workload"
 )
 
 // checkLog checks a generated log of three keys, keeping what the HTML
@@ -153,7 +153,7 @@ func TestRunInBrowser(t *testing.T) {
 	require.NoError(t, err)
 	sc, err := realrun.Scale(&scn.Scenario, 20)
 	require.NoError(t, err)
-	pred, err := realrun.Predict(cli.Simulate, sc, 5, nil)
+	pred, err := realrun.Predict(predictOnSimulator, sc, 5, nil)
 	require.NoError(t, err)
 	res, err := realrun.Run(context.Background(), sc, realrun.Options{})
 	require.NoError(t, err)
@@ -287,4 +287,21 @@ func TestLoneChartDrawnToTheEnd(t *testing.T) {
 		assert.Zero(t, left, "%s: every layer is drawn to the last send", rules)
 		b.noErrors(t)
 	}
+}
+
+// predictOnSimulator is the prediction the command sets beside a real
+// run (the command's wiring is internal to it).
+func predictOnSimulator(s *workload.Scenario, seeds int, o realrun.PredictOptions) ([]realrun.SeedCounts, error) {
+	rr, err := simulate.RunSeeds(s, seeds, simulate.Options{Strategies: o.Strategies})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]realrun.SeedCounts, len(rr.Strategies))
+	for i, st := range rr.Strategies {
+		out[i].Name = st.Name
+		for _, r := range st.Rules {
+			out[i].PerRule = append(out[i].PerRule, r.PerRun)
+		}
+	}
+	return out, nil
 }

@@ -86,7 +86,7 @@ type SeedCounts struct {
 
 // A Simulator runs s on the virtual clock over seeds s.Seed ..
 // s.Seed+seeds-1 and counts each strategy's violations; the simulator
-// (package simulate) is one, wired in by the command (internal/cli), so
+// (package simulate) is one, wired in by the command (cmd/rlcheck/internal/cli), so
 // that the real-clock runner does not depend on it.
 type Simulator func(s *workload.Scenario, seeds int, o PredictOptions) ([]SeedCounts, error)
 

@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/rlcheck/rlcheck/internal/cli"
+	"github.com/rlcheck/rlcheck/cmd/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/merge"
 	"github.com/rlcheck/rlcheck/report"
 )

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rlcheck/rlcheck/buildinfo"
-	"github.com/rlcheck/rlcheck/internal/cli"
+	"github.com/rlcheck/rlcheck/cmd/rlcheck/internal/cli"
 )
 
 // Exit codes: results are 0 (every rule held) or 1 (violations found);

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rlcheck/rlcheck/internal/cli"
+	"github.com/rlcheck/rlcheck/cmd/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/sqlcheck"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rlcheck/rlcheck/internal/cli"
+	"github.com/rlcheck/rlcheck/cmd/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/watch"
 )
 

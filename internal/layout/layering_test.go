@@ -52,6 +52,7 @@ func TestLayering(t *testing.T) {
 		"sqlcheck":      {"logcheck", "sendlog", "simulate"},
 		"report":        {"logcheck", "sendlog", "merge", "simulate"},
 		"merge":         {"logcheck", "sendlog", "simulate"},
+		"infer":         {"simulate", "strategies", "audit", "realrun", "logcheck"},
 	}
 	for pkg, above := range forbidden {
 		for p, ds := range all {
