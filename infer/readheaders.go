@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/rlcheck/rlcheck/rlheader"
 	"io"
 	"strconv"
 	"strings"
@@ -86,13 +87,13 @@ type parsedAnswer struct {
 const maxCachedAnswers = 1 << 14
 
 func (c *answerCache) parse(raw *[NumHeaders]string, at int64) (*Announced, []BadHeader) {
-	if strings.ContainsFunc(raw[HRetryAfter], unicode.IsLetter) {
-		return ParseAnswer(raw, at) // an HTTP date: the wait depends on the call's time
+	if strings.ContainsFunc(raw[rlheader.HRetryAfter], unicode.IsLetter) {
+		return rlheader.ParseAnswer(raw, at) // an HTTP date: the wait depends on the call's time
 	}
 	if p, ok := c.m[*raw]; ok {
 		return p.a, p.bad
 	}
-	a, bad := ParseAnswer(raw, at)
+	a, bad := rlheader.ParseAnswer(raw, at)
 	if len(c.m) < maxCachedAnswers {
 		c.m[*raw] = parsedAnswer{a, bad}
 	}

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"github.com/rlcheck/rlcheck/rlheader"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -84,7 +85,7 @@ func writeBadHeaders(b *strings.Builder, log *Log) {
 	}
 }
 
-func shortText(s string) string { return quote(s) }
+func shortText(s string) string { return rlheader.Quote(s) }
 
 type jsonHeaderOut struct {
 	Answers     int            `json:"answers"`

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"flag"
+	"github.com/rlcheck/rlcheck/rlheader"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -147,14 +148,14 @@ func TestProxyCutsHostileHeaders(t *testing.T) {
 	recs, err := csv.NewReader(bytes.NewReader(log.Bytes())).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, recs, 2)
-	cut := recs[1][6+int(infer.HXReset)]
+	cut := recs[1][6+int(rlheader.HXReset)]
 	assert.LessOrEqual(t, len(cut), MaxHeaderText)
 	assert.True(t, strings.HasPrefix(hostile, strings.TrimSuffix(cut, "...")) && utf8.ValidString(cut), "cut, not garbled")
-	assert.Equal(t, "1, 2", recs[1][6+int(infer.HRetryAfter)], "a repeated header's values joined")
+	assert.Equal(t, "1, 2", recs[1][6+int(rlheader.HRetryAfter)], "a repeated header's values joined")
 
 	open := func() (io.Reader, error) { return bytes.NewReader(log.Bytes()), nil }
 	l, err := infer.Read("requests.csv", open, infer.ReadOptions{})
 	require.NoError(t, err)
-	assert.Equal(t, 1, l.BadHeaders[infer.HXReset].N)
-	assert.LessOrEqual(t, len(l.BadHeaders[infer.HXReset].Err), 200, "the error quotes a bounded text")
+	assert.Equal(t, 1, l.BadHeaders[rlheader.HXReset].N)
+	assert.LessOrEqual(t, len(l.BadHeaders[rlheader.HXReset].Err), 200, "the error quotes a bounded text")
 }

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rlcheck/rlcheck/checker"
-	"github.com/rlcheck/rlcheck/infer"
+	"github.com/rlcheck/rlcheck/rlheader"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -34,7 +34,7 @@ const MaxHeaderText = 512
 // the log of a recording proxy, in order.
 func AnswerColumns() []string {
 	var out []string
-	for h := range infer.NumHeaders {
+	for h := range rlheader.NumHeaders {
 		out = append(out, h.Col())
 	}
 	return out
@@ -42,9 +42,9 @@ func AnswerColumns() []string {
 
 // answerHeaders reads the upstream's rate-limit headers, each as sent (the
 // values of a repeated one joined by ", "), cut to MaxHeaderText.
-func answerHeaders(hd http.Header) *[infer.NumHeaders]string {
-	var out [infer.NumHeaders]string
-	for h := range infer.NumHeaders {
+func answerHeaders(hd http.Header) *[rlheader.NumHeaders]string {
+	var out [rlheader.NumHeaders]string
+	for h := range rlheader.NumHeaders {
 		v := strings.Join(hd.Values(h.HTTP()), ", ")
 		if len(v) > MaxHeaderText {
 			cut := MaxHeaderText - 3
@@ -59,9 +59,9 @@ func answerHeaders(hd http.Header) *[infer.NumHeaders]string {
 }
 
 // headerByName finds a header infer reads by its HTTP name, lower case.
-var headerByName = func() map[string]infer.Header {
-	m := map[string]infer.Header{}
-	for h := range infer.NumHeaders {
+var headerByName = func() map[string]rlheader.Header {
+	m := map[string]rlheader.Header{}
+	for h := range rlheader.NumHeaders {
 		m[strings.ToLower(h.HTTP())] = h
 	}
 	return m
@@ -70,10 +70,10 @@ var headerByName = func() map[string]infer.Header {
 // presetAnswer is the rate-limit headers a preset sent with a's answer,
 // as the log of a recording proxy holds an upstream's: the RateLimit
 // fields, the provider's family and, on a 429, the waits.
-func (s *Server) presetAnswer(a *arrival, retry [][2]string) *[infer.NumHeaders]string {
-	var out [infer.NumHeaders]string
+func (s *Server) presetAnswer(a *arrival, retry [][2]string) *[rlheader.NumHeaders]string {
+	var out [rlheader.NumHeaders]string
 	if len(s.opt.Rules) > 0 {
-		out[infer.HRateLimitPolicy], out[infer.HRateLimit] = s.policy[0], a.rateLimit
+		out[rlheader.HRateLimitPolicy], out[rlheader.HRateLimit] = s.policy[0], a.rateLimit
 	}
 	for _, set := range [][][2]string{a.family, retry} {
 		for _, kv := range set {
@@ -177,7 +177,7 @@ func (l *logWriter) put(a *arrival, status int, dur int64) {
 		row = strconv.AppendInt(row, c, 10)
 	}
 	if l.answers {
-		for h := range infer.NumHeaders {
+		for h := range rlheader.NumHeaders {
 			row = append(row, ',')
 			if a.answer != nil {
 				row = appendCSV(row, a.answer[h])

@@ -20,8 +20,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/rlcheck/rlcheck/checker"
-	"github.com/rlcheck/rlcheck/infer"
 	"github.com/rlcheck/rlcheck/metrics"
+	"github.com/rlcheck/rlcheck/rlheader"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/workload"
 )
@@ -413,9 +413,9 @@ type arrival struct {
 	send int64
 	sent bool
 	id   string
-	// answer holds the rate-limit headers of the answer, by infer.Header:
+	// answer holds the rate-limit headers of the answer, by rlheader.Header:
 	// the upstream's, or those a preset sent.
-	answer *[infer.NumHeaders]string
+	answer *[rlheader.NumHeaders]string
 	// family holds a preset's rate-limit headers.
 	family [][2]string
 }

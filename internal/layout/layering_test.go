@@ -53,6 +53,7 @@ func TestLayering(t *testing.T) {
 		"report":        {"logcheck", "sendlog", "merge", "simulate"},
 		"merge":         {"logcheck", "sendlog", "simulate"},
 		"infer":         {"simulate", "strategies", "audit", "realrun", "logcheck"},
+		"rlheader":      {"infer", "serve", "checker", "sendlog", "logcheck", "simulate"},
 	}
 	for pkg, above := range forbidden {
 		for p, ds := range all {
@@ -70,6 +71,7 @@ func TestLayering(t *testing.T) {
 	require.True(t, listed, "clock/virtual among the packages listed")
 	serveDeps := all[module+"serve"]
 	assert.False(t, serveDeps[module+"logcheck"], "serve imports logcheck: its verdict is the Judge it is given")
+	assert.False(t, serveDeps[module+"infer"], "serve imports infer: the header formats they share are rlheader's")
 	for _, pkg := range testSupport {
 		testSupportBelowEverything(t, all, pkg, pkg == "internal/oracle")
 	}
