@@ -130,8 +130,8 @@ func NewInferCmd(in io.Reader, out io.Writer, contradiction error) *cobra.Comman
 // run reads the log and the options of its inference.
 func (o *inferOptions) run(path string, stdin io.Reader) (string, *infer.Log, infer.Options, error) {
 	var iopt infer.Options
-	if o.format != "text" && o.format != "json" {
-		return "", nil, iopt, fmt.Errorf("--format %q: want text or json", o.format)
+	if err := OneOf("--format", o.format, "text", "json"); err != nil {
+		return "", nil, iopt, err
 	}
 	opt, err := o.read.Options()
 	if err != nil {
