@@ -10,31 +10,31 @@ import (
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
-// BucketWorst is the most calls a token bucket of capacity burst, refilled
+// bucketWorst is the most calls a token bucket of capacity burst, refilled
 // limit tokens per per and full at the start, admits in a half-open window
 // of t ≥ 1 ns, on integer nanoseconds: the calls at instants 0 .. t−1, so
 // the largest k ≤ burst + limit·(t−1)/per. The greedy schedule from a full
 // bucket (burst at once, then one call per token) reaches it, so it is the
 // exact worst case (TestBucketWorstBruteForce).
-func BucketWorst(burst, limit int64, per, t time.Duration) int64 {
+func bucketWorst(burst, limit int64, per, t time.Duration) int64 {
 	num := new(big.Int).Mul(big.NewInt(burst), big.NewInt(int64(per)))
 	num.Add(num, new(big.Int).Mul(big.NewInt(limit), big.NewInt(int64(t-1))))
 	return clampBig(num.Div(num, big.NewInt(int64(per))))
 }
 
-// FixedWorst is the most calls windows of length per, limit each, admit
+// fixedWorst is the most calls windows of length per, limit each, admit
 // in a half-open window of t ≥ 1 ns: limit for every window it touches,
 // ⌈(t−1)/per⌉ + 1 of them at most (2N across one edge when t = per). It
 // holds for windows aligned to a common origin and for windows that open
 // at the first call after the previous one closed (ulule/limiter), whose
 // starts lie at least per apart (TestFixedWorstBruteForce).
-func FixedWorst(limit int64, per, t time.Duration) int64 {
+func fixedWorst(limit int64, per, t time.Duration) int64 {
 	return mulClamp(limit, ceilDiv(int64(t-1), int64(per))+1)
 }
 
-// LogWorst is the most calls a sliding log of limit per per admits in a
+// logWorst is the most calls a sliding log of limit per per admits in a
 // half-open window of t: limit·⌈t/per⌉ (limit at 0, per, 2·per, ...).
-func LogWorst(limit int64, per, t time.Duration) int64 {
+func logWorst(limit int64, per, t time.Duration) int64 {
 	return mulClamp(limit, ceilDiv(int64(t), int64(per)))
 }
 
@@ -75,9 +75,9 @@ type Bound struct {
 // curve is one limiter of a design: the most calls it admits in a window.
 type curve func(t time.Duration) int64
 
-// Bounds returns the analytic worst case of every rule for strategy name
+// boundsOf returns the analytic worst case of every rule for strategy name
 // with cfg, under opt's rules, boundary and runtime. Each limiter bounds
-// the calls it admits in any window (BucketWorst, FixedWorst, LogWorst).
+// the calls it admits in any window (bucketWorst, fixedWorst, logWorst).
 // Sends lag the last decision by up to a slack (a sleep's lateness, the op
 // costs, the clock's grain: server TIME in µs, float seconds), so its
 // bound holds on windows widened by that slack. In a chain of limiters
@@ -87,7 +87,7 @@ type curve func(t time.Duration) int64
 // it go at its start, so only the last limiter's bound holds. A design
 // whose sends no limiter bounds (two round trips, a timestamp member), or
 // a runtime with unbounded lateness or op cost, has none.
-func Bounds(name string, cfg catalog.LibConfig, opt *Options) []Bound {
+func boundsOf(name string, cfg catalog.LibConfig, opt *Options) []Bound {
 	rules := opt.Rules
 	out := make([]Bound, len(rules))
 	m := model(name, cfg, opt)
@@ -118,15 +118,15 @@ func Bounds(name string, cfg catalog.LibConfig, opt *Options) []Bound {
 		}
 		out[j].Why = ""
 		if out[j].By < 0 {
-			out[j].Why = ChainedUnits
+			out[j].Why = chainedUnits
 		}
 	}
 	return out
 }
 
-// ChainedUnits says why a chain of limiters metering different units
+// chainedUnits says why a chain of limiters metering different units
 // bounds none of its earlier rules.
-const ChainedUnits = "chained limiters of different units: a later limiter holds calls back by their cost in its unit and lets them go together, so nothing bounds the earlier rules' windows"
+const chainedUnits = "chained limiters of different units: a later limiter holds calls back by their cost in its unit and lets them go together, so nothing bounds the earlier rules' windows"
 
 // mixedAfter reports whether a limiter after rule i's in the chain meters
 // another unit: it delays each call by its own cost, not as a shaper of
@@ -152,18 +152,18 @@ type analysis struct {
 
 // model returns the analysis of strategy name with cfg under opt.
 func model(name string, cfg catalog.LibConfig, opt *Options) analysis {
-	if Delay(opt) < 0 {
+	if sendDelay(opt) < 0 {
 		return analysis{why: "lateness or op cost unbounded"}
 	}
 	// One model of delay for every design: a send lags the decision that
 	// admitted it by the op costs of the steps after it and a scheduling
 	// delay as long as the latest wake-up (a sleep to a reserved instant,
 	// or a reply handled late), and a refused caller's retry as much.
-	d := Delay(opt)
+	d := sendDelay(opt)
 	a := analysis{chained: true, passes: true, send: d, step: d}
 	// Burst and bound are in the rule's unit: B + N·(t−1)/W units.
 	bucket := func(b, n int64, per time.Duration) curve {
-		return func(t time.Duration) int64 { return BucketWorst(b, n, per, t) }
+		return func(t time.Duration) int64 { return bucketWorst(b, n, per, t) }
 	}
 	var mk func(burst, limit int64, per time.Duration) curve
 	switch name {
@@ -194,20 +194,20 @@ func model(name string, cfg catalog.LibConfig, opt *Options) analysis {
 			a.send += time.Millisecond // PEXPIRE
 		}
 		mk = func(_, n int64, per time.Duration) curve {
-			return func(t time.Duration) int64 { return FixedWorst(n, per, t) }
+			return func(t time.Duration) int64 { return fixedWorst(n, per, t) }
 		}
 	case catalog.GuideScript, catalog.RedisClientTime:
 		a.chained = false
 		if name == catalog.GuideScript {
 			a.send += 239 * time.Nanosecond // float seconds of 2026: a 2⁻²² s grid
 		} else {
-			a.send += time.Microsecond + skewSpread(ConcurrentSkew) // µs scores, each worker's clock
+			a.send += time.Microsecond + skewSpread(concurrentSkew) // µs scores, each worker's clock
 		}
 		mk = func(_, n int64, per time.Duration) curve {
-			return func(t time.Duration) int64 { return LogWorst(n, per, t) }
+			return func(t time.Duration) int64 { return logWorst(n, per, t) }
 		}
 	case catalog.TwoTrips, catalog.TimestampMember:
-		return analysis{why: NoSetting(name)}
+		return analysis{why: noSetting(name)}
 	default:
 		return analysis{why: fmt.Sprintf("no model of %s", name)}
 	}
@@ -243,16 +243,16 @@ func limiterAt(name string, cfg catalog.LibConfig, i int, r rule.Rule) libs.Rule
 		i = -1
 	}
 	l := cfg.RuleLimitAt(i, r)
-	if Family(name) == Windows || Family(name) == Logs {
+	if family(name) == designWindows || family(name) == designLogs {
 		l.Limit = cfg.LimitFor(r.Limit)
 	}
 	return l
 }
 
-// Delay is the longest a send lags the decision that admitted it under
+// sendDelay is the longest a send lags the decision that admitted it under
 // opt's runtime: the latest wake-up and the op costs of the steps after
 // the decision (one per rule and two more); -1 when either is unbounded.
-func Delay(opt *Options) time.Duration {
+func sendDelay(opt *Options) time.Duration {
 	_, opHi, okOp := opt.OpCost.Bounds()
 	_, lateHi, okLate := opt.Lateness.Bounds()
 	if !okOp || !okLate {
@@ -272,10 +272,10 @@ func skewSpread(s []time.Duration) time.Duration {
 	return hi - lo
 }
 
-// Pace is the setting's sustained spacing: one call every Pace at most, in
+// paceOf is the setting's sustained spacing: one call every paceOf at most, in
 // the long run, for the rule whose limiter is slowest (rounded up, so calls
 // that arrive at this pace never outrun the limiter).
-func Pace(name string, cfg catalog.LibConfig, rules []rule.Rule) time.Duration {
+func paceOf(name string, cfg catalog.LibConfig, rules []rule.Rule) time.Duration {
 	var pace time.Duration
 	for i, r := range rules {
 		n := limiterAt(name, cfg, i, r).Limit
@@ -285,8 +285,8 @@ func Pace(name string, cfg catalog.LibConfig, rules []rule.Rule) time.Duration {
 	return pace
 }
 
-// AnalyticSafe reports whether every bound is known and within its limit.
-func AnalyticSafe(bs []Bound) bool {
+// analyticSafe reports whether every bound is known and within its limit.
+func analyticSafe(bs []Bound) bool {
 	for _, b := range bs {
 		if b.Worst == Unbounded || b.Worst > int64(b.Rule.Limit) {
 			return false

@@ -21,22 +21,22 @@ func TestWorstFormulas(t *testing.T) {
 		got  int64
 		want int64
 	}{
-		{"bucket burst N: 2N-1", BucketWorst(5, 5, s, s), 9},
-		{"bucket burst 1: N", BucketWorst(1, 5, s, s), 5},
-		{"bucket burst 1, 1 ns short of W", BucketWorst(1, 5, s, s+1), 6},
-		{"bucket burst 1 with a margin absorbs 1 ms", BucketWorst(1, 5, s+5*time.Millisecond, s+3*time.Millisecond), 5},
-		{"bucket burst 2 for 500/min: 501", BucketWorst(2, 500, m, m), 501},
-		{"bucket burst 2 for 10000/day: 10001", BucketWorst(2, 10000, day, day), 10001},
-		{"daily bucket bounds a minute", BucketWorst(1, 10000, day, m), 7},
-		{"bucket, no overflow on a year", BucketWorst(1<<30, 1<<30, s, 365*day), (1<<30)*(1+365*86400) - 2},
-		{"fixed across one edge: 2N", FixedWorst(5, s, s), 10},
-		{"fixed, half", FixedWorst(2, s, s), 4},
-		{"fixed, a minute of seconds", FixedWorst(5, s, m), 305},
-		{"fixed, one window within", FixedWorst(5, s, 1), 5},
-		{"fixed, 1 ns past a window", FixedWorst(5, s, s+2), 15},
-		{"log: N", LogWorst(5, s, s), 5},
-		{"log, 1 ns past its window", LogWorst(5, s, s+1), 10},
-		{"log with margin", LogWorst(5, s+time.Millisecond, s+time.Millisecond), 5},
+		{"bucket burst N: 2N-1", bucketWorst(5, 5, s, s), 9},
+		{"bucket burst 1: N", bucketWorst(1, 5, s, s), 5},
+		{"bucket burst 1, 1 ns short of W", bucketWorst(1, 5, s, s+1), 6},
+		{"bucket burst 1 with a margin absorbs 1 ms", bucketWorst(1, 5, s+5*time.Millisecond, s+3*time.Millisecond), 5},
+		{"bucket burst 2 for 500/min: 501", bucketWorst(2, 500, m, m), 501},
+		{"bucket burst 2 for 10000/day: 10001", bucketWorst(2, 10000, day, day), 10001},
+		{"daily bucket bounds a minute", bucketWorst(1, 10000, day, m), 7},
+		{"bucket, no overflow on a year", bucketWorst(1<<30, 1<<30, s, 365*day), (1<<30)*(1+365*86400) - 2},
+		{"fixed across one edge: 2N", fixedWorst(5, s, s), 10},
+		{"fixed, half", fixedWorst(2, s, s), 4},
+		{"fixed, a minute of seconds", fixedWorst(5, s, m), 305},
+		{"fixed, one window within", fixedWorst(5, s, 1), 5},
+		{"fixed, 1 ns past a window", fixedWorst(5, s, s+2), 15},
+		{"log: N", logWorst(5, s, s), 5},
+		{"log, 1 ns past its window", logWorst(5, s, s+1), 10},
+		{"log with margin", logWorst(5, s+time.Millisecond, s+time.Millisecond), 5},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, tt.got, tt.name)
@@ -58,7 +58,7 @@ func maxInWindow(ts []int64, w int64) int64 {
 
 // TestBucketWorstBruteForce runs a token bucket greedily on every
 // nanosecond, in integer units (a token is per units, per ns adds limit),
-// and compares the fullest window with BucketWorst.
+// and compares the fullest window with bucketWorst.
 func TestBucketWorstBruteForce(t *testing.T) {
 	for burst := int64(1); burst <= 4; burst++ {
 		for limit := int64(1); limit <= 4; limit++ {
@@ -75,7 +75,7 @@ func TestBucketWorstBruteForce(t *testing.T) {
 					}
 				}
 				for w := int64(1); w <= 30; w++ {
-					got := BucketWorst(burst, limit, time.Duration(per), time.Duration(w))
+					got := bucketWorst(burst, limit, time.Duration(per), time.Duration(w))
 					if per%limit == 0 {
 						require.Equal(t, maxInWindow(ts, w), got, "burst %d, %d per %d ns, window %d ns", burst, limit, per, w)
 						continue
@@ -111,7 +111,7 @@ func TestFixedWorstBruteForce(t *testing.T) {
 					}
 					best = max(best, n)
 				}
-				got := FixedWorst(3, time.Duration(per), time.Duration(w))
+				got := fixedWorst(3, time.Duration(per), time.Duration(w))
 				assert.GreaterOrEqual(t, got, best, "per %d gap %d window %d", per, gap, w)
 				if gap == 0 {
 					assert.Equal(t, best, got, "aligned: per %d window %d", per, w)
@@ -141,7 +141,7 @@ func TestLogWorstBruteForce(t *testing.T) {
 				}
 			}
 			for w := int64(1); w <= 30; w++ {
-				require.Equal(t, maxInWindow(ts, w), LogWorst(limit, time.Duration(per), time.Duration(w)),
+				require.Equal(t, maxInWindow(ts, w), logWorst(limit, time.Duration(per), time.Duration(w)),
 					"%d per %d ns, window %d", limit, per, w)
 			}
 		}
@@ -180,7 +180,7 @@ func TestBounds(t *testing.T) {
 		{catalog.TwoTrips, one, []int64{Unbounded, Unbounded, Unbounded}},
 	}
 	for _, tt := range tests {
-		bs := Bounds(tt.name, tt.cfg, &opt)
+		bs := boundsOf(tt.name, tt.cfg, &opt)
 		got := make([]int64, len(bs))
 		for i, b := range bs {
 			got[i] = b.Worst
@@ -202,10 +202,10 @@ func TestBounds(t *testing.T) {
 		{catalog.UluleRedis, libs.Config{Half: true, Margin: 5 * time.Millisecond}, 10},
 		{catalog.UluleRedis, libs.Config{Margin: 5 * time.Millisecond}, 20},
 	} {
-		assert.Equal(t, tt.want, Bounds(tt.name, tt.cfg, &one10)[0].Worst, "10/s: %s %+v", tt.name, tt.cfg)
+		assert.Equal(t, tt.want, boundsOf(tt.name, tt.cfg, &one10)[0].Worst, "10/s: %s %+v", tt.name, tt.cfg)
 	}
 	opt.Lateness = workload.Dist{Kind: workload.LogNormal, A: time.Millisecond, Sigma: 1}
-	assert.Equal(t, int64(Unbounded), Bounds(catalog.XRateChained, one, &opt)[0].Worst, "unbounded lateness")
+	assert.Equal(t, int64(Unbounded), boundsOf(catalog.XRateChained, one, &opt)[0].Worst, "unbounded lateness")
 }
 
 // TestUnexercisedIsNotSafe is #33.10: `rlcheck audit --rules 10/s,500/min
@@ -219,8 +219,8 @@ func TestUnexercisedIsNotSafe(t *testing.T) {
 	for _, sa := range rep.Strategies {
 		require.NotNil(t, sa.Safe, "%s: a safe setting", sa.Name)
 		require.Len(t, sa.SafeVerdicts, 2, sa.Name)
-		assert.True(t, AnalyticSafe(Bounds(sa.Name, *sa.Safe, &opt)), "%s %s: analytic worst within the limits", sa.Name, Setting(sa.Name, *sa.Safe))
-		assert.NotContains(t, Code(sa.Name, *sa.Safe, opt.Rules), "500/60.0), 2)", sa.Name)
+		assert.True(t, analyticSafe(boundsOf(sa.Name, *sa.Safe, &opt)), "%s %s: analytic worst within the limits", sa.Name, settingWords(sa.Name, *sa.Safe))
+		assert.NotContains(t, code(sa.Name, *sa.Safe, opt.Rules), "500/60.0), 2)", sa.Name)
 		for _, v := range sa.SafeVerdicts {
 			assert.Contains(t, []string{Reached, AtBound, Proved}, v.Status, "%s %v: %+v", sa.Name, v.Rule, v)
 			assert.LessOrEqual(t, v.Measured, v.Worst, "%s %v: measured within analytic", sa.Name, v.Rule)
@@ -247,8 +247,8 @@ func TestVerdict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		o := []Outcome{{Rules: []RuleOutcome{{Rule: r, MaxInWindow: tt.measured}}}}
-		v := Verdict(o, []Bound{{Rule: r, Worst: tt.worst, By: 0}})
+		v := verdict(o, []Bound{{Rule: r, Worst: tt.worst, By: 0}})
 		assert.Equal(t, tt.want, v[0].Status, fmt.Sprintf("measured %d, worst %d", tt.measured, tt.worst))
-		assert.Equal(t, tt.want == Reached || tt.want == AtBound || tt.want == Proved, Safe(v), "safe: measured %d, worst %d", tt.measured, tt.worst)
+		assert.Equal(t, tt.want == Reached || tt.want == AtBound || tt.want == Proved, allSafe(v), "safe: measured %d, worst %d", tt.measured, tt.worst)
 	}
 }

@@ -37,8 +37,9 @@ type Options struct {
 	// SearchDir as a scenario that `rlcheck simulate` replays.
 	SearchDir   string
 	SearchTries int
-	// ProviderKinds judges every run's sends as each of ProviderKinds
-	// counts the rules' N/W too (Outcome.Kinds).
+	// ProviderKinds judges every run's sends as a sliding, a fixed (aligned
+	// to the epoch) and a bucket provider (burst N refilled N per W) count
+	// the rules' N/W too (Outcome.Kinds).
 	ProviderKinds bool
 }
 
@@ -77,8 +78,9 @@ type Report struct {
 	// that meter no costs.
 	Skipped []Skipped
 	// Delay is the longest a send lags its decision under the runtime
-	// (Delay), which every suggestion assumes.
-	Delay time.Duration // Sliding are the rules the search keeps, each rule's sliding
+	// (sendDelay), which every suggestion assumes.
+	Delay time.Duration
+	// Sliding are the rules the search keeps, each rule's sliding
 	// equivalent (itself when sliding), and KeptAs why, for those changed.
 	Sliding []rule.Rule
 	KeptAs  []string
@@ -122,8 +124,8 @@ type Outcome struct {
 	Sends   int
 	Refused int
 	Rules   []RuleOutcome
-	// Kinds are the same runs judged as each of ProviderKinds, with
-	// Options.ProviderKinds.
+	// Kinds are the same runs judged as sliding, fixed and bucket
+	// providers count, with Options.ProviderKinds.
 	Kinds []KindOutcome
 }
 
@@ -165,9 +167,9 @@ func Run(opt Options) (*Report, error) {
 	}
 	names, skipped := costStrategies(opt.Rules, names)
 	rep := &Report{
-		Rules: opt.Rules, Boundary: opt.Boundary, Workloads: Workloads(opt.Rules),
+		Rules: opt.Rules, Boundary: opt.Boundary, Workloads: workloadsFor(opt.Rules),
 		Seed: opt.Seed, Seeds: opt.Seeds, Verify: opt.Verify, Lateness: opt.Lateness, OpCost: opt.OpCost,
-		Searched: !opt.NoSearch, ProviderKinds: opt.ProviderKinds, Skipped: skipped, Delay: Delay(&opt),
+		Searched: !opt.NoSearch, ProviderKinds: opt.ProviderKinds, Skipped: skipped, Delay: sendDelay(&opt),
 	}
 	so, keptAs := slidingOptions(&opt)
 	rep.Sliding, rep.KeptAs = so.Rules, keptAs
@@ -209,14 +211,14 @@ func Run(opt Options) (*Report, error) {
 func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst, error) {
 	sa := StrategyAudit{Name: name, Config: opt.Config}
 	if slidingOnly(opt.Rules) {
-		sa.Bounds = Bounds(name, opt.Config, opt)
+		sa.Bounds = boundsOf(name, opt.Config, opt)
 	}
 	var err error
 	if sa.Outcomes, err = run(opt, wls, name, opt.Config, opt.Seeds, false); err != nil {
 		return sa, nil, err
 	}
 	// Every rule driven to the setting's analytic worst case, as given.
-	for _, wl := range Saturation(name, opt.Config, opt) {
+	for _, wl := range saturationWorkloads(name, opt.Config, opt) {
 		o, err := runSaturation(opt, wl, name, opt.Config, opt.Seeds, false)
 		if err != nil {
 			return sa, nil, err
@@ -225,7 +227,7 @@ func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst,
 	}
 	if !opt.NoSearch {
 		// Rules of another kind are searched as the sliding rules that
-		// imply them (SlidingEquivalent).
+		// imply them (slidingEquivalent).
 		sopt, _ := slidingOptions(opt)
 		if err := search(sopt, wls, &sa); err != nil {
 			return sa, nil, err
@@ -250,7 +252,7 @@ func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst,
 	if err != nil {
 		return sa, nil, err
 	}
-	if w.File, err = WriteReplay(opt.SearchDir, opt, w); err != nil {
+	if w.File, err = writeReplay(opt.SearchDir, opt, w); err != nil {
 		return sa, nil, fmt.Errorf("audit: %w", err)
 	}
 	return sa, w, nil
@@ -322,7 +324,7 @@ func (wl Workload) Scenario(opt *Options, name string) *workload.Scenario {
 	return &workload.Scenario{
 		Name: "audit-" + wl.Name, Rules: limiterRules(opt.Rules), Boundary: opt.Boundary, Strategies: []string{name},
 		Callers: wl.Callers, Workers: max(wl.Workers, 1), Skew: wl.Skew, Arrivals: wl.Arrivals,
-		Lateness: opt.Lateness, OpCost: opt.OpCost, Seed: opt.Seed, Costs: CostDists(opt.Rules),
+		Lateness: opt.Lateness, OpCost: opt.OpCost, Seed: opt.Seed, Costs: costDists(opt.Rules),
 	}
 }
 

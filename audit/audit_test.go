@@ -45,7 +45,7 @@ func TestSafeSettingsAreClean(t *testing.T) {
 				// Chained fixed windows release every caller that waited at
 				// a later rule's window start: nothing bounds the earlier
 				// rules, so only a single rule has a setting.
-				if NoSetting(sa.Name) != "" && (Family(sa.Name) != Windows || len(opt.Rules) > 1) {
+				if noSetting(sa.Name) != "" && (family(sa.Name) != designWindows || len(opt.Rules) > 1) {
 					assert.Nil(t, sa.Safe, "%s: a safe setting for a design that has none", sa.Name)
 					continue
 				}
@@ -90,7 +90,7 @@ func TestDefaultsViolateAfterIdle(t *testing.T) {
 }
 
 func TestWorkloads(t *testing.T) {
-	w := Workloads(mustRules(t, "5/1s,12/3s"))
+	w := workloadsFor(mustRules(t, "5/1s,12/3s"))
 	require.Len(t, w, 5, "workloads")
 	// Burst after idle: one call at 0, then 30 (36, capped) together at 6 s.
 	want := []int64{0}
@@ -127,7 +127,7 @@ func TestCode(t *testing.T) {
 		{catalog.UberRatelimit, libs.Config{Margin: 2 * time.Millisecond}, "ratelimit.New(5, ratelimit.Per(1002*time.Millisecond), ratelimit.WithoutSlack); ratelimit.New(10000, ratelimit.Per(86400002*time.Millisecond), ratelimit.WithoutSlack)"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, Code(tt.name, tt.cfg, rules), "Code(%s, %+v)", tt.name, tt.cfg)
+		assert.Equal(t, tt.want, code(tt.name, tt.cfg, rules), "code(%s, %+v)", tt.name, tt.cfg)
 	}
 }
 
@@ -155,12 +155,12 @@ func TestSafeSettingsThousandSeeds(t *testing.T) {
 	require.NoError(t, err)
 	for _, sa := range rep.Strategies {
 		if sa.Safe == nil {
-			t.Logf("%s: no safe setting (%s)", sa.Name, NoSetting(sa.Name))
+			t.Logf("%s: no safe setting (%s)", sa.Name, noSetting(sa.Name))
 			continue
 		}
 		var sends, violations int64
 		st := mustStrategy(t, sa.Name, *sa.Safe)
-		wls := append(slices.Clone(rep.Workloads), Saturation(sa.Name, *sa.Safe, &opt)...)
+		wls := append(slices.Clone(rep.Workloads), saturationWorkloads(sa.Name, *sa.Safe, &opt)...)
 		for _, wl := range wls {
 			seeds := n
 			if wl.Callers > longSaturation && st.Costly {
@@ -178,7 +178,7 @@ func TestSafeSettingsThousandSeeds(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("%s (%s): %d seeds of %d workloads, %d sends, %d violations", sa.Name, Setting(sa.Name, *sa.Safe), n, len(wls), sends, violations)
+		t.Logf("%s (%s): %d seeds of %d workloads, %d sends, %d violations", sa.Name, settingWords(sa.Name, *sa.Safe), n, len(wls), sends, violations)
 	}
 }
 

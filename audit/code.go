@@ -11,9 +11,9 @@ import (
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
-// Code returns the Go a user writes for strategy name with cfg, one
+// code returns the Go a user writes for strategy name with cfg, one
 // constructor per rule, so a suggestion can be pasted.
-func Code(name string, cfg catalog.LibConfig, rules []rule.Rule) string {
+func code(name string, cfg catalog.LibConfig, rules []rule.Rule) string {
 	parts := make([]string, len(rules))
 	for i, r := range rules {
 		per := r.Window + cfg.Margin
@@ -71,10 +71,10 @@ func goDuration(d time.Duration) string {
 	return fmt.Sprintf("%d", int64(d))
 }
 
-// Setting describes cfg for strategy name in a few words.
-func Setting(name string, cfg catalog.LibConfig) string {
+// settingWords describes cfg for strategy name in a few words.
+func settingWords(name string, cfg catalog.LibConfig) string {
 	var s string
-	if f := Family(name); f == Windows || f == Logs {
+	if f := family(name); f == designWindows || f == designLogs {
 		s = "N"
 		if cfg.Half {
 			s = "N/2"

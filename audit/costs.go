@@ -10,34 +10,34 @@ import (
 	"github.com/rlcheck/rlcheck/workload"
 )
 
-// CostParts sets the workloads' costs for a weighted contract: each call
-// costs uniform(1, ⌊N/CostParts⌋) in each unit, N the smallest limit of
+// costParts sets the workloads' costs for a weighted contract: each call
+// costs uniform(1, ⌊N/costParts⌋) in each unit, N the smallest limit of
 // the rules that meter it (1 to 9000 tokens under 90000 tokens/1m): from
 // a call that takes almost nothing to one that takes a tenth of the
 // window, so a burst after idle is a few calls and a bucket's burst in
 // units must hold the largest call.
-const CostParts = 10
+const costParts = 10
 
 // weighted reports whether any rule meters a cost.
 func weighted(rules []rule.Rule) bool { return len(rule.Units(rules)) > 0 }
 
-// MaxCost is the most one call of the audit's workloads costs in unit.
-func MaxCost(rules []rule.Rule, unit string) int64 {
+// maxCost is the most one call of the audit's workloads costs in unit.
+func maxCost(rules []rule.Rule, unit string) int64 {
 	n := 0
 	for _, r := range rules {
 		if r.Unit == unit && (n == 0 || r.Limit < n) {
 			n = r.Limit
 		}
 	}
-	return max(int64(n/CostParts), 1)
+	return max(int64(n/costParts), 1)
 }
 
-// CostDists returns the workloads' costs for rules, one distribution per
+// costDists returns the workloads' costs for rules, one distribution per
 // unit they meter, in the order rule.Units names them (nil for none).
-func CostDists(rules []rule.Rule) []workload.UnitCost {
+func costDists(rules []rule.Rule) []workload.UnitCost {
 	var out []workload.UnitCost
 	for _, u := range rule.Units(rules) {
-		out = append(out, workload.UnitCost{Unit: u, Dist: workload.Dist{Kind: workload.Uniform, A: 1, B: time.Duration(MaxCost(rules, u))}})
+		out = append(out, workload.UnitCost{Unit: u, Dist: workload.Dist{Kind: workload.Uniform, A: 1, B: time.Duration(maxCost(rules, u))}})
 	}
 	return out
 }
@@ -50,16 +50,16 @@ func callEquivalent(rules []rule.Rule) []rule.Rule {
 	for i, r := range rules {
 		out[i] = r
 		if r.Unit != "" {
-			mean := (1 + MaxCost(rules, r.Unit)) / 2
+			mean := (1 + maxCost(rules, r.Unit)) / 2
 			out[i] = rule.Rule{Limit: max(int(int64(r.Limit)/mean), 1), Window: r.Window}
 		}
 	}
 	return out
 }
 
-// NoCosts says why strategy name is left out of the audit of a weighted
+// noCosts says why strategy name is left out of the audit of a weighted
 // contract ("" when it meters costs).
-func NoCosts(name string) string {
+func noCosts(name string) string {
 	if catalog.LibCosts(name) {
 		return ""
 	}
@@ -91,7 +91,7 @@ func costStrategies(rules []rule.Rule, names []string) ([]string, []Skipped) {
 	var keep []string
 	var skip []Skipped
 	for _, n := range names {
-		if why := NoCosts(n); why != "" {
+		if why := noCosts(n); why != "" {
 			skip = append(skip, Skipped{n, why})
 			continue
 		}
@@ -111,13 +111,13 @@ func unitBurst(opt *Options, name string, c catalog.LibConfig) (int, bool) {
 			if n == 0 || r.Limit < n {
 				n = r.Limit
 			}
-			most = max(most, MaxCost(opt.Rules, r.Unit))
+			most = max(most, maxCost(opt.Rules, r.Unit))
 		}
 	}
 	for b := n; int64(b) >= most; b /= 2 {
 		c.UnitBurst = b
 		ok := true
-		for _, bd := range Bounds(name, c, opt) {
+		for _, bd := range boundsOf(name, c, opt) {
 			if bd.Rule.Unit != "" && (bd.Worst == Unbounded || bd.Worst > int64(bd.Rule.Limit)) {
 				ok = false
 			}
@@ -179,7 +179,7 @@ func costText(rules []rule.Rule, prefix string) string {
 		if i > 0 {
 			s += ", "
 		}
-		s += fmt.Sprintf("%s uniform(1, %d)", u, MaxCost(rules, u))
+		s += fmt.Sprintf("%s uniform(1, %d)", u, maxCost(rules, u))
 	}
 	if s == "" {
 		return ""

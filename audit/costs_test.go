@@ -61,7 +61,7 @@ func TestBucketWorstUnitsBruteForce(t *testing.T) {
 			for per := limit; per <= 4; per++ {
 				best := bruteUnits(burst, limit, per, 3, horizon)
 				for w := int64(1); w <= horizon; w++ {
-					got := BucketWorst(burst, limit, time.Duration(per), time.Duration(w))
+					got := bucketWorst(burst, limit, time.Duration(per), time.Duration(w))
 					if per%limit == 0 {
 						require.Equal(t, best[w], got, "burst %d units, %d per %d ns, window %d ns", burst, limit, per, w)
 						continue
@@ -139,7 +139,7 @@ func TestWeightedAgreesWithChecker(t *testing.T) {
 			}
 			tokens += o.Rules[1].Violations
 			assert.LessOrEqual(t, o.Rules[1].MaxInWindow, sa.Bounds[1].Worst, "%s %s: units over the analytic worst case", sa.Name, o.Workload)
-			if Family(sa.Name) == Buckets {
+			if family(sa.Name) == designBuckets {
 				assert.Equal(t, int64(Unbounded), sa.Bounds[0].Worst, "%s: the requests limiter before a tokens limiter", sa.Name)
 			}
 		}
@@ -171,14 +171,14 @@ func TestWeightedSafeSetting(t *testing.T) {
 		for _, sa := range rep.Strategies {
 			if slices.Contains(tt.none, sa.Name) {
 				assert.Nil(t, sa.Safe, "%s %s: a safe setting for a chain of units", tt.contract, sa.Name)
-				assert.Equal(t, ChainedUnits, sa.Bounds[0].Why, "%s %s", tt.contract, sa.Name)
+				assert.Equal(t, chainedUnits, sa.Bounds[0].Why, "%s %s", tt.contract, sa.Name)
 				continue
 			}
 			require.NotNil(t, sa.Safe, "%s %s: no safe setting (%s)", tt.contract, sa.Name, sa.Rejected)
-			if Family(sa.Name) == Buckets {
-				assert.GreaterOrEqual(t, int64(sa.Safe.UnitBurst), MaxCost(opt.Rules, "tokens"), "%s: a burst below the largest call", sa.Name)
+			if family(sa.Name) == designBuckets {
+				assert.GreaterOrEqual(t, int64(sa.Safe.UnitBurst), maxCost(opt.Rules, "tokens"), "%s: a burst below the largest call", sa.Name)
 			}
-			assert.True(t, AnalyticSafe(Bounds(sa.Name, *sa.Safe, &opt)), "%s: bounds of %+v", sa.Name, *sa.Safe)
+			assert.True(t, analyticSafe(boundsOf(sa.Name, *sa.Safe, &opt)), "%s: bounds of %+v", sa.Name, *sa.Safe)
 			got, refused := weightedRuns(t, &opt, rep, sa.Name, *sa.Safe, opt.Verify)
 			assert.Zero(t, refused, "%s: calls refused", sa.Name)
 			for _, o := range got {
@@ -203,7 +203,7 @@ func TestChainedUnitsBunch(t *testing.T) {
 	opt.Strategies = []string{catalog.RedisRate}
 	rep, err := Run(opt)
 	require.NoError(t, err)
-	own := BucketWorst(1, 20, 1200*time.Millisecond, time.Second+time.Millisecond)
+	own := bucketWorst(1, 20, 1200*time.Millisecond, time.Second+time.Millisecond)
 	var most int64
 	for _, o := range rep.Strategies[0].Outcomes {
 		most = max(most, o.Rules[0].MaxInWindow)
@@ -251,10 +251,10 @@ func TestRefusingIsNotSafe(t *testing.T) {
 	opt.Seeds, opt.Verify = 1, 1
 	sa := &StrategyAudit{Name: catalog.XRateChained}
 	c := opt.Config
-	c.UnitBurst, c.Margin = int(MaxCost(opt.Rules, "tokens")/2), 500*time.Millisecond
-	require.True(t, AnalyticSafe(Bounds(sa.Name, c, &opt)))
+	c.UnitBurst, c.Margin = int(maxCost(opt.Rules, "tokens")/2), 500*time.Millisecond
+	require.True(t, analyticSafe(boundsOf(sa.Name, c, &opt)))
 	clean := func(c catalog.LibConfig, seeds int) ([]Outcome, error) {
-		return run(&opt, Workloads(opt.Rules), sa.Name, c, seeds, true)
+		return run(&opt, workloadsFor(opt.Rules), sa.Name, c, seeds, true)
 	}
 	ok, err := confirm(&opt, sa, c, clean)
 	require.NoError(t, err)

@@ -13,11 +13,11 @@ import (
 	"github.com/rlcheck/rlcheck/simulate"
 )
 
-// ProviderKinds are the ways of counting that Options.ProviderKinds judges
+// providerKinds are the ways of counting that Options.ProviderKinds judges
 // every run against, for the rules' N/W: sliding, fixed windows aligned to
 // the epoch (virtual instant 0), and a token bucket of burst N refilled N
 // per W (GCRA with the same parameters).
-var ProviderKinds = []rule.Kind{rule.Sliding, rule.Fixed, rule.Bucket}
+var providerKinds = []rule.Kind{rule.Sliding, rule.Fixed, rule.Bucket}
 
 // KindOutcome is one provider kind's judgement of a workload's runs: the
 // same sends as the Outcome's, counted as that provider counts.
@@ -85,10 +85,10 @@ func addRuns(rs []RuleOutcome, run []RuleOutcome) (violated bool) {
 	return violated
 }
 
-// judgeKinds adds res, judged as each of ProviderKinds, to o.Kinds.
+// judgeKinds adds res, judged as each of providerKinds, to o.Kinds.
 func judgeKinds(o *Outcome, res *simulate.StrategyResult, units []string, opt *Options) error {
 	if o.Kinds == nil {
-		for _, k := range ProviderKinds {
+		for _, k := range providerKinds {
 			o.Kinds = append(o.Kinds, KindOutcome{Kind: k, Rules: newRuleOutcomes(asKind(opt.Rules, k))})
 		}
 	}
@@ -164,7 +164,7 @@ func writeKinds(w io.Writer, r *Report) error {
 	fmt.Fprintf(w, "\nagainst each provider kind (the same sends judged three ways, every workload, seeds %d..%d):\n\n", r.Seed, r.Seed+uint64(r.Seeds)-1)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"strategy"}
-	for _, k := range ProviderKinds {
+	for _, k := range providerKinds {
 		name := kindName(k)
 		head = append(head, name+": runs violating", "violations")
 		if k != rule.Bucket {
@@ -202,14 +202,14 @@ func kindName(k rule.Kind) string {
 // back an hour): a sliding window this long holds every local day.
 const longestDay = 25 * time.Hour
 
-// SlidingEquivalent returns a sliding rule whose every keeping log keeps
+// slidingEquivalent returns a sliding rule whose every keeping log keeps
 // r as its provider counts it, and why (empty for a sliding rule):
 //   - fixed and first-call windows of W are each one of the sliding windows
 //     of W (local days in a zone: of their longest, 25 h);
 //   - a bucket of burst B refilled N per W admits B + N·d/W in any span d,
 //     and sliding b per T with b = min(B, N) and T = ⌈W·b/N⌉ lets through at
 //     most b·(⌊d/T⌋ + 1) ≤ b + N·d/W there.
-func SlidingEquivalent(r rule.Rule) (rule.Rule, string) {
+func slidingEquivalent(r rule.Rule) (rule.Rule, string) {
 	out := rule.Rule{Limit: r.Limit, Window: r.Window, Unit: r.Unit, Buckets: r.Buckets}
 	switch r.Kind {
 	case rule.Fixed, rule.FirstCall:
@@ -230,7 +230,7 @@ func SlidingEquivalent(r rule.Rule) (rule.Rule, string) {
 }
 
 // slidingOptions returns opt with each rule read as its sliding
-// equivalent (SlidingEquivalent), the rules the search keeps, and the
+// equivalent (slidingEquivalent), the rules the search keeps, and the
 // reasons for those it changed.
 func slidingOptions(opt *Options) (*Options, []string) {
 	so := *opt
@@ -238,7 +238,7 @@ func slidingOptions(opt *Options) (*Options, []string) {
 	var why []string
 	for i, r := range opt.Rules {
 		var w string
-		if so.Rules[i], w = SlidingEquivalent(r); w != "" {
+		if so.Rules[i], w = slidingEquivalent(r); w != "" {
 			why = append(why, w)
 		}
 	}

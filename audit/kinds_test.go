@@ -50,7 +50,7 @@ func TestProviderKindsMatchTheDesign(t *testing.T) {
 	opt.Strategies = []string{catalog.GuideScript}
 	rep, err = Run(opt)
 	require.NoError(t, err)
-	for _, k := range ProviderKinds {
+	for _, k := range providerKinds {
 		for i := range opt.Rules {
 			assert.Zero(t, kindTotal(t, rep.Strategies[0], k, i), "the guide's log against a %v provider, rule %v", k, opt.Rules[i])
 		}
@@ -72,7 +72,7 @@ func TestProviderKindsSameSends(t *testing.T) {
 		st, _ := catalog.LibStrategy(sa.Name, opt.Config)
 		for w, wl := range rep.Workloads {
 			o := sa.Outcomes[w]
-			require.Len(t, o.Kinds, len(ProviderKinds), "%s %s", sa.Name, wl.Name)
+			require.Len(t, o.Kinds, len(providerKinds), "%s %s", sa.Name, wl.Name)
 			assert.Equal(t, o.Rules, o.Kinds[0].Rules, "%s %s: the sliding provider is the audit's own count", sa.Name, wl.Name)
 			var runs []simulate.StrategyResult
 			for seed := opt.Seed; seed < opt.Seed+uint64(opt.Seeds); seed++ {
@@ -148,7 +148,7 @@ func TestSuggestionsForOtherKinds(t *testing.T) {
 				require.NotNil(t, sa.Safe, "%s: a suggestion for %s (%s)", sa.Name, contract, sa.Rejected)
 				st := mustStrategy(t, sa.Name, *sa.Safe)
 				so, _ := slidingOptions(&opt)
-				for _, wl := range append(rep.Workloads, Saturation(sa.Name, *sa.Safe, so)...) {
+				for _, wl := range append(rep.Workloads, saturationWorkloads(sa.Name, *sa.Safe, so)...) {
 					for seed := opt.Seed; seed < opt.Seed+uint64(opt.Verify); seed++ {
 						res, err := simulate.RunStrategy(wl.Scenario(so, sa.Name), st, seed, simulate.Options{})
 						require.NoError(t, err)
@@ -172,7 +172,7 @@ func TestSlidingEquivalent(t *testing.T) {
 		{"5/1s", "5/1s"},
 	} {
 		r := mustRules(t, tt.in)[0]
-		got, why := SlidingEquivalent(r)
+		got, why := slidingEquivalent(r)
 		assert.Equal(t, mustRules(t, tt.want)[0], got, tt.in)
 		assert.Equal(t, r.Kind != rule.Sliding, why != "", "%s: a reason when the rule changes", tt.in)
 	}

@@ -93,7 +93,7 @@ func fitRates(opt *Options, name string, c *catalog.LibConfig) bool {
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
 			c.PerRule[i].Limit = mid
-			if b := Bounds(name, *c, opt)[i]; b.Worst != Unbounded && b.Worst <= int64(r.Limit) {
+			if b := boundsOf(name, *c, opt)[i]; b.Worst != Unbounded && b.Worst <= int64(r.Limit) {
 				lo = mid
 			} else {
 				hi = mid - 1
@@ -101,17 +101,17 @@ func fitRates(opt *Options, name string, c *catalog.LibConfig) bool {
 		}
 		c.PerRule[i].Limit = lo
 	}
-	return AnalyticSafe(Bounds(name, *c, opt))
+	return analyticSafe(boundsOf(name, *c, opt))
 }
 
-// CrowdBound is the analytic time k callers arriving together at full
+// crowdBound is the analytic time k callers arriving together at full
 // buckets take through strategy name's limiters with cfg: the slowest
 // limiter's, (k − burst) tokens at its rate; late wake-ups not counted.
-func CrowdBound(name string, cfg catalog.LibConfig, rules []rule.Rule, k int) time.Duration {
+func crowdBound(name string, cfg catalog.LibConfig, rules []rule.Rule, k int) time.Duration {
 	var d time.Duration
 	for i, r := range rules {
 		l := limiterAt(name, cfg, i, r)
-		if Family(name) == Slack {
+		if family(name) == designSlack {
 			l.Burst = cfg.Slack + 1
 		}
 		if need := int64(k - l.Burst); need > 0 {
@@ -122,9 +122,9 @@ func CrowdBound(name string, cfg catalog.LibConfig, rules []rule.Rule, k int) ti
 	return d
 }
 
-// LongRun is the share of the contract's long-run rate (its slowest
+// longRun is the share of the contract's long-run rate (its slowest
 // rule's N/W) that strategy name with cfg sustains.
-func LongRun(name string, cfg catalog.LibConfig, rules []rule.Rule) float64 {
+func longRun(name string, cfg catalog.LibConfig, rules []rule.Rule) float64 {
 	contract, kept := 0.0, 0.0
 	for i, r := range rules {
 		c := float64(r.Limit) / float64(r.Window)
@@ -144,13 +144,13 @@ func LongRun(name string, cfg catalog.LibConfig, rules []rule.Rule) float64 {
 // the rule that loses most.
 func rank(opt *Options, name string, a, b catalog.LibConfig) int {
 	k := crowdSizes(opt.Rules)[1]
-	if ta, tb := CrowdBound(name, a, opt.Rules, k), CrowdBound(name, b, opt.Rules, k); ta != tb {
+	if ta, tb := crowdBound(name, a, opt.Rules, k), crowdBound(name, b, opt.Rules, k); ta != tb {
 		return cmp.Compare(ta, tb)
 	}
-	if la, lb := LongRun(name, a, opt.Rules), LongRun(name, b, opt.Rules); la != lb {
+	if la, lb := longRun(name, a, opt.Rules), longRun(name, b, opt.Rules); la != lb {
 		return cmp.Compare(lb, la)
 	}
-	return cmp.Compare(Kept(b, opt.Rules), Kept(a, opt.Rules))
+	return cmp.Compare(rateKept(b, opt.Rules), rateKept(a, opt.Rules))
 }
 
 // searchPerRule tries, for a design whose limiters take a burst and rate

@@ -16,9 +16,9 @@ import (
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
-// WriteText writes the audit as two tables: each strategy as configured,
+// writeText writes the audit as two tables: each strategy as configured,
 // workload by workload, then the suggested safe settings.
-func WriteText(w io.Writer, r *Report) error {
+func writeText(w io.Writer, r *Report) error {
 	fmt.Fprintf(w, "audit of %s (%s windows), seeds %d..%d, lateness %v, op cost %v%s\n\n",
 		ruleList(r.Rules), boundaryName(r.Boundary), r.Seed, r.Seed+uint64(r.Seeds)-1, r.Lateness, r.OpCost, costText(r.Rules, "; each call costs "))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -27,7 +27,7 @@ func WriteText(w io.Writer, r *Report) error {
 		for i, o := range sa.Outcomes {
 			name, set, bound := "", "", ""
 			if i == 0 {
-				name, set, bound = sa.Name, Setting(sa.Name, sa.Config), boundList(sa.Bounds)
+				name, set, bound = sa.Name, settingWords(sa.Name, sa.Config), boundList(sa.Bounds)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", name, set, o.Workload, o.RunsWithViolations, o.Runs,
 				violations(o), windows(o.Rules), bound)
@@ -57,7 +57,7 @@ func WriteText(w io.Writer, r *Report) error {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "strategy\tsetting\ttried\tcalls\tmax in window / limit\tscenario")
 		for _, wo := range r.Worst {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", wo.Strategy, Setting(wo.Strategy, wo.Config), wo.Tried, len(wo.Times), windows(wo.Rules), wo.File)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", wo.Strategy, settingWords(wo.Strategy, wo.Config), wo.Tried, len(wo.Times), windows(wo.Rules), wo.File)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -99,12 +99,12 @@ func writeSafe(w io.Writer, r *Report) error {
 	by := func(i int) string { return r.Rules[i].String() }
 	for _, sa := range r.Strategies {
 		if sa.Safe == nil {
-			why := NoSetting(sa.Name)
+			why := noSetting(sa.Name)
 			switch {
-			case Family(sa.Name) == Windows && len(r.Rules) > 1:
+			case family(sa.Name) == designWindows && len(r.Rules) > 1:
 				why = "chained windows: every caller that waited for a later rule's next window goes at its start, so nothing bounds the earlier rules"
-			case Family(sa.Name) == Buckets && len(rule.Units(r.Rules)) > 0 && len(rule.Units(r.Rules)) < len(unitsOrCalls(r.Rules)):
-				why = ChainedUnits
+			case family(sa.Name) == designBuckets && len(rule.Units(r.Rules)) > 0 && len(rule.Units(r.Rules)) < len(unitsOrCalls(r.Rules)):
+				why = chainedUnits
 			case why != "":
 			case sa.Rejected != "":
 				why = "not safe: " + sa.Rejected
@@ -120,9 +120,9 @@ func writeSafe(w io.Writer, r *Report) error {
 			worst[k] = RuleOutcome{Rule: v.Rule, MaxInWindow: v.Measured}
 			bounds[k] = v.Bound
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.1f%%\t%.1f%%\t%s\t%s\n", sa.Name, Setting(sa.Name, *sa.Safe), sa.Tried, windows(worst),
-			boundList(bounds), verdictText(sa.SafeVerdicts, by), crowdText(sa.Crowds), 100*LongRun(sa.Name, *sa.Safe, r.Sliding),
-			100*Kept(*sa.Safe, r.Sliding), Assumes(r), Code(sa.Name, *sa.Safe, r.Sliding))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.1f%%\t%.1f%%\t%s\t%s\n", sa.Name, settingWords(sa.Name, *sa.Safe), sa.Tried, windows(worst),
+			boundList(bounds), verdictText(sa.SafeVerdicts, by), crowdText(sa.Crowds), 100*longRun(sa.Name, *sa.Safe, r.Sliding),
+			100*rateKept(*sa.Safe, r.Sliding), assumes(r), code(sa.Name, *sa.Safe, r.Sliding))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -130,9 +130,9 @@ func writeSafe(w io.Writer, r *Report) error {
 	return writeSlow(w, r)
 }
 
-// Assumes is what every suggestion of r rests on besides its runs: the
+// assumes is what every suggestion of r rests on besides its runs: the
 // longest a send lags its decision, and the most callers at once.
-func Assumes(r *Report) string {
+func assumes(r *Report) string {
 	callers := 0
 	for _, wl := range r.Workloads {
 		callers = max(callers, wl.Callers, len(wl.Arrivals.Times)-1)
@@ -176,7 +176,7 @@ func writeSlow(w io.Writer, r *Report) error {
 			continue
 		}
 		lines = append(lines, fmt.Sprintf("%s: one burst (or slack) for all its limiters; the setting that keeps every rule (%s) makes %d callers arriving together take %v; these keep every rule and let them through sooner: %s",
-			sa.Name, Setting(sa.Name, *sa.Safe), sa.Crowds[1].Callers, took(sa).Round(time.Millisecond), strings.Join(sooner, ", ")))
+			sa.Name, settingWords(sa.Name, *sa.Safe), sa.Crowds[1].Callers, took(sa).Round(time.Millisecond), strings.Join(sooner, ", ")))
 	}
 	if len(lines) == 0 {
 		return nil
@@ -322,8 +322,8 @@ type jsonRule struct {
 	Limit       int    `json:"limit"`
 }
 
-// WriteJSON writes the audit as one JSON document (docs/json.md).
-func WriteJSON(w io.Writer, r *Report) error {
+// writeJSON writes the audit as one JSON document (docs/json.md).
+func writeJSON(w io.Writer, r *Report) error {
 	out := jsonReport{Header: buildinfo.NewHeader(), Boundary: boundaryName(r.Boundary), Seed: r.Seed, Seeds: r.Seeds, Verify: r.Verify,
 		Lateness: r.Lateness.String(), OpCost: r.OpCost.String(), Strategies: []jsonStrategy{}}
 	for _, ru := range r.Rules {
@@ -342,7 +342,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 		}
 		if sa.Safe != nil {
 			js.Safe = &jsonSafe{Setting: setting(sa.Name, *sa.Safe, r.Sliding), Outcomes: outcomes(sa.SafeOutcomes),
-				LongRun: LongRun(sa.Name, *sa.Safe, r.Sliding), RateKept: Kept(*sa.Safe, r.Sliding), Assumes: Assumes(r)}
+				LongRun: longRun(sa.Name, *sa.Safe, r.Sliding), RateKept: rateKept(*sa.Safe, r.Sliding), Assumes: assumes(r)}
 			for _, c := range sa.Crowds {
 				js.Safe.Crowds = append(js.Safe.Crowds, jsonCrowd{Callers: c.Callers, TookNs: int64(c.Took)})
 			}
@@ -359,8 +359,8 @@ func WriteJSON(w io.Writer, r *Report) error {
 }
 
 func setting(name string, c catalog.LibConfig, rules []rule.Rule) jsonSetting {
-	js := jsonSetting{Burst: c.Burst, UnitBurst: c.UnitBurst, Half: c.Half, MarginNs: int64(c.Margin), Go: Code(name, c, rules)}
-	if Family(name) == Slack {
+	js := jsonSetting{Burst: c.Burst, UnitBurst: c.UnitBurst, Half: c.Half, MarginNs: int64(c.Margin), Go: code(name, c, rules)}
+	if family(name) == designSlack {
 		js.Slack = &c.Slack
 	}
 	for _, l := range c.PerRule {
@@ -393,7 +393,7 @@ func jsonRules(rs []RuleOutcome) []jsonRule {
 // Write writes the report as text, or as JSON when format is "json".
 func Write(w io.Writer, r *Report, format string) error {
 	if format == "json" {
-		return WriteJSON(w, r)
+		return writeJSON(w, r)
 	}
-	return WriteText(w, r)
+	return writeText(w, r)
 }

@@ -24,12 +24,12 @@ func candidates(opt *Options, name string) []catalog.LibConfig {
 			margins = append(margins, m)
 		}
 	}
-	if weighted(opt.Rules) && Family(name) == Buckets {
+	if weighted(opt.Rules) && family(name) == designBuckets {
 		return unitCandidates(opt, name, margins)
 	}
 	var out []catalog.LibConfig
-	switch Family(name) {
-	case Windows:
+	switch family(name) {
+	case designWindows:
 		// With the full N no fixed window keeps a sliding one (N calls
 		// before an edge and N after it), so only ⌊N/2⌋ is tried.
 		for _, m := range margins {
@@ -38,7 +38,7 @@ func candidates(opt *Options, name string) []catalog.LibConfig {
 			out = append(out, c)
 		}
 		return out
-	case Logs:
+	case designLogs:
 		if name == catalog.GuideScript {
 			// Float Unix seconds lie on a 238 ns grid in 2026: a call less
 			// than one step short of W after an entry can see it expired,
@@ -55,7 +55,7 @@ func candidates(opt *Options, name string) []catalog.LibConfig {
 	for _, m := range margins {
 		c := opt.Config
 		c.Margin = m
-		if Family(name) == Slack {
+		if family(name) == designSlack {
 			for s := opt.Config.Slack; s >= 0; s-- {
 				c.Slack = s
 				out = append(out, c)
@@ -85,28 +85,28 @@ func appendBursts(out []catalog.LibConfig, c catalog.LibConfig, n, burst int) []
 
 // Kinds of design, by the knob a safe setting turns.
 const (
-	Buckets = "buckets" // token buckets and GCRA: burst, then margin
-	Slack   = "slack"   // go.uber.org/ratelimit: slack, then margin
-	Windows = "windows" // fixed windows: margin, then half the limit
-	Logs    = "logs"    // sliding logs in Redis: margin only
+	designBuckets = "buckets" // token buckets and GCRA: burst, then margin
+	designSlack   = "slack"   // go.uber.org/ratelimit: slack, then margin
+	designWindows = "windows" // fixed windows: margin, then half the limit
+	designLogs    = "logs"    // sliding logs in Redis: margin only
 )
 
-// Family returns the kind of design strategy name is.
-func Family(name string) string {
+// family returns the kind of design strategy name is.
+func family(name string) string {
 	switch name {
 	case catalog.UberRatelimit:
-		return Slack
+		return designSlack
 	case catalog.UluleRedis, catalog.FixedWindow:
-		return Windows
+		return designWindows
 	case catalog.TwoTrips, catalog.TimestampMember, catalog.GuideScript, catalog.RedisClientTime:
-		return Logs
+		return designLogs
 	}
-	return Buckets
+	return designBuckets
 }
 
-// NoSetting says why no setting of a design keeps a sliding rule, for the
+// noSetting says why no setting of a design keeps a sliding rule, for the
 // designs where the search is expected to find none.
-func NoSetting(name string) string {
+func noSetting(name string) string {
 	switch name {
 	case catalog.TwoTrips:
 		return "callers that check between another's check and record all see room; no limit or margin closes that gap"
@@ -118,9 +118,9 @@ func NoSetting(name string) string {
 	return ""
 }
 
-// Kept is the share of each rule's sustained rate that cfg keeps, for the
+// rateKept is the share of each rule's sustained rate that cfg keeps, for the
 // rule that loses most: ⌊N/2⌋/N with Half, times W/(W+margin).
-func Kept(cfg catalog.LibConfig, rules []rule.Rule) float64 {
+func rateKept(cfg catalog.LibConfig, rules []rule.Rule) float64 {
 	kept := 1.0
 	for i, r := range rules {
 		k := float64(r.Window) / float64(r.Window+cfg.Margin)
@@ -131,9 +131,9 @@ func Kept(cfg catalog.LibConfig, rules []rule.Rule) float64 {
 }
 
 // search fills sa.Safe with the first candidate that the analysis keeps
-// within every limit (Bounds) and that is clean on every workload over
+// within every limit (boundsOf) and that is clean on every workload over
 // opt.Seeds seeds, then over opt.Verify seeds, and then on its saturation
-// workloads, with every rule reached, at its bound or proved (Verdict).
+// workloads, with every rule reached, at its bound or proved (verdict).
 // Among the bursts (or slacks) of one margin it assumes that a smaller one
 // is never worse: when the smallest fails, the margin is passed over, and
 // otherwise the largest clean one is found by bisection over opt.Seeds
@@ -194,8 +194,8 @@ func cleanRun(opt *Options, wls []Workload, sa *StrategyAudit) func(catalog.LibC
 		o, err := run(opt, order, sa.Name, c, seeds, true)
 		if o != nil {
 			slices.Reverse(o)
-			if v := disagreement(o, Bounds(sa.Name, c, opt)); v != nil {
-				sa.Rejected = fmt.Sprintf("%s: %v %s", Setting(sa.Name, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)))
+			if v := disagreement(o, boundsOf(sa.Name, c, opt)); v != nil {
+				sa.Rejected = fmt.Sprintf("%s: %v %s", settingWords(sa.Name, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)))
 				return nil, errDisagrees
 			}
 		}
@@ -208,7 +208,7 @@ func cleanRun(opt *Options, wls []Workload, sa *StrategyAudit) func(catalog.LibC
 func provable(opt *Options, sa *StrategyAudit) []catalog.LibConfig {
 	var out []catalog.LibConfig
 	for _, c := range candidates(opt, sa.Name) {
-		if AnalyticSafe(Bounds(sa.Name, c, opt)) {
+		if analyticSafe(boundsOf(sa.Name, c, opt)) {
 			out = append(out, c)
 		} else {
 			sa.Refuted++
@@ -219,30 +219,30 @@ func provable(opt *Options, sa *StrategyAudit) []catalog.LibConfig {
 
 // confirm runs c over opt.Verify seeds of every workload and on its
 // saturation workloads, and keeps it in sa when all are clean and every
-// rule stands (Safe); otherwise it notes in sa why not.
+// rule stands (allSafe); otherwise it notes in sa why not.
 func confirm(opt *Options, sa *StrategyAudit, c catalog.LibConfig, clean func(catalog.LibConfig, int) ([]Outcome, error)) (bool, error) {
 	o, err := clean(c, opt.Verify)
 	if err != nil || o == nil {
 		return false, err
 	}
-	for _, wl := range Saturation(sa.Name, c, opt) {
+	for _, wl := range saturationWorkloads(sa.Name, c, opt) {
 		so, err := runSaturation(opt, wl, sa.Name, c, opt.Verify, true)
 		if err != nil || so == nil {
 			return false, err
 		}
 		o = append(o, so...)
-		if v := disagreement(o, Bounds(sa.Name, c, opt)); v != nil {
-			sa.Rejected = fmt.Sprintf("%s: %v %s on %s", Setting(sa.Name, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)), wl.Name)
+		if v := disagreement(o, boundsOf(sa.Name, c, opt)); v != nil {
+			sa.Rejected = fmt.Sprintf("%s: %v %s on %s", settingWords(sa.Name, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)), wl.Name)
 			return false, errDisagrees
 		}
 	}
 	if n := refused(o); n > 0 {
-		sa.Rejected = fmt.Sprintf("%s: refuses %d calls whose cost is above a burst", Setting(sa.Name, c), n)
+		sa.Rejected = fmt.Sprintf("%s: refuses %d calls whose cost is above a burst", settingWords(sa.Name, c), n)
 		return false, nil
 	}
-	vs := Verdict(o, Bounds(sa.Name, c, opt))
-	if !Safe(vs) {
-		sa.Rejected = fmt.Sprintf("%s: %s", Setting(sa.Name, c), verdictText(vs, ruleName(opt)))
+	vs := verdict(o, boundsOf(sa.Name, c, opt))
+	if !allSafe(vs) {
+		sa.Rejected = fmt.Sprintf("%s: %s", settingWords(sa.Name, c), verdictText(vs, ruleName(opt)))
 		return false, nil
 	}
 	sa.Safe, sa.SafeOutcomes, sa.SafeVerdicts = &c, o, vs
@@ -275,7 +275,7 @@ func ignoreDisagrees(err error) error {
 // disagreement returns the first rule whose measured count exceeds its
 // analytic worst case, or nil.
 func disagreement(o []Outcome, bounds []Bound) *RuleVerdict {
-	for _, v := range Verdict(o, bounds) {
+	for _, v := range verdict(o, bounds) {
 		if v.Status == Disagrees {
 			return &v
 		}

@@ -35,8 +35,8 @@ type RuleVerdict struct {
 	Status   string
 }
 
-// Verdict judges each rule of a setting from its outcomes and bounds.
-func Verdict(outcomes []Outcome, bounds []Bound) []RuleVerdict {
+// verdict judges each rule of a setting from its outcomes and bounds.
+func verdict(outcomes []Outcome, bounds []Bound) []RuleVerdict {
 	out := make([]RuleVerdict, len(bounds))
 	for k, b := range bounds {
 		v := RuleVerdict{Bound: b}
@@ -63,8 +63,8 @@ func Verdict(outcomes []Outcome, bounds []Bound) []RuleVerdict {
 	return out
 }
 
-// Safe reports whether every rule is reached, at its bound or proved.
-func Safe(vs []RuleVerdict) bool {
+// allSafe reports whether every rule is reached, at its bound or proved.
+func allSafe(vs []RuleVerdict) bool {
 	for _, v := range vs {
 		if v.Status != Reached && v.Status != AtBound && v.Status != Proved {
 			return false

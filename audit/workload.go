@@ -13,9 +13,9 @@ import (
 // to audit (their long windows are then not saturated).
 const maxCallers = 30
 
-// ConcurrentSkew is each worker's clock offset in the concurrent workload:
+// concurrentSkew is each worker's clock offset in the concurrent workload:
 // hosts a few milliseconds apart, as NTP keeps them.
-var ConcurrentSkew = []time.Duration{0, 3 * time.Millisecond, -2 * time.Millisecond, time.Millisecond}
+var concurrentSkew = []time.Duration{0, 3 * time.Millisecond, -2 * time.Millisecond, time.Millisecond}
 
 // Workload is one adversarial traffic pattern for a contract.
 type Workload struct {
@@ -29,12 +29,12 @@ type Workload struct {
 	Skew     []time.Duration
 }
 
-// Workloads returns the audit's traffic for rules: a burst after a long
+// workloadsFor returns the audit's traffic for rules: a burst after a long
 // idle spell (every bucket full, every window empty), steady arrivals at
 // twice the fastest rule's rate, and Poisson arrivals at the slowest rule's
 // long-run rate, a burst on either side of the fastest rule's window edge,
 // and callers spread over several workers whose clocks disagree.
-func Workloads(rules []rule.Rule) []Workload {
+func workloadsFor(rules []rule.Rule) []Workload {
 	rules = callEquivalent(rules)
 	var (
 		maxN    int
@@ -107,8 +107,8 @@ func Workloads(rules []rule.Rule) []Workload {
 			Doc:      "callers at the steady pace dealt to 4 workers whose clocks are 0, +3, -2 and +1 ms off",
 			Arrivals: pace,
 			Callers:  steady,
-			Workers:  len(ConcurrentSkew),
-			Skew:     ConcurrentSkew,
+			Workers:  len(concurrentSkew),
+			Skew:     concurrentSkew,
 		},
 	}
 }
@@ -123,29 +123,29 @@ const maxSaturation = 50_000
 // per window, each a Lua script or three on the embedded Redis.
 const longSaturation = 2_000
 
-// Saturation returns, per rule, the workload that drives the setting cfg
+// saturationWorkloads returns, per rule, the workload that drives the setting cfg
 // of strategy name to that rule's analytic worst case k (its limit, or
 // less where another rule's limiter binds): calls spaced so that k of them
 // fit in one window of the rule, for two of its windows. When the
-// setting's sustained rate (Pace) allows, the spacing lies halfway between
+// setting's sustained rate (paceOf) allows, the spacing lies halfway between
 // the two, so no call waits and none loses time to a late wake-up; a
 // design whose bound comes from a burst (a sliding log under a daily
 // quota) gets the calls faster, for those two windows only. Rules that
 // give the same calls share one workload.
-func Saturation(name string, cfg catalog.LibConfig, opt *Options) []Workload {
+func saturationWorkloads(name string, cfg catalog.LibConfig, opt *Options) []Workload {
 	if weighted(opt.Rules) {
 		// Calls of random cost cannot be paced to fill a window exactly:
 		// a weighted contract's rules rest on the analysis.
 		return nil
 	}
-	pace := Pace(name, cfg, opt.Rules)
+	pace := paceOf(name, cfg, opt.Rules)
 	var out []Workload
 	seen := map[[2]int64]bool{}
-	for k, b := range Bounds(name, cfg, opt) {
+	for k, b := range boundsOf(name, cfg, opt) {
 		r := opt.Rules[k]
 		every := pace
 		a := b.Worst // within the limit for a safe setting; beyond it as configured
-		if a == Unbounded || (Family(name) == Windows && a > int64(r.Limit)) {
+		if a == Unbounded || (family(name) == designWindows && a > int64(r.Limit)) {
 			// Fixed windows reach theirs only with N callers at an edge,
 			// which chained windows hold back as a crowd retrying every
 			// W/N: the straddle shows it for the fastest rule.
@@ -165,7 +165,7 @@ func Saturation(name string, cfg catalog.LibConfig, opt *Options) []Workload {
 			// more, so no crowd of refused callers piles up retrying.
 			calls = min(calls, int(a)+1)
 		}
-		if Family(name) == Logs {
+		if family(name) == designLogs {
 			// Each call costs a sorted-set scan in the embedded Redis that
 			// grows with the entries held: a day of them is left to the
 			// analysis.

@@ -169,11 +169,11 @@ func mutate(bs []burst, rng *rand.Rand, minW time.Duration, minN int, edge time.
 	return bs
 }
 
-// WriteReplay writes w as a scenario dir/NAME.yaml that `rlcheck simulate`
+// writeReplay writes w as a scenario dir/NAME.yaml that `rlcheck simulate`
 // runs, beside its arrivals dir/NAME.txt (decimal seconds a line), and
 // returns the scenario's path. The scenario names the strategy as the
 // simulator's table has it, that is with the default setting.
-func WriteReplay(dir string, opt *Options, w *Worst) (string, error) {
+func writeReplay(dir string, opt *Options, w *Worst) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
@@ -197,7 +197,7 @@ func WriteReplay(dir string, opt *Options, w *Worst) (string, error) {
 	}
 	note := ""
 	if !reflect.DeepEqual(w.Config, libs.Default()) {
-		note = fmt.Sprintf("# Found with %s; the simulator's %s has the default setting.\n", Setting(w.Strategy, w.Config), w.Strategy)
+		note = fmt.Sprintf("# Found with %s; the simulator's %s has the default setting.\n", settingWords(w.Strategy, w.Config), w.Strategy)
 	}
 	yaml := fmt.Sprintf(`# Written by rlcheck audit --search: keep it as a regression case.
 %sname: %s
@@ -215,7 +215,7 @@ call_duration: 0
 lateness: %s
 op_cost: %s
 seed: %d
-`, note, base, w.Strategy, Setting(w.Strategy, w.Config), strings.Join(rules, ", "), worst.MaxInWindow, worst.Rule, worst.Rule.Limit, opt.Seed,
+`, note, base, w.Strategy, settingWords(w.Strategy, w.Config), strings.Join(rules, ", "), worst.MaxInWindow, worst.Rule, worst.Rule.Limit, opt.Seed,
 		strings.Join(rules, ", "), boundaryName(opt.Boundary), w.Strategy, base, opt.Lateness, opt.OpCost, opt.Seed)
 	path := filepath.Join(dir, base+".yaml")
 	return path, os.WriteFile(path, []byte(yaml), 0o644)

@@ -29,7 +29,7 @@ func BenchmarkCheckerBytes(b *testing.B) {
 				cs := make([]*Checker, n)
 				for i := range cs {
 					cs[i] = New(Config{Rules: tc.rules})
-					if err := cs[i].ObserveCost(int64(i), 1, make([]int64, len(UnitsOf(tc.rules)))); err != nil {
+					if err := cs[i].ObserveCost(int64(i), 1, make([]int64, len(rule.Units(tc.rules)))); err != nil {
 						b.Fatal(err)
 					}
 				}

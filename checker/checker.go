@@ -108,7 +108,7 @@ type Config struct {
 	MaxTrack int
 	// Units names the costs each send carries, in the order ObserveCost
 	// takes them; nil lists the units the rules meter, in the order the
-	// rules first name them (UnitsOf). Every unit a rule meters must be
+	// rules first name them (rule.Units). Every unit a rule meters must be
 	// listed. When a rule meters a unit, sends must come with their costs
 	// (ObserveCost): Observe and ObserveBatch refuse them.
 	Units []string
@@ -207,7 +207,7 @@ func New(cfg Config) *Checker {
 	}
 	c.units = cfg.Units
 	if c.units == nil {
-		c.units = UnitsOf(cfg.Rules)
+		c.units = rule.Units(cfg.Rules)
 	}
 	for i, r := range cfg.Rules {
 		c.rules = append(c.rules, ruleState{report: RuleReport{Rule: r}, window: r.Window})

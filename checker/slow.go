@@ -607,6 +607,8 @@ type pendingViolation struct {
 
 // UnitsOf returns the units the rules meter, in the order they first name
 // them.
+//
+// Deprecated: use rule.Units.
 func UnitsOf(rules []rule.Rule) []string { return rule.Units(rules) }
 
 // addSlow adds rule i, r, to the slow rules, or records why it cannot be

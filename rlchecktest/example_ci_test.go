@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rlcheck/rlcheck/rlchecktest"
+	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/rule/contract"
 	"github.com/rlcheck/rlcheck/serve"
 	"github.com/rlcheck/rlcheck/strategies"
@@ -65,7 +66,7 @@ func Example_ci() {
 	partner.Close()
 
 	var sends bytes.Buffer // in CI, a file: rlcheck check --contract partner.yaml sends.csv
-	if err := rec.WriteCSV(&sends, strategies.Units(terms.Rules)...); err != nil {
+	if err := rec.WriteCSV(&sends, rule.Units(terms.Rules)...); err != nil {
 		panic(err)
 	}
 	views, err := serve.BothViews(&arrivals, terms.Rules, terms.Boundary, false)

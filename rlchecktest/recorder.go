@@ -38,7 +38,7 @@ func (r *Recorder) Record(f func() error) error {
 }
 
 // RecordCost is Record for a call that costs costs[u] in the u-th unit
-// (the units WriteCSV is given, in the order strategies.Units names them),
+// (the units WriteCSV is given, in the order rule.Units names them),
 // so that the log carries what cost rules such as 90000 tokens/1m meter.
 func (r *Recorder) RecordCost(costs []int64, f func() error) error {
 	r.add(time.Now(), slices.Clone(costs))

@@ -12,8 +12,7 @@ import (
 
 // CostLimiter is a Limiter that meters costs. AcquireCost is Acquire for a
 // call that costs costs[u] in the u-th unit the limiter's rules meter, the
-// units in the order the rules first name them (Units; the checker's
-// UnitsOf). A call rule charges every call 1 whatever its costs; a cost of
+// units in the order the rules first name them (rule.Units). A call rule charges every call 1 whatever its costs; a cost of
 // 0 takes no room in a cost rule. A call that could never be admitted (a
 // cost above a rule's limit) fails at once with a *CostError, as does a
 // negative cost or a wrong number of costs. Acquire charges 1 in every
@@ -40,10 +39,6 @@ func (e *CostError) Error() string {
 	return fmt.Sprintf("strategies: a call of %d %s exceeds rule %s on its own: no wait admits it", e.Cost, e.Rule.Unit, e.Rule)
 }
 
-// Units names the units rules meter, in the order the rules first name
-// them: the order of AcquireCost's costs.
-func Units(rules []rule.Rule) []string { return rule.Units(rules) }
-
 // charges maps a call's costs to what each rule is charged.
 type charges struct {
 	rules []rule.Rule // nil: every rule a call rule of unknown limit
@@ -56,7 +51,7 @@ type charges struct {
 }
 
 func newCharges(rules []rule.Rule) charges {
-	units := Units(rules)
+	units := rule.Units(rules)
 	idx := make([]int, len(rules))
 	caps := make([]int64, len(rules))
 	starved := -1

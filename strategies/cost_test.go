@@ -75,7 +75,7 @@ func newCostCase(seed uint64) costCase {
 	if rng.IntN(2) == 0 {
 		rules[0], rules[1] = rules[1], rules[0]
 	}
-	c := costCase{rules: rules, units: strategies.Units(rules)}
+	c := costCase{rules: rules, units: rule.Units(rules)}
 	var t int64
 	for range 40 {
 		t += []int64{0, 0, int64(w) - 1, int64(w), int64(w) + 1, rng.Int64N(int64(w))}[rng.IntN(6)]

@@ -10,12 +10,12 @@ import (
 )
 
 // A language-model API meters requests and tokens: each call gives its
-// tokens, in the order strategies.Units names the units. A call asking for
+// tokens, in the order rule.Units names the units. A call asking for
 // more tokens than a rule allows in a window is refused at once.
 func ExampleCombined_AcquireCost() {
 	rules, _ := rule.ParseList("500/1m, 90000 tokens/1m")
 	lim := strategies.NewRealCombined(rules...)
-	fmt.Println(strategies.Units(rules))
+	fmt.Println(rule.Units(rules))
 	ctx := context.Background()
 	fmt.Println(lim.AcquireCost(ctx, []int64{1200}))
 	err := lim.AcquireCost(ctx, []int64{120000})

@@ -50,7 +50,7 @@ func newKindCase(seed uint64, kinds []rule.Kind) costCase {
 		rules = append(rules, kindRule(rng, k, w*time.Duration(1+rng.IntN(3)), unit))
 	}
 	rng.Shuffle(len(rules), func(i, j int) { rules[i], rules[j] = rules[j], rules[i] })
-	c := costCase{rules: rules, units: strategies.Units(rules)}
+	c := costCase{rules: rules, units: rule.Units(rules)}
 	var t int64
 	for range 40 {
 		switch rng.IntN(7) {

@@ -60,7 +60,8 @@ func NewRootCmd(s streams) *cobra.Command {
 		newServeCmd(s),
 		newWatchCmd(s),
 		newSQLCmd(s),
-		newMergeCmd(s), cli.NewInferCmd(s.in, s.out, errViolations),
+		newMergeCmd(s),
+		newInferCmd(s),
 		&cobra.Command{
 			Use: "version", Short: "Print the version, the VCS revision and time, and the Go version", Args: cobra.NoArgs,
 			RunE: func(*cobra.Command, []string) error { _, err := io.WriteString(s.out, info.String()); return err },

@@ -18,7 +18,7 @@ import (
 
 // costWork is one seeded weighted case: call and cost rules, arrivals in
 // whole microseconds (ties and gaps of exactly a window included), and
-// each call's costs in the units of strategies.Units(rules).
+// each call's costs in the units of rule.Units(rules).
 type costWork struct {
 	rules    []rule.Rule
 	arrivals []int64 // ns after epoch, ascending
@@ -40,7 +40,7 @@ func newCostWork(seed uint64, buckets bool) costWork {
 		}
 		w.rules = append(w.rules, ru)
 	}
-	names := strategies.Units(w.rules)
+	names := rule.Units(w.rules)
 	t := int64(0)
 	for range 20 + r.IntN(30) {
 		switch r.IntN(5) {
@@ -68,7 +68,7 @@ func newCostWork(seed uint64, buckets bool) costWork {
 
 // charge is what rule ru charges a call of costs.
 func (w costWork) charge(ru rule.Rule, costs []int64) int64 {
-	for u, name := range strategies.Units(w.rules) {
+	for u, name := range rule.Units(w.rules) {
 		if name == ru.Unit {
 			return costs[u]
 		}

@@ -205,7 +205,7 @@ func New(c redis.Scripter, rt clock.Runtime, rules []rule.Rule, opts Options) (*
 	if err := l.keep(rules, opts.Exact); err != nil {
 		return nil, err
 	}
-	l.given, l.units = append([]rule.Rule(nil), rules...), strategies.Units(rules)
+	l.given, l.units = append([]rule.Rule(nil), rules...), rule.Units(rules)
 	for _, r := range l.rules {
 		l.unitOf = append(l.unitOf, indexOf(l.units, r.Unit)+1)
 	}
@@ -464,7 +464,7 @@ func (l *Limiter) AcquireAt(ctx context.Context) (int64, error) {
 }
 
 // AcquireCost is Acquire for a call costing costs[u] in the u-th unit of
-// strategies.Units of the rules given to New. A call rule charges it 1,
+// rule.Units of the rules given to New. A call rule charges it 1,
 // a cost rule its cost in the rule's unit (0 takes no room). A call that
 // no wait could admit (a cost above a rule's limit), and malformed costs,
 // fail at once with a *strategies.CostError, recording nothing.

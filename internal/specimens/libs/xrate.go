@@ -58,7 +58,7 @@ func (x *XRateChained) Acquire(ctx context.Context) error { return x.AcquireCost
 // AcquireCost is the chain clients write for a metered API: Wait on the
 // requests limiter, then WaitN(ctx, tokens) on the tokens limiter, each
 // rule's limiter charged the call's cost in its unit (1 for a call rule;
-// nil costs: 1 in every unit), in the order strategies.Units names them.
+// nil costs: 1 in every unit), in the order rule.Units names them.
 // A cost above a limiter's burst is refused at once, as WaitN refuses it.
 func (x *XRateChained) AcquireCost(ctx context.Context, costs []int64) error {
 	n, err := Charges(x.rules, costs, func(i int) int64 { return int64(x.lims[i].Burst()) })
@@ -151,12 +151,12 @@ func cancel(l *rate.Limiter, r *rate.Reservation, now int64) int64 {
 }
 
 // Charges returns what each rule's limiter is charged for a call of costs
-// (one per unit, in the order strategies.Units names them; nil: 1 in every
+// (one per unit, in the order rule.Units names them; nil: 1 in every
 // unit): its cost in the rule's unit, 1 for a call rule. A cost above
 // burst(i), which rule i's limiter never admits, is refused at once, as
 // WaitN and AllowN refuse it, and so are malformed costs.
 func Charges(rules []rule.Rule, costs []int64, burst func(i int) int64) ([]int64, error) {
-	units := strategies.Units(rules)
+	units := rule.Units(rules)
 	if costs != nil && len(costs) != len(units) {
 		return nil, &strategies.CostError{Msg: fmt.Sprintf("%d costs for %d units", len(costs), len(units))}
 	}

@@ -28,6 +28,16 @@ func TestNearest(t *testing.T) {
 	}
 }
 
+func TestOneOf(t *testing.T) {
+	assert.NoError(t, OneOf("--format", "junit", "text", "json", "junit", "github"))
+	assert.EqualError(t, OneOf("--format", "xml", "text", "json", "junit", "github"), `--format "xml": want text, json, junit or github`)
+	assert.EqualError(t, OneOf("--format", "", "text", "json"), `--format "": want text or json`)
+	assert.EqualError(t, OneOf("--only", "b", "a"), `--only "b": want a`)
+	f, summary, err := ReportFormat("yaml")
+	assert.EqualError(t, err, `--format "yaml": want text, json, junit or github`)
+	assert.Empty(t, f+summary)
+}
+
 func TestList(t *testing.T) {
 	words := []string{"sequential", "combined", "combined-counter", "gated"}
 	complete := func(typed string) []string {

@@ -61,10 +61,15 @@ func Scenario(_ *cobra.Command, args []string, toComplete string) ([]string, cob
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// OneOf checks that a flag's value is one of the words it takes.
+// OneOf checks that a flag's value is one of the words it takes; the
+// error names them all: --format "x": want text, json, junit or github.
 func OneOf(flag, value string, words ...string) error {
 	if slices.Contains(words, value) {
 		return nil
 	}
-	return fmt.Errorf("%s %q: want %s", flag, value, strings.Join(words, " or "))
+	want := words[len(words)-1]
+	if len(words) > 1 {
+		want = strings.Join(words[:len(words)-1], ", ") + " or " + want
+	}
+	return fmt.Errorf("%s %q: want %s", flag, value, want)
 }

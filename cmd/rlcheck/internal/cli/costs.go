@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
@@ -19,7 +18,7 @@ import (
 // (a dotted path for a nested field, a 1-based index for a column), else
 // the column or field named as the unit itself.
 func CostSources(rules []rule.Rule, costFlags []string) ([]sendlog.CostSource, error) {
-	units := checker.UnitsOf(rules)
+	units := rule.Units(rules)
 	if len(units) > sendlog.MaxCosts {
 		return nil, fmt.Errorf("the rules meter %d units (%s): check reads at most %d", len(units), strings.Join(units, ", "), sendlog.MaxCosts)
 	}

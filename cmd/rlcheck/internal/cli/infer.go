@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/rlcheck/rlcheck/infer"
 	"github.com/rlcheck/rlcheck/rule"
@@ -17,94 +17,20 @@ import (
 	"github.com/rlcheck/rlcheck/sendlog"
 )
 
-const inferLong = `infer learns the contract a provider holds a client to from a log of the
-client's calls and the statuses it got: 2xx accepted, 429 refused (other
-statuses are left out and counted). The log is CSV with a header or JSON
-lines, with a status column or field (--status-col, --status-field; default
-"status").
-
-For each window on a grid from 1s to 1d, and each kind (sliding, fixed
-windows aligned to the clock), it bounds the limit N: no accepted call may
-find N earlier calls in its window, and a refused call the rule explains
-found N or more. It does so under both readings of whether refused calls
-count toward later windows, and prints the smallest set of rules that
-explains every 429 and refuses no accepted call, each with its range of N,
-the calls that pin each bound and a confidence (the least N over the most).
-"rules:" gives them as --rules takes them, at their least N.
-
-With --cost UNIT=NAME (or --cost UNIT), each call's cost in that unit is
-read as check reads it, and cost rules "N UNIT/W" join the search: an
-accepted call of cost c with S units earlier in its window needs N >= S+c,
-and a refused one is explained by the rule when S+c > N.
-
-Token buckets ("R/W burst B") are tried beside the windows, for calls and
-each --cost unit: a bucket joins the contract only where no window explains
-as much, named with its rate on the grid and its burst's range.
-
-Where the log keeps the provider's rate-limit headers (columns or fields
-ratelimit, ratelimit_policy, x_ratelimit_limit, x_ratelimit_remaining,
-x_ratelimit_reset, retry_after, x_ratelimit_{limit,remaining,reset}_
-{requests,tokens}, retry_after_ms and anthropic_ratelimit_{requests,
-tokens,input_tokens,output_tokens}_{limit,remaining,reset}, as serve
---upstream and serve --provider log them; --header-col and
---header-field name others), infer lists the limits they announced, adds
-every window they name to the grid, and counts where the provider's
-behaviour contradicts them: a 429 while announcing remaining > 0, an
-accepted call past an announced limit. A header that does not parse is
-counted and named by its line.
-
-A log without a 429 gives lower bounds only. A log no rule on the grid
-explains is a contradiction, reported with its lines. Each window and kind
-costs one pass over the sorted calls (--all shows each one's steps).
-
-With --rules, --rule or --contract, the declared contract is set beside the
-log: the refused calls it allows (looser than the provider's), the accepted
-calls it refuses (stricter than needed) and the capacity a window leaves
-unused. --write-contract writes the inferred rules as a contract file.
-
-Exit status: 0 when a contract explains the log (or no call was refused), 1
-for a contradiction or a declared contract looser than the provider's, 2
-for bad input. docs/infer.md explains the method.`
-
-// inferOptions are the flags of rlcheck infer.
-type inferOptions struct {
+// InferFlags are the flags of rlcheck infer.
+type InferFlags struct {
+	Format                   string // text or json
+	All                      bool   // every window and kind, not only the contract
 	read                     ReadFlags
 	statusCol, statusField   string
 	headerCols, headerFields map[string]string
-	format                   string
-	all                      bool
 	declared                 RuleFlags
 	writeContract            string
 	costs                    []string
 }
 
-// NewInferCmd builds rlcheck infer; contradiction is the error it returns
-// when no contract explains the log (the caller exits 1 on it).
-func NewInferCmd(in io.Reader, out io.Writer, contradiction error) *cobra.Command {
-	o := &inferOptions{}
-	cmd := &cobra.Command{
-		Use:   "infer [flags] FILE",
-		Short: "Learn the provider's contract from a log of calls with their statuses (2xx, 429)",
-		Long:  inferLong,
-		Example: `  rlcheck infer calls.csv
-  rlcheck infer --status-col code --key-col tenant --format json calls.csv`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			path, log, iopt, err := o.run(args[0], in)
-			if err != nil {
-				return err
-			}
-			sum, err := infer.Stream(out, o.format, path, log, iopt, o.all)
-			if err == nil && o.writeContract != "" {
-				err = writeContract(o.writeContract, path, sum, o.reading())
-			}
-			if err == nil && (sum.Contradicted || sum.Looser) {
-				err = contradiction
-			}
-			return err
-		},
-	}
-	f := cmd.Flags()
+// Add registers the flags on fs.
+func (o *InferFlags) Add(f *pflag.FlagSet) {
 	f.StringVar(&o.read.format, "input-format", "auto", "input layout: auto, csv or jsonl")
 	f.StringVar(&o.read.timeCol, "time-col", "", "CSV time column: a header name or a 1-based index (default ts, time or timestamp, else the first)")
 	f.StringVar(&o.read.timeField, "time-field", "", "JSON-lines time field, dotted for nesting (default ts, time or timestamp)")
@@ -117,21 +43,19 @@ func NewInferCmd(in io.Reader, out io.Writer, contradiction error) *cobra.Comman
 	f.StringToStringVar(&o.headerCols, "header-col", nil, "CSV column of a rate-limit header where it is not the default, as NAME=COLUMN (NAME: ratelimit, ratelimit_policy, x_ratelimit_limit, retry_after, ...; an empty COLUMN reads none)")
 	f.StringToStringVar(&o.headerFields, "header-field", nil, "JSON-lines field of a rate-limit header where it is not the default, as NAME=FIELD")
 	f.StringArrayVar(&o.costs, "cost", nil, "also infer cost rules of a unit, reading each call's cost from a CSV column or JSON field: UNIT=NAME, or UNIT for the column or field named as the unit")
-	f.StringVar(&o.format, "format", "text", "output format: text or json")
-	f.BoolVar(&o.all, "all", false, "also show every window and kind: its least N, the refusals it explains and its cost")
+	f.StringVar(&o.Format, "format", "text", "output format: text or json")
+	f.BoolVar(&o.All, "all", false, "also show every window and kind: its least N, the refusals it explains and its cost")
 	o.declared.Add(f)
 	f.StringVar(&o.writeContract, "write-contract", "", "write the inferred contract to this contract file (YAML), for --contract")
 	o.read.durationUnit = "s"
-	cmd.RegisterFlagCompletionFunc("format", Words("text", "json"))
-	cmd.RegisterFlagCompletionFunc("input-format", Words("auto", "csv", "jsonl"))
-	return cmd
 }
 
-// run reads the log and the options of its inference.
-func (o *inferOptions) run(path string, stdin io.Reader) (string, *infer.Log, infer.Options, error) {
+// Log validates the flags and reads the log at path ("-": stdin); it
+// returns the log's name, its calls and the options of its inference.
+func (o *InferFlags) Log(path string, stdin io.Reader) (string, *infer.Log, infer.Options, error) {
 	var iopt infer.Options
-	if o.format != "text" && o.format != "json" {
-		return "", nil, iopt, fmt.Errorf("--format %q: want text or json", o.format)
+	if err := OneOf("--format", o.Format, "text", "json"); err != nil {
+		return "", nil, iopt, err
 	}
 	opt, err := o.read.Options()
 	if err != nil {
@@ -212,10 +136,14 @@ func headerNames(flag string, m map[string]string) (map[infer.Header]string, err
 	return out, nil
 }
 
-// writeContract writes the contract inferred from a log of one key, with
-// how the log was read and the reading of refused calls that fits, so
-// that check --contract judges the same log as infer read it.
-func writeContract(path, file string, sum *infer.Summary, read contract.Reading) error {
+// WriteContract writes the contract inferred from a log of one key to
+// --write-contract (nothing when it is not given), with how the log was
+// read and the reading of refused calls that fits, so that check
+// --contract judges the same log as infer read it.
+func (o *InferFlags) WriteContract(file string, sum *infer.Summary) error {
+	if o.writeContract == "" {
+		return nil
+	}
 	if sum.Only == nil {
 		return fmt.Errorf("--write-contract: the log holds %d keys, each with its contract; infer one key at a time", sum.Keys)
 	}
@@ -227,6 +155,7 @@ func writeContract(path, file string, sum *infer.Summary, read contract.Reading)
 	if res.Refused == 0 || !f.Fits {
 		return fmt.Errorf("--write-contract: no contract to write (the log %s)", map[bool]string{true: "has no 429", false: "contradicts every contract on the grid"}[res.Refused == 0])
 	}
+	read := o.reading()
 	read.Refused = res.Best.Word()
 	c := contract.Contract{Name: "inferred from " + file, Read: read}
 	for _, r := range f.Rules {
@@ -236,11 +165,11 @@ func writeContract(path, file string, sum *infer.Summary, read contract.Reading)
 	c.Read.Costs = slices.DeleteFunc(c.Read.Costs, func(cost contract.Cost) bool {
 		return !slices.Contains(rule.Units(c.Rules), cost.Unit)
 	})
-	return os.WriteFile(path, c.YAML(), 0o644)
+	return os.WriteFile(o.writeContract, c.YAML(), 0o644)
 }
 
 // reading is how infer read its log, in a contract's words.
-func (o *inferOptions) reading() contract.Reading {
+func (o *InferFlags) reading() contract.Reading {
 	r := contract.Reading{TimeCol: o.read.timeCol, TimeField: o.read.timeField, KeyCol: o.read.keyCol, KeyField: o.read.keyField,
 		Zone: o.read.zone, StatusCol: o.statusCol, StatusField: o.statusField}
 	if o.read.unit != "auto" {

@@ -88,13 +88,11 @@ func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
 	if cfg.Latency, err = workload.ParseDist(f.latency); err != nil {
 		return cfg, err
 	}
-	switch f.format {
-	case "text", "json", "junit", "github":
-	default:
-		return cfg, fmt.Errorf("--format %q: want text, json, junit or github", f.format)
+	if err := OneOf("--format", f.format, report.Formats...); err != nil {
+		return cfg, err
 	}
-	if f.onViolation != "reject" && f.onViolation != "record" {
-		return cfg, fmt.Errorf("--on-violation %q: want reject or record", f.onViolation)
+	if err := OneOf("--on-violation", f.onViolation, "reject", "record"); err != nil {
+		return cfg, err
 	}
 	cfg.Record = f.onViolation == "record"
 	if cfg.UpstreamTimeout <= 0 {
@@ -176,8 +174,8 @@ func (f *WatchFlags) Config(paths []string) (watch.Config, error) {
 	if err = f.settled.Apply(&cfg.Read); err != nil {
 		return cfg, err
 	}
-	if f.format != "text" && f.format != "json" {
-		return cfg, fmt.Errorf("--format %q: want text or json", f.format)
+	if err := OneOf("--format", f.format, "text", "json"); err != nil {
+		return cfg, err
 	}
 	if cfg.Read.Format, err = sendlog.ParseFormat(f.inFmt); err != nil {
 		return cfg, err

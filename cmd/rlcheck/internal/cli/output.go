@@ -172,13 +172,13 @@ func ReportFormat(format string) (string, string, error) {
 			format = "github"
 		}
 	}
-	switch format {
-	case "text", "json", "junit":
-		return format, "", nil
-	case "github":
+	if err := OneOf("--format", format, report.Formats...); err != nil {
+		return "", "", err
+	}
+	if format == "github" {
 		return format, os.Getenv("GITHUB_STEP_SUMMARY"), nil
 	}
-	return "", "", fmt.Errorf("--format %q: want text, json, junit or github", format)
+	return format, "", nil
 }
 
 // PrintChosen says on w which time column and unit each input was read

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/serve"
 )
@@ -14,7 +13,7 @@ import (
 // meter, from --cost UNIT=HEADER or --cost UNIT=body:FIELD flags (a dotted
 // path into the JSON body); every unit needs one.
 func ServeCostSources(rules []rule.Rule, costFlags []string) ([]serve.CostSource, error) {
-	units := checker.UnitsOf(rules)
+	units := rule.Units(rules)
 	flags, err := parseCosts(costFlags, "UNIT=HEADER or UNIT=body:FIELD, such as tokens=X-Tokens or tokens=body:max_tokens", units, false)
 	if err != nil {
 		return nil, err
