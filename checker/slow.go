@@ -605,12 +605,6 @@ type pendingViolation struct {
 	v    Violation
 }
 
-// UnitsOf returns the units the rules meter, in the order they first name
-// them.
-//
-// Deprecated: use rule.Units.
-func UnitsOf(rules []rule.Rule) []string { return rule.Units(rules) }
-
 // addSlow adds rule i, r, to the slow rules, or records why it cannot be
 // judged.
 func (c *Checker) addSlow(i int, r rule.Rule) {

@@ -11,14 +11,14 @@ import (
 // the lines between the oldest send not yet judged and the newest read are
 // held, which Config.MaxBuffered bounds.
 type costTable struct {
-	units  int         // the cost units, and the status when one is read
-	status bool        // the last unit is each send's HTTP status
+	units  int  // the cost units, and the status when one is read
+	status bool // the last unit is each send's HTTP status
 	// settled: after the costs come the actual costs, by unit, and the
 	// settlement instant (sendlog.NotSettled for none).
 	settled bool
-	files  []costQueue // by input
-	buf    []int64     // pop's copy of costs a compaction moves
-	cols   [][]int64   // takeRun's columns
+	files   []costQueue // by input
+	buf     []int64     // pop's copy of costs a compaction moves
+	cols    [][]int64   // takeRun's columns
 }
 
 // costQueue holds one input's costs by line: vals[i*units:] are the costs

@@ -49,7 +49,7 @@ func (e *costError) Error() string { return e.msg }
 // costSources orders opt.Costs as the units the rules meter, refusing a
 // unit without a source or a source no rule meters.
 func costSources(rules []rule.Rule, costs []CostSource) ([]CostSource, error) {
-	units := checker.UnitsOf(rules)
+	units := rule.Units(rules)
 	if len(units) > sendlog.MaxCosts {
 		return nil, fmt.Errorf("serve: the rules meter %d units (%s): at most %d", len(units), strings.Join(units, ", "), sendlog.MaxCosts)
 	}

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/rlheader"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
@@ -104,7 +103,7 @@ func LogReadOptions(perKey bool) sendlog.Options {
 // reads them by default.
 func LogReadOptionsFor(rules []rule.Rule, perKey bool) sendlog.Options {
 	o := LogReadOptions(perKey)
-	for _, u := range checker.UnitsOf(rules) {
+	for _, u := range rule.Units(rules) {
 		o.Costs = append(o.Costs, sendlog.CostSource{Unit: u, Col: u, Field: u})
 	}
 	return o

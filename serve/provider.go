@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/rule"
 )
 
 // Provider is an API whose dialect a Server speaks (docs/providers.md):
@@ -93,7 +93,7 @@ func checkProvider(o Options) error {
 	if o.CompletionPermille < 0 || o.CompletionPermille > MaxCompletionPermille {
 		return fmt.Errorf("serve: Options.CompletionPermille %d: want 0 to %d", o.CompletionPermille, MaxCompletionPermille)
 	}
-	for _, u := range checker.UnitsOf(o.Rules) {
+	for _, u := range rule.Units(o.Rules) {
 		if !slices.Contains(o.Provider.units(), u) {
 			return fmt.Errorf("serve: provider %s: no request carries %s: its rules meter %s", o.Provider, u, strings.Join(o.Provider.units(), ", "))
 		}
@@ -120,7 +120,7 @@ func (s *Server) readChat(r *http.Request) (*chatRequest, []int64, error) {
 	if req.max < 0 || req.max > MaxCost/2 || req.prompt > MaxCost/2 {
 		return nil, nil, &costError{http.StatusBadRequest, fmt.Sprintf("max_tokens %d: want a whole number from 0 up to %d", req.max, int64(MaxCost/2)), false}
 	}
-	units := checker.UnitsOf(s.opt.Rules)
+	units := rule.Units(s.opt.Rules)
 	costs := make([]int64, len(units))
 	for k, u := range units {
 		costs[k] = map[string]int64{"tokens": req.prompt + req.max, "input_tokens": req.prompt, "output_tokens": req.max}[u]

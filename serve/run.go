@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/report"
+	"github.com/rlcheck/rlcheck/rule"
 )
 
 // Config is what `rlcheck serve` runs: a server, where it listens, where
@@ -163,7 +164,7 @@ func writeViews(log io.ReadSeeker, cfg Config) error {
 	if _, err := log.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	if len(checker.UnitsOf(cfg.Rules)) > 0 {
+	if len(rule.Units(cfg.Rules)) > 0 {
 		return nil // the views judge calls: cost rules have none
 	}
 	v, err := BothViews(log, cfg.Rules, cfg.Boundary, cfg.KeyHeader != "")

@@ -128,7 +128,7 @@ type Server struct {
 	policy   []string     // the RateLimit-Policy field
 	names    []string     // each rule's policy name, quoted
 	unitOf   []int        // each rule's unit, by its index in costs; -1 for a call rule
-	costs    []CostSource // by unit, as checker.UnitsOf orders them
+	costs    []CostSource // by unit, as rule.Units orders them
 	log      *logWriter
 	proxy    *httputil.ReverseProxy
 	metrics  http.Handler
@@ -176,7 +176,7 @@ func New(opt Options) (*Server, error) {
 		opt: opt, start: now, base: now.UnixNano(),
 		keys: map[string]*key{}, gone: map[string]*metrics.KeySeries{},
 		rng:      rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)),
-		log:      newLogWriter(opt.Log, checker.UnitsOf(opt.Rules), opt.Upstream != nil || opt.Provider != NoProvider),
+		log:      newLogWriter(opt.Log, rule.Units(opt.Rules), opt.Upstream != nil || opt.Provider != NoProvider),
 		labels:   metrics.NewKeyLabels(opt.MetricsKeys),
 		stopping: make(chan struct{}),
 		now:      opt.Now,
@@ -189,7 +189,7 @@ func New(opt Options) (*Server, error) {
 	}
 	sources := opt.Costs
 	if opt.Provider != NoProvider {
-		for _, u := range checker.UnitsOf(opt.Rules) {
+		for _, u := range rule.Units(opt.Rules) {
 			sources = append(sources, CostSource{Unit: u, Field: u})
 		}
 	}
@@ -198,7 +198,7 @@ func New(opt Options) (*Server, error) {
 		return nil, err
 	}
 	s.policy = []string{policyField(opt.Rules)}
-	units := checker.UnitsOf(opt.Rules)
+	units := rule.Units(opt.Rules)
 	for _, r := range opt.Rules {
 		s.names = append(s.names, strconv.Quote(policyName(r)))
 		s.unitOf = append(s.unitOf, indexOf(units, r.Unit))

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/cmd/rlcheck/internal/cli"
+	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/internal/progress"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/plots"

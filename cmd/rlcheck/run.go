@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/cmd/rlcheck/internal/cli"
+	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/realrun"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/cmd/rlcheck/internal/cli"
+	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/plots"
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
