@@ -111,6 +111,7 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 		return fmt.Errorf("--max-disorder %v: want 0 or more", o.maxDisorder)
 	}
 	o.read.FromContract(cmd.Flags(), c.Read)
+	o.settled.FromContract(cmd.Flags(), c.Read)
 	read, err := o.read.Options()
 	if err == nil {
 		read.Costs, err = cli.CostSources(rules, cli.ContractCosts(o.costs, c.Read))

@@ -144,3 +144,25 @@ func TestCheckCostsListEachSendsCost(t *testing.T) {
 	stdout, _, _ = run(t, "", "check", "--rules", "1/1m", "--list", "1", "../../testdata/costs/llm.csv")
 	assert.NotContains(t, stdout, "tokens")
 }
+
+// TestContractHoldsTheSettlement: a contract names the estimate, actual
+// and settlement columns (costs, actual, settled_col), and check with
+// that contract alone judges the log as the flags do; a flag overrides
+// the contract's column.
+func TestContractHoldsTheSettlement(t *testing.T) {
+	log := "../../testdata/reserved/sends.csv"
+	flags, _, code := run(t, "", "check", "--rules", "100 tokens/1m", "--unit", "s", "--cost", "tokens=est_tokens", "--actual", "tokens=total_tokens", "--settled-col", "done_at", log)
+	require.Equal(t, 1, code, flags)
+	c := filepath.Join(t.TempDir(), "c.yaml")
+	require.NoError(t, os.WriteFile(c, []byte("rules: [100 tokens/1m]\nunit: s\ncosts: {tokens: est_tokens}\nactual: {tokens: total_tokens}\nsettled_col: done_at\n"), 0o644))
+	viaContract, stderr, code := run(t, "", "check", "--contract", c, log)
+	require.Equal(t, 1, code, stderr)
+	assert.Equal(t, flags, viaContract)
+	estimates, _, _ := run(t, "", "check", "--contract", c, "--actual", "tokens=est_tokens", log)
+	assert.NotEqual(t, flags, estimates, "--actual overrides the contract's actual column")
+
+	require.NoError(t, os.WriteFile(c, []byte("rules: [100 tokens/1m]\ncosts: {tokens: est_tokens}\nactual: {tokens: total_tokens}\n"), 0o644))
+	_, stderr, code = run(t, "", "check", "--contract", c, log)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "c.yaml:3: actual: needs the instant each send settled: give settled_col or settled_field")
+}

@@ -38,6 +38,11 @@ type Reading struct {
 	// HTTP status, and Refused ("count" or "free") whether calls refused
 	// with a 429 count toward later windows (rule.ParseRefusals).
 	StatusCol, StatusField, Refused string
+	// SettledCol and SettledField name the column or field of the instant
+	// each send's actual cost became known, and Actual, per unit, where
+	// that actual cost is; the costs of Costs are then the estimates.
+	SettledCol, SettledField string
+	Actual                   []Cost
 	// Costs names, per unit a rule meters, the column or field holding
 	// each send's cost, in the file's order.
 	Costs []Cost
@@ -62,7 +67,7 @@ func (e *Error) Error() string {
 
 // fields names the keys a contract file may hold, in the order they are
 // documented.
-const fields = "name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, status_col, status_field, refused, costs"
+const fields = "name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, status_col, status_field, refused, costs, actual, settled_col, settled_field"
 
 // file is the layout of a contract file; yaml.Node fields keep each value's
 // line for error messages.
@@ -81,6 +86,9 @@ type file struct {
 	StatusField yaml.Node `yaml:"status_field"`
 	Refused     yaml.Node `yaml:"refused"`
 	Costs       yaml.Node `yaml:"costs"`
+	Actual      yaml.Node `yaml:"actual"`
+	SettledCol  yaml.Node `yaml:"settled_col"`
+	SettledFld  yaml.Node `yaml:"settled_field"`
 }
 
 // MaxSize is the largest contract file Load reads, in bytes: a contract is
@@ -205,6 +213,7 @@ func (f *file) reading(name string, c *Contract) error {
 		{&f.KeyField, "key_field", &c.Read.KeyField}, {&f.Zone, "tz", &c.Read.Zone},
 		{&f.StatusCol, "status_col", &c.Read.StatusCol}, {&f.StatusField, "status_field", &c.Read.StatusField},
 		{&f.Refused, "refused", &c.Read.Refused},
+		{&f.SettledCol, "settled_col", &c.Read.SettledCol}, {&f.SettledFld, "settled_field", &c.Read.SettledField},
 	} {
 		if !set(s.n) {
 			continue
@@ -219,20 +228,37 @@ func (f *file) reading(name string, c *Contract) error {
 			return &Error{File: name, Line: f.Refused.Line, Msg: "refused: want count (refused calls count toward later windows) or free (they take nothing), got " + strconv.Quote(f.Refused.Value)}
 		}
 	}
-	if !set(&f.Costs) {
-		return nil
+	var err error
+	if c.Read.Costs, err = unitColumns(name, &f.Costs, "costs", c.Rules); err != nil {
+		return err
 	}
-	if f.Costs.Kind != yaml.MappingNode {
-		return &Error{File: name, Line: f.Costs.Line, Msg: "costs: want a mapping of unit to column or field, such as {tokens: total_tokens}"}
+	if c.Read.Actual, err = unitColumns(name, &f.Actual, "actual", c.Rules); err != nil {
+		return err
 	}
-	for i := 0; i+1 < len(f.Costs.Content); i += 2 {
-		k, v := f.Costs.Content[i], f.Costs.Content[i+1]
-		if v.Kind != yaml.ScalarNode || v.Value == "" || !slices.ContainsFunc(c.Rules, func(r rule.Rule) bool { return r.Unit == k.Value }) {
-			return &Error{File: name, Line: k.Line, Msg: fmt.Sprintf("costs: %s: want a column or field for a unit the rules meter", k.Value)}
-		}
-		c.Read.Costs = append(c.Read.Costs, Cost{Unit: k.Value, Name: v.Value})
+	if len(c.Read.Actual) > 0 && c.Read.SettledCol == "" && c.Read.SettledField == "" {
+		return &Error{File: name, Line: f.Actual.Line, Msg: "actual: needs the instant each send settled: give settled_col or settled_field"}
 	}
 	return nil
+}
+
+// unitColumns reads a mapping of unit to column or field (costs, actual),
+// each unit one the rules meter.
+func unitColumns(name string, n *yaml.Node, key string, rules []rule.Rule) ([]Cost, error) {
+	if !set(n) {
+		return nil, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, &Error{File: name, Line: n.Line, Msg: key + ": want a mapping of unit to column or field, such as {tokens: total_tokens}"}
+	}
+	var out []Cost
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if v.Kind != yaml.ScalarNode || v.Value == "" || !slices.ContainsFunc(rules, func(r rule.Rule) bool { return r.Unit == k.Value }) {
+			return nil, &Error{File: name, Line: k.Line, Msg: fmt.Sprintf("%s: %s: want a column or field for a unit the rules meter", key, k.Value)}
+		}
+		out = append(out, Cost{Unit: k.Value, Name: v.Value})
+	}
+	return out, nil
 }
 
 // set reports whether a field was given a value other than null.
@@ -301,7 +327,8 @@ func (c Contract) YAML() []byte {
 	r := c.Read
 	for _, kv := range [][2]string{{"time_col", r.TimeCol}, {"time_field", r.TimeField}, {"unit", r.Unit},
 		{"key_col", r.KeyCol}, {"key_field", r.KeyField}, {"tz", r.Zone},
-		{"status_col", r.StatusCol}, {"status_field", r.StatusField}} {
+		{"status_col", r.StatusCol}, {"status_field", r.StatusField},
+		{"settled_col", r.SettledCol}, {"settled_field", r.SettledField}} {
 		if kv[1] != "" {
 			fmt.Fprintf(&b, "%s: %s\n", kv[0], strconv.Quote(kv[1]))
 		}
@@ -309,10 +336,15 @@ func (c Contract) YAML() []byte {
 	if r.Refused != "" {
 		fmt.Fprintf(&b, "refused: %s\n", r.Refused)
 	}
-	if len(r.Costs) > 0 {
-		b.WriteString("costs:\n")
-		for _, cost := range r.Costs {
-			fmt.Fprintf(&b, "  %s: %s\n", cost.Unit, strconv.Quote(cost.Name))
+	for _, m := range []struct {
+		key   string
+		costs []Cost
+	}{{"costs", r.Costs}, {"actual", r.Actual}} {
+		if len(m.costs) > 0 {
+			b.WriteString(m.key + ":\n")
+			for _, cost := range m.costs {
+				fmt.Fprintf(&b, "  %s: %s\n", cost.Unit, strconv.Quote(cost.Name))
+			}
 		}
 	}
 	return b.Bytes()

@@ -66,12 +66,12 @@ func TestParseErrors(t *testing.T) {
 		yaml string
 		want string // the whole message
 	}{
-		{"empty", "", "c.yaml: empty contract: want name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, status_col, status_field, refused, costs"},
-		{"comments only", "# nothing\n", "c.yaml: empty contract: want name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, status_col, status_field, refused, costs"},
+		{"empty", "", "c.yaml: empty contract: want name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, status_col, status_field, refused, costs, actual, settled_col, settled_field"},
+		{"comments only", "# nothing\n", "c.yaml: empty contract: want name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, status_col, status_field, refused, costs, actual, settled_col, settled_field"},
 		{"nothing to check", "name: x\n", "c.yaml: no rules and no max_in_flight: a contract needs at least one"},
-		{"unknown field", "name: x\nrules: [5/1s]\nmax_inflight: 4\n", `c.yaml:3: unknown field "max_inflight": want name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, status_col, status_field, refused, costs`},
+		{"unknown field", "name: x\nrules: [5/1s]\nmax_inflight: 4\n", `c.yaml:3: unknown field "max_inflight": want name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, status_col, status_field, refused, costs, actual, settled_col, settled_field`},
 		{"field twice", "rules: [5/1s]\nrules: [6/1s]\n", `c.yaml:2: field "rules" given twice (first at line 1)`},
-		{"not a mapping", "- 5/1s\n", "c.yaml:1: want a mapping of name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, status_col, status_field, refused, costs"},
+		{"not a mapping", "- 5/1s\n", "c.yaml:1: want a mapping of name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, status_col, status_field, refused, costs, actual, settled_col, settled_field"},
 		{"syntax", "rules: [5/1s\n", "c.yaml:1: did not find expected ',' or ']'"},
 		{"bad rule", "rules:\n  - 5/1s\n  - 12 per 3s\n", `c.yaml:3: rules[1]: rule "12 per 3s": want LIMIT/WINDOW, for example 5/1s or 10/min`},
 		{"zero limit", "rules: [0/1s]\n", `c.yaml:1: rules[0]: rule "0/1s": limit must be positive`},

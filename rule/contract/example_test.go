@@ -17,5 +17,5 @@ func ExampleParse() {
 	fmt.Println(err)
 	// Output:
 	// [10/1s 500/1m] 4 half-open
-	// api.yaml:2: unknown field "max_inflight": want name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, status_col, status_field, refused, costs
+	// api.yaml:2: unknown field "max_inflight": want name, rules, max_in_flight, boundary, time_col, time_field, unit, key_col, key_field, tz, status_col, status_field, refused, costs, actual, settled_col, settled_field
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/rule/contract"
 	"github.com/rlcheck/rlcheck/sendlog"
 )
 
@@ -103,6 +104,19 @@ func (f *SettledFlags) Add(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.actual, "actual", nil, "read a unit's actual cost, known at the send's settlement, from this CSV column or JSON field: UNIT=NAME (--cost is then the estimate)")
 	fs.StringVar(&f.col, "settled-col", "", "CSV column with the instant each send's actual cost became known (empty: never settled, the estimate stands)")
 	fs.StringVar(&f.field, "settled-field", "", "JSON-lines field with the instant each send's actual cost became known, as --settled-col")
+}
+
+// FromContract takes the contract's settlement columns where the flags
+// that set them were not given, and its actual costs for the units no
+// --actual names: flags override the contract, as for --cost.
+func (f *SettledFlags) FromContract(fs *pflag.FlagSet, c contract.Reading) {
+	if !fs.Changed("settled-col") && c.SettledCol != "" {
+		f.col = c.SettledCol
+	}
+	if !fs.Changed("settled-field") && c.SettledField != "" {
+		f.field = c.SettledField
+	}
+	f.actual = ContractCosts(f.actual, contract.Reading{Costs: c.Actual})
 }
 
 // Apply adds the settlement the flags name to read, whose costs are set.
