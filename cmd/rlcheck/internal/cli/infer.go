@@ -31,13 +31,7 @@ type InferFlags struct {
 
 // Add registers the flags on fs.
 func (o *InferFlags) Add(f *pflag.FlagSet) {
-	f.StringVar(&o.read.format, "input-format", "auto", "input layout: auto, csv or jsonl")
-	f.StringVar(&o.read.timeCol, "time-col", "", "CSV time column: a header name or a 1-based index (default ts, time or timestamp, else the first)")
-	f.StringVar(&o.read.timeField, "time-field", "", "JSON-lines time field, dotted for nesting (default ts, time or timestamp)")
-	f.StringVar(&o.read.keyCol, "key-col", "", "CSV column that splits the log per key (tenant, API key): a contract per key")
-	f.StringVar(&o.read.keyField, "key-field", "", "JSON-lines field that splits the log per key")
-	f.StringVar(&o.read.unit, "unit", "auto", "unit of numeric timestamps: auto, s, ms, us or ns")
-	o.read.AddZone(f)
+	o.read.AddLayout(f, "auto, csv or jsonl")
 	f.StringVar(&o.statusCol, "status-col", "", "CSV column with each call's HTTP status (default status)")
 	f.StringVar(&o.statusField, "status-field", "", "JSON-lines field with each call's HTTP status (default status)")
 	f.StringToStringVar(&o.headerCols, "header-col", nil, "CSV column of a rate-limit header where it is not the default, as NAME=COLUMN (NAME: ratelimit, ratelimit_policy, x_ratelimit_limit, retry_after, ...; an empty COLUMN reads none)")

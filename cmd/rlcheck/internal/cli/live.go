@@ -15,7 +15,6 @@ import (
 	"github.com/rlcheck/rlcheck/metrics"
 	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
-	"github.com/rlcheck/rlcheck/sendlog"
 	"github.com/rlcheck/rlcheck/serve"
 	"github.com/rlcheck/rlcheck/watch"
 	"github.com/rlcheck/rlcheck/workload"
@@ -132,23 +131,19 @@ func (f *ServeFlags) dialect(cfg *serve.Config, fs *pflag.FlagSet) error {
 
 // WatchFlags are the flags of rlcheck watch.
 type WatchFlags struct {
-	Rules               RuleFlags
-	cfg                 watch.Config
-	inFmt, unit, format string
-	costs               []string
-	settled             SettledFlags
+	Rules   RuleFlags
+	cfg     watch.Config
+	read    ReadFlags
+	format  string
+	costs   []string
+	settled SettledFlags
 }
 
 // Add registers the flags on fs.
 func (f *WatchFlags) Add(fs *pflag.FlagSet) {
 	f.Rules.Add(fs)
 	c := &f.cfg
-	fs.StringVar(&f.inFmt, "input-format", "auto", "input layout: auto, plain, csv, jsonl, nginx or apache")
-	fs.StringVar(&c.Read.TimeCol, "time-col", "", "CSV time column: a header name or a 1-based index")
-	fs.StringVar(&c.Read.TimeField, "time-field", "", "JSON-lines time field, dotted for nesting")
-	fs.StringVar(&c.Read.KeyCol, "key-col", "", "CSV column that splits the rules per key")
-	fs.StringVar(&c.Read.KeyField, "key-field", "", "JSON-lines field that splits the rules per key")
-	fs.StringVar(&f.unit, "unit", "auto", "unit of numeric timestamps: auto, s, ms, us or ns")
+	f.read.AddLayout(fs, "auto, plain, csv, jsonl, nginx or apache")
 	fs.StringArrayVar(&f.costs, "cost", nil, "read a unit's cost from this CSV column or JSON field: UNIT=NAME (default: the column or field named as the unit)")
 	f.settled.Add(fs)
 	fs.StringVar(&f.format, "format", "text", "violations as text or json (one object a line)")
@@ -168,6 +163,9 @@ func (f *WatchFlags) Config(paths []string) (watch.Config, error) {
 	if len(c.Rules) == 0 {
 		return cfg, errors.New("watch checks rates: give at least one rule")
 	}
+	if cfg.Read, err = f.read.Options(); err != nil {
+		return cfg, err
+	}
 	if cfg.Read.Costs, err = CostSources(c.Rules, f.costs); err != nil {
 		return cfg, err
 	}
@@ -175,12 +173,6 @@ func (f *WatchFlags) Config(paths []string) (watch.Config, error) {
 		return cfg, err
 	}
 	if err := OneOf("--format", f.format, "text", "json"); err != nil {
-		return cfg, err
-	}
-	if cfg.Read.Format, err = sendlog.ParseFormat(f.inFmt); err != nil {
-		return cfg, err
-	}
-	if cfg.Read.Unit, err = sendlog.ParseUnit(f.unit); err != nil {
 		return cfg, err
 	}
 	if cfg.Poll < 0 {

@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,7 +84,7 @@ func TestWatchFlags(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"a.csv", "b.csv"}, cfg.Paths)
 	assert.True(t, cfg.JSON)
-	assert.Equal(t, sendlog.Options{Format: sendlog.FormatCSV, KeyCol: "tenant", Unit: sendlog.UnitMillis}, cfg.Read)
+	assert.Equal(t, sendlog.Options{Format: sendlog.FormatCSV, KeyCol: "tenant", Unit: sendlog.UnitMillis, DurationUnit: sendlog.UnitSeconds}, cfg.Read)
 
 	assert.ErrorContains(t, parse(), "no rules")
 	assert.ErrorContains(t, parse("--rules", "10/s", "--format", "xml"), `--format "xml"`)
@@ -143,4 +144,31 @@ func TestServeRefusedFlag(t *testing.T) {
 	}
 	_, _, err := serveConfig(t, "--rules", "5/1s", "--refused", "never")
 	assert.ErrorContains(t, err, `--refused "never": want count`)
+}
+
+// TestReadLayoutFlagsAgree: every command that reads a log (check, infer,
+// watch) takes the layout flags with the same help text and default, its
+// own list of layouts aside.
+func TestReadLayoutFlagsAgree(t *testing.T) {
+	sets := map[string]*pflag.FlagSet{}
+	for name, add := range map[string]func(*pflag.FlagSet){
+		"check": (&ReadFlags{}).Add, "infer": (&InferFlags{}).Add, "watch": (&WatchFlags{}).Add,
+	} {
+		sets[name] = pflag.NewFlagSet(name, pflag.ContinueOnError)
+		add(sets[name])
+	}
+	for _, flag := range []string{"input-format", "time-col", "time-field", "key-col", "key-field", "unit", "tz"} {
+		want := sets["check"].Lookup(flag)
+		require.NotNil(t, want, flag)
+		for name, fs := range sets {
+			got := fs.Lookup(flag)
+			require.NotNil(t, got, "%s takes --%s", name, flag)
+			assert.Equal(t, want.DefValue, got.DefValue, "%s --%s default", name, flag)
+			if flag == "input-format" {
+				assert.True(t, strings.HasPrefix(got.Usage, "input layout: "), "%s --%s: %s", name, flag, got.Usage)
+				continue
+			}
+			assert.Equal(t, want.Usage, got.Usage, "%s --%s help", name, flag)
+		}
+	}
 }

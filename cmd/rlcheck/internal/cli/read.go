@@ -28,22 +28,34 @@ type ReadFlags struct {
 
 // Add registers the flags on fs.
 func (f *ReadFlags) Add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.format, "input-format", "auto", "input layout: auto, plain, csv, jsonl, nginx or apache")
+	f.AddLayout(fs, "auto, plain, csv, jsonl, nginx or apache")
 	fs.StringSliceVar(&f.paths, "path", nil, "access logs: keep requests whose path has this prefix or matches this glob (repeatable)")
 	fs.StringSliceVar(&f.methods, "method", nil, "access logs: keep requests with these methods (GET,POST)")
 	fs.StringSliceVar(&f.statuses, "status", nil, "access logs, or logs with --status-col or --status-field: keep calls with these statuses (200, 2xx, 429)")
-	fs.StringVar(&f.timeCol, "time-col", "", "CSV time column: a header name or a 1-based index (default ts, time, timestamp, sent_at or created_at, perhaps ending in _s, _ms, _us or _ns, else the first)")
-	fs.StringVar(&f.timeField, "time-field", "", "JSON-lines time field, dotted for nesting (default ts, time or timestamp)")
-	fs.StringVar(&f.keyCol, "key-col", "", "CSV column that splits the rules per key (tenant, API key)")
-	fs.StringVar(&f.keyField, "key-field", "", "JSON-lines field that splits the rules per key")
 	fs.StringVar(&f.endCol, "end-col", "", "CSV column with each call's end time (for --max-in-flight)")
 	fs.StringVar(&f.endField, "end-field", "", "JSON-lines field with each call's end time")
 	fs.StringVar(&f.durationCol, "duration-col", "", "CSV column with each call's duration (for --max-in-flight)")
 	fs.StringVar(&f.durationField, "duration-field", "", "JSON-lines field with each call's duration")
 	fs.StringVar(&f.durationUnit, "duration-unit", "s", "unit of plain-number durations: s, ms, us or ns (\"150ms\" carries its own)")
+	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "skip and count bad lines instead of failing")
+}
+
+// AddLayout registers the flags every command that reads a log takes,
+// with one help text each: the layout (one of formats), where the time
+// and the key are, the unit of numeric times and the zone of times
+// written without one. TestReadLayoutFlagsAgree holds every command to
+// them.
+func (f *ReadFlags) AddLayout(fs *pflag.FlagSet, formats string) {
+	fs.StringVar(&f.format, "input-format", "auto", "input layout: "+formats)
+	fs.StringVar(&f.timeCol, "time-col", "", "CSV time column: a header name or a 1-based index (default ts, time, timestamp, sent_at or created_at, perhaps ending in _s, _ms, _us or _ns, else the first)")
+	fs.StringVar(&f.timeField, "time-field", "", "JSON-lines time field, dotted for nesting (default the names --time-col takes)")
+	fs.StringVar(&f.keyCol, "key-col", "", "CSV column that splits the log per key (tenant, API key)")
+	fs.StringVar(&f.keyField, "key-field", "", "JSON-lines field that splits the log per key")
 	fs.StringVar(&f.unit, "unit", "auto", "unit of numeric timestamps: auto, s, ms, us or ns")
 	f.AddZone(fs)
-	fs.BoolVar(&f.skipInvalid, "skip-invalid", false, "skip and count bad lines instead of failing")
+	if f.durationUnit == "" {
+		f.durationUnit = "s"
+	}
 }
 
 // AddStatus registers the flags that judge a log by each call's HTTP
