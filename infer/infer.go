@@ -233,6 +233,7 @@ func Infer(s []Send, opt Options) *Result {
 		res.BucketSteps += refineBuckets(d, &res.Fits[rd], cands, windows)
 		res.Fits[rd].settle()
 		res.Fits[rd].verify(s, opt.Units)
+		res.Fits[rd].prune(s, opt.Units)
 	}
 	res.Best, res.BothFit = best(res.Fits)
 	if res.Refused > 0 && !res.Fits[res.Best].Fits {
