@@ -118,7 +118,7 @@ func TestRecoversHiddenBucket(t *testing.T) {
 	t.Parallel()
 	for _, tokens := range []bool{false, true} {
 		t.Run(fmt.Sprint("tokens=", tokens), func(t *testing.T) {
-			const seeds = 100
+			seeds := infertest.Seeds(30, 100)
 			recovered, trials := 0, 0
 			for seed := range uint64(seeds) {
 				rng := rand.New(rand.NewPCG(seed, 13))
@@ -156,7 +156,9 @@ func TestRecoversHiddenBucket(t *testing.T) {
 			rate := float64(recovered) / float64(trials)
 			t.Logf("recovered %d of %d hidden bucket contracts that refused calls (%.0f%%)", recovered, trials, 100*rate)
 			assert.Greater(t, trials, seeds/2, "most contracts refuse calls")
-			assert.GreaterOrEqual(t, rate, bucketRecovery[tokens], "recovery rate")
+			if infertest.Full() {
+				assert.GreaterOrEqual(t, rate, bucketRecovery[tokens], "recovery rate")
+			}
 		})
 	}
 }

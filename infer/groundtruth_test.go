@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/infer"
+	"github.com/rlcheck/rlcheck/infer/infertest"
 	"github.com/rlcheck/rlcheck/infer/infertest/serveprobe"
 	"github.com/rlcheck/rlcheck/rule"
 )
@@ -22,9 +23,12 @@ import (
 // minute), and groundDelay is the client→serve delay's spread.
 const (
 	groundBudget = 2000
-	groundSeeds  = 100
 	groundDelay  = 5 * time.Millisecond
 )
+
+// groundSeeds is how many seeds each case draws: the first 25 every day,
+// 100 with RLCHECK_FULL=1, over which the shares are asserted.
+var groundSeeds = infertest.Seeds(25, 100)
 
 // groundRow is one case of the ground truth, the least share of seeds
 // whose contract comes back from the server's log and from the client's,
@@ -92,8 +96,10 @@ func TestGroundTruthFromServe(t *testing.T) {
 			t.Parallel()
 			served, sent := groundTruth(t, row.c, row.sent > 0)
 			t.Logf("%s: recovered from the server's log on %d of %d seeds, from the client's on %d", row.c, served, groundSeeds, sent)
-			assert.GreaterOrEqual(t, float64(served)/groundSeeds, row.served, "from the server's log")
-			assert.GreaterOrEqual(t, float64(sent)/groundSeeds, row.sent, "from the client's log")
+			if infertest.Full() {
+				assert.GreaterOrEqual(t, float64(served)/float64(groundSeeds), row.served, "from the server's log")
+				assert.GreaterOrEqual(t, float64(sent)/float64(groundSeeds), row.sent, "from the client's log")
+			}
 		})
 	}
 }

@@ -83,7 +83,7 @@ func bruteLower(s []Send, r rule.Rule) [2]int {
 // seeds where that happens is the recovery rate.
 func TestRecoversHiddenContract(t *testing.T) {
 	t.Parallel()
-	const seeds = 200
+	seeds := infertest.Seeds(60, 200)
 	recovered, trials, readingTold, readingWrong := 0, 0, 0, 0
 	for seed := range uint64(seeds) {
 		rng := rand.New(rand.NewPCG(seed, 7))
@@ -151,8 +151,10 @@ func TestRecoversHiddenContract(t *testing.T) {
 	t.Logf("recovered %d of %d hidden contracts that refused calls (%.0f%%)", recovered, trials, 100*rate)
 	t.Logf("the reading: told %d times, both fit %d times, wrongly told %d times", readingTold, seeds-readingTold-readingWrong, readingWrong)
 	assert.Greater(t, trials, seeds/2, "most contracts refuse calls")
-	assert.GreaterOrEqual(t, rate, 0.8, "recovery rate")
-	assert.LessOrEqual(t, readingWrong, seeds/20, "the wrong reading rarely fits with fewer rules")
+	if infertest.Full() {
+		assert.GreaterOrEqual(t, rate, 0.8, "recovery rate")
+		assert.LessOrEqual(t, readingWrong, seeds/20, "the wrong reading rarely fits with fewer rules")
+	}
 }
 
 // exercisedRules are the hidden rules that refused some call no other
