@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -9,14 +10,12 @@ import (
 	"github.com/rlcheck/rlcheck/audit"
 	"github.com/rlcheck/rlcheck/cmd/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
-	"github.com/rlcheck/rlcheck/rule"
 )
 
 // auditOptions holds the flags of rlcheck audit.
 type auditOptions struct {
-	ruleList string
-	boundary string
-	format   string
+	rules    cli.RuleFlags // --rules, --rule, --contract, --boundary
+	format   cli.Format
 	burst    int
 	unitBst  int
 	slack    int
@@ -33,7 +32,7 @@ type auditOptions struct {
 }
 
 func newAuditCmd(s streams) *cobra.Command {
-	o := &auditOptions{}
+	o := &auditOptions{rules: cli.RuleFlags{Warn: s.errOut}}
 	cmd := &cobra.Command{
 		Use:   "audit --rules LIST [flags]",
 		Short: "Measure what the Go and Redis rate limiters fleets run let through, and suggest a safe setting",
@@ -46,16 +45,15 @@ func newAuditCmd(s streams) *cobra.Command {
   rlcheck audit --rules "500/1m, 90000 tokens/1m"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.complete(); err != nil {
+			if err := o.complete(s); err != nil {
 				return usageError{err}
 			}
 			return o.run(s)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.ruleList, "rules", "", "comma-separated rules, e.g. 5/1s,12/3s")
-	f.StringVar(&o.boundary, "boundary", "", "window ends that count: half-open (the default) or closed")
-	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	o.rules.Add(f)
+	o.format.Register(f, "text", "", "text", "json")
 	f.StringVar(&o.scenario.Strategies, "strategies", "", "comma-separated library strategies (default all)")
 	f.IntVar(&o.burst, "burst", 0, "x/time/rate burst for every limiter (0: each rule's limit)")
 	f.IntVar(&o.unitBst, "unit-burst", 0, "burst in units for every limiter of a cost rule (0: each rule's limit)")
@@ -70,28 +68,26 @@ func newAuditCmd(s streams) *cobra.Command {
 	f.StringVar(&o.search, "search", "", "search for each strategy's worst schedule; write it to `DIR` (default .) as a scenario")
 	f.Lookup("search").NoOptDefVal = "."
 	f.BoolVar(&o.kinds, "provider-kinds", false, "judge the same sends against sliding, fixed (epoch-aligned) and bucket (burst N) providers of each rule's N/W")
-	cmd.RegisterFlagCompletionFunc("format", cli.Words("text", "json"))
 	cmd.RegisterFlagCompletionFunc("boundary", cli.Words("half-open", "closed"))
 	return cmd
 }
 
-func (o *auditOptions) complete() error {
-	if o.ruleList == "" {
-		return errors.New("no rules: give --rules 5/1s,12/3s")
+func (o *auditOptions) complete(s streams) error {
+	c, err := o.rules.Load()
+	if err == nil && len(c.Rules) == 0 {
+		err = cli.ErrNoRules // a cap alone is nothing to audit
 	}
-	rules, err := rule.ParseList(o.ruleList)
 	if err != nil {
 		return err
 	}
-	if err := cli.OneOf("--format", o.format, "text", "json"); err != nil {
+	if c.MaxInFlight > 0 {
+		fmt.Fprintf(s.errOut, "rlcheck: audit measures the rate rules; the in-flight cap of %d is not audited\n", c.MaxInFlight)
+	}
+	if _, err := o.format.Resolve(); err != nil {
 		return err
 	}
-	opt := audit.DefaultOptions(rules)
-	if o.boundary != "" {
-		if opt.Boundary, err = rule.ParseBoundary(o.boundary); err != nil {
-			return err
-		}
-	}
+	opt := audit.DefaultOptions(c.Rules)
+	opt.Boundary = c.Boundary
 	opt.Config.Burst, opt.Config.UnitBurst, opt.Config.Slack, opt.Config.Margin = o.burst, o.unitBst, o.slack, o.margin
 	if err := opt.Config.Validate(); err != nil {
 		return err
@@ -115,5 +111,5 @@ func (o *auditOptions) run(s streams) error {
 	if err != nil {
 		return err
 	}
-	return audit.Write(s.out, rep, o.format)
+	return audit.Write(s.out, rep, o.format.String())
 }

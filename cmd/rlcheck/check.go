@@ -21,7 +21,8 @@ type checkOptions struct {
 	read        cli.ReadFlags
 	costs       []string
 	settled     cli.SettledFlags
-	format      string
+	format      cli.Format
+	formatName  string // --format resolved
 	list        int
 	keys        int
 	maxInFlight int
@@ -70,9 +71,9 @@ func newCheckCmd(s streams) *cobra.Command {
 	o.read.AddStatus(f)
 	o.settled.Add(f)
 	f.StringArrayVar(&o.costs, "cost", nil, "read a unit's cost from this CSV column or JSON field: UNIT=NAME (default: the column or field named as the unit)")
-	f.StringVar(&o.format, "format", "", "output format: text, json, junit or github (default github under GITHUB_ACTIONS=true, else text)")
+	o.format.Register(f, "", "default github under GITHUB_ACTIONS=true, else text", cli.ReportFormats...)
 	f.IntVar(&o.list, "list", 0, "print the first N violations of each rule with the sends that filled the window")
-	f.IntVar(&o.keys, "keys", 20, "with a key column, how many keys the report lists, worst first, the rest summed up (0: all)")
+	cli.RegisterKeys(f, &o.keys)
 	f.IntVar(&o.maxInFlight, "max-in-flight", 0, "check at most N calls in flight at once (needs --end-col or --duration-col)")
 	f.DurationVar(&o.maxDisorder, "max-disorder", 5*time.Second, "how far out of time order a line may arrive and still be put in its place")
 	f.BoolVar(&o.sort, "sort", false, "sort the whole input in memory, for logs with no order at all")
@@ -86,7 +87,6 @@ func newCheckCmd(s streams) *cobra.Command {
 	f.BoolVar(&o.logStart, "log-start", false, "with --from: the input is the log from its first line, so no context before it is missing (a log shorter than its longest window can then be cut into shards)")
 	f.BoolVar(&o.perFile, "per-file", false, "check each file on its own instead of merging them")
 	f.BoolVar(&o.noProgress, "no-progress", false, "no progress bar (it shows only on a terminal, for inputs over 8 MB, and never under CI)")
-	cmd.RegisterFlagCompletionFunc("format", cli.Words(report.Formats...))
 	cmd.RegisterFlagCompletionFunc("input-format", cli.Words(cli.InputFormats...))
 	cmd.RegisterFlagCompletionFunc("boundary", cli.Words("half-open", "closed"))
 	return cmd
@@ -101,7 +101,7 @@ func (o *checkOptions) complete(cmd *cobra.Command) error {
 		return err
 	}
 	rules, b, contractCap := c.Rules, c.Boundary, c.MaxInFlight
-	if o.format, o.summaryPath, err = cli.ReportFormat(o.format); err != nil {
+	if o.formatName, o.summaryPath, err = o.format.Report(); err != nil {
 		return err
 	}
 	if o.list < 0 || o.keys < 0 || o.maxInFlight < 0 {
@@ -196,6 +196,6 @@ func (o *checkOptions) run(s streams, paths []string) error {
 		}
 	}
 	return writeReport(s, results, report.Options{
-		Format: o.format, MaxKeys: o.keys, PerFile: o.perFile, StepSummary: o.summaryPath,
+		Format: o.formatName, MaxKeys: o.keys, PerFile: o.perFile, StepSummary: o.summaryPath,
 	})
 }

@@ -21,7 +21,7 @@ func newInferCmd(s streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			sum, err := infer.Stream(s.out, f.Format, path, log, opt, f.All)
+			sum, err := infer.Stream(s.out, f.Format.String(), path, log, opt, f.All)
 			if err == nil {
 				err = f.WriteContract(path, sum)
 			}
@@ -32,7 +32,6 @@ func newInferCmd(s streams) *cobra.Command {
 		},
 	}
 	f.Add(cmd.Flags())
-	cmd.RegisterFlagCompletionFunc("format", cli.Words("text", "json"))
 	cmd.RegisterFlagCompletionFunc("input-format", cli.Words("auto", "csv", "jsonl"))
 	return cmd
 }

@@ -11,6 +11,7 @@ import (
 func newMergeCmd(s streams) *cobra.Command {
 	o := report.Options{}
 	var opt merge.Options
+	var format cli.Format
 	cmd := &cobra.Command{
 		Use:   "merge [--format F] REPORT.json...",
 		Short: "Add the JSON reports of check --from/--to shards into the report of the whole log",
@@ -20,6 +21,10 @@ func newMergeCmd(s streams) *cobra.Command {
   rlcheck merge a.json b.json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, paths []string) error {
+			var err error
+			if o.Format, err = format.Resolve(); err != nil {
+				return usageError{err}
+			}
 			res, err := merge.Files(paths, opt)
 			if err != nil {
 				return cli.ShardHint(err)
@@ -27,10 +32,10 @@ func newMergeCmd(s streams) *cobra.Command {
 			return writeReport(s, []*report.Result{res}, o)
 		},
 	}
-	cmd.Flags().StringVar(&o.Format, "format", "text", "output format: text, json, junit or github")
+	format.Register(cmd.Flags(), "text", "", cli.ReportFormats...)
 	cmd.Flags().BoolVar(&opt.Subset, "subset", false, "the shards are a deliberate subset of the log: accept gaps between and around them (never overlaps)")
 	cmd.Flags().IntVar(&opt.List, "list", 0, "the --list the shards were checked with: keep the first N listed violations of each rule")
-	cmd.Flags().IntVar(&o.MaxKeys, "keys", 20, "with keys, how many the text report shows, worst first (0: all)")
+	cli.RegisterKeys(cmd.Flags(), &o.MaxKeys)
 	return cmd
 }
 

@@ -67,6 +67,7 @@ func NewRootCmd(s streams) *cobra.Command {
 			RunE: func(*cobra.Command, []string) error { _, err := io.WriteString(s.out, info.String()); return err },
 		},
 	)
+	cli.CompleteGroups(root)
 	return root
 }
 

@@ -20,7 +20,7 @@ type runOptions struct {
 	repeat    int
 	seeds     int
 	overrides cli.ScenarioFlags // --seed, --strategies, --lateness (of the prediction)
-	format    string
+	format    cli.Format
 	wallEpoch bool
 	margin    time.Duration
 	calibrate string
@@ -59,20 +59,19 @@ func newRunCmd(s streams) *cobra.Command {
 	f.IntVar(&o.seeds, "seeds", realrun.DefaultSeeds, fmt.Sprintf("seeds of the virtual-clock prediction (%d when a strategy runs on an embedded Redis of its own)", realrun.CostlySeeds))
 	f.Var(&o.overrides.Seed, "seed", "seed of arrivals and call durations, and the first seed of the prediction (default: the scenario's)")
 	f.StringVar(&o.overrides.Strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
-	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	o.format.Register(f, "text", "", "text", "json")
 	f.StringVar(&o.overrides.Lateness, "lateness", "", "timer lateness the prediction models: a duration or a distribution (default the scenario's)")
 	f.DurationVar(&o.margin, "margin", 0, "widen every window the limiters enforce by this much (the checker keeps the rules as written)")
 	f.StringVar(&o.calibrate, "calibrate", "", "write the measured lateness and send delays to FILE as a scenario fragment (samples beside it)")
 	f.StringVar(&o.html, "html", "", "write a self-contained HTML report to FILE: each strategy's zoomable timeline beside the prediction (docs/html.md)")
 	f.BoolVar(&o.wallEpoch, "wall-epoch", false, "give strategies Unix time, so fixed windows start at an arbitrary phase, instead of time from the run's start as the simulator does")
 	cmd.ValidArgsFunction = cli.Scenario
-	cmd.RegisterFlagCompletionFunc("format", cli.Words("text", "json"))
 	cmd.RegisterFlagCompletionFunc("strategies", cli.Strategies())
 	return cmd
 }
 
 func (o *runOptions) complete(cmd *cobra.Command, path string) error {
-	if err := cli.OneOf("--format", o.format, "text", "json"); err != nil {
+	if _, err := o.format.Resolve(); err != nil {
 		return err
 	}
 	if o.margin < 0 {
@@ -107,7 +106,7 @@ func (o *runOptions) run(ctx context.Context, s streams) error {
 	if err != nil {
 		return err
 	}
-	if err := realrun.Write(s.out, rep, o.format); err != nil {
+	if err := realrun.Write(s.out, rep, o.format.String()); err != nil {
 		return err
 	}
 	if err := htmlreport.Run(o.html, rep); err != nil {

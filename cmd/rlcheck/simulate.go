@@ -19,19 +19,16 @@ import (
 
 // simulateOptions holds the flags of rlcheck simulate.
 type simulateOptions struct {
-	example   bool
-	format    string
-	runs      int
-	overrides cli.ScenarioFlags
-	strategy  string
-	logPath   string
-	metrics   string
-	usage     bool
-	callers   int
-	// --redis-url and --redis-cluster choose the Redis of the redis
-	// strategies.
-	redisURL      string
-	redisCluster  string
+	example       bool
+	format        cli.Format
+	runs          int
+	overrides     cli.ScenarioFlags
+	strategy      string
+	logPath       string
+	metrics       string
+	usage         bool
+	callers       int
+	redis         cli.RedisFlags // where the redis strategies run
 	waits         bool
 	plotDir, html string
 	plotFormat    string
@@ -72,7 +69,7 @@ func newSimulateCmd(s streams) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.BoolVar(&o.example, "example", false, "print an annotated scenario file to start from, and exit")
-	f.StringVar(&o.format, "format", "text", "output format: text or json")
+	o.format.Register(f, "text", "", "text", "json")
 	f.IntVar(&o.runs, "runs", 0, "repeat over N seeds and report statistics")
 	f.Var(&o.overrides.Seed, "seed", "seed (default: the scenario's)")
 	f.StringVar(&o.overrides.Strategies, "strategies", "", "comma-separated strategies to run (default the scenario's)")
@@ -88,10 +85,8 @@ func newSimulateCmd(s streams) *cobra.Command {
 	f.StringVar(&o.html, "html", "", "write a self-contained HTML report to FILE: each strategy's zoomable timeline, the comparison, the distribution across seeds (docs/html.md)")
 	f.StringVar(&o.plotFormat, "plot-format", "png", "chart format: png or svg")
 	f.IntVar(&o.plotRuns, "plot-runs", 1000, "seeds for the distribution chart when --runs is not given")
-	f.StringVar(&o.redisURL, "redis-url", "", "run the redis strategies on this server (redis://host:port/db) instead of an in-process one")
-	f.StringVar(&o.redisCluster, "redis-cluster", "", "run the redis strategies on this Redis Cluster (host:port,host:port,...)")
+	o.redis.Register(f)
 	cmd.ValidArgsFunction = cli.Scenario
-	cmd.RegisterFlagCompletionFunc("format", cli.Words("text", "json"))
 	cmd.RegisterFlagCompletionFunc("strategies", cli.Strategies())
 	cmd.RegisterFlagCompletionFunc("plot-format", cli.Words("png", "svg"))
 	f.DurationVar(&o.margin, "margin", 0, "widen every window the limiters enforce by this much (default the scenario's); the checker keeps the rules as written")
@@ -101,7 +96,7 @@ func newSimulateCmd(s streams) *cobra.Command {
 }
 
 func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
-	if err := cli.OneOf("--format", o.format, "text", "json"); err != nil {
+	if _, err := o.format.Resolve(); err != nil {
 		return err
 	}
 	if o.runs < 0 {
@@ -148,7 +143,7 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 
 func (o *simulateOptions) run(s streams) error {
 	sc := &o.scn.Scenario
-	opt, closeRedis, err := cli.Redis(o.redisURL, o.redisCluster, s.errOut)
+	opt, closeRedis, err := o.redis.Resolve(s.errOut)
 	if err != nil {
 		return err
 	}
@@ -157,7 +152,7 @@ func (o *simulateOptions) run(s streams) error {
 	if o.logPath == "-" {
 		report = s.errOut
 	}
-	ro := simulate.ReportOptions{Format: o.format, Waits: o.waits, Usage: o.usage}
+	ro := simulate.ReportOptions{Format: o.format.String(), Waits: o.waits, Usage: o.usage}
 	if o.findMargin > 0 || o.runs > 0 {
 		defer cli.GCPercent(400)()
 	}
@@ -165,7 +160,7 @@ func (o *simulateOptions) run(s streams) error {
 	var runs *simulate.RunsResult
 	if o.findMargin > 0 {
 		mo := simulate.MarginOptions{Options: opt, Runs: cmp.Or(o.runs, 1000), Resolution: o.findMargin, Sweep: simulate.SweepFor(o.plotDir)}
-		mr, err := simulate.ReportMargins(report, sc, mo, o.format)
+		mr, err := simulate.ReportMargins(report, sc, mo, o.format.String())
 		if err == nil && o.plotDir != "" {
 			err = plots.MarginsFile(o.plotDir, "."+o.plotFormat, mr, s.errOut)
 		}

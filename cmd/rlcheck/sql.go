@@ -14,7 +14,8 @@ import (
 
 func newSQLCmd(s streams) *cobra.Command {
 	rules := cli.RuleFlags{Warn: s.errOut}
-	var unit, run, format string
+	var unit, run string
+	var format cli.Format
 	var costs []string
 	spec := sqlcheck.Spec{}
 	cmd := &cobra.Command{
@@ -27,6 +28,9 @@ func newSQLCmd(s streams) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := rules.Load()
 			if err != nil {
+				return usageError{err}
+			}
+			if _, err := format.Resolve(); err != nil {
 				return usageError{err}
 			}
 			if spec.Table.Costs, err = cli.CostColumns(c.Rules, costs); err != nil {
@@ -51,7 +55,7 @@ func newSQLCmd(s streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return writeReport(s, []*report.Result{res}, report.Options{Format: format})
+			return writeReport(s, []*report.Result{res}, report.Options{Format: format.String()})
 		},
 	}
 	f := cmd.Flags()
@@ -65,6 +69,6 @@ func newSQLCmd(s streams) *cobra.Command {
 	f.BoolVar(&spec.CountsOnly, "counts-only", false, "only the violation counts: one sort, no first violation")
 	f.BoolVar(&spec.MaxWindow, "max-window", false, "add the largest count in one window: one more sort per window width")
 	f.StringVar(&run, "run", "", "run the query on this PostgreSQL (postgres://...) and report")
-	f.StringVar(&format, "format", "text", "with --run: text, json, junit or github")
+	format.Register(f, "text", "with --run", cli.ReportFormats...)
 	return cmd
 }

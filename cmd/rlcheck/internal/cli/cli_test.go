@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -33,7 +34,11 @@ func TestOneOf(t *testing.T) {
 	assert.EqualError(t, OneOf("--format", "xml", "text", "json", "junit", "github"), `--format "xml": want text, json, junit or github`)
 	assert.EqualError(t, OneOf("--format", "", "text", "json"), `--format "": want text or json`)
 	assert.EqualError(t, OneOf("--only", "b", "a"), `--only "b": want a`)
-	f, summary, err := ReportFormat("yaml")
+	fs := pflag.NewFlagSet("check", pflag.ContinueOnError)
+	var format Format
+	format.Register(fs, "", "", ReportFormats...)
+	require.NoError(t, fs.Parse([]string{"--format", "yaml"}))
+	f, summary, err := format.Report()
 	assert.EqualError(t, err, `--format "yaml": want text, json, junit or github`)
 	assert.Empty(t, f+summary)
 }

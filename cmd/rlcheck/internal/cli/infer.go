@@ -19,7 +19,7 @@ import (
 
 // InferFlags are the flags of rlcheck infer.
 type InferFlags struct {
-	Format                   string // text or json
+	Format                   Format // text or json
 	All                      bool   // every window and kind, not only the contract
 	read                     ReadFlags
 	statusCol, statusField   string
@@ -37,7 +37,7 @@ func (o *InferFlags) Add(f *pflag.FlagSet) {
 	f.StringToStringVar(&o.headerCols, "header-col", nil, "CSV column of a rate-limit header where it is not the default, as NAME=COLUMN (NAME: ratelimit, ratelimit_policy, x_ratelimit_limit, retry_after, ...; an empty COLUMN reads none)")
 	f.StringToStringVar(&o.headerFields, "header-field", nil, "JSON-lines field of a rate-limit header where it is not the default, as NAME=FIELD")
 	f.StringArrayVar(&o.costs, "cost", nil, "also infer cost rules of a unit, reading each call's cost from a CSV column or JSON field: UNIT=NAME, or UNIT for the column or field named as the unit")
-	f.StringVar(&o.Format, "format", "text", "output format: text or json")
+	o.Format.Register(f, "text", "", "text", "json")
 	f.BoolVar(&o.All, "all", false, "also show every window and kind: its least N, the refusals it explains and its cost")
 	o.declared.Add(f)
 	f.StringVar(&o.writeContract, "write-contract", "", "write the inferred contract to this contract file (YAML), for --contract")
@@ -48,7 +48,7 @@ func (o *InferFlags) Add(f *pflag.FlagSet) {
 // returns the log's name, its calls and the options of its inference.
 func (o *InferFlags) Log(path string, stdin io.Reader) (string, *infer.Log, infer.Options, error) {
 	var iopt infer.Options
-	if err := OneOf("--format", o.Format, "text", "json"); err != nil {
+	if _, err := o.Format.Resolve(); err != nil {
 		return "", nil, iopt, err
 	}
 	opt, err := o.read.Options()

@@ -22,11 +22,12 @@ import (
 
 // ServeFlags are the flags of rlcheck serve.
 type ServeFlags struct {
-	Rules                                  RuleFlags
-	cfg                                    serve.Config
-	latency, onViolation, upstream, format string
-	provider, completion, refused          string
-	costs                                  []string
+	Rules                          RuleFlags
+	cfg                            serve.Config
+	latency, onViolation, upstream string
+	format                         Format
+	provider, completion, refused  string
+	costs                          []string
 }
 
 // Add registers the flags on fs.
@@ -47,9 +48,9 @@ func (f *ServeFlags) Add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.upstream, "upstream", "", "forward the requests the contract allows to this API, as a recording proxy")
 	fs.DurationVar(&c.UpstreamTimeout, "upstream-timeout", serve.DefaultUpstreamTimeout, "answer 504 (and log it) when the upstream sends no response headers within this long")
 	fs.IntVar(&c.MetricsKeys, "metrics-keys", metrics.DefaultMaxKeys, `keys with metric series of their own, the first seen; later keys are summed up under key="(other keys)" (-1: none)`)
-	fs.StringVar(&f.format, "format", "text", "report format: text, json, junit or github")
+	f.format.Register(fs, "text", "", ReportFormats...)
 	fs.StringArrayVar(&f.costs, "cost", nil, "where a request carries a unit's cost: UNIT=HEADER (tokens=X-Tokens) or UNIT=body:FIELD (tokens=body:max_tokens, a JSON body field)")
-	fs.IntVar(&c.Report.MaxKeys, "keys", 20, "how many keys the text report shows, worst first (0: all)")
+	RegisterKeys(fs, &c.Report.MaxKeys)
 	fs.StringVar(&f.provider, "provider", "", "answer as this provider's API: "+strings.Join(serve.Providers(), ", ")+" (costs from the request body: the prompt at 4 characters a token, plus max_tokens)")
 	fs.StringVar(&f.completion, "completion-share", "1", "with --provider, the completion's size as a share of max_tokens, 0.001 to 10")
 	fs.StringVar(&f.refused, "refused", "count", "requests answered 429: count (they fill every later window, as OpenAI documents) or free (they take nothing; the verdict reads the log's status)")
@@ -73,7 +74,7 @@ func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
 			return cfg, err
 		}
 	}
-	cfg.Rules, cfg.Boundary, cfg.Report.Format = c.Rules, c.Boundary, f.format
+	cfg.Rules, cfg.Boundary, cfg.Report.Format = c.Rules, c.Boundary, f.format.String()
 	cfg.Judge = JudgeServeLog
 	if c.Read.Refused != "" && !fs.Changed("refused") {
 		f.refused = c.Read.Refused
@@ -87,7 +88,7 @@ func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
 	if cfg.Latency, err = workload.ParseDist(f.latency); err != nil {
 		return cfg, err
 	}
-	if err := OneOf("--format", f.format, report.Formats...); err != nil {
+	if _, err := f.format.Resolve(); err != nil {
 		return cfg, err
 	}
 	if err := OneOf("--on-violation", f.onViolation, "reject", "record"); err != nil {
@@ -134,7 +135,7 @@ type WatchFlags struct {
 	Rules   RuleFlags
 	cfg     watch.Config
 	read    ReadFlags
-	format  string
+	format  Format
 	costs   []string
 	settled SettledFlags
 }
@@ -146,7 +147,7 @@ func (f *WatchFlags) Add(fs *pflag.FlagSet) {
 	f.read.AddLayout(fs, "auto, plain, csv, jsonl, nginx or apache")
 	fs.StringArrayVar(&f.costs, "cost", nil, "read a unit's cost from this CSV column or JSON field: UNIT=NAME (default: the column or field named as the unit)")
 	f.settled.Add(fs)
-	fs.StringVar(&f.format, "format", "text", "violations as text or json (one object a line)")
+	f.format.Register(fs, "text", "json: one violation a line", "text", "json")
 	fs.DurationVar(&c.Poll, "poll", 0, "how often the files are looked at (default 100ms)")
 	fs.StringVar(&c.Listen, "listen", "", "serve Prometheus metrics on this address, e.g. 127.0.0.1:9100")
 	fs.StringVar(&c.MetricsPath, "metrics-path", "/metrics", "path of the metrics")
@@ -172,13 +173,13 @@ func (f *WatchFlags) Config(paths []string) (watch.Config, error) {
 	if err = f.settled.Apply(&cfg.Read); err != nil {
 		return cfg, err
 	}
-	if err := OneOf("--format", f.format, "text", "json"); err != nil {
+	if _, err := f.format.Resolve(); err != nil {
 		return cfg, err
 	}
 	if cfg.Poll < 0 {
 		return cfg, fmt.Errorf("--poll %v: want more than 0", cfg.Poll)
 	}
-	cfg.Rules, cfg.Boundary, cfg.Paths, cfg.JSON = c.Rules, c.Boundary, paths, f.format == "json"
+	cfg.Rules, cfg.Boundary, cfg.Paths, cfg.JSON = c.Rules, c.Boundary, paths, f.format.String() == "json"
 	return cfg, nil
 }
 

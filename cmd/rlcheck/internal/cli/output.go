@@ -162,17 +162,18 @@ func WriteTo(path string, stdout io.Writer, write func(io.Writer) error) error {
 	return f.Close()
 }
 
-// ReportFormat resolves check's --format: the default is github under
+// Report resolves check's --format: the default is github under
 // GITHUB_ACTIONS=true, else text; with github it also returns the step
 // summary's path.
-func ReportFormat(format string) (string, string, error) {
+func (f *Format) Report() (string, string, error) {
+	format := f.value
 	if format == "" {
 		format = "text"
 		if os.Getenv("GITHUB_ACTIONS") == "true" {
 			format = "github"
 		}
 	}
-	if err := OneOf("--format", format, report.Formats...); err != nil {
+	if err := OneOf("--format", format, f.words...); err != nil {
 		return "", "", err
 	}
 	if format == "github" {

@@ -7,16 +7,28 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/spf13/pflag"
 
 	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
 )
 
-// Redis connects to the Redis that --redis-url (url) or --redis-cluster
+// RedisFlags are --redis-url and --redis-cluster, where the Redis
+// strategies run.
+type RedisFlags struct{ url, cluster string }
+
+// Register registers the flags on fs.
+func (f *RedisFlags) Register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.url, "redis-url", "", "run the redis strategies on this server (redis://host:port/db) instead of an in-process one")
+	fs.StringVar(&f.cluster, "redis-cluster", "", "run the redis strategies on this Redis Cluster (host:port,host:port,...)")
+}
+
+// Resolve connects to the Redis that --redis-url (url) or --redis-cluster
 // (a comma-separated list of addresses) name, and warns on errOut of a
 // server that may evict the limiter's keys; with neither, strategies that
 // need Redis get an in-process one. The func closes the connection.
-func Redis(url, clusterList string, errOut io.Writer) (simulate.Options, func(), error) {
+func (f *RedisFlags) Resolve(errOut io.Writer) (simulate.Options, func(), error) {
+	url, clusterList := f.url, f.cluster
 	if url == "" && clusterList == "" {
 		return simulate.Options{}, func() {}, nil
 	}
