@@ -1,9 +1,8 @@
 package audit
 
 import (
-	"os"
+	"flag"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -131,25 +130,29 @@ func TestCode(t *testing.T) {
 	}
 }
 
+// The acceptance run's settings: go test ./audit -run
+// TestSafeSettingsThousandSeeds -args -seeds 1000 [-rules R] [-strategies S].
+var (
+	acceptSeeds      = flag.Int("seeds", 0, "TestSafeSettingsThousandSeeds: seeds per workload (0: skip)")
+	acceptRules      = flag.String("rules", "5/1s,12/3s", "TestSafeSettingsThousandSeeds: the contract")
+	acceptStrategies = flag.String("strategies", "", "TestSafeSettingsThousandSeeds: comma-separated designs (default all)")
+)
+
 // TestSafeSettingsThousandSeeds re-runs every safe setting the audit of
-// RLCHECK_AUDIT_RULES (default 5/1s,12/3s) suggests over
-// RLCHECK_AUDIT_SEEDS seeds (1,000 for the acceptance run; unset, it is
-// skipped: it takes minutes) of every workload and of the setting's
+// -rules (default 5/1s,12/3s) suggests over -seeds seeds (1,000 for the
+// acceptance run; 0, the default, skips it: it takes minutes) of every
+// workload and of the setting's
 // saturation workloads (those over longSaturation calls on every seed for
 // the in-process designs, on the first for the Redis ones), and hands the
 // sends to the checker.
 func TestSafeSettingsThousandSeeds(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("RLCHECK_AUDIT_SEEDS"))
+	n := *acceptSeeds
 	if n < 1 || testing.Short() {
-		t.Skip("set RLCHECK_AUDIT_SEEDS=1000 to verify every safe setting over that many seeds")
+		t.Skip("go test ./audit -run TestSafeSettingsThousandSeeds -args -seeds 1000 verifies every safe setting over that many seeds")
 	}
-	contract := "5/1s,12/3s"
-	if s := os.Getenv("RLCHECK_AUDIT_RULES"); s != "" {
-		contract = s
-	}
-	opt := DefaultOptions(mustRules(t, contract))
-	if s := os.Getenv("RLCHECK_AUDIT_STRATEGIES"); s != "" {
-		opt.Strategies = strings.Split(s, ",")
+	opt := DefaultOptions(mustRules(t, *acceptRules))
+	if *acceptStrategies != "" {
+		opt.Strategies = strings.Split(*acceptStrategies, ",")
 	}
 	rep, err := Run(opt)
 	require.NoError(t, err)

@@ -1,6 +1,7 @@
 package htmlreport_test
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,15 +15,19 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// checkLargeLog checks the log named by RLCHECK_HTML_LOG (the benchmark
+// largeLog is the long send log of TestLargeLogInBrowser and the
+// benchmarks: go test ./htmlreport -run TestLargeLogInBrowser -args -log FILE.
+var largeLog = flag.String("log", "", "a long send log (go run ./scripts/genlog -lines 10000000)")
+
+// checkLargeLog checks the log named by -log (the benchmark
 // log: go run ./scripts/genlog -lines 10000000) with the benchmark's rules,
 // as rlcheck check --html does when keep is set (else as the plain check),
-// or skips without the variable.
+// or skips without it.
 func checkLargeLog(b testing.TB, keep bool) *report.Result {
 	b.Helper()
-	name := os.Getenv("RLCHECK_HTML_LOG")
+	name := *largeLog
 	if name == "" {
-		b.Skip("set RLCHECK_HTML_LOG to a long send log")
+		b.Skip("give a long send log: -args -log FILE")
 	}
 	f, err := os.Open(name)
 	require.NoError(b, err)

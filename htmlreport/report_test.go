@@ -168,10 +168,10 @@ func TestRunInBrowser(t *testing.T) {
 	b.noErrors(t)
 }
 
-// TestLargeLogInBrowser checks the report of a long log, given by
-// RLCHECK_HTML_LOG (the benchmark log: go run ./scripts/genlog -lines
-// 10000000), with the benchmark's rules: under 5 MB, and the right counts
-// in the browser. Without the variable it skips.
+// TestLargeLogInBrowser checks the report of a long log, given by -log
+// (the benchmark log: go run ./scripts/genlog -lines 10000000), with the
+// benchmark's rules: under 5 MB, and the right counts in the browser.
+// Without it it skips.
 func TestLargeLogInBrowser(t *testing.T) {
 	res := checkLargeLog(t, true)
 	path := filepath.Join(t.TempDir(), "large.html")
