@@ -108,7 +108,7 @@ func (h *Headers) callRules() []rule.Rule {
 		if a.Unit != "" || a.Window <= 0 || a.N <= 0 || a.N > 1<<31-1 {
 			continue
 		}
-		for _, k := range Kinds {
+		for _, k := range windowKinds {
 			r := rule.Rule{Limit: int(a.N), Window: a.Window, Kind: k}
 			if !slices.Contains(out, r) {
 				out = append(out, r)

@@ -91,13 +91,13 @@ func TestBucketMatchesBruteForce(t *testing.T) {
 // named on the shortest grid window that makes it whole.
 func TestBucketRangeNamesTheRate(t *testing.T) {
 	perSec := int64(day / uint64(time.Second))
-	w, r := nameRate(7*perSec-100, 7*perSec+100, 7*perSec, Grid)
+	w, r := nameRate(7*perSec-100, 7*perSec+100, 7*perSec, windowGrid)
 	assert.Equal(t, time.Second, w)
 	assert.Equal(t, 7, r)
-	w, r = nameRate(perSec*7/10-1000, perSec*7/10+1000, perSec*7/10, Grid) // 0.7/s
+	w, r = nameRate(perSec*7/10-1000, perSec*7/10+1000, perSec*7/10, windowGrid) // 0.7/s
 	assert.Equal(t, 10*time.Second, w)
 	assert.Equal(t, 7, r)
-	w, r = nameRate(12345, 12345, 12345, Grid) // no grid window makes it whole
+	w, r = nameRate(12345, 12345, 12345, windowGrid) // no grid window makes it whole
 	assert.Equal(t, 24*time.Hour, w)
 	assert.Equal(t, 12345, r)
 }

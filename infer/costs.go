@@ -37,7 +37,7 @@ func costCandidates(d *sends, windows []time.Duration) []Candidate {
 	var out []Candidate
 	for u := range d.units {
 		for _, w := range windows {
-			for _, k := range Kinds {
+			for _, k := range windowKinds {
 				p := d.countCost(u, int64(w), k)
 				for _, rd := range []Reading{RefusedCount, RefusedFree} {
 					out = append(out, newCandidate(d, p, w, k, rd))

@@ -37,7 +37,7 @@ func TestCostCountMatchesBruteForce(t *testing.T) {
 		d := newSends(s)
 		d.addCosts(s, []string{"tokens"})
 		for _, w := range []time.Duration{time.Second, 2 * time.Second, 5 * time.Second} {
-			for _, k := range Kinds {
+			for _, k := range windowKinds {
 				p := d.countCost(0, int64(w), k)
 				r := rule.Rule{Window: w, Kind: k}
 				for _, rd := range []Reading{RefusedCount, RefusedFree} {

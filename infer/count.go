@@ -18,16 +18,16 @@ const (
 	RefusedFree = rule.RefusedFree
 )
 
-// Grid is the window lengths inferred by default, from one second to a day.
-var Grid = []time.Duration{
+// windowGrid is the window lengths inferred by default, from one second to a day.
+var windowGrid = []time.Duration{
 	time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
 	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
 	time.Hour, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
 }
 
-// Kinds are the window kinds inferred: sliding, and fixed windows aligned
+// windowKinds are the window kinds inferred: sliding, and fixed windows aligned
 // to the Unix epoch.
-var Kinds = []rule.Kind{rule.Sliding, rule.Fixed}
+var windowKinds = []rule.Kind{rule.Sliding, rule.Fixed}
 
 // sends is a log sorted by time (equal times in input order), with the
 // prefix count of accepted calls.

@@ -59,7 +59,7 @@ func TestDeclaredMatchesBruteForce(t *testing.T) {
 		}
 		var rules []rule.Rule
 		for range 1 + rng.IntN(3) {
-			rules = append(rules, rule.Rule{Limit: 1 + rng.IntN(8), Window: time.Duration(1+rng.IntN(4)) * time.Second, Kind: Kinds[rng.IntN(2)]})
+			rules = append(rules, rule.Rule{Limit: 1 + rng.IntN(8), Window: time.Duration(1+rng.IntN(4)) * time.Second, Kind: windowKinds[rng.IntN(2)]})
 		}
 		d := newSends(s)
 		for _, rd := range []Reading{RefusedCount, RefusedFree} {

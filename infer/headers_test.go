@@ -70,7 +70,7 @@ func TestAcceptedPastAnnouncedLimit(t *testing.T) {
 		f := res.Fits[res.Best]
 		require.Len(t, f.Rules, 1, "seed %d", seed)
 		assert.Contains(t, append(f.Rules[0].AlsoFits, f.Rules[0].Rule()), hidden[0], "seed %d: the announced window joined the grid", seed)
-		for i, k := range Kinds {
+		for i, k := range windowKinds {
 			r := announced
 			r.Kind = k
 			n, first := 0, int64(0)
@@ -95,12 +95,12 @@ func TestHeaderWindowJoinsGridOnlyWhenRead(t *testing.T) {
 	text := headerLog("ratelimit_policy", "0,200,5;w=3", "10,200,5;w=3")
 	res := Infer(csvLog(t, text, msUnit).Sends[""], Options{})
 	assert.Equal(t, []time.Duration{3 * time.Second}, res.Headers.Added)
-	assert.Len(t, res.Candidates, (len(Grid)+1)*4)
+	assert.Len(t, res.Candidates, (len(windowGrid)+1)*4)
 	off := msUnit
 	off.HeaderCols = map[Header]string{rlheader.HRateLimitPolicy: ""}
 	res = Infer(csvLog(t, text, off).Sends[""], Options{})
 	assert.Nil(t, res.Headers)
-	assert.Len(t, res.Candidates, len(Grid)*4)
+	assert.Len(t, res.Candidates, len(windowGrid)*4)
 }
 
 // TestMalformedHeaderIsCounted: a header that does not parse is counted,

@@ -23,18 +23,18 @@ type Send struct {
 	Cost []int64
 }
 
-// Options tune the inference; the zero value infers on Grid.
+// Options tune the inference; the zero value infers on windowGrid.
 type Options struct {
-	// Windows are the window lengths tried; nil means Grid.
+	// Windows are the window lengths tried; nil means windowGrid.
 	Windows []time.Duration
 	// Declared, when set, is a contract to set beside the log
 	// (Result.Declared); its rules must pass CheckDeclared. Closed says its
 	// sliding windows are closed.
 	Declared []rule.Rule
 	Closed   bool
-	// Spreads is the ladder tried when no contract fits exactly (see
-	// Tolerance); nil means Spreads, empty tries none.
-	Spreads []time.Duration
+	// spreadGrid is the ladder tried when no contract fits exactly (see
+	// Tolerance); nil means spreadGrid, empty tries none.
+	spreadGrid []time.Duration
 	// Units name the cost units of each Send.Cost: for each, cost rules
 	// "N UNIT/W" are inferred beside the call rules.
 	Units []string
@@ -198,7 +198,7 @@ func Infer(s []Send, opt Options) *Result {
 	}
 	windows := opt.Windows
 	if windows == nil {
-		windows = Grid
+		windows = windowGrid
 	}
 	hs := collectHeaders(s)
 	if hs != nil {
@@ -211,7 +211,7 @@ func Infer(s []Send, opt Options) *Result {
 		res.First, res.Last = s[0].At, s[len(s)-1].At
 	}
 	for _, w := range windows {
-		for _, k := range Kinds {
+		for _, k := range windowKinds {
 			p := d.count(int64(w), k)
 			for _, rd := range []Reading{RefusedCount, RefusedFree} {
 				res.Candidates = append(res.Candidates, newCandidate(d, p, w, k, rd))
@@ -237,9 +237,9 @@ func Infer(s []Send, opt Options) *Result {
 	}
 	res.Best, res.BothFit = best(res.Fits)
 	if res.Refused > 0 && !res.Fits[res.Best].Fits {
-		spreads := opt.Spreads
+		spreads := opt.spreadGrid
 		if spreads == nil {
-			spreads = Spreads
+			spreads = spreadGrid
 		}
 		if len(spreads) > 0 {
 			res.Tolerance = tolerate(d, windows, spreads)

@@ -27,7 +27,7 @@ func TestCountMatchesBruteForce(t *testing.T) {
 		}
 		d := newSends(s)
 		for _, w := range []time.Duration{time.Second, 2 * time.Second, 5 * time.Second} {
-			for _, k := range Kinds {
+			for _, k := range windowKinds {
 				p := d.count(int64(w), k)
 				want := bruteLower(s, rule.Rule{Window: w, Kind: k})
 				for _, rd := range []Reading{RefusedCount, RefusedFree} {

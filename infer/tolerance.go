@@ -7,9 +7,9 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// Spreads is the ladder of delay spreads tried, in order, when no contract
+// spreadGrid is the ladder of delay spreads tried, in order, when no contract
 // fits a log exactly.
-var Spreads = []time.Duration{
+var spreadGrid = []time.Duration{
 	time.Millisecond, 2 * time.Millisecond, 5 * time.Millisecond,
 	10 * time.Millisecond, 20 * time.Millisecond, 50 * time.Millisecond,
 }

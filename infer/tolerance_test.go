@@ -62,7 +62,7 @@ func TestSpreadPassMatchesBruteForce(t *testing.T) {
 		for _, w := range []int64{10, 20} {
 			for _, sp := range []int64{2, 4, 6} {
 				for _, o := range []int64{-sp, -2, 0, 2, sp} {
-					for _, k := range Kinds {
+					for _, k := range windowKinds {
 						if k == rule.Sliding && o != 0 {
 							continue
 						}
@@ -148,7 +148,7 @@ func TestToleranceCoversTheDelay(t *testing.T) {
 			assert.True(t, u.OffsetMatters)
 			assert.True(t, u.OffsetMin <= u.Offset && u.Offset <= u.OffsetMax)
 		}
-		none := Infer(s, Options{Spreads: []time.Duration{}})
+		none := Infer(s, Options{spreadGrid: []time.Duration{}})
 		assert.Nil(t, none.Tolerance, "an empty ladder tries none")
 	}
 	t.Logf("%d of 12 seeds needed a tolerance", tried)
@@ -188,7 +188,7 @@ func TestSpreadCostPassMatchesBruteForce(t *testing.T) {
 		for _, w := range []int64{10, 20} {
 			for _, sp := range []int64{2, 6} {
 				for _, o := range []int64{-sp, 0, 2} {
-					for _, k := range Kinds {
+					for _, k := range windowKinds {
 						if k == rule.Sliding && o != 0 {
 							continue
 						}
