@@ -1,4 +1,5 @@
-// Package pgtest starts a real PostgreSQL server for tests: initdb into a
+// Package pgtest starts a real PostgreSQL server for tests: a copy of an
+// initdb template (made once, kept in the user's cache directory) in a
 // fresh temporary directory, postgres on a free loopback port, without
 // fsync, stopped and removed when the test ends. Running as root, the
 // server runs as the postgres system user (or nobody), since postgres
@@ -20,6 +21,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -84,11 +86,13 @@ func Start(t testing.TB) (*Server, *sql.DB) {
 	if err != nil {
 		t.Fatalf("pgtest: %v", err)
 	}
+	tmpl, err := template(bin, cred)
+	if err != nil {
+		t.Fatalf("pgtest: %v", err)
+	}
 	data := filepath.Join(dir, "data")
-	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
-	if out, err := initdb.CombinedOutput(); err != nil {
-		t.Fatalf("pgtest: initdb: %v\n%s", err, out)
+	if out, err := exec.Command("cp", "-a", tmpl, data).CombinedOutput(); err != nil {
+		t.Fatalf("pgtest: copying the initdb template: %v\n%s", err, out)
 	}
 	port, err := freePort()
 	if err != nil {
@@ -128,6 +132,60 @@ func Start(t testing.TB) (*Server, *sql.DB) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// template returns a data directory made by bin's initdb, kept in the
+// user's cache directory (rlcheck-test-pg) and made once for every later
+// run: each server starts on a copy of it, a fraction of a second where
+// initdb takes seconds. It is keyed by bin and its initdb's modification
+// time, so an upgraded PostgreSQL gets a template of its own.
+func template(bin string, cred *syscall.Credential) (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(filepath.Join(bin, "initdb"))
+	if err != nil {
+		return "", err
+	}
+	key := strings.Trim(strings.ReplaceAll(bin, string(filepath.Separator), "_"), "_") + "-" + strconv.FormatInt(st.ModTime().Unix(), 10)
+	final := filepath.Join(cache, "rlcheck-test-pg", key)
+	ready := func() bool { _, err := os.Stat(filepath.Join(final, "PG_VERSION")); return err == nil }
+	if ready() {
+		return final, nil
+	}
+	tmp, err := os.MkdirTemp("", "pgtest-initdb-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if cred != nil {
+		if err := os.Chown(tmp, int(cred.Uid), int(cred.Gid)); err != nil {
+			return "", err
+		}
+	}
+	data := filepath.Join(tmp, "data")
+	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("initdb: %v\n%s", err, out)
+	}
+	// Staged beside its place and renamed, so that test processes making
+	// it at once each see a whole template or none.
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return "", err
+	}
+	staged := fmt.Sprintf("%s.%d", final, os.Getpid())
+	if out, err := exec.Command("cp", "-a", data, staged).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("keeping the initdb template: %v\n%s", err, out)
+	}
+	if err := os.Rename(staged, final); err != nil {
+		os.RemoveAll(staged)
+		if !ready() {
+			return "", err
+		}
+	}
+	return final, nil
 }
 
 // stop asks for a fast shutdown and waits for it.
