@@ -41,25 +41,25 @@ type Log struct {
 	BadHeaders [NumHeaders]BadHeaders
 }
 
-// Open opens one input; Read calls it once, or twice to read the
-// rate-limit headers.
+// Open opens one input; Read calls it once.
 type Open func() (io.Reader, error)
 
-// Read reads a CSV or JSON-lines log with a status per call, in one pass
-// through sendlog (the status, key and costs with each record), and its
-// rate-limit headers, where it has any, in a second.
+// Read reads a CSV or JSON-lines log with a status per call in one pass
+// through sendlog: the status, key, costs and rate-limit headers come
+// with each record.
 func Read(name string, open Open, opt ReadOptions) (*Log, error) {
 	so := opt.Log
 	so.StatusCol, so.StatusField = cmp.Or(opt.StatusCol, "status"), cmp.Or(opt.StatusField, "status")
+	so.Texts = headerSources(opt)
 	log := &Log{Sends: map[string][]Send{}}
+	answers := answerCache{m: map[[NumHeaders]string]parsedAnswer{}}
 	for _, c := range opt.Log.Costs {
 		log.Units = append(log.Units, c.Unit)
 	}
 	sums := make([]int64, len(log.Units))
 	var all []Send
 	var keys []string // each kept send's key, with a key column
-	var format sendlog.Format
-	err := each(name, open, so, &format, func(rec sendlog.Record) error {
+	err := each(name, open, so, func(rec sendlog.Record) error {
 		st := status(int(rec.Status))
 		if st == other {
 			log.Other++
@@ -69,16 +69,15 @@ func Read(name string, open Open, opt ReadOptions) (*Log, error) {
 		if err != nil {
 			return err
 		}
-		all = append(all, Send{At: rec.At, Refused: st == refusedStatus, Line: rec.Line, Cost: cost})
+		s := Send{At: rec.At, Refused: st == refusedStatus, Line: rec.Line, Cost: cost}
+		answers.answer(&s, rec.Texts, log)
+		all = append(all, s)
 		if so.HasKey() {
 			keys = append(keys, string(rec.Key))
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
-	}
-	if err := readHeaders(name, open, format, opt, all, log); err != nil {
 		return nil, err
 	}
 	if !so.HasKey() {
@@ -95,7 +94,7 @@ func Read(name string, open Open, opt ReadOptions) (*Log, error) {
 }
 
 // each reads every record of the input.
-func each(name string, open Open, opt sendlog.Options, format *sendlog.Format, f func(sendlog.Record) error) error {
+func each(name string, open Open, opt sendlog.Options, f func(sendlog.Record) error) error {
 	in, err := open()
 	if err != nil {
 		return err
@@ -116,7 +115,6 @@ func each(name string, open Open, opt sendlog.Options, format *sendlog.Format, f
 		if r.Format() != sendlog.FormatCSV && r.Format() != sendlog.FormatJSONL {
 			return fmt.Errorf("%s: read as %v: %w: give CSV or JSON lines with a status column", name, r.Format(), ErrNoStatus)
 		}
-		*format = r.Format()
 		if err := f(rec); err != nil {
 			return err
 		}

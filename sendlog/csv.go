@@ -56,6 +56,11 @@ func (p *lineParser) csvSplit(b []byte) error {
 				p.fields[s] = f
 			}
 		}
+		for k, c := range p.textCols {
+			if c == i {
+				p.textBuf[k] = f
+			}
+		}
 		if len(b) == 0 {
 			return nil
 		}

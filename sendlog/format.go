@@ -90,6 +90,20 @@ type Options struct {
 	// (CostSource.ActualCol, ActualField); an empty cell, or a JSON field
 	// missing or null, leaves the send never settled. Empty for none.
 	SettledCol, SettledField string
+	// Texts names other columns or fields read as text with each send,
+	// for the caller's own use (infer reads the rate-limit headers so):
+	// Record.Texts[i] and Batch.Texts hold Texts[i]'s text. A CSV column
+	// the header does not name, a field a line lacks or holds null, and an
+	// empty cell read as "". A JSON list reads as its members joined by
+	// ", " (as an HTTP header repeated), an object as its JSON text.
+	Texts []TextSource
+}
+
+// TextSource names a column read as text: a CSV column (a header name,
+// matched without regard to case, or a 1-based index) or a JSON-lines
+// field (dotted for nesting); an empty name reads none.
+type TextSource struct {
+	Col, Field string
 }
 
 // NotSettled is Record.Settled and Batch.Settled of a send never settled.
@@ -132,6 +146,9 @@ type Record struct {
 	// by unit as Cost (the estimates, for a send never settled).
 	Settled int64
 	Actual  [MaxCosts]int64
+	// Texts holds the text of each Options.Texts source, in order; nil
+	// when the options name none.
+	Texts []string
 }
 
 // HasEnd reports whether records carry an end time.

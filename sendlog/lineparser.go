@@ -61,6 +61,11 @@ type lineParser struct {
 	// detects its own, and the Reader holds the chunks to the first.
 	chunkUnit bool
 	costUnits []string // the units of the cost slots, in order
+	// textCols and textPaths are where Options.Texts are read (-1, nil:
+	// none); textBuf holds a line's texts while it is parsed.
+	textCols  []int
+	textPaths [][]string
+	textBuf   [][]byte
 	// statusFilter, with a status slot, keeps the lines whose status it
 	// matches (Options.AccessFilter's statuses); filtered counts the rest.
 	statusFilter *accesslog.Filter
@@ -82,6 +87,9 @@ func (p *lineParser) hasSettled() bool {
 	return p.cols[slotSettled] >= 0 || p.paths[slotSettled] != nil
 }
 
+// hasTexts reports whether the layout reads texts (Options.Texts).
+func (p *lineParser) hasTexts() bool { return len(p.textCols)+len(p.textPaths) > 0 }
+
 func (p *lineParser) hasStatus() bool {
 	return p.cols[slotStatus] >= 0 || p.paths[slotStatus] != nil
 }
@@ -100,7 +108,8 @@ func (p *lineParser) slotName(s int) string {
 // clone returns a parser with the same layout and its own scratch state.
 func (p *lineParser) clone() *lineParser {
 	c := &lineParser{format: p.format, cols: p.cols, paths: p.paths, tp: p.tp, durUnit: p.durUnit, checkNUL: true, chunkUnit: p.chunkUnit,
-		header: p.header, timeFallback: p.timeFallback, costUnits: p.costUnits, statusFilter: p.statusFilter}
+		header: p.header, timeFallback: p.timeFallback, costUnits: p.costUnits, statusFilter: p.statusFilter,
+		textCols: p.textCols, textPaths: p.textPaths}
 	if p.access != nil {
 		c.access = &accesslog.Parser{Format: p.access.Format, Filter: p.access.Filter}
 	}
@@ -191,6 +200,10 @@ func (p *lineParser) parseCSV(b []byte) (Record, error) {
 	for s := range p.fields {
 		p.fields[s] = nil
 	}
+	p.textBuf = p.textBuf[:0]
+	for range p.textCols {
+		p.textBuf = append(p.textBuf, nil)
+	}
 	if err := p.csvSplit(b); err != nil {
 		return Record{}, err
 	}
@@ -209,6 +222,12 @@ func (p *lineParser) parseCSV(b []byte) (Record, error) {
 	}
 	if err == nil {
 		err = p.status(&rec, p.fields[slotStatus])
+	}
+	if err == nil && len(p.textCols) > 0 {
+		rec.Texts = make([]string, len(p.textBuf))
+		for i, t := range p.textBuf {
+			rec.Texts[i] = string(bytes.TrimSpace(t))
+		}
 	}
 	if err != nil && p.timeErr && p.timeFallback {
 		return rec, p.csvTimeError(err, b)
@@ -317,7 +336,7 @@ func (p *lineParser) fastCSV(b []byte) (rec Record, ok bool) {
 
 // fastEligible reports whether the column layout suits fastCSV.
 func (p *lineParser) fastEligible() bool {
-	return p.cols[slotTime] == 0 && p.cols[slotEnd] < 0 && p.cols[slotDur] < 0 && p.cols[slotKey] <= 1 && !p.hasCosts() && !p.hasStatus()
+	return p.cols[slotTime] == 0 && p.cols[slotEnd] < 0 && p.cols[slotDur] < 0 && p.cols[slotKey] <= 1 && !p.hasCosts() && !p.hasStatus() && !p.hasTexts()
 }
 
 // status reads the record's HTTP status, when the layout has one: a
@@ -477,7 +496,7 @@ func parseDuration(b []byte, unit Unit) (int64, error) {
 }
 
 func (p *lineParser) parseJSON(b []byte) (Record, error) {
-	if !disableFastPath && !p.hasCosts() && !p.hasStatus() {
+	if !disableFastPath && !p.hasCosts() && !p.hasStatus() && !p.hasTexts() {
 		if rec, ok, err := p.fastJSON(b); ok {
 			return rec, err
 		}
@@ -532,6 +551,9 @@ func (p *lineParser) parseJSON(b []byte) (Record, error) {
 	if err == nil {
 		err = p.status(&rec, texts[slotStatus])
 	}
+	if err == nil && len(p.textPaths) > 0 {
+		rec.Texts = jsonTexts(v, p.textPaths)
+	}
 	p.numBuf = p.numBuf[:0]
 	return rec, err
 }
@@ -563,7 +585,7 @@ func (p *lineParser) fastJSON(b []byte) (rec Record, ok bool, err error) {
 // reports whether they suit it.
 func (p *lineParser) flatReady() bool {
 	if !p.flat.ready {
-		p.flat = flatLayout{ready: true, ok: p.paths[slotTime] != nil, timeOnly: !p.hasEnd() && !p.hasCosts() && !p.hasStatus()}
+		p.flat = flatLayout{ready: true, ok: p.paths[slotTime] != nil, timeOnly: !p.hasEnd() && !p.hasCosts() && !p.hasStatus() && !p.hasTexts()}
 		for s, path := range p.paths {
 			if path != nil {
 				p.flat.ok = p.flat.ok && len(path) == 1

@@ -154,6 +154,9 @@ func (lp *lineParser) general(b *batch, data []byte, hasEnd, hasKey bool, fail f
 	if lp.hasStatus() {
 		b.Status = append(b.Status, rec.Status)
 	}
+	if lp.hasTexts() {
+		b.Texts = append(b.Texts, rec.Texts)
+	}
 	if lp.hasSettled() {
 		b.Settled = append(b.Settled, rec.Settled)
 		for u := range lp.costUnits {

@@ -66,6 +66,8 @@ type Batch struct {
 	// one (Record.Settled, Record.Actual).
 	Settled []int64
 	Actual  [MaxCosts][]int64
+	// Texts holds each send's Record.Texts when the options name any.
+	Texts [][]string
 
 	// Keys are stored once per batch: keyIdx[i] is send i's index among
 	// the batch's distinct keys, whose bytes are keys[keyOff[j]:][:keyLen[j]].
@@ -103,6 +105,8 @@ func (b *Batch) DistinctKey(j int) []byte {
 
 func (b *Batch) reset() {
 	b.At, b.End, b.Line, b.Status, b.Settled = b.At[:0], b.End[:0], b.Line[:0], b.Status[:0], b.Settled[:0]
+	clear(b.Texts)
+	b.Texts = b.Texts[:0]
 	for u := range b.Actual {
 		b.Actual[u] = b.Actual[u][:0]
 	}

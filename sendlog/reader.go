@@ -120,6 +120,9 @@ func (r *Reader) Next() (Record, error) {
 	if b.Status != nil {
 		rec.Status = b.Status[i]
 	}
+	if b.Texts != nil {
+		rec.Texts = b.Texts[i]
+	}
 	if b.Settled != nil {
 		rec.Settled = b.Settled[i]
 		for u := range b.Actual {
@@ -617,6 +620,7 @@ func (r *Reader) chooseColumns(line []byte) error {
 			return e
 		}
 	}
+	lp.textCols = textColumns(rec, r.opt.Texts)
 	probe := newTimeParser(r.opt.Unit)
 	probe.zone = r.opt.Zone
 	if c := lp.cols[slotTime]; c < len(rec) {
@@ -690,6 +694,10 @@ func (r *Reader) startJSON() {
 	for i, c := range r.opt.Costs {
 		lp.paths[slotCost+i] = split(c.Field)
 		lp.paths[slotActual+i] = split(c.ActualField)
+	}
+	lp.textPaths = make([][]string, len(r.opt.Texts))
+	for i, t := range r.opt.Texts {
+		lp.textPaths[i] = split(t.Field)
 	}
 	if p := lp.paths[slotTime]; p != nil {
 		r.unitFromName(p[len(p)-1], false)
