@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"flag"
 	"os"
 	"testing"
 
@@ -13,13 +14,20 @@ import (
 	"github.com/rlcheck/rlcheck/simulate"
 )
 
+// acceptSeeds, when set, is the seeds of the acceptance run, hours long:
+// scripts/bucketed-seeds.sh passes -args -seeds 1000.
+var acceptSeeds = flag.Int("seeds", 0, "bucketed tests: seeds per scenario, in memory and on Redis (0: the run's default)")
+
 // bucketedSeeds is how many seeds each shipped scenario runs under the
-// bounded-memory strategies: a sample in go test, 1000 with
-// RLCHECK_FULL=1 (scripts/bucketed-seeds.sh).
+// bounded-memory strategies: a sample in go test, more with
+// RLCHECK_FULL=1 (CI's run), -seeds with the acceptance run
+// (scripts/bucketed-seeds.sh).
 func bucketedSeeds(t *testing.T) (inMemory, embedded int) {
 	switch {
+	case *acceptSeeds > 0:
+		return *acceptSeeds, *acceptSeeds
 	case os.Getenv("RLCHECK_FULL") == "1":
-		return 1000, 1000
+		return 50, 10
 	case testing.Short() || raceEnabled:
 		return 2, 1
 	}
@@ -104,8 +112,11 @@ func TestRealRedisBucketedNeverViolate(t *testing.T) {
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	t.Cleanup(func() { _ = c.Close() })
 	seeds := 1
-	if os.Getenv("RLCHECK_FULL") == "1" {
-		seeds = 1000
+	switch {
+	case *acceptSeeds > 0:
+		seeds = *acceptSeeds
+	case os.Getenv("RLCHECK_FULL") == "1":
+		seeds = 5
 	}
 	for _, n := range Names() {
 		if heavy(n) {
