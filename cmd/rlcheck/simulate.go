@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlcheck/rlcheck/adapter"
 	"github.com/rlcheck/rlcheck/cmd/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/plots"
@@ -38,6 +39,8 @@ type simulateOptions struct {
 	plotRuns      int
 	margin        time.Duration // --margin; --find-margin, its resolution
 	findMargin    time.Duration
+	exec          string // --exec, an adapter program, and --exec-timeout
+	execTimeout   time.Duration
 
 	// Filled by complete.
 	scn *scenarios.Scenario
@@ -97,6 +100,8 @@ func newSimulateCmd(s streams) *cobra.Command {
 	f.DurationVar(&o.margin, "margin", 0, "widen every window the limiters enforce by this much (default the scenario's); the checker keeps the rules as written")
 	f.DurationVar(&o.findMargin, "find-margin", 0, "find, per strategy, the smallest margin at which no run violates at the provider (--runs, default 1000), to this resolution")
 	f.Lookup("find-margin").NoOptDefVal = "100us"
+	f.StringVar(&o.exec, "exec", "", "also run the strategies of this adapter program, a shell command speaking the adapter protocol (docs/adapters.md)")
+	f.DurationVar(&o.execTimeout, "exec-timeout", adapter.DefaultTimeout, "kill an --exec program that takes longer than this over one run's answer")
 	return cmd
 }
 
@@ -153,6 +158,10 @@ func (o *simulateOptions) run(s streams) error {
 		return err
 	}
 	defer closeRedis()
+	if opt.Exec, err = cli.Exec(o.exec, o.execTimeout, s.errOut); err != nil {
+		return err
+	}
+	defer opt.Exec.Close()
 	report := s.out
 	if o.logPath == "-" {
 		report = s.errOut
