@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 )
@@ -99,16 +100,25 @@ type answerLine struct {
 	Error     *string `json:"error"`
 }
 
-// decodeStrict reads one JSON object from text into v, refusing unknown
-// fields and anything after the object.
-func decodeStrict(text string, v any) error {
+// decodeStrict reads one JSON object from text into v, refusing fields
+// not among keys (spelt exactly: encoding/json would match "Run" to
+// "run") and anything after the object.
+func decodeStrict(text string, v any, keys ...string) error {
 	dec := json.NewDecoder(strings.NewReader(text))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("not a protocol line: %w", err)
+	var fields map[string]json.RawMessage
+	if err := dec.Decode(&fields); err != nil || fields == nil {
+		return fmt.Errorf("not a protocol line: want a JSON object (%v)", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return errors.New("not a protocol line: text after the JSON object")
+	}
+	for k := range fields {
+		if !slices.Contains(keys, k) {
+			return fmt.Errorf("not a protocol line: unknown field %q", k)
+		}
+	}
+	if err := json.Unmarshal([]byte(text), v); err != nil {
+		return fmt.Errorf("not a protocol line: %w", err)
 	}
 	return nil
 }
@@ -116,7 +126,7 @@ func decodeStrict(text string, v any) error {
 // parseHello checks the program's first line and returns its strategies.
 func parseHello(text string) ([]string, error) {
 	var h hello
-	if err := decodeStrict(text, &h); err != nil {
+	if err := decodeStrict(text, &h, "rlcheck_adapter", "strategies"); err != nil {
 		return nil, err
 	}
 	if h.Adapter == nil {
@@ -145,7 +155,7 @@ func accept(run *Run, ans *Answer, text string, lineNo int) (done bool, err erro
 		return false, errors.New("an empty line")
 	}
 	var l answerLine
-	if err := decodeStrict(text, &l); err != nil {
+	if err := decodeStrict(text, &l, "run", "call", "send_ns", "refused", "cancelled", "done", "error"); err != nil {
 		return false, err
 	}
 	switch {

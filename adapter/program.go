@@ -171,9 +171,8 @@ type lineRead struct {
 func startProc(cfg Config) (*proc, error) {
 	cmd := shellCommand(cfg.Command)
 	cmd.Dir = cfg.Dir
-	pr := &proc{command: cfg.Command, cmd: cmd, lines: make(chan lineRead, 64), stderr: &tail{to: cfg.Stderr},
-		waited: make(chan struct{})}
-	cmd.Stderr = pr.stderr
+	stderr := &tail{to: cfg.Stderr}
+	cmd.Stderr = stderr
 	cmd.WaitDelay = time.Second
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -186,9 +185,16 @@ func startProc(cfg Config) (*proc, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, &ExchangeError{Command: cfg.Command, Err: fmt.Errorf("cannot start: %w", err)}
 	}
-	pr.in = in
+	return newProc(cfg.Command, cmd, in, out, stderr), nil
+}
+
+// newProc reads out, the output of cmd (nil in tests: nothing to wait
+// for), from now on.
+func newProc(command string, cmd *exec.Cmd, in io.WriteCloser, out io.Reader, stderr *tail) *proc {
+	pr := &proc{command: command, cmd: cmd, in: in, lines: make(chan lineRead, 64), stderr: stderr,
+		waited: make(chan struct{})}
 	go pr.read(out)
-	return pr, nil
+	return pr
 }
 
 // read passes the output's lines to pr.lines, then its end.
@@ -205,7 +211,12 @@ func (pr *proc) read(out io.Reader) {
 		err = io.EOF
 	}
 	pr.lines <- lineRead{err: err}
-	pr.once.Do(func() { pr.waitErr = pr.cmd.Wait(); close(pr.waited) })
+	pr.once.Do(func() {
+		if pr.cmd != nil {
+			pr.waitErr = pr.cmd.Wait()
+		}
+		close(pr.waited)
+	})
 }
 
 // next returns the next output line, or an error once the output ends or
@@ -293,7 +304,11 @@ func (pr *proc) exitText() string {
 	return s
 }
 
-func (pr *proc) kill() { killTree(pr.cmd) }
+func (pr *proc) kill() {
+	if pr.cmd != nil {
+		killTree(pr.cmd)
+	}
+}
 
 // close closes the input and waits for the exit, killing the process
 // when it outlives timeout.

@@ -94,25 +94,30 @@ func execResult(s *workload.Scenario, run *adapter.Run, ans *adapter.Answer) (St
 }
 
 // mostAtOnce is the most spans [from, to) that overlap; a span of zero
-// length counts at its instant.
+// length is in flight at its instant alone, beside the longer spans open
+// then, as a Go caller with no call duration is.
 func mostAtOnce(spans [][2]int64) int {
 	type edge struct {
 		at   int64
-		step int
+		step int // -1 an end, +1 a start, 0 a span of zero length
 	}
 	edges := make([]edge, 0, 2*len(spans))
 	for _, sp := range spans {
-		edges = append(edges, edge{sp[0], 1}, edge{max(sp[1], sp[0]), -1})
+		if sp[1] <= sp[0] {
+			edges = append(edges, edge{sp[0], 0})
+			continue
+		}
+		edges = append(edges, edge{sp[0], 1}, edge{sp[1], -1})
 	}
-	// At one instant, starts before ends: a call ending as another starts
-	// overlaps it in the Go runs only when it is of zero length.
+	// At one instant: ends, then starts, then the spans of zero length.
+	order := func(e edge) int { return map[int]int{-1: 0, 1: 1, 0: 2}[e.step] }
 	slices.SortStableFunc(edges, func(a, b edge) int {
-		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(b.step, a.step))
+		return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(order(a), order(b)))
 	})
 	most, n := 0, 0
 	for _, e := range edges {
 		n += e.step
-		most = max(most, n)
+		most = max(most, n+1-min(1, e.step*e.step))
 	}
 	return most
 }

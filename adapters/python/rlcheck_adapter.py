@@ -165,9 +165,22 @@ def run_once(run, strategy):
             per_call = strategy(run)
             loop.run_until_complete(_all_calls(loop, run, per_call, answers))
     finally:
+        _cancel_the_rest(loop)
         asyncio.set_event_loop(None)
         loop.close()
     return [answers[c.id] for c in run.calls]
+
+
+def _cancel_the_rest(loop):
+    """Cancels the tasks a failed run left, so none is destroyed pending."""
+    rest = [t for t in asyncio.all_tasks(loop) if not t.done()]
+    for t in rest:
+        t.cancel()
+    if rest:
+        try:
+            loop.run_until_complete(asyncio.gather(*rest, return_exceptions=True))
+        except RuntimeError:
+            pass
 
 
 async def _all_calls(loop, run, per_call, answers):
