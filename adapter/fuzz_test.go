@@ -176,4 +176,3 @@ func TestExchangeNamesTheLine(t *testing.T) {
 	_, err = exchange(t, `{"run":1,"call":0,"send_ns":10}`+"\n")
 	assert.EqualError(t, err, `adapter "fake": after output line 2 (run 1, seed 7): the output ended: "{\"run\":1,\"call\":0,\"send_ns\":10}"`)
 }
-

@@ -57,8 +57,8 @@ type Call struct {
 }
 
 // Draws are a distribution's text form and values drawn from it on the
-// run's seed; the program takes them in order and starts again from the
-// first when it has used them all.
+// run's seed (one for a constant); the program takes them in order and
+// starts again from the first when it has used them all.
 type Draws struct {
 	Dist    string  `json:"dist"`
 	DrawsNS []int64 `json:"draws_ns"`
@@ -108,7 +108,11 @@ func specOf(r rule.Rule) RuleSpec {
 		Kind: r.Kind.String(), Burst: r.Burst, OffsetNS: int64(r.Offset), Zone: r.Zone}
 }
 
+// draw draws n values of d, or one when d is a constant.
 func draw(d workload.Dist, n int, r *rand.Rand) Draws {
+	if d.Kind == workload.Fixed {
+		n = 1
+	}
 	out := Draws{Dist: d.String(), DrawsNS: make([]int64, n)}
 	for i := range out.DrawsNS {
 		out.DrawsNS[i] = int64(d.Draw(r))

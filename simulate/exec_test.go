@@ -77,4 +77,3 @@ func TestMostAtOnce(t *testing.T) {
 		assert.Equal(t, want, mostAtOnce(spans), "%v", spans)
 	}
 }
-

@@ -218,9 +218,13 @@ async def _one_call(loop, run, c, started, per_call, answers):
         raise RuntimeError(f"strategy {run.strategy} returned for call {c.id} without send()")
 
 
+def _line(obj):
+    return json.dumps(obj, separators=(",", ":")) + "\n"
+
+
 def serve(strategies, inp=sys.stdin, out=sys.stdout):
     """Answers rlcheck's runs with strategies, a dict of name to strategy."""
-    out.write(json.dumps({"rlcheck_adapter": VERSION, "strategies": list(strategies)}) + "\n")
+    out.write(_line({"rlcheck_adapter": VERSION, "strategies": list(strategies)}))
     out.flush()
     for line in inp:
         msg = json.loads(line)
@@ -230,9 +234,8 @@ def serve(strategies, inp=sys.stdin, out=sys.stdout):
         try:
             lines = run_once(run, strategies[run.strategy])
         except Exception as e:  # the run fails; rlcheck reports it and stops
-            out.write(json.dumps({"run": run.id, "error": f"{type(e).__name__}: {e}"}) + "\n")
+            out.write(_line({"run": run.id, "error": f"{type(e).__name__}: {e}"}))
             out.flush()
             continue
-        out.write("\n".join(json.dumps(x, separators=(",", ":")) for x in lines))
-        out.write("\n" + json.dumps({"run": run.id, "done": True}) + "\n")
+        out.write("".join(_line(x) for x in lines) + _line({"run": run.id, "done": True}))
         out.flush()
