@@ -9,24 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/adapter"
+	"github.com/rlcheck/rlcheck/internal/pythontest"
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
 )
 
-// needPython returns python3's path, skipping the test when it is
-// missing (failing under RLCHECK_REQUIRE_PYTHON=1).
-func needPython(t testing.TB) string {
-	t.Helper()
-	path, err := exec.LookPath("python3")
-	if err == nil {
-		return path
-	}
-	if os.Getenv("RLCHECK_REQUIRE_PYTHON") == "1" {
-		t.Fatalf("python3 not found on PATH, and RLCHECK_REQUIRE_PYTHON=1 requires it")
-	}
-	t.Skip("SKIPPING: python3 not found on PATH: the Python adapter's tests need it (Debian: apt-get install python3); set RLCHECK_REQUIRE_PYTHON=1 to fail instead")
-	return ""
-}
+func needPython(t testing.TB) string { return pythontest.Need(t, "the Python adapter's tests") }
 
 // TestPythonAdapterUnittests runs the folder's own tests.
 func TestPythonAdapterUnittests(t *testing.T) {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -12,19 +11,11 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/internal/pythontest"
 )
 
-// needPython skips without python3 (fails under RLCHECK_REQUIRE_PYTHON=1).
-func needPython(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("python3"); err == nil {
-		return
-	}
-	if os.Getenv("RLCHECK_REQUIRE_PYTHON") == "1" {
-		t.Fatal("python3 not found on PATH, and RLCHECK_REQUIRE_PYTHON=1 requires it")
-	}
-	t.Skip("SKIPPING: python3 not found on PATH: the Python adapter's documented runs need it (Debian: apt-get install python3); set RLCHECK_REQUIRE_PYTHON=1 to fail instead")
-}
+func needPython(t *testing.T) { pythontest.Need(t, "the Python adapter's documented runs") }
 
 const adapterPage = "docs/adapters.md"
 
