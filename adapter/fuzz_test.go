@@ -176,3 +176,31 @@ func TestExchangeNamesTheLine(t *testing.T) {
 	_, err = exchange(t, `{"run":1,"call":0,"send_ns":10}`+"\n")
 	assert.EqualError(t, err, `adapter "fake": after output line 2 (run 1, seed 7): the output ended: "{\"run\":1,\"call\":0,\"send_ns\":10}"`)
 }
+
+// FuzzHello: a first line is believed only as a version-1 hello naming
+// distinct strategies, each without space, comma or '='.
+func FuzzHello(f *testing.F) {
+	for _, s := range []string{fuzzHello, `{"rlcheck_adapter":2,"strategies":["a"]}`, `{"rlcheck_adapter":1,"strategies":[]}`,
+		`{"rlcheck_adapter":1,"strategies":["a","a"]}`, `{"rlcheck_adapter":1,"strategies":["a b"]}`, `{"rlcheck_adapter":1}`,
+		`{"RLCHECK_ADAPTER":1,"strategies":["a"]}`, `{"rlcheck_adapter":1.0,"strategies":["a"]}`, `[]`, `null`, ``} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		names, err := parseHello(line)
+		var m struct {
+			V *json.Number `json:"rlcheck_adapter"`
+			S []string     `json:"strategies"`
+		}
+		ok := json.Valid([]byte(line)) && json.Unmarshal([]byte(line), &m) == nil && m.V != nil && m.V.String() == "1" && len(m.S) > 0
+		if err != nil {
+			return // refusing is always safe; what is believed is checked below
+		}
+		require.True(t, ok, "believed %q", line)
+		seen := map[string]bool{}
+		for _, n := range names {
+			assert.False(t, n == "" || strings.ContainsAny(n, " \t,=") || seen[n], "name %q of %q", n, line)
+			seen[n] = true
+		}
+		assert.Equal(t, m.S, names)
+	})
+}

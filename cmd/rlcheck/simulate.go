@@ -136,7 +136,7 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	if err := cli.ChartKinds(sc.Rules, o.metrics != "", "--metrics"); err != nil {
 		return err
 	}
-	if o.strategy, err = sc.Pick(o.strategy); err != nil {
+	if o.strategy, err = cli.PickStrategy(sc, o.strategy, o.exec != ""); err != nil {
 		return cli.FlagError(err)
 	}
 	o.scn = scn
@@ -158,7 +158,7 @@ func (o *simulateOptions) run(s streams) error {
 		return err
 	}
 	defer closeRedis()
-	if opt.Exec, err = cli.Exec(o.exec, o.execTimeout, s.errOut); err != nil {
+	if opt.Exec, err = cli.Exec(o.exec, o.execTimeout, s.errOut, o.strategy, sc.Strategies); err != nil {
 		return err
 	}
 	defer opt.Exec.Close()
