@@ -22,6 +22,10 @@ const (
 	Cancelled          // gave up waiting at the scenario's timeout
 )
 
+// MaxInstant is the latest send instant believed: far from int64's end,
+// so that a send delay added to it cannot overflow.
+const MaxInstant = 1 << 62
+
 // Result is one call's answer.
 type Result struct {
 	Outcome Outcome
@@ -200,6 +204,9 @@ func record(run *Run, ans *Answer, l *answerLine, lineNo int) error {
 		r.Outcome, r.SendNS = Sent, *l.SendNS
 		if at := run.Calls[id].ArrivalNS; r.SendNS < at {
 			return fmt.Errorf("call %d sends at %d ns, before its arrival at %d ns (%v early)", id, r.SendNS, at, time.Duration(at-r.SendNS))
+		}
+		if r.SendNS > MaxInstant {
+			return fmt.Errorf("call %d sends at %d ns, beyond %d ns (about 146 years of virtual time)", id, r.SendNS, int64(MaxInstant))
 		}
 	case l.Refused != nil:
 		r.Outcome, r.Reason = Refused, *l.Refused

@@ -55,7 +55,10 @@ func oracleLine(line string) (kind string, call int, at int64) {
 	ints := map[string]int64{}
 	given := map[string]bool{}
 	for k, v := range m {
-		if v == nil {
+		switch {
+		case k != "run" && k != "call" && k != "send_ns" && k != "refused" && k != "error" && k != "cancelled" && k != "done":
+			return "", 0, 0 // an unknown field, even null
+		case v == nil:
 			continue // null is as if absent
 		}
 		switch k {
@@ -119,7 +122,7 @@ func oracleValid(output string) bool {
 			return len(seen) == len(arrival)
 		case kind == "" || call < 0 || call >= len(arrival) || seen[call]:
 			return false
-		case kind == "send" && at < arrival[call]:
+		case kind == "send" && (at < arrival[call] || at > 1<<62):
 			return false
 		}
 		seen[call] = true
@@ -148,6 +151,9 @@ func FuzzExchange(f *testing.F) {
 	f.Add(lines[0] + `{"run":1,"error":"boom"}` + "\n")                                                   // the program's error
 	f.Add("\x00\xff{" + valid)                                                                            // garbage
 	f.Add(lines[0] + lines[1] + `{"run":1,"call":1,"send_ns":null,"cancelled":true}` + "\r\n" + lines[3]) // null, CRLF
+	f.Add(lines[0] + lines[1] + `{"run":1,"call":1,"send_ns":4611686018427387904}` + "\n" + lines[3])     // 2^62: the last instant believed
+	f.Add(lines[0] + lines[1] + `{"run":1,"call":1,"send_ns":4611686018427387905}` + "\n" + lines[3])     // past it
+	f.Add(lines[0] + lines[1] + `{"run":1,"call":1,"send_ns":9223372036854775808}` + "\n" + lines[3])     // past int64
 	f.Fuzz(func(t *testing.T, output string) {
 		if strings.Count(output, "\n") > 50 || len(output) > 4096 {
 			return
