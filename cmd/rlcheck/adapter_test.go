@@ -106,14 +106,14 @@ func TestSimulateExecRefusesWithExit2(t *testing.T) {
 		{`echo '{"rlcheck_adapter":2,"strategies":["sh"]}'`, `output line 1: protocol version 2; this rlcheck speaks version 1`, nil},
 		{hello + `read line; echo '{"run":1,"call":0,"send_ns":-5}'`, `output line 2 (run 1, seed 1): call 0 sends at -5 ns, before its arrival at 0 ns`, nil},
 		{hello + `read line; echo '{"run":1,"done":true}'`, `output line 2 (run 1, seed 1): the run is closed with 3 of 3 calls unanswered, the first call 0`, nil},
-		{hello + `exec sleep 30`, `after output line 1 (run 1, seed 1): no complete answer within 200ms: killed it`, nil},
+		{hello + `exec sleep 30`, `after output line 1 (run 1, seed 1): no complete answer within 2s: killed it`, nil},
 		{`echo '{"rlcheck_adapter":1,"strategies":["combined"]}'; cat >/dev/null`, `offers strategy "combined", the name of a Go strategy`, nil},
 		{hello + `cat >/dev/null`, `--strategy "nope" is not among the strategies run (combined) nor those --exec offers (sh)`, []string{"--log", "-", "--strategy", "nope"}},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
 		start := time.Now()
-		args := append([]string{"simulate", "../../docs/examples/adapter.yaml", "--exec", c.exec, "--exec-timeout", "200ms"}, c.more...)
+		args := append([]string{"simulate", "../../docs/examples/adapter.yaml", "--exec", c.exec, "--exec-timeout", "2s"}, c.more...)
 		code := Execute(args, nil, &stdout, &stderr)
 		assert.Equal(t, exitUsage, code, c.exec)
 		assert.Contains(t, stderr.String(), c.want, c.exec)
