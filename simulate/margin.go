@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rlcheck/rlcheck/adapter"
 	"github.com/rlcheck/rlcheck/buildinfo"
 	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/rule"
@@ -111,12 +112,12 @@ func FindMargins(s *workload.Scenario, o MarginOptions) (*MarginResult, error) {
 			pools[i].Close()
 		}
 	}()
-	for _, name := range names {
-		st, ok := catalog.Lookup(name)
-		if !ok {
-			return nil, fmt.Errorf("simulate: unknown strategy %q (known: %s)", name, catalog.Known())
-		}
-		sm, err := findMargin(&prober{s: s, st: st, o: o, pools: pools})
+	rs, err := rows(names, o.Options)
+	if err != nil {
+		return nil, err
+	}
+	for _, rw := range rs {
+		sm, err := findMargin(&prober{s: s, st: rw.st, prog: rw.prog, o: o, pools: pools})
 		if err != nil {
 			return nil, err
 		}
@@ -140,8 +141,12 @@ func sweep(s *workload.Scenario, out *MarginResult, o MarginOptions, pools []vir
 	}
 	for k := range out.Strategies {
 		sm := &out.Strategies[k]
-		st, _ := catalog.Lookup(sm.Name)
-		p := &prober{s: s, st: st, o: o, pools: pools}
+		p := &prober{s: s, st: catalog.Strategy{Name: sm.Name}, o: o, pools: pools}
+		if st, ok := catalog.Lookup(sm.Name); ok {
+			p.st = st
+		} else {
+			p.prog = o.Exec
+		}
 		for _, m := range out.Margins {
 			runs, err := p.run(m, allSeeds(o.Runs))
 			if err != nil {
@@ -360,6 +365,7 @@ type seedRun struct {
 type prober struct {
 	s     *workload.Scenario
 	st    catalog.Strategy
+	prog  *adapter.Program // the adapter program of st, if any
 	o     MarginOptions
 	pools []virtual.Pool
 	runs  int                        // runs made
@@ -395,7 +401,7 @@ func (p *prober) run(m time.Duration, seeds []int) ([]seedRun, error) {
 				if j >= len(seeds) {
 					return
 				}
-				r, err := runStrategy(&sc, p.st, p.s.Seed+uint64(seeds[j]), p.o.Options, pool)
+				r, err := runRow(&sc, row{st: p.st, prog: p.prog}, p.s.Seed+uint64(seeds[j]), p.o.Options, pool)
 				if err != nil {
 					errs[j] = err
 					next.Store(int64(len(seeds))) // stop the others early

@@ -15,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/rlcheck/rlcheck/adapter"
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/clock/virtual"
@@ -37,6 +38,9 @@ type Options struct {
 	// Progress, when set, is called by RunSeeds after each run with the
 	// runs done so far (each value once, from any goroutine) and the total.
 	Progress func(done, total int)
+	// Exec, when set, adds a row for every strategy the adapter program
+	// offers, after the Go strategies.
+	Exec *adapter.Program
 }
 
 // Run runs every strategy of s on s.Seed.
@@ -49,12 +53,17 @@ func Run(s *workload.Scenario, opt Options) (*Result, error) {
 		names = s.Strategies
 	}
 	res := &Result{Scenario: s.Name, Seed: s.Seed, Rules: s.Rules, SendPath: s.HasSendPath(), Margin: s.Margin}
-	for _, name := range names {
-		st, ok := catalog.Lookup(name)
-		if !ok {
-			return nil, fmt.Errorf("simulate: unknown strategy %q (known: %s)", name, catalog.Known())
+	rs, err := rows(names, opt)
+	if err != nil {
+		return nil, err
+	}
+	for _, rw := range rs {
+		var r StrategyResult
+		if rw.prog != nil {
+			r, err = runRow(s, rw, s.Seed, opt, nil)
+		} else {
+			r, err = RunStrategy(s, rw.st, s.Seed, opt)
 		}
-		r, err := RunStrategy(s, st, s.Seed, opt)
 		if err != nil {
 			return nil, err
 		}
@@ -233,7 +242,11 @@ func (r *simRun) call(i int64) {
 	now := sch.Now()
 	var delay time.Duration
 	if r.sendPath {
-		delay = r.admit(w, now)
+		admitted := now
+		if at, ok := r.sch.Marked(); ok {
+			admitted = at // the script's instant, before the reply leg
+		}
+		delay = r.admit(w, admitted, now)
 		r.admCosts = append(r.admCosts, costs...)
 	}
 	r.res.SendCosts = append(r.res.SendCosts, costs...)
@@ -265,13 +278,9 @@ func (r *simRun) acquire(ctx context.Context, lim strategies.Limiter, i int64) (
 	return costs, cl.AcquireCost(ctx, costs)
 }
 
-// admit records the admission of worker w's caller, whose Acquire
-// returned at now, and returns its drawn send delay.
-func (r *simRun) admit(w int, now int64) time.Duration {
-	admitted := now
-	if at, ok := r.sch.Marked(); ok {
-		admitted = at // the script's instant, before the reply leg
-	}
+// admit records the admission at admitted of worker w's caller, whose
+// Acquire returned at now, and returns its drawn send delay.
+func (r *simRun) admit(w int, admitted, now int64) time.Duration {
 	r.res.Admissions = append(r.res.Admissions, admitted)
 	delay := r.s.SendDelayFor(w).Draw(r.path)
 	d := now + int64(delay) - admitted
@@ -285,7 +294,9 @@ func (r *simRun) admit(w int, now int64) time.Duration {
 // finish judges the run's sends.
 func (r *simRun) finish(perWorker bool) (StrategyResult, error) {
 	res := r.res
-	res.Sched = r.sch.Stats()
+	if r.sch != nil {
+		res.Sched = r.sch.Stats()
+	}
 	admCosts := r.admCosts
 	if r.sendPath {
 		admCosts = sortSends(&res, admCosts, len(r.s.Costs))
@@ -411,7 +422,7 @@ func judge(res *StrategyResult, admCosts []int64, s *workload.Scenario, limiters
 			res.Rules[i].RecordViolations = rr.Violations // the same instants
 		}
 	}
-	n := 1
+	n := min(1, len(limiters))
 	if perWorker {
 		n = len(limiters)
 	}
@@ -455,14 +466,12 @@ func RunSeeds(s *workload.Scenario, n int, opt Options) (*RunsResult, error) {
 		names = s.Strategies
 	}
 	out := &RunsResult{Scenario: s.Name, Seed: s.Seed, Runs: n, Rules: s.Rules, SendPath: s.HasSendPath(), Margin: s.Margin}
-	sts := make([]catalog.Strategy, len(names))
-	for i, name := range names {
-		st, ok := catalog.Lookup(name)
-		if !ok {
-			return nil, fmt.Errorf("simulate: unknown strategy %q (known: %s)", name, catalog.Known())
-		}
-		sts[i] = st
-		out.Strategies = append(out.Strategies, StrategyRuns{Name: name, Rules: make([]RuleRuns, len(s.Rules))})
+	sts, err := rows(names, opt)
+	if err != nil {
+		return nil, err
+	}
+	for i, rw := range sts {
+		out.Strategies = append(out.Strategies, StrategyRuns{Name: rw.st.Name, Rules: make([]RuleRuns, len(s.Rules))})
 		for k, r := range s.Rules {
 			out.Strategies[i].Rules[k] = RuleRuns{Rule: r, PerRun: make([]int64, n)}
 		}
@@ -488,7 +497,7 @@ type runSummary struct {
 // the first run of each strategy into out. Workers take jobs by an atomic
 // counter and write each job's summary to its own slot, so that none
 // waits on another; tally adds them up in job order.
-func runJobs(s *workload.Scenario, sts []catalog.Strategy, n int, opt Options, out *RunsResult) ([]runSummary, error) {
+func runJobs(s *workload.Scenario, sts []row, n int, opt Options, out *RunsResult) ([]runSummary, error) {
 	jobs := len(sts) * n
 	sums := make([]runSummary, jobs)
 	viol := make([]int64, jobs*len(s.Rules))
@@ -506,7 +515,7 @@ func runJobs(s *workload.Scenario, sts []catalog.Strategy, n int, opt Options, o
 					return
 				}
 				si, run := j/n, j%n
-				r, err := runStrategy(s, sts[si], s.Seed+uint64(run), opt, &pool)
+				r, err := runRow(s, sts[si], s.Seed+uint64(run), opt, &pool)
 				if opt.Progress != nil {
 					opt.Progress(int(done.Add(1)), jobs)
 				}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlcheck/rlcheck/adapter"
 	"github.com/rlcheck/rlcheck/cmd/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/htmlreport"
 	"github.com/rlcheck/rlcheck/plots"
@@ -35,6 +36,8 @@ type simulateOptions struct {
 	plotRuns      int
 	margin        time.Duration // --margin; --find-margin, its resolution
 	findMargin    time.Duration
+	exec          string // --exec, an adapter program, and --exec-timeout
+	execTimeout   time.Duration
 
 	// Filled by complete.
 	scn *scenarios.Scenario
@@ -92,6 +95,8 @@ func newSimulateCmd(s streams) *cobra.Command {
 	f.DurationVar(&o.margin, "margin", 0, "widen every window the limiters enforce by this much (default the scenario's); the checker keeps the rules as written")
 	f.DurationVar(&o.findMargin, "find-margin", 0, "find, per strategy, the smallest margin at which no run violates at the provider (--runs, default 1000), to this resolution")
 	f.Lookup("find-margin").NoOptDefVal = "100us"
+	f.StringVar(&o.exec, "exec", "", "also run the strategies of this adapter program, a shell command speaking the adapter protocol (docs/adapters.md)")
+	f.DurationVar(&o.execTimeout, "exec-timeout", adapter.DefaultTimeout, "kill an --exec program that takes longer than this over one run's answer")
 	return cmd
 }
 
@@ -126,7 +131,7 @@ func (o *simulateOptions) complete(cmd *cobra.Command, path string) error {
 	if err := cli.ChartKinds(sc.Rules, o.metrics != "", "--metrics"); err != nil {
 		return err
 	}
-	if o.strategy, err = sc.Pick(o.strategy); err != nil {
+	if o.strategy, err = cli.PickStrategy(sc, o.strategy, o.exec != ""); err != nil {
 		return cli.FlagError(err)
 	}
 	o.scn = scn
@@ -148,6 +153,10 @@ func (o *simulateOptions) run(s streams) error {
 		return err
 	}
 	defer closeRedis()
+	if opt.Exec, err = cli.Exec(o.exec, o.execTimeout, s.errOut, o.strategy, sc.Strategies); err != nil {
+		return err
+	}
+	defer opt.Exec.Close()
 	report := s.out
 	if o.logPath == "-" {
 		report = s.errOut

@@ -48,6 +48,7 @@ func TestLayering(t *testing.T) {
 		"clock/virtual": {"simulate", "strategies", "workload", "scenarios"},
 		"workload":      {"simulate", "strategies", "scenarios", "clock/virtual"},
 		"scenarios":     {"simulate"},
+		"adapter":       {"simulate", "strategies", "scenarios", "audit", "clock"},
 		"strategies":    {"simulate", "scenarios", "realrun", "audit"},
 		"sqlcheck":      {"logcheck", "sendlog", "simulate"},
 		"report":        {"logcheck", "sendlog", "merge", "simulate"},

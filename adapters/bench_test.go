@@ -1,0 +1,40 @@
+package adapters
+
+import (
+	"testing"
+
+	"github.com/rlcheck/rlcheck/adapter"
+	"github.com/rlcheck/rlcheck/scenarios"
+	"github.com/rlcheck/rlcheck/simulate"
+)
+
+// BenchmarkSeedThousandSeeds is `rlcheck simulate seed --runs 1000` over
+// the guide's two designs: Go's sequential and combined, and the same
+// two in Python through the adapter (its processes started once, outside
+// the timing). One op is 1,000 seeds of both strategies.
+func BenchmarkSeedThousandSeeds(b *testing.B) {
+	sc, err := scenarios.Shipped("seed")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("go", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := simulate.RunSeeds(&sc.Scenario, 1000, simulate.Options{Strategies: []string{"sequential", "combined"}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("python", func(b *testing.B) {
+		py := needPython(b)
+		prog, err := adapter.Open(adapter.Config{Command: py + " python/guide.py"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer prog.Close()
+		for b.Loop() {
+			if _, err := simulate.RunSeeds(&sc.Scenario, 1000, simulate.Options{Strategies: []string{}, Exec: prog}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
