@@ -148,8 +148,10 @@ func baseURL(p Provider, url string) string {
 // 429 for its own RateLimitError with the provider's error type.
 func TestSDKsParseThePresets(t *testing.T) {
 	node, dir := sdkProject(t)
+	t.Parallel() // the SDKs wait on the real clock: each against a serve of its own
 	for _, p := range []Provider{OpenAI, Anthropic, AzureOpenAI} {
 		t.Run(p.String(), func(t *testing.T) {
+			t.Parallel()
 			r := start(t, Options{Rules: sdkRules(t, p), Provider: p})
 			var got struct {
 				Usage, StreamUsage map[string]int64
@@ -196,8 +198,10 @@ type burstSeen struct {
 // and in a brute-force count of the log.
 func TestSDKBurstAgrees(t *testing.T) {
 	node, dir := sdkProject(t)
+	t.Parallel()
 	for _, p := range []Provider{OpenAI, Anthropic, AzureOpenAI} {
 		t.Run(p.String(), func(t *testing.T) {
+			t.Parallel()
 			rules := sdkRules(t, p)
 			r := start(t, Options{Rules: rules, Provider: p})
 			var seen burstSeen
@@ -255,6 +259,7 @@ func liveViolations(t *testing.T, url string) int64 {
 // Bottleneck request limiter chained after a token counter, is caught.
 func TestClientsInTheField(t *testing.T) {
 	node, dir := sdkProject(t)
+	t.Parallel()
 	for _, mode := range []string{"paced", "chained", "combined"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()

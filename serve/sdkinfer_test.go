@@ -88,6 +88,7 @@ func assertRecovers(t *testing.T, got inferredKey, rules []rule.Rule, reading ru
 // calls, under either reading serve keeps.
 func TestInferRecoversThePresets(t *testing.T) {
 	node, dir := sdkProject(t)
+	t.Parallel()
 	for _, c := range []struct {
 		p       Provider
 		reading rule.Refusals
@@ -96,11 +97,22 @@ func TestInferRecoversThePresets(t *testing.T) {
 		t.Run(p.String()+"/"+c.reading.Word(), func(t *testing.T) {
 			t.Parallel()
 			rules := sdkRules(t, p)
-			r := start(t, Options{Rules: rules, Provider: p, Refusals: c.reading})
 			var seen burstSeen
-			runSDK(t, node, dir, &seen, p.String(), "probe", baseURL(p, r.url))
-			r.finish(t)
-			got := inferLog(t, r.log, rules)
+			var got inferredKey
+			// The waves are timed on the real clock: on a loaded machine
+			// one may arrive late enough to leave both readings fitting, a
+			// probe that tells nothing, not a wrong answer. Such a probe
+			// is run again, at most twice.
+			for probe := 1; probe <= 3; probe++ {
+				r := start(t, Options{Rules: rules, Provider: p, Refusals: c.reading})
+				seen = burstSeen{}
+				runSDK(t, node, dir, &seen, p.String(), "probe", baseURL(p, r.url))
+				r.finish(t)
+				if got = inferLog(t, r.log, rules); !got.BothFit {
+					break
+				}
+				t.Logf("probe %d: its log leaves both readings fitting; probing again", probe)
+			}
 			assertRecovers(t, got, rules, c.reading)
 			require.NotNil(t, got.Headers, "the preset's headers are in the log")
 			assert.Equal(t, int(seen.Statuses["429"]), got.Headers.RetryAfters)
