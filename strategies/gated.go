@@ -44,6 +44,31 @@ func (g *Gated) AcquireCost(ctx context.Context, costs []int64) error {
 // Release frees the call's slot.
 func (g *Gated) Release() { g.slots.Release() }
 
+// Reserve takes a slot, then waits for the rates to admit the estimates
+// (see Reserver); the reservation's settlement frees the slot, in place
+// of Release. On failure it gives the slot back and has recorded nothing.
+func (g *Gated) Reserve(ctx context.Context, estimates []int64) (*Reservation, error) {
+	if err := g.rates.charges.check(estimates); err != nil {
+		return nil, err
+	}
+	if err := g.slots.Acquire(ctx); err != nil {
+		return nil, err
+	}
+	res, err := g.rates.reserve(ctx, g, estimates)
+	if err != nil {
+		g.slots.Release()
+		return nil, err
+	}
+	return res, nil
+}
+
+func (g *Gated) units() int { return g.rates.units() }
+
+func (g *Gated) settle(r *Reservation, actual []int64) {
+	g.rates.settle(r, actual)
+	g.slots.Release()
+}
+
 // OnAdmit is Combined.OnAdmit for the rate stage.
 func (g *Gated) OnAdmit(f func(at int64)) { g.rates.OnAdmit(f) }
 
@@ -77,6 +102,27 @@ func (g *GatedRatesFirst) AcquireCost(ctx context.Context, costs []int64) error 
 
 // Release frees the call's slot.
 func (g *GatedRatesFirst) Release() { g.slots.Release() }
+
+// Reserve waits for the rates to admit the estimates, then for a slot
+// (see Reserver); the settlement frees the slot. A caller that gives up
+// waiting for the slot has spent its estimates, which stand.
+func (g *GatedRatesFirst) Reserve(ctx context.Context, estimates []int64) (*Reservation, error) {
+	res, err := g.rates.reserve(ctx, g, estimates)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.slots.Acquire(ctx); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (g *GatedRatesFirst) units() int { return g.rates.units() }
+
+func (g *GatedRatesFirst) settle(r *Reservation, actual []int64) {
+	g.rates.settle(r, actual)
+	g.slots.Release()
+}
 
 // OnAdmit is Combined.OnAdmit for the rate stage.
 func (g *GatedRatesFirst) OnAdmit(f func(at int64)) { g.rates.OnAdmit(f) }
