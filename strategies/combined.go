@@ -218,10 +218,13 @@ func (c *Combined) tryAdmit(ctx context.Context, costs []int64, res *Reservation
 func (c *Combined) units() int { return c.charges.units }
 
 // settle corrects every book at once, under the books' lock alone.
-func (c *Combined) settle(r *Reservation, actual []int64) {
-	_ = c.bk.Lock(context.Background()) // fails only for an ended context
+func (c *Combined) settle(r *Reservation, actual []int64) error {
+	if err := c.bk.Lock(context.Background()); err != nil {
+		return err
+	}
 	defer c.bk.Unlock()
 	settleBooks(c.books, &c.charges, r, actual, c.rt.Now())
+	return nil
 }
 
 // Release does nothing: Combined caps rates, not concurrency.

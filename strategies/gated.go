@@ -64,9 +64,12 @@ func (g *Gated) Reserve(ctx context.Context, estimates []int64) (*Reservation, e
 
 func (g *Gated) units() int { return g.rates.units() }
 
-func (g *Gated) settle(r *Reservation, actual []int64) {
-	g.rates.settle(r, actual)
+func (g *Gated) settle(r *Reservation, actual []int64) error {
+	if err := g.rates.settle(r, actual); err != nil {
+		return err
+	}
 	g.slots.Release()
+	return nil
 }
 
 // OnAdmit is Combined.OnAdmit for the rate stage.
@@ -119,9 +122,12 @@ func (g *GatedRatesFirst) Reserve(ctx context.Context, estimates []int64) (*Rese
 
 func (g *GatedRatesFirst) units() int { return g.rates.units() }
 
-func (g *GatedRatesFirst) settle(r *Reservation, actual []int64) {
-	g.rates.settle(r, actual)
+func (g *GatedRatesFirst) settle(r *Reservation, actual []int64) error {
+	if err := g.rates.settle(r, actual); err != nil {
+		return err
+	}
 	g.slots.Release()
+	return nil
 }
 
 // OnAdmit is Combined.OnAdmit for the rate stage.

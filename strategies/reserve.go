@@ -22,8 +22,26 @@ type Reserver interface {
 
 // settler is the limiter side of a Reservation.
 type settler interface {
-	settle(r *Reservation, actual []int64)
+	settle(r *Reservation, actual []int64) error
 	units() int
+}
+
+// funcSettler settles a reservation of a limiter outside this package.
+type funcSettler struct {
+	n int
+	f func(actual []int64) error
+}
+
+func (s funcSettler) settle(_ *Reservation, actual []int64) error { return s.f(actual) }
+func (s funcSettler) units() int                                  { return s.n }
+
+// NewReservation returns a reservation admitted at at for estimates, for a
+// limiter outside this package: Settle checks the actual costs, then calls
+// settle with them until one call succeeds; a failed call leaves the
+// reservation unsettled, for a retry.
+func NewReservation(at int64, estimates []int64, settle func(actual []int64) error) *Reservation {
+	est := append([]int64(nil), estimates...)
+	return &Reservation{lim: funcSettler{n: len(est), f: settle}, at: at, est: est}
 }
 
 // Reservation is a call admitted at its estimated costs, to be settled to
@@ -57,9 +75,10 @@ func (r *Reservation) Settled() bool { return r.done.Load() }
 // Settle replaces the call's estimates with its actual costs, in every
 // rule at once, at the limiter's now; any actual cost of 0 or more is
 // taken, above the estimate or a rule's limit too (the provider charges
-// it). Settling again changes nothing and returns nil: a retry is safe.
-// Actual costs of the wrong number or negative are refused with a
-// *CostError, and the reservation is left unsettled.
+// it); nil settles to the estimates. Settling again changes nothing and
+// returns nil: a retry is safe. Actual costs of the wrong number or
+// negative are refused with a *CostError, and the reservation is left
+// unsettled, as it is when the limiter fails to settle (Redis down).
 func (r *Reservation) Settle(actual []int64) error {
 	if actual == nil {
 		actual = r.est
@@ -75,7 +94,10 @@ func (r *Reservation) Settle(actual []int64) error {
 	if !r.done.CompareAndSwap(false, true) {
 		return nil
 	}
-	r.lim.settle(r, actual)
+	if err := r.lim.settle(r, actual); err != nil {
+		r.done.Store(false)
+		return err
+	}
 	return nil
 }
 

@@ -103,10 +103,13 @@ func (s *Sequential) pass(ctx context.Context, costs []int64, res *Reservation) 
 
 func (s *Sequential) units() int { return s.charges.units }
 
-func (s *Sequential) settle(r *Reservation, actual []int64) {
-	_ = s.guard.Lock(context.Background()) // fails only for an ended context
+func (s *Sequential) settle(r *Reservation, actual []int64) error {
+	if err := s.guard.Lock(context.Background()); err != nil {
+		return err
+	}
 	defer s.guard.Unlock()
 	settleBooks(s.books, &s.charges, r, actual, s.rt.Now())
+	return nil
 }
 
 // Release does nothing: Sequential caps rates, not concurrency.
