@@ -892,9 +892,14 @@ if ARGV[4] == '1' or old == 0 then
     end
   end
 end
+-- The lease set outlives its longest lease by two leases of expiry; like
+-- the other keys, its expiry is refreshed on the caller's cue (a set made
+-- anew between two cues waits for the next one).
 if leaseFor then
   local leases = KEYS[#KEYS]
   call('ZADD', leases, format('%d', check + leaseFor), ARGV[1])
-  call('PEXPIRE', leases, format('%d', math.ceil(leaseFor / 1000) + 1000))
+  if ARGV[4] == '1' then
+    call('PEXPIRE', leases, format('%d', math.ceil(leaseFor / 1000) + 2 * ARGV[v - 1]))
+  end
 end
 return {at, live}
