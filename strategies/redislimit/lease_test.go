@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/clock/virtual"
+	"github.com/rlcheck/rlcheck/internal/redistest"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
 )
@@ -118,4 +119,28 @@ func TestSettleIsIdempotent(t *testing.T) {
 	defer cancel()
 	_, err = l.AcquireCostAt(ctx, []int64{1})
 	require.Error(t, err, "the window is full: the settlement gave back 6 once, not twice")
+}
+
+// TestRealReservedMemory: reservations of 500/1m, 90000 tokens/1m,
+// 10000000 tokens/1d, each settled, keep the limiter's keys, its lease
+// set included, within 4 KB on a real server, as admissions do
+// (TestRealBoundedMemoryCosts): a settled lease leaves nothing behind.
+func TestRealReservedMemory(t *testing.T) {
+	c := realClient(t, redistest.Start(t))
+	rules, err := rule.ParseList("500/1m, 90000 tokens/1m, 10000000 tokens/1d")
+	require.NoError(t, err)
+	rt := &stepRT{t: epoch}
+	l, err := New(c, rt, rules, Options{Key: "mem-reserve", TimeSource: Virtual, MemberPrefix: "p:"})
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(29, 0))
+	for range 3000 {
+		rt.set(rt.t + int64(120*time.Millisecond))
+		est := 100 + r.Int64N(2000)
+		res, err := l.Reserve(context.Background(), []int64{est})
+		require.NoError(t, err)
+		require.NoError(t, res.Settle([]int64{r.Int64N(2 * est)}))
+	}
+	used := memoryOf(t, c, l.leasedKeys)
+	t.Logf("3000 reservations settled: %d bytes in %v", used, l.leasedKeys)
+	require.LessOrEqual(t, used, int64(4096))
 }
