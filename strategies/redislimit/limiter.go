@@ -619,7 +619,6 @@ func (l *Limiter) costArgs(member string, costs []int64) (string, []any) {
 	return string(b), tail
 }
 
-
 // scriptArgs builds the script's ARGV for one run at rt instant now, and
 // says whether a recorded call refreshes the keys' expiries.
 func (l *Limiter) scriptArgs(member string, sweep bool, now int64) ([]any, string) {
