@@ -68,7 +68,9 @@
 -- entries in its window; a bucketed one counts costs in its buckets.
 -- Reply: {record time, n} when the call is recorded (now, or by an
 -- earlier attempt of the same call); else {wait, check, rule, n}: nothing
--- was recorded, and rule i asks for the longest wait. Errors start with a
+-- was recorded, and rule i asks for the longest wait (rule n+1: the
+-- in-flight cap, for a call that takes a lease). A settlement replies {1}
+-- when it freed a live lease and corrected the rules, else {0}. Errors start with a
 -- code the client maps: WRONGTYPE, SKEW, CORRUPT, LOST, HELD, CLASH.
 --
 -- Lua numbers are doubles: epoch microseconds (< 2^53) are exact in them,
