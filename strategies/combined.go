@@ -219,12 +219,7 @@ func (c *Combined) units() int { return c.charges.units }
 
 // settle corrects every book at once, under the books' lock alone.
 func (c *Combined) settle(r *Reservation, actual []int64) error {
-	if err := c.bk.Lock(context.Background()); err != nil {
-		return err
-	}
-	defer c.bk.Unlock()
-	settleBooks(c.books, &c.charges, r, actual, c.rt.Now())
-	return nil
+	return settleUnder(c.bk, c.rt, c.books, &c.charges, r, actual)
 }
 
 // Release does nothing: Combined caps rates, not concurrency.

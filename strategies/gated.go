@@ -54,7 +54,7 @@ func (g *Gated) Reserve(ctx context.Context, estimates []int64) (*Reservation, e
 	if err := g.slots.Acquire(ctx); err != nil {
 		return nil, err
 	}
-	res, err := g.rates.reserve(ctx, g, estimates)
+	res, err := g.rates.reserve(ctx, slotted{g.slots, g.rates}, estimates)
 	if err != nil {
 		g.slots.Release()
 		return nil, err
@@ -62,13 +62,19 @@ func (g *Gated) Reserve(ctx context.Context, estimates []int64) (*Reservation, e
 	return res, nil
 }
 
-func (g *Gated) units() int { return g.rates.units() }
+// slotted settles a gated call's rates, then frees its slot.
+type slotted struct {
+	slots clock.Semaphore
+	rates *Combined
+}
 
-func (g *Gated) settle(r *Reservation, actual []int64) error {
-	if err := g.rates.settle(r, actual); err != nil {
+func (s slotted) units() int { return s.rates.units() }
+
+func (s slotted) settle(r *Reservation, actual []int64) error {
+	if err := s.rates.settle(r, actual); err != nil {
 		return err
 	}
-	g.slots.Release()
+	s.slots.Release()
 	return nil
 }
 
@@ -110,7 +116,7 @@ func (g *GatedRatesFirst) Release() { g.slots.Release() }
 // (see Reserver); the settlement frees the slot. A caller that gives up
 // waiting for the slot has spent its estimates, which stand.
 func (g *GatedRatesFirst) Reserve(ctx context.Context, estimates []int64) (*Reservation, error) {
-	res, err := g.rates.reserve(ctx, g, estimates)
+	res, err := g.rates.reserve(ctx, slotted{g.slots, g.rates}, estimates)
 	if err != nil {
 		return nil, err
 	}
@@ -120,15 +126,6 @@ func (g *GatedRatesFirst) Reserve(ctx context.Context, estimates []int64) (*Rese
 	return res, nil
 }
 
-func (g *GatedRatesFirst) units() int { return g.rates.units() }
-
-func (g *GatedRatesFirst) settle(r *Reservation, actual []int64) error {
-	if err := g.rates.settle(r, actual); err != nil {
-		return err
-	}
-	g.slots.Release()
-	return nil
-}
 
 // OnAdmit is Combined.OnAdmit for the rate stage.
 func (g *GatedRatesFirst) OnAdmit(f func(at int64)) { g.rates.OnAdmit(f) }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync/atomic"
+
+	"github.com/rlcheck/rlcheck/clock"
 )
 
 // Reserver is a CostLimiter that admits a call at an estimate of its
@@ -113,6 +115,18 @@ func settleBooks(books []Book, ch *charges, r *Reservation, actual []int64, now 
 			b.(SettleBook).SettleCost(now, r.marks[i], e, a)
 		}
 	}
+}
+
+// settleUnder settles r in books under mu, at rt's now: the lock is the
+// books' own, never held while sleeping, so the settlement takes effect
+// at once.
+func settleUnder(mu clock.Mutex, rt clock.Runtime, books []Book, ch *charges, r *Reservation, actual []int64) error {
+	if err := mu.Lock(context.Background()); err != nil {
+		return err
+	}
+	defer mu.Unlock()
+	settleBooks(books, ch, r, actual, rt.Now())
+	return nil
 }
 
 // reserveBook records a call of cost c at now in b and returns its mark.

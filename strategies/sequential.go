@@ -104,12 +104,7 @@ func (s *Sequential) pass(ctx context.Context, costs []int64, res *Reservation) 
 func (s *Sequential) units() int { return s.charges.units }
 
 func (s *Sequential) settle(r *Reservation, actual []int64) error {
-	if err := s.guard.Lock(context.Background()); err != nil {
-		return err
-	}
-	defer s.guard.Unlock()
-	settleBooks(s.books, &s.charges, r, actual, s.rt.Now())
-	return nil
+	return settleUnder(s.guard, s.rt, s.books, &s.charges, r, actual)
 }
 
 // Release does nothing: Sequential caps rates, not concurrency.
