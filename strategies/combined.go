@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/rlcheck/rlcheck/clock"
@@ -60,13 +61,14 @@ func (b Books) recordCost(now int64, ch *charges, costs []int64, res *Reservatio
 // Combined checks every rule, sleeps the longest wait, re-checks, and records
 // the call in every rule at once, all under one FIFO lock so callers are
 // admitted in arrival order. A cancelled caller records nothing. A
-// settlement (Reserve) takes only the books' own lock, never held while
-// sleeping, so it takes effect at once. It is safe for concurrent use on
+// settlement (Reserve) takes only the books' own lock, a sync.Mutex held
+// for no park or sleep (so it costs the virtual clock no step), and takes
+// effect at once. It is safe for concurrent use on
 // its runtime.
 type Combined struct {
 	rt      clock.Runtime
 	mu      clock.Mutex // the FIFO queue, held while sleeping
-	bk      clock.Mutex // the books, held for one check-and-record or settlement
+	bk      sync.Mutex  // the books, held for one check-and-record or settlement, never across a park
 	books   Books
 	charges charges
 	stats   *StatsKeeper
@@ -128,7 +130,7 @@ func NewCombinedCounter(rt clock.Runtime, rules ...rule.Rule) *Combined {
 // newCombined returns a combined limiter over books, rule i kept in
 // books[i] (rules nil: call rules only).
 func newCombined(rt clock.Runtime, books Books, rules []rule.Rule) *Combined {
-	return &Combined{rt: rt, mu: rt.NewMutex(), bk: rt.NewMutex(), books: books, charges: newCharges(rules), stats: NewStatsKeeper(len(books))}
+	return &Combined{rt: rt, mu: rt.NewMutex(), books: books, charges: newCharges(rules), stats: NewStatsKeeper(len(books))}
 }
 
 // OnAdmit sets a function called, under the limiter's lock and in admission
@@ -174,15 +176,18 @@ func (c *Combined) admit(ctx context.Context, costs []int64, res *Reservation) e
 	}
 	defer c.mu.Unlock()
 	for {
-		wait, bind, now, err := c.tryAdmit(ctx, costs, res)
-		if err != nil || wait <= 0 {
-			return err
+		wait, bind, now := c.tryAdmit(costs, res)
+		if wait <= 0 {
+			if c.onAdmit != nil {
+				c.onAdmit(now)
+			}
+			return nil
 		}
 		if err := Within(ctx, c.rt, wait); err != nil {
 			return err
 		}
 		c.stats.Bound(bind, now)
-		err = c.rt.Sleep(ctx, wait)
+		err := c.rt.Sleep(ctx, wait)
 		c.stats.Wait(bind, time.Duration(c.rt.Now()-now))
 		if err != nil {
 			return err
@@ -192,15 +197,13 @@ func (c *Combined) admit(ctx context.Context, costs []int64, res *Reservation) e
 
 // tryAdmit records the call when every rule admits it now, and otherwise
 // returns the longest wait and its rule.
-func (c *Combined) tryAdmit(ctx context.Context, costs []int64, res *Reservation) (time.Duration, int, int64, error) {
-	if err := c.bk.Lock(ctx); err != nil {
-		return 0, -1, 0, err
-	}
+func (c *Combined) tryAdmit(costs []int64, res *Reservation) (time.Duration, int, int64) {
+	c.bk.Lock()
 	defer c.bk.Unlock()
 	now := c.rt.Now()
 	wait, bind := c.books.waitCost(now, &c.charges, costs)
 	if wait > 0 {
-		return wait, bind, now, nil
+		return wait, bind, now
 	}
 	c.books.recordCost(now, &c.charges, costs, res)
 	for i := range c.books {
@@ -209,17 +212,17 @@ func (c *Combined) tryAdmit(ctx context.Context, costs []int64, res *Reservation
 	if res != nil {
 		res.at = now
 	}
-	if c.onAdmit != nil {
-		c.onAdmit(now)
-	}
-	return 0, -1, now, nil
+	return 0, -1, now
 }
 
 func (c *Combined) units() int { return c.charges.units }
 
 // settle corrects every book at once, under the books' lock alone.
 func (c *Combined) settle(r *Reservation, actual []int64) error {
-	return settleUnder(c.bk, c.rt, c.books, &c.charges, r, actual)
+	c.bk.Lock()
+	defer c.bk.Unlock()
+	settleBooks(c.books, &c.charges, r, actual, c.rt.Now())
+	return nil
 }
 
 // Release does nothing: Combined caps rates, not concurrency.

@@ -126,7 +126,6 @@ func (g *GatedRatesFirst) Reserve(ctx context.Context, estimates []int64) (*Rese
 	return res, nil
 }
 
-
 // OnAdmit is Combined.OnAdmit for the rate stage.
 func (g *GatedRatesFirst) OnAdmit(f func(at int64)) { g.rates.OnAdmit(f) }
 
