@@ -121,7 +121,7 @@ func TestSettleIsIdempotent(t *testing.T) {
 	require.Error(t, err, "the window is full: the settlement gave back 6 once, not twice")
 }
 
-// TestRealReservedMemory: reservations of 500/1m, 90000 tokens/1m,
+// TestRealReservedMemory: 1,000 reservations of 500/1m, 90000 tokens/1m,
 // 10000000 tokens/1d, each settled, keep the limiter's keys, its lease
 // set included, within 4 KB on a real server, as admissions do
 // (TestRealBoundedMemoryCosts): a settled lease leaves nothing behind.
@@ -133,7 +133,7 @@ func TestRealReservedMemory(t *testing.T) {
 	l, err := New(c, rt, rules, Options{Key: "mem-reserve", TimeSource: Virtual, MemberPrefix: "p:"})
 	require.NoError(t, err)
 	r := rand.New(rand.NewPCG(29, 0))
-	for range 3000 {
+	for range 1000 {
 		rt.set(rt.t + int64(120*time.Millisecond))
 		est := 100 + r.Int64N(2000)
 		res, err := l.Reserve(context.Background(), []int64{est})
@@ -141,6 +141,6 @@ func TestRealReservedMemory(t *testing.T) {
 		require.NoError(t, res.Settle([]int64{r.Int64N(2 * est)}))
 	}
 	used := memoryOf(t, c, l.leasedKeys)
-	t.Logf("3000 reservations settled: %d bytes in %v", used, l.leasedKeys)
+	t.Logf("1000 reservations settled: %d bytes in %v", used, l.leasedKeys)
 	require.LessOrEqual(t, used, int64(4096))
 }
