@@ -14,9 +14,10 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// Recorder captures the instant each call is sent, and its costs when
-// the rules meter any. It is safe for concurrent use; the zero value is
-// ready to use.
+// Recorder captures the instant each call is sent, its costs when the
+// rules meter any, and the instant it completed, so that a test can
+// check an in-flight cap (AssertInFlight) beside the rates. It is safe
+// for concurrent use; the zero value is ready to use.
 type Recorder struct {
 	mu    sync.Mutex
 	sends []send
@@ -26,14 +27,17 @@ type Recorder struct {
 // when recorded without).
 type send struct {
 	at    time.Time
+	done  time.Time // zero while the call is in flight
 	costs []int64
 }
 
-// Record notes the send time and then calls f, returning its error. The
-// instant is taken before f runs, because a provider counts a call when it
-// arrives, not when its answer does.
+// Record notes the send time, calls f, and notes its completion when f
+// returns, returning f's error. The send instant is taken before f runs,
+// because a provider counts a call when it arrives, not when its answer
+// does; the call is in flight until f returns.
 func (r *Recorder) Record(f func() error) error {
-	r.add(time.Now(), nil)
+	i := r.add(time.Now(), nil)
+	defer r.complete(i)
 	return f()
 }
 
@@ -41,13 +45,27 @@ func (r *Recorder) Record(f func() error) error {
 // (the units WriteCSV is given, in the order rule.Units names them),
 // so that the log carries what cost rules such as 90000 tokens/1m meter.
 func (r *Recorder) RecordCost(costs []int64, f func() error) error {
-	r.add(time.Now(), slices.Clone(costs))
+	i := r.add(time.Now(), slices.Clone(costs))
+	defer r.complete(i)
 	return f()
 }
 
-func (r *Recorder) add(t time.Time, costs []int64) {
+// add records a send and returns its index.
+func (r *Recorder) add(t time.Time, costs []int64) int {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.sends = append(r.sends, send{at: t, costs: costs})
+	return len(r.sends) - 1
+}
+
+// complete notes that send i has completed now (a Reset since leaves
+// nothing to note).
+func (r *Recorder) complete(i int) {
+	now := time.Now()
+	r.mu.Lock()
+	if i < len(r.sends) {
+		r.sends[i].done = now
+	}
 	r.mu.Unlock()
 }
 
@@ -67,8 +85,11 @@ type roundTripper struct {
 	next http.RoundTripper
 }
 
+// RoundTrip records the request as sent, and as completed when the
+// answer's headers (or an error) come back.
 func (rt roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	rt.r.add(time.Now(), nil)
+	i := rt.r.add(time.Now(), nil)
+	defer rt.r.complete(i)
 	return rt.next.RoundTrip(req)
 }
 
@@ -139,4 +160,49 @@ func (r *Recorder) Reset() {
 func (r *Recorder) AssertCompliant(t TB, rules ...rule.Rule) bool {
 	t.Helper()
 	return AssertCompliant(t, r.Sends(), rules...)
+}
+
+// MaxInFlight returns the largest number of recorded calls in flight at
+// once, and the first instant it was reached. A call is in flight from
+// its send to its completion, the half-open span [sent, done): a call
+// completing at the very instant another is sent has freed its place. A
+// call not yet completed is in flight to the end.
+func (r *Recorder) MaxInFlight() (int, time.Time) {
+	type edge struct {
+		at time.Time
+		d  int
+	}
+	var edges []edge
+	for _, s := range r.sorted() {
+		edges = append(edges, edge{s.at, 1})
+		if !s.done.IsZero() {
+			edges = append(edges, edge{s.done, -1})
+		}
+	}
+	slices.SortStableFunc(edges, func(a, b edge) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return a.d - b.d // completions first
+	})
+	n, most, when := 0, 0, time.Time{}
+	for _, e := range edges {
+		if n += e.d; n > most {
+			most, when = n, e.at
+		}
+	}
+	return most, when
+}
+
+// AssertInFlight reports through t, and returns false, when more than
+// limit recorded calls were in flight at once (see MaxInFlight): the
+// check of a contract's in-flight cap.
+func (r *Recorder) AssertInFlight(t TB, limit int) bool {
+	t.Helper()
+	most, when := r.MaxInFlight()
+	if most > limit {
+		t.Errorf("rlchecktest: %d calls in flight at %s, above the cap of %d", most, when.Format(time.RFC3339Nano), limit)
+		return false
+	}
+	return true
 }

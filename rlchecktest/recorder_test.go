@@ -1,6 +1,7 @@
 package rlchecktest_test
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/rlchecktest"
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies"
 )
 
 func TestRecorderConcurrent(t *testing.T) {
@@ -67,4 +69,41 @@ type failing struct{}
 
 func (failing) RoundTrip(*http.Request) (*http.Response, error) {
 	return nil, errors.New("connection refused")
+}
+
+// TestRecorderChecksTheInFlightCap: calls through a gated limiter of 2
+// slots are never more than 2 in flight, and reach 2; the same calls
+// without it are 6 in flight at once, which the assertion reports.
+func TestRecorderChecksTheInFlightCap(t *testing.T) {
+	run := func(gate func(func() error) error) *rlchecktest.Recorder {
+		var rec rlchecktest.Recorder
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for range 6 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				require.NoError(t, gate(func() error {
+					return rec.Record(func() error { time.Sleep(20 * time.Millisecond); return nil })
+				}))
+			}()
+		}
+		close(start)
+		wg.Wait()
+		return &rec
+	}
+	lim := strategies.NewRealGated(2)
+	rec := run(func(f func() error) error { return lim.Do(context.Background(), f) })
+	most, _ := rec.MaxInFlight()
+	assert.Equal(t, 2, most)
+	assert.True(t, rec.AssertInFlight(t, 2))
+
+	rec = run(func(f func() error) error { return f() })
+	most, _ = rec.MaxInFlight()
+	assert.Equal(t, 6, most, "six calls sleeping 20 ms at once")
+	var ft fakeTB
+	assert.False(t, rec.AssertInFlight(&ft, 2))
+	require.Len(t, ft.errors, 1)
+	assert.Contains(t, ft.errors[0], "6 calls in flight")
 }

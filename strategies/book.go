@@ -48,6 +48,8 @@ type SlidingLog struct {
 	head   int
 	n      int
 	sum    int64 // the entries' costs summed (n for a call rule)
+	seq    int64 // the sequence number of the entry at head: a settlement's mark
+	zeros  int   // entries of cost 0, kept only for a settlement to find
 }
 
 // mustSliding panics on a rule of another kind given to bookkeeping that
@@ -75,13 +77,23 @@ func (l *SlidingLog) cost(i int) int64 {
 
 func (l *SlidingLog) trim(now int64) {
 	for l.n > 0 && now-l.at[l.head] >= l.window {
-		l.sum -= l.cost(l.head)
-		l.head++
-		if l.head == len(l.at) {
-			l.head = 0
-		}
-		l.n--
+		l.pop()
 	}
+}
+
+// pop drops the oldest entry.
+func (l *SlidingLog) pop() {
+	c := l.cost(l.head)
+	if c == 0 {
+		l.zeros--
+	}
+	l.sum -= c
+	l.head++
+	if l.head == len(l.at) {
+		l.head = 0
+	}
+	l.n--
+	l.seq++
 }
 
 // WaitTime returns zero while fewer than Limit entries lie in the window, and
@@ -120,17 +132,15 @@ func (l *SlidingLog) RecordCost(now, c int64) {
 	if c == 0 {
 		return
 	}
-	if l.n == l.limit {
-		l.sum += c - l.cost(l.head)
-		l.at[l.head] = now
-		if l.wt != nil {
-			l.wt[l.head] = c
-		}
-		l.head++
-		if l.head == len(l.at) {
-			l.head = 0
-		}
-		return
+	l.push(now, c)
+}
+
+// push appends now with cost c, kept even when 0 (a reserved estimate).
+// While no entry costs 0 the oldest gives way at Limit entries; entries of
+// cost 0 (settled to nothing) make the ring grow past Limit instead.
+func (l *SlidingLog) push(now, c int64) {
+	if l.n >= l.limit && l.zeros == 0 {
+		l.pop()
 	}
 	if l.n == len(l.at) {
 		l.grow()
@@ -142,6 +152,9 @@ func (l *SlidingLog) RecordCost(now, c int64) {
 	l.at[i] = now
 	if l.wt != nil {
 		l.wt[i] = c
+	}
+	if c == 0 {
+		l.zeros++
 	}
 	l.n++
 	l.sum += c
@@ -155,7 +168,11 @@ var logRings [64]sync.Pool
 // grow doubles the ring (up to limit), oldest entry first, and gives the
 // old ring to logRings: only l refers to it, and from now on it does not.
 func (l *SlidingLog) grow() {
-	at, buf := takeLogRing(min(max(2*len(l.at), 8), l.limit))
+	size := max(2*len(l.at), 8)
+	if l.zeros == 0 {
+		size = min(size, l.limit)
+	}
+	at, buf := takeLogRing(size)
 	k := copy(at, l.at[l.head:])
 	copy(at[k:], l.at[:l.head])
 	if l.costly {

@@ -92,7 +92,10 @@ func (b *BucketWindow) WaitTimeCost(now, c int64) time.Duration {
 func (b *BucketWindow) Record(now int64) { b.RecordCost(now, 1) }
 
 // RecordCost adds a call's cost c at now to its bucket.
-func (b *BucketWindow) RecordCost(now, c int64) {
+func (b *BucketWindow) RecordCost(now, c int64) { b.record(now, c) }
+
+// record is RecordCost that returns the bucket it counted the call in.
+func (b *BucketWindow) record(now, c int64) int64 {
 	b.advance(now)
 	// An instant earlier than the kept buckets is counted in the oldest
 	// kept one: only later windows, which the wait above guards, see it.
@@ -100,6 +103,7 @@ func (b *BucketWindow) RecordCost(now, c int64) {
 	*b.slot(n) += c
 	b.total += c
 	b.last = max(b.last, n)
+	return n
 }
 
 // Total returns the bound at the latest instant seen: the admissions counted

@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/rlcheck/rlcheck/clock"
@@ -45,20 +46,29 @@ func (b Books) waitCost(now int64, ch *charges, costs []int64) (time.Duration, i
 	return wait, bind
 }
 
-// recordCost is Record for a call charged ch.cost(i, costs) in rule i.
-func (b Books) recordCost(now int64, ch *charges, costs []int64) {
+// recordCost is Record for a call charged ch.cost(i, costs) in rule i;
+// with a reservation, each book's mark goes to res.marks.
+func (b Books) recordCost(now int64, ch *charges, costs []int64, res *Reservation) {
 	for i, bk := range b {
+		if res != nil {
+			res.marks[i] = reserveBook(bk, now, ch.cost(i, costs))
+			continue
+		}
 		recordCost(bk, now, ch.cost(i, costs))
 	}
 }
 
 // Combined checks every rule, sleeps the longest wait, re-checks, and records
 // the call in every rule at once, all under one FIFO lock so callers are
-// admitted in arrival order. A cancelled caller records nothing. It is safe
-// for concurrent use on its runtime.
+// admitted in arrival order. A cancelled caller records nothing. A
+// settlement (Reserve) takes only the books' own lock, a sync.Mutex held
+// for no park or sleep (so it costs the virtual clock no step), and takes
+// effect at once. It is safe for concurrent use on
+// its runtime.
 type Combined struct {
 	rt      clock.Runtime
-	mu      clock.Mutex
+	mu      clock.Mutex // the FIFO queue, held while sleeping
+	bk      sync.Mutex  // the books, held for one check-and-record or settlement, never across a park
 	books   Books
 	charges charges
 	stats   *StatsKeeper
@@ -137,18 +147,37 @@ func (c *Combined) AcquireCost(ctx context.Context, costs []int64) error {
 	if err := c.charges.check(costs); err != nil {
 		return err
 	}
+	return c.admit(ctx, costs, nil)
+}
+
+// Reserve waits until every rule admits the call's estimates, then
+// records them in all at one instant (see Reserver).
+func (c *Combined) Reserve(ctx context.Context, estimates []int64) (*Reservation, error) {
+	return c.reserve(ctx, c, estimates)
+}
+
+// reserve is Reserve for a reservation that owner settles.
+func (c *Combined) reserve(ctx context.Context, owner settler, estimates []int64) (*Reservation, error) {
+	res, err := newReservation(owner, &c.charges, len(c.books), estimates)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.admit(ctx, res.est, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// admit is the queue's wait-and-record loop; res, when set, takes the
+// admission's instant and marks.
+func (c *Combined) admit(ctx context.Context, costs []int64, res *Reservation) error {
 	if err := c.mu.Lock(ctx); err != nil {
 		return err
 	}
 	defer c.mu.Unlock()
 	for {
-		now := c.rt.Now()
-		wait, bind := c.books.waitCost(now, &c.charges, costs)
+		wait, bind, now := c.tryAdmit(costs, res)
 		if wait <= 0 {
-			c.books.recordCost(now, &c.charges, costs)
-			for i := range c.books {
-				c.stats.Record(i, 1)
-			}
 			if c.onAdmit != nil {
 				c.onAdmit(now)
 			}
@@ -164,6 +193,36 @@ func (c *Combined) AcquireCost(ctx context.Context, costs []int64) error {
 			return err
 		}
 	}
+}
+
+// tryAdmit records the call when every rule admits it now, and otherwise
+// returns the longest wait and its rule.
+func (c *Combined) tryAdmit(costs []int64, res *Reservation) (time.Duration, int, int64) {
+	c.bk.Lock()
+	defer c.bk.Unlock()
+	now := c.rt.Now()
+	wait, bind := c.books.waitCost(now, &c.charges, costs)
+	if wait > 0 {
+		return wait, bind, now
+	}
+	c.books.recordCost(now, &c.charges, costs, res)
+	for i := range c.books {
+		c.stats.Record(i, 1)
+	}
+	if res != nil {
+		res.at = now
+	}
+	return 0, -1, now
+}
+
+func (c *Combined) units() int { return c.charges.units }
+
+// settle corrects every book at once, under the books' lock alone.
+func (c *Combined) settle(r *Reservation, actual []int64) error {
+	c.bk.Lock()
+	defer c.bk.Unlock()
+	settleBooks(c.books, &c.charges, r, actual, c.rt.Now())
+	return nil
 }
 
 // Release does nothing: Combined caps rates, not concurrency.

@@ -11,6 +11,12 @@
 // book (FixedBook, TokenBucket, FirstCallBook) in every limiter, with the
 // margin Widen gives it for the way to the provider.
 //
+// A call whose cost is known only from its answer (the tokens of a model's
+// completion) reserves an estimate and settles it later (Reserver,
+// Reservation): every limiter here does, and every book settles
+// (SettleBook), as the provider counts reserved costs (docs/semantics.md,
+// "Reserved costs"). Package redislimit returns the same Reservation.
+//
 // Every constructor takes its arguments in one order: the runtime (none for
 // the NewReal forms, which use the wall clock), then any count such as the
 // in-flight cap, then the rules, variadic: NewGated(rt, 4, rules...) and

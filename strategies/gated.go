@@ -44,6 +44,40 @@ func (g *Gated) AcquireCost(ctx context.Context, costs []int64) error {
 // Release frees the call's slot.
 func (g *Gated) Release() { g.slots.Release() }
 
+// Reserve takes a slot, then waits for the rates to admit the estimates
+// (see Reserver); the reservation's settlement frees the slot, in place
+// of Release. On failure it gives the slot back and has recorded nothing.
+func (g *Gated) Reserve(ctx context.Context, estimates []int64) (*Reservation, error) {
+	if err := g.rates.charges.check(estimates); err != nil {
+		return nil, err
+	}
+	if err := g.slots.Acquire(ctx); err != nil {
+		return nil, err
+	}
+	res, err := g.rates.reserve(ctx, slotted{g.slots, g.rates}, estimates)
+	if err != nil {
+		g.slots.Release()
+		return nil, err
+	}
+	return res, nil
+}
+
+// slotted settles a gated call's rates, then frees its slot.
+type slotted struct {
+	slots clock.Semaphore
+	rates *Combined
+}
+
+func (s slotted) units() int { return s.rates.units() }
+
+func (s slotted) settle(r *Reservation, actual []int64) error {
+	if err := s.rates.settle(r, actual); err != nil {
+		return err
+	}
+	s.slots.Release()
+	return nil
+}
+
 // OnAdmit is Combined.OnAdmit for the rate stage.
 func (g *Gated) OnAdmit(f func(at int64)) { g.rates.OnAdmit(f) }
 
@@ -77,6 +111,20 @@ func (g *GatedRatesFirst) AcquireCost(ctx context.Context, costs []int64) error 
 
 // Release frees the call's slot.
 func (g *GatedRatesFirst) Release() { g.slots.Release() }
+
+// Reserve waits for the rates to admit the estimates, then for a slot
+// (see Reserver); the settlement frees the slot. A caller that gives up
+// waiting for the slot has spent its estimates, which stand.
+func (g *GatedRatesFirst) Reserve(ctx context.Context, estimates []int64) (*Reservation, error) {
+	res, err := g.rates.reserve(ctx, slotted{g.slots, g.rates}, estimates)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.slots.Acquire(ctx); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
 
 // OnAdmit is Combined.OnAdmit for the rate stage.
 func (g *GatedRatesFirst) OnAdmit(f func(at int64)) { g.rates.OnAdmit(f) }

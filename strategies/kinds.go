@@ -60,10 +60,10 @@ func (f *FixedBook) WaitTime(now int64) time.Duration { return f.WaitTimeCost(no
 // until the next window starts (or, after a clock went back, until the
 // current one does).
 func (f *FixedBook) WaitTimeCost(now, c int64) time.Duration {
-	if c == 0 {
+	f.roll(now)
+	if c == 0 && f.sum <= f.limit { // a settlement above the estimate may overfill it
 		return 0
 	}
-	f.roll(now)
 	switch {
 	case now < f.start:
 		return time.Duration(f.start - now)
@@ -98,6 +98,7 @@ type TokenBucket struct {
 	has     bool
 	prev    int64
 	level   u128 // the level times W at prev
+	debt    u128 // how far below empty a settlement took it, times W (level is then 0)
 }
 
 func newTokenBucket(r rule.Rule) *TokenBucket {
@@ -116,19 +117,25 @@ func (b *TokenBucket) capacity() int64 {
 	return int64(q)
 }
 
-// at returns the level times W at now (no refill before prev).
-func (b *TokenBucket) at(now int64) u128 {
+// at returns the level times W at now (no refill before prev), and the
+// debt the refill has yet to pay when a settlement took the bucket below
+// empty (the level is then 0).
+func (b *TokenBucket) at(now int64) (level, debt u128) {
 	if !b.has {
-		return b.full
+		return b.full, u128{}
 	}
 	if now <= b.prev {
-		return b.level
+		return b.level, b.debt
 	}
-	l := b.level.add(mul128(b.rate, uint64(now-b.prev)))
+	l := mul128(b.rate, uint64(now-b.prev))
+	if l.less(b.debt) {
+		return u128{}, b.debt.sub(l)
+	}
+	l = b.level.add(l.sub(b.debt))
 	if b.full.less(l) {
-		return b.full
+		return b.full, u128{}
 	}
-	return l
+	return l, u128{}
 }
 
 // WaitTime returns zero while the bucket holds a unit, and otherwise the
@@ -140,14 +147,14 @@ func (b *TokenBucket) WaitTime(now int64) time.Duration { return b.WaitTimeCost(
 // nanosecond.
 func (b *TokenBucket) WaitTimeCost(now, c int64) time.Duration {
 	need := mul128(uint64(c), b.w)
-	l := b.at(now)
-	if !l.less(need) {
+	l, debt := b.at(now)
+	if debt == (u128{}) && !l.less(need) {
 		return 0
 	}
 	if b.full.less(need) {
 		return math.MaxInt64 // never: a limiter refuses such a call first
 	}
-	short := need.sub(l)
+	short := need.add(debt).sub(l)
 	if short.hi >= b.rate {
 		return math.MaxInt64
 	}
@@ -168,8 +175,8 @@ func (b *TokenBucket) Record(now int64) { b.RecordCost(now, 1) }
 // RecordCost takes c units at now; a call the bucket did not hold (the
 // book was not asked) empties it, the strictest reading.
 func (b *TokenBucket) RecordCost(now, c int64) {
-	l, need := b.at(now), mul128(uint64(c), b.w)
-	if l.less(need) {
+	l, debt := b.at(now)
+	if need := mul128(uint64(c), b.w); l.less(need) {
 		l = u128{}
 	} else {
 		l = l.sub(need)
@@ -177,7 +184,7 @@ func (b *TokenBucket) RecordCost(now, c int64) {
 	if !b.has || now > b.prev {
 		b.prev = now
 	}
-	b.has, b.level = true, l
+	b.has, b.level, b.debt = true, l, debt
 }
 
 // FirstCallBook is the exact bookkeeping of a first-call rule: the window
@@ -202,7 +209,7 @@ func (f *FirstCallBook) WaitTime(now int64) time.Duration { return f.WaitTimeCos
 
 // WaitTimeCost is WaitTime for a call of cost c.
 func (f *FirstCallBook) WaitTimeCost(now, c int64) time.Duration {
-	if c == 0 || f.open(now) || c <= f.limit-f.sum {
+	if f.open(now) || c <= f.limit-f.sum {
 		return 0
 	}
 	return time.Duration(f.start + f.w - now)

@@ -46,6 +46,27 @@ func (s *Sequential) AcquireCost(ctx context.Context, costs []int64) error {
 	if err := s.charges.check(costs); err != nil {
 		return err
 	}
+	return s.pass(ctx, costs, nil)
+}
+
+// Reserve passes each rule in turn with the call's estimates, recording
+// them in each as it admits (see Reserver): the reservation has no single
+// instant (At is the last rule's), and a caller cancelled between two
+// rules leaves its estimates in the earlier ones, for good. Its
+// settlement corrects every rule at once.
+func (s *Sequential) Reserve(ctx context.Context, estimates []int64) (*Reservation, error) {
+	res, err := newReservation(s, &s.charges, len(s.books), estimates)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.pass(ctx, res.est, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// pass takes the rules in turn; res, when set, takes each rule's mark.
+func (s *Sequential) pass(ctx context.Context, costs []int64, res *Reservation) error {
 	for i, b := range s.books {
 		c := s.charges.cost(i, costs)
 		for {
@@ -55,7 +76,11 @@ func (s *Sequential) AcquireCost(ctx context.Context, costs []int64) error {
 			now := s.rt.Now()
 			wait := waitCost(b, now, c)
 			if wait <= 0 {
-				recordCost(b, now, c)
+				if res != nil {
+					res.marks[i], res.at = reserveBook(b, now, c), now
+				} else {
+					recordCost(b, now, c)
+				}
 				s.stats.Record(i, 1)
 			}
 			s.guard.Unlock()
@@ -74,6 +99,12 @@ func (s *Sequential) AcquireCost(ctx context.Context, costs []int64) error {
 		}
 	}
 	return nil
+}
+
+func (s *Sequential) units() int { return s.charges.units }
+
+func (s *Sequential) settle(r *Reservation, actual []int64) error {
+	return settleUnder(s.guard, s.rt, s.books, &s.charges, r, actual)
 }
 
 // Release does nothing: Sequential caps rates, not concurrency.

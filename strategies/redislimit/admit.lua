@@ -26,7 +26,12 @@
 --
 -- ARGV[1] the call's member;
 -- ARGV[2] '1' to sweep the sorted set of its expired entries and look for
---   entries from the far future, else '0';
+--   entries from the far future, else '0'; or, for a call that takes a
+--   lease, 'L', the same '1' or '0', then ',' and the in-flight cap (0 for
+--   none), the lease in µs and the longest wait in µs for a lease to free,
+--   joined by ','; or, for a settlement, 'S', its check and record times
+--   in µs joined by ',', a space, and the member as settled (see "Leases
+--   and settlements": the last key is then the lease set);
 -- ARGV[3] the head's count n as the caller last saw it while the caller
 --   knows the head must exist, else '0';
 -- ARGV[4] '1' to refresh every key's expiry when the call is recorded;
@@ -63,7 +68,9 @@
 -- entries in its window; a bucketed one counts costs in its buckets.
 -- Reply: {record time, n} when the call is recorded (now, or by an
 -- earlier attempt of the same call); else {wait, check, rule, n}: nothing
--- was recorded, and rule i asks for the longest wait. Errors start with a
+-- was recorded, and rule i asks for the longest wait (rule n+1: the
+-- in-flight cap, for a call that takes a lease). A settlement replies {1}
+-- when it freed a live lease and corrected the rules, else {0}. Errors start with a
 -- code the client maps: WRONGTYPE, SKEW, CORRUPT, LOST, HELD, CLASH.
 --
 -- Lua numbers are doubles: epoch microseconds (< 2^53) are exact in them,
@@ -104,7 +111,10 @@ local function far(key, what, score, check)
   return redis.error_reply(format('CORRUPT key %s holds %s at %.0f µs, %.0f s ahead of the script clock (%d µs): delete the key',
     key, what, score, math.floor((score - check) / 1000000), check))
 end
+local mode = string.byte(ARGV[2]) -- '0', '1', 'L' (76) or 'S' (83)
 local n = #KEYS - 1
+if mode > 49 then n = n - 1 end -- the last key is the lease set
+local sweepOn = ARGV[2] == '1' or (mode == 76 and string.byte(ARGV[2], 2) == 49)
 local v = 6
 if not serverTime then v = 8 end
 local ahead = ARGV[v] + 0
@@ -135,6 +145,38 @@ else
   end
 end
 
+-- State fields. Each bucketed, fixed or bucket rule keeps its state in one
+-- field of the head, named in ARGV: four numbers, read and
+-- written whole, which spares the run a field name per number. A bucketed
+-- rule's are t, b, f and l (see "Bucketed rules"), a fixed or bucket
+-- rule's t, 0, 0 and l; every one an integer below 2^53, exact in a
+-- double. Redis packs them as little-endian doubles with its struct
+-- library (32 bytes), sparing a text conversion per number too; the
+-- embedded server, which has no struct library, writes them as text,
+-- joined by commas. state returns the four numbers of a field read, nothing for an absent field, or false and an error reply for a
+-- field this script did not write; pack makes a field.
+local struct = rawget(_G, 'struct')
+local function state(f)
+  if not f then return end
+  local t, b, first, l
+  if struct then
+    if #f == 32 then t, b, first, l = struct.unpack('<dddd', f) end
+  else
+    t, b, first, l = string.match(f, '^(%-?%d+),(%-?%d+),(%-?%d+),(%-?%d+)$')
+    if l then t, b, first, l = t + 0, b + 0, first + 0, l + 0 end
+  end
+  if l then
+    local probe = t + b + first + l
+    -- 'nan' and 'inf' unpack too; x - x is 0 only for a finite x.
+    if probe - probe == 0 then return t, b, first, l end
+  end
+  return false, redis.error_reply('CORRUPT key ' .. head .. ' holds a rule state that is not four finite numbers: delete the key')
+end
+local function pack(t, b, first, l)
+  if struct then return struct.pack('<dddd', t, b, first, l) end
+  return format('%d,%d,%d,%d', t, b, first, l)
+end
+
 -- life returns how long, in ms, a key of window w (µs) lives after a
 -- refresh: the window (at least a day on virtual time, which Redis
 -- expiry does not follow) and two leases. The head lives as long as the
@@ -145,7 +187,7 @@ local function makeLife()
   return function(w)
     if not w then
       w = 0
-      for i = 1, #KEYS - 1 do
+      for i = 1, n do
         w = math.max(w, tonumber(ARGV[rb + 3 * i + 1]))
         local spec = ARGV[rb + 3 * i + 2]
         if string.byte(spec) == 107 then w = math.max(w, tonumber(string.match(spec, ',(%d+)$'))) end
@@ -154,6 +196,93 @@ local function makeLife()
     if virtual then w = math.max(w, 86400000000) end
     return format('%d', math.ceil(w / 1000) + 2 * lease)
   end
+end
+
+-- Leases and settlements. A call that takes a lease (a reservation, or
+-- any call under an in-flight cap) is recorded as any other and, in the
+-- same run, adds its member to the lease set, scored with the end of its
+-- lease in µs; while the cap's number of leases are live, a call waits
+-- for the first to end, or for the longest wait the caller allows, as
+-- a settlement may free one sooner. A settlement removes the lease and
+-- corrects, in one run, each cost rule by what the call's actual cost
+-- differs from its estimate (given per rule where a call gives its
+-- costs): the exact set's entry takes the settled member (its costs), a
+-- fixed rule's count changes while its window is the call's, a bucketed
+-- rule's count while the call's bucket is in the bound, and a bucket
+-- rule's level, refilled to the check time, takes the difference, never
+-- above its capacity and possibly below empty. A lease already removed,
+-- or ended, settles nothing: a retry changes nothing, and a call never
+-- settled keeps its estimate for good once its lease ends.
+if mode == 83 then
+  local leases = KEYS[#KEYS]
+  local ends = call('ZSCORE', leases, ARGV[1])
+  if not ends then return {0} end
+  call('ZREM', leases, ARGV[1])
+  if ends + 0 <= check then return {0} end
+  local c0, r0, settled = string.match(ARGV[2], '^S(%-?%d+),(%-?%d+) (.+)$')
+  c0, r0 = c0 + 0, r0 + 0
+  local nb = 0
+  for i = 1, n do
+    if ARGV[rb + 3 * i + 2] ~= '0' then nb = nb + 1 end
+  end
+  local wt = hs + nb
+  local got = {}
+  if nb > 0 then
+    got = redis.pcall('HMGET', head, unpack(ARGV, hs, hs + nb - 1))
+    if got.err then return {0} end -- no hash of counts: the state is gone
+  end
+  local set, k, j, moved = {}, 0, 0, false
+  for i = 1, n do
+    local p = rb + 3 * i
+    local spec, w, limit = ARGV[p + 2], ARGV[p + 1] + 0, ARGV[p] + 0
+    local d = ARGV[wt + 2 * i - 2] + 0
+    if spec ~= '0' then j = j + 1 end
+    if d ~= 0 and spec == '0' and not moved then
+      moved = true -- every exact rule keeps the one set
+      local s = call('ZSCORE', KEYS[i + 1], ARGV[1])
+      if s then
+        call('ZREM', KEYS[i + 1], ARGV[1])
+        call('ZADD', KEYS[i + 1], s, settled)
+      end
+    elseif d ~= 0 and spec ~= '0' then
+      local t, b, f, l = state(got[j])
+      if t == false then return b end
+      local sb = string.byte(spec)
+      if l and sb == 102 then
+        local a = string.match(spec, '^.(%d+),') + 0
+        local x = c0 - a
+        if l == (x - x % w) / w then t = math.max(t + d, 0) end
+      elseif l and sb == 107 then
+        local a = string.match(spec, '^.(%d+),') + 0
+        if check > l then
+          if check - l >= (a - t) / limit then t = a else t = t + limit * (check - l) end
+          l = check
+        end
+        t = math.max(math.min(t - d * w, a), -MAXN)
+      elseif l then
+        local g = spec + 0
+        local cur = (r0 - r0 % g) / g
+        if cur >= f and cur <= l then
+          t = math.max(t + d, 0)
+          if cur < l then
+            b = math.max(b + d, 0)
+            local key = KEYS[i + 1]
+            local v = redis.pcall('HINCRBY', key, format('%d', cur), format('%d', d))
+            if type(v) == 'number' and v == d and call('PTTL', key) < 0 then
+              life = life or makeLife()
+              call('PEXPIRE', key, life(w))
+            end
+          end
+        end
+      end
+      if l then
+        set[k + 1], set[k + 2] = ARGV[hs + j - 1], pack(t, b, f, l)
+        k = k + 2
+      end
+    end
+  end
+  if k > 0 then call('HSET', head, unpack(set, 1, k)) end
+  return {1}
 end
 
 -- Configuration. Limiters that share a key must keep the same rules the
@@ -291,6 +420,22 @@ if held then
   end
 end
 
+-- In flight. A call that takes a lease under a cap waits while the cap's
+-- number of leases are live, unless it holds one already (a retry of a
+-- call the first run recorded): see "Leases and settlements".
+local leaseFor
+if mode == 76 then
+  local cap, lf, poll = string.match(ARGV[2], '^L.,(%d+),(%d+),(%d+)$')
+  cap, leaseFor, poll = cap + 0, lf + 0, poll + 0
+  local leases = KEYS[#KEYS]
+  if sweepOn then call('ZREMRANGEBYSCORE', leases, '-inf', format('%d', check)) end
+  if cap > 0 and call('ZCOUNT', leases, format('(%d', check), '+inf') >= cap and
+      not call('ZSCORE', leases, ARGV[1]) then
+    local first = call('ZRANGEBYSCORE', leases, format('(%d', check), '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+    return {math.max(math.min(first[2] - check, poll), 1), check, n + 1, live}
+  end
+end
+
 -- Bucketed rules. Bucket b counts the calls recorded in [b*g, (b+1)*g)
 -- µs, g the rule's bucket width; the calls in the window (t-W, t] all lie
 -- in the buckets floor((t-W)/g) to floor(t/g), so their sum bounds the
@@ -384,43 +529,9 @@ local function makeWeighed()
   end
 end
 
--- State fields. Each bucketed, fixed or bucket rule keeps its state in one
--- field of the head, named in ARGV: four numbers, read and
--- written whole, which spares the run a field name per number. A bucketed
--- rule's are t, b, f and l (see "Bucketed rules"), a fixed or bucket
--- rule's t, 0, 0 and l; every one an integer below 2^53, exact in a
--- double. Redis packs them as little-endian doubles with its struct
--- library (32 bytes), sparing a text conversion per number too; the
--- embedded server, which has no struct library, writes them as text,
--- joined by commas. state returns the four numbers of the field read into
--- h[o], nothing for an absent field, or false and an error reply for a
--- field this script did not write; pack makes a field.
 local o = 5 -- where the current bucketed rule's state is in h
 if exact then o = 4 end
 local fo = hs - o -- ARGV[fo + o] names the field h[o] holds
-local struct = rawget(_G, 'struct')
-local function state(o)
-  local f = h[o]
-  if not f then return end
-  local t, b, first, l
-  if struct then
-    if #f == 32 then t, b, first, l = struct.unpack('<dddd', f) end
-  else
-    t, b, first, l = string.match(f, '^(%-?%d+),(%-?%d+),(%-?%d+),(%-?%d+)$')
-    if l then t, b, first, l = t + 0, b + 0, first + 0, l + 0 end
-  end
-  if l then
-    local probe = t + b + first + l
-    -- 'nan' and 'inf' unpack too; x - x is 0 only for a finite x.
-    if probe - probe == 0 then return t, b, first, l end
-  end
-  return false, redis.error_reply('CORRUPT key ' .. head .. ' holds a rule state that is not four finite numbers: delete the key')
-end
-local function pack(t, b, first, l)
-  if struct then return struct.pack('<dddd', t, b, first, l) end
-  return format('%d,%d,%d,%d', t, b, first, l)
-end
-
 -- Fixed and bucket rules, decided at the check time. A fixed rule of
 -- window w and offset a keeps in its state l, the index of the window
 -- [l*w + a, (l+1)*w + a) counted, and t, the costs admitted in it; a call
@@ -436,19 +547,19 @@ end
 -- integer below 2^53 (New refuses rules that would pass it), where a
 -- double quotient rounds to an integer only when it is one. It returns
 -- the wait, or 0 and the new state's t and l; or nil and an error reply.
-local function kindRule(o, spec, sb, limit, w, cost)
+local function kindRule(o, spec, sb, limit, w, cost, costly)
   local a, b = string.match(spec, '^.(%d+),(%d+)$')
   a, b = a + 0, b + 0
-  local t, b0, f0, l = state(o)
+  local t, b0, f0, l = state(h[o])
   if t == false then return nil, b0 end -- b0 holds the error reply
   if l then
     -- A fixed rule's count is within its limit, a bucket's level within
     -- its capacity, and the instant of either not far ahead.
     local ok
     if sb == 102 then
-      ok = whole(t, 0, limit) and whole(l, -MAXN / w, MAXN / w) and l * w + a - check <= ahead
+      ok = whole(t, 0, (costly and MAXN) or limit) and whole(l, -MAXN / w, MAXN / w) and l * w + a - check <= ahead
     else
-      ok = whole(t, 0, a) and whole(l, -MAXN, MAXN) and l - check <= ahead
+      ok = whole(t, (costly and -MAXN) or 0, a) and whole(l, -MAXN, MAXN) and l - check <= ahead
     end
     if not (ok and b0 == 0 and f0 == 0) then
       return nil, corrupt(head, 'a ' .. ((sb == 102 and 'fixed') or 'bucket') .. ' rule state out of its bounds (' .. ARGV[fo + o] .. ')')
@@ -463,7 +574,7 @@ local function kindRule(o, spec, sb, limit, w, cost)
     local sum = 0
     if l == idx then sum = t end
     local stop = idx * w + a + w
-    if cost > 0 and (check >= stop - b or sum + cost > limit) then
+    if (cost > 0 and check >= stop - b) or sum + cost > limit then
       return stop - check
     end
     return 0, sum + cost, idx
@@ -520,7 +631,7 @@ for i = 1, n do
   local spec = ARGV[p + 2]
   local sb = string.byte(spec)
   if sb == 102 or sb == 107 then
-    local rw, tv, lv = kindRule(o, spec, sb, ARGV[p] + 0, w, cost)
+    local rw, tv, lv = kindRule(o, spec, sb, ARGV[p] + 0, w, cost, unit)
     if not rw then return tv end
     if rw > wait then
       wait, binding = rw, i
@@ -539,13 +650,15 @@ for i = 1, n do
     local lo = (x - x % g) / g
     local cur = (at - at % g) / g
     if cur < lo then cur = lo end
-    local total, before, first0, last = state(o)
+    local total, before, first0, last = state(h[o])
     if total == false then return before end
     local limit = ARGV[p] + 0
+    local hi = limit -- a settlement above the estimate may take a cost rule past it
+    if unit then hi = MAXN end
     -- 0 <= b <= t <= the limit; f <= l, at most the buckets a window
     -- spans apart (two more for a record a microsecond after its check);
     -- l's instant within 2^53 µs, and not far ahead.
-    if total and not (whole(total, 0, limit) and whole(before, 0, total) and whole(last, -MAXN / g, MAXN / g) and
+    if total and not (whole(total, 0, hi) and whole(before, 0, total) and whole(last, -MAXN / g, MAXN / g) and
         whole(first0, last - math.ceil(w / g) - 2, last)) then
       return corrupt(head, 'a bucketed rule state out of its bounds (' .. ARGV[fo + o] .. ')')
     end
@@ -561,7 +674,7 @@ for i = 1, n do
       if first < lo then
         dropTo = math.min(lo - 1, last)
         sum = sum or makeSum()
-        local gone, err = sum(key, limit, first, dropTo, last, c)
+        local gone, err = sum(key, hi, first, dropTo, last, c)
         if not gone then return err end
         if dropTo >= last then
           total, before, c = 0, 0, 0
@@ -582,7 +695,7 @@ for i = 1, n do
         end
         if got then
           count = tonumber(got)
-          if not whole(count, 0, limit) then
+          if not whole(count, 0, hi) then
             return corrupt(key, 'a bucket count that is not a whole number from 0 to the limit')
           end
         end
@@ -595,7 +708,7 @@ for i = 1, n do
         if before >= need then
           sum = sum or makeSum()
           local got
-          got, b = sum(key, limit, first, last, last, c, need)
+          got, b = sum(key, hi, first, last, last, c, need)
           if not got then return b end
         end
         local rw = (b + 1) * g + w - check
@@ -632,12 +745,11 @@ for i = 1, n do
     local rank = ARGV[p]
     local entry
     if unit then
-      if cost > 0 then
-        weighed = weighed or makeWeighed()
-        local rw, err = weighed(key, check, w, -rank, cost, unit)
-        if err then return err end
-        if rw > wait then wait, binding = rw, i end
-      end
+      -- A call of cost 0 is read too: a settlement may have overfilled the window.
+      weighed = weighed or makeWeighed()
+      local rw, err = weighed(key, check, w, -rank, cost, unit)
+      if err then return err end
+      if rw > wait then wait, binding = rw, i end
     elseif not short or short > -rank then
       entry = redis.pcall('ZRANGE', key, rank, rank, 'WITHSCORES')
       if entry.err then
@@ -669,7 +781,7 @@ end
 -- looks for entries from the far future.
 local sweep
 if zset > 0 then
-  if ARGV[2] == '1' then
+  if sweepOn then
     local keep = 1000000
     if not serverTime then keep = math.max(exactW, 1000000) end
     sweep = check - exactW - keep
@@ -780,6 +892,16 @@ if ARGV[4] == '1' or old == 0 then
       local p = rb + 3 * i
       if ARGV[p + 2] ~= '0' then call('PEXPIRE', KEYS[i + 1], life(tonumber(ARGV[p + 1]))) end
     end
+  end
+end
+-- The lease set outlives its longest lease by two leases of expiry; like
+-- the other keys, its expiry is refreshed on the caller's cue (a set made
+-- anew between two cues waits for the next one).
+if leaseFor then
+  local leases = KEYS[#KEYS]
+  call('ZADD', leases, format('%d', check + leaseFor), ARGV[1])
+  if ARGV[4] == '1' then
+    call('PEXPIRE', leases, format('%d', math.ceil(leaseFor / 1000) + 2 * ARGV[v - 1]))
   end
 end
 return {at, live}

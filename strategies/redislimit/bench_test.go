@@ -20,6 +20,7 @@ import (
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/internal/redistest"
 	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/strategies"
 )
 
 // benchWorkers is how many goroutines call Redis at once.
@@ -313,4 +314,73 @@ func BenchmarkWeightedPaired(b *testing.B) {
 	b.ReportMetric(float64(n[0])/d[0].Seconds(), "unweighted-calls/s")
 	b.ReportMetric(float64(n[1])/d[1].Seconds(), "weighted-calls/s")
 	b.ReportMetric(ratios[len(ratios)/2], "weighted/unweighted-median")
+}
+
+// BenchmarkReservePaired pairs, on a real redis-server over loopback, 16
+// goroutines, alternating slices of 250 ms in one run: an admission
+// without reservation (AcquireCost), and a Reserve followed by its
+// Settle, each timed apart, on two limiters of neverBind's rules whose
+// last two meter tokens (calls of 100 tokens, settled to 40). It reports
+// the µs per operation of each, and the medians over the rounds of
+// reserve/admit and settle/admit (run at least 10 rounds).
+//
+//	go test -run '^$' -bench ReservePaired -benchtime 20x ./strategies/redislimit/
+func BenchmarkReservePaired(b *testing.B) {
+	s := redistest.Start(b)
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, PoolSize: 2 * benchWorkers})
+	defer c.Close()
+	costly := slices.Clone(neverBind)
+	costly[1].Unit, costly[2].Unit = "tokens", "tokens"
+	plain, err := New(c, clock.NewReal(), costly, Options{Key: "admit"})
+	require.NoError(b, err)
+	reserving, err := New(c, clock.NewReal(), costly, Options{Key: "reserve"})
+	require.NoError(b, err)
+	est, actual := []int64{100}, []int64{40}
+	var took [3]atomic.Int64 // ns spent in admissions, reservations, settlements
+	timed := func(k int, f func() error) error {
+		t0 := time.Now()
+		err := f()
+		took[k].Add(int64(time.Since(t0)))
+		return err
+	}
+	calls := []func(context.Context) error{
+		func(ctx context.Context) error { return timed(0, func() error { return plain.AcquireCost(ctx, est) }) },
+		func(ctx context.Context) error {
+			var res *strategies.Reservation
+			if err := timed(1, func() (err error) { res, err = reserving.Reserve(ctx, est); return err }); err != nil {
+				return err
+			}
+			return timed(2, func() error { return res.Settle(actual) })
+		},
+	}
+	var n [2]int64
+	var perOp [3]float64
+	var reserveRatios, settleRatios []float64
+	round := 0
+	for b.Loop() {
+		var us [3]float64
+		for i := range calls {
+			j := (i + round) % 2
+			before := [3]int64{took[0].Load(), took[1].Load(), took[2].Load()}
+			k, _ := slice(b, calls[j], 250*time.Millisecond)
+			n[j] += k
+			for op := range 3 {
+				if d := took[op].Load() - before[op]; d > 0 {
+					us[op] = float64(d) / 1e3 / float64(k)
+				}
+			}
+		}
+		round++
+		reserveRatios = append(reserveRatios, us[1]/us[0])
+		settleRatios = append(settleRatios, us[2]/us[0])
+	}
+	perOp[0] = float64(took[0].Load()) / 1e3 / float64(n[0])
+	perOp[1] = float64(took[1].Load()) / 1e3 / float64(n[1])
+	perOp[2] = float64(took[2].Load()) / 1e3 / float64(n[1])
+	median := func(x []float64) float64 { slices.Sort(x); return x[len(x)/2] }
+	b.ReportMetric(perOp[0], "admit-µs/op")
+	b.ReportMetric(perOp[1], "reserve-µs/op")
+	b.ReportMetric(perOp[2], "settle-µs/op")
+	b.ReportMetric(median(reserveRatios), "reserve/admit-median")
+	b.ReportMetric(median(settleRatios), "settle/admit-median")
 }

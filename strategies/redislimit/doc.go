@@ -14,6 +14,14 @@
 // redis.Scripter); the in-process miniredis of simulations lives in
 // package embedded, so that this one links neither it nor its Lua.
 //
+// Reserve admits a call at estimated costs and takes a lease in the key's
+// lease set; the reservation's Settle corrects every rule to the actual
+// costs and frees the lease, one script run each, idempotent. Under
+// Options.MaxInFlight every call takes a lease, and the cap holds for the
+// whole key; a lease not freed ends after Options.LeaseTime (a process
+// that died), and a reservation never settled keeps its estimate for
+// good (docs/redis.md, Reservations and leases).
+//
 // Every fault ends a call with an error named for it (ErrTimeout,
 // ErrSkew, ErrCorrupt, ErrStateLost, ErrMemberClash, ErrWrongType), and
 // every script run has a deadline (Options.CallTimeout).

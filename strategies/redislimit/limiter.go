@@ -92,7 +92,7 @@ var (
 	// while it held recent admissions (FLUSHALL, eviction, a restart
 	// without the data, a failover to a replica that lacked it), or came
 	// back from an older snapshot: windows may have been emptied, and a
-	// call admitted on them could overfill one. Nothing was recorded, and
+	// call recorded on them could overfill one. Nothing was recorded, and
 	// Redis holds every limiter of the key back, the one that found the
 	// loss included, for Options.LossHold (by default the longest window)
 	// or until Reset (docs/redis.md, Lost state). It is only ever the
@@ -158,6 +158,13 @@ type Limiter struct {
 	given  []rule.Rule
 	unitOf []int
 	ones   []int64 // Acquire's costs: 1 in every unit
+
+	// Leases (lease.go): the script's KEYS with the lease set last, the
+	// lease values of ARGV[2], and the calls Release gives back.
+	leasedKeys []string
+	leaseArg   string
+	held       sync.Mutex
+	leased     []recorded
 }
 
 var _ strategies.Limiter = (*Limiter)(nil)
@@ -323,7 +330,7 @@ func checkOptions(opts Options) error {
 	if opts.LossHold > 100*365*24*time.Hour {
 		return fmt.Errorf("redislimit: LossHold %v longer than a century", opts.LossHold)
 	}
-	return nil
+	return checkLeaseOptions(opts)
 }
 
 // expiryLease is how often a limiter refreshes its keys' expiries when
@@ -375,6 +382,8 @@ func (l *Limiter) setLease(g time.Duration) {
 		names = append(names, stateField(r))
 	}
 	l.script = append([]string{l.base}, l.keys...)
+	l.leasedKeys = append(append([]string(nil), l.script...), l.base+":leases")
+	l.leaseArg = leaseArg(opts)
 	// The count n lives as long as the longest-lived key after a refresh,
 	// and the caller counts on it for one lease less. After a loss every
 	// limiter of the key is held back for holdFor (Options.LossHold).
@@ -500,54 +509,90 @@ func (l *Limiter) checkCosts(costs []int64) error {
 	return nil
 }
 
-// acquireAt is AcquireAt for a call of costs (l.ones for Acquire). A
-// limiter with cost rules writes the costs into the call's member, after
-// a '|', so that its entry in the sorted set carries them (admit.lua).
+// acquireAt is AcquireAt for a call of costs (l.ones for Acquire). Under
+// an in-flight cap the call takes a lease, which Release gives back.
 func (l *Limiter) acquireAt(ctx context.Context, costs []int64) (int64, error) {
+	capped := l.opts.MaxInFlight > 0
+	call, err := l.acquire(ctx, costs, capped)
+	if err == nil && capped {
+		l.held.Lock()
+		l.leased = append(l.leased, call)
+		l.held.Unlock()
+	}
+	return call.at, err
+}
+
+// recorded is a call the script recorded: its member, the instant it was
+// recorded (ns), and the check time of the run that recorded it (µs).
+type recorded struct {
+	id     string // the member without its costs
+	member string
+	at     int64
+	check  int64
+	costs  []int64
+}
+
+// acquire waits until the script records a call of costs, which takes a
+// lease when leased. A limiter with cost rules writes the costs into the
+// call's member, after a '|', so that its entry in the sorted set carries
+// them (admit.lua).
+func (l *Limiter) acquire(ctx context.Context, costs []int64, leased bool) (recorded, error) {
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return recorded{}, err
 	}
 	n := l.counter.Add(1)
-	member := l.prefix + strconv.FormatUint(n, 10)
+	a := recorded{id: l.prefix + strconv.FormatUint(n, 10), costs: costs}
+	a.member = a.id
 	var tail []any
 	if len(l.units) > 0 {
-		member, tail = l.costArgs(member, costs)
+		a.member, tail = l.costArgs(a.id, costs)
 	}
 	sweep := n%sweepEvery == 0 // by counter, so simulations stay reproducible
-	wait, at, rule, err := l.tryCost(ctx, member, sweep, tail)
-	if err != nil || wait == 0 {
-		return at, err
+	o, err := l.tryLeased(ctx, a.member, sweep, tail, leased)
+	if err != nil || o.wait == 0 {
+		a.at, a.check = o.at, o.check
+		return a, err
 	}
-	if err := strategies.Within(ctx, l.rt, wait); err != nil {
-		return 0, fmt.Errorf("redislimit: %w", err)
+	if err := strategies.Within(ctx, l.rt, o.wait); err != nil {
+		return recorded{}, fmt.Errorf("redislimit: %w", err)
 	}
 	asked := l.rt.Now()
 	if err := l.queue.Lock(ctx); err != nil {
-		return 0, err
+		return recorded{}, err
 	}
 	defer l.queue.Unlock()
-	wait -= time.Duration(l.rt.Now() - asked) // time spent in the queue
+	o.wait -= time.Duration(l.rt.Now() - asked) // time spent in the queue
 	for {
-		if err := strategies.Within(ctx, l.rt, wait); err != nil {
-			return 0, fmt.Errorf("redislimit: %w", err)
+		if err := l.sleepFor(ctx, o); err != nil {
+			return recorded{}, err
 		}
-		if wait > 0 {
-			in := l.binding[rule]
-			l.stats.Bound(in, at)
-			slept := l.rt.Now()
-			err := l.rt.Sleep(ctx, wait)
-			l.stats.Wait(in, time.Duration(l.rt.Now()-slept))
-			if err != nil {
-				return 0, err
-			}
-		}
-		if err := ctx.Err(); err != nil {
-			return 0, err
-		}
-		if wait, at, rule, err = l.tryCost(ctx, member, sweep, tail); err != nil || wait == 0 {
-			return at, err
+		if o, err = l.tryLeased(ctx, a.member, sweep, tail, leased); err != nil || o.wait == 0 {
+			a.at, a.check = o.at, o.check
+			return a, err
 		}
 	}
+}
+
+// sleepFor sleeps the wait o asks for, within ctx's deadline, and counts
+// it against the binding rule (none for the in-flight cap).
+func (l *Limiter) sleepFor(ctx context.Context, o outcome) error {
+	if err := strategies.Within(ctx, l.rt, o.wait); err != nil {
+		return fmt.Errorf("redislimit: %w", err)
+	}
+	if o.wait > 0 {
+		slept := l.rt.Now()
+		if o.rule >= 0 {
+			l.stats.Bound(l.binding[o.rule], o.at)
+		}
+		err := l.rt.Sleep(ctx, o.wait)
+		if o.rule >= 0 {
+			l.stats.Wait(l.binding[o.rule], time.Duration(l.rt.Now()-slept))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
 }
 
 // costArgs returns the member of a call of costs and the script's
@@ -573,9 +618,6 @@ func (l *Limiter) costArgs(member string, costs []int64) (string, []any) {
 	}
 	return string(b), tail
 }
-
-// Release does nothing: the strategy has no concurrency cap.
-func (l *Limiter) Release() {}
 
 // scriptArgs builds the script's ARGV for one run at rt instant now, and
 // says whether a recorded call refreshes the keys' expiries.
@@ -611,48 +653,100 @@ func (l *Limiter) try(ctx context.Context, member string, sweep bool) (time.Dura
 // tryCost is try for a call whose costs give the script's last values
 // (tail, see costArgs).
 func (l *Limiter) tryCost(ctx context.Context, member string, sweep bool, tail []any) (time.Duration, int64, int, error) {
+	o, err := l.tryLeased(ctx, member, sweep, tail, false)
+	return o.wait, o.at, o.rule, err
+}
+
+// outcome is one run's answer: the wait (0 when recorded), the instant
+// used (ns), the rule that asked for the wait (-1: the in-flight cap),
+// and the check time (µs).
+type outcome struct {
+	wait  time.Duration
+	at    int64
+	rule  int
+	check int64
+}
+
+// tryLeased is tryCost for a call that takes a lease when leased.
+func (l *Limiter) tryLeased(ctx context.Context, member string, sweep bool, tail []any, leased bool) (outcome, error) {
 	now := l.rt.Now()
 	args, refresh := l.scriptArgs(member, sweep, now)
+	keys := l.script
+	if leased {
+		args[1], keys = "L"+boolArg(sweep)+l.leaseArg, l.leasedKeys
+	}
 	args = append(args, tail...)
 	expected := args[2] != "0"
 	l.runs.Add(1)
-	res, err := l.run(ctx, args)
+	res, err := l.run(ctx, keys, args)
 	if err != nil {
-		return 0, 0, 0, l.scriptError(ctx, err)
+		return outcome{}, l.scriptError(ctx, err)
 	}
-	if v, ok := res.([]any); ok {
-		ints := make([]int64, len(v))
-		for i, x := range v {
-			n, ok := x.(int64)
-			if !ok {
-				ints = nil
-				break
-			}
-			ints[i] = n
+	ints := replyInts(res)
+	switch {
+	case len(ints) == 2: // recorded at ints[0] µs, by this run or an earlier one
+		if refresh == "1" {
+			l.refreshed.Store(now)
+			storeMax(&l.expectUntil, now+int64(l.lease))
 		}
-		switch {
-		case len(ints) == 2: // recorded at ints[0] µs, by this run or an earlier one
-			if refresh == "1" {
-				l.refreshed.Store(now)
-				storeMax(&l.expectUntil, now+int64(l.expectFor))
+		l.saw(expected, ints[1])
+		l.stats.RecordAll()
+		return outcome{at: ints[0] * 1000, check: l.checkOf(args, ints[0])}, nil
+	case len(ints) == 4: // refused: {wait µs, check µs, rule, n}
+		wait, check, bind := ints[0], ints[1], ints[2]
+		// The script bounds the wait; a larger one would overflow
+		// nanoseconds, so it is refused here too. Rule n+1 is the cap.
+		if wait > 0 && wait <= l.maxWait.Microseconds() && bind >= 1 && int(bind) <= len(l.rules)+boolInt(leased) {
+			if ints[3] > 0 {
+				l.saw(expected, ints[3])
+				storeMax(&l.expectUntil, now+int64(l.lease/2))
 			}
-			l.saw(expected, ints[1])
-			l.stats.RecordAll()
-			return 0, ints[0] * 1000, 0, nil
-		case len(ints) == 4: // refused: {wait µs, check µs, rule, n}
-			wait, check, bind := ints[0], ints[1], ints[2]
-			// The script bounds the wait; a larger one would overflow
-			// nanoseconds, so it is refused here too.
-			if wait > 0 && wait <= l.maxWait.Microseconds() && bind >= 1 && int(bind) <= len(l.rules) {
-				if ints[3] > 0 {
-					l.saw(expected, ints[3])
-					storeMax(&l.expectUntil, now+int64(l.lease/2))
-				}
-				return time.Duration(wait) * time.Microsecond, check * 1000, int(bind) - 1, nil
+			rule := int(bind) - 1
+			if rule == len(l.rules) {
+				rule = -1
 			}
+			return outcome{wait: time.Duration(wait) * time.Microsecond, at: check * 1000, rule: rule, check: check}, nil
 		}
 	}
-	return 0, 0, 0, fmt.Errorf("redislimit: unexpected script reply %v", res)
+	return outcome{}, fmt.Errorf("redislimit: unexpected script reply %v", res)
+}
+
+// replyInts returns the script's reply as integers, or nil.
+func replyInts(res any) []int64 {
+	v, ok := res.([]any)
+	if !ok {
+		return nil
+	}
+	ints := make([]int64, len(v))
+	for i, x := range v {
+		n, ok := x.(int64)
+		if !ok {
+			return nil
+		}
+		ints[i] = n
+	}
+	return ints
+}
+
+// checkOf returns the check time (µs) of a run whose args are given and
+// whose call was recorded at record µs: the caller's, under its clock;
+// the record itself, under Server time (the script reads TIME once).
+func (l *Limiter) checkOf(args []any, record int64) int64 {
+	if l.source != Server {
+		if s, ok := args[4].(string); ok {
+			if c, err := strconv.ParseInt(s, 10, 64); err == nil && c <= record {
+				return c
+			}
+		}
+	}
+	return record
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // saw notes the head's count n of a reply. A call sent without a count
@@ -785,16 +879,16 @@ func unreachable(err error) bool {
 // bounds every wait by the context's deadline (see boundsWaits) runs the
 // script on the caller's goroutine; any other hands it to a runner and
 // waits for the reply or the deadline, whichever comes first.
-func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
+func (l *Limiter) run(ctx context.Context, keys []string, args []any) (any, error) {
 	if l.opts.InProcess || (ctx.Done() == nil && l.callTimeout == 0) {
-		return l.admit.Run(ctx, l.c, l.script, args...).Result()
+		return l.admit.Run(ctx, l.c, keys, args...).Result()
 	}
 	callCtx, cancel := ctx, context.CancelFunc(nil)
 	if l.callTimeout > 0 {
 		callCtx, cancel = context.WithTimeout(ctx, l.callTimeout)
 	}
 	if l.bounded {
-		res, err := l.admit.Run(callCtx, l.c, l.script, args...).Result()
+		res, err := l.admit.Run(callCtx, l.c, keys, args...).Result()
 		if cancel != nil {
 			cancel()
 		}
@@ -809,7 +903,7 @@ func (l *Limiter) run(ctx context.Context, args []any) (any, error) {
 		return res, err
 	}
 	j := jobs.Get().(*job)
-	j.ctx, j.l, j.args = callCtx, l, args
+	j.ctx, j.l, j.keys, j.args = callCtx, l, keys, args
 	scriptRunners.do(j)
 	select {
 	case <-j.done:
@@ -859,6 +953,7 @@ func boundsWaits(c redis.Scripter) bool {
 type job struct {
 	ctx  context.Context
 	l    *Limiter
+	keys []string
 	args []any
 	res  any
 	err  error
@@ -868,7 +963,7 @@ type job struct {
 var jobs = sync.Pool{New: func() any { return &job{done: make(chan struct{}, 1)} }}
 
 func (j *job) run() {
-	j.res, j.err = j.l.admit.Run(j.ctx, j.l.c, j.l.script, j.args...).Result()
+	j.res, j.err = j.l.admit.Run(j.ctx, j.l.c, j.keys, j.args...).Result()
 	j.done <- struct{}{}
 }
 

@@ -146,6 +146,22 @@ type Options struct {
 	// limiter that keeps them otherwise than the key's state records is
 	// refused (ErrConfig).
 	Exact bool
+	// MaxInFlight caps the calls in flight for the whole key, across
+	// every process that shares it: each call takes a lease in the same
+	// script run that records it, and Release (or a reservation's
+	// Settle) gives it back. 0 means no cap. Every limiter of the key
+	// should give the same cap: each counts the key's leases against its
+	// own.
+	MaxInFlight int
+	// LeaseTime is how long a lease lasts when neither Release nor Settle
+	// frees it (a process that died mid-call): then the call no longer
+	// counts in flight, and a reservation's estimates stand for good. 0
+	// means DefaultLeaseTime.
+	LeaseTime time.Duration
+	// LeasePoll is the longest a call refused by MaxInFlight sleeps before
+	// it asks again: a lease freed by another process wakes no one. 0
+	// means DefaultLeasePoll.
+	LeasePoll time.Duration
 }
 
 // DefaultCallTimeout is the bound on each script run when
