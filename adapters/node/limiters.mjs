@@ -4,6 +4,8 @@
 //
 //   rlcheck simulate seed --exec 'node adapters/node/limiters.mjs'
 //
+// Arguments, when given, name the strategies to offer (all by default).
+//
 // None of them keeps the sliding contract "at most N in every window of W"
 // that rlcheck judges, except where a strategy's comment says so; the
 // report shows by how much each misses it (docs/adapters.md).
@@ -113,4 +115,12 @@ export const strategies = {
   'node-rlf-memory': rlfMemoryChained,
 };
 
-if (import.meta.url === `file://${process.argv[1]}`) await serve(strategies);
+/** The strategies named (all when none is), or an error naming an unknown one. */
+export function pick(names) {
+  if (names.length === 0) return strategies;
+  const unknown = names.filter((n) => !(n in strategies));
+  if (unknown.length) throw new Error(`unknown strategy ${unknown.join(', ')} (known: ${Object.keys(strategies).join(', ')})`);
+  return Object.fromEntries(names.map((n) => [n, strategies[n]]));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await serve(pick(process.argv.slice(2)));

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
-import { strategies } from './limiters.mjs';
+import { pick, strategies } from './limiters.mjs';
 import { Refused, Run, runOnce, serve } from './rlcheck_adapter.mjs';
 
 function runMsg(over = {}) {
@@ -73,4 +73,10 @@ test('serve writes the hello, then each run\'s answers and done', async () => {
   assert.deepEqual(lines[0], { rlcheck_adapter: 1, strategies: ['s'] });
   assert.deepEqual(lines.at(-1), { run: 1, done: true });
   assert.equal(lines.length, 5);
+});
+
+test('limiters.mjs offers the strategies its arguments name, and refuses an unknown one', () => {
+  assert.deepEqual(Object.keys(pick(['node-limiter'])), ['node-limiter']);
+  assert.equal(pick([]), strategies);
+  assert.throws(() => pick(['nope']), /unknown strategy nope/);
 });
