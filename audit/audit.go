@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rlcheck/rlcheck/adapter"
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
@@ -41,6 +42,10 @@ type Options struct {
 	// to the epoch) and a bucket provider (burst N refilled N per W) count
 	// the rules' N/W too (Outcome.Kinds).
 	ProviderKinds bool
+	// Exec, when set, audits every strategy of this adapter program too
+	// (docs/adapters.md), after the Go designs of Strategies; with Exec,
+	// a nil Strategies audits no Go design.
+	Exec *adapter.Program
 }
 
 // DefaultOptions are the audit's defaults for rules: the libraries as users

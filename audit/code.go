@@ -42,7 +42,7 @@ func goDuration(d time.Duration) string {
 // settingWords describes cfg for design d in a few words.
 func settingWords(d design, cfg catalog.LibConfig) string {
 	var s string
-	if f := d.Tuning().family; f == designWindows || f == designLogs {
+	if f := d.Tuning().family; f == designWindows || f == designLogs || f == designExec {
 		s = "N"
 		if cfg.Half {
 			s = "N/2"

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlcheck/rlcheck/adapter"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
@@ -116,6 +117,7 @@ const (
 	designSlack   = "slack"   // go.uber.org/ratelimit: slack, then margin
 	designWindows = "windows" // fixed windows: margin, then half the limit
 	designLogs    = "logs"    // sliding logs in Redis: margin only
+	designExec    = "exec"    // an adapter program: the margin its runs carry
 )
 
 // Why the search finds no setting for some designs, and why some meter no
@@ -225,7 +227,7 @@ func lookupDesign(name string) (design, bool) {
 // when it names none), then every strategy of its adapter program.
 func designsOf(opt *Options) ([]design, error) {
 	var out []design
-	if opt.Strategies == nil {
+	if opt.Strategies == nil && opt.Exec == nil {
 		out = goDesigns()
 	}
 	for _, name := range opt.Strategies {
@@ -234,6 +236,14 @@ func designsOf(opt *Options) ([]design, error) {
 			return nil, fmt.Errorf("audit: %q is not a library strategy (known: %v)", name, catalog.AuditStrategyNames())
 		}
 		out = append(out, d)
+	}
+	if opt.Exec != nil {
+		for _, name := range opt.Exec.Strategies() {
+			if _, ok := lookupDesign(name); ok {
+				return nil, fmt.Errorf("audit: adapter %q offers strategy %q, the name of a Go design", opt.Exec.Command(), name)
+			}
+			out = append(out, &execDesign{prog: opt.Exec, name: name})
+		}
 	}
 	return out, nil
 }
@@ -276,3 +286,38 @@ func xrateCode(cfg catalog.LibConfig, i int, r rule.Rule) string {
 	}
 	return fmt.Sprintf("rate.NewLimiter(rate.Limit(%d/%s), %d)", l.Limit, sec, l.Burst)
 }
+
+// execDesign is a strategy of an adapter program (docs/adapters.md): the
+// program builds the limiter afresh for every run, whose margin_ns is the
+// one setting rlcheck can turn; rlcheck has no analytic model of it.
+type execDesign struct {
+	prog *adapter.Program
+	name string
+}
+
+// noModel says why an adapter's design has no analytic worst case, and so
+// no safe setting the search can prove.
+const noModel = "an adapter program has no analytic model: the search suggests only settings whose worst case it can prove"
+
+func (e *execDesign) Name() string    { return e.name }
+func (e *execDesign) NoCosts() string { return "" } // its runs carry every call's costs
+
+func (e *execDesign) Tuning() tuning { return tuning{family: designExec, noSetting: noModel} }
+
+func (e *execDesign) Construct(cfg catalog.LibConfig) (runner, error) {
+	return func(sc *workload.Scenario, seed uint64) (simulate.StrategyResult, error) {
+		s := *sc
+		s.Margin = cfg.Margin
+		return simulate.RunExec(&s, e.prog, e.name, seed)
+	}, nil
+}
+
+func (e *execDesign) Model(catalog.LibConfig, *Options) analysis { return analysis{why: noModel} }
+
+func (e *execDesign) Code(cfg catalog.LibConfig, i int, r rule.Rule) string {
+	return perWindowCode(cfg, i, r)
+}
+
+// Validate leaves the scenario to the program, which refuses what it
+// cannot run with an error rlcheck reports.
+func (e *execDesign) Validate(*workload.Scenario) error { return nil }

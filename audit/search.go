@@ -39,7 +39,7 @@ func candidates(opt *Options, d design) []catalog.LibConfig {
 			out = append(out, c)
 		}
 		return out
-	case designLogs:
+	case designLogs, designExec:
 		if tune.marginFirst {
 			margins = margins[1:]
 		}
