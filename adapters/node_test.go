@@ -2,7 +2,6 @@ package adapters
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -49,15 +48,6 @@ func TestNodeAdapterTests(t *testing.T) {
 	assert.NotContains(t, string(out), "# pass 0\n")
 }
 
-// nodeSeeds is how many seeds the Node tests on seed.yaml run: the
-// acceptance's 1,000 with RLCHECK_FULL=1, fewer every day.
-func nodeSeeds() int {
-	if os.Getenv("RLCHECK_FULL") == "1" {
-		return 1000
-	}
-	return 30
-}
-
 // TestNodeLimitersOnSeed: on seed.yaml the template's sliding log keeps
 // every window, as Go's combined does, so the virtual clock makes no
 // phantom violations; every library set up one limiter per rule overfills
@@ -65,7 +55,7 @@ func nodeSeeds() int {
 func TestNodeLimitersOnSeed(t *testing.T) {
 	sc, err := scenarios.Shipped("seed")
 	require.NoError(t, err)
-	n := nodeSeeds()
+	n := seedsOr(30)
 	mine, err := simulate.RunSeeds(&sc.Scenario, n, simulate.Options{Strategies: []string{"combined"}, Exec: openNode(t, "my_limiter.mjs")})
 	require.NoError(t, err)
 	require.Len(t, mine.Strategies, 2)
