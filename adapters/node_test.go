@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/adapter"
+	"github.com/rlcheck/rlcheck/audit"
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/internal/nodetest"
 	"github.com/rlcheck/rlcheck/internal/redistest"
@@ -51,7 +52,9 @@ func TestNodeAdapterTests(t *testing.T) {
 // TestNodeLimitersOnSeed: on seed.yaml the template's sliding log keeps
 // every window, as Go's combined does, so the virtual clock makes no
 // phantom violations; every library set up one limiter per rule overfills
-// a window in every run; and the same seeds give the same sends.
+// a window in every run but Bottleneck per rule with its minTime stagger,
+// which random seeds never catch (TestBottleneckPerRuleWorstCase does);
+// and the same seeds give the same sends.
 func TestNodeLimitersOnSeed(t *testing.T) {
 	sc, err := scenarios.Shipped("seed")
 	require.NoError(t, err)
@@ -74,6 +77,8 @@ func TestNodeLimitersOnSeed(t *testing.T) {
 		case "node-bottleneck-mintime":
 			assert.Greater(t, st.RunsWithViolations, n/2, "minTime spaces launches W/N apart from their planned instants, and late timers pull some closer")
 			assert.Zero(t, st.Rules[0].Max, "5/1s, 200 ms apart, is spaced 250 ms for 12/3s")
+		case "node-bottleneck-per-rule":
+			assert.Zero(t, st.RunsWithViolations, "callers arriving together leave along the minTime stagger")
 		default:
 			assert.Equal(t, n, st.RunsWithViolations, "%s overfills a window in every run", st.Name)
 		}
@@ -164,4 +169,23 @@ func TestRLFRedisIsAFixedWindowOnTheRealClock(t *testing.T) {
 	require.NoError(t, err)
 	assert.GreaterOrEqual(t, rep.Rules[0].Violations, int64(4))
 	assert.GreaterOrEqual(t, rep.Rules[0].MaxInWindow, int64(9))
+}
+
+// TestBottleneckPerRuleWorstCase: Bottleneck one limiter per rule, each a
+// reservoir staggered by minTime and chained, keeps every window of
+// seed.yaml on every seed (TestNodeLimitersOnSeed), but audit's worst-case
+// search finds a schedule that puts 13 sends in a window of 12/3s: the
+// second rule's reservoir refills on its own schedule, not its window's.
+func TestBottleneckPerRuleWorstCase(t *testing.T) {
+	opt := audit.DefaultOptions([]rule.Rule{mustRule(t, "5/1s"), mustRule(t, "12/3s")})
+	opt.Seeds, opt.NoSearch, opt.SearchDir = 1, true, t.TempDir()
+	opt.Exec = openNode(t, "limiters.mjs node-bottleneck-per-rule")
+	rep, err := audit.Run(opt)
+	require.NoError(t, err)
+	require.Len(t, rep.Worst, 1)
+	w := rep.Worst[0]
+	assert.Equal(t, "node-bottleneck-per-rule", w.Strategy)
+	assert.Positive(t, w.Rules[1].Violations, "the search finds a violation of 12/3s")
+	assert.Greater(t, w.Rules[1].MaxInWindow, int64(12))
+	assert.FileExists(t, w.File)
 }

@@ -48,6 +48,22 @@ function bottleneckReservoirs(run) {
   };
 }
 
+// Bottleneck one limiter per rule as its README recommends for a
+// reservoir: the reservoir of N refilled every W, with minTime W/N to
+// stagger the jobs a refill releases, chained. Callers arriving together
+// keep every window; a crowd after an idle spell does not.
+function bottleneckPerRule(run) {
+  const limiters = run.rules.map((r) => new Bottleneck({
+    reservoir: r.limit, reservoirRefreshAmount: r.limit, reservoirRefreshInterval: windowMs(run, r),
+    minTime: Math.ceil(windowMs(run, r) / r.limit),
+  }));
+  for (let i = 0; i + 1 < limiters.length; i++) limiters[i].chain(limiters[i + 1]);
+  return (c, send) => {
+    refuseTooBig(run, c);
+    return limiters[0].schedule(async () => send());
+  };
+}
+
 // Bottleneck's own answer to several limits: one limiter whose minTime
 // spaces launches by the largest W/N, which keeps every rule's sliding
 // window (at the cost of never bursting).
@@ -108,6 +124,7 @@ export async function consume(limiter, key, points) {
 
 export const strategies = {
   'node-bottleneck-reservoirs': bottleneckReservoirs,
+  'node-bottleneck-per-rule': bottleneckPerRule,
   'node-bottleneck-mintime': bottleneckMinTime,
   'node-limiter': limiterChained,
   'node-p-throttle': pThrottleChained(false),
