@@ -335,13 +335,14 @@ func (wl Workload) Scenario(opt *Options, name string) *workload.Scenario {
 
 // runSeeds runs st on seeds seed .. seed+n-1 over the machine's cores; with
 // stopEarly, the runs not yet started are skipped once one violates (their
-// results stay nil). Results are in seed order whatever the scheduling.
+// results stay nil). Results are in seed order whatever the scheduling,
+// and so is the error: the failed run of the lowest seed.
 func runSeeds(sc *workload.Scenario, st runner, seed uint64, n int, stopEarly bool) ([]*simulate.StrategyResult, error) {
 	out := make([]*simulate.StrategyResult, n)
+	errs := make([]error, n)
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
-		firstErr error
 		violated atomic.Bool
 		next     atomic.Int64
 	)
@@ -356,9 +357,7 @@ func runSeeds(sc *workload.Scenario, st runner, seed uint64, n int, stopEarly bo
 				}
 				res, err := st(sc, seed+uint64(i))
 				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
+				errs[i] = err
 				if err == nil {
 					out[i] = &res
 					if res.Violations() > 0 {
@@ -370,5 +369,10 @@ func runSeeds(sc *workload.Scenario, st runner, seed uint64, n int, stopEarly bo
 		}()
 	}
 	wg.Wait()
-	return out, firstErr
+	for _, err := range errs {
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }
