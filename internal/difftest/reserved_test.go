@@ -40,6 +40,11 @@ func checkReserved(t *testing.T, c Case) map[string][]Verdict {
 		}
 		require.NoError(t, chk.ObserveReserved(s.At, int64(i)+2, est, settle), c.String())
 	}
+	return verdictsOf(chks, keys)
+}
+
+// verdictsOf are the checkers' verdicts, by key, as Expect gives them.
+func verdictsOf(chks map[string]*checker.Checker, keys []string) map[string][]Verdict {
 	out := map[string][]Verdict{}
 	for _, key := range keys {
 		rep := chks[key].Report()
