@@ -26,13 +26,17 @@ type Limiter struct {
 	units int
 }
 
-// New returns a post-call limiter over rules, each kept by
-// strategies.NewBook.
+// New returns a post-call limiter over rules, kept as strategies.NewCombined
+// keeps them: exact sliding logs up to strategies.ExactInMemoryUpTo.
 func New(rt clock.Runtime, rules ...rule.Rule) *Limiter {
 	units := rule.Units(rules)
 	l := &Limiter{rt: rt, mu: rt.NewMutex(), units: len(units)}
 	for _, r := range rules {
-		l.books = append(l.books, strategies.NewBook(r).(strategies.CostBook))
+		var b strategies.CostBook = strategies.NewSlidingLog(r)
+		if r.Kind != rule.Sliding || r.Buckets > 0 || r.Buckets == 0 && r.Limit > strategies.ExactInMemoryUpTo {
+			b = strategies.NewBook(r).(strategies.CostBook)
+		}
+		l.books = append(l.books, b)
 		l.unit = append(l.unit, slices.Index(units, r.Unit))
 	}
 	return l
