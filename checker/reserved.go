@@ -226,3 +226,27 @@ func (c *Checker) SettleDue(now int64) error {
 	}
 	return c.settleDue(now)
 }
+
+// CheckReserved is CheckCosts for reserved sends: send i is charged its
+// costs (estimates) from times[i] and settled at settled[i] to its actual
+// costs, laid out as costs; a settlement of -1 is none (its estimates
+// stand).
+func CheckReserved(times, costs, actual, settled []int64, cfg Config) (Report, error) {
+	nu := len(cfg.Units)
+	if len(costs) != nu*len(times) || len(actual) != len(costs) || len(settled) != len(times) {
+		return Report{}, &CostError{Msg: fmt.Sprintf("%d costs, %d actual costs and %d settlements for %d sends in %d units",
+			len(costs), len(actual), len(settled), len(times), nu)}
+	}
+	c := New(cfg)
+	defer c.hist.free() // c is done with, and the report holds copies
+	for i, t := range times {
+		var st *Settlement
+		if settled[i] >= 0 {
+			st = &Settlement{At: settled[i], Actual: actual[i*nu : (i+1)*nu]}
+		}
+		if err := c.ObserveReserved(t, int64(i), costs[i*nu:(i+1)*nu], st); err != nil {
+			return Report{}, err
+		}
+	}
+	return c.Report(), nil
+}

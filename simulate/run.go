@@ -432,22 +432,13 @@ func permuteCosts(costs []int64, idx []int32, nu int) []int64 {
 }
 
 // checkCosted is checker.CheckCosts with the scenario's units; with
-// settlements (settled not nil), each send i is settled at settled[i] to
-// its actual costs, laid out as costs.
+// settlements (settled not nil), checker.CheckReserved.
 func checkCosted(times, costs, actual, settled []int64, units []string, cfg checker.Config) (checker.Report, error) {
 	cfg.Units = units
 	if settled == nil {
 		return checker.CheckCosts(times, costs, cfg)
 	}
-	nu := len(units)
-	c := checker.New(cfg)
-	for i, t := range times {
-		st := &checker.Settlement{At: settled[i], Actual: actual[i*nu : (i+1)*nu]}
-		if err := c.ObserveReserved(t, int64(i), costs[i*nu:(i+1)*nu], st); err != nil {
-			return checker.Report{}, err
-		}
-	}
-	return c.Report(), nil
+	return checker.CheckReserved(times, costs, actual, settled, cfg)
 }
 
 // sendBook is what the checker needs of each send beside its instant: its
