@@ -21,7 +21,7 @@ func (c *stepClock) Sleep(_ context.Context, d time.Duration) error {
 	c.now += int64(d)
 	return nil
 }
-func (c *stepClock) NewMutex() clock.Mutex             { return nopLock{} }
+func (c *stepClock) NewMutex() clock.Mutex            { return nopLock{} }
 func (c *stepClock) NewSemaphore(int) clock.Semaphore { return nopLock{} }
 
 type nopLock struct{}
