@@ -121,13 +121,19 @@ const StreamCosts = 0x636f7374 // "cost"
 // at i*len(s.Costs)+u: the same for every strategy of a seed, and nil
 // when the rules meter no unit.
 func (s *Scenario) DrawCosts(seed uint64, n int) []int64 {
-	if len(s.Costs) == 0 {
+	return drawUnits(s.Costs, seed, StreamCosts, n)
+}
+
+// drawUnits draws n calls' costs from costs, one per unit a call, on
+// seed's stream; nil without costs.
+func drawUnits(costs []UnitCost, seed, stream uint64, n int) []int64 {
+	if len(costs) == 0 {
 		return nil
 	}
-	rng := rand.New(rand.NewPCG(seed, StreamCosts))
-	out := make([]int64, n*len(s.Costs))
+	rng := rand.New(rand.NewPCG(seed, stream))
+	out := make([]int64, n*len(costs))
 	for i := range out {
-		out[i] = int64(s.Costs[i%len(s.Costs)].Dist.Draw(rng))
+		out[i] = int64(costs[i%len(costs)].Dist.Draw(rng))
 	}
 	return out
 }
@@ -144,15 +150,7 @@ func (s *Scenario) Reserved() bool { return len(s.Actual) > 0 }
 // DrawActuals returns the actual costs of n calls on seed, laid out as
 // DrawCosts lays out the estimates; nil when the scenario settles none.
 func (s *Scenario) DrawActuals(seed uint64, n int) []int64 {
-	if len(s.Actual) == 0 {
-		return nil
-	}
-	rng := rand.New(rand.NewPCG(seed, StreamActual))
-	out := make([]int64, n*len(s.Actual))
-	for i := range out {
-		out[i] = int64(s.Actual[i%len(s.Actual)].Dist.Draw(rng))
-	}
-	return out
+	return drawUnits(s.Actual, seed, StreamActual, n)
 }
 
 // HasSendPath reports whether anything lies between a limiter's admission

@@ -75,20 +75,7 @@ func checkPending(t *testing.T, c Case) map[string][]Verdict {
 // (ObservePending, then Settle as a server learns each answer's usage)
 // judge every kind under both boundaries as the oracle does.
 func TestCheckerPendingMatchesOracle(t *testing.T) {
-	for _, f := range Families {
-		for _, b := range []rule.Boundary{rule.HalfOpen, rule.Closed} {
-			t.Run(f.String()+"/"+b.String(), func(t *testing.T) {
-				for i, c := range drawReserved(f, Seeds(40, 1000), 37) {
-					c.Boundary = b
-					want, got := Expect(c), checkPending(t, c)
-					if !assert.Equal(t, want, got, "seed %d: %s", i, c) {
-						t.Log(describe(c, want, got))
-						return
-					}
-				}
-			})
-		}
-	}
+	reservedAgree(t, 37, checkPending)
 }
 
 // TestCheckerSettleRefusesTooLate: a settlement that a send taken after

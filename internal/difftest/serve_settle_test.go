@@ -48,16 +48,7 @@ var settleRegimes = []struct {
 func drawPresetCase(rng *rand.Rand, prompt bool) ([]rule.Rule, rule.Boundary, []presetRequest) {
 	w := int64(time.Second)
 	n := 60 + rng.IntN(100)
-	tok := rule.Rule{Limit: n, Window: time.Duration(w), Unit: "tokens"}
-	switch rng.IntN(4) {
-	case 1:
-		tok.Kind = rule.Fixed
-	case 2:
-		tok.Kind, tok.Burst = rule.Bucket, n+rng.IntN(n)
-	case 3:
-		tok.Kind = rule.FirstCall
-	}
-	rules := []rule.Rule{tok}
+	rules := []rule.Rule{tokenRule(rng, n, time.Duration(w))}
 	if rng.IntN(2) == 0 {
 		rules = append([]rule.Rule{{Limit: 2 + rng.IntN(6), Window: time.Duration(w)}}, rules...)
 	}

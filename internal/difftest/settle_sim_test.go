@@ -50,15 +50,7 @@ func costDist(lo, hi int64) workload.Dist {
 func drawSettleScenario(rng *rand.Rand, seed uint64) (*workload.Scenario, settleRegime) {
 	w := []time.Duration{time.Second, 2 * time.Second, 10 * time.Second}[rng.IntN(3)]
 	n := 20 + rng.IntN(80)
-	tok := rule.Rule{Limit: n, Window: w, Unit: "tokens"}
-	switch rng.IntN(4) {
-	case 1:
-		tok.Kind = rule.Fixed
-	case 2:
-		tok.Kind, tok.Burst = rule.Bucket, n+rng.IntN(n)
-	case 3:
-		tok.Kind = rule.FirstCall
-	}
+	tok := tokenRule(rng, n, w)
 	s := &workload.Scenario{Name: fmt.Sprintf("settle-%d", seed), Rules: []rule.Rule{tok}, Workers: 1,
 		Callers: 20 + rng.IntN(40), Seed: seed, Strategies: settleStrategies}
 	if rng.IntN(2) == 0 {
@@ -92,6 +84,20 @@ func drawSettleScenario(rng *rand.Rand, seed uint64) (*workload.Scenario, settle
 		s.Lateness = workload.Dist{Kind: workload.Uniform, B: time.Millisecond}
 	}
 	return s, g
+}
+
+// tokenRule draws a rule of n tokens a window w, of any kind.
+func tokenRule(rng *rand.Rand, n int, w time.Duration) rule.Rule {
+	tok := rule.Rule{Limit: n, Window: w, Unit: "tokens"}
+	switch rng.IntN(4) {
+	case 1:
+		tok.Kind = rule.Fixed
+	case 2:
+		tok.Kind, tok.Burst = rule.Bucket, n+rng.IntN(n)
+	case 3:
+		tok.Kind = rule.FirstCall
+	}
+	return tok
 }
 
 // oracleSends are a strategy's sends as the oracle takes them.
