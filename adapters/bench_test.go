@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rlcheck/rlcheck/adapter"
@@ -11,7 +12,9 @@ import (
 // BenchmarkSeedThousandSeeds is `rlcheck simulate seed --runs 1000` over
 // the guide's two designs: Go's sequential and combined, and the same
 // two in Python through the adapter (its processes started once, outside
-// the timing). One op is 1,000 seeds of both strategies.
+// the timing). One op is 1,000 seeds of both strategies; node is 1,000
+// seeds of the Node template's sliding log and of Bottleneck's chained
+// reservoirs, each a strategy of its own.
 func BenchmarkSeedThousandSeeds(b *testing.B) {
 	sc, err := scenarios.Shipped("seed")
 	if err != nil {
@@ -37,4 +40,14 @@ func BenchmarkSeedThousandSeeds(b *testing.B) {
 			}
 		}
 	})
+	for _, script := range []string{"my_limiter.mjs", "limiters.mjs node-bottleneck-reservoirs"} {
+		b.Run("node/"+strings.Fields(script)[0], func(b *testing.B) {
+			prog := openNode(b, script)
+			for b.Loop() {
+				if _, err := simulate.RunSeeds(&sc.Scenario, 1000, simulate.Options{Strategies: []string{}, Exec: prog}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

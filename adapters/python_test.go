@@ -26,13 +26,13 @@ func TestPythonAdapterUnittests(t *testing.T) {
 	assert.Contains(t, string(out), "OK")
 }
 
-// guideSeeds is how many seeds TestGuideThroughPythonOnSeed runs: the
-// acceptance's 1,000 with RLCHECK_FULL=1, fewer every day.
-func guideSeeds() int {
+// seedsOr is how many seeds a test on seed.yaml runs: the acceptance's
+// 1,000 with RLCHECK_FULL=1, everyday otherwise.
+func seedsOr(everyday int) int {
 	if os.Getenv("RLCHECK_FULL") == "1" {
 		return 1000
 	}
-	return 200
+	return everyday
 }
 
 // TestGuideThroughPythonOnSeed: the guide's Python code on seed.yaml gives
@@ -45,7 +45,7 @@ func TestGuideThroughPythonOnSeed(t *testing.T) {
 	prog, err := adapter.Open(adapter.Config{Command: py + " python/guide.py"})
 	require.NoError(t, err)
 	defer prog.Close()
-	n := guideSeeds()
+	n := seedsOr(200)
 	res, err := simulate.RunSeeds(&sc.Scenario, n, simulate.Options{Strategies: []string{"sequential", "combined"}, Exec: prog})
 	require.NoError(t, err)
 	rows := map[string]simulate.StrategyRuns{}

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"fmt"
 	"math/big"
 	"time"
 
@@ -75,7 +74,7 @@ type Bound struct {
 // curve is one limiter of a design: the most calls it admits in a window.
 type curve func(t time.Duration) int64
 
-// boundsOf returns the analytic worst case of every rule for strategy name
+// boundsOf returns the analytic worst case of every rule for design d
 // with cfg, under opt's rules, boundary and runtime. Each limiter bounds
 // the calls it admits in any window (bucketWorst, fixedWorst, logWorst).
 // Sends lag the last decision by up to a slack (a sleep's lateness, the op
@@ -87,10 +86,10 @@ type curve func(t time.Duration) int64
 // it go at its start, so only the last limiter's bound holds. A design
 // whose sends no limiter bounds (two round trips, a timestamp member), or
 // a runtime with unbounded lateness or op cost, has none.
-func boundsOf(name string, cfg catalog.LibConfig, opt *Options) []Bound {
+func boundsOf(d design, cfg catalog.LibConfig, opt *Options) []Bound {
 	rules := opt.Rules
 	out := make([]Bound, len(rules))
-	m := model(name, cfg, opt)
+	m := d.Model(cfg, opt)
 	for j, r := range rules {
 		out[j] = Bound{Rule: r, Worst: Unbounded, By: -1, Why: m.why}
 		if m.curves == nil {
@@ -150,74 +149,9 @@ type analysis struct {
 	why     string        // when curves is nil
 }
 
-// model returns the analysis of strategy name with cfg under opt.
-func model(name string, cfg catalog.LibConfig, opt *Options) analysis {
-	if sendDelay(opt) < 0 {
-		return analysis{why: "lateness or op cost unbounded"}
-	}
-	// One model of delay for every design: a send lags the decision that
-	// admitted it by the op costs of the steps after it and a scheduling
-	// delay as long as the latest wake-up (a sleep to a reserved instant,
-	// or a reply handled late), and a refused caller's retry as much.
-	d := sendDelay(opt)
-	a := analysis{chained: true, passes: true, send: d, step: d}
-	// Burst and bound are in the rule's unit: B + N·(t−1)/W units.
-	bucket := func(b, n int64, per time.Duration) curve {
-		return func(t time.Duration) int64 { return bucketWorst(b, n, per, t) }
-	}
-	var mk func(burst, limit int64, per time.Duration) curve
-	switch name {
-	case catalog.XRateChained, catalog.XRateReserveAll, catalog.UberRatelimit:
-		a.chained = name != catalog.XRateReserveAll
-		mk = bucket
-		if name == catalog.UberRatelimit {
-			// An idle limiter banks slack spacings; the spacing is
-			// per/N in integer nanoseconds, truncated, with no float.
-			mk = func(_, n int64, per time.Duration) curve {
-				return bucket(int64(cfg.Slack)+1, n, time.Duration(n)*(per/time.Duration(n)))
-			}
-		} else {
-			a.send++ // x/time/rate converts tokens to durations in floats
-		}
-	case catalog.ThrottledMem:
-		mk = truncated(bucket)
-	case catalog.RedisRate, catalog.ThrottledRedis:
-		a.send += time.Microsecond // server TIME
-		a.step += time.Microsecond
-		mk = bucket
-		if name == catalog.ThrottledRedis {
-			mk = truncated(mk)
-		}
-	case catalog.UluleRedis, catalog.FixedWindow:
-		a.passes = false
-		if name == catalog.UluleRedis {
-			a.send += time.Millisecond // PEXPIRE
-		}
-		mk = func(_, n int64, per time.Duration) curve {
-			return func(t time.Duration) int64 { return fixedWorst(n, per, t) }
-		}
-	case catalog.GuideScript, catalog.RedisClientTime:
-		a.chained = false
-		if name == catalog.GuideScript {
-			a.send += 239 * time.Nanosecond // float seconds of 2026: a 2⁻²² s grid
-		} else {
-			a.send += time.Microsecond + skewSpread(concurrentSkew) // µs scores, each worker's clock
-		}
-		mk = func(_, n int64, per time.Duration) curve {
-			return func(t time.Duration) int64 { return logWorst(n, per, t) }
-		}
-	case catalog.TwoTrips, catalog.TimestampMember:
-		return analysis{why: noSetting(name)}
-	default:
-		return analysis{why: fmt.Sprintf("no model of %s", name)}
-	}
-	a.curves = curves(name, cfg, opt.Rules, mk)
-	return a
-}
-
 // truncated is mk on throttled's spacing: PerDuration truncates per/N to
 // whole nanoseconds, so N calls take N·⌊per/N⌋.
-func truncated(mk func(int64, int64, time.Duration) curve) func(int64, int64, time.Duration) curve {
+func truncated(mk limiterCurve) limiterCurve {
 	return func(b, n int64, per time.Duration) curve {
 		return mk(b, n, time.Duration(n)*(per/time.Duration(n)))
 	}
@@ -225,25 +159,26 @@ func truncated(mk func(int64, int64, time.Duration) curve) func(int64, int64, ti
 
 // curves builds one limiter per rule with mk, from each rule's burst and
 // enforced limit (limiterAt) and its widened window.
-func curves(name string, cfg catalog.LibConfig, rules []rule.Rule, mk func(int64, int64, time.Duration) curve) []curve {
+func curves(d design, cfg catalog.LibConfig, rules []rule.Rule, mk limiterCurve) []curve {
 	out := make([]curve, len(rules))
 	for i, r := range rules {
-		l := limiterAt(name, cfg, i, r)
+		l := limiterAt(d, cfg, i, r)
 		out[i] = mk(int64(l.Burst), int64(l.Limit), r.Window+cfg.Margin)
 	}
 	return out
 }
 
-// limiterAt is rule i's limiter in strategy name with cfg: its burst (for
+// limiterAt is rule i's limiter in design d with cfg: its burst (for
 // the buckets) and the calls or units it lets through per window plus
 // margin: ⌊N/2⌋ with Half for the window designs, a rule's own burst and
 // rate where the design takes them (PerRule).
-func limiterAt(name string, cfg catalog.LibConfig, i int, r rule.Rule) libs.RuleLimit {
-	if !designOf(name).perRule {
+func limiterAt(d design, cfg catalog.LibConfig, i int, r rule.Rule) libs.RuleLimit {
+	tune := d.Tuning()
+	if !tune.perRule {
 		i = -1
 	}
 	l := cfg.RuleLimitAt(i, r)
-	if family(name) == designWindows || family(name) == designLogs {
+	if tune.family == designWindows || tune.family == designLogs {
 		l.Limit = cfg.LimitFor(r.Limit)
 	}
 	return l
@@ -275,10 +210,10 @@ func skewSpread(s []time.Duration) time.Duration {
 // paceOf is the setting's sustained spacing: one call every paceOf at most, in
 // the long run, for the rule whose limiter is slowest (rounded up, so calls
 // that arrive at this pace never outrun the limiter).
-func paceOf(name string, cfg catalog.LibConfig, rules []rule.Rule) time.Duration {
+func paceOf(d design, cfg catalog.LibConfig, rules []rule.Rule) time.Duration {
 	var pace time.Duration
 	for i, r := range rules {
-		n := limiterAt(name, cfg, i, r).Limit
+		n := limiterAt(d, cfg, i, r).Limit
 		per := r.Window + cfg.Margin
 		pace = max(pace, (per+time.Duration(n)-1)/time.Duration(n))
 	}

@@ -180,7 +180,7 @@ func TestBounds(t *testing.T) {
 		{catalog.TwoTrips, one, []int64{Unbounded, Unbounded, Unbounded}},
 	}
 	for _, tt := range tests {
-		bs := boundsOf(tt.name, tt.cfg, &opt)
+		bs := boundsOf(mustDesign(t, tt.name), tt.cfg, &opt)
 		got := make([]int64, len(bs))
 		for i, b := range bs {
 			got[i] = b.Worst
@@ -202,10 +202,10 @@ func TestBounds(t *testing.T) {
 		{catalog.UluleRedis, libs.Config{Half: true, Margin: 5 * time.Millisecond}, 10},
 		{catalog.UluleRedis, libs.Config{Margin: 5 * time.Millisecond}, 20},
 	} {
-		assert.Equal(t, tt.want, boundsOf(tt.name, tt.cfg, &one10)[0].Worst, "10/s: %s %+v", tt.name, tt.cfg)
+		assert.Equal(t, tt.want, boundsOf(mustDesign(t, tt.name), tt.cfg, &one10)[0].Worst, "10/s: %s %+v", tt.name, tt.cfg)
 	}
 	opt.Lateness = workload.Dist{Kind: workload.LogNormal, A: time.Millisecond, Sigma: 1}
-	assert.Equal(t, int64(Unbounded), boundsOf(catalog.XRateChained, one, &opt)[0].Worst, "unbounded lateness")
+	assert.Equal(t, int64(Unbounded), boundsOf(mustDesign(t, catalog.XRateChained), one, &opt)[0].Worst, "unbounded lateness")
 }
 
 // TestUnexercisedIsNotSafe is #33.10: `rlcheck audit --rules 10/s,500/min
@@ -219,8 +219,8 @@ func TestUnexercisedIsNotSafe(t *testing.T) {
 	for _, sa := range rep.Strategies {
 		require.NotNil(t, sa.Safe, "%s: a safe setting", sa.Name)
 		require.Len(t, sa.SafeVerdicts, 2, sa.Name)
-		assert.True(t, analyticSafe(boundsOf(sa.Name, *sa.Safe, &opt)), "%s %s: analytic worst within the limits", sa.Name, settingWords(sa.Name, *sa.Safe))
-		assert.NotContains(t, code(sa.Name, *sa.Safe, opt.Rules), "500/60.0), 2)", sa.Name)
+		assert.True(t, analyticSafe(boundsOf(sa.design, *sa.Safe, &opt)), "%s %s: analytic worst within the limits", sa.Name, settingWords(sa.design, *sa.Safe))
+		assert.NotContains(t, code(sa.design, *sa.Safe, opt.Rules), "500/60.0), 2)", sa.Name)
 		for _, v := range sa.SafeVerdicts {
 			assert.Contains(t, []string{Reached, AtBound, Proved}, v.Status, "%s %v: %+v", sa.Name, v.Rule, v)
 			assert.LessOrEqual(t, v.Measured, v.Worst, "%s %v: measured within analytic", sa.Name, v.Rule)

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rlcheck/rlcheck/adapter"
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
@@ -41,6 +42,10 @@ type Options struct {
 	// to the epoch) and a bucket provider (burst N refilled N per W) count
 	// the rules' N/W too (Outcome.Kinds).
 	ProviderKinds bool
+	// Exec, when set, audits every strategy of this adapter program too
+	// (docs/adapters.md), after the Go designs of Strategies; with Exec,
+	// a nil Strategies audits no Go design.
+	Exec *adapter.Program
 }
 
 // DefaultOptions are the audit's defaults for rules: the libraries as users
@@ -110,6 +115,8 @@ type StrategyAudit struct {
 	// Crowds are what Safe costs callers arriving together: the shortest
 	// rule's N of them and three times as many.
 	Crowds []Crowd
+
+	design design
 }
 
 // Outcome is one workload's result over several seeds, as the checker
@@ -161,11 +168,11 @@ func Run(opt Options) (*Report, error) {
 	if err := checkKinds(&opt); err != nil {
 		return nil, err
 	}
-	names := opt.Strategies
-	if names == nil {
-		names = catalog.AuditStrategyNames()
+	all, err := designsOf(&opt)
+	if err != nil {
+		return nil, err
 	}
-	names, skipped := costStrategies(opt.Rules, names)
+	ds, skipped := costStrategies(opt.Rules, all)
 	rep := &Report{
 		Rules: opt.Rules, Boundary: opt.Boundary, Workloads: workloadsFor(opt.Rules),
 		Seed: opt.Seed, Seeds: opt.Seeds, Verify: opt.Verify, Lateness: opt.Lateness, OpCost: opt.OpCost,
@@ -173,29 +180,24 @@ func Run(opt Options) (*Report, error) {
 	}
 	so, keptAs := slidingOptions(&opt)
 	rep.Sliding, rep.KeptAs = so.Rules, keptAs
-	for _, name := range names {
-		if _, ok := catalog.LibStrategy(name, opt.Config); !ok {
-			return nil, fmt.Errorf("audit: %q is not a library strategy (known: %v)", name, catalog.AuditStrategyNames())
-		}
-	}
 	// Strategies are audited side by side (each is independent, and its
 	// results do not depend on the order), then reported in order.
-	rep.Strategies = make([]StrategyAudit, len(names))
-	worst := make([]*Worst, len(names))
-	errs := make([]error, len(names))
+	rep.Strategies = make([]StrategyAudit, len(ds))
+	worst := make([]*Worst, len(ds))
+	errs := make([]error, len(ds))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for k, name := range names {
+	for k, d := range ds {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			slots <- struct{}{}
 			defer func() { <-slots }()
-			rep.Strategies[k], worst[k], errs[k] = auditOne(&opt, rep.Workloads, name)
+			rep.Strategies[k], worst[k], errs[k] = auditOne(&opt, rep.Workloads, d)
 		}()
 	}
 	wg.Wait()
-	for k := range names {
+	for k := range ds {
 		if errs[k] != nil {
 			return nil, errs[k]
 		}
@@ -206,20 +208,20 @@ func Run(opt Options) (*Report, error) {
 	return rep, nil
 }
 
-// auditOne audits strategy name: its outcomes as configured, the safe
-// setting unless opt.NoSearch, and the worst schedule with opt.SearchDir.
-func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst, error) {
-	sa := StrategyAudit{Name: name, Config: opt.Config}
+// auditOne audits design d: its outcomes as configured, the safe setting
+// unless opt.NoSearch, and the worst schedule with opt.SearchDir.
+func auditOne(opt *Options, wls []Workload, d design) (StrategyAudit, *Worst, error) {
+	sa := StrategyAudit{Name: d.Name(), Config: opt.Config, design: d}
 	if slidingOnly(opt.Rules) {
-		sa.Bounds = boundsOf(name, opt.Config, opt)
+		sa.Bounds = boundsOf(d, opt.Config, opt)
 	}
 	var err error
-	if sa.Outcomes, err = run(opt, wls, name, opt.Config, opt.Seeds, false); err != nil {
+	if sa.Outcomes, err = run(opt, wls, d, opt.Config, opt.Seeds, false); err != nil {
 		return sa, nil, err
 	}
 	// Every rule driven to the setting's analytic worst case, as given.
-	for _, wl := range saturationWorkloads(name, opt.Config, opt) {
-		o, err := runSaturation(opt, wl, name, opt.Config, opt.Seeds, false)
+	for _, wl := range saturationWorkloads(d, opt.Config, opt) {
+		o, err := runSaturation(opt, wl, d, opt.Config, opt.Seeds, false)
 		if err != nil {
 			return sa, nil, err
 		}
@@ -236,7 +238,7 @@ func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst,
 			return sa, nil, err
 		}
 		if sa.Safe != nil {
-			if sa.Crowds, err = crowds(sopt, sa.Name, *sa.Safe); err != nil {
+			if sa.Crowds, err = crowds(sopt, d, *sa.Safe); err != nil {
 				return sa, nil, err
 			}
 		}
@@ -248,7 +250,7 @@ func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst,
 	if tries <= 0 {
 		tries = DefaultSearchTries
 	}
-	w, err := searchWorst(opt, name, opt.Config, tries)
+	w, err := searchWorst(opt, d, opt.Config, tries)
 	if err != nil {
 		return sa, nil, err
 	}
@@ -258,14 +260,17 @@ func auditOne(opt *Options, wls []Workload, name string) (StrategyAudit, *Worst,
 	return sa, w, nil
 }
 
-// run runs every workload on seeds seeds with cfg; with stopEarly it returns
-// nil at the first run that violates.
-func run(opt *Options, wls []Workload, name string, cfg catalog.LibConfig, seeds int, stopEarly bool) ([]Outcome, error) {
-	st, _ := catalog.LibStrategy(name, cfg)
+// run runs every workload of design d on seeds seeds with cfg; with
+// stopEarly it returns nil at the first run that violates.
+func run(opt *Options, wls []Workload, d design, cfg catalog.LibConfig, seeds int, stopEarly bool) ([]Outcome, error) {
+	st, err := d.Construct(cfg)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Outcome, 0, len(wls))
 	for _, wl := range wls {
-		sc := wl.Scenario(opt, name)
-		if err := catalog.Validate(sc); err != nil {
+		sc := wl.Scenario(opt, d.Name())
+		if err := d.Validate(sc); err != nil {
 			return nil, err
 		}
 		o := Outcome{Workload: wl.Name, Runs: seeds, Rules: make([]RuleOutcome, len(opt.Rules))}
@@ -330,13 +335,14 @@ func (wl Workload) Scenario(opt *Options, name string) *workload.Scenario {
 
 // runSeeds runs st on seeds seed .. seed+n-1 over the machine's cores; with
 // stopEarly, the runs not yet started are skipped once one violates (their
-// results stay nil). Results are in seed order whatever the scheduling.
-func runSeeds(sc *workload.Scenario, st catalog.Strategy, seed uint64, n int, stopEarly bool) ([]*simulate.StrategyResult, error) {
+// results stay nil). Results are in seed order whatever the scheduling,
+// and so is the error: the failed run of the lowest seed.
+func runSeeds(sc *workload.Scenario, st runner, seed uint64, n int, stopEarly bool) ([]*simulate.StrategyResult, error) {
 	out := make([]*simulate.StrategyResult, n)
+	errs := make([]error, n)
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
-		firstErr error
 		violated atomic.Bool
 		next     atomic.Int64
 	)
@@ -349,11 +355,9 @@ func runSeeds(sc *workload.Scenario, st catalog.Strategy, seed uint64, n int, st
 				if i >= n || (stopEarly && violated.Load()) {
 					return
 				}
-				res, err := simulate.RunStrategy(sc, st, seed+uint64(i), simulate.Options{})
+				res, err := st(sc, seed+uint64(i))
 				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
+				errs[i] = err
 				if err == nil {
 					out[i] = &res
 					if res.Violations() > 0 {
@@ -365,5 +369,10 @@ func runSeeds(sc *workload.Scenario, st catalog.Strategy, seed uint64, n int, st
 		}()
 	}
 	wg.Wait()
-	return out, firstErr
+	for _, err := range errs {
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
 }

@@ -44,7 +44,7 @@ func TestSafeSettingsAreClean(t *testing.T) {
 				// Chained fixed windows release every caller that waited at
 				// a later rule's window start: nothing bounds the earlier
 				// rules, so only a single rule has a setting.
-				if noSetting(sa.Name) != "" && (family(sa.Name) != designWindows || len(opt.Rules) > 1) {
+				if sa.design.Tuning().noSetting != "" && (sa.design.Tuning().family != designWindows || len(opt.Rules) > 1) {
 					assert.Nil(t, sa.Safe, "%s: a safe setting for a design that has none", sa.Name)
 					continue
 				}
@@ -126,7 +126,7 @@ func TestCode(t *testing.T) {
 		{catalog.UberRatelimit, libs.Config{Margin: 2 * time.Millisecond}, "ratelimit.New(5, ratelimit.Per(1002*time.Millisecond), ratelimit.WithoutSlack); ratelimit.New(10000, ratelimit.Per(86400002*time.Millisecond), ratelimit.WithoutSlack)"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, code(tt.name, tt.cfg, rules), "code(%s, %+v)", tt.name, tt.cfg)
+		assert.Equal(t, tt.want, code(mustDesign(t, tt.name), tt.cfg, rules), "code(%s, %+v)", tt.name, tt.cfg)
 	}
 }
 
@@ -158,18 +158,18 @@ func TestSafeSettingsThousandSeeds(t *testing.T) {
 	require.NoError(t, err)
 	for _, sa := range rep.Strategies {
 		if sa.Safe == nil {
-			t.Logf("%s: no safe setting (%s)", sa.Name, noSetting(sa.Name))
+			t.Logf("%s: no safe setting (%s)", sa.Name, sa.design.Tuning().noSetting)
 			continue
 		}
 		var sends, violations int64
 		st := mustStrategy(t, sa.Name, *sa.Safe)
-		wls := append(slices.Clone(rep.Workloads), saturationWorkloads(sa.Name, *sa.Safe, &opt)...)
+		wls := append(slices.Clone(rep.Workloads), saturationWorkloads(sa.design, *sa.Safe, &opt)...)
 		for _, wl := range wls {
 			seeds := n
 			if wl.Callers > longSaturation && st.Costly {
 				seeds = 1
 			}
-			out, err := runSeeds(wl.Scenario(&opt, sa.Name), st, 1, seeds, false)
+			out, err := runSeeds(wl.Scenario(&opt, sa.Name), strategyRunner(st), 1, seeds, false)
 			require.NoError(t, err)
 			for seed, res := range out {
 				sends += int64(len(res.Sends))
@@ -181,7 +181,7 @@ func TestSafeSettingsThousandSeeds(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("%s (%s): %d seeds of %d workloads, %d sends, %d violations", sa.Name, settingWords(sa.Name, *sa.Safe), n, len(wls), sends, violations)
+		t.Logf("%s (%s): %d seeds of %d workloads, %d sends, %d violations", sa.Name, settingWords(sa.design, *sa.Safe), n, len(wls), sends, violations)
 	}
 }
 

@@ -11,44 +11,12 @@ import (
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
-// code returns the Go a user writes for strategy name with cfg, one
+// code returns the code a user writes for design d with cfg, one
 // constructor per rule, so a suggestion can be pasted.
-func code(name string, cfg catalog.LibConfig, rules []rule.Rule) string {
+func code(d design, cfg catalog.LibConfig, rules []rule.Rule) string {
 	parts := make([]string, len(rules))
 	for i, r := range rules {
-		per := r.Window + cfg.Margin
-		n := cfg.LimitFor(r.Limit)
-		switch name {
-		case catalog.RedisRate:
-			parts[i] = fmt.Sprintf("redis_rate.Limit{Rate: %d, Period: %s, Burst: %d}", r.Limit, goDuration(per), cfg.BurstOf(r))
-			continue
-		case catalog.ThrottledMem, catalog.ThrottledRedis:
-			parts[i] = fmt.Sprintf("throttled.RateQuota{MaxRate: throttled.PerDuration(%d, %s), MaxBurst: %d}", r.Limit, goDuration(per), cfg.BurstOf(r)-1)
-			continue
-		case catalog.UluleRedis:
-			parts[i] = fmt.Sprintf("limiter.Rate{Period: %s, Limit: %d}", goDuration(per), n)
-			continue
-		case catalog.FixedWindow:
-			parts[i] = fmt.Sprintf("INCR ⌊t/%s⌋, at most %d", goDuration(per), n)
-			continue
-		case catalog.TwoTrips, catalog.TimestampMember, catalog.GuideScript, catalog.RedisClientTime:
-			parts[i] = fmt.Sprintf("%d per %s", n, goDuration(per))
-			continue
-		}
-		if name == catalog.UberRatelimit {
-			slack := fmt.Sprintf("ratelimit.WithSlack(%d)", cfg.Slack)
-			if cfg.Slack == 0 {
-				slack = "ratelimit.WithoutSlack"
-			}
-			parts[i] = fmt.Sprintf("ratelimit.New(%d, ratelimit.Per(%s), %s)", r.Limit, goDuration(per), slack)
-			continue
-		}
-		l := limiterAt(name, cfg, i, r)
-		sec := strconv.FormatFloat(per.Seconds(), 'f', -1, 64)
-		if !strings.Contains(sec, ".") {
-			sec += ".0"
-		}
-		parts[i] = fmt.Sprintf("rate.NewLimiter(rate.Limit(%d/%s), %d)", l.Limit, sec, l.Burst)
+		parts[i] = d.Code(cfg, i, r)
 	}
 	return strings.Join(parts, "; ")
 }
@@ -71,15 +39,15 @@ func goDuration(d time.Duration) string {
 	return fmt.Sprintf("%d", int64(d))
 }
 
-// settingWords describes cfg for strategy name in a few words.
-func settingWords(name string, cfg catalog.LibConfig) string {
+// settingWords describes cfg for design d in a few words.
+func settingWords(d design, cfg catalog.LibConfig) string {
 	var s string
-	if f := family(name); f == designWindows || f == designLogs {
+	if f := d.Tuning().family; f == designWindows || f == designLogs || f == designExec {
 		s = "N"
 		if cfg.Half {
 			s = "N/2"
 		}
-	} else if name == catalog.UberRatelimit {
+	} else if d.Tuning().family == designSlack {
 		s = fmt.Sprintf("slack %d", cfg.Slack)
 	} else if len(cfg.PerRule) > 0 {
 		s = perRuleText(cfg.PerRule)

@@ -57,45 +57,26 @@ func callEquivalent(rules []rule.Rule) []rule.Rule {
 	return out
 }
 
-// noCosts says why strategy name is left out of the audit of a weighted
-// contract ("" when it meters costs).
-func noCosts(name string) string {
-	if catalog.LibCosts(name) {
-		return ""
-	}
-	switch name {
-	case catalog.XRateReserveAll:
-		return "reserves 1 on every limiter (the pattern audited: ReserveN with a cost is not wired)"
-	case catalog.UberRatelimit:
-		return "Take() takes no quantity: one permission a call"
-	case catalog.UluleRedis:
-		return "Increment(ctx, key, count) takes one, but is not wired: chained fixed windows have no safe setting in any unit"
-	case catalog.TwoTrips, catalog.TimestampMember, catalog.FixedWindow, catalog.GuideScript:
-		return "counts calls (a member or an INCR a call): no cost in the design"
-	}
-	return "meters calls only"
-}
-
 // Skipped is a strategy left out of an audit, and why.
 type Skipped struct {
 	Name string
 	Why  string
 }
 
-// costStrategies splits names, for opt's rules, into those audited and
+// costStrategies splits ds, for opt's rules, into those audited and
 // those left out because they meter no costs.
-func costStrategies(rules []rule.Rule, names []string) ([]string, []Skipped) {
+func costStrategies(rules []rule.Rule, ds []design) ([]design, []Skipped) {
 	if !weighted(rules) {
-		return names, nil
+		return ds, nil
 	}
-	var keep []string
+	var keep []design
 	var skip []Skipped
-	for _, n := range names {
-		if why := noCosts(n); why != "" {
-			skip = append(skip, Skipped{n, why})
+	for _, d := range ds {
+		if why := d.NoCosts(); why != "" {
+			skip = append(skip, Skipped{d.Name(), why})
 			continue
 		}
-		keep = append(keep, n)
+		keep = append(keep, d)
 	}
 	return keep, skip
 }
@@ -104,7 +85,7 @@ func costStrategies(rules []rule.Rule, names []string) ([]string, []Skipped) {
 // cost rule's limit, that keeps every cost rule's analytic worst case
 // within its limit with c's margin and still admits the largest call; ok
 // is false when none does.
-func unitBurst(opt *Options, name string, c catalog.LibConfig) (int, bool) {
+func unitBurst(opt *Options, d design, c catalog.LibConfig) (int, bool) {
 	n, most := 0, int64(1)
 	for _, r := range opt.Rules {
 		if r.Unit != "" {
@@ -117,7 +98,7 @@ func unitBurst(opt *Options, name string, c catalog.LibConfig) (int, bool) {
 	for b := n; int64(b) >= most; b /= 2 {
 		c.UnitBurst = b
 		ok := true
-		for _, bd := range boundsOf(name, c, opt) {
+		for _, bd := range boundsOf(d, c, opt) {
 			if bd.Rule.Unit != "" && (bd.Worst == Unbounded || bd.Worst > int64(bd.Rule.Limit)) {
 				ok = false
 			}
@@ -141,7 +122,7 @@ func skippedText(sk []Skipped) string {
 // contract: per margin, the burst in units that unitBurst finds (margins
 // where none holds the largest call are passed over), with the call
 // rules' bursts from the largest down, as for a contract of calls.
-func unitCandidates(opt *Options, name string, margins []time.Duration) []catalog.LibConfig {
+func unitCandidates(opt *Options, d design, margins []time.Duration) []catalog.LibConfig {
 	minCallN := 0
 	for _, r := range opt.Rules {
 		if r.Unit == "" && (minCallN == 0 || r.Limit < minCallN) {
@@ -152,7 +133,7 @@ func unitCandidates(opt *Options, name string, margins []time.Duration) []catalo
 	for _, m := range margins {
 		c := opt.Config
 		c.Margin = m
-		ub, ok := unitBurst(opt, name, c)
+		ub, ok := unitBurst(opt, d, c)
 		if !ok {
 			continue
 		}

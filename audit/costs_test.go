@@ -139,7 +139,7 @@ func TestWeightedAgreesWithChecker(t *testing.T) {
 			}
 			tokens += o.Rules[1].Violations
 			assert.LessOrEqual(t, o.Rules[1].MaxInWindow, sa.Bounds[1].Worst, "%s %s: units over the analytic worst case", sa.Name, o.Workload)
-			if family(sa.Name) == designBuckets {
+			if sa.design.Tuning().family == designBuckets {
 				assert.Equal(t, int64(Unbounded), sa.Bounds[0].Worst, "%s: the requests limiter before a tokens limiter", sa.Name)
 			}
 		}
@@ -175,10 +175,10 @@ func TestWeightedSafeSetting(t *testing.T) {
 				continue
 			}
 			require.NotNil(t, sa.Safe, "%s %s: no safe setting (%s)", tt.contract, sa.Name, sa.Rejected)
-			if family(sa.Name) == designBuckets {
+			if sa.design.Tuning().family == designBuckets {
 				assert.GreaterOrEqual(t, int64(sa.Safe.UnitBurst), maxCost(opt.Rules, "tokens"), "%s: a burst below the largest call", sa.Name)
 			}
-			assert.True(t, analyticSafe(boundsOf(sa.Name, *sa.Safe, &opt)), "%s: bounds of %+v", sa.Name, *sa.Safe)
+			assert.True(t, analyticSafe(boundsOf(sa.design, *sa.Safe, &opt)), "%s: bounds of %+v", sa.Name, *sa.Safe)
 			got, refused := weightedRuns(t, &opt, rep, sa.Name, *sa.Safe, opt.Verify)
 			assert.Zero(t, refused, "%s: calls refused", sa.Name)
 			for _, o := range got {
@@ -249,12 +249,12 @@ func TestCostLibrariesChargeTheirUnit(t *testing.T) {
 func TestRefusingIsNotSafe(t *testing.T) {
 	opt := DefaultOptions(mustRules(t, "100 tokens/1s"))
 	opt.Seeds, opt.Verify = 1, 1
-	sa := &StrategyAudit{Name: catalog.XRateChained}
+	sa := &StrategyAudit{Name: catalog.XRateChained, design: mustDesign(t, catalog.XRateChained)}
 	c := opt.Config
 	c.UnitBurst, c.Margin = int(maxCost(opt.Rules, "tokens")/2), 500*time.Millisecond
-	require.True(t, analyticSafe(boundsOf(sa.Name, c, &opt)))
+	require.True(t, analyticSafe(boundsOf(sa.design, c, &opt)))
 	clean := func(c catalog.LibConfig, seeds int) ([]Outcome, error) {
-		return run(&opt, workloadsFor(opt.Rules), sa.Name, c, seeds, true)
+		return run(&opt, workloadsFor(opt.Rules), sa.design, c, seeds, true)
 	}
 	ok, err := confirm(&opt, sa, c, clean)
 	require.NoError(t, err)

@@ -148,7 +148,7 @@ func TestSuggestionsForOtherKinds(t *testing.T) {
 				require.NotNil(t, sa.Safe, "%s: a suggestion for %s (%s)", sa.Name, contract, sa.Rejected)
 				st := mustStrategy(t, sa.Name, *sa.Safe)
 				so, _ := slidingOptions(&opt)
-				for _, wl := range append(rep.Workloads, saturationWorkloads(sa.Name, *sa.Safe, so)...) {
+				for _, wl := range append(rep.Workloads, saturationWorkloads(sa.design, *sa.Safe, so)...) {
 					for seed := opt.Seed; seed < opt.Seed+uint64(opt.Verify); seed++ {
 						res, err := simulate.RunStrategy(wl.Scenario(so, sa.Name), st, seed, simulate.Options{})
 						require.NoError(t, err)

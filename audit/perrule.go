@@ -36,11 +36,11 @@ func shortest(rules []rule.Rule) rule.Rule {
 	return s
 }
 
-// perRuleCandidates returns settings of strategy name at base's margin in
+// perRuleCandidates returns settings of design d at base's margin in
 // which each rule's limiter has its own burst (1, the shortest rule's N or
 // three times it, below the rule's own N) and the largest rate that keeps
 // every analytic worst case within its limit, best ranked first (rank).
-func perRuleCandidates(opt *Options, name string, base catalog.LibConfig) []catalog.LibConfig {
+func perRuleCandidates(opt *Options, d design, base catalog.LibConfig) []catalog.LibConfig {
 	n := shortest(opt.Rules).Limit
 	ladders := make([][]int, len(opt.Rules))
 	for i, r := range opt.Rules {
@@ -61,11 +61,11 @@ func perRuleCandidates(opt *Options, name string, base catalog.LibConfig) []cata
 		for i, b := range bursts {
 			c.PerRule[i].Burst = b
 		}
-		if fitRates(opt, name, &c) {
+		if fitRates(opt, d, &c) {
 			out = append(out, c)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b catalog.LibConfig) int { return rank(opt, name, a, b) })
+	slices.SortStableFunc(out, func(a, b catalog.LibConfig) int { return rank(opt, d, a, b) })
 	return out
 }
 
@@ -87,13 +87,13 @@ func product(ladders [][]int) [][]int {
 // fitRates gives each rule's limiter in c the most tokens per window that
 // keep the rule's analytic worst case within its limit (bisection: the
 // bound grows with the rate), and reports whether every rule then holds.
-func fitRates(opt *Options, name string, c *catalog.LibConfig) bool {
+func fitRates(opt *Options, d design, c *catalog.LibConfig) bool {
 	for i, r := range opt.Rules {
 		lo, hi := 1, r.Limit
 		for lo < hi {
 			mid := (lo + hi + 1) / 2
 			c.PerRule[i].Limit = mid
-			if b := boundsOf(name, *c, opt)[i]; b.Worst != Unbounded && b.Worst <= int64(r.Limit) {
+			if b := boundsOf(d, *c, opt)[i]; b.Worst != Unbounded && b.Worst <= int64(r.Limit) {
 				lo = mid
 			} else {
 				hi = mid - 1
@@ -101,17 +101,17 @@ func fitRates(opt *Options, name string, c *catalog.LibConfig) bool {
 		}
 		c.PerRule[i].Limit = lo
 	}
-	return analyticSafe(boundsOf(name, *c, opt))
+	return analyticSafe(boundsOf(d, *c, opt))
 }
 
 // crowdBound is the analytic time k callers arriving together at full
-// buckets take through strategy name's limiters with cfg: the slowest
+// buckets take through design d's limiters with cfg: the slowest
 // limiter's, (k − burst) tokens at its rate; late wake-ups not counted.
-func crowdBound(name string, cfg catalog.LibConfig, rules []rule.Rule, k int) time.Duration {
+func crowdBound(ds design, cfg catalog.LibConfig, rules []rule.Rule, k int) time.Duration {
 	var d time.Duration
 	for i, r := range rules {
-		l := limiterAt(name, cfg, i, r)
-		if family(name) == designSlack {
+		l := limiterAt(ds, cfg, i, r)
+		if ds.Tuning().family == designSlack {
 			l.Burst = cfg.Slack + 1
 		}
 		if need := int64(k - l.Burst); need > 0 {
@@ -123,12 +123,12 @@ func crowdBound(name string, cfg catalog.LibConfig, rules []rule.Rule, k int) ti
 }
 
 // longRun is the share of the contract's long-run rate (its slowest
-// rule's N/W) that strategy name with cfg sustains.
-func longRun(name string, cfg catalog.LibConfig, rules []rule.Rule) float64 {
+// rule's N/W) that design d with cfg sustains.
+func longRun(d design, cfg catalog.LibConfig, rules []rule.Rule) float64 {
 	contract, kept := 0.0, 0.0
 	for i, r := range rules {
 		c := float64(r.Limit) / float64(r.Window)
-		k := float64(limiterAt(name, cfg, i, r).Limit) / float64(r.Window+cfg.Margin)
+		k := float64(limiterAt(d, cfg, i, r).Limit) / float64(r.Window+cfg.Margin)
 		if i == 0 || c < contract {
 			contract = c
 		}
@@ -142,12 +142,12 @@ func longRun(name string, cfg catalog.LibConfig, rules []rule.Rule) float64 {
 // rank orders two settings by what they let through: the time 3N callers
 // arriving together take, then the long-run rate, then the rate kept on
 // the rule that loses most.
-func rank(opt *Options, name string, a, b catalog.LibConfig) int {
+func rank(opt *Options, d design, a, b catalog.LibConfig) int {
 	k := crowdSizes(opt.Rules)[1]
-	if ta, tb := crowdBound(name, a, opt.Rules, k), crowdBound(name, b, opt.Rules, k); ta != tb {
+	if ta, tb := crowdBound(d, a, opt.Rules, k), crowdBound(d, b, opt.Rules, k); ta != tb {
 		return cmp.Compare(ta, tb)
 	}
-	if la, lb := longRun(name, a, opt.Rules), longRun(name, b, opt.Rules); la != lb {
+	if la, lb := longRun(d, a, opt.Rules), longRun(d, b, opt.Rules); la != lb {
 		return cmp.Compare(lb, la)
 	}
 	return cmp.Compare(rateKept(b, opt.Rules), rateKept(a, opt.Rules))
@@ -157,14 +157,14 @@ func rank(opt *Options, name string, a, b catalog.LibConfig) int {
 // per rule, the per-rule settings at the safe setting's margin that rank
 // above it, best first, and keeps the first that is safe (confirm).
 func searchPerRule(opt *Options, wls []Workload, sa *StrategyAudit) error {
-	if sa.Safe == nil || !designOf(sa.Name).perRule || weighted(opt.Rules) {
+	if sa.Safe == nil || !sa.design.Tuning().perRule || weighted(opt.Rules) {
 		return nil
 	}
 	base, rejected := *sa.Safe, sa.Rejected
 	clean := cleanRun(opt, wls, sa)
 	tries := 0
-	for _, c := range perRuleCandidates(opt, sa.Name, base) {
-		if rank(opt, sa.Name, c, base) >= 0 || tries == perRuleTries {
+	for _, c := range perRuleCandidates(opt, sa.design, base) {
+		if rank(opt, sa.design, c, base) >= 0 || tries == perRuleTries {
 			break
 		}
 		tries++
@@ -189,13 +189,16 @@ type Crowd struct {
 	Took    time.Duration
 }
 
-// crowds measures the setting cfg of strategy name on each crowd size.
-func crowds(opt *Options, name string, cfg catalog.LibConfig) ([]Crowd, error) {
+// crowds measures the setting cfg of design d on each crowd size.
+func crowds(opt *Options, d design, cfg catalog.LibConfig) ([]Crowd, error) {
 	var out []Crowd
+	run, err := d.Construct(cfg)
+	if err != nil {
+		return nil, err
+	}
 	for _, k := range crowdSizes(opt.Rules) {
 		wl := crowdWorkload(opt.Rules, k)
-		st, _ := catalog.LibStrategy(name, cfg)
-		res, err := runSeeds(wl.Scenario(opt, name), st, opt.Seed, 1, false)
+		res, err := runSeeds(wl.Scenario(opt, d.Name()), run, opt.Seed, 1, false)
 		if err != nil {
 			return nil, err
 		}

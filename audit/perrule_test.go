@@ -29,12 +29,12 @@ func TestPerRuleLetsACrowdThrough(t *testing.T) {
 		require.Len(t, sa.Safe.PerRule, 3, "%s: a burst and rate per rule", sa.Name)
 		require.Len(t, sa.Crowds, 2, sa.Name)
 		assert.Equal(t, 30, sa.Crowds[1].Callers, sa.Name)
-		assert.LessOrEqual(t, sa.Crowds[1].Took, 6*time.Second, "%s: 30 callers with %s", sa.Name, settingWords(sa.Name, *sa.Safe))
-		assert.Greater(t, crowdBound(sa.Name, *sa.Safe, opt.Rules, 30), time.Duration(0), sa.Name)
+		assert.LessOrEqual(t, sa.Crowds[1].Took, 6*time.Second, "%s: 30 callers with %s", sa.Name, settingWords(sa.design, *sa.Safe))
+		assert.Greater(t, crowdBound(sa.design, *sa.Safe, opt.Rules, 30), time.Duration(0), sa.Name)
 		st := mustStrategy(t, sa.Name, *sa.Safe)
 		var sends int
-		for _, wl := range append(rep.Workloads, saturationWorkloads(sa.Name, *sa.Safe, &opt)...) {
-			out, err := runSeeds(wl.Scenario(&opt, sa.Name), st, 1, seeds, false)
+		for _, wl := range append(rep.Workloads, saturationWorkloads(sa.design, *sa.Safe, &opt)...) {
+			out, err := runSeeds(wl.Scenario(&opt, sa.Name), strategyRunner(st), 1, seeds, false)
 			require.NoError(t, err)
 			for seed, res := range out {
 				sends += len(res.Sends)
@@ -45,7 +45,7 @@ func TestPerRuleLetsACrowdThrough(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("%s (%s): 30 callers in %v, %d seeds, %d sends, no violation", sa.Name, settingWords(sa.Name, *sa.Safe), sa.Crowds[1].Took, seeds, sends)
+		t.Logf("%s (%s): 30 callers in %v, %d seeds, %d sends, no violation", sa.Name, settingWords(sa.design, *sa.Safe), sa.Crowds[1].Took, seeds, sends)
 	}
 }
 
@@ -58,7 +58,7 @@ func TestBurstOneCrowdIsSlow(t *testing.T) {
 	require.NotNil(t, sa.Safe)
 	assert.Equal(t, 1, sa.Safe.Burst)
 	assert.Greater(t, sa.Crowds[1].Took, 4*time.Minute, "30 callers through burst 1 on a daily bucket")
-	assert.InDelta(t, float64(29*(24*time.Hour+sa.Safe.Margin)/10000), float64(crowdBound(sa.Name, *sa.Safe, opt.Rules, 30)), 1, "29 tokens at 10000 per day")
+	assert.InDelta(t, float64(29*(24*time.Hour+sa.Safe.Margin)/10000), float64(crowdBound(sa.design, *sa.Safe, opt.Rules, 30)), 1, "29 tokens at 10000 per day")
 }
 
 // TestDefaultSaturationReachesAnalytic: at the settings users write, the
@@ -94,14 +94,14 @@ func TestDefaultSaturationReachesAnalytic(t *testing.T) {
 func TestLatenessMovesEveryMargin(t *testing.T) {
 	slow := workload.Dist{Kind: workload.Uniform, A: 100 * time.Microsecond, B: 70 * time.Millisecond}
 	for _, name := range catalog.AuditStrategyNames() {
-		if noSetting(name) != "" && family(name) != designWindows {
+		if mustDesign(t, name).Tuning().noSetting != "" && mustDesign(t, name).Tuning().family != designWindows {
 			continue // no setting to move
 		}
 		t.Run(name, func(t *testing.T) {
 			margin := func(late, op workload.Dist) time.Duration {
 				opt := DefaultOptions(mustRules(t, "5/1s"))
 				opt.Lateness, opt.OpCost = late, op
-				cs := provable(&opt, &StrategyAudit{Name: name})
+				cs := provable(&opt, &StrategyAudit{Name: name, design: mustDesign(t, name)})
 				require.NotEmpty(t, cs, "a provable setting")
 				return cs[0].Margin
 			}

@@ -27,7 +27,7 @@ func writeText(w io.Writer, r *Report) error {
 		for i, o := range sa.Outcomes {
 			name, set, bound := "", "", ""
 			if i == 0 {
-				name, set, bound = sa.Name, settingWords(sa.Name, sa.Config), boundList(sa.Bounds)
+				name, set, bound = sa.Name, settingWords(sa.design, sa.Config), boundList(sa.Bounds)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d\t%s\t%s\t%s\n", name, set, o.Workload, o.RunsWithViolations, o.Runs,
 				violations(o), windows(o.Rules), bound)
@@ -57,7 +57,7 @@ func writeText(w io.Writer, r *Report) error {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "strategy\tsetting\ttried\tcalls\tmax in window / limit\tscenario")
 		for _, wo := range r.Worst {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", wo.Strategy, settingWords(wo.Strategy, wo.Config), wo.Tried, len(wo.Times), windows(wo.Rules), wo.File)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\n", wo.Strategy, settingWords(wo.design, wo.Config), wo.Tried, len(wo.Times), windows(wo.Rules), wo.File)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -99,11 +99,11 @@ func writeSafe(w io.Writer, r *Report) error {
 	by := func(i int) string { return r.Rules[i].String() }
 	for _, sa := range r.Strategies {
 		if sa.Safe == nil {
-			why := noSetting(sa.Name)
+			why := sa.design.Tuning().noSetting
 			switch {
-			case family(sa.Name) == designWindows && len(r.Rules) > 1:
+			case sa.design.Tuning().family == designWindows && len(r.Rules) > 1:
 				why = "chained windows: every caller that waited for a later rule's next window goes at its start, so nothing bounds the earlier rules"
-			case family(sa.Name) == designBuckets && len(rule.Units(r.Rules)) > 0 && len(rule.Units(r.Rules)) < len(unitsOrCalls(r.Rules)):
+			case sa.design.Tuning().family == designBuckets && len(rule.Units(r.Rules)) > 0 && len(rule.Units(r.Rules)) < len(unitsOrCalls(r.Rules)):
 				why = chainedUnits
 			case why != "":
 			case sa.Rejected != "":
@@ -120,9 +120,9 @@ func writeSafe(w io.Writer, r *Report) error {
 			worst[k] = RuleOutcome{Rule: v.Rule, MaxInWindow: v.Measured}
 			bounds[k] = v.Bound
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.1f%%\t%.1f%%\t%s\t%s\n", sa.Name, settingWords(sa.Name, *sa.Safe), sa.Tried, windows(worst),
-			boundList(bounds), verdictText(sa.SafeVerdicts, by), crowdText(sa.Crowds), 100*longRun(sa.Name, *sa.Safe, r.Sliding),
-			100*rateKept(*sa.Safe, r.Sliding), assumes(r), code(sa.Name, *sa.Safe, r.Sliding))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\t%.1f%%\t%.1f%%\t%s\t%s\n", sa.Name, settingWords(sa.design, *sa.Safe), sa.Tried, windows(worst),
+			boundList(bounds), verdictText(sa.SafeVerdicts, by), crowdText(sa.Crowds), 100*longRun(sa.design, *sa.Safe, r.Sliding),
+			100*rateKept(*sa.Safe, r.Sliding), assumes(r), code(sa.design, *sa.Safe, r.Sliding))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -176,7 +176,7 @@ func writeSlow(w io.Writer, r *Report) error {
 			continue
 		}
 		lines = append(lines, fmt.Sprintf("%s: one burst (or slack) for all its limiters; the setting that keeps every rule (%s) makes %d callers arriving together take %v; these keep every rule and let them through sooner: %s",
-			sa.Name, settingWords(sa.Name, *sa.Safe), sa.Crowds[1].Callers, took(sa).Round(time.Millisecond), strings.Join(sooner, ", ")))
+			sa.Name, settingWords(sa.design, *sa.Safe), sa.Crowds[1].Callers, took(sa).Round(time.Millisecond), strings.Join(sooner, ", ")))
 	}
 	if len(lines) == 0 {
 		return nil
@@ -335,14 +335,14 @@ func writeJSON(w io.Writer, r *Report) error {
 		out.Skipped = append(out.Skipped, jsonSkipped(sk))
 	}
 	for _, sa := range r.Strategies {
-		js := jsonStrategy{Name: sa.Name, Setting: setting(sa.Name, sa.Config, r.Rules), Outcomes: outcomes(sa.Outcomes),
+		js := jsonStrategy{Name: sa.Name, Setting: setting(sa.design, sa.Config, r.Rules), Outcomes: outcomes(sa.Outcomes),
 			Tried: sa.Tried, Refuted: sa.Refuted, Rejected: sa.Rejected}
 		for _, b := range sa.Bounds {
 			js.AnalyticWorst = append(js.AnalyticWorst, b.Worst)
 		}
 		if sa.Safe != nil {
-			js.Safe = &jsonSafe{Setting: setting(sa.Name, *sa.Safe, r.Sliding), Outcomes: outcomes(sa.SafeOutcomes),
-				LongRun: longRun(sa.Name, *sa.Safe, r.Sliding), RateKept: rateKept(*sa.Safe, r.Sliding), Assumes: assumes(r)}
+			js.Safe = &jsonSafe{Setting: setting(sa.design, *sa.Safe, r.Sliding), Outcomes: outcomes(sa.SafeOutcomes),
+				LongRun: longRun(sa.design, *sa.Safe, r.Sliding), RateKept: rateKept(*sa.Safe, r.Sliding), Assumes: assumes(r)}
 			for _, c := range sa.Crowds {
 				js.Safe.Crowds = append(js.Safe.Crowds, jsonCrowd{Callers: c.Callers, TookNs: int64(c.Took)})
 			}
@@ -358,9 +358,9 @@ func writeJSON(w io.Writer, r *Report) error {
 	return enc.Encode(out)
 }
 
-func setting(name string, c catalog.LibConfig, rules []rule.Rule) jsonSetting {
-	js := jsonSetting{Burst: c.Burst, UnitBurst: c.UnitBurst, Half: c.Half, MarginNs: int64(c.Margin), Go: code(name, c, rules)}
-	if family(name) == designSlack {
+func setting(d design, c catalog.LibConfig, rules []rule.Rule) jsonSetting {
+	js := jsonSetting{Burst: c.Burst, UnitBurst: c.UnitBurst, Half: c.Half, MarginNs: int64(c.Margin), Go: code(d, c, rules)}
+	if d.Tuning().family == designSlack {
 		js.Slack = &c.Slack
 	}
 	for _, l := range c.PerRule {

@@ -10,10 +10,11 @@ import (
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 )
 
-// candidates lists the settings the search tries for strategy name, most
+// candidates lists the settings the search tries for design d, most
 // generous first: the smallest margin, then the largest burst or slack.
 // Margin costs throughput all day; burst and slack only matter after idle.
-func candidates(opt *Options, name string) []catalog.LibConfig {
+func candidates(opt *Options, d design) []catalog.LibConfig {
+	tune := d.Tuning()
 	minN, minW := opt.Rules[0].Limit, opt.Rules[0].Window
 	for _, r := range opt.Rules {
 		minN, minW = min(minN, r.Limit), min(minW, r.Window)
@@ -24,11 +25,11 @@ func candidates(opt *Options, name string) []catalog.LibConfig {
 			margins = append(margins, m)
 		}
 	}
-	if weighted(opt.Rules) && family(name) == designBuckets {
-		return unitCandidates(opt, name, margins)
+	if weighted(opt.Rules) && tune.family == designBuckets {
+		return unitCandidates(opt, d, margins)
 	}
 	var out []catalog.LibConfig
-	switch family(name) {
+	switch tune.family {
 	case designWindows:
 		// With the full N no fixed window keeps a sliding one (N calls
 		// before an edge and N after it), so only ⌊N/2⌋ is tried.
@@ -38,11 +39,8 @@ func candidates(opt *Options, name string) []catalog.LibConfig {
 			out = append(out, c)
 		}
 		return out
-	case designLogs:
-		if name == catalog.GuideScript {
-			// Float Unix seconds lie on a 238 ns grid in 2026: a call less
-			// than one step short of W after an entry can see it expired,
-			// so without a margin it cannot hold (TestGuideScriptFloatSeconds).
+	case designLogs, designExec:
+		if tune.marginFirst {
 			margins = margins[1:]
 		}
 		for _, m := range margins {
@@ -55,7 +53,7 @@ func candidates(opt *Options, name string) []catalog.LibConfig {
 	for _, m := range margins {
 		c := opt.Config
 		c.Margin = m
-		if family(name) == designSlack {
+		if tune.family == designSlack {
 			for s := opt.Config.Slack; s >= 0; s-- {
 				c.Slack = s
 				out = append(out, c)
@@ -81,41 +79,6 @@ func appendBursts(out []catalog.LibConfig, c catalog.LibConfig, n, burst int) []
 		out = append(out, c)
 	}
 	return out
-}
-
-// Kinds of design, by the knob a safe setting turns.
-const (
-	designBuckets = "buckets" // token buckets and GCRA: burst, then margin
-	designSlack   = "slack"   // go.uber.org/ratelimit: slack, then margin
-	designWindows = "windows" // fixed windows: margin, then half the limit
-	designLogs    = "logs"    // sliding logs in Redis: margin only
-)
-
-// family returns the kind of design strategy name is.
-func family(name string) string {
-	switch name {
-	case catalog.UberRatelimit:
-		return designSlack
-	case catalog.UluleRedis, catalog.FixedWindow:
-		return designWindows
-	case catalog.TwoTrips, catalog.TimestampMember, catalog.GuideScript, catalog.RedisClientTime:
-		return designLogs
-	}
-	return designBuckets
-}
-
-// noSetting says why no setting of a design keeps a sliding rule, for the
-// designs where the search is expected to find none.
-func noSetting(name string) string {
-	switch name {
-	case catalog.TwoTrips:
-		return "callers that check between another's check and record all see room; no limit or margin closes that gap"
-	case catalog.TimestampMember:
-		return "calls in the same millisecond write one member, so the set undercounts whatever the limit or margin"
-	case catalog.UluleRedis, catalog.FixedWindow:
-		return "with the full N, N calls before a window's end and N after it fit in a moment; only N/2 per window can hold"
-	}
-	return ""
 }
 
 // rateKept is the share of each rule's sustained rate that cfg keeps, for the
@@ -191,11 +154,11 @@ func cleanRun(opt *Options, wls []Workload, sa *StrategyAudit) func(catalog.LibC
 	order := slices.Clone(wls)
 	slices.Reverse(order)
 	return func(c catalog.LibConfig, seeds int) ([]Outcome, error) {
-		o, err := run(opt, order, sa.Name, c, seeds, true)
+		o, err := run(opt, order, sa.design, c, seeds, true)
 		if o != nil {
 			slices.Reverse(o)
-			if v := disagreement(o, boundsOf(sa.Name, c, opt)); v != nil {
-				sa.Rejected = fmt.Sprintf("%s: %v %s", settingWords(sa.Name, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)))
+			if v := disagreement(o, boundsOf(sa.design, c, opt)); v != nil {
+				sa.Rejected = fmt.Sprintf("%s: %v %s", settingWords(sa.design, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)))
 				return nil, errDisagrees
 			}
 		}
@@ -207,8 +170,8 @@ func cleanRun(opt *Options, wls []Workload, sa *StrategyAudit) func(catalog.LibC
 // every limit, and counts the others in sa.Refuted.
 func provable(opt *Options, sa *StrategyAudit) []catalog.LibConfig {
 	var out []catalog.LibConfig
-	for _, c := range candidates(opt, sa.Name) {
-		if analyticSafe(boundsOf(sa.Name, c, opt)) {
+	for _, c := range candidates(opt, sa.design) {
+		if analyticSafe(boundsOf(sa.design, c, opt)) {
 			out = append(out, c)
 		} else {
 			sa.Refuted++
@@ -225,24 +188,24 @@ func confirm(opt *Options, sa *StrategyAudit, c catalog.LibConfig, clean func(ca
 	if err != nil || o == nil {
 		return false, err
 	}
-	for _, wl := range saturationWorkloads(sa.Name, c, opt) {
-		so, err := runSaturation(opt, wl, sa.Name, c, opt.Verify, true)
+	for _, wl := range saturationWorkloads(sa.design, c, opt) {
+		so, err := runSaturation(opt, wl, sa.design, c, opt.Verify, true)
 		if err != nil || so == nil {
 			return false, err
 		}
 		o = append(o, so...)
-		if v := disagreement(o, boundsOf(sa.Name, c, opt)); v != nil {
-			sa.Rejected = fmt.Sprintf("%s: %v %s on %s", settingWords(sa.Name, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)), wl.Name)
+		if v := disagreement(o, boundsOf(sa.design, c, opt)); v != nil {
+			sa.Rejected = fmt.Sprintf("%s: %v %s on %s", settingWords(sa.design, c), v.Rule, verdictText([]RuleVerdict{*v}, ruleName(opt)), wl.Name)
 			return false, errDisagrees
 		}
 	}
 	if n := refused(o); n > 0 {
-		sa.Rejected = fmt.Sprintf("%s: refuses %d calls whose cost is above a burst", settingWords(sa.Name, c), n)
+		sa.Rejected = fmt.Sprintf("%s: refuses %d calls whose cost is above a burst", settingWords(sa.design, c), n)
 		return false, nil
 	}
-	vs := verdict(o, boundsOf(sa.Name, c, opt))
+	vs := verdict(o, boundsOf(sa.design, c, opt))
 	if !allSafe(vs) {
-		sa.Rejected = fmt.Sprintf("%s: %s", settingWords(sa.Name, c), verdictText(vs, ruleName(opt)))
+		sa.Rejected = fmt.Sprintf("%s: %s", settingWords(sa.design, c), verdictText(vs, ruleName(opt)))
 		return false, nil
 	}
 	sa.Safe, sa.SafeOutcomes, sa.SafeVerdicts = &c, o, vs
@@ -251,11 +214,11 @@ func confirm(opt *Options, sa *StrategyAudit, c catalog.LibConfig, clean func(ca
 
 // runSaturation runs the saturation workload wl with cfg on seeds seeds,
 // or on the first only when it is over longSaturation calls.
-func runSaturation(opt *Options, wl Workload, name string, cfg catalog.LibConfig, seeds int, stopEarly bool) ([]Outcome, error) {
+func runSaturation(opt *Options, wl Workload, d design, cfg catalog.LibConfig, seeds int, stopEarly bool) ([]Outcome, error) {
 	if wl.Callers > longSaturation {
 		seeds = 1
 	}
-	return run(opt, []Workload{wl}, name, cfg, seeds, stopEarly)
+	return run(opt, []Workload{wl}, d, cfg, seeds, stopEarly)
 }
 
 // errDisagrees ends a search: a workload put more sends in one window than

@@ -132,20 +132,20 @@ const longSaturation = 2_000
 // design whose bound comes from a burst (a sliding log under a daily
 // quota) gets the calls faster, for those two windows only. Rules that
 // give the same calls share one workload.
-func saturationWorkloads(name string, cfg catalog.LibConfig, opt *Options) []Workload {
+func saturationWorkloads(d design, cfg catalog.LibConfig, opt *Options) []Workload {
 	if weighted(opt.Rules) {
 		// Calls of random cost cannot be paced to fill a window exactly:
 		// a weighted contract's rules rest on the analysis.
 		return nil
 	}
-	pace := paceOf(name, cfg, opt.Rules)
+	pace := paceOf(d, cfg, opt.Rules)
 	var out []Workload
 	seen := map[[2]int64]bool{}
-	for k, b := range boundsOf(name, cfg, opt) {
+	for k, b := range boundsOf(d, cfg, opt) {
 		r := opt.Rules[k]
 		every := pace
 		a := b.Worst // within the limit for a safe setting; beyond it as configured
-		if a == Unbounded || (family(name) == designWindows && a > int64(r.Limit)) {
+		if a == Unbounded || (d.Tuning().family == designWindows && a > int64(r.Limit)) {
 			// Fixed windows reach theirs only with N callers at an edge,
 			// which chained windows hold back as a crowd retrying every
 			// W/N: the straddle shows it for the fastest rule.
@@ -165,7 +165,7 @@ func saturationWorkloads(name string, cfg catalog.LibConfig, opt *Options) []Wor
 			// more, so no crowd of refused callers piles up retrying.
 			calls = min(calls, int(a)+1)
 		}
-		if family(name) == designLogs {
+		if d.Tuning().family == designLogs {
 			// Each call costs a sorted-set scan in the embedded Redis that
 			// grows with the entries held: a day of them is left to the
 			// analysis.

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
-	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
@@ -33,6 +32,8 @@ type Worst struct {
 	Tried int
 	// File is the scenario written for it (empty when none was).
 	File string
+
+	design design
 }
 
 // burst is n arrivals at one instant.
@@ -70,14 +71,14 @@ func score(rs []RuleOutcome) float64 {
 }
 
 // searchWorst looks for the schedule that puts the most sends in one window
-// over the limit for strategy name with cfg: it starts from the audit's
+// over the limit for design d with cfg: it starts from the audit's
 // replayed workloads and mutates the best so far (burst sizes, idle spells,
 // offsets against the fastest rule's window edges), seeded by opt.Seed, and
 // judges each on opt.Seed as the simulator would.
-func searchWorst(opt *Options, name string, cfg catalog.LibConfig, tries int) (*Worst, error) {
-	st, ok := catalog.LibStrategy(name, cfg)
-	if !ok {
-		return nil, fmt.Errorf("audit: %q is not a library strategy", name)
+func searchWorst(opt *Options, d design, cfg catalog.LibConfig, tries int) (*Worst, error) {
+	run, err := d.Construct(cfg)
+	if err != nil {
+		return nil, err
 	}
 	minW, minN, maxW := opt.Rules[0].Window, opt.Rules[0].Limit, opt.Rules[0].Window
 	for _, r := range opt.Rules {
@@ -87,11 +88,11 @@ func searchWorst(opt *Options, name string, cfg catalog.LibConfig, tries int) (*
 		maxW = max(maxW, r.Window)
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x5ea4c4))
-	w := &Worst{Strategy: name, Config: cfg}
+	w := &Worst{Strategy: d.Name(), Config: cfg, design: d}
 	eval := func(bs []burst) ([]RuleOutcome, []int64, error) {
 		times := scheduleTimes(slices.Clone(bs))
 		wl := Workload{Name: "search", Arrivals: workload.Arrivals{Kind: workload.Replay, Times: times}}
-		res, err := simulate.RunStrategy(wl.Scenario(opt, name), st, opt.Seed, simulate.Options{})
+		res, err := run(wl.Scenario(opt, d.Name()), opt.Seed)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -197,7 +198,7 @@ func writeReplay(dir string, opt *Options, w *Worst) (string, error) {
 	}
 	note := ""
 	if !reflect.DeepEqual(w.Config, libs.Default()) {
-		note = fmt.Sprintf("# Found with %s; the simulator's %s has the default setting.\n", settingWords(w.Strategy, w.Config), w.Strategy)
+		note = fmt.Sprintf("# Found with %s; the simulator's %s has the default setting.\n", settingWords(w.design, w.Config), w.Strategy)
 	}
 	yaml := fmt.Sprintf(`# Written by rlcheck audit --search: keep it as a regression case.
 %sname: %s
@@ -215,7 +216,7 @@ call_duration: 0
 lateness: %s
 op_cost: %s
 seed: %d
-`, note, base, w.Strategy, settingWords(w.Strategy, w.Config), strings.Join(rules, ", "), worst.MaxInWindow, worst.Rule, worst.Rule.Limit, opt.Seed,
+`, note, base, w.Strategy, settingWords(w.design, w.Config), strings.Join(rules, ", "), worst.MaxInWindow, worst.Rule, worst.Rule.Limit, opt.Seed,
 		strings.Join(rules, ", "), boundaryName(opt.Boundary), w.Strategy, base, opt.Lateness, opt.OpCost, opt.Seed)
 	path := filepath.Join(dir, base+".yaml")
 	return path, os.WriteFile(path, []byte(yaml), 0o644)

@@ -3,12 +3,9 @@ package serve
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -19,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlcheck/rlcheck/internal/nodetest"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -26,80 +24,12 @@ import (
 // versions testdata/sdk/package-lock.json pins) run unchanged against the
 // presets: testdata/sdk/sdk.mjs drives them with their defaults.
 
-const nodeEnv = "RLCHECK_REQUIRE_NODE"
-
-// skipNode skips the test for want of node, npm or the registry, or fails
-// it under RLCHECK_REQUIRE_NODE=1.
-func skipNode(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv(nodeEnv) == "1" {
-		t.Fatalf("%s, and %s=1 requires it", why, nodeEnv)
-	}
-	t.Skipf("SKIPPING: %s: this test runs the official SDKs on Node (Debian: apt-get install nodejs npm); set %s=1 to fail instead", why, nodeEnv)
-}
-
 // sdkProject returns node and a directory holding sdk.mjs beside the
 // SDKs, installed once per package-lock.json into the user's cache
-// (${XDG_CACHE_HOME:-$HOME/.cache}/rlcheck-test-node/HASH).
+// (nodetest.Project).
 func sdkProject(t *testing.T) (node, dir string) {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skipNode(t, "node not found on PATH")
-	}
-	lock, err := os.ReadFile("testdata/sdk/package-lock.json")
-	require.NoError(t, err)
-	sum := sha256.Sum256(lock)
-	cache, err := os.UserCacheDir()
-	require.NoError(t, err)
-	installed := filepath.Join(cache, "rlcheck-test-node", hex.EncodeToString(sum[:8]))
-	if _, err := os.Stat(filepath.Join(installed, "node_modules", "openai", "package.json")); err != nil {
-		installSDKs(t, filepath.Dir(installed), installed)
-	}
-	dir = t.TempDir()
-	require.NoError(t, os.Symlink(filepath.Join(installed, "node_modules"), filepath.Join(dir, "node_modules")))
-	for _, f := range []string{"sdk.mjs", "clients.mjs", "counting.mjs", "package.json"} {
-		b, err := os.ReadFile(filepath.Join("testdata/sdk", f))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, f), b, 0o644))
-	}
-	return node, dir
-}
-
-// installSDKs runs npm ci in a directory of its own under root, then moves
-// it to dst, so that a run cut short leaves nothing half installed.
-func installSDKs(t *testing.T, root, dst string) {
-	t.Helper()
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		skipNode(t, "npm not found on PATH")
-	}
-	require.NoError(t, os.MkdirAll(root, 0o755))
-	tmp, err := os.MkdirTemp(root, "install-")
-	require.NoError(t, err)
-	defer os.RemoveAll(tmp)
-	for _, f := range []string{"package.json", "package-lock.json"} {
-		b, err := os.ReadFile(filepath.Join("testdata/sdk", f))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(tmp, f), b, 0o644))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts")
-	cmd.Dir = tmp
-	if out, err := cmd.CombinedOutput(); err != nil {
-		skipNode(t, "npm ci could not install the SDKs (no network to the npm registry?): "+lastLine(string(out)))
-	}
-	if err := os.Rename(tmp, dst); err != nil && !errors.Is(err, os.ErrExist) {
-		if _, statErr := os.Stat(dst); statErr != nil {
-			require.NoError(t, err)
-		}
-	}
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
+	return nodetest.Project(t, "this test runs the official SDKs", "testdata/sdk", "openai/package.json")
 }
 
 // runSDK runs sdk.mjs and decodes the JSON it prints into out.

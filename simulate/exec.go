@@ -47,8 +47,15 @@ func runRow(s *workload.Scenario, rw row, seed uint64, opt Options, pool *virtua
 	if rw.prog == nil {
 		return runStrategy(s, rw.st, seed, opt, pool)
 	}
-	run := adapter.NewRun(s, rw.st.Name, seed)
-	ans, err := rw.prog.Run(run)
+	return RunExec(s, rw.prog, rw.st.Name, seed)
+}
+
+// RunExec runs strategy name of the adapter program prog over s on seed,
+// as RunStrategy runs a Go strategy: the program answers each call's send
+// on its virtual clock, and the checker judges the sends.
+func RunExec(s *workload.Scenario, prog *adapter.Program, name string, seed uint64) (StrategyResult, error) {
+	run := adapter.NewRun(s, name, seed)
+	ans, err := prog.Run(run)
 	if err != nil {
 		return StrategyResult{}, err
 	}

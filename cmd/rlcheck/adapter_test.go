@@ -120,3 +120,35 @@ func TestSimulateExecRefusesWithExit2(t *testing.T) {
 		assert.Less(t, time.Since(start), 10*time.Second, "cut at the timeout: %s", c.exec)
 	}
 }
+
+// TestAuditExec: audit --exec audits the adapter's strategies as it does
+// the Go designs, and none of those unless --strategies names some: the
+// guide's sequential overfills 5/1s on the steady workload, its combined
+// limiter keeps every window.
+func TestAuditExec(t *testing.T) {
+	needPython(t)
+	t.Chdir("../..")
+	var stdout, stderr bytes.Buffer
+	code := Execute([]string{"audit", "--rules", "5/1s,12/3s", "--seeds", "2", "--no-search", "--strategies", "xrate-chained",
+		"--exec", "python3 adapters/python/guide.py"}, nil, &stdout, &stderr)
+	require.Equal(t, 0, code, stderr.String())
+	out := stdout.String()
+	rows := regexp.MustCompile(`(?m)^(\S+)\s+\S.*?\s(burst-after-idle)\s`).FindAllStringSubmatch(out, -1)
+	var names []string
+	for _, r := range rows {
+		names = append(names, r[1])
+	}
+	assert.Equal(t, []string{"xrate-chained", "py-sequential", "py-combined"}, names)
+	assert.Regexp(t, `(?m)^py-sequential .*\n\s+steady\s+2/2\s+[1-9]\d*, 0 `, out)
+	assert.NotRegexp(t, `(?ms)^py-combined.*[1-9]/2`, strings.SplitN(out, "\n\nworkloads:", 2)[0])
+}
+
+// TestAuditExecRefusesWithExit2: a lying program stops audit as it stops
+// simulate.
+func TestAuditExecRefusesWithExit2(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := Execute([]string{"audit", "--rules", "2/1s", "--no-search", "--exec-timeout", "2s", "--exec",
+		`echo '{"rlcheck_adapter":1,"strategies":["sh"]}'; read line; echo '{"run":1,"call":0,"send_ns":-5}'`}, nil, &stdout, &stderr)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr.String(), "output line 2 (run 1, seed 1): call 0 sends at -5 ns, before its arrival")
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rlcheck/rlcheck/adapter"
 	"github.com/rlcheck/rlcheck/audit"
 	"github.com/rlcheck/rlcheck/cmd/rlcheck/internal/cli"
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
@@ -27,6 +28,8 @@ type auditOptions struct {
 	noSearch bool
 	search   string
 	kinds    bool
+	exec     string // --exec, an adapter program, and --exec-timeout
+	execTime time.Duration
 
 	opt audit.Options // filled by complete
 }
@@ -42,7 +45,8 @@ func newAuditCmd(s streams) *cobra.Command {
   rlcheck audit --rules 5/1s --burst 1 --lateness 0 --no-search
   rlcheck audit --rules "5/1s fixed" --no-search
   rlcheck audit --rules 5/1s,12/3s --provider-kinds --no-search
-  rlcheck audit --rules "500/1m, 90000 tokens/1m"`,
+  rlcheck audit --rules "500/1m, 90000 tokens/1m"
+  rlcheck audit --rules 5/1s,12/3s --exec 'node adapters/node/limiters.mjs'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.complete(s); err != nil {
@@ -54,7 +58,7 @@ func newAuditCmd(s streams) *cobra.Command {
 	f := cmd.Flags()
 	o.rules.Add(f)
 	o.format.Register(f, "text", "", "text", "json")
-	f.StringVar(&o.scenario.Strategies, "strategies", "", "comma-separated library strategies (default all)")
+	f.StringVar(&o.scenario.Strategies, "strategies", "", "comma-separated library strategies (default all; none beside --exec)")
 	f.IntVar(&o.burst, "burst", 0, "x/time/rate burst for every limiter (0: each rule's limit)")
 	f.IntVar(&o.unitBst, "unit-burst", 0, "burst in units for every limiter of a cost rule (0: each rule's limit)")
 	f.IntVar(&o.slack, "slack", libs.UberDefaultSlack, "go.uber.org/ratelimit slack")
@@ -68,6 +72,8 @@ func newAuditCmd(s streams) *cobra.Command {
 	f.StringVar(&o.search, "search", "", "search for each strategy's worst schedule; write it to `DIR` (default .) as a scenario")
 	f.Lookup("search").NoOptDefVal = "."
 	f.BoolVar(&o.kinds, "provider-kinds", false, "judge the same sends against sliding, fixed (epoch-aligned) and bucket (burst N) providers of each rule's N/W")
+	f.StringVar(&o.exec, "exec", "", "also audit the strategies of this adapter program, a shell command speaking the adapter protocol (docs/adapters.md)")
+	f.DurationVar(&o.execTime, "exec-timeout", adapter.DefaultTimeout, "kill an --exec program that takes longer than this over one run's answer")
 	cmd.RegisterFlagCompletionFunc("boundary", cli.Words("half-open", "closed"))
 	return cmd
 }
@@ -107,6 +113,14 @@ func (o *auditOptions) complete(s streams) error {
 
 func (o *auditOptions) run(s streams) error {
 	defer cli.GCPercent(400)()
+	prog, err := cli.Exec(o.exec, o.execTime, s.errOut, "", []string{""})
+	if err != nil {
+		return usageError{err}
+	}
+	if prog != nil {
+		defer prog.Close()
+		o.opt.Exec = prog
+	}
 	rep, err := audit.Run(o.opt)
 	if err != nil {
 		return err

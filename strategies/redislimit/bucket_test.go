@@ -111,6 +111,7 @@ func policySeeds(t *testing.T, c redis.Scripter, seeds int, sources []TimeSource
 // TestBucketedMatchesCombined: exact and bucketed rules mixed in one
 // atomic decision, on miniredis with every time source.
 func TestBucketedMatchesCombined(t *testing.T) {
+	t.Parallel()
 	seeds := 15
 	if testing.Short() {
 		seeds = 5
@@ -162,6 +163,7 @@ func newPolicyWorkload(seed uint64) workload {
 // exact and buckets large ones exactly as the in-memory combined limiter
 // under the default policy does, to the µs, for every time source.
 func TestDefaultPolicyMatchesCombined(t *testing.T) {
+	t.Parallel()
 	m, c := newMini(t)
 	policySeeds(t, c, 12, []TimeSource{Server, Client, Virtual}, func(now int64) { m.SetTime(time.Unix(0, now)) }, newPolicyWorkload)
 }
@@ -295,6 +297,7 @@ func admitted(rules []rule.Rule, n int, every time.Duration) []int64 {
 // within 4 KB on a real server, where the exact sets of the same rules
 // took 2.58 MB after the spaced admissions.
 func TestRealBoundedMemory(t *testing.T) {
+	t.Parallel()
 	c := realClient(t, redistest.Start(t))
 	api, err := rule.ParseList("10/s,500/min,10000/day")
 	require.NoError(t, err)
@@ -434,6 +437,7 @@ func admittedCost(rules []rule.Rule, costs [][]int64) []int64 {
 // RLCHECK_FULL=1), saturated, with costs of 1 to 20 tokens, and the
 // checker counts no violation of the instants recorded.
 func TestRealBoundedMemoryCosts(t *testing.T) {
+	t.Parallel()
 	c := realClient(t, redistest.Start(t))
 	rules, err := rule.ParseList("500/1m, 90000 tokens/1m, 10000000 tokens/1d")
 	require.NoError(t, err)

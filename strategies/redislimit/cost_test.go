@@ -228,12 +228,14 @@ func checkCosts(t *testing.T, clients costClient, sources []TimeSource, seeds ui
 // source, exact weighted rules send when the brute-force oracle does, to
 // the µs, and bucketed ones never overfill a window.
 func TestCostsMatchReference(t *testing.T) {
+	t.Parallel()
 	checkCosts(t, miniClients, []TimeSource{Server, Client, Virtual}, 40)
 }
 
 // TestRealCostsMatchReference is the same on a real redis-server, whose
 // TIME cannot be stepped: the caller's clocks only.
 func TestRealCostsMatchReference(t *testing.T) {
+	t.Parallel()
 	s := redistest.Start(t)
 	c := realClient(t, s)
 	checkCosts(t, func(*testing.T, TimeSource, *stepRT) redis.Scripter { return c }, []TimeSource{Client, Virtual}, 40)

@@ -31,6 +31,7 @@ func TestEmbeddedCorruptStatesRefused(t *testing.T) {
 // start it, with the caller's clocks, and installed on a miniredis whose
 // TIME the test sets, with Server time too.
 func TestEmbeddedAgainstOracle(t *testing.T) {
+	t.Parallel()
 	callers := []redislimit.TimeSource{redislimit.Client, redislimit.Virtual}
 	t.Run("embedded.Start", func(t *testing.T) { redislimit.CheckAgainstOracle(t, startEmbedded(t), nil, callers, 25) })
 	t.Run("embedded.Install", func(t *testing.T) {

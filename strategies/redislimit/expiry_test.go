@@ -121,6 +121,7 @@ func (s realStore) ttl(key string) (time.Duration, error) {
 // After every call, every entry still inside its window must be in its set,
 // and every such set must have an expiry.
 func TestExpiryKeepsEntriesInTheirWindow(t *testing.T) {
+	t.Parallel()
 	for _, lease := range []time.Duration{expiryLease, 20 * time.Millisecond} {
 		t.Run(lease.String(), func(t *testing.T) {
 			m, c := newMini(t)
@@ -160,6 +161,8 @@ func TestExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 // server, whose expiry runs on its own clock, with a lease of 50 ms so that
 // keys come and go within about two seconds.
 func TestRealExpiryKeepsEntriesInTheirWindow(t *testing.T) {
+	// Not parallel: a 50 ms lease on the real clock, which a caller held up
+	// by the package's other tests could outlast.
 	c := realClient(t, redistest.Start(t))
 	ctx := context.Background()
 	var lims []*Limiter

@@ -122,6 +122,7 @@ func kindsAgainstBooks(t *testing.T, c redis.Scripter, seeds int) {
 // TestKindsMatchTheBooks: fixed and bucket rules in the script admit at
 // the instants the in-memory books do, on miniredis and a real server.
 func TestKindsMatchTheBooks(t *testing.T) {
+	t.Parallel()
 	_, c := newMini(t)
 	kindsAgainstBooks(t, c, 60)
 	kindsAgainstBooks(t, realClient(t, redistest.Start(t)), 60)

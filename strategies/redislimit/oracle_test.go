@@ -413,6 +413,7 @@ func checkAgainstOracle(t *testing.T, c redis.Scripter, m *miniredis.Miniredis, 
 // cases (it builds a Lua state per run); the embedded server's fast path
 // runs many more, with every time source, in TestEmbeddedAgainstOracle.
 func TestAgainstOracle(t *testing.T) {
+	t.Parallel()
 	m, c := newMini(t)
 	t.Run("miniredis", func(t *testing.T) { checkAgainstOracle(t, c, m, []TimeSource{Server, Client, Virtual}, 2) })
 	if redistest.Available(t) {

@@ -109,6 +109,7 @@ func (w workload) drive(t *testing.T, rt *stepRT, l interface {
 // strategy give the same send times, to the µs, as the exact sliding log;
 // and those sends break no rule.
 func TestMatchesCombinedAndReference(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(30) {
 		w := newWorkload(seed)
 		want := w.reference()

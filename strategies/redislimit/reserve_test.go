@@ -210,6 +210,7 @@ func reserveProperty(t *testing.T, seeds uint64, sources map[string]func(t *test
 // settled below, at or above themselves, to 0, at their own instant, a
 // window later or never, as the checker judges reserved costs.
 func TestReservationsKeepEveryWindow(t *testing.T) {
+	t.Parallel()
 	reserveProperty(t, seeds(12, 200), map[string]func(t *testing.T) (redis.Scripter, func(int64)){
 		"miniredis": func(t *testing.T) (redis.Scripter, func(int64)) {
 			m, c := newMini(t)
@@ -221,6 +222,7 @@ func TestReservationsKeepEveryWindow(t *testing.T) {
 // TestRealReservationsKeepEveryWindow is the same on a real server, under
 // the caller's and virtual time.
 func TestRealReservationsKeepEveryWindow(t *testing.T) {
+	t.Parallel()
 	c := realClient(t, redistest.Start(t))
 	reserveProperty(t, seeds(40, 1000), map[string]func(t *testing.T) (redis.Scripter, func(int64)){
 		"redis-server": func(t *testing.T) (redis.Scripter, func(int64)) { return c, nil },
