@@ -44,12 +44,7 @@ func checkPending(t *testing.T, c Case) map[string][]Verdict {
 		waiting[key] = w[:k]
 	}
 	for i, s := range c.Sends {
-		chk := chks[s.Key]
-		if chk == nil {
-			chk = checker.New(checker.Config{Rules: c.Rules, Boundary: c.Boundary, List: len(c.Sends) + 1, Units: units})
-			chks[s.Key] = chk
-			keys = append(keys, s.Key)
-		}
+		chk := keyChecker(c, chks, &keys, s.Key)
 		settle(s.Key, func(u int64) bool { return u < s.At || u == s.At && c.Boundary != rule.Closed })
 		est := make([]int64, len(units))
 		for k, u := range units {

@@ -21,12 +21,7 @@ func checkReserved(t *testing.T, c Case) map[string][]Verdict {
 	chks := map[string]*checker.Checker{}
 	var keys []string
 	for i, s := range c.Sends {
-		chk := chks[s.Key]
-		if chk == nil {
-			chk = checker.New(checker.Config{Rules: c.Rules, Boundary: c.Boundary, List: len(c.Sends) + 1, Units: units})
-			chks[s.Key] = chk
-			keys = append(keys, s.Key)
-		}
+		chk := keyChecker(c, chks, &keys, s.Key)
 		est := make([]int64, len(units))
 		var settle *checker.Settlement
 		if s.Settled != nil {
@@ -41,6 +36,18 @@ func checkReserved(t *testing.T, c Case) map[string][]Verdict {
 		require.NoError(t, chk.ObserveReserved(s.At, int64(i)+2, est, settle), c.String())
 	}
 	return verdictsOf(chks, keys)
+}
+
+// keyChecker returns key's checker of the case's rules in chks, adding
+// it, and key to keys, on first sight.
+func keyChecker(c Case, chks map[string]*checker.Checker, keys *[]string, key string) *checker.Checker {
+	chk := chks[key]
+	if chk == nil {
+		chk = checker.New(checker.Config{Rules: c.Rules, Boundary: c.Boundary, List: len(c.Sends) + 1, Units: c.Units()})
+		chks[key] = chk
+		*keys = append(*keys, key)
+	}
+	return chk
 }
 
 // verdictsOf are the checkers' verdicts, by key, as Expect gives them.
