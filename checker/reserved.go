@@ -144,3 +144,109 @@ func (h *settleHeap) Pop() any {
 	*h = old[:len(old)-1]
 	return p
 }
+
+// Pending is a send taken by ObservePending whose settlement is not known
+// yet: a server judges each request at its arrival and learns its usage
+// with the answer, while later requests arrive.
+type Pending struct {
+	send  Send
+	idx   int64
+	est   []int64
+	marks []pendingMark
+	done  bool
+}
+
+// pendingMark is where a pending send lies in one cost rule, and the
+// instant from which its settlement changes nothing there.
+type pendingMark struct {
+	rule  int
+	m     mark
+	until int64
+}
+
+// ObservePending takes the next send as ObserveCost does, charged its
+// estimates from at, and returns it for a settlement to come (Settle).
+// Until then, or for good when none comes, its estimates stand.
+func (c *Checker) ObservePending(at, ref int64, estimates []int64) (*Pending, error) {
+	idx := c.sends
+	if err := c.ObserveCost(at, ref, estimates); err != nil {
+		return nil, err
+	}
+	p := &Pending{send: Send{At: at, Ref: ref}, idx: idx, est: append([]int64(nil), estimates...)}
+	if !c.slowPath || c.sends != idx+1 {
+		return p, nil
+	}
+	for k := range c.slow {
+		sr := &c.slow[k]
+		if sr.unit < 0 {
+			continue
+		}
+		if m, ok := sr.j.mark(at); ok {
+			p.marks = append(p.marks, pendingMark{rule: k, m: m, until: sr.j.until()})
+		}
+	}
+	return p, nil
+}
+
+// Settle settles a send taken by ObservePending: its actual costs replace
+// its estimates from s.At on, as ObserveReserved's settlement does. s.At
+// must be one that the sends taken after p were judged before: after the
+// last of them, or at its instant under the closed boundary, where a
+// settlement at a send's instant counts only after it. A second settlement
+// of p is refused.
+func (c *Checker) Settle(p *Pending, s Settlement) error {
+	if err := c.checkSettlement(p.send, p.est, &s); err != nil {
+		return err
+	}
+	switch {
+	case p.done:
+		return &CostError{Send: p.send, Msg: "settled twice"}
+	case p.idx != c.sends-1 && c.due(s.At, c.last.At):
+		return &CostError{Send: p.send, Msg: fmt.Sprintf("settled at %d ns, which a later send, at %d ns, was judged without", s.At, c.last.At)}
+	}
+	p.done = true
+	var fixes []fix
+	for _, pm := range p.marks {
+		sr := &c.slow[pm.rule]
+		if s.At < pm.until && s.Actual[sr.unit] != p.est[sr.unit] {
+			fixes = append(fixes, fix{rule: pm.rule, m: pm.m, d: s.Actual[sr.unit] - p.est[sr.unit]})
+		}
+	}
+	if len(fixes) > 0 {
+		heap.Push(&c.settles, pendingSettle{at: s.At, idx: p.idx, fixes: fixes})
+	}
+	return nil
+}
+
+// SettleDue applies the settlements due for a send at now, so that Next
+// and Load answer for a send at now; no send may come before now after it.
+func (c *Checker) SettleDue(now int64) error {
+	if c.err != nil || len(c.settles) == 0 || c.sends > 0 && now < c.last.At {
+		return c.err
+	}
+	return c.settleDue(now)
+}
+
+// CheckReserved is CheckCosts for reserved sends: send i is charged its
+// costs (estimates) from times[i] and settled at settled[i] to its actual
+// costs, laid out as costs; a settlement of -1 is none (its estimates
+// stand).
+func CheckReserved(times, costs, actual, settled []int64, cfg Config) (Report, error) {
+	nu := len(cfg.Units)
+	if len(costs) != nu*len(times) || len(actual) != len(costs) || len(settled) != len(times) {
+		return Report{}, &CostError{Msg: fmt.Sprintf("%d costs, %d actual costs and %d settlements for %d sends in %d units",
+			len(costs), len(actual), len(settled), len(times), nu)}
+	}
+	c := New(cfg)
+	defer c.hist.free() // c is done with, and the report holds copies
+	for i, t := range times {
+		var st *Settlement
+		if settled[i] >= 0 {
+			st = &Settlement{At: settled[i], Actual: actual[i*nu : (i+1)*nu]}
+		}
+		if err := c.ObserveReserved(t, int64(i), costs[i*nu:(i+1)*nu], st); err != nil {
+			return Report{}, err
+		}
+	}
+	return c.Report(), nil
+}

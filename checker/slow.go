@@ -58,6 +58,9 @@ type judge interface {
 	// that settlement could change nothing (the send took nothing, lies in
 	// no window, or will have left its window by u).
 	mark(u int64) (mark, bool)
+	// until is the instant from which a settlement of the last send taken
+	// changes nothing (Never when none comes): where mark turns false.
+	until() int64
 	// settle adds d, its actual cost less its estimate, to the send at m
 	// from instant at on (at or after the last send taken); a send that
 	// has left every window costs nothing.
@@ -175,6 +178,8 @@ func (j *slidingJudge) grow() {
 func (j *slidingJudge) mark(u int64) (mark, bool) {
 	return mark{pos: int64(j.head + j.n - 1)}, uint64(u-j.at(j.n-1).s.At) < j.w
 }
+
+func (j *slidingJudge) until() int64 { return add(j.at(j.n-1).s.At, j.w) }
 
 func (j *slidingJudge) settle(m mark, d, at int64) error {
 	j.expire(at)
@@ -379,6 +384,8 @@ func (j *fixedJudge) move(s Send) {
 
 func (j *fixedJudge) mark(u int64) (mark, bool) { return j.windowSums.mark(), j.in(u) }
 
+func (j *fixedJudge) until() int64 { return j.span.To }
+
 func (j *fixedJudge) idle(now int64) bool { return !j.in(now) }
 
 func (j *fixedJudge) load(now int64) int64 {
@@ -442,6 +449,8 @@ func (j *firstCallJudge) detail(v *Violation, list bool) {
 func (j *firstCallJudge) mark(u int64) (mark, bool) {
 	return j.windowSums.mark(), !j.lone && uint64(u-j.span.From) < uint64(j.w)
 }
+
+func (j *firstCallJudge) until() int64 { return add(j.span.From, uint64(j.w)) }
 
 func (j *firstCallJudge) idle(now int64) bool {
 	return !j.has || uint64(now-j.span.From) >= uint64(j.w)
@@ -529,6 +538,8 @@ func (j *bucketJudge) take(s Send, c int64) (bool, error) {
 func (j *bucketJudge) mark(int64) (mark, bool) {
 	return mark{pos: j.gen, list: j.since.last()}, j.drained
 }
+
+func (j *bucketJudge) until() int64 { return Never }
 
 // maxDebt bounds a debt to 2^63 units, so that it stays well inside u128.
 func (j *bucketJudge) maxDebt() u128 { return mul64(math.MaxInt64, j.w) }

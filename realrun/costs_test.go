@@ -68,3 +68,32 @@ func TestRunRedisMetersCosts(t *testing.T) {
 	assert.Equal(t, []int64{0, 0}, st.RecordViolations)
 	assert.Positive(t, st.Rules[1].MaxInWindow, "the sends are judged in tokens")
 }
+
+// TestRunSettles: on the real clock a scenario with actual costs is
+// settled by the provider when each call ends, measured; the reserve
+// limiter reserves the estimates and settles them, and keeps the tokens
+// rule; the post-call limiter, which charges nothing while a call is in
+// flight, lets four calls of 40 to 50 tokens be in flight at once and
+// overfills it.
+func TestRunSettles(t *testing.T) {
+	rules, err := rule.ParseList("100 tokens/200ms")
+	require.NoError(t, err)
+	s := &workload.Scenario{Name: "settle", Rules: rules, Strategies: []string{"reserve", "post-call"}, Callers: 10, Workers: 1,
+		Arrivals: workload.Arrivals{Kind: workload.Interval, Every: 40 * time.Millisecond}, Seed: 3,
+		CallDuration: workload.Dist{Kind: workload.Fixed, A: 150 * time.Millisecond},
+		Costs:        []workload.UnitCost{{Unit: "tokens", Dist: workload.Dist{Kind: workload.Uniform, A: 40, B: 50}}},
+		Actual:       []workload.UnitCost{{Unit: "tokens", Dist: workload.Dist{Kind: workload.Uniform, A: 5, B: 10}}}}
+	res, err := Run(context.Background(), s, Options{Margin: 2 * time.Millisecond})
+	require.NoError(t, err)
+	for _, st := range res.Strategies {
+		require.Len(t, st.Sends, s.Callers, st.Name)
+		require.Len(t, st.SendSettled, s.Callers, st.Name)
+		for i, u := range st.SendSettled {
+			assert.GreaterOrEqual(t, u, st.Sends[i]+int64(150*time.Millisecond), "%s: send %d settled when its call ended", st.Name, i)
+			assert.LessOrEqual(t, st.SendActuals[i], int64(10), st.Name)
+		}
+	}
+	reserve, postCall := res.Strategies[0], res.Strategies[1]
+	assert.Zero(t, reserve.Rules[0].Violations, "reserve keeps the tokens rule")
+	assert.Positive(t, postCall.Rules[0].Violations, "post-call overfills it")
+}

@@ -134,7 +134,7 @@ func TestPredictionBuildsTheRunsLimiters(t *testing.T) {
 	require.NoError(t, err)
 	rs := opt.Scenario(s)
 	times := rs.ArrivalTimes(rs.Seed)
-	_, err = runStrategy(context.Background(), rs, recorder(&real), times, callDurations(rs, rs.Seed, len(times)), sendDelays(rs, rs.Seed, len(times)), nil, opt)
+	_, err = runStrategy(context.Background(), rs, recorder(&real), times, callDurations(rs, rs.Seed, len(times)), sendDelays(rs, rs.Seed, len(times)), callerDraws{}, opt)
 	require.NoError(t, err)
 	require.Len(t, real, len(sim), "limiters built")
 	require.NotEmpty(t, sim, "limiters built")

@@ -78,6 +78,10 @@ type StrategyResult struct {
 	// SendCosts are each send's costs, one per unit the rules meter, in
 	// the order of Sends; nil when they meter none.
 	SendCosts []int64
+	// SendActuals and SendSettled are, for a scenario that settles its
+	// calls, each send's actual costs (laid out as SendCosts) and the
+	// measured instant its answer came back, where the provider settled it.
+	SendActuals, SendSettled []int64
 	// Sends are the measured send instants, nanoseconds from the run's
 	// start, in time order: the moment each caller got back from Acquire,
 	// plus the scenario's send delay, spent in a real sleep (the arrival
@@ -150,6 +154,7 @@ func Run(ctx context.Context, s *workload.Scenario, opt Options) (*Result, error
 	calls := callDurations(s, s.Seed, len(times))
 	delays := sendDelays(s, s.Seed, len(times))
 	costs := s.DrawCosts(s.Seed, len(times))
+	draws := callerDraws{costs: costs, actual: s.DrawActuals(s.Seed, len(times))}
 	res := &Result{Scenario: s.Name, Rules: s.Rules, Strategies: make([]StrategyResult, len(sts))}
 	errs := make([]error, len(sts))
 	var wg sync.WaitGroup
@@ -158,7 +163,7 @@ func Run(ctx context.Context, s *workload.Scenario, opt Options) (*Result, error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res.Strategies[i], errs[i] = runStrategy(ctx, s, st, times, calls, delays, costs, opt)
+			res.Strategies[i], errs[i] = runStrategy(ctx, s, st, times, calls, delays, draws, opt)
 		}()
 	}
 	wg.Wait()
@@ -179,10 +184,10 @@ func workerSkew(s *workload.Scenario, w int) int64 {
 
 // runStrategy drives one strategy: a goroutine per caller, started at its
 // arrival instant.
-func runStrategy(ctx context.Context, s *workload.Scenario, st catalog.Strategy, times []int64, calls, delays []time.Duration, costs []int64, opt Options) (StrategyResult, error) {
+func runStrategy(ctx context.Context, s *workload.Scenario, st catalog.Strategy, times []int64, calls, delays []time.Duration, draws callerDraws, opt Options) (StrategyResult, error) {
 	rt := clock.NewReal()
 	late := &lateLog{}
-	r := &realRun{ctx: ctx, s: s, rt: rt, t0: rt.Now(), calls: calls, delays: delays, costs: costs}
+	r := &realRun{ctx: ctx, s: s, rt: rt, t0: rt.Now(), calls: calls, delays: delays, costs: draws.costs, actual: draws.actual, settles: st.Settles}
 	r.epoch = r.t0
 	if opt.WallEpoch {
 		r.epoch = 0
@@ -248,6 +253,8 @@ type realRun struct {
 	admitted      bool
 	calls, delays []time.Duration
 	costs         []int64 // caller i's costs at i*len(s.Costs); nil without cost rules
+	actual        []int64 // caller i's actual costs, as costs; nil unless the scenario settles
+	settles       bool    // the strategy reserves and settles (catalog.Strategy.Settles)
 
 	mu       sync.Mutex // guards the fields below
 	res      StrategyResult
@@ -279,6 +286,12 @@ func (r *realRun) record(perWorker bool, calls int) {
 	}
 	r.admitted = !r.recs.on && r.s.HasSendPath()
 	r.recs.on = r.recs.on || r.admitted
+	if r.settles {
+		// A reservation tells its instant, but the records' verdict would
+		// leave its settlement out: the sends' verdict is the one.
+		r.recs.on, r.admitted, withAt = false, false, false
+		r.res.SendGap = nil
+	}
 	if r.costs != nil && !withAt {
 		// The instants OnAdmit tells carry no costs: the verdict on costs
 		// is the sends'. A limiter that returns its record instant (redis)
@@ -317,11 +330,17 @@ func (r *realRun) call(i int) {
 		err   error
 		at    int64
 		costs []int64
+		res   *strategies.Reservation
 	)
 	a, withAt := lim.(acquirerAt)
-	if withAt {
+	rv, reserves := lim.(strategies.Reserver)
+	switch {
+	case reserves && r.settles:
+		withAt = false
+		costs, res, err = r.reserve(cctx, rv, i)
+	case withAt:
 		at, costs, err = r.acquireAt(cctx, a, i)
-	} else {
+	default:
 		costs, err = r.acquire(cctx, lim, i)
 	}
 	now := r.rt.Now() // the send, as soon as the caller may make it
@@ -351,6 +370,7 @@ func (r *realRun) call(i int) {
 	r.res.Sends = append(r.res.Sends, now-r.t0)
 	r.res.SendCosts = append(r.res.SendCosts, costs...)
 	r.res.SendDelays = append(r.res.SendDelays, time.Duration(now-back))
+	sent := len(r.res.Sends) - 1
 	if withAt {
 		r.recs.add(at+r.epoch-r.t0, costs)
 		r.res.SendGap = append(r.res.SendGap, time.Duration(back-r.epoch-at))
@@ -364,14 +384,69 @@ func (r *realRun) call(i int) {
 	r.mu.Lock()
 	r.inFlight--
 	r.mu.Unlock()
-	lim.Release()
+	r.settle(lim, res, i, sent)
+}
+
+// callerDraws are each caller's costs, and actual costs when the scenario
+// settles its calls.
+type callerDraws struct{ costs, actual []int64 }
+
+// reserve is acquire for a strategy that settles: it reserves caller i's
+// costs.
+func (r *realRun) reserve(ctx context.Context, rv strategies.Reserver, i int) ([]int64, *strategies.Reservation, error) {
+	var costs []int64
+	if r.costs != nil {
+		n := len(r.s.Costs)
+		costs = r.costs[i*n : (i+1)*n]
+	}
+	res, err := rv.Reserve(ctx, costs)
+	return costs, res, err
+}
+
+// settle ends caller i's call, send number sent: the provider settles it
+// to its actual costs now, when the scenario settles its calls; the
+// limiter's reservation is settled to them, or its slot released.
+func (r *realRun) settle(lim strategies.Limiter, res *strategies.Reservation, i, sent int) {
+	var actual []int64
+	if r.actual != nil {
+		n := len(r.s.Actual)
+		actual = r.actual[i*n : (i+1)*n]
+		r.mu.Lock()
+		if r.res.SendSettled == nil {
+			r.res.SendSettled = make([]int64, 0, len(r.calls))
+		}
+		for len(r.res.SendSettled) <= sent {
+			r.res.SendSettled = append(r.res.SendSettled, -1)
+			r.res.SendActuals = append(r.res.SendActuals, make([]int64, n)...)
+		}
+		r.res.SendSettled[sent] = r.rt.Now() - r.t0
+		copy(r.res.SendActuals[sent*n:], actual)
+		r.mu.Unlock()
+	}
+	if res == nil {
+		lim.Release()
+		return
+	}
+	if err := res.Settle(actual); err != nil {
+		r.mu.Lock()
+		if r.failure == nil {
+			r.failure = err
+		}
+		r.mu.Unlock()
+	}
 }
 
 // finish judges the sends and the records of a run that ended.
 func (r *realRun) finish() (StrategyResult, error) {
 	res, s := r.res, r.s
-	sortCosted(res.Sends, res.SendCosts, len(s.Costs))
-	rules, first, last, err := judgeCosts(res.Sends, res.SendCosts, s.Units(), s.Rules, s.Boundary)
+	if s.Reserved() {
+		for len(res.SendSettled) < len(res.Sends) { // sends whose call never ended: never settled
+			res.SendSettled = append(res.SendSettled, -1)
+			res.SendActuals = append(res.SendActuals, make([]int64, len(s.Actual))...)
+		}
+	}
+	sortCosted(res.Sends, len(s.Costs), res.SendCosts, res.SendActuals, res.SendSettled)
+	rules, first, last, err := judgeReserved(res.Sends, res, s)
 	res.Rules = rules
 	if err != nil {
 		return StrategyResult{}, err
@@ -391,8 +466,9 @@ func (r *realRun) finish() (StrategyResult, error) {
 	return res, nil
 }
 
-// sortCosted sorts sends in time order, each with its nu costs.
-func sortCosted(sends, costs []int64, nu int) {
+// sortCosted sorts sends in time order, each with its nu costs, and with
+// its nu actual costs and its settlement when they are not nil.
+func sortCosted(sends []int64, nu int, costs, actual, settled []int64) {
 	if nu == 0 {
 		slices.Sort(sends)
 		return
@@ -402,11 +478,27 @@ func sortCosted(sends, costs []int64, nu int) {
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(sends[a], sends[b]) })
-	ts, cs := slices.Clone(sends), slices.Clone(costs)
+	ts, cs, as, us := slices.Clone(sends), slices.Clone(costs), slices.Clone(actual), slices.Clone(settled)
 	for i, j := range idx {
 		sends[i] = ts[j]
 		copy(costs[i*nu:(i+1)*nu], cs[j*nu:(j+1)*nu])
+		if settled != nil {
+			settled[i] = us[j]
+			copy(actual[i*nu:(i+1)*nu], as[j*nu:(j+1)*nu])
+		}
 	}
+}
+
+// judgeReserved is judgeCosts for the sends of res, settled as the
+// provider settled them when the scenario settles its calls.
+func judgeReserved(sends []int64, res StrategyResult, s *workload.Scenario) ([]RuleResult, int64, int64, error) {
+	if !s.Reserved() {
+		return judgeCosts(sends, res.SendCosts, s.Units(), s.Rules, s.Boundary)
+	}
+	return judgeWith(s.Rules, func(cfg checker.Config) (checker.Report, error) {
+		cfg.Boundary, cfg.Units = s.Boundary, s.Units()
+		return checker.CheckReserved(sends, res.SendCosts, res.SendActuals, res.SendSettled, cfg)
+	})
 }
 
 // judge checks sends (in time order) against rules, and returns each
@@ -418,12 +510,22 @@ func judge(sends []int64, rules []rule.Rule, b rule.Boundary) ([]RuleResult, int
 // judgeCosts is judge for sends whose costs (len(units) a send) the rules
 // meter.
 func judgeCosts(sends, costs []int64, units []string, rules []rule.Rule, b rule.Boundary) ([]RuleResult, int64, int64, error) {
+	return judgeWith(rules, func(cfg checker.Config) (checker.Report, error) {
+		cfg.Boundary, cfg.Units = b, units
+		return checker.CheckCosts(sends, costs, cfg)
+	})
+}
+
+// judgeWith runs check with a configuration of rules that notes each
+// violation's shortfall, and returns each rule's verdict with the
+// instants of the first and last send.
+func judgeWith(rules []rule.Rule, check func(checker.Config) (checker.Report, error)) ([]RuleResult, int64, int64, error) {
 	out := make([]RuleResult, len(rules))
-	cfg := checker.Config{Rules: rules, Boundary: b, Units: units,
+	cfg := checker.Config{Rules: rules,
 		OnViolation: func(i int, v checker.Violation) {
 			out[i].Shortfall = max(out[i].Shortfall, rules[i].Window-time.Duration(v.Send.At-v.WindowStart.At))
 		}}
-	rep, err := checker.CheckCosts(sends, costs, cfg)
+	rep, err := check(cfg)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("realrun: %w", err)
 	}
@@ -481,6 +583,6 @@ func (r *records) sorted(nu int) (at, costs []int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	at, costs = slices.Clone(r.at), slices.Clone(r.costs)
-	sortCosted(at, costs, nu)
+	sortCosted(at, nu, costs, nil, nil)
 	return at, costs
 }

@@ -20,6 +20,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("arrivals: {pattern: replay, file: x}\n"))
 	f.Add([]byte("rules: {a: b}\nskew: 3\n"))
 	f.Add([]byte("rules: [5/1s]\nstrategies: [combined]\ncallers: 3\nworkers: 2\nsend_delay:\n  - empirical(late.txt)\n  - 1ms\nredis_rtt: 2ms\nmargin: 1ms\n"))
+	f.Add([]byte("rules: [10 tokens/1s, 5 bytes/1s]\nstrategies: [reserve]\ncallers: 3\nactual_costs: {tokens: 2}\n"))
+	f.Add([]byte("rules: [10 tokens/1s]\nstrategies: [post-call]\ncallers: 3\ncosts: {tokens: 3}\nactual_costs: [2]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse("f.yaml", data, files)
 		if err != nil {

@@ -62,6 +62,7 @@ type file struct {
 	RedisRTT     yaml.Node   `yaml:"redis_rtt"`
 	Margin       yaml.Node   `yaml:"margin"`
 	Costs        yaml.Node   `yaml:"costs"`
+	ActualCosts  yaml.Node   `yaml:"actual_costs"`
 }
 
 type arrivals struct {
@@ -243,27 +244,20 @@ func (c conv) rules(f *file, sc *workload.Scenario) error {
 
 // costs sets each call's cost per unit from the costs mapping (unit:
 // distribution), in the order the rules first name the units: every unit
-// a rule meters needs one, and a unit no rule meters is refused.
+// a rule meters needs one, and a unit no rule meters is refused. An
+// actual_costs mapping, when given, makes them estimates and needs the
+// same units.
 func (c conv) costs(f *file, sc *workload.Scenario) error {
-	byUnit := map[string]workload.Dist{}
-	if f.Costs.Kind != 0 {
-		if f.Costs.Kind != yaml.MappingNode {
-			return c.errf(&f.Costs, "costs: want a unit for each cost, such as {tokens: lognormal(800, 0.7)}")
-		}
-		for i := 0; i+1 < len(f.Costs.Content); i += 2 {
-			k, v := f.Costs.Content[i], f.Costs.Content[i+1]
-			if !slices.ContainsFunc(sc.Rules, func(r rule.Rule) bool { return r.Unit == k.Value }) {
-				return c.errf(k, "costs: no rule meters %s (a rule such as 90000 %s/1m would)", k.Value, k.Value)
-			}
-			if v.Kind != yaml.ScalarNode {
-				return c.errf(v, "costs: %s: want a cost or a distribution such as lognormal(800, 0.7)", k.Value)
-			}
-			d, err := workload.ParseCostDistFiles(v.Value, c.open)
-			if err != nil {
-				return c.errf(v, "costs: %s: %v", k.Value, err)
-			}
-			byUnit[k.Value] = d
-		}
+	byUnit, err := c.unitDists(&f.Costs, "costs", sc.Rules)
+	if err != nil {
+		return err
+	}
+	actual, err := c.unitDists(&f.ActualCosts, "actual_costs", sc.Rules)
+	if err != nil {
+		return err
+	}
+	if f.ActualCosts.Kind != 0 && f.Costs.Kind == 0 {
+		return c.errf(&f.ActualCosts, "actual_costs: the estimates they settle go in costs, which is missing")
 	}
 	for i, r := range sc.Rules {
 		if r.Unit == "" || slices.ContainsFunc(sc.Costs, func(u workload.UnitCost) bool { return u.Unit == r.Unit }) {
@@ -274,8 +268,43 @@ func (c conv) costs(f *file, sc *workload.Scenario) error {
 			return c.errf(&f.Rules[i], "rules: %s meters %s, but costs gives no %s cost per call", r, r.Unit, r.Unit)
 		}
 		sc.Costs = append(sc.Costs, workload.UnitCost{Unit: r.Unit, Dist: d})
+		if f.ActualCosts.Kind == 0 {
+			continue
+		}
+		a, ok := actual[r.Unit]
+		if !ok {
+			return c.errf(&f.ActualCosts, "actual_costs: no actual %s cost per call (rule %s meters it)", r.Unit, r)
+		}
+		sc.Actual = append(sc.Actual, workload.UnitCost{Unit: r.Unit, Dist: a})
 	}
 	return nil
+}
+
+// unitDists reads a mapping of unit to cost distribution under key name;
+// every unit must be one a rule meters.
+func (c conv) unitDists(n *yaml.Node, name string, rules []rule.Rule) (map[string]workload.Dist, error) {
+	byUnit := map[string]workload.Dist{}
+	if n.Kind == 0 {
+		return byUnit, nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return nil, c.errf(n, "%s: want a unit for each cost, such as {tokens: lognormal(800, 0.7)}", name)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !slices.ContainsFunc(rules, func(r rule.Rule) bool { return r.Unit == k.Value }) {
+			return nil, c.errf(k, "%s: no rule meters %s (a rule such as 90000 %s/1m would)", name, k.Value, k.Value)
+		}
+		if v.Kind != yaml.ScalarNode {
+			return nil, c.errf(v, "%s: %s: want a cost or a distribution such as lognormal(800, 0.7)", name, k.Value)
+		}
+		d, err := workload.ParseCostDistFiles(v.Value, c.open)
+		if err != nil {
+			return nil, c.errf(v, "%s: %s: %v", name, k.Value, err)
+		}
+		byUnit[k.Value] = d
+	}
+	return byUnit, nil
 }
 
 // runtime sets the durations and distributions of the runtime model and

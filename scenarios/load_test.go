@@ -16,7 +16,7 @@ import (
 
 func TestShippedScenariosLoad(t *testing.T) {
 	names := Names()
-	want := []string{"api-contract", "cancellation", "clock-skew", "fleet", "gate-order", "llm-api", "long-window", "provider-bucket", "provider-edge", "provider-fixed", "seed"}
+	want := []string{"api-contract", "cancellation", "clock-skew", "fleet", "gate-order", "llm-api", "llm-settle", "long-window", "provider-bucket", "provider-edge", "provider-fixed", "seed"}
 	require.Equal(t, want, names)
 	for _, n := range names {
 		s, err := Shipped(n)

@@ -19,7 +19,12 @@ import (
 const LogHeader = "ts_ns,key,status,duration_ns,send_ns,request_id"
 
 // When the rules meter costs, the log has one more column per unit, named
-// as the unit, after request_id: the request's cost in it. With an
+// as the unit, after request_id: the request's cost in it. Under a
+// provider preset these are the estimates charged at arrival, and the log
+// then has, per unit, UNIT_actual, the usage the answer reported, and
+// settled_ns, the answer's instant, empty for a request never settled (a
+// 429): the columns `rlcheck check --actual UNIT=UNIT_actual --settled-col
+// settled_ns` reads (LogCheckConfig). With an
 // upstream, the log then has the upstream's rate-limit headers, raw, one
 // column each, named as infer reads them (AnswerColumns); with a provider
 // preset, the headers the preset sent, in the same columns.
@@ -112,11 +117,18 @@ func LogReadOptionsFor(rules []rule.Rule, perKey bool) sendlog.Options {
 // LogCheckConfig is how serve's verdict is judged again on its log (read
 // from it with LogReadOptionsFor): under rule.RefusedFree, by the status
 // column too, so that a 429 takes nothing from any window, as `rlcheck
-// check --status-col status --refused free` reads it.
+// check --status-col status --refused free` reads it; under a provider
+// preset, with each request's usage and settlement too.
 func LogCheckConfig(o Options, perKey bool) (sendlog.Options, rule.Refusals) {
 	read := LogReadOptionsFor(o.Rules, perKey)
 	if o.Refusals == rule.RefusedFree {
 		read.StatusCol = "status"
+	}
+	if o.Provider != NoProvider && len(read.Costs) > 0 {
+		read.SettledCol = SettledColumn
+		for i := range read.Costs {
+			read.Costs[i].ActualCol = ActualColumn(read.Costs[i].Unit)
+		}
 	}
 	return read, o.Refusals
 }
@@ -131,15 +143,30 @@ type logWriter struct {
 	rows    int64
 	err     error
 	answers bool // the upstream's headers are logged
+	settles bool // the usage and the settlement are logged
 }
 
-func newLogWriter(w io.Writer, units []string, answers bool) *logWriter {
-	l := &logWriter{pending: map[int64][]byte{}, answers: answers}
+// SettledColumn is the column of a preset's log that holds each answer's
+// instant, when the request was settled to the usage it reported.
+const SettledColumn = "settled_ns"
+
+// ActualColumn is the column of a preset's log that holds the usage an
+// answer reported in unit.
+func ActualColumn(unit string) string { return unit + "_actual" }
+
+func newLogWriter(w io.Writer, units []string, answers, settles bool) *logWriter {
+	l := &logWriter{pending: map[int64][]byte{}, answers: answers, settles: settles && len(units) > 0}
 	if w != nil {
 		l.w = bufio.NewWriterSize(w, 64<<10)
 		l.w.WriteString(LogHeader)
 		for _, u := range units {
 			l.w.WriteString("," + u)
+		}
+		if l.settles {
+			for _, u := range units {
+				l.w.WriteString("," + ActualColumn(u))
+			}
+			l.w.WriteString("," + SettledColumn)
 		}
 		if answers {
 			l.w.WriteString("," + strings.Join(AnswerColumns(), ","))
@@ -175,6 +202,9 @@ func (l *logWriter) put(a *arrival, status int, dur int64) {
 		row = append(row, ',')
 		row = strconv.AppendInt(row, c, 10)
 	}
+	if l.settles {
+		row = appendSettlement(row, a, len(a.costs))
+	}
 	if l.answers {
 		for h := range rlheader.NumHeaders {
 			row = append(row, ',')
@@ -205,6 +235,22 @@ func (l *logWriter) write(row []byte) {
 	}
 	l.next++
 	l.rows++
+}
+
+// appendSettlement appends a's usage in each of its n units and its
+// settlement's instant, or as many empty fields when it was not settled.
+func appendSettlement(row []byte, a *arrival, n int) []byte {
+	for k := range n {
+		row = append(row, ',')
+		if a.actual != nil {
+			row = strconv.AppendInt(row, a.actual[k], 10)
+		}
+	}
+	row = append(row, ',')
+	if a.actual != nil {
+		row = strconv.AppendInt(row, a.settled, 10)
+	}
+	return row
 }
 
 // appendCSV appends a CSV field, quoted when it must be.

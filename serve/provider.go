@@ -120,12 +120,25 @@ func (s *Server) readChat(r *http.Request) (*chatRequest, []int64, error) {
 	if req.max < 0 || req.max > MaxCost/2 || req.prompt > MaxCost/2 {
 		return nil, nil, &costError{http.StatusBadRequest, fmt.Sprintf("max_tokens %d: want a whole number from 0 up to %d", req.max, int64(MaxCost/2)), false}
 	}
+	return &req, s.unitCosts(req.prompt, req.max), nil
+}
+
+// unitCosts are a request's costs in the units the rules meter, for a
+// prompt and a completion of those sizes: max_tokens for the estimate
+// charged at arrival, the completion answered for the usage it settles to.
+func (s *Server) unitCosts(prompt, completion int64) []int64 {
 	units := rule.Units(s.opt.Rules)
 	costs := make([]int64, len(units))
 	for k, u := range units {
-		costs[k] = map[string]int64{"tokens": req.prompt + req.max, "input_tokens": req.prompt, "output_tokens": req.max}[u]
+		costs[k] = map[string]int64{"tokens": prompt + completion, "input_tokens": prompt, "output_tokens": completion}[u]
 	}
-	return &req, costs, nil
+	return costs
+}
+
+// usage is the usage a preset's answer to req reports, by unit: the
+// prompt's estimate and the completion it generates.
+func (s *Server) usage(req *chatRequest) []int64 {
+	return s.unitCosts(req.prompt, s.completionTokens(req))
 }
 
 // decodeChat reads r's JSON body into req and puts the body back. It

@@ -111,6 +111,11 @@ func TestAnthropicPresetAnswers(t *testing.T) {
 	assert.Equal(t, "97", h.Get("anthropic-ratelimit-input-tokens-remaining"))
 	assert.Equal(t, "20", h.Get("anthropic-ratelimit-output-tokens-remaining"), "charged max_tokens, the estimate")
 	assert.Equal(t, "2030-01-01T00:01:00Z", h.Get("anthropic-ratelimit-output-tokens-reset"))
+	// The answer settled the first request to its 15 output tokens: 15 + 30
+	// fit 50, and then 15 + 15 + 30 do not.
+	rec = c.do(t, base+ms(400), chatBody("x", 30, ""))
+	require.Equal(t, 200, rec.Code, "settled to the usage, the first leaves room")
+	assert.Equal(t, "5", rec.Header().Get("anthropic-ratelimit-output-tokens-remaining"), "50 - 15 - 30")
 	rec = c.do(t, base+ms(500), chatBody("x", 30, ""))
 	require.Equal(t, 429, rec.Code)
 	assert.Equal(t, "60", rec.Header().Get("retry-after"))

@@ -35,8 +35,8 @@ type Config struct {
 	Out, ErrOut io.Writer
 }
 
-// A Judge checks the request log, named name and read with
-// LogReadOptionsFor(o.Rules, perKey), against o's contract exactly as `rlcheck check`
+// A Judge checks the request log, named name and read as
+// LogCheckConfig(o, perKey) says, against o's contract exactly as `rlcheck check`
 // does (the command passes logcheck.Run's verdict), so that serve's verdict
 // and check's on its log always agree.
 type Judge func(name string, log io.Reader, perKey bool, o Options) (*report.Result, error)

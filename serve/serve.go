@@ -176,7 +176,7 @@ func New(opt Options) (*Server, error) {
 		opt: opt, start: now, base: now.UnixNano(),
 		keys: map[string]*key{}, gone: map[string]*metrics.KeySeries{},
 		rng:      rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x9e3779b97f4a7c15)),
-		log:      newLogWriter(opt.Log, rule.Units(opt.Rules), opt.Upstream != nil || opt.Provider != NoProvider),
+		log:      newLogWriter(opt.Log, rule.Units(opt.Rules), opt.Upstream != nil || opt.Provider != NoProvider, opt.Provider != NoProvider),
 		labels:   metrics.NewKeyLabels(opt.MetricsKeys),
 		stopping: make(chan struct{}),
 		now:      opt.Now,
@@ -406,8 +406,15 @@ type arrival struct {
 	retryAfter int64
 	ended      bool
 	timer      *time.Timer // the upstream timeout of a forwarded request
-	// costs are the request's costs, by unit.
+	// costs are the request's costs, by unit: a preset's estimates.
 	costs []int64
+	// pending is a preset's request as its key's checker took it, to be
+	// settled with its answer; actual the usage the answer reports, by
+	// unit, and settled the answer's instant (docs/serve.md, "Settled
+	// usage").
+	pending *checker.Pending
+	actual  []int64
+	settled int64
 	// send is the client's send instant (X-Send-Time), when sent is set;
 	// id its X-Request-Id.
 	send int64
@@ -451,6 +458,7 @@ func (s *Server) arrive(name string, costs []int64) (*arrival, error) {
 	s.mu.Unlock()
 	defer k.mu.Unlock()
 	a.overCap = s.opt.MaxInFlight > 0 && k.inFlight >= s.opt.MaxInFlight
+	_ = k.chk.SettleDue(at) // the answers before at count for the request at at; stamps only grow
 	if s.opt.Refusals == rule.RefusedFree && !s.opt.Record {
 		a.broken = s.wouldBreak(k, a)
 	}
@@ -476,9 +484,12 @@ func (s *Server) arrive(name string, costs []int64) (*arrival, error) {
 func (s *Server) observe(k *key, a *arrival) {
 	k.broken = k.broken[:0]
 	// Stamps only grow, costs were checked and fit; the ref is the log line.
-	if a.costs != nil {
+	switch {
+	case a.costs != nil && s.opt.Provider != NoProvider:
+		a.pending, _ = k.chk.ObservePending(a.at, a.seq+2, a.costs)
+	case a.costs != nil:
 		_ = k.chk.ObserveCost(a.at, a.seq+2, a.costs)
-	} else {
+	default:
 		_ = k.chk.Observe(a.at, a.seq+2)
 	}
 	if len(k.broken) > 0 {
@@ -525,6 +536,13 @@ func (s *Server) end(a *arrival, status int) {
 	a.k.mu.Lock()
 	s.mu.Unlock()
 	a.k.inFlight--
+	if a.pending != nil && a.actual != nil {
+		// The answer's stamp follows every arrival its key has taken.
+		_ = a.k.chk.Settle(a.pending, checker.Settlement{At: t, Actual: a.actual})
+		a.settled = t
+	} else {
+		a.actual = nil
+	}
 	a.k.mu.Unlock()
 	s.inFlight.Add(-1)
 	s.log.put(a, status, t-a.at)
@@ -588,6 +606,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if chat != nil {
 		a.answer = s.presetAnswer(a, nil)
+		a.actual = s.usage(chat)
 		s.end(a, http.StatusOK)
 		s.complete(w, a, chat)
 		return

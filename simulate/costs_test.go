@@ -55,7 +55,7 @@ func TestCostsRefusedAndJudged(t *testing.T) {
 func TestSortSendsKeepsCosts(t *testing.T) {
 	res := StrategyResult{Sends: []int64{30, 10, 20, 10}, SendWorkers: []int32{0, 1, 0, 1},
 		SendCosts: []int64{3, 33, 1, 11, 2, 22, 4, 44}, Admissions: []int64{25, 5, 15, 6}}
-	adm := sortSends(&res, []int64{3, 30, 1, 10, 2, 20, 4, 40}, 2)
+	adm := (&simRun{}).sortSends(&res, []int64{3, 30, 1, 10, 2, 20, 4, 40}, 2)
 	assert.Equal(t, []int64{10, 10, 20, 30}, res.Sends)
 	assert.Equal(t, []int64{1, 11, 4, 44, 2, 22, 3, 33}, res.SendCosts)
 	assert.Equal(t, []int64{5, 6, 15, 25}, res.Admissions)

@@ -42,6 +42,12 @@ type StrategyResult struct {
 	// SendCosts are each send's costs, in the order of Sends, one per unit
 	// the rules meter (Scenario.Units); nil when they meter none.
 	SendCosts []int64
+	// SendActuals are each send's actual costs, laid out as SendCosts, and
+	// SendSettled the instant the provider settled each send to them (its
+	// arrival plus its call's duration), in the order of Sends; nil unless
+	// the scenario settles its calls (workload.Scenario.Reserved).
+	SendActuals []int64
+	SendSettled []int64
 	// AdmissionCosts are each admission's costs, in the order of
 	// Admissions; nil without a send path or costs.
 	AdmissionCosts []int64

@@ -127,6 +127,8 @@ func runStrategy(s *workload.Scenario, st catalog.Strategy, seed uint64, opt Opt
 	}
 	arrivals := times(seed)
 	r.costs = s.DrawCosts(seed, len(arrivals))
+	r.actual = s.DrawActuals(seed, len(arrivals))
+	r.settles = st.Settles
 	r.start(st.Name, arrivals)
 	if pool != nil {
 		pool.Run(r.sch)
@@ -187,17 +189,21 @@ func runRedis(shared *catalog.Shared, st catalog.Strategy, pool *virtual.Pool) (
 // simRun is one strategy's run on one seed: its scheduler, its limiters
 // and what its callers record.
 type simRun struct {
-	s        *workload.Scenario
-	sch      *virtual.Sched
-	limiters []strategies.Limiter
-	path     *rand.Rand // send delays and Redis round trips
-	sendPath bool
-	costs    []int64 // caller i's costs at i*len(s.Costs); nil without cost rules
-	admCosts []int64 // each admission's costs, beside res.Admissions
-	res      StrategyResult
-	lo, hi   int64 // the least and greatest path delay
-	inFlight int
-	failure  error
+	s          *workload.Scenario
+	sch        *virtual.Sched
+	limiters   []strategies.Limiter
+	path       *rand.Rand // send delays and Redis round trips
+	sendPath   bool
+	costs      []int64 // caller i's costs at i*len(s.Costs); nil without cost rules
+	actual     []int64 // caller i's actual costs, as costs; nil unless the scenario settles
+	settles    bool    // the strategy reserves the estimates and settles them (catalog.Strategy.Settles)
+	admActual  []int64 // each admission's actual costs, beside admCosts
+	admSettled []int64 // each admission's settlement, beside admCosts
+	admCosts   []int64 // each admission's costs, beside res.Admissions
+	res        StrategyResult
+	lo, hi     int64 // the least and greatest path delay
+	inFlight   int
+	failure    error
 }
 
 // start readies the result and makes the scheduler start a caller at
@@ -226,17 +232,9 @@ func (r *simRun) call(i int64) {
 		ctx = virtual.WithDeadline(base, sch.Now()+int64(s.Timeout))
 	}
 	sch.Unmark()
-	costs, err := r.acquire(ctx, lim, i)
+	costs, res, err := r.acquire(ctx, lim, i)
 	if err != nil {
-		var ce *strategies.CostError
-		switch {
-		case errors.Is(err, virtual.ErrDeadline):
-			r.res.Cancelled++
-		case errors.As(err, &ce) && ce.Msg == "":
-			r.res.Refused++
-		case r.failure == nil:
-			r.failure = err
-		}
+		r.refused(err)
 		return
 	}
 	now := sch.Now()
@@ -255,27 +253,71 @@ func (r *simRun) call(i int64) {
 	r.inFlight++
 	r.res.MaxInFlight = max(r.res.MaxInFlight, r.inFlight)
 	// The call is in flight on its way to the provider too.
-	if d := delay + s.CallDuration.Draw(sch.Rand()); d > 0 {
+	d := delay + s.CallDuration.Draw(sch.Rand())
+	actual := r.settlement(i, now, d)
+	if d > 0 {
 		_ = sch.Sleep(base, d) // no deadline: cannot fail
 	}
 	r.inFlight--
-	lim.Release()
+	if res == nil {
+		lim.Release()
+	} else if err := res.Settle(actual); err != nil && r.failure == nil {
+		r.failure = err
+	}
+}
+
+// refused counts a caller the limiter did not admit, or fails the run.
+func (r *simRun) refused(err error) {
+	var ce *strategies.CostError
+	switch {
+	case errors.Is(err, virtual.ErrDeadline):
+		r.res.Cancelled++
+	case errors.As(err, &ce) && ce.Msg == "":
+		r.res.Refused++
+	case r.failure == nil:
+		r.failure = err
+	}
+}
+
+// settlement records, for a scenario that settles its calls, caller i's
+// actual costs and the provider's settlement when the call ends d after
+// now, and returns the actual costs; nil otherwise.
+func (r *simRun) settlement(i, now int64, d time.Duration) []int64 {
+	if r.actual == nil {
+		return nil
+	}
+	n := int64(len(r.s.Actual))
+	actual := r.actual[i*n : (i+1)*n]
+	r.res.SendActuals = append(r.res.SendActuals, actual...)
+	r.res.SendSettled = append(r.res.SendSettled, now+int64(d))
+	if r.sendPath {
+		r.admActual = append(r.admActual, actual...)
+		r.admSettled = append(r.admSettled, now+int64(d))
+	}
+	return actual
 }
 
 // acquire is lim.Acquire for caller i, with its costs when the rules
 // meter any (a CostLimiter: catalog.Validate refuses the others); it
-// returns them.
-func (r *simRun) acquire(ctx context.Context, lim strategies.Limiter, i int64) ([]int64, error) {
-	if r.costs == nil {
-		return nil, lim.Acquire(ctx)
+// returns them, and the reservation to settle when the strategy settles.
+func (r *simRun) acquire(ctx context.Context, lim strategies.Limiter, i int64) ([]int64, *strategies.Reservation, error) {
+	var costs []int64
+	if r.costs != nil {
+		n := int64(len(r.s.Costs))
+		costs = r.costs[i*n : (i+1)*n]
 	}
-	n := int64(len(r.s.Costs))
-	costs := r.costs[i*n : (i+1)*n]
+	if rv, ok := lim.(strategies.Reserver); ok && r.settles {
+		res, err := rv.Reserve(ctx, costs)
+		return costs, res, err
+	}
+	if r.costs == nil {
+		return nil, nil, lim.Acquire(ctx)
+	}
 	cl, ok := lim.(strategies.CostLimiter)
 	if !ok {
-		return nil, fmt.Errorf("its limiter meters calls only; the rules meter %v", r.s.Units())
+		return nil, nil, fmt.Errorf("its limiter meters calls only; the rules meter %v", r.s.Units())
 	}
-	return costs, cl.AcquireCost(ctx, costs)
+	return costs, nil, cl.AcquireCost(ctx, costs)
 }
 
 // admit records the admission at admitted of worker w's caller, whose
@@ -299,11 +341,11 @@ func (r *simRun) finish(perWorker bool) (StrategyResult, error) {
 	}
 	admCosts := r.admCosts
 	if r.sendPath {
-		admCosts = sortSends(&res, admCosts, len(r.s.Costs))
+		admCosts = r.sortSends(&res, admCosts, len(r.s.Costs))
 		res.AdmissionCosts = admCosts
 		res.PathSpread = time.Duration(r.hi - r.lo)
 	}
-	if err := judge(&res, admCosts, r.s, r.limiters, perWorker); err != nil {
+	if err := judge(&res, sendBook{admCosts, r.admActual, r.admSettled}, r.s, r.limiters, perWorker); err != nil {
 		return StrategyResult{}, err
 	}
 	return res, nil
@@ -334,8 +376,9 @@ func workerSkew(s *workload.Scenario, w int) time.Duration {
 // sortSends puts the arrivals at the provider in time order (equal
 // instants in the order their callers were admitted), each with its
 // worker and its nu costs, and the admissions in time order; it returns
-// the admissions' costs (admCosts, nu a call) in their new order.
-func sortSends(res *StrategyResult, admCosts []int64, nu int) []int64 {
+// the admissions' costs (admCosts, nu a call) in their new order; the
+// settlements of the sends and of r's admissions follow their calls.
+func (r *simRun) sortSends(res *StrategyResult, admCosts []int64, nu int) []int64 {
 	idx := stableOrder(res.Sends)
 	sends := make([]int64, len(idx))
 	workers := make([]int32, len(idx))
@@ -344,6 +387,10 @@ func sortSends(res *StrategyResult, admCosts []int64, nu int) []int64 {
 	}
 	res.Sends, res.SendWorkers = sends, workers
 	res.SendCosts = permuteCosts(res.SendCosts, idx, nu)
+	if res.SendSettled != nil {
+		res.SendActuals = permuteCosts(res.SendActuals, idx, nu)
+		res.SendSettled = permuteCosts(res.SendSettled, idx, 1)
+	}
 	if nu == 0 {
 		slices.Sort(res.Admissions)
 		return nil
@@ -354,6 +401,10 @@ func sortSends(res *StrategyResult, admCosts []int64, nu int) []int64 {
 		adm[i] = res.Admissions[j]
 	}
 	res.Admissions = adm
+	if r.admSettled != nil {
+		r.admActual = permuteCosts(r.admActual, idx, nu)
+		r.admSettled = permuteCosts(r.admSettled, idx, 1)
+	}
 	return permuteCosts(admCosts, idx, nu)
 }
 
@@ -380,21 +431,29 @@ func permuteCosts(costs []int64, idx []int32, nu int) []int64 {
 	return out
 }
 
-// checkCosted is checker.CheckCosts with the scenario's units.
-func checkCosted(times, costs []int64, units []string, cfg checker.Config) (checker.Report, error) {
+// checkCosted is checker.CheckCosts with the scenario's units; with
+// settlements (settled not nil), checker.CheckReserved.
+func checkCosted(times, costs, actual, settled []int64, units []string, cfg checker.Config) (checker.Report, error) {
 	cfg.Units = units
-	return checker.CheckCosts(times, costs, cfg)
+	if settled == nil {
+		return checker.CheckCosts(times, costs, cfg)
+	}
+	return checker.CheckReserved(times, costs, actual, settled, cfg)
 }
 
-// judge hands the arrivals at the provider, and the admissions when they
-// differ, to the checker, and adds the limiters' own stats.
-func judge(res *StrategyResult, admCosts []int64, s *workload.Scenario, limiters []strategies.Limiter, perWorker bool) error {
+// sendBook is what the checker needs of each send beside its instant: its
+// costs (estimates), and its actual costs and settlement when settled.
+type sendBook struct{ costs, actual, settled []int64 }
+
+// judge hands the arrivals at the provider, and the admissions (adm) when
+// they differ, to the checker, and adds the limiters' own stats.
+func judge(res *StrategyResult, adm sendBook, s *workload.Scenario, limiters []strategies.Limiter, perWorker bool) error {
 	res.Rules = make([]RuleResult, len(s.Rules))
 	for i, r := range s.Rules {
 		res.Rules[i] = RuleResult{Rule: r, Records: -1, Leaked: -1, FirstBound: -1}
 	}
 	if res.Admissions != nil {
-		rep, err := checkCosted(res.Admissions, admCosts, s.Units(), checker.Config{Rules: s.Rules, Boundary: s.Boundary})
+		rep, err := checkCosted(res.Admissions, adm.costs, adm.actual, adm.settled, s.Units(), checker.Config{Rules: s.Rules, Boundary: s.Boundary})
 		if err != nil {
 			return fmt.Errorf("simulate: %w", err)
 		}
@@ -402,7 +461,7 @@ func judge(res *StrategyResult, admCosts []int64, s *workload.Scenario, limiters
 			res.Rules[i].RecordViolations = rr.Violations
 		}
 	}
-	rep, err := checkCosted(res.Sends, res.SendCosts, s.Units(), checker.Config{
+	rep, err := checkCosted(res.Sends, res.SendCosts, res.SendActuals, res.SendSettled, s.Units(), checker.Config{
 		Rules:    s.Rules,
 		Boundary: s.Boundary,
 		OnViolation: func(i int, v checker.Violation) {

@@ -73,6 +73,11 @@ type Scenario struct {
 	// meter, in the order the rules first name the units (the order a
 	// limiter's AcquireCost and the checker's ObserveCost take them).
 	Costs []UnitCost
+	// Actual, when set, makes Costs each call's estimates, charged from its
+	// send: the provider settles the call to an actual cost drawn from
+	// Actual (one per unit, in the order of Costs) when its call duration
+	// ends (docs/semantics.md, "Reserved costs").
+	Actual []UnitCost
 }
 
 // UnitCost is the distribution of each call's cost in Unit; its draws, in
@@ -116,15 +121,36 @@ const StreamCosts = 0x636f7374 // "cost"
 // at i*len(s.Costs)+u: the same for every strategy of a seed, and nil
 // when the rules meter no unit.
 func (s *Scenario) DrawCosts(seed uint64, n int) []int64 {
-	if len(s.Costs) == 0 {
+	return drawUnits(s.Costs, seed, StreamCosts, n)
+}
+
+// drawUnits draws n calls' costs from costs, one per unit a call, on
+// seed's stream; nil without costs.
+func drawUnits(costs []UnitCost, seed, stream uint64, n int) []int64 {
+	if len(costs) == 0 {
 		return nil
 	}
-	rng := rand.New(rand.NewPCG(seed, StreamCosts))
-	out := make([]int64, n*len(s.Costs))
+	rng := rand.New(rand.NewPCG(seed, stream))
+	out := make([]int64, n*len(costs))
 	for i := range out {
-		out[i] = int64(s.Costs[i%len(s.Costs)].Dist.Draw(rng))
+		out[i] = int64(costs[i%len(costs)].Dist.Draw(rng))
 	}
 	return out
+}
+
+// StreamActual is the PCG stream of a seed that each call's actual costs
+// are drawn from, beside StreamCosts: the estimates of a seed stay the
+// same whether its scenario settles them or not.
+const StreamActual = 0x61637475 // "actu"
+
+// Reserved reports whether the scenario's calls are settled to actual
+// costs after their estimates.
+func (s *Scenario) Reserved() bool { return len(s.Actual) > 0 }
+
+// DrawActuals returns the actual costs of n calls on seed, laid out as
+// DrawCosts lays out the estimates; nil when the scenario settles none.
+func (s *Scenario) DrawActuals(seed uint64, n int) []int64 {
+	return drawUnits(s.Actual, seed, StreamActual, n)
 }
 
 // HasSendPath reports whether anything lies between a limiter's admission
@@ -184,6 +210,16 @@ func (s *Scenario) validateCosts() error {
 	}
 	if got := s.Units(); !slices.Equal(got, units) {
 		return fmt.Errorf("scenario %q: costs for units %q, but the rules meter %q", s.Name, got, units)
+	}
+	if len(s.Actual) == 0 {
+		return nil
+	}
+	var actual []string
+	for _, c := range s.Actual {
+		actual = append(actual, c.Unit)
+	}
+	if !slices.Equal(actual, units) {
+		return fmt.Errorf("scenario %q: actual costs for units %q, but the rules meter %q", s.Name, actual, units)
 	}
 	return nil
 }

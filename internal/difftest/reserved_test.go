@@ -21,12 +21,7 @@ func checkReserved(t *testing.T, c Case) map[string][]Verdict {
 	chks := map[string]*checker.Checker{}
 	var keys []string
 	for i, s := range c.Sends {
-		chk := chks[s.Key]
-		if chk == nil {
-			chk = checker.New(checker.Config{Rules: c.Rules, Boundary: c.Boundary, List: len(c.Sends) + 1, Units: units})
-			chks[s.Key] = chk
-			keys = append(keys, s.Key)
-		}
+		chk := keyChecker(c, chks, &keys, s.Key)
 		est := make([]int64, len(units))
 		var settle *checker.Settlement
 		if s.Settled != nil {
@@ -40,6 +35,23 @@ func checkReserved(t *testing.T, c Case) map[string][]Verdict {
 		}
 		require.NoError(t, chk.ObserveReserved(s.At, int64(i)+2, est, settle), c.String())
 	}
+	return verdictsOf(chks, keys)
+}
+
+// keyChecker returns key's checker of the case's rules in chks, adding
+// it, and key to keys, on first sight.
+func keyChecker(c Case, chks map[string]*checker.Checker, keys *[]string, key string) *checker.Checker {
+	chk := chks[key]
+	if chk == nil {
+		chk = checker.New(checker.Config{Rules: c.Rules, Boundary: c.Boundary, List: len(c.Sends) + 1, Units: c.Units()})
+		chks[key] = chk
+		*keys = append(*keys, key)
+	}
+	return chk
+}
+
+// verdictsOf are the checkers' verdicts, by key, as Expect gives them.
+func verdictsOf(chks map[string]*checker.Checker, keys []string) map[string][]Verdict {
 	out := map[string][]Verdict{}
 	for _, key := range keys {
 		rep := chks[key].Report()
@@ -66,12 +78,18 @@ func checkReserved(t *testing.T, c Case) map[string][]Verdict {
 // both boundaries, and so both readings of a settlement at a send's
 // instant, as the oracle does.
 func TestCheckerReservedMatchesOracle(t *testing.T) {
+	reservedAgree(t, 31, checkReserved)
+}
+
+// reservedAgree holds judge to the oracle on the reserved cases of every
+// family, drawn with salt, under both boundaries.
+func reservedAgree(t *testing.T, salt uint64, judge func(*testing.T, Case) map[string][]Verdict) {
 	for _, f := range Families {
 		for _, b := range []rule.Boundary{rule.HalfOpen, rule.Closed} {
 			t.Run(f.String()+"/"+b.String(), func(t *testing.T) {
-				for i, c := range drawReserved(f, Seeds(40, 1000), 31) {
+				for i, c := range drawReserved(f, Seeds(40, 1000), salt) {
 					c.Boundary = b
-					want, got := Expect(c), checkReserved(t, c)
+					want, got := Expect(c), judge(t, c)
 					if !assert.Equal(t, want, got, "seed %d: %s", i, c) {
 						t.Log(describe(c, want, got))
 						return

@@ -93,7 +93,13 @@ type Strategy struct {
 	// (redislimit.CheckKind). The others refuse rules of a kind other than
 	// sliding.
 	Kinds bool
-	New   func(Env) (strategies.Limiter, error)
+	// Settles marks strategies whose limiters (strategies.Reservers) the
+	// runners drive by Reserve at the call's estimates and Settle at its
+	// end with its actual costs. The others acquire at the estimates and
+	// never learn the actual costs; the provider settles every call all
+	// the same (workload.Scenario.Actual).
+	Settles bool
+	New     func(Env) (strategies.Limiter, error)
 }
 
 // strategyTable lists the strategies by name; a distributed strategy is one more
@@ -173,11 +179,21 @@ var strategyTable = append([]Strategy{
 		},
 	},
 	{
+		Name: "reserve", Kinds: true, Doc: "combined, reserving each call's estimated costs at admission and settling them to the actual ones when its answer reports them",
+		Costs: true, CheckAll: true, Settles: true,
+		New: func(e Env) (strategies.Limiter, error) { return strategies.NewCombined(e.Runtime, e.Rules...), nil },
+	},
+	{
+		Name: "redis-reserve", Kinds: true, Doc: "the redis script reserving each call's estimates and settling them to its actual costs in a second run of it",
+		PerWorker: true, CheckAll: true, NeedsRedis: true, Costs: true, Settles: true,
+		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Virtual, false) },
+	},
+	{
 		Name: "redis-exact", Kinds: true, Doc: "the redis script with every rule an exact sorted set, whatever its limit",
 		PerWorker: true, CheckAll: true, NeedsRedis: true, Costs: true,
 		New: func(e Env) (strategies.Limiter, error) { return newRedis(e, redislimit.Virtual, true) },
 	},
-}, libStrategies()...)
+}, append(libStrategies(), postCall())...)
 
 // StrategyNames names every strategy of the table, in its order.
 func StrategyNames() []string {

@@ -9,6 +9,7 @@ import (
 	"github.com/rlcheck/rlcheck/internal/specimens/libs/redisrate"
 	"github.com/rlcheck/rlcheck/internal/specimens/libs/throttled"
 	"github.com/rlcheck/rlcheck/internal/specimens/libs/ulule"
+	"github.com/rlcheck/rlcheck/internal/specimens/postcall"
 	"github.com/rlcheck/rlcheck/strategies"
 	"github.com/rlcheck/rlcheck/strategies/redislimit"
 )
@@ -28,6 +29,8 @@ const (
 	FixedWindow     = "redis-fixed-window"
 	GuideScript     = "redis-guide-script"
 	RedisClientTime = "redis-client-time"
+	// PostCall is the gateways' post-call limiter (internal/specimens/postcall).
+	PostCall = "post-call"
 )
 
 // LibStrategyNames lists the library-backed strategies and the
@@ -62,6 +65,16 @@ func libStrategies() []Strategy {
 		out = append(out, st)
 	}
 	return out
+}
+
+// postCall is the table entry of the post-call limiter: a specimen that
+// charges a call's actual costs only when its answer reports them.
+func postCall() Strategy {
+	return Strategy{
+		Name: PostCall, Doc: "admit while every window has room, charge the actual costs when the answer reports them: the gateways' post-call pattern, which overfills",
+		Costs: true, Settles: true,
+		New: func(e Env) (strategies.Limiter, error) { return postcall.New(e.Runtime, e.Rules...), nil },
+	}
 }
 
 // LibConfig is how the audited libraries are set up: a burst, a slack, a
