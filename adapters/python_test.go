@@ -1,7 +1,6 @@
 package adapters
 
 import (
-	"os"
 	"os/exec"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/adapter"
 	"github.com/rlcheck/rlcheck/internal/pythontest"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/scenarios"
 	"github.com/rlcheck/rlcheck/simulate"
 )
@@ -29,7 +29,7 @@ func TestPythonAdapterUnittests(t *testing.T) {
 // seedsOr is how many seeds a test on seed.yaml runs: the acceptance's
 // 1,000 with RLCHECK_FULL=1, everyday otherwise.
 func seedsOr(everyday int) int {
-	if os.Getenv("RLCHECK_FULL") == "1" {
+	if testrun.Full() {
 		return 1000
 	}
 	return everyday

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
@@ -71,7 +71,7 @@ func violations(res *report.Result) []int64 {
 // 8 × 1,000,000 lines; the default is 8 × 50,000.
 func TestMergeEqualsSortedConcatenation(t *testing.T) {
 	per := 50_000
-	if os.Getenv("RLCHECK_FULL") == "1" {
+	if testrun.Full() {
 		per = 1_000_000
 	}
 	rng := rand.New(rand.NewPCG(7, 8))

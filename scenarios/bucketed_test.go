@@ -5,6 +5,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/rlcheck/rlcheck/internal/testrun"
+
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,7 +28,7 @@ func bucketedSeeds(t *testing.T) (inMemory, embedded int) {
 	switch {
 	case *acceptSeeds > 0:
 		return *acceptSeeds, *acceptSeeds
-	case os.Getenv("RLCHECK_FULL") == "1":
+	case testrun.Full():
 		return 50, 10
 	case testing.Short() || raceEnabled:
 		return 2, 1
@@ -115,7 +117,7 @@ func TestRealRedisBucketedNeverViolate(t *testing.T) {
 	switch {
 	case *acceptSeeds > 0:
 		seeds = *acceptSeeds
-	case os.Getenv("RLCHECK_FULL") == "1":
+	case testrun.Full():
 		seeds = 5
 	}
 	for _, n := range Names() {

@@ -1,12 +1,12 @@
 package scenarios
 
 import (
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/simulate"
 )
 
@@ -18,7 +18,7 @@ func settleSeeds() (inMemory, embedded int) {
 	switch {
 	case *acceptSeeds > 0:
 		return *acceptSeeds, *acceptSeeds
-	case os.Getenv("RLCHECK_FULL") == "1":
+	case testrun.Full():
 		return 200, 50
 	case testing.Short() || raceEnabled:
 		return 3, 1

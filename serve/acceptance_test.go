@@ -25,6 +25,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 )
@@ -201,7 +202,9 @@ func TestHostileClients(t *testing.T) {
 	if testing.Short() {
 		t.Skip("20,000 requests")
 	}
+	t.Parallel()
 	t.Run("SIGTERM", func(t *testing.T) {
+		t.Parallel()
 		h := startHelper(t, 0, 0)
 		c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}, Timeout: hangGuard}
 		sent := hostile(t, c, h.url)
@@ -210,7 +213,7 @@ func TestHostileClients(t *testing.T) {
 		// is derived from; the 100,000 the bound over the run speaks of
 		// take four times as long and run with RLCHECK_FULL=1.
 		distinct, workers := 20_000, 8
-		if os.Getenv("RLCHECK_FULL") == "1" {
+		if testrun.Full() {
 			distinct = 100_000
 		}
 		if raceEnabled {
@@ -280,6 +283,7 @@ func TestHostileClients(t *testing.T) {
 		}
 	})
 	t.Run("duration", func(t *testing.T) {
+		t.Parallel()
 		const dur = 2 * time.Second
 		h := startHelper(t, dur, time.Minute)
 		c := &http.Client{Timeout: hangGuard}

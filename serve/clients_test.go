@@ -119,6 +119,7 @@ func runPython(t *testing.T, py, design string) pyRun {
 // the path's delay varied less than its slack, at serve.
 func TestPythonGuideClients(t *testing.T) {
 	py := needTool(t, "python3", "RLCHECK_REQUIRE_PYTHON")
+	t.Parallel()
 	caught := false
 	for i := 0; i < 6 && !caught; i++ {
 		run := runPython(t, py, "sequential")

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/internal/difftest"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/sqlcheck"
 )
 
@@ -27,7 +28,7 @@ func TestGeneratedMatchesOracle(t *testing.T) {
 	defer b.Close()
 	for _, f := range difftest.Families {
 		t.Run(f.String(), func(t *testing.T) {
-			for seed := range uint64(difftest.Seeds(3, 60)) {
+			for seed := range uint64(testrun.Seeds(3, 60)) {
 				rng := rand.New(rand.NewPCG(seed, 5+uint64(f)))
 				c := difftest.Draw(rng, f, difftest.Options{Tiny: seed%2 == 0, Keys: seed%3 == 1, Sends: 40 + rng.IntN(120)})
 				if !difftest.SQLJudges(f) {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/infer/infertest"
 	"github.com/rlcheck/rlcheck/infer/infertest/serveprobe"
-	"github.com/rlcheck/rlcheck/internal/difftest"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -62,7 +62,7 @@ func TestInferredContractKeepsItsLog(t *testing.T) {
 	for _, kind := range []rule.Kind{rule.Sliding, rule.Fixed, rule.Bucket} {
 		for _, cost := range []bool{false, true} {
 			c := serveprobe.Case{Kind: kind, Cost: cost}
-			for seed := range uint64(difftest.Seeds(2, 20)) {
+			for seed := range uint64(testrun.Seeds(2, 20)) {
 				for _, lg := range inferLogs(t, seed, c) {
 					total++
 					logPath, contractPath := filepath.Join(dir, "calls.csv"), filepath.Join(dir, "c.yaml")

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlcheck/rlcheck/internal/testrun"
+
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,7 +28,7 @@ func TestSimulateRedisKeysStayBounded(t *testing.T) {
 		t.Skip("two simulations of 12,000 callers")
 	}
 	callers := "12000"
-	if os.Getenv("RLCHECK_FULL") == "1" {
+	if testrun.Full() {
 		callers = "20000"
 	}
 	s := redistest.Start(t)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/internal/oracle"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
 )
@@ -91,7 +92,7 @@ func TestSingleRuleLimitersKeepTheOracle(t *testing.T) {
 	}
 	for _, f := range Families {
 		t.Run(f.String(), func(t *testing.T) {
-			for i, c := range limiterCases(f, Seeds(4, 100), 7) {
+			for i, c := range limiterCases(f, testrun.Seeds(4, 100), 7) {
 				for _, r := range c.Rules {
 					one := []rule.Rule{r}
 					for name, b := range books(r) {
@@ -116,7 +117,7 @@ func TestSingleRuleLimitersKeepTheOracle(t *testing.T) {
 func TestWidenedLimitersKeepTheProvider(t *testing.T) {
 	for _, f := range Families {
 		t.Run(f.String(), func(t *testing.T) {
-			for i, c := range limiterCases(f, Seeds(4, 100), 8) {
+			for i, c := range limiterCases(f, testrun.Seeds(4, 100), 8) {
 				rng := rand.New(rand.NewPCG(uint64(i), 88))
 				m := time.Duration(1 + rng.Int64N(int64(c.Rules[0].Window)/2))
 				for _, name := range []string{"combined", "gated", "combined-bucketed"} {

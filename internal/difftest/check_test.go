@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/logcheck"
 )
 
@@ -40,7 +41,7 @@ func draws(f Family, seeds int, salt uint64) []Case {
 func TestCheckMatchesOracle(t *testing.T) {
 	for _, f := range Families {
 		t.Run(f.String(), func(t *testing.T) {
-			for i, c := range draws(f, Seeds(12, 300), 1) {
+			for i, c := range draws(f, testrun.Seeds(12, 300), 1) {
 				want := Expect(c)
 				got := runCheck(t, c)
 				if !assert.Equal(t, want, got, "seed %d: %s", i, c) {

@@ -12,6 +12,7 @@ import (
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/clock/virtual"
 	"github.com/rlcheck/rlcheck/internal/oracle"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
@@ -106,7 +107,7 @@ func broken(rules []rule.Rule, sends []oracle.Send) map[string]int {
 func TestLimitersKeepTheOracle(t *testing.T) {
 	for _, f := range Families {
 		t.Run(f.String(), func(t *testing.T) {
-			for i, c := range limiterCases(f, Seeds(4, 100), 6) {
+			for i, c := range limiterCases(f, testrun.Seeds(4, 100), 6) {
 				for name, newLim := range limiters {
 					if name == "combined-counter" && f == Sliding {
 						continue // approximates sliding rules (see limiters)
@@ -163,7 +164,7 @@ func assertRefusals(t *testing.T, c Case, errs []error, admitted []oracle.Send, 
 func TestSlidingKeepsFixedAndFirstCall(t *testing.T) {
 	for _, f := range []Family{Fixed, FirstCall} {
 		t.Run(f.String(), func(t *testing.T) {
-			for i, c := range limiterCases(f, Seeds(4, 100), 9) {
+			for i, c := range limiterCases(f, testrun.Seeds(4, 100), 9) {
 				sliding := catalog.AsSliding(c.Rules)
 				admitted, _ := drive(c, sliding, limiters["combined"], 0)
 				if !assert.Empty(t, broken(sliding, admitted), "seed %d: %s", i, c) ||

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/internal/oracle"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/merge"
 	"github.com/rlcheck/rlcheck/report"
@@ -110,7 +111,7 @@ func shardDocs(t *testing.T, rng *rand.Rand, c Case, bounds []int64) (names []st
 func TestMergeMatchesOracle(t *testing.T) {
 	for _, f := range Families {
 		t.Run(f.String(), func(t *testing.T) {
-			for i, c := range draws(f, Seeds(6, 150), 5) {
+			for i, c := range draws(f, testrun.Seeds(6, 150), 5) {
 				rng := rand.New(rand.NewPCG(uint64(i), 55))
 				bounds := cuts(rng, c)
 				names, docs := shardDocs(t, rng, c, bounds)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/rule"
 )
@@ -87,7 +88,7 @@ func reservedAgree(t *testing.T, salt uint64, judge func(*testing.T, Case) map[s
 	for _, f := range Families {
 		for _, b := range []rule.Boundary{rule.HalfOpen, rule.Closed} {
 			t.Run(f.String()+"/"+b.String(), func(t *testing.T) {
-				for i, c := range drawReserved(f, Seeds(40, 1000), salt) {
+				for i, c := range drawReserved(f, testrun.Seeds(40, 1000), salt) {
 					c.Boundary = b
 					want, got := Expect(c), judge(t, c)
 					if !assert.Equal(t, want, got, "seed %d: %s", i, c) {
@@ -118,7 +119,7 @@ func TestCheckReservedMatchesOracle(t *testing.T) {
 	for _, f := range Families {
 		for _, b := range []rule.Boundary{rule.HalfOpen, rule.Closed} {
 			t.Run(f.String()+"/"+b.String(), func(t *testing.T) {
-				for i, c := range drawReserved(f, Seeds(10, 200), 37) {
+				for i, c := range drawReserved(f, testrun.Seeds(10, 200), 37) {
 					c.Boundary = b
 					res, err := logcheck.Run([]logcheck.Input{{Name: "sends.csv", R: strings.NewReader(c.ReservedCSV())}},
 						logcheck.Config{Rules: c.Rules, Boundary: c.Boundary, List: len(c.Sends) + 1, Read: c.ReservedReadOptions()})
@@ -139,7 +140,7 @@ func TestCheckReservedStatusesMatchOracle(t *testing.T) {
 	for _, reading := range []rule.Refusals{rule.RefusedCount, rule.RefusedFree} {
 		for _, f := range Families {
 			t.Run(reading.Word()+"/"+f.String(), func(t *testing.T) {
-				for i, c := range drawReserved(f, Seeds(6, 100), 41) {
+				for i, c := range drawReserved(f, testrun.Seeds(6, 100), 41) {
 					status := statuses(rand.New(rand.NewPCG(uint64(i), 13)), len(c.Sends))
 					read := c.ReservedReadOptions()
 					read.StatusCol = "status"

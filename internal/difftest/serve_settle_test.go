@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/internal/oracle"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/serve"
@@ -214,7 +215,7 @@ func TestServePresetSettlesAsTheOracle(t *testing.T) {
 	for _, reading := range []rule.Refusals{rule.RefusedCount, rule.RefusedFree} {
 		for _, g := range settleRegimes {
 			rng := rand.New(rand.NewPCG(uint64(g.permille), 0x73657276))
-			for seed := range Seeds(8, 100) {
+			for seed := range testrun.Seeds(8, 100) {
 				what := fmt.Sprintf("%s %s seed %d", reading.Word(), g.name, seed)
 				presetAgrees(t, what, reading, g.permille, g.prompt, rng, seen)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/serve"
@@ -111,7 +112,7 @@ func TestServeMatchesOracle(t *testing.T) {
 	for _, f := range Families {
 		t.Run(f.String(), func(t *testing.T) {
 			seen := map[int]int{}
-			for i, c := range draws(f, Seeds(6, 150), 3) {
+			for i, c := range draws(f, testrun.Seeds(6, 150), 3) {
 				if !serveAgrees(t, c, i, seen) {
 					return
 				}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/internal/oracle"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/simulate"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
@@ -119,7 +120,7 @@ func oracleSends(st simulate.StrategyResult) []oracle.Send {
 // overfilled under the reserve limiters or under combined, which keeps the
 // estimates.
 func TestSimulateReservedMatchesOracle(t *testing.T) {
-	seeds := Seeds(40, 400)
+	seeds := testrun.Seeds(40, 400)
 	rng := rand.New(rand.NewPCG(7, 0x736574746c65))
 	ran := map[string]int{}
 	for seed := range uint64(seeds) {

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/internal/pgtest"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/sqlcheck"
 )
 
@@ -28,7 +29,7 @@ func TestSQLOnPostgresMatchesOracle(t *testing.T) {
 				require.Error(t, err)
 				t.Skipf("sql refuses %s rules: %v", f, err)
 			}
-			for i, c := range draws(f, Seeds(3, 60), 4) {
+			for i, c := range draws(f, testrun.Seeds(3, 60), 4) {
 				if c.LivesADateTwice() {
 					continue // the query keys days by local date there (docs/sql.md)
 				}

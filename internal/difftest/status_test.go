@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/internal/oracle"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/logcheck"
 	"github.com/rlcheck/rlcheck/rule"
 )
@@ -91,7 +92,7 @@ func TestCheckStatusesMatchOracle(t *testing.T) {
 	for _, reading := range []rule.Refusals{rule.RefusedCount, rule.RefusedFree} {
 		for _, f := range Families {
 			t.Run(reading.Word()+"/"+f.String(), func(t *testing.T) {
-				for i, c := range draws(f, Seeds(8, 200), 7) {
+				for i, c := range draws(f, testrun.Seeds(8, 200), 7) {
 					status := statuses(rand.New(rand.NewPCG(uint64(i), 11)), len(c.Sends))
 					read := c.ReadOptions()
 					read.StatusCol = "status"

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/sendlog"
 	"github.com/rlcheck/rlcheck/watch"
@@ -77,7 +78,7 @@ func ruleIndex(t *testing.T, c Case, text string, so []Verdict, line int64) int 
 func TestWatchMatchesOracle(t *testing.T) {
 	for _, f := range Families {
 		t.Run(f.String(), func(t *testing.T) {
-			watchMatches(t, draws(f, Seeds(6, 150), 2), false)
+			watchMatches(t, draws(f, testrun.Seeds(6, 150), 2), false)
 		})
 	}
 }
@@ -89,7 +90,7 @@ func TestWatchReservedMatchesOracle(t *testing.T) {
 	for _, f := range Families {
 		for _, b := range []rule.Boundary{rule.HalfOpen, rule.Closed} {
 			t.Run(f.String()+"/"+b.String(), func(t *testing.T) {
-				cases := drawReserved(f, Seeds(4, 100), 43)
+				cases := drawReserved(f, testrun.Seeds(4, 100), 43)
 				for i := range cases {
 					cases[i].Boundary = b
 				}

@@ -79,8 +79,9 @@ func TestLayering(t *testing.T) {
 }
 
 // testSupport are the packages only tests import: the oracle, and the
-// differential tests' cases built on it.
-var testSupport = []string{"internal/oracle", "internal/difftest"}
+// differential tests' cases built on it, and the switch between the
+// everyday and the long run.
+var testSupport = []string{"internal/oracle", "internal/difftest", "internal/testrun"}
 
 // testSupportBelowEverything: no package but tests (and other test
 // support) imports a test-support package, and the oracle (standalone) imports no package of the module,

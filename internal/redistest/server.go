@@ -2,6 +2,7 @@ package redistest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -125,8 +126,9 @@ func startAt(bin, dir string, port int, extra []string) (*Server, error) {
 	deadline := time.Now().Add(startTimeout)
 	for {
 		reply, err := Command(s.Addr, time.Second, "PING")
-		if err == nil && reply == "PONG" || err != nil && strings.HasPrefix(err.Error(), "NOAUTH") {
-			return s, nil // NOAUTH: up, with requirepass
+		up := err == nil && reply == "PONG" || err != nil && strings.HasPrefix(err.Error(), "NOAUTH") // NOAUTH: up, with requirepass
+		if up && ready(s.log(port)) {
+			return s, nil
 		}
 		select {
 		case <-s.done:
@@ -139,6 +141,20 @@ func startAt(bin, dir string, port int, extra []string) (*Server, error) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// log is the path of the server's log file when it listens on port.
+func (s *Server) log(port int) string {
+	return filepath.Join(s.Dir, fmt.Sprintf("redis-%d.log", port))
+}
+
+// ready reports whether the server whose log is at path says it accepts
+// connections. A PING alone can be answered by another test's server that
+// took the same free port first (this one then fails to bind and exits):
+// only its own log tells that the answering server is this one.
+func ready(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && bytes.Contains(data, []byte("Ready to accept connections"))
 }
 
 // Kill ends the server at once with SIGKILL, as a crash would, and waits

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/rlcheck/rlcheck/internal/testrun"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
@@ -112,19 +113,15 @@ func policySeeds(t *testing.T, c redis.Scripter, seeds int, sources []TimeSource
 // atomic decision, on miniredis with every time source.
 func TestBucketedMatchesCombined(t *testing.T) {
 	t.Parallel()
-	seeds := 15
-	if testing.Short() {
-		seeds = 5
-	}
 	m, c := newMini(t)
-	bucketSeeds(t, c, seeds, []TimeSource{Server, Client, Virtual}, func(now int64) { m.SetTime(time.Unix(0, now)) })
+	bucketSeeds(t, c, int(seeds(5, 15)), []TimeSource{Server, Client, Virtual}, func(now int64) { m.SetTime(time.Unix(0, now)) })
 }
 
 // TestRealBucketedMatchesCombined is the same on a real server's Lua,
 // with the caller's clocks (a real server's TIME cannot be set).
 func TestRealBucketedMatchesCombined(t *testing.T) {
 	c := realClient(t, redistest.Start(t))
-	bucketSeeds(t, c, 20, []TimeSource{Client, Virtual}, nil)
+	bucketSeeds(t, c, int(seeds(6, 20)), []TimeSource{Client, Virtual}, nil)
 }
 
 // newPolicyWorkload makes rules that leave their bookkeeping open, with
@@ -165,13 +162,13 @@ func newPolicyWorkload(seed uint64) workload {
 func TestDefaultPolicyMatchesCombined(t *testing.T) {
 	t.Parallel()
 	m, c := newMini(t)
-	policySeeds(t, c, 12, []TimeSource{Server, Client, Virtual}, func(now int64) { m.SetTime(time.Unix(0, now)) }, newPolicyWorkload)
+	policySeeds(t, c, int(seeds(4, 12)), []TimeSource{Server, Client, Virtual}, func(now int64) { m.SetTime(time.Unix(0, now)) }, newPolicyWorkload)
 }
 
 // TestRealDefaultPolicyMatchesCombined is the same on a real server.
 func TestRealDefaultPolicyMatchesCombined(t *testing.T) {
 	c := realClient(t, redistest.Start(t))
-	policySeeds(t, c, 12, []TimeSource{Client, Virtual}, nil, newPolicyWorkload)
+	policySeeds(t, c, int(seeds(4, 12)), []TimeSource{Client, Virtual}, nil, newPolicyWorkload)
 }
 
 // tryAt returns a function that runs l's script once at instant base + at
@@ -318,7 +315,7 @@ func TestRealBoundedMemory(t *testing.T) {
 			at    []int64
 		}{list + " saturated", rules, admitted(rules, 20000, 0)})
 	}
-	if os.Getenv("RLCHECK_FULL") == "1" {
+	if testrun.Full() {
 		huge := []rule.Rule{{Limit: 600000, Window: 24 * time.Hour}}
 		cases = append(cases, struct {
 			name  string
@@ -441,8 +438,8 @@ func TestRealBoundedMemoryCosts(t *testing.T) {
 	c := realClient(t, redistest.Start(t))
 	rules, err := rule.ParseList("500/1m, 90000 tokens/1m, 10000000 tokens/1d")
 	require.NoError(t, err)
-	n := 100_000
-	if os.Getenv("RLCHECK_FULL") == "1" {
+	n := 30_000
+	if testrun.Full() {
 		n = 1_000_000
 	} else {
 		t.Log("1,000,000 admissions run with RLCHECK_FULL=1")

@@ -229,7 +229,7 @@ func checkCosts(t *testing.T, clients costClient, sources []TimeSource, seeds ui
 // the µs, and bucketed ones never overfill a window.
 func TestCostsMatchReference(t *testing.T) {
 	t.Parallel()
-	checkCosts(t, miniClients, []TimeSource{Server, Client, Virtual}, 40)
+	checkCosts(t, miniClients, []TimeSource{Server, Client, Virtual}, seeds(12, 40))
 }
 
 // TestRealCostsMatchReference is the same on a real redis-server, whose
@@ -238,7 +238,7 @@ func TestRealCostsMatchReference(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	c := realClient(t, s)
-	checkCosts(t, func(*testing.T, TimeSource, *stepRT) redis.Scripter { return c }, []TimeSource{Client, Virtual}, 40)
+	checkCosts(t, func(*testing.T, TimeSource, *stepRT) redis.Scripter { return c }, []TimeSource{Client, Virtual}, seeds(12, 40))
 }
 
 // TestCostOverLimitRefusedAtOnce: a call costing more than a rule's limit

@@ -138,7 +138,7 @@ func TestExpiryKeepsEntriesInTheirWindow(t *testing.T) {
 			}
 			r := rand.New(rand.NewPCG(uint64(lease), 7))
 			w := &expiryWatch{}
-			for step := range 3000 {
+			for step := range seeds(1000, 3000) {
 				switch r.IntN(20) {
 				case 0: // a pause past the lease and the short windows
 					rt.set(rt.t + int64(time.Duration(500+r.IntN(3000))*time.Millisecond))

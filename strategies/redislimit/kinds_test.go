@@ -124,8 +124,8 @@ func kindsAgainstBooks(t *testing.T, c redis.Scripter, seeds int) {
 func TestKindsMatchTheBooks(t *testing.T) {
 	t.Parallel()
 	_, c := newMini(t)
-	kindsAgainstBooks(t, c, 60)
-	kindsAgainstBooks(t, realClient(t, redistest.Start(t)), 60)
+	kindsAgainstBooks(t, c, int(seeds(20, 60)))
+	kindsAgainstBooks(t, realClient(t, redistest.Start(t)), int(seeds(20, 60)))
 }
 
 // TestKindCostsMatchTheBooks: a bucket and a fixed rule metering tokens

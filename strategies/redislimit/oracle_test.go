@@ -6,11 +6,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/rlcheck/rlcheck/internal/testrun"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
@@ -380,7 +381,7 @@ func driveOracle(t *testing.T, w oracleWork, ls []*Limiter, clk *oracleClock, sr
 // n every day (the tests take a few seconds in all), 50 times as many with
 // RLCHECK_FULL=1.
 func oracleSeeds(n int) int {
-	if os.Getenv("RLCHECK_FULL") == "1" {
+	if testrun.Full() {
 		return 50 * n
 	}
 	return n

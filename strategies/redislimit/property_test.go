@@ -110,7 +110,7 @@ func (w workload) drive(t *testing.T, rt *stepRT, l interface {
 // and those sends break no rule.
 func TestMatchesCombinedAndReference(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(30) {
+	for seed := range seeds(10, 30) {
 		w := newWorkload(seed)
 		want := w.reference()
 		rep, err := checker.Check(want, checker.Config{Rules: w.rules})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/checker"
 	"github.com/rlcheck/rlcheck/internal/redistest"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies"
 )
@@ -181,12 +181,7 @@ func runReserve(t *testing.T, c reserveCase, seed uint64, cl redis.Scripter, src
 }
 
 // seeds is n, or full under RLCHECK_FULL=1.
-func seeds(n, full uint64) uint64 {
-	if os.Getenv("RLCHECK_FULL") == "1" {
-		return full
-	}
-	return n
-}
+func seeds(n, full uint64) uint64 { return testrun.Seeds(n, full) }
 
 // reserveProperty: on seeds cases, every time source keeps every window
 // with reservations settled as drawn.
@@ -211,7 +206,7 @@ func reserveProperty(t *testing.T, seeds uint64, sources map[string]func(t *test
 // window later or never, as the checker judges reserved costs.
 func TestReservationsKeepEveryWindow(t *testing.T) {
 	t.Parallel()
-	reserveProperty(t, seeds(12, 200), map[string]func(t *testing.T) (redis.Scripter, func(int64)){
+	reserveProperty(t, seeds(5, 200), map[string]func(t *testing.T) (redis.Scripter, func(int64)){
 		"miniredis": func(t *testing.T) (redis.Scripter, func(int64)) {
 			m, c := newMini(t)
 			return c, func(now int64) { m.SetTime(time.Unix(0, now)) }
@@ -224,7 +219,7 @@ func TestReservationsKeepEveryWindow(t *testing.T) {
 func TestRealReservationsKeepEveryWindow(t *testing.T) {
 	t.Parallel()
 	c := realClient(t, redistest.Start(t))
-	reserveProperty(t, seeds(40, 1000), map[string]func(t *testing.T) (redis.Scripter, func(int64)){
+	reserveProperty(t, seeds(12, 1000), map[string]func(t *testing.T) (redis.Scripter, func(int64)){
 		"redis-server": func(t *testing.T) (redis.Scripter, func(int64)) { return c, nil },
 	})
 }
