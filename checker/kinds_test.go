@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -371,7 +372,7 @@ func TestFastAndSlowPathsAgree(t *testing.T) {
 // keeps the fixed rule N/W, for every offset.
 func TestSlidingKeptMeansFixedKept(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	for range 300 {
+	for range testrun.Seeds(100, 300) {
 		grid := int64(1 + rng.IntN(4))
 		slide := rule.Rule{Limit: 1 + rng.IntN(5), Window: time.Duration(grid * int64(1+rng.IntN(8)))}
 		// Keep the candidates the sliding rule admits: a log that keeps it.

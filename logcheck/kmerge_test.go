@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/report"
 	"github.com/rlcheck/rlcheck/rule"
 )
@@ -28,7 +29,7 @@ import (
 func TestMergedAgainstStableSort(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	rules := []rule.Rule{{Limit: 2, Window: 3 * time.Second}, {Limit: 5, Window: 20 * time.Second}}
-	iters := 60
+	iters := testrun.Seeds(20, 60)
 	if raceEnabled {
 		iters = 30
 	}

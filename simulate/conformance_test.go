@@ -12,6 +12,7 @@ import (
 
 	"github.com/rlcheck/rlcheck/clock"
 	"github.com/rlcheck/rlcheck/clock/virtual"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
@@ -88,7 +89,7 @@ func workloads() uint64 {
 	if testing.Short() || raceEnabled {
 		return 30
 	}
-	return 120
+	return testrun.Seeds[uint64](40, 120)
 }
 
 // TestConformance runs one behaviour suite over every strategy: the same

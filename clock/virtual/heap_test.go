@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/internal/testrun"
 )
 
 // TestHeapOrderMatchesSorting drives the event heap with random schedules,
@@ -13,7 +15,7 @@ import (
 // events each caller has pending: the first by (at, seq), each caller at
 // most once, and every caller's position kept right.
 func TestHeapOrderMatchesSorting(t *testing.T) {
-	for seed := range uint64(200) {
+	for seed := range testrun.Seeds[uint64](60, 200) {
 		rng := rand.New(rand.NewPCG(seed, 1))
 		procs := make([]*proc, 1+rng.IntN(40))
 		for i := range procs {

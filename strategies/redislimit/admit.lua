@@ -69,8 +69,9 @@
 -- Reply: {record time, n} when the call is recorded (now, or by an
 -- earlier attempt of the same call); else {wait, check, rule, n}: nothing
 -- was recorded, and rule i asks for the longest wait (rule n+1: the
--- in-flight cap, for a call that takes a lease). A settlement replies {1}
--- when it freed a live lease and corrected the rules, else {0}. Errors start with a
+-- in-flight cap, for a call that takes a lease). A settlement replies
+-- {1, check time} when it freed a live lease and corrected the rules at
+-- that instant (µs), else {0}. Errors start with a
 -- code the client maps: WRONGTYPE, SKEW, CORRUPT, LOST, HELD, CLASH.
 --
 -- Lua numbers are doubles: epoch microseconds (< 2^53) are exact in them,
@@ -282,7 +283,7 @@ if mode == 83 then
     end
   end
   if k > 0 then call('HSET', head, unpack(set, 1, k)) end
-  return {1}
+  return {1, check}
 end
 
 -- Configuration. Limiters that share a key must keep the same rules the

@@ -123,8 +123,11 @@ func (l *Limiter) settleRun(ctx context.Context, a recorded, actual []int64) (bo
 		return false, l.scriptError(ctx, err)
 	}
 	ints := replyInts(res)
-	if len(ints) != 1 {
+	if len(ints) != 1 && (len(ints) != 2 || ints[0] != 1) {
 		return false, errors.New("redislimit: unexpected settlement reply")
+	}
+	if ints[0] == 1 && l.settledAt != nil {
+		l.settledAt(a.member, ints[1]*1000)
 	}
 	return ints[0] == 1, nil
 }

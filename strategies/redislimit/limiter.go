@@ -150,6 +150,10 @@ type Limiter struct {
 	runs  atomic.Int64
 	stats *strategies.StatsKeeper
 
+	// settledAt, when set (by tests), is told of each settlement that took
+	// effect: the member's text and the script's instant, in ns.
+	settledAt func(member string, at int64)
+
 	// Costs: the units the rules given to New meter, in the order of
 	// AcquireCost's costs; those rules; and, per kept rule, its unit's
 	// index from 1 (0 for a call rule). units is empty when every rule
