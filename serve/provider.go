@@ -120,6 +120,11 @@ func (s *Server) readChat(r *http.Request) (*chatRequest, []int64, error) {
 	if req.max < 0 || req.max > MaxCost/2 || req.prompt > MaxCost/2 {
 		return nil, nil, &costError{http.StatusBadRequest, fmt.Sprintf("max_tokens %d: want a whole number from 0 up to %d", req.max, int64(MaxCost/2)), false}
 	}
+	// The usage a completion larger than max_tokens settles to must be a
+	// cost the log can carry, as the estimate is.
+	if used := req.prompt + s.completionTokens(&req); used > MaxCost {
+		return nil, nil, &costError{http.StatusBadRequest, fmt.Sprintf("max_tokens %d: the completion answered (%d tokens with the prompt) would be more than %d, the most a cost in the log can be", req.max, used, int64(MaxCost)), false}
+	}
 	return &req, s.unitCosts(req.prompt, req.max), nil
 }
 

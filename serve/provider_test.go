@@ -186,3 +186,23 @@ func FuzzDecodeChat(f *testing.F) {
 		require.GreaterOrEqual(t, req.chars, int64(0))
 	})
 }
+
+// TestUsagePastTheLargestCostIsRefused: with completions ten times
+// max_tokens, a max_tokens whose usage would pass MaxCost (which the log
+// cannot carry, and sums of which would pass int64) is answered 400 and
+// charged nothing; the largest that fits is admitted and settled.
+func TestUsagePastTheLargestCostIsRefused(t *testing.T) {
+	c := newClocked(t, Options{
+		Rules:    mustRules(t, "3/1m, 999999999999999999 tokens/1m"),
+		Provider: OpenAI, CompletionPermille: MaxCompletionPermille,
+	})
+	base := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+	prompt := int64(1) // "x" is one token
+	fits := (MaxCost - prompt) / 10
+	rec := c.do(t, base, chatBody("x", int(fits+1), ""))
+	require.Equal(t, 400, rec.Code, rec.Body.String())
+	assert.Contains(t, rec.Body.String(), "the most a cost in the log can be")
+	rec = c.do(t, base+ms(1), chatBody("x", int(fits), ""))
+	require.Equal(t, 200, rec.Code, rec.Body.String())
+	assert.Equal(t, "2", rec.Header().Get("x-ratelimit-remaining-requests"), "the refused request took nothing")
+}
