@@ -7,13 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlcheck/rlcheck/internal/testrun"
-
 	"github.com/redis/go-redis/v9"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/internal/redistest"
+	"github.com/rlcheck/rlcheck/internal/testrun"
 )
 
 // TestSimulateRedisKeysStayBounded: `rlcheck simulate` with the
