@@ -465,7 +465,13 @@ func (d *sends) leastRate(u, b int, coarse []Candidate) ([]Candidate, int64) {
 	if hi == 0 {
 		return nil, steps
 	}
-	hi = bisectRate(lo, hi, func(q uint64) bool { return fits(q, RefusedFree) })
+	// The least rate under RefusedFree, by forced jumps from lo up.
+	q, st := d.leastRoom(u, int64(b), lo+1, nil)
+	steps += st
+	if q == 0 || q > hi {
+		q = bisectRate(lo, hi, func(q uint64) bool { return fits(q, RefusedFree) })
+	}
+	hi = q
 	var out []Candidate
 	for _, rd := range []Reading{RefusedFree, RefusedCount} {
 		q := hi

@@ -87,24 +87,36 @@ func fit(d *sends, cands []*Candidate, rd Reading) Fit {
 
 // settle makes a fit's rules, once their ranges are final, the contract it
 // prints: rules that print the same are one rule, and the set is called
-// the smallest only where that is proved.
-func (f *Fit) settle() {
+// the smallest only where that is proved. The cover search is exhaustive
+// over the windows and the buckets it tried; proof says what the exact
+// bucket search adds: no bucket of any rate and burst alone, nor beside
+// one window, explains every refusal. Sets of two buckets or more are not
+// searched at every rate and burst.
+func (f *Fit) settle(proof bucketProof) {
 	if !f.Fits {
 		return
 	}
 	f.Rules = oncePrinted(f.Rules)
 	switch {
-	case len(f.Rules) == 1:
+	case len(f.Rules) <= 1:
 		f.Smallest, f.Unproved = true, "" // a refusal needs a rule
-	case f.Smallest && slices.ContainsFunc(f.Rules, func(r Rule) bool { return r.Kind == rule.Bucket }):
+	case !f.Smallest:
+	case !proof.single:
+		f.Smallest, f.Unproved = false, unprovedSingle
+	case len(f.Rules) == 3 && !proof.pairs:
+		f.Smallest, f.Unproved = false, unprovedPairs
+	case len(f.Rules) >= 3:
 		f.Smallest, f.Unproved = false, unprovedBuckets
 	}
 }
 
 // Why a contract that fits is not proved the smallest (Fit.Unproved).
 const (
-	unprovedGreedy  = "the search was greedy: a smaller set may exist"
-	unprovedBuckets = "token buckets are searched on a sample of rates and bursts: fewer rules off the sample may explain the refusals"
+	unprovedGreedy    = "the search was greedy: a smaller set may exist"
+	unprovedSingle    = "a single token bucket was not ruled out at every rate and burst (the search ran out of budget)"
+	unprovedPairs     = "a window beside one token bucket was not ruled out at every rate and burst (the search ran out of budget)"
+	unprovedTolerance = "within a tolerance only windows are searched: fewer rules with a token bucket may explain the refusals"
+	unprovedBuckets   = "sets of two token buckets or more are searched on a sample of rates and bursts only: fewer rules off the sample may explain the refusals"
 )
 
 // oncePrinted keeps one of the rules that print the same: as a contract

@@ -93,7 +93,12 @@ type Rule struct {
 	// the log allows, from RateMin to RateMax units a day.
 	Rate, Burst      int
 	RateMin, RateMax int64
-	perDay           int64 // the rate of the candidate chosen
+	// RateOpen: the log sets no upper bound on a bucket's rate (RateMax is
+	// the most searched). Outer: the bucket's ranges bound its region from
+	// outside (a call another rule refused may have drained it) and may
+	// be wider than the values that fit; they hold every one all the same.
+	RateOpen, Outer bool
+	perDay          int64 // the rate of the candidate chosen
 }
 
 // Rule returns the rule at its least N: the most the provider is known to
@@ -183,6 +188,8 @@ type Result struct {
 	// Tolerance is what it takes to fit a log with refusals that no
 	// contract fits exactly; nil when one does.
 	Tolerance *Tolerance
+
+	proof [2]bucketProof // what the exact bucket search proved, per reading
 }
 
 // maxUnexplained bounds the unexplained refusals a Fit lists.
@@ -220,6 +227,7 @@ func Infer(s []Send, opt Options) *Result {
 	}
 	res.Candidates = append(res.Candidates, costCandidates(d, windows)...)
 	res.bucketSearch(d)
+	res.exactBuckets(d)
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
 		var cands []*Candidate
 		for _, cs := range [][]Candidate{res.Candidates, res.Buckets} {
@@ -231,7 +239,7 @@ func Infer(s []Send, opt Options) *Result {
 		}
 		res.Fits[rd] = fit(d, cands, rd)
 		res.BucketSteps += refineBuckets(d, &res.Fits[rd], cands, windows)
-		res.Fits[rd].settle()
+		res.Fits[rd].settle(res.proof[rd])
 		res.Fits[rd].verify(s, opt.Units)
 		res.Fits[rd].prune(s, opt.Units)
 	}
