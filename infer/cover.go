@@ -97,6 +97,9 @@ func (f *Fit) settle(proof bucketProof) {
 		return
 	}
 	f.Rules = oncePrinted(f.Rules)
+	for i := range f.Rules {
+		f.Rules[i].Confidence /= float64(1 + len(f.Rules[i].AlsoFits))
+	}
 	switch {
 	case len(f.Rules) <= 1:
 		f.Smallest, f.Unproved = true, "" // a refusal needs a rule
@@ -264,7 +267,10 @@ func ranges(d *sends, cv []*Candidate, rd Reading) ([]Rule, float64) {
 
 func (d *sends) n() int { return len(d.at) }
 
-// alsoFits lists, for each rule, the candidates that could replace it.
+// alsoFits lists, for each rule, the candidates that could replace it:
+// windows at their least N, and one bucket a unit, named on the grid at
+// the rate found (another shape that fits as well). A rule another shape
+// can replace has its confidence divided by the shapes that fit.
 func alsoFits(n int, rules []Rule, cands []*Candidate) {
 	for k := range rules {
 		var others []*Candidate
@@ -273,13 +279,21 @@ func alsoFits(n int, rules []Rule, cands []*Candidate) {
 				others = append(others, find(cands, r))
 			}
 		}
+		buckets := map[string]bool{rules[k].Unit: rules[k].Kind == rule.Bucket}
 		for _, c := range cands {
-			if c.Kind == rule.Bucket || c.Window == rules[k].Window && c.Kind == rules[k].Kind && c.Unit == rules[k].Unit {
+			if c.Kind == rule.Bucket && buckets[c.Unit] || c.Kind != rule.Bucket && c.Window == rules[k].Window && c.Kind == rules[k].Kind && c.Unit == rules[k].Unit {
 				continue
 			}
-			if union(n, append(others, c)).count() == n {
-				rules[k].AlsoFits = append(rules[k].AlsoFits, Rule{Window: c.Window, Kind: c.Kind, Unit: c.Unit, Min: c.AtLeast}.Rule())
+			if union(n, append(others, c)).count() < n {
+				continue
 			}
+			alt := Rule{Window: c.Window, Kind: c.Kind, Unit: c.Unit, Min: c.AtLeast}
+			if c.Kind == rule.Bucket {
+				buckets[c.Unit] = true
+				alt.Window, alt.Rate = nameRate(c.PerDay, c.PerDay, c.PerDay, windowGrid)
+				alt.Burst = c.AtLeast
+			}
+			rules[k].AlsoFits = append(rules[k].AlsoFits, alt.Rule())
 		}
 	}
 }

@@ -83,7 +83,10 @@ type Rule struct {
 	// Explains counts the refusals the rule explains at N = Min.
 	Explains int
 	// Confidence is Min/Max: the share of the range the traffic probed,
-	// 1 when it pinned N exactly, 0 without an upper bound.
+	// 1 when it pinned N exactly, 0 without an upper bound; for a bucket
+	// the least of the burst's and the rate's shares. It is divided by the
+	// shapes that fit in the rule's place (1 + len(AlsoFits)): 1 only
+	// where no other rule of the searched shapes fits.
 	Confidence float64
 	// AlsoFits are other rules that could replace this one, the other
 	// rules unchanged, each at its least N (buckets are not listed).

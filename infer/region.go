@@ -37,10 +37,17 @@ import (
 // drains nothing). Under "refused calls count" beside other rules, a call
 // another rule refused drains the bucket when it had room, which more rate
 // can bring about. The region is then bounded from outside: lower from the
-// deficit where such calls never drain, upper from the one where they
-// always do, both monotone, and each lying on its side of the true
-// deficit. The corners are then judged exactly: where both fit the extent
-// is exact, else it holds every fitting value and may be wider.
+// deficit where only the refusals known to drain do (certain), upper from
+// the one where every refusal that may drain does (possible), both
+// monotone, each on its side of the true deficit at every point that
+// fits. A pass at the extent's corners then sorts the refusals: one that
+// has room even with the most deficit at the least rate and burst drains
+// at every point of the extent, one that has none with the least deficit
+// at the most rate and burst drains at none; the extent is found again
+// until the sorting stops. Where every refusal is sorted the admissions
+// are known and the extent is exact; else the corners are judged exactly,
+// and where one does not fit the extent holds every fitting value and may
+// be wider.
 type region struct {
 	RateMin, RateMax   int64 // units a day
 	BurstMin, BurstMax int
@@ -72,14 +79,19 @@ type regionFit struct {
 	rd     Reading
 	target bitset
 	// drain: refusals outside the targets may drain the bucket (under
-	// RefusedCount): the curves bound the region from outside.
-	drain bool
-	steps int64
+	// RefusedCount): the curves bound the region from outside, certain
+	// the refusals (by rank) known to drain it, possible those that may.
+	drain             bool
+	certain, possible bitset
+	steps             int64
 }
 
 func newRegionFit(d *sends, u int, rd Reading, target bitset) *regionFit {
 	g := &regionFit{d: d, u: u, rd: rd, target: target}
 	g.drain = rd == RefusedCount && target.count() < len(d.refIdx)
+	if g.drain {
+		g.certain, g.possible = newBitset(len(d.refIdx)), complement(len(d.refIdx), target)
+	}
 	return g
 }
 
@@ -108,8 +120,11 @@ func (g *regionFit) curve(q uint64) (lower, upper int64) {
 			}
 			r++
 		default:
-			if g.drain {
+			if g.drain && g.possible.has(r) {
 				hi = hi.add(c)
+			}
+			if g.drain && g.certain.has(r) {
+				lo = lo.add(c)
 			}
 			r++
 		}
@@ -126,7 +141,7 @@ func (g *regionFit) curve(q uint64) (lower, upper int64) {
 // loAt is the least rate at which burst b keeps every accepted call, 0
 // when none does (see leastRoom).
 func (g *regionFit) loAt(b int64) uint64 {
-	q, steps := g.d.leastRoom(g.u, b, 1, nil)
+	q, steps := g.d.leastRoom(g.u, b, 1, g.certain)
 	g.steps += steps
 	return q
 }
@@ -151,8 +166,79 @@ func searchRate(lo uint64, ok func(uint64) bool) uint64 {
 	return bisectRate(lo, hi, ok)
 }
 
-// region finds the extent of the region (see the type).
+// region finds the extent of the region (see the type), sorting the
+// refusals that may drain the bucket until the sorting stops.
 func (g *regionFit) region() region {
+	rg := g.extent()
+	for range maxSorts {
+		if !g.drain || rg.Empty || !g.sort(rg) {
+			break
+		}
+		rg = g.extent()
+	}
+	if g.drain && !rg.Empty && rg.Exact && !g.sorted() {
+		rg.Exact = g.fits(uint64(rg.RateMax), int64(rg.BurstMin)) && g.fits(uint64(rg.RateMin), int64(rg.BurstMax))
+	}
+	return rg
+}
+
+// maxSorts bounds the rounds of sorting.
+const maxSorts = 8
+
+// sorted reports whether every refusal outside the targets is known to
+// drain the bucket or known not to.
+func (g *regionFit) sorted() bool {
+	for i, w := range g.possible {
+		if w&^g.certain[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sort runs the least deficit at the extent's most rate and the most
+// deficit at its least rate side by side, and sorts each refusal that may
+// drain: known to (room with the most deficit for the least burst) or
+// known not to (no room with the least deficit for the most burst). It
+// reports whether it sorted one.
+func (g *regionFit) sort(rg region) bool {
+	d := g.d
+	qlo, qhi := uint64(rg.RateMin), uint64(rg.RateMax)
+	least, most := mul64(uint64(rg.BurstMin), day), mul64(uint64(rg.BurstMax), day)
+	var lo, hi u128 // the least deficit at qhi, the most at qlo
+	prev, r, moved := int64(0), 0, false
+	for i, t := range d.at {
+		if i > 0 && t > prev {
+			lo, hi = refill(lo, qhi, t-prev), refill(hi, qlo, t-prev)
+		}
+		prev = t
+		c := mul64(uint64(d.costOf(g.u, i)), day)
+		switch {
+		case !d.refused[i]:
+			lo, hi = lo.add(c), hi.add(c)
+			continue
+		case g.target.has(r) || !g.possible.has(r) || g.certain.has(r):
+		case most.less(lo.add(c)):
+			g.possible[r/64] &^= 1 << (r % 64)
+			moved = true
+		case !least.less(hi.add(c)):
+			g.certain.add(r)
+			moved = true
+		}
+		if g.certain.has(r) {
+			lo = lo.add(c)
+		}
+		if g.possible.has(r) {
+			hi = hi.add(c)
+		}
+		r++
+	}
+	g.steps += int64(len(d.at))
+	return moved
+}
+
+// extent finds the extent of the region the curves bound.
+func (g *regionFit) extent() region {
 	if g.target.count() == 0 {
 		return region{Empty: true}
 	}
@@ -194,9 +280,6 @@ func (g *regionFit) region() region {
 		b = u
 	}
 	rg.RateOpen = uint64(rg.RateMax) == maxRegionRate
-	if g.drain && rg.Exact {
-		rg.Exact = g.fits(uint64(rg.RateMax), int64(rg.BurstMin)) && g.fits(uint64(rg.RateMin), int64(rg.BurstMax))
-	}
 	return rg
 }
 
