@@ -229,8 +229,12 @@ func Infer(s []Send, opt Options) *Result {
 		}
 	}
 	res.Candidates = append(res.Candidates, costCandidates(d, windows)...)
-	res.bucketSearch(d)
-	res.exactBuckets(d)
+	// A cover of one or two rules from the windows and the exact buckets
+	// leaves the sampled search nothing smaller to find (two buckets would
+	// tie, and fewer buckets win), under the reading that fits best.
+	if covered := res.exactBuckets(d); min(covered[RefusedCount], covered[RefusedFree]) > 2 {
+		res.bucketSearch(d)
+	}
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
 		var cands []*Candidate
 		for _, cs := range [][]Candidate{res.Candidates, res.Buckets} {
@@ -287,7 +291,8 @@ func (res *Result) bucketSearch(d *sends) {
 	for i := range buckets {
 		all = append(all, &buckets[i])
 	}
-	res.Buckets, res.BucketSteps = undominated(buckets, all), steps
+	res.Buckets = append(res.Buckets, undominated(buckets, all)...)
+	res.BucketSteps += steps
 }
 
 func newCandidate(d *sends, p *pass, w time.Duration, k rule.Kind, rd Reading) Candidate {

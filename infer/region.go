@@ -245,42 +245,74 @@ func (g *regionFit) extent() region {
 	_, top := g.curve(1) // no burst above it explains the targets
 	bottom, _ := g.curve(maxRegionRate)
 	rg := region{Exact: true}
-	// The least burst. At burst b the rates that fit are [lo(b), hi(b)]:
-	// none when upper(lo(b)) < b, and then no burst below lower(hi(b))
-	// fits either, hi(b) being the most rate b allows any target.
-	b, jumps := bottom, 0
-	for ; ; jumps++ {
-		if b > top {
-			return region{Empty: true}
-		}
-		l := g.loAt(b)
-		if _, u := g.curve(l); u >= b || jumps == maxRegionJumps {
-			rg.BurstMin, rg.Exact = clampInt(b), u >= b
-			rg.RateMax = int64(g.hiAt(b, max(l, 1)))
-			break
-		}
-		// hi(b) < l: the most rate below l at which b has no room for
-		// any target (there is one: b <= upper(1)).
-		h := bisectRate(0, l, func(q uint64) bool { _, u := g.curve(q); return u < b }) - 1
-		b, _ = g.curve(h)
-	}
 	// The most burst, from the top: where b fits at no rate, no burst
-	// above upper(lo(b)) does.
-	b, jumps = top, 0
-	for ; ; jumps++ {
+	// above upper(lo(b)) does. This walk is the cheaper one, and finds an
+	// empty region first.
+	b := top
+	for jumps := 0; ; jumps++ {
 		l := g.loAt(b)
-		if l == 0 || b < int64(rg.BurstMin) {
+		if l == 0 {
 			return region{Empty: true}
 		}
 		_, u := g.curve(l)
 		if u >= b || jumps == maxRegionJumps {
-			rg.BurstMax, rg.RateMin, rg.Exact = clampInt(b), int64(l), rg.Exact && u >= b
+			rg.BurstMax, rg.RateMin, rg.Exact = clampInt(b), int64(l), u >= b
 			break
 		}
 		b = u
 	}
+	// The least burst. At burst b the rates that fit are [lo(b), hi(b)]:
+	// none when upper(lo(b)) < b, and then no burst below lower(hi(b))
+	// fits either, hi(b) being the most rate b allows any target.
+	b, below := bottom, uint64(maxRegionRate)
+	for jumps := 0; ; jumps++ {
+		if b > int64(rg.BurstMax) {
+			return region{Empty: true}
+		}
+		l := g.loAt(b)
+		_, u := g.curve(l)
+		if u >= b {
+			rg.BurstMin, rg.RateMax = clampInt(b), int64(g.hiAt(b, max(l, 1)))
+			break
+		}
+		if jumps == maxRegionJumps {
+			rg.BurstMin, rg.RateMax, rg.Exact = clampInt(b), int64(l), false // hi(b) < l
+			break
+		}
+		// hi(b) < l: a rate h at or above the most rate below l at which
+		// b has no room for any target (there is one: b <= upper(1)), to
+		// within a part in 128; no burst below lower(h) fits. hi falls as
+		// b grows: the last h bounds it.
+		h := nearDown(min(l, below), func(q uint64) bool { _, u := g.curve(q); return u < b })
+		b, _ = g.curve(h)
+		below = h
+	}
 	rg.RateOpen = uint64(rg.RateMax) == maxRegionRate
 	return rg
+}
+
+// nearDown is bisectNear below hi, where ok holds: the bracket is found
+// by halving.
+func nearDown(hi uint64, ok func(uint64) bool) uint64 {
+	lo := hi / 2
+	for lo > 0 && ok(lo) {
+		hi, lo = lo, lo/2
+	}
+	return bisectNear(lo, hi, ok)
+}
+
+// bisectNear narrows lo (which does not fit) and hi (which does) until
+// they are within a part in 128 of each other, and returns hi: at or
+// above the least rate that fits.
+func bisectNear(lo, hi uint64, fits func(uint64) bool) uint64 {
+	for hi-lo > max(1, lo/128) {
+		if mid := lo + (hi-lo)/2; fits(mid) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }
 
 // leastRoom is the least rate from q up at which a bucket of burst b has
@@ -402,47 +434,72 @@ func (g *regionFit) fits(q uint64, b int64) bool {
 // refusal alone, where one does, and for each window that explains the
 // most of some refusals (no window explains more of them), the bucket that
 // explains every refusal it leaves: the sampled search can miss both. It
-// records per reading what is proved: no single bucket explains every
-// refusal, and no window beside one bucket does.
-func (res *Result) exactBuckets(d *sends) {
+// records per reading what is proved (no single bucket explains every
+// refusal; no window beside one bucket does), and returns per reading
+// the size of the least cover the windows and these buckets give (3:
+// more than two). Where the windows alone give one of a rule, nothing is
+// searched; of two rules, only a bucket alone.
+func (res *Result) exactBuckets(d *sends) (covered [2]int) {
 	n := len(d.refIdx)
 	if n == 0 || d.n() < 2 {
-		return
+		return [2]int{1, 1}
 	}
 	budget := max(maxRegionSteps, 40*int64(d.n()))
+	var spent int64
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
+		covered[rd] = windowCover(n, res.Candidates, rd)
+		res.proof[rd] = bucketProof{single: covered[rd] == 1, pairs: covered[rd] <= 2}
+		if covered[rd] == 1 {
+			continue
+		}
+		targets := []bitset{complement(n, newBitset(n))}
+		if covered[rd] > 2 {
+			for _, w := range maximalWindows(res.Candidates, rd) {
+				targets = append(targets, complement(n, w.set))
+			}
+		}
 		res.proof[rd] = bucketProof{single: true, pairs: true}
-		all := newBitset(n)
-		for i := range n {
-			all.add(i)
-		}
-		targets := []bitset{all}
-		for _, w := range maximalWindows(res.Candidates, rd) {
-			targets = append(targets, complement(n, w.set))
-		}
 		for k, target := range targets {
-			for u := -1; u < len(d.units); u++ {
-				if res.BucketSteps > budget {
-					res.proof[rd].pairs = false
-					res.proof[rd].single = res.proof[rd].single && k > 0
-					continue
+			for u := -1; u < len(d.units) && covered[rd] > 1; u++ {
+				rg := region{}
+				if spent <= budget {
+					g := newRegionFit(d, u, rd, target)
+					rg = g.region()
+					spent += g.steps
 				}
-				g := newRegionFit(d, u, rd, target)
-				rg := g.region()
-				res.BucketSteps += g.steps
 				switch {
-				case rg.Empty:
-				case rg.Exact:
+				case spent <= budget && rg.Empty:
+				case spent <= budget && rg.Exact:
 					res.Buckets = append(res.Buckets, d.bucketPoint(u, uint64(rg.RateMin), rg.BurstMax, rd))
+					covered[rd] = min(covered[rd], k+1, 2)
 				default:
-					// An outer bound that is not empty: a bucket may fit
-					// there, and none was found.
-					res.proof[rd].pairs = res.proof[rd].pairs && k == 0
+					// Past the budget, or an outer bound that is not
+					// empty: a bucket may fit there, and none was found.
+					res.proof[rd].pairs = res.proof[rd].pairs && k == 0 && covered[rd] > 2
 					res.proof[rd].single = res.proof[rd].single && k > 0
 				}
 			}
 		}
 	}
+	res.BucketSteps += spent
+	return covered
+}
+
+// windowCover is the size of the least cover of the n refusals by the
+// windows of reading rd: 1, 2, or 3 for more.
+func windowCover(n int, cands []Candidate, rd Reading) int {
+	ws := maximalWindows(cands, rd)
+	for i, a := range ws {
+		if a.Explains == n {
+			return 1
+		}
+		for _, b := range ws[i+1:] {
+			if union(n, []*Candidate{a, b}).count() == n {
+				return 2
+			}
+		}
+	}
+	return 3
 }
 
 // maxRegionSteps is the least budget of bucket passes the exact search
