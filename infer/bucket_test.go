@@ -103,9 +103,13 @@ func TestBucketRangeNamesTheRate(t *testing.T) {
 }
 
 // bucketRecovery is the share of seeds TestRecoversHiddenBucket must
-// recover, on calls and on tokens. The issue asks 95%; the search reaches
-// about 88% and 75% (docs/infer.md, "Not yet").
-var bucketRecovery = map[bool]float64{false: 0.86, true: 0.73}
+// recover, on calls and on tokens. The issue asks 95%. On tokens the
+// search reaches 78%. On calls it reaches 82%, short of the 86% kept: a
+// bucket's ranges now hold every rate and burst that fits (its region),
+// and on the seeds lost the log leaves them more than 10% wide, where
+// narrower ranges were reported before without holding every value that
+// fits (docs/infer.md, "Not yet").
+var bucketRecovery = map[bool]float64{false: 0.86, true: 0.76}
 
 // TestRecoversHiddenBucket replays hidden contracts with a token bucket
 // (alone or beside sliding and fixed rules, on calls or on tokens) under
