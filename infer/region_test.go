@@ -4,6 +4,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -219,4 +220,25 @@ func TestNineCallsFitOneBucket(t *testing.T) {
 			assert.True(t, slices.ContainsFunc([]Rule{r}, func(r Rule) bool { return r.Rule().String() == "1/1s burst 3" }), r.Rule().String())
 		}
 	}
+}
+
+// TestRateWithoutUpperBound: three calls accepted and a fourth refused at
+// one instant pin a bucket's burst at 3 but set no upper bound on its
+// rate: the report says "at least" and "cannot tell", the confidence is
+// 0, and the advice says what traffic would bound it.
+func TestRateWithoutUpperBound(t *testing.T) {
+	at := int64(1_700_000_000) * int64(time.Second)
+	s := []Send{{At: at, Line: 2}, {At: at, Line: 3}, {At: at, Line: 4}, {At: at, Refused: true, Line: 5}, {At: at + int64(time.Second), Line: 6}}
+	d := newSends(s)
+	rg := newRegionFit(d, -1, RefusedFree, complement(1, newBitset(1))).region()
+	require.False(t, rg.Empty)
+	assert.Equal(t, [2]int{3, 3}, [2]int{rg.BurstMin, rg.BurstMax})
+	assert.True(t, rg.RateOpen)
+	r := Rule{Kind: rule.Bucket, Window: time.Second, Rate: 1, Burst: 3, Min: 3, Max: 3, RateMin: rg.RateMin, RateMax: rg.RateMax, RateOpen: true}
+	var b strings.Builder
+	writeBucketRange(&b, r)
+	assert.Contains(t, b.String(), "at least")
+	assert.Contains(t, b.String(), "cannot tell the most")
+	assert.Contains(t, r.Advice(), "no upper bound")
+	assert.Zero(t, bucketConfidence(rg))
 }
