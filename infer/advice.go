@@ -36,11 +36,11 @@ func (r Rule) bucketAdvice() string {
 		out = fmt.Sprintf("after emptying the bucket, send at steady paces from %s to %s per %s: the pace where refusals start pins the rate",
 			perWindow(r.RateMin, r.Window), perWindow(r.RateMax, r.Window), w)
 	}
-	if wide(int64(r.Min), int64(r.Max)) {
+	if r.Max == 0 || wide(int64(r.Min), int64(r.Max)) {
 		if out != "" {
 			out += "; "
 		}
-		out += fmt.Sprintf("after an idle spell long enough to fill it, send %d calls at one instant: the first refused pins the burst", r.Max+1)
+		out += fmt.Sprintf("after an idle spell long enough to fill it, send %d calls at one instant: the first refused pins the burst", max(r.Max, r.Min)+1)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -39,6 +40,9 @@ func refineBuckets(d *sends, f *Fit, cands []*Candidate, windows []time.Duration
 			rg = region{RateMin: c.PerDay, RateMax: c.PerDay, BurstMin: c.AtLeast, BurstMax: c.AtLeast}
 		}
 		r.RateMin, r.RateMax, r.Min, r.Max = rg.RateMin, rg.RateMax, rg.BurstMin, rg.BurstMax
+		if rg.BurstMax == math.MaxInt {
+			r.Max = 0 // no upper bound, as for a window
+		}
 		r.RateOpen, r.Outer = rg.RateOpen, !rg.Exact
 		r.Confidence = bucketConfidence(rg)
 		r.Window, r.Rate = nameRate(r.RateMin, r.RateMax, c.PerDay, windows)
@@ -60,7 +64,7 @@ func refineBuckets(d *sends, f *Fit, cands []*Candidate, windows []time.Duration
 // probed: the least of the burst's and the rate's Min/Max, 0 when the
 // rate has no upper bound.
 func bucketConfidence(rg region) float64 {
-	if rg.RateOpen || rg.RateMax == 0 || rg.BurstMax == 0 {
+	if rg.RateOpen || rg.RateMax == 0 || rg.BurstMax == 0 || rg.BurstMax == math.MaxInt {
 		return 0
 	}
 	return min(float64(rg.BurstMin)/float64(rg.BurstMax), float64(rg.RateMin)/float64(rg.RateMax))

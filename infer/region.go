@@ -50,7 +50,7 @@ import (
 // be wider.
 type region struct {
 	RateMin, RateMax   int64 // units a day
-	BurstMin, BurstMax int
+	BurstMin, BurstMax int // BurstMax math.MaxInt: no upper bound (no targets)
 	// Empty: no bucket of the unit explains the targets and keeps the
 	// accepted calls.
 	Empty bool
@@ -239,11 +239,13 @@ func (g *regionFit) sort(rg region) bool {
 
 // extent finds the extent of the region the curves bound.
 func (g *regionFit) extent() region {
-	if g.target.count() == 0 {
-		return region{Empty: true}
-	}
 	_, top := g.curve(1) // no burst above it explains the targets
 	bottom, _ := g.curve(maxRegionRate)
+	if g.target.count() == 0 {
+		// Nothing to explain: every burst from the least at the most rate,
+		// at every rate from the least that burst allows, fits.
+		return region{BurstMin: clampInt(bottom), BurstMax: math.MaxInt, RateMin: 1, RateMax: int64(maxRegionRate), RateOpen: true, Exact: true}
+	}
 	rg := region{Exact: true}
 	// The most burst, from the top: where b fits at no rate, no burst
 	// above upper(lo(b)) does. This walk is the cheaper one, and finds an

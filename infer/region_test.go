@@ -31,16 +31,20 @@ func oracleFits(s []Send, q, b int64, rd Reading, target func(r int) bool) bool 
 				level.Set(full)
 			}
 		}
-		room := level.Cmp(big.NewRat(1, 1)) >= 0
+		cost := big.NewRat(1, 1)
+		if c.Cost != nil {
+			cost = big.NewRat(c.Cost[0], 1)
+		}
+		room := level.Cmp(cost) >= 0
 		switch {
 		case !c.Refused && !room:
 			return false
 		case !c.Refused:
-			level.Sub(level, big.NewRat(1, 1))
+			level.Sub(level, cost)
 		case target(r) && room:
 			return false
 		case !target(r) && room && rd == RefusedCount:
-			level.Sub(level, big.NewRat(1, 1))
+			level.Sub(level, cost)
 		}
 		if c.Refused {
 			r++
@@ -50,9 +54,13 @@ func oracleFits(s []Send, q, b int64, rd Reading, target func(r int) bool) bool 
 }
 
 // regionLog replays a little traffic, on a millisecond grid, through a
-// hidden bucket, alone or beside a window rule.
-func regionLog(rng *rand.Rand, rd Reading) []Send {
+// hidden bucket, alone or beside a window rule; with tokens, the bucket
+// meters tokens and each call costs 0 to 3 of them.
+func regionLog(rng *rand.Rand, rd Reading, tokens bool) []Send {
 	hidden := []rule.Rule{{Kind: rule.Bucket, Limit: 1 + rng.IntN(4), Window: time.Duration(1+rng.IntN(3)) * time.Second, Burst: 1 + rng.IntN(6)}}
+	if tokens {
+		hidden[0].Unit = infertest.Tokens
+	}
 	if rng.IntN(2) == 0 {
 		hidden = append(hidden, rule.Rule{Kind: rule.Sliding, Limit: 2 + rng.IntN(4), Window: 2 * time.Second})
 	}
@@ -61,9 +69,27 @@ func regionLog(rng *rand.Rand, rd Reading) []Send {
 	at := int64(1_700_000_000_000) * int64(time.Millisecond)
 	for i := range 16 + rng.IntN(30) {
 		at += int64(rng.IntN(4)*rng.IntN(300)) * int64(time.Millisecond)
-		s = append(s, Send{At: at, Refused: p.Call(at), Line: int64(i + 2)})
+		c := Send{At: at, Line: int64(i + 2)}
+		cost := int64(1)
+		if tokens {
+			cost = rng.Int64N(4)
+			c.Cost = []int64{cost}
+		}
+		c.Refused = p.CallCost(at, cost)
+		s = append(s, c)
 	}
 	return s
+}
+
+// regionSends are the sorted calls of s, with the tokens unit where the
+// calls carry costs, and the unit the bucket meters (-1: calls).
+func regionSends(s []Send) (*sends, int) {
+	d := newSends(s)
+	if len(s) > 0 && s[0].Cost != nil {
+		d.addCosts(s, []string{infertest.Tokens})
+		return d, 0
+	}
+	return d, -1
 }
 
 // regionGrid are the rates (units a day) and bursts the oracle tries: a
@@ -81,6 +107,7 @@ func regionGrid() (rates []int64, bursts []int64) {
 // TestRegionHoldsEveryFittingBucket: over small logs replayed through a
 // hidden bucket (beside a window or not), under both readings, with every
 // refusal a target or only some (the others explained by other rules),
+// on calls or on tokens (costs 0 to 3, a cost above the level among them),
 // every (rate, burst) of a fine grid that the oracle's replay fits lies
 // inside the region's extent, an empty region has no fitting point, and
 // for a fixed burst the fitting rates are one run of the grid (the level
@@ -97,8 +124,8 @@ func TestRegionHoldsEveryFittingBucket(t *testing.T) {
 	for seed := range uint64(infertest.Seeds(60, 400)) {
 		rng := rand.New(rand.NewPCG(seed, 41))
 		rd := Reading(rng.IntN(2))
-		s := regionLog(rng, rd)
-		d := newSends(s)
+		s := regionLog(rng, rd, seed%4 == 1)
+		d, u := regionSends(s)
 		n := len(d.refIdx)
 		target := newBitset(n)
 		for r := range n {
@@ -106,7 +133,7 @@ func TestRegionHoldsEveryFittingBucket(t *testing.T) {
 				target.add(r)
 			}
 		}
-		g := newRegionFit(d, -1, rd, target)
+		g := newRegionFit(d, u, rd, target)
 		rg := g.region()
 		monotone := !g.drain
 		if g.drain {
@@ -146,15 +173,15 @@ func TestRegionFitsMatchesOracle(t *testing.T) {
 	for seed := range uint64(20) {
 		rng := rand.New(rand.NewPCG(seed, 43))
 		rd := Reading(rng.IntN(2))
-		s := regionLog(rng, rd)
-		d := newSends(s)
+		s := regionLog(rng, rd, seed%2 == 1)
+		d, u := regionSends(s)
 		target := newBitset(len(d.refIdx))
 		for r := range d.refIdx {
 			if rng.IntN(4) > 0 {
 				target.add(r)
 			}
 		}
-		g := newRegionFit(d, -1, rd, target)
+		g := newRegionFit(d, u, rd, target)
 		for k := 0; k < len(rates); k += 7 {
 			q := rates[k]
 			for _, b := range bursts {
@@ -170,7 +197,7 @@ func TestRegionFitsMatchesOracle(t *testing.T) {
 func TestLeastRoomIsTheLeastRate(t *testing.T) {
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 47))
-		s := regionLog(rng, RefusedFree)
+		s := regionLog(rng, RefusedFree, false)
 		d := newSends(s)
 		for b := int64(1); b <= 8; b++ {
 			got, _ := d.leastRoom(-1, b, 1, nil)
