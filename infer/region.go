@@ -50,7 +50,7 @@ import (
 // be wider.
 type region struct {
 	RateMin, RateMax   int64 // units a day
-	BurstMin, BurstMax int // BurstMax math.MaxInt: no upper bound (no targets)
+	BurstMin, BurstMax int   // BurstMax math.MaxInt: no upper bound (no targets)
 	// Empty: no bucket of the unit explains the targets and keeps the
 	// accepted calls.
 	Empty bool
