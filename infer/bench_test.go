@@ -20,3 +20,19 @@ func BenchmarkInfer1M(b *testing.B) {
 		Infer(log, Options{})
 	}
 }
+
+// BenchmarkInfer1MBucket infers a million calls replayed through
+// 7/1s burst 20 and 40/10s: the bucket search, the exact search for a
+// bucket alone and beside each window, and the bucket's region.
+func BenchmarkInfer1MBucket(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	hidden := []rule.Rule{{Limit: 7, Window: time.Second, Kind: rule.Bucket, Burst: 20}, {Limit: 40, Window: 10 * time.Second}}
+	log := replay(infertest.NewProvider(hidden, true), infertest.Traffic(rng, rule.Rule{Limit: 7, Window: time.Second}, 1_000_000))
+	b.ResetTimer()
+	for range b.N {
+		res := Infer(log, Options{})
+		if b.N == 1 {
+			b.Logf("%s", RulesText(res.Fits[res.Best].Rules))
+		}
+	}
+}

