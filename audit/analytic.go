@@ -1,7 +1,10 @@
 package audit
 
 import (
+	"cmp"
+	"math"
 	"math/big"
+	"slices"
 	"time"
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
@@ -35,6 +38,75 @@ func fixedWorst(limit int64, per, t time.Duration) int64 {
 // half-open window of t: limit·⌈t/per⌉ (limit at 0, per, 2·per, ...).
 func logWorst(limit int64, per, t time.Duration) int64 {
 	return mulClamp(limit, ceilDiv(int64(t), int64(per)))
+}
+
+// logPiece is one sliding log of a design that asks every log at once: n
+// calls (or units) per per, for the rule at index rule.
+type logPiece struct {
+	n    int64
+	per  time.Duration
+	rule int
+}
+
+// logsWorst is the most calls sliding logs that judge every call together
+// admit in a half-open window of t > 0, and the rule of the log that
+// admits most of them: the least of Σ kᵢ·nᵢ over counts kᵢ ≥ 0
+// with Σ kᵢ·perᵢ ≥ t. It is a bound: any window of t splits into
+// consecutive half-open pieces of k₁ windows of log 1, k₂ of log 2, ...
+// (the last cut short), and each piece holds at most its log's n. It is
+// reached: the greedy schedule (every call as early as every log allows)
+// fills some window of t with exactly that many
+// (TestLogsWorstBruteForce). The least over one log alone (logWorst) can
+// lie far above it: under 10/s and 500/min, a window of a minute and 3 ms
+// holds at most 500 + 10, not 610.
+func logsWorst(logs []logPiece, t time.Duration) (int64, int) {
+	if len(logs) == 0 {
+		return Unbounded, -1
+	}
+	ls := slices.Clone(logs)
+	slices.SortStableFunc(ls, func(a, b logPiece) int { return cmp.Compare(b.per, a.per) })
+	ks := make([]int64, len(ls))
+	best := int64(math.MaxInt64)
+	var bestK []int64
+	var walk func(i int, t time.Duration, sum int64)
+	walk = func(i int, t time.Duration, sum int64) {
+		if t <= 0 || i == len(ls)-1 {
+			k := max(ceilDiv(int64(t), int64(ls[i].per)), 0)
+			if t <= 0 {
+				k = 0
+			}
+			ks[i] = k
+			if v := satAdd(sum, mulClamp(k, ls[i].n)); v < best {
+				best, bestK = v, slices.Clone(ks[:i+1])
+			}
+			ks[i] = 0
+			return
+		}
+		for k := int64(0); k <= ceilDiv(int64(t), int64(ls[i].per)); k++ {
+			s := satAdd(sum, mulClamp(k, ls[i].n))
+			if s >= best {
+				break
+			}
+			ks[i] = k
+			walk(i+1, t-time.Duration(k)*ls[i].per, s)
+		}
+		ks[i] = 0
+	}
+	walk(0, t, 0)
+	by := 0
+	for i, k := range bestK {
+		if mulClamp(k, ls[i].n) > mulClamp(bestK[by], ls[by].n) {
+			by = i
+		}
+	}
+	return best, ls[by].rule
+}
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 func ceilDiv(a, b int64) int64 {
@@ -115,6 +187,12 @@ func boundsOf(d design, cfg catalog.LibConfig, opt *Options) []Bound {
 				out[j].Worst, out[j].By = v, i
 			}
 		}
+		if m.logs && out[j].By >= 0 {
+			// The logs judge each call together: their joint bound.
+			if v, by := logsWorst(logPieces(d, cfg, rules, r.Unit), w+m.send); v < out[j].Worst {
+				out[j].Worst, out[j].By = v, by
+			}
+		}
 		out[j].Why = ""
 		if out[j].By < 0 {
 			out[j].Why = chainedUnits
@@ -139,6 +217,18 @@ func mixedAfter(rules []rule.Rule, i int) bool {
 	return false
 }
 
+// logPieces are design d's sliding logs with cfg of the rules metering
+// unit.
+func logPieces(d design, cfg catalog.LibConfig, rules []rule.Rule, unit string) []logPiece {
+	var out []logPiece
+	for i, r := range rules {
+		if r.Unit == unit {
+			out = append(out, logPiece{n: int64(limiterAt(d, cfg, i, r).Limit), per: r.Window + cfg.Margin, rule: i})
+		}
+	}
+	return out
+}
+
 // analysis is a design's limiters and slacks.
 type analysis struct {
 	curves  []curve
@@ -146,6 +236,7 @@ type analysis struct {
 	passes  bool          // a chained limiter passes calls on as its tokens come
 	send    time.Duration // from the last decision to the send
 	step    time.Duration // added by each later limiter of a chain
+	logs    bool          // sliding logs that judge each call together (logsWorst)
 	why     string        // when curves is nil
 }
 

@@ -164,7 +164,7 @@ func goDesigns() []design {
 	}
 	log := func(extra time.Duration) func(*analysis, catalog.LibConfig) limiterCurve {
 		return func(a *analysis, _ catalog.LibConfig) limiterCurve {
-			a.chained = false
+			a.chained, a.logs = false, true
 			a.send += extra
 			return logs
 		}

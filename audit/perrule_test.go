@@ -63,12 +63,16 @@ func TestBurstOneCrowdIsSlow(t *testing.T) {
 
 // TestDefaultSaturationReachesAnalytic: at the settings users write, the
 // saturation workloads drive the minute rule of 10/s, 500/min, 10000/day
-// to within 5% of each bucket design's analytic worst case (609 of 610
-// for the chained x/time/rate limiters).
+// to within 5% of each design's analytic worst case (609 of 610 for the
+// chained x/time/rate limiters, 500 of the sliding logs' joint 510).
+// Chained fixed windows are left out: their bound (the last limiter's 2N)
+// needs a crowd of N callers held at a day's edge, which no workload of
+// the audit's size holds.
 func TestDefaultSaturationReachesAnalytic(t *testing.T) {
 	opt := DefaultOptions(mustRules(t, "10/s,500/min,10000/day"))
 	opt.Seeds, opt.NoSearch = 1, true
-	opt.Strategies = []string{catalog.XRateChained, catalog.XRateReserveAll, catalog.UberRatelimit, catalog.ThrottledMem}
+	opt.Strategies = []string{catalog.XRateChained, catalog.XRateReserveAll, catalog.UberRatelimit, catalog.ThrottledMem,
+		catalog.GuideScript, catalog.RedisClientTime}
 	if os.Getenv("RLCHECK_FULL") == "1" {
 		// A script per call in the embedded Redis: a second or so more.
 		opt.Strategies = append(opt.Strategies, catalog.RedisRate, catalog.ThrottledRedis)
