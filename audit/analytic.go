@@ -63,43 +63,84 @@ func logsWorst(logs []logPiece, t time.Duration) (int64, int) {
 	if len(logs) == 0 {
 		return Unbounded, -1
 	}
-	ls := slices.Clone(logs)
-	slices.SortStableFunc(ls, func(a, b logPiece) int { return cmp.Compare(b.per, a.per) })
-	ks := make([]int64, len(ls))
-	best := int64(math.MaxInt64)
-	var bestK []int64
-	var walk func(i int, t time.Duration, sum int64)
-	walk = func(i int, t time.Duration, sum int64) {
-		if t <= 0 || i == len(ls)-1 {
-			k := max(ceilDiv(int64(t), int64(ls[i].per)), 0)
-			if t <= 0 {
-				k = 0
-			}
-			ks[i] = k
-			if v := satAdd(sum, mulClamp(k, ls[i].n)); v < best {
-				best, bestK = v, slices.Clone(ks[:i+1])
-			}
-			ks[i] = 0
-			return
-		}
-		for k := int64(0); k <= ceilDiv(int64(t), int64(ls[i].per)); k++ {
-			s := satAdd(sum, mulClamp(k, ls[i].n))
-			if s >= best {
-				break
-			}
-			ks[i] = k
-			walk(i+1, t-time.Duration(k)*ls[i].per, s)
-		}
-		ks[i] = 0
+	c := &logCover{ls: slices.Clone(logs), best: math.MaxInt64}
+	slices.SortStableFunc(c.ls, func(a, b logPiece) int { return cmp.Compare(b.per, a.per) })
+	c.ks = make([]int64, len(c.ls))
+	for i, l := range c.ls {
+		// Each log alone is a cover: the search starts from the best.
+		c.ks[i] = ceilDiv(int64(t), int64(l.per))
+		c.record(mulClamp(c.ks[i], l.n))
+		c.ks[i] = 0
 	}
-	walk(0, t, 0)
+	c.walk(0, t, 0)
 	by := 0
-	for i, k := range bestK {
-		if mulClamp(k, ls[i].n) > mulClamp(bestK[by], ls[by].n) {
+	for i, k := range c.bestK {
+		if mulClamp(k, c.ls[i].n) > mulClamp(c.bestK[by], c.ls[by].n) {
 			by = i
 		}
 	}
-	return best, ls[by].rule
+	return c.best, c.ls[by].rule
+}
+
+// maxCoverSteps caps logsWorst's search: past it, the best cover found
+// so far is its answer, an upper bound still (every cover is one), at
+// least as tight as each log's own.
+const maxCoverSteps = 1 << 20
+
+// logCover is logsWorst's search over the counts of each log, longest
+// window first, the shortest's count then the fewest that cover the rest.
+type logCover struct {
+	ls        []logPiece
+	ks, bestK []int64
+	best      int64
+	steps     int
+}
+
+func (c *logCover) record(v int64) {
+	if v < c.best {
+		c.best, c.bestK = v, slices.Clone(c.ks)
+	}
+}
+
+func (c *logCover) walk(i int, t time.Duration, sum int64) {
+	l := c.ls[i]
+	if t <= 0 || i == len(c.ls)-1 {
+		c.ks[i] = max(ceilDiv(int64(t), int64(l.per)), 0)
+		c.record(satAdd(sum, mulClamp(c.ks[i], l.n)))
+		c.ks[i] = 0
+		return
+	}
+	for k := int64(0); k <= ceilDiv(int64(t), int64(l.per)) && c.steps < maxCoverSteps; k++ {
+		c.steps++
+		s := satAdd(sum, mulClamp(k, l.n))
+		if s >= c.best {
+			break
+		}
+		rest := t - time.Duration(k)*l.per
+		if satAdd(s, c.lower(i+1, rest)) >= c.best {
+			continue
+		}
+		c.ks[i] = k
+		c.walk(i+1, rest, s)
+	}
+	c.ks[i] = 0
+}
+
+// lower is a floor under any cover of t by logs i..: t at the cheapest
+// of their rates (rounded down a little against float error).
+func (c *logCover) lower(i int, t time.Duration) int64 {
+	if t <= 0 {
+		return 0
+	}
+	r := math.Inf(1)
+	for _, l := range c.ls[i:] {
+		r = min(r, float64(l.n)/float64(l.per))
+	}
+	v := float64(t)*r*(1-1e-9) - 1
+	if v >= math.MaxInt64/2 {
+		return math.MaxInt64 / 2
+	}
+	return max(int64(v), 0)
 }
 
 func satAdd(a, b int64) int64 {

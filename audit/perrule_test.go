@@ -93,27 +93,37 @@ func TestDefaultSaturationReachesAnalytic(t *testing.T) {
 }
 
 // TestLatenessMovesEveryMargin: one model of delay. Timer lateness up to
-// 70 ms moves every design's smallest provable margin to at least 70 ms,
-// as op costs of the same size do.
+// 70 ms moves every design's suggested margin to at least 70 ms, as op
+// costs of the same size do: the search for a safe setting runs per design
+// on an exact runtime, with the lateness and with the op cost, and each
+// suggestion is checked against the smallest provable margin.
 func TestLatenessMovesEveryMargin(t *testing.T) {
 	slow := workload.Dist{Kind: workload.Uniform, A: 100 * time.Microsecond, B: 70 * time.Millisecond}
 	for _, name := range catalog.AuditStrategyNames() {
-		if mustDesign(t, name).Tuning().noSetting != "" && mustDesign(t, name).Tuning().family != designWindows {
+		d := mustDesign(t, name)
+		if d.Tuning().noSetting != "" && d.Tuning().family != designWindows {
 			continue // no setting to move
 		}
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			margin := func(late, op workload.Dist) time.Duration {
 				opt := DefaultOptions(mustRules(t, "5/1s"))
-				opt.Lateness, opt.OpCost = late, op
-				cs := provable(&opt, &StrategyAudit{Name: name, design: mustDesign(t, name)})
+				opt.Lateness, opt.OpCost, opt.Seeds, opt.Verify, opt.Strategies = late, op, 1, 1, []string{name}
+				cs := provable(&opt, &StrategyAudit{Name: name, design: d})
 				require.NotEmpty(t, cs, "a provable setting")
-				return cs[0].Margin
+				rep, err := Run(opt)
+				require.NoError(t, err)
+				sa := rep.Strategies[0]
+				require.NotNil(t, sa.Safe, "a suggestion (%s)", sa.Rejected)
+				assert.GreaterOrEqual(t, sa.Safe.Margin, cs[0].Margin, "suggested at or above the smallest provable margin")
+				return sa.Safe.Margin
 			}
 			exact := margin(workload.Dist{}, workload.Dist{})
 			late, op := margin(slow, workload.Dist{}), margin(workload.Dist{}, slow)
 			assert.GreaterOrEqual(t, late, 70*time.Millisecond, "lateness")
 			assert.GreaterOrEqual(t, op, 70*time.Millisecond, "op cost")
 			assert.Greater(t, late, exact, "lateness moves the margin")
+			t.Logf("suggested margins: exact %v, lateness %v, op cost %v", exact, late, op)
 		})
 	}
 }
