@@ -33,9 +33,10 @@ type Config struct {
 	// the two-round-trip design reads it. On a real server it is 0: the
 	// network supplies it.
 	RoundTrip time.Duration
-	// PerRule, when set, gives each call rule's x/time/rate limiter its own
-	// burst and rate, by the rules' index: what a user tunes rule by rule.
-	// Only the x/time/rate limiters read it; a zero field keeps Burst or N.
+	// PerRule, when set, gives each call rule's limiter its own burst and
+	// rate, by the rules' index: what a user tunes rule by rule. The
+	// x/time/rate, redis_rate and throttled limiters read it; a zero field
+	// keeps Burst or N.
 	PerRule []RuleLimit
 }
 
