@@ -34,7 +34,7 @@ func Limit(i int, r rule.Rule, cfg libs.Config) redis_rate.Limit {
 }
 
 // New returns the chained redis_rate limiter for rules on keys key:0,
-// key:1, ...; rt only sleeps (the server's clock decides). A call asks
+// key:1, ..., asked in cfg.AskOrder; rt only sleeps (the server's clock decides). A call asks
 // each limit for AllowN(ctx, key, limit, n), n its cost in the rule's unit
 // (1 for a call rule), as clients of a metered API write it.
 func New(rdb Client, rt clock.Runtime, rules []rule.Rule, cfg libs.Config, key string) *libs.Chain {
@@ -52,5 +52,5 @@ func New(rdb Client, rt clock.Runtime, rules []rule.Rule, cfg libs.Config, key s
 			return false, 0, err
 		}
 		return res.Allowed > 0, res.RetryAfter, nil
-	})
+	}).InOrder(cfg.AskOrder(len(rules)))
 }

@@ -77,5 +77,5 @@ func chain(rt clock.Runtime, st throttled.GCRAStoreCtx, rules []rule.Rule, cfg l
 			return false, 0, err
 		}
 		return !limited, res.RetryAfter, nil
-	}), nil
+	}).InOrder(cfg.AskOrder(len(rules))), nil
 }
