@@ -213,14 +213,15 @@ func boundsOf(d design, cfg catalog.LibConfig, opt *Options) []Bound {
 			w++ // [t, t+W] holds what [t, t+W+1ns) holds
 		}
 		last := len(m.curves) - 1
+		pos := askPositions(cfg, len(rules))
 		for i, c := range m.curves {
-			later := time.Duration(last - i)
+			later := time.Duration(last - pos[i])
 			if !m.chained {
 				later = 0
-			} else if i < last && !m.passes {
+			} else if pos[i] < last && !m.passes {
 				continue
 			}
-			if rules[i].Unit != r.Unit || (m.chained && mixedAfter(rules, i)) {
+			if rules[i].Unit != r.Unit || (m.chained && mixedAfter(rules, pos, i)) {
 				continue // another unit's sum, or calls a later limiter of another unit bunched
 			}
 			v := c(w + m.send + later*m.step)
@@ -246,16 +247,26 @@ func boundsOf(d design, cfg catalog.LibConfig, opt *Options) []Bound {
 // bounds none of its earlier rules.
 const chainedUnits = "chained limiters of different units: a later limiter holds calls back by their cost in its unit and lets them go together, so nothing bounds the earlier rules' windows"
 
-// mixedAfter reports whether a limiter after rule i's in the chain meters
-// another unit: it delays each call by its own cost, not as a shaper of
-// rule i's unit, so rule i's bound no longer holds for the sends.
-func mixedAfter(rules []rule.Rule, i int) bool {
-	for _, r := range rules[i+1:] {
-		if r.Unit != rules[i].Unit {
+// mixedAfter reports whether a limiter after rule i's in the chain (pos:
+// each rule's place in it) meters another unit: it delays each call by its
+// own cost, not as a shaper of rule i's unit, so rule i's bound no longer
+// holds for the sends.
+func mixedAfter(rules []rule.Rule, pos []int, i int) bool {
+	for k, r := range rules {
+		if pos[k] > pos[i] && r.Unit != rules[i].Unit {
 			return true
 		}
 	}
 	return false
+}
+
+// askPositions is each of n rules' place in the chain cfg asks them in.
+func askPositions(cfg catalog.LibConfig, n int) []int {
+	pos := make([]int, n)
+	for p, i := range cfg.AskOrder(n) {
+		pos[i] = p
+	}
+	return pos
 }
 
 // logPieces are design d's sliding logs with cfg of the rules metering

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/checker"
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
 )
@@ -147,4 +149,26 @@ func audited(t *testing.T, contract string, verify int, names ...string) (*Repor
 	rep, err := Run(opt)
 	require.NoError(t, err)
 	return rep, opt
+}
+
+// TestAskOrderMovesTheBound: in a chain, the limiters asked after a rule's
+// widen its window by their delays, so 10/s at its full rate holds only
+// when its limiter is asked last; the search finds that order.
+func TestAskOrderMovesTheBound(t *testing.T) {
+	opt := DefaultOptions(mustRules(t, "10/s,500/min,10000/day"))
+	d := mustDesign(t, catalog.XRateChained)
+	cfg := catalog.LibConfig{Margin: 5 * time.Millisecond, PerRule: []libs.RuleLimit{{Burst: 1, Limit: 10}, {Burst: 10, Limit: 500}, {Burst: 30, Limit: 9970}}}
+	assert.Greater(t, boundsOf(d, cfg, &opt)[0].Worst, int64(10), "10/s asked first")
+	cfg.Order = []int{1, 2, 0}
+	assert.True(t, analyticSafe(boundsOf(d, cfg, &opt)), "10/s asked last: %+v", boundsOf(d, cfg, &opt))
+	assert.Equal(t, "bursts 1·10·30, rates 10·500·9970, asked 2·3·1, N per W+5ms", settingWords(d, cfg))
+	assert.True(t, strings.HasPrefix(code(d, cfg, opt.Rules), "rate.NewLimiter(rate.Limit(500/60.005), 10)"), "constructors in the order asked")
+
+	cs := perRuleCandidates(&opt, d, catalog.LibConfig{Margin: 5 * time.Millisecond})
+	require.NotEmpty(t, cs)
+	assert.Equal(t, 10, cs[0].RuleLimitAt(0, opt.Rules[0]).Limit, "the best ranked keeps 10/s at its full rate")
+	assert.Equal(t, 2, askPositions(cs[0], 3)[0], "10/s asked last")
+	// Designs that judge every rule at once have no order to search.
+	assert.Len(t, askOrders(&opt, mustDesign(t, catalog.XRateReserveAll), catalog.LibConfig{}), 1)
+	assert.Len(t, askOrders(&opt, d, catalog.LibConfig{}), 6)
 }
