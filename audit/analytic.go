@@ -1,7 +1,10 @@
 package audit
 
 import (
+	"cmp"
+	"math"
 	"math/big"
+	"slices"
 	"time"
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
@@ -35,6 +38,116 @@ func fixedWorst(limit int64, per, t time.Duration) int64 {
 // half-open window of t: limit·⌈t/per⌉ (limit at 0, per, 2·per, ...).
 func logWorst(limit int64, per, t time.Duration) int64 {
 	return mulClamp(limit, ceilDiv(int64(t), int64(per)))
+}
+
+// logPiece is one sliding log of a design that asks every log at once: n
+// calls (or units) per per, for the rule at index rule.
+type logPiece struct {
+	n    int64
+	per  time.Duration
+	rule int
+}
+
+// logsWorst is the most calls sliding logs that judge every call together
+// admit in a half-open window of t > 0, and the rule of the log that
+// admits most of them: the least of Σ kᵢ·nᵢ over counts kᵢ ≥ 0
+// with Σ kᵢ·perᵢ ≥ t. It is a bound: any window of t splits into
+// consecutive half-open pieces of k₁ windows of log 1, k₂ of log 2, ...
+// (the last cut short), and each piece holds at most its log's n. It is
+// reached: the greedy schedule (every call as early as every log allows)
+// fills some window of t with exactly that many
+// (TestLogsWorstBruteForce). The least over one log alone (logWorst) can
+// lie far above it: under 10/s and 500/min, a window of a minute and 3 ms
+// holds at most 500 + 10, not 610.
+func logsWorst(logs []logPiece, t time.Duration) (int64, int) {
+	if len(logs) == 0 {
+		return Unbounded, -1
+	}
+	c := &logCover{ls: slices.Clone(logs), best: math.MaxInt64}
+	slices.SortStableFunc(c.ls, func(a, b logPiece) int { return cmp.Compare(b.per, a.per) })
+	c.ks = make([]int64, len(c.ls))
+	for i, l := range c.ls {
+		// Each log alone is a cover: the search starts from the best.
+		c.ks[i] = ceilDiv(int64(t), int64(l.per))
+		c.record(mulClamp(c.ks[i], l.n))
+		c.ks[i] = 0
+	}
+	c.walk(0, t, 0)
+	by := 0
+	for i, k := range c.bestK {
+		if mulClamp(k, c.ls[i].n) > mulClamp(c.bestK[by], c.ls[by].n) {
+			by = i
+		}
+	}
+	return c.best, c.ls[by].rule
+}
+
+// maxCoverSteps caps logsWorst's search: past it, the best cover found
+// so far is its answer, an upper bound still (every cover is one), at
+// least as tight as each log's own.
+const maxCoverSteps = 1 << 20
+
+// logCover is logsWorst's search over the counts of each log, longest
+// window first, the shortest's count then the fewest that cover the rest.
+type logCover struct {
+	ls        []logPiece
+	ks, bestK []int64
+	best      int64
+	steps     int
+}
+
+func (c *logCover) record(v int64) {
+	if v < c.best {
+		c.best, c.bestK = v, slices.Clone(c.ks)
+	}
+}
+
+func (c *logCover) walk(i int, t time.Duration, sum int64) {
+	l := c.ls[i]
+	if t <= 0 || i == len(c.ls)-1 {
+		c.ks[i] = max(ceilDiv(int64(t), int64(l.per)), 0)
+		c.record(satAdd(sum, mulClamp(c.ks[i], l.n)))
+		c.ks[i] = 0
+		return
+	}
+	for k := int64(0); k <= ceilDiv(int64(t), int64(l.per)) && c.steps < maxCoverSteps; k++ {
+		c.steps++
+		s := satAdd(sum, mulClamp(k, l.n))
+		if s >= c.best {
+			break
+		}
+		rest := t - time.Duration(k)*l.per
+		if satAdd(s, c.lower(i+1, rest)) >= c.best {
+			continue
+		}
+		c.ks[i] = k
+		c.walk(i+1, rest, s)
+	}
+	c.ks[i] = 0
+}
+
+// lower is a floor under any cover of t by logs i..: t at the cheapest
+// of their rates (rounded down a little against float error).
+func (c *logCover) lower(i int, t time.Duration) int64 {
+	if t <= 0 {
+		return 0
+	}
+	r := math.Inf(1)
+	for _, l := range c.ls[i:] {
+		r = min(r, float64(l.n)/float64(l.per))
+	}
+	v := float64(t)*r*(1-1e-9) - 1
+	if v >= math.MaxInt64/2 {
+		return math.MaxInt64 / 2
+	}
+	return max(int64(v), 0)
+}
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }
 
 func ceilDiv(a, b int64) int64 {
@@ -100,19 +213,26 @@ func boundsOf(d design, cfg catalog.LibConfig, opt *Options) []Bound {
 			w++ // [t, t+W] holds what [t, t+W+1ns) holds
 		}
 		last := len(m.curves) - 1
+		pos := askPositions(cfg, len(rules))
 		for i, c := range m.curves {
-			later := time.Duration(last - i)
+			later := time.Duration(last - pos[i])
 			if !m.chained {
 				later = 0
-			} else if i < last && !m.passes {
+			} else if pos[i] < last && !m.passes {
 				continue
 			}
-			if rules[i].Unit != r.Unit || (m.chained && mixedAfter(rules, i)) {
+			if rules[i].Unit != r.Unit || (m.chained && mixedAfter(rules, pos, i)) {
 				continue // another unit's sum, or calls a later limiter of another unit bunched
 			}
 			v := c(w + m.send + later*m.step)
 			if out[j].By < 0 || v < out[j].Worst || (v == out[j].Worst && i == j) {
 				out[j].Worst, out[j].By = v, i
+			}
+		}
+		if m.logs && out[j].By >= 0 {
+			// The logs judge each call together: their joint bound.
+			if v, by := logsWorst(logPieces(d, cfg, rules, r.Unit), w+m.send); v < out[j].Worst {
+				out[j].Worst, out[j].By = v, by
 			}
 		}
 		out[j].Why = ""
@@ -127,16 +247,38 @@ func boundsOf(d design, cfg catalog.LibConfig, opt *Options) []Bound {
 // bounds none of its earlier rules.
 const chainedUnits = "chained limiters of different units: a later limiter holds calls back by their cost in its unit and lets them go together, so nothing bounds the earlier rules' windows"
 
-// mixedAfter reports whether a limiter after rule i's in the chain meters
-// another unit: it delays each call by its own cost, not as a shaper of
-// rule i's unit, so rule i's bound no longer holds for the sends.
-func mixedAfter(rules []rule.Rule, i int) bool {
-	for _, r := range rules[i+1:] {
-		if r.Unit != rules[i].Unit {
+// mixedAfter reports whether a limiter after rule i's in the chain (pos:
+// each rule's place in it) meters another unit: it delays each call by its
+// own cost, not as a shaper of rule i's unit, so rule i's bound no longer
+// holds for the sends.
+func mixedAfter(rules []rule.Rule, pos []int, i int) bool {
+	for k, r := range rules {
+		if pos[k] > pos[i] && r.Unit != rules[i].Unit {
 			return true
 		}
 	}
 	return false
+}
+
+// askPositions is each of n rules' place in the chain cfg asks them in.
+func askPositions(cfg catalog.LibConfig, n int) []int {
+	pos := make([]int, n)
+	for p, i := range cfg.AskOrder(n) {
+		pos[i] = p
+	}
+	return pos
+}
+
+// logPieces are design d's sliding logs with cfg of the rules metering
+// unit.
+func logPieces(d design, cfg catalog.LibConfig, rules []rule.Rule, unit string) []logPiece {
+	var out []logPiece
+	for i, r := range rules {
+		if r.Unit == unit {
+			out = append(out, logPiece{n: int64(limiterAt(d, cfg, i, r).Limit), per: r.Window + cfg.Margin, rule: i})
+		}
+	}
+	return out
 }
 
 // analysis is a design's limiters and slacks.
@@ -146,6 +288,7 @@ type analysis struct {
 	passes  bool          // a chained limiter passes calls on as its tokens come
 	send    time.Duration // from the last decision to the send
 	step    time.Duration // added by each later limiter of a chain
+	logs    bool          // sliding logs that judge each call together (logsWorst)
 	why     string        // when curves is nil
 }
 

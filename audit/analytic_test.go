@@ -2,6 +2,8 @@ package audit
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -176,7 +178,7 @@ func TestBounds(t *testing.T) {
 		{catalog.UluleRedis, libs.Config{Half: true, Margin: time.Millisecond}, []int64{10000, 10000, 15000}},
 		// Worker clocks 5 ms apart, and the op costs after the script.
 		{catalog.RedisClientTime, libs.Config{Margin: 10 * time.Millisecond}, []int64{10, 500, 10000}},
-		{catalog.RedisClientTime, libs.Config{Margin: 5 * time.Millisecond}, []int64{20, 600, 20000}},
+		{catalog.RedisClientTime, libs.Config{Margin: 5 * time.Millisecond}, []int64{20, 510, 10010}},
 		{catalog.TwoTrips, one, []int64{Unbounded, Unbounded, Unbounded}},
 	}
 	for _, tt := range tests {
@@ -251,4 +253,87 @@ func TestVerdict(t *testing.T) {
 		assert.Equal(t, tt.want, v[0].Status, fmt.Sprintf("measured %d, worst %d", tt.measured, tt.worst))
 		assert.Equal(t, tt.want == Reached || tt.want == AtBound || tt.want == Proved, allSafe(v), "safe: measured %d, worst %d", tt.measured, tt.worst)
 	}
+}
+
+// admitsLogs reports whether a call at now fits every log (n per per ns)
+// beside the calls ts already admitted.
+func admitsLogs(ts []int64, now int64, logs [][2]int64) bool {
+	for _, l := range logs {
+		n := int64(0)
+		for _, s := range ts {
+			if now-s < l[1] {
+				n++
+			}
+		}
+		if n >= l[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestLogsWorstBruteForce runs sliding logs that judge each call together,
+// greedily on every nanosecond (every call as early as all allow), and on
+// random schedules they admit: the greedy schedule's fullest window of w
+// is logsWorst's, and no random one's is more.
+func TestLogsWorstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	cases := 0
+	for n1 := int64(1); n1 <= 3; n1++ {
+		for p1 := int64(1); p1 <= 4; p1++ {
+			for n2 := n1 + 1; n2 <= 7; n2++ {
+				for p2 := p1 + 1; p2 <= 13; p2++ {
+					logs := [][2]int64{{n1, p1}, {n2, p2}}
+					if p2 > 2*p1 && n2 < 6 {
+						logs = append(logs, [2]int64{n2 + 3, 2*p2 + 1})
+					}
+					pieces := make([]logPiece, len(logs))
+					for i, l := range logs {
+						pieces[i] = logPiece{n: l[0], per: time.Duration(l[1]), rule: i}
+					}
+					var greedy []int64
+					for now := int64(0); now < 60; now++ {
+						for admitsLogs(greedy, now, logs) {
+							greedy = append(greedy, now)
+						}
+					}
+					var random []int64
+					for now := int64(0); now < 60; now++ {
+						for rng.IntN(3) > 0 && admitsLogs(random, now, logs) {
+							random = append(random, now)
+						}
+					}
+					for w := int64(1); w <= 30; w++ {
+						got, by := logsWorst(pieces, time.Duration(w))
+						require.Equal(t, maxInWindow(greedy, w), got, "logs %v, window %d", logs, w)
+						require.LessOrEqual(t, maxInWindow(random, w), got, "logs %v, window %d", logs, w)
+						require.True(t, by >= 0 && by < len(logs))
+						cases++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d windows", cases)
+}
+
+// TestLogsWorst: the joint bound of the logs the audit knows.
+func TestLogsWorst(t *testing.T) {
+	const s, m, day = time.Second, time.Minute, 24 * time.Hour
+	three := []logPiece{{10, s, 0}, {500, m, 1}, {10000, day, 2}}
+	d := 3*time.Millisecond + 30*time.Microsecond
+	for _, tt := range []struct {
+		t    time.Duration
+		want int64
+		by   int
+	}{
+		{s, 10, 0}, {s + d, 20, 0}, {m, 500, 1}, {m + d, 510, 1}, {m + s, 510, 1},
+		{m + s + 1, 520, 1}, {day, 10000, 2}, {day + d, 10010, 2}, {2 * m, 1000, 1},
+	} {
+		got, by := logsWorst(three, tt.t)
+		assert.Equal(t, tt.want, got, "window %v", tt.t)
+		assert.Equal(t, tt.by, by, "window %v: binding log", tt.t)
+	}
+	got, _ := logsWorst([]logPiece{{1 << 40, s, 0}, {1 << 40, 2 * s, 1}}, 1<<62)
+	assert.Equal(t, int64(math.MaxInt64), got, "clamped, never wrapped")
 }

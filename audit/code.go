@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,10 +14,11 @@ import (
 
 // code returns the code a user writes for design d with cfg, one
 // constructor per rule, so a suggestion can be pasted.
+// A chain's constructors come in the order its limiters are asked.
 func code(d design, cfg catalog.LibConfig, rules []rule.Rule) string {
 	parts := make([]string, len(rules))
-	for i, r := range rules {
-		parts[i] = d.Code(cfg, i, r)
+	for k, i := range cfg.AskOrder(len(rules)) {
+		parts[k] = d.Code(cfg, i, rules[i])
 	}
 	return strings.Join(parts, "; ")
 }
@@ -59,6 +61,9 @@ func settingWords(d design, cfg catalog.LibConfig) string {
 	if cfg.UnitBurst > 0 {
 		s += fmt.Sprintf(", %d units", cfg.UnitBurst)
 	}
+	if o := cfg.Order; o != nil && !slices.IsSorted(o) {
+		s += ", asked " + orderText(o)
+	}
 	if cfg.Margin > 0 {
 		s += fmt.Sprintf(", N per W+%v", cfg.Margin)
 	} else {
@@ -75,4 +80,14 @@ func perRuleText(ls []libs.RuleLimit) string {
 		bs[i], ns[i] = strconv.Itoa(l.Burst), strconv.Itoa(l.Limit)
 	}
 	return "bursts " + strings.Join(bs, "·") + ", rates " + strings.Join(ns, "·")
+}
+
+// orderText is a chain's order as rule numbers from 1: "3·2·1" asks the
+// third rule's limiter first.
+func orderText(order []int) string {
+	s := make([]string, len(order))
+	for k, i := range order {
+		s[k] = strconv.Itoa(i + 1)
+	}
+	return strings.Join(s, "·")
 }

@@ -164,7 +164,7 @@ func goDesigns() []design {
 	}
 	log := func(extra time.Duration) func(*analysis, catalog.LibConfig) limiterCurve {
 		return func(a *analysis, _ catalog.LibConfig) limiterCurve {
-			a.chained = false
+			a.chained, a.logs = false, true
 			a.send += extra
 			return logs
 		}
@@ -175,7 +175,7 @@ func goDesigns() []design {
 			return nil
 		}
 	}
-	buckets, windows, logsTune := tuning{family: designBuckets}, tuning{family: designWindows, noSetting: halfOnly}, tuning{family: designLogs}
+	windows, logsTune := tuning{family: designWindows, noSetting: halfOnly}, tuning{family: designLogs}
 	perRule := tuning{family: designBuckets, perRule: true}
 	return []design{
 		&goDesign{name: catalog.XRateChained, tune: perRule, adjust: xrate(true), code: xrateCode},
@@ -183,10 +183,10 @@ func goDesigns() []design {
 			noCosts: "reserves 1 on every limiter (the pattern audited: ReserveN with a cost is not wired)"},
 		&goDesign{name: catalog.UberRatelimit, tune: tuning{family: designSlack}, adjust: uberModel, code: uberCode,
 			noCosts: "Take() takes no quantity: one permission a call"},
-		&goDesign{name: catalog.RedisRate, tune: buckets, adjust: serverTime(bucket), code: redisRateCode},
-		&goDesign{name: catalog.ThrottledMem, tune: buckets, code: throttledCode,
+		&goDesign{name: catalog.RedisRate, tune: perRule, adjust: serverTime(bucket), code: redisRateCode},
+		&goDesign{name: catalog.ThrottledMem, tune: perRule, code: throttledCode,
 			adjust: func(*analysis, catalog.LibConfig) limiterCurve { return truncated(bucket) }},
-		&goDesign{name: catalog.ThrottledRedis, tune: buckets, adjust: serverTime(truncated(bucket)), code: throttledCode},
+		&goDesign{name: catalog.ThrottledRedis, tune: perRule, adjust: serverTime(truncated(bucket)), code: throttledCode},
 		&goDesign{name: catalog.UluleRedis, tune: windows, adjust: window(time.Millisecond), code: ululeCode, // PEXPIRE
 			noCosts: "Increment(ctx, key, count) takes one, but is not wired: chained fixed windows have no safe setting in any unit"},
 		&goDesign{name: catalog.TwoTrips, tune: tuning{family: designLogs, noSetting: twoTripsGap}, adjust: none(twoTripsGap),
@@ -248,12 +248,14 @@ func designsOf(opt *Options) ([]design, error) {
 	return out, nil
 }
 
-func redisRateCode(cfg catalog.LibConfig, _ int, r rule.Rule) string {
-	return fmt.Sprintf("redis_rate.Limit{Rate: %d, Period: %s, Burst: %d}", r.Limit, goDuration(r.Window+cfg.Margin), cfg.BurstOf(r))
+func redisRateCode(cfg catalog.LibConfig, i int, r rule.Rule) string {
+	l := cfg.RuleLimitAt(i, r)
+	return fmt.Sprintf("redis_rate.Limit{Rate: %d, Period: %s, Burst: %d}", l.Limit, goDuration(r.Window+cfg.Margin), l.Burst)
 }
 
-func throttledCode(cfg catalog.LibConfig, _ int, r rule.Rule) string {
-	return fmt.Sprintf("throttled.RateQuota{MaxRate: throttled.PerDuration(%d, %s), MaxBurst: %d}", r.Limit, goDuration(r.Window+cfg.Margin), cfg.BurstOf(r)-1)
+func throttledCode(cfg catalog.LibConfig, i int, r rule.Rule) string {
+	l := cfg.RuleLimitAt(i, r)
+	return fmt.Sprintf("throttled.RateQuota{MaxRate: throttled.PerDuration(%d, %s), MaxBurst: %d}", l.Limit, goDuration(r.Window+cfg.Margin), l.Burst-1)
 }
 
 func ululeCode(cfg catalog.LibConfig, _ int, r rule.Rule) string {

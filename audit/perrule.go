@@ -39,7 +39,8 @@ func shortest(rules []rule.Rule) rule.Rule {
 // perRuleCandidates returns settings of design d at base's margin in
 // which each rule's limiter has its own burst (1, the shortest rule's N or
 // three times it, below the rule's own N) and the largest rate that keeps
-// every analytic worst case within its limit, best ranked first (rank).
+// every analytic worst case within its limit, for every order a chain may
+// ask them in (askOrders), best ranked first (rank).
 func perRuleCandidates(opt *Options, d design, base catalog.LibConfig) []catalog.LibConfig {
 	n := shortest(opt.Rules).Limit
 	ladders := make([][]int, len(opt.Rules))
@@ -54,18 +55,62 @@ func perRuleCandidates(opt *Options, d design, base catalog.LibConfig) []catalog
 		}
 	}
 	var out []catalog.LibConfig
-	for _, bursts := range product(ladders) {
-		c := base
-		c.Burst = 0
-		c.PerRule = make([]libs.RuleLimit, len(bursts))
-		for i, b := range bursts {
-			c.PerRule[i].Burst = b
-		}
-		if fitRates(opt, d, &c) {
-			out = append(out, c)
+	for _, order := range askOrders(opt, d, base) {
+		for _, bursts := range product(ladders) {
+			c := base
+			c.Burst, c.Order = 0, order
+			c.PerRule = make([]libs.RuleLimit, len(bursts))
+			for i, b := range bursts {
+				c.PerRule[i].Burst = b
+			}
+			if fitRates(opt, d, &c) {
+				out = append(out, c)
+			}
 		}
 	}
 	slices.SortStableFunc(out, func(a, b catalog.LibConfig) int { return rank(opt, d, a, b) })
+	return out
+}
+
+// maxOrdered caps the rules whose every order a chained design's search
+// tries (4! = 24 orders).
+const maxOrdered = 4
+
+// askOrders are the orders the search tries for design d: for a chain of
+// at most maxOrdered limiters that pass calls on as tokens come, every
+// order (nil first: the rules' order), since the limiters after a rule's
+// widen its window by their delays; otherwise base's alone.
+func askOrders(opt *Options, d design, base catalog.LibConfig) [][]int {
+	out := [][]int{base.Order}
+	n := len(opt.Rules)
+	if m := d.Model(base, opt); !m.chained || !m.passes || n < 2 || n > maxOrdered {
+		return out
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	for _, p := range permutations(idx) {
+		if !slices.Equal(p, idx) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// permutations lists every order of xs, in lexicographic order of
+// positions.
+func permutations(xs []int) [][]int {
+	if len(xs) <= 1 {
+		return [][]int{slices.Clone(xs)}
+	}
+	var out [][]int
+	for i, x := range xs {
+		rest := append(slices.Clone(xs[:i]), xs[i+1:]...)
+		for _, p := range permutations(rest) {
+			out = append(out, append([]int{x}, p...))
+		}
+	}
 	return out
 }
 

@@ -266,6 +266,7 @@ type jsonSetting struct {
 	// Slack is uber's only: the other designs have none.
 	Slack    *int            `json:"slack,omitempty"`
 	PerRule  []jsonRuleLimit `json:"per_rule,omitempty"`
+	Order    []int           `json:"order,omitempty"`
 	MarginNs int64           `json:"margin_ns"`
 	Go       string          `json:"go"`
 }
@@ -365,6 +366,9 @@ func setting(d design, c catalog.LibConfig, rules []rule.Rule) jsonSetting {
 	}
 	for _, l := range c.PerRule {
 		js.PerRule = append(js.PerRule, jsonRuleLimit(l))
+	}
+	if !slices.IsSorted(c.Order) {
+		js.Order = c.Order
 	}
 	return js
 }

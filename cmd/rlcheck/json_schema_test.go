@@ -246,6 +246,7 @@ type docAuditSetting struct {
 		Burst int `json:"burst"`
 		Limit int `json:"limit"`
 	} `json:"per_rule"`
+	Order    []int  `json:"order"`
 	MarginNs int64  `json:"margin_ns"`
 	Go       string `json:"go"`
 }

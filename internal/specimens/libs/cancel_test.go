@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
@@ -39,4 +40,29 @@ func TestCancelledCallers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAskOrder: Config.Order names the limiter a call meets first. Two
+// callers at once under 5/1s, 1/1h, each giving up after 1 s: asked in
+// the rules' order, the second spends a token of 5/1s and then gives up
+// on the hour; asked hour first, it gives up before 5/1s sees it.
+func TestAskOrder(t *testing.T) {
+	for _, name := range []string{catalog.XRateChained, catalog.ThrottledMem} {
+		for _, tt := range []struct {
+			order  []int
+			leaked []int64
+		}{
+			{nil, []int64{1, 0}},
+			{[]int{0, 1}, []int64{1, 0}},
+			{[]int{1, 0}, []int64{0, 0}},
+		} {
+			res := exact(t, name, "5/1s,1/1h", libs.Config{Order: tt.order}, 0, workload.Arrivals{Kind: workload.AllAtOnce}, 2, time.Second)
+			require.Len(t, res.Sends, 1, name)
+			got := []int64{res.Rules[0].Leaked, res.Rules[1].Leaked}
+			assert.Equal(t, tt.leaked, got, "%s, order %v: tokens kept with nothing sent", name, tt.order)
+		}
+	}
+	assert.Error(t, libs.Config{Order: []int{0, 0}}.Validate())
+	assert.Error(t, libs.Config{Order: []int{1, 2}}.Validate())
+	assert.NoError(t, libs.Config{Order: []int{1, 0}}.Validate())
 }

@@ -32,6 +32,17 @@ type Chain struct {
 	rules []rule.Rule
 	burst []int64
 	tryN  TryN
+	// order is the order the rules' limiters are asked in (nil: 0 .. n−1).
+	order []int
+}
+
+// InOrder makes c ask the rules' limiters in order (Config.AskOrder) and
+// returns it.
+func (c *Chain) InOrder(order []int) *Chain {
+	if !c.all && len(order) == c.n {
+		c.order = order
+	}
+	return c
 }
 
 // TryN is Try for a call charged n in rule i's unit (1 for a call rule).
@@ -80,7 +91,11 @@ func NewAtomic(rt clock.Runtime, n int, try Try) *Chain {
 func (c *Chain) Acquire(ctx context.Context) error { return c.acquire(ctx, c.try) }
 
 func (c *Chain) acquire(ctx context.Context, try Try) error {
-	for i := range c.n {
+	for k := range c.n {
+		i := k
+		if c.order != nil {
+			i = c.order[k]
+		}
 		start := c.rt.Now()
 		for {
 			ok, wait, err := try(ctx, i, c.rt.Now())

@@ -33,10 +33,28 @@ type Config struct {
 	// the two-round-trip design reads it. On a real server it is 0: the
 	// network supplies it.
 	RoundTrip time.Duration
-	// PerRule, when set, gives each call rule's x/time/rate limiter its own
-	// burst and rate, by the rules' index: what a user tunes rule by rule.
-	// Only the x/time/rate limiters read it; a zero field keeps Burst or N.
+	// PerRule, when set, gives each call rule's limiter its own burst and
+	// rate, by the rules' index: what a user tunes rule by rule. The
+	// x/time/rate, redis_rate and throttled limiters read it; a zero field
+	// keeps Burst or N.
 	PerRule []RuleLimit
+	// Order, when set, is the order a chain of limiters asks the rules'
+	// limiters in, by the rules' index (nil: the rules' order): which
+	// rule's limiter a call meets first. Only the chained designs read it.
+	Order []int
+}
+
+// AskOrder returns the order the n rules' limiters are asked in: Order,
+// or 0 .. n−1.
+func (c Config) AskOrder(n int) []int {
+	if len(c.Order) == n {
+		return c.Order
+	}
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // RuleLimit is one rule's token bucket: Burst tokens, refilled Limit
@@ -84,6 +102,13 @@ func (c Config) Validate() error {
 		return fmt.Errorf("libs: margin must not be negative")
 	case c.RoundTrip < 0:
 		return fmt.Errorf("libs: round trip must not be negative")
+	}
+	seen := make([]bool, len(c.Order))
+	for _, i := range c.Order {
+		if i < 0 || i >= len(c.Order) || seen[i] {
+			return fmt.Errorf("libs: order %v is not an order of the rules' indexes", c.Order)
+		}
+		seen[i] = true
 	}
 	for _, p := range c.PerRule {
 		if p.Burst < 0 || p.Limit < 0 {

@@ -44,12 +44,15 @@ type XRateChained struct {
 	rt    clock.Runtime
 	rules []rule.Rule
 	lims  []*rate.Limiter
+	order []int
 	stats *strategies.StatsKeeper
 }
 
-// NewXRateChained returns the chained x/time/rate limiter for rules.
+// NewXRateChained returns the chained x/time/rate limiter for rules, its
+// limiters waited on in cfg.AskOrder.
 func NewXRateChained(rt clock.Runtime, rules []rule.Rule, cfg Config) *XRateChained {
-	return &XRateChained{rt: rt, rules: rules, lims: newRateLimiters(rules, cfg), stats: strategies.NewStatsKeeper(len(rules))}
+	return &XRateChained{rt: rt, rules: rules, lims: newRateLimiters(rules, cfg), order: cfg.AskOrder(len(rules)),
+		stats: strategies.NewStatsKeeper(len(rules))}
 }
 
 // Acquire waits on each rule's limiter in turn.
@@ -65,7 +68,8 @@ func (x *XRateChained) AcquireCost(ctx context.Context, costs []int64) error {
 	if err != nil {
 		return err
 	}
-	for i, l := range x.lims {
+	for _, i := range x.order {
+		l := x.lims[i]
 		now := x.rt.Now()
 		r := l.ReserveN(timeAt(now), int(n[i]))
 		x.stats.Record(i, 1)

@@ -25,14 +25,16 @@ type Client interface {
 	Del(ctx context.Context, keys ...string) *redis.IntCmd
 }
 
-// Limit returns the redis_rate.Limit users write for r: N per W+Margin,
-// burst cfg.BurstOf(r) (in units for a cost rule).
-func Limit(r rule.Rule, cfg libs.Config) redis_rate.Limit {
-	return redis_rate.Limit{Rate: r.Limit, Period: r.Window + cfg.Margin, Burst: cfg.BurstOf(r)}
+// Limit returns the redis_rate.Limit users write for r, rule i of the
+// contract: N per W+Margin, burst cfg.BurstOf(r) (in units for a cost
+// rule), or the rule's own burst and rate where cfg.PerRule sets them.
+func Limit(i int, r rule.Rule, cfg libs.Config) redis_rate.Limit {
+	l := cfg.RuleLimitAt(i, r)
+	return redis_rate.Limit{Rate: l.Limit, Period: r.Window + cfg.Margin, Burst: l.Burst}
 }
 
 // New returns the chained redis_rate limiter for rules on keys key:0,
-// key:1, ...; rt only sleeps (the server's clock decides). A call asks
+// key:1, ..., asked in cfg.AskOrder; rt only sleeps (the server's clock decides). A call asks
 // each limit for AllowN(ctx, key, limit, n), n its cost in the rule's unit
 // (1 for a call rule), as clients of a metered API write it.
 func New(rdb Client, rt clock.Runtime, rules []rule.Rule, cfg libs.Config, key string) *libs.Chain {
@@ -41,7 +43,7 @@ func New(rdb Client, rt clock.Runtime, rules []rule.Rule, cfg libs.Config, key s
 	keys := make([]string, len(rules))
 	burst := make([]int64, len(rules))
 	for i, r := range rules {
-		limits[i], keys[i] = Limit(r, cfg), key+":"+strconv.Itoa(i)
+		limits[i], keys[i] = Limit(i, r, cfg), key+":"+strconv.Itoa(i)
 		burst[i] = int64(limits[i].Burst)
 	}
 	return libs.NewCostChain(rt, rules, burst, func(ctx context.Context, i int, _ int64, n int64) (bool, time.Duration, error) {
@@ -50,5 +52,5 @@ func New(rdb Client, rt clock.Runtime, rules []rule.Rule, cfg libs.Config, key s
 			return false, 0, err
 		}
 		return res.Allowed > 0, res.RetryAfter, nil
-	})
+	}).InOrder(cfg.AskOrder(len(rules)))
 }

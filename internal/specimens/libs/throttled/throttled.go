@@ -21,11 +21,13 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// Quota returns the quota for r: N per W+Margin, and a MaxBurst that lets
-// Burst (or N) calls through at once; throttled's MaxBurst counts the calls
-// beyond the first, so it is one less.
-func Quota(r rule.Rule, cfg libs.Config) throttled.RateQuota {
-	return throttled.RateQuota{MaxRate: throttled.PerDuration(r.Limit, r.Window+cfg.Margin), MaxBurst: cfg.BurstOf(r) - 1}
+// Quota returns the quota for r, rule i of the contract: N per W+Margin,
+// and a MaxBurst that lets Burst (or N) calls through at once, or the
+// rule's own burst and rate where cfg.PerRule sets them; throttled's
+// MaxBurst counts the calls beyond the first, so it is one less.
+func Quota(i int, r rule.Rule, cfg libs.Config) throttled.RateQuota {
+	l := cfg.RuleLimitAt(i, r)
+	return throttled.RateQuota{MaxRate: throttled.PerDuration(l.Limit, r.Window+cfg.Margin), MaxBurst: l.Burst - 1}
 }
 
 // NewMem returns the chained limiter on memstore, its clock set to rt.
@@ -56,11 +58,12 @@ func chain(rt clock.Runtime, st throttled.GCRAStoreCtx, rules []rule.Rule, cfg l
 	lims := make([]*throttled.GCRARateLimiterCtx, len(rules))
 	burst := make([]int64, len(rules))
 	for i, r := range rules {
-		l, err := throttled.NewGCRARateLimiterCtx(st, Quota(r, cfg))
+		q := Quota(i, r, cfg)
+		l, err := throttled.NewGCRARateLimiterCtx(st, q)
 		if err != nil {
 			return nil, err
 		}
-		lims[i], burst[i] = l, int64(cfg.BurstOf(r))
+		lims[i], burst[i] = l, int64(q.MaxBurst+1)
 	}
 	// RateLimit's quantity is the call's cost in the rule's unit.
 	return libs.NewCostChain(rt, rules, burst, func(ctx context.Context, i int, _ int64, n int64) (bool, time.Duration, error) {
@@ -74,5 +77,5 @@ func chain(rt clock.Runtime, st throttled.GCRAStoreCtx, rules []rule.Rule, cfg l
 			return false, 0, err
 		}
 		return !limited, res.RetryAfter, nil
-	}), nil
+	}).InOrder(cfg.AskOrder(len(rules))), nil
 }
