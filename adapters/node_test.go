@@ -38,6 +38,7 @@ func openNode(t testing.TB, script string) *adapter.Program {
 
 // TestNodeAdapterTests runs the folder's own tests (node --test).
 func TestNodeAdapterTests(t *testing.T) {
+	t.Parallel()
 	node, dir := nodeProject(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -56,6 +57,7 @@ func TestNodeAdapterTests(t *testing.T) {
 // which random seeds never catch (TestBottleneckPerRuleWorstCase does);
 // and the same seeds give the same sends.
 func TestNodeLimitersOnSeed(t *testing.T) {
+	t.Parallel()
 	sc, err := scenarios.Shipped("seed")
 	require.NoError(t, err)
 	n := seedsOr(30)
@@ -127,6 +129,7 @@ func sends(t *testing.T, a *adapter.Answer) []int64 {
 // [900 ms, 1.9 s): four violations of the sliding 5/1s, the sends at 1 s
 // but the first, which is exactly 1 s after the call at 0.
 func TestRLFMemoryIsAFixedWindow(t *testing.T) {
+	t.Parallel()
 	prog := openNode(t, "limiters.mjs")
 	a, err := prog.Run(boundaryRun(t, "node-rlf-memory"))
 	require.NoError(t, err)
@@ -177,6 +180,7 @@ func TestRLFRedisIsAFixedWindowOnTheRealClock(t *testing.T) {
 // search finds a schedule that puts 13 sends in a window of 12/3s: the
 // second rule's reservoir refills on its own schedule, not its window's.
 func TestBottleneckPerRuleWorstCase(t *testing.T) {
+	t.Parallel()
 	opt := audit.DefaultOptions([]rule.Rule{mustRule(t, "5/1s"), mustRule(t, "12/3s")})
 	opt.Seeds, opt.NoSearch, opt.SearchDir = 1, true, t.TempDir()
 	opt.Exec = openNode(t, "limiters.mjs node-bottleneck-per-rule")

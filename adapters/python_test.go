@@ -18,6 +18,7 @@ func needPython(t testing.TB) string { return pythontest.Need(t, "the Python ada
 
 // TestPythonAdapterUnittests runs the folder's own tests.
 func TestPythonAdapterUnittests(t *testing.T) {
+	t.Parallel()
 	py := needPython(t)
 	cmd := exec.Command(py, "-m", "unittest", "-q")
 	cmd.Dir = "python"
@@ -39,6 +40,7 @@ func seedsOr(everyday int) int {
 // the guide's result beside the Go strategies: sequential overfills 5/1s
 // in about as many runs as Go's, combined keeps every window.
 func TestGuideThroughPythonOnSeed(t *testing.T) {
+	t.Parallel()
 	py := needPython(t)
 	sc, err := scenarios.Shipped("seed")
 	require.NoError(t, err)

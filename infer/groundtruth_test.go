@@ -26,9 +26,9 @@ const (
 	groundDelay  = 5 * time.Millisecond
 )
 
-// groundSeeds is how many seeds each case draws: the first 25 every day,
+// groundSeeds is how many seeds each case draws: the first 12 every day,
 // 100 with RLCHECK_FULL=1, over which the shares are asserted.
-var groundSeeds = infertest.Seeds(25, 100)
+var groundSeeds = infertest.Seeds(12, 100)
 
 // groundRow is one case of the ground truth, the least share of seeds
 // whose contract comes back from the server's log and from the client's,

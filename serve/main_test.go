@@ -6,6 +6,6 @@ import (
 	"github.com/rlcheck/rlcheck/internal/testrun"
 )
 
-// TestMain runs up to 8 parallel tests at once: the parallel tests here
+// TestMain runs up to 4 parallel tests at once: the parallel tests here
 // wait on Node and Python clients and on the real clock, not on the CPU.
-func TestMain(m *testing.M) { testrun.Main(m, 8) }
+func TestMain(m *testing.M) { testrun.Main(m, 4) }

@@ -98,6 +98,7 @@ func TestAdapterDocsExchange(t *testing.T) {
 // TestSimulateExecRefusesWithExit2: a lying or hanging program stops
 // simulate with exit status 2 and the line named; no python3 needed.
 func TestSimulateExecRefusesWithExit2(t *testing.T) {
+	t.Parallel()
 	hello := `echo '{"rlcheck_adapter":1,"strategies":["sh"]}'; `
 	cases := []struct {
 		exec, want string

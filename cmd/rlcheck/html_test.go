@@ -13,6 +13,7 @@ import (
 // and exit code as they were (the report needs listed violations that the
 // text must not show unless --list asks).
 func TestHTMLFlag(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fixture := "../../testdata/fixtures/asyncio-sequential.txt"
 	for _, list := range []string{"0", "1"} {

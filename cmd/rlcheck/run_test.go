@@ -18,6 +18,7 @@ import (
 // time. Real-clock violation counts depend on the machine, so the exit code
 // may be 0 or 1; the layout of the report may not vary.
 func TestRunCommand(t *testing.T) {
+	t.Parallel()
 	out, errOut, code := run(t, "", "run", "../../scenarios/seed.yaml", "--speed", "20", "--repeat", "2", "--seeds", "20",
 		"--strategies", "sequential,combined,gated")
 	require.Contains(t, []int{exitOK, exitViolations}, code, "exit code; stderr %q", errOut)
@@ -40,6 +41,7 @@ func TestRunCommand(t *testing.T) {
 }
 
 func TestRunCommandJSON(t *testing.T) {
+	t.Parallel()
 	out, errOut, code := run(t, "", "run", "seed", "--speed", "20", "--seeds", "5", "--strategies", "combined", "--format", "json")
 	require.Contains(t, []int{exitOK, exitViolations}, code, "exit code; stderr %q", errOut)
 	var rep struct {
@@ -62,6 +64,7 @@ func TestRunCommandJSON(t *testing.T) {
 }
 
 func TestRunCommandMargin(t *testing.T) {
+	t.Parallel()
 	out, errOut, code := run(t, "", "run", "seed", "--speed", "20", "--seeds", "5", "--strategies", "combined", "--margin", "5ms")
 	require.Contains(t, []int{exitOK, exitViolations}, code, "exit code; stderr %q", errOut)
 	assert.Contains(t, out, "margin: the limiters enforce every window 5ms wider")

@@ -26,6 +26,7 @@ func TestSimulateRedisKeysStayBounded(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("two simulations of 12,000 callers")
 	}
+	t.Parallel()
 	callers := "12000"
 	if testrun.Full() {
 		callers = "20000"

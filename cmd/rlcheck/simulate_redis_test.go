@@ -49,6 +49,7 @@ func TestSimulateRedisWarnsOfEviction(t *testing.T) {
 // a real cluster give the same output, byte for byte, and server time never
 // violates while skewed client time does.
 func TestSimulateRedisSameEverywhere(t *testing.T) {
+	t.Parallel()
 	args := []string{"simulate", "clock-skew", "--callers", "150"}
 	embedded, errOut, code := run(t, "", args...)
 	require.Equal(t, exitOK, code, "embedded: exit code; stderr %q", errOut)

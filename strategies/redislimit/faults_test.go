@@ -463,6 +463,7 @@ func TestEvictionWarning(t *testing.T) {
 // its window has passed since it found the loss: an admission on the
 // emptied windows could overfill them.
 func TestStateLost(t *testing.T) {
+	t.Parallel()
 	s := redistest.Start(t)
 	c := realClient(t, s)
 	ctx := context.Background()

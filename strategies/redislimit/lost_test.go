@@ -35,6 +35,7 @@ func heldFor(t *testing.T, err error) int64 {
 // default, Reset lifts it for running limiters too, and a dead server is
 // ErrUnreachable.
 func TestLostStateHoldLifts(t *testing.T) {
+	t.Parallel()
 	s := redistest.Start(t)
 	c := realClient(t, s)
 	ctx := context.Background()
@@ -74,6 +75,7 @@ func TestLostStateHoldLifts(t *testing.T) {
 // loss it found asks Redis on every call, so a server killed during the
 // hold is ErrUnreachable, where it said "state lost" for a day.
 func TestHeldLimiterSeesAKilledServer(t *testing.T) {
+	t.Parallel()
 	s := redistest.Start(t)
 	c := realClient(t, s)
 	ctx := context.Background()
@@ -145,6 +147,7 @@ func TestNoLossHold(t *testing.T) {
 // ErrUnreachable, for New, Acquire (of a Lazy limiter), Reset and Dial; a
 // paused one is ErrTimeout.
 func TestUnreachableIsItsOwnError(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s := redistest.Start(t)
 	addr := s.Addr

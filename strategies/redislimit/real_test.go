@@ -224,6 +224,7 @@ func TestRealWrongType(t *testing.T) {
 // binding rule: every worker must end with an error, long before its
 // deadline, and no call that started after the kill may be admitted.
 func TestRealServerKilledMidRun(t *testing.T) {
+	t.Parallel()
 	s := redistest.Start(t)
 	c := realClient(t, s)
 	rules := []rule.Rule{{Limit: 5, Window: 100 * time.Millisecond}}
@@ -275,6 +276,7 @@ func TestRealServerKilledMidRun(t *testing.T) {
 // that accepts but never answers fails when the caller's deadline ends.
 // Nothing hangs.
 func TestUnreachable(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	silent := ln.Addr().String()

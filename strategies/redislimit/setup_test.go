@@ -56,6 +56,7 @@ func silentPeer(t *testing.T) string {
 // timeout, where it used to return a limiter whose first Acquire failed;
 // Lazy skips the check for a service that starts before its Redis.
 func TestNewChecksTheServer(t *testing.T) {
+	t.Parallel()
 	rules := []rule.Rule{{Limit: 10, Window: time.Second}}
 	dead := redis.NewClient(&redis.Options{Addr: closedPort(t)}) // go-redis' own retries
 	t.Cleanup(func() { _ = dead.Close() })

@@ -63,7 +63,7 @@ async function chained() {
 // provider: the time from the decision to the arrival varies, more so on
 // a loaded machine.
 async function combined() {
-  const W = 1000 + 200, log = [];
+  const W = 1000 + 400, log = [];
   const admit = async (n) => {
     for (;;) {
       const now = Date.now();
