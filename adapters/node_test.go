@@ -60,7 +60,7 @@ func TestNodeLimitersOnSeed(t *testing.T) {
 	t.Parallel()
 	sc, err := scenarios.Shipped("seed")
 	require.NoError(t, err)
-	n := seedsOr(20)
+	n := seedsOr(30)
 	mine, err := simulate.RunSeeds(&sc.Scenario, n, simulate.Options{Strategies: []string{"combined"}, Exec: openNode(t, "my_limiter.mjs")})
 	require.NoError(t, err)
 	require.Len(t, mine.Strategies, 2)
