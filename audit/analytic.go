@@ -339,7 +339,7 @@ type analysis struct {
 	// one closed, and a refused caller asks again every W/N.
 	firstHit bool
 	windows  []windowLimiter // chained fixed windows, in the order asked
-	why     string        // when curves is nil
+	why      string          // when curves is nil
 }
 
 // windowChain is design d's fixed-window limiters with cfg in the order
