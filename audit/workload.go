@@ -147,9 +147,8 @@ func saturationWorkloads(d design, cfg catalog.LibConfig, opt *Options) []Worklo
 		every := pace
 		a := b.Worst // within the limit for a safe setting; beyond it as configured
 		if a == Unbounded || (d.Tuning().family == designWindows && a > int64(r.Limit)) {
-			// Fixed windows reach theirs only with N callers at an edge,
-			// which chained windows hold back as a crowd retrying every
-			// W/N: the straddle shows it for the fastest rule.
+			// Chained fixed windows reach theirs only with a crowd of
+			// callers waiting at the last limiter's edge: edgeCrowd.
 			a = int64(r.Limit)
 		}
 		if a > 1 {
