@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"container/heap"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -19,9 +18,9 @@ import (
 // per/n (a window opening at the first call after the previous closed).
 // Every ask counts in its window. It returns the send instants, in order.
 func windowsRun(ns, pers []int64, firstHit bool, times []int64) []int64 {
-	q := &askQueue{}
+	var q []askAt
 	for i, t := range times {
-		heap.Push(q, askAt{at: t, seq: int64(i), caller: i})
+		q = append(q, askAt{at: t, seq: int64(i), caller: i})
 	}
 	pos := make([]int, len(times))
 	count := map[[2]int64]int64{}
@@ -31,8 +30,8 @@ func windowsRun(ns, pers []int64, firstHit bool, times []int64) []int64 {
 	}
 	seq := int64(len(times))
 	var sends []int64
-	for q.Len() > 0 {
-		a := heap.Pop(q).(askAt)
+	for len(q) > 0 {
+		a := popFirst(&q)
 		for pos[a.caller] < len(ns) {
 			k := pos[a.caller]
 			win := a.at / pers[k]
@@ -50,7 +49,7 @@ func windowsRun(ns, pers []int64, firstHit bool, times []int64) []int64 {
 				if firstHit {
 					next = a.at + max(pers[k]/ns[k], 1)
 				}
-				heap.Push(q, askAt{at: next, seq: seq, caller: a.caller})
+				q = append(q, askAt{at: next, seq: seq, caller: a.caller})
 				seq++
 				break
 			}
@@ -69,19 +68,18 @@ type askAt struct {
 	caller  int
 }
 
-type askQueue []askAt
-
-func (q askQueue) Len() int { return len(q) }
-func (q askQueue) Less(i, j int) bool {
-	return q[i].at < q[j].at || (q[i].at == q[j].at && q[i].seq < q[j].seq)
-}
-func (q askQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *askQueue) Push(x any)   { *q = append(*q, x.(askAt)) }
-func (q *askQueue) Pop() any {
-	old := *q
-	x := old[len(old)-1]
-	*q = old[:len(old)-1]
-	return x
+// popFirst removes and returns the earliest ask of q, the first queued
+// among equal instants (a linear scan: the runs are small).
+func popFirst(q *[]askAt) askAt {
+	i := 0
+	for j, a := range *q {
+		if a.at < (*q)[i].at || (a.at == (*q)[i].at && a.seq < (*q)[i].seq) {
+			i = j
+		}
+	}
+	a := (*q)[i]
+	*q = slices.Delete(*q, i, i+1)
+	return a
 }
 
 // mostIn is the most of sorted times in one half-open window of w.
