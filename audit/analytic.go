@@ -34,6 +34,47 @@ func fixedWorst(limit int64, per, t time.Duration) int64 {
 	return mulClamp(limit, ceilDiv(int64(t-1), int64(per))+1)
 }
 
+// windowLimiter is one limiter of a chain of fixed windows: n calls per
+// per, and the longest a caller it refused takes to be admitted once its
+// next window opens (retry): the wake-up slack for windows aligned to a
+// common origin, the retry spacing and that slack for windows that open at
+// the first call after the previous one closed.
+type windowLimiter struct {
+	n          int64
+	per, retry time.Duration
+}
+
+// chainWindowsWorst is the most calls the last of a chain of fixed-window
+// limiters ws (in the order asked) admits in a half-open window of t ≥ 1,
+// each caller asking the next limiter at most step after the previous
+// one admitted it. For t+retry < per of the last limiter L it is
+//
+//	max(N_L, min(2·N_L, B(t + step)))
+//
+// with B the same bound for the chain without L; otherwise L's own
+// fixedWorst. Proof, for a window [s, s+t) and e the first start of a
+// window of L at or after s: the admissions in [s, e) are first tries,
+// since the callers L refused before are admitted within retry of the
+// start e' ≤ e − per of their window, before s; L admits all of a
+// window's calls before it refuses any (its counter only grows). If
+// none lie in [s, e), the rest lie in one window of L: at most N_L. If
+// some do, every caller L refused before e was refused after them, at or
+// after s, and every other admission lies in [s, s+t): each of them left
+// the previous limiter in [s − step, s+t), so there are at most B(t +
+// step) of them, and at most 2·N_L (two windows of L). The first term is
+// reached whenever the earlier limiters let 2·N_L + 1 calls through
+// within one window of L: N_L fill it, the others wait and are admitted
+// together at the next start (within retry of it), so the bound is exact
+// when B(t + step) ≤ N_L (TestChainWindowsWorstBruteForce).
+func chainWindowsWorst(ws []windowLimiter, t, step time.Duration) int64 {
+	last := ws[len(ws)-1]
+	own := fixedWorst(last.n, last.per, t)
+	if len(ws) == 1 || t+last.retry >= last.per {
+		return own
+	}
+	return max(last.n, min(own, chainWindowsWorst(ws[:len(ws)-1], t+step, step)))
+}
+
 // logWorst is the most calls a sliding log of limit per per admits in a
 // half-open window of t: limit·⌈t/per⌉ (limit at 0, per, 2·per, ...).
 func logWorst(limit int64, per, t time.Duration) int64 {
@@ -229,6 +270,11 @@ func boundsOf(d design, cfg catalog.LibConfig, opt *Options) []Bound {
 				out[j].Worst, out[j].By = v, i
 			}
 		}
+		if m.windows != nil && out[j].By >= 0 {
+			// Each window of the last limiter lets its waiting crowd go
+			// at once, but only as many as the earlier ones let through.
+			out[j].Worst = min(out[j].Worst, chainWindowsWorst(m.windows, w+m.send, m.step))
+		}
 		if m.logs && out[j].By >= 0 {
 			// The logs judge each call together: their joint bound.
 			if v, by := logsWorst(logPieces(d, cfg, rules, r.Unit), w+m.send); v < out[j].Worst {
@@ -289,7 +335,27 @@ type analysis struct {
 	send    time.Duration // from the last decision to the send
 	step    time.Duration // added by each later limiter of a chain
 	logs    bool          // sliding logs that judge each call together (logsWorst)
-	why     string        // when curves is nil
+	// firstHit: fixed windows open at the first call after the previous
+	// one closed, and a refused caller asks again every W/N.
+	firstHit bool
+	windows  []windowLimiter // chained fixed windows, in the order asked
+	why      string          // when curves is nil
+}
+
+// windowChain is design d's fixed-window limiters with cfg in the order
+// asked: a caller refused waits for the next window (aligned windows) or
+// asks again every W/N (firstHit), and wakes up to a step late.
+func windowChain(d design, cfg catalog.LibConfig, rules []rule.Rule, a *analysis) []windowLimiter {
+	var out []windowLimiter
+	for _, i := range cfg.AskOrder(len(rules)) {
+		r := rules[i]
+		retry := a.step
+		if a.firstHit {
+			retry += r.Window / time.Duration(r.Limit)
+		}
+		out = append(out, windowLimiter{n: int64(limiterAt(d, cfg, i, r).Limit), per: r.Window + cfg.Margin, retry: retry})
+	}
+	return out
 }
 
 // truncated is mk on throttled's spacing: PerDuration truncates per/N to

@@ -172,10 +172,12 @@ func TestBounds(t *testing.T) {
 		{catalog.RedisRate, one, []int64{1, 7, 10000}},
 		{catalog.UberRatelimit, libs.Config{Slack: 10, Margin: 5 * time.Millisecond}, []int64{11, 17, 10010}},
 		// Chained fixed windows: the callers that waited for the next day
-		// all go at its start, whatever the shorter rules say.
-		{catalog.FixedWindow, libs.Config{Half: true, Margin: 5 * time.Millisecond}, []int64{10000, 10000, 10000}},
-		{catalog.UluleRedis, libs.Config{Half: true, Margin: 5 * time.Millisecond}, []int64{10000, 10000, 10000}},
-		{catalog.UluleRedis, libs.Config{Half: true, Margin: time.Millisecond}, []int64{10000, 10000, 15000}},
+		// all go at its start, whatever the shorter rules say: the daily
+		// limiter's 5000 (chainWindowsWorst), not 2·5000.
+		{catalog.FixedWindow, libs.Config{Half: true, Margin: 5 * time.Millisecond}, []int64{5000, 5000, 10000}},
+		{catalog.FixedWindow, libs.Config{}, []int64{10000, 10000, 30000}},
+		{catalog.UluleRedis, libs.Config{Half: true, Margin: 5 * time.Millisecond}, []int64{5000, 5000, 10000}},
+		{catalog.UluleRedis, libs.Config{Half: true, Margin: time.Millisecond}, []int64{5000, 5000, 15000}},
 		// Worker clocks 5 ms apart, and the op costs after the script.
 		{catalog.RedisClientTime, libs.Config{Margin: 10 * time.Millisecond}, []int64{10, 500, 10000}},
 		{catalog.RedisClientTime, libs.Config{Margin: 5 * time.Millisecond}, []int64{20, 510, 10010}},

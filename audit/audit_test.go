@@ -166,7 +166,7 @@ func TestSafeSettingsThousandSeeds(t *testing.T) {
 		wls := append(slices.Clone(rep.Workloads), saturationWorkloads(sa.design, *sa.Safe, &opt)...)
 		for _, wl := range wls {
 			seeds := n
-			if wl.Callers > longSaturation && st.Costly {
+			if wl.calls() > longSaturation && st.Costly {
 				seeds = 1
 			}
 			out, err := runSeeds(wl.Scenario(&opt, sa.Name), strategyRunner(st), 1, seeds, false)

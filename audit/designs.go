@@ -104,6 +104,9 @@ func (g *goDesign) Model(cfg catalog.LibConfig, opt *Options) analysis {
 		return a
 	}
 	a.curves = curves(g, cfg, opt.Rules, mk)
+	if a.chained && !a.passes {
+		a.windows = windowChain(g, cfg, opt.Rules, &a)
+	}
 	return a
 }
 
@@ -155,9 +158,9 @@ func goDesigns() []design {
 			return mk
 		}
 	}
-	window := func(extra time.Duration) func(*analysis, catalog.LibConfig) limiterCurve {
+	window := func(extra time.Duration, firstHit bool) func(*analysis, catalog.LibConfig) limiterCurve {
 		return func(a *analysis, _ catalog.LibConfig) limiterCurve {
-			a.passes = false
+			a.passes, a.firstHit = false, firstHit
 			a.send += extra
 			return fixed
 		}
@@ -187,13 +190,13 @@ func goDesigns() []design {
 		&goDesign{name: catalog.ThrottledMem, tune: perRule, code: throttledCode,
 			adjust: func(*analysis, catalog.LibConfig) limiterCurve { return truncated(bucket) }},
 		&goDesign{name: catalog.ThrottledRedis, tune: perRule, adjust: serverTime(truncated(bucket)), code: throttledCode},
-		&goDesign{name: catalog.UluleRedis, tune: windows, adjust: window(time.Millisecond), code: ululeCode, // PEXPIRE
+		&goDesign{name: catalog.UluleRedis, tune: windows, adjust: window(time.Millisecond, true), code: ululeCode, // PEXPIRE
 			noCosts: "Increment(ctx, key, count) takes one, but is not wired: chained fixed windows have no safe setting in any unit"},
 		&goDesign{name: catalog.TwoTrips, tune: tuning{family: designLogs, noSetting: twoTripsGap}, adjust: none(twoTripsGap),
 			code: perWindowCode, noCosts: countsCalls},
 		&goDesign{name: catalog.TimestampMember, tune: tuning{family: designLogs, noSetting: sameMillisec}, adjust: none(sameMillisec),
 			code: perWindowCode, noCosts: countsCalls},
-		&goDesign{name: catalog.FixedWindow, tune: windows, adjust: window(0), code: incrCode, noCosts: countsCalls},
+		&goDesign{name: catalog.FixedWindow, tune: windows, adjust: window(0, false), code: incrCode, noCosts: countsCalls},
 		// Float Unix seconds lie on a 238 ns grid in 2026: a call less
 		// than one step short of W after an entry can see it expired, so
 		// without a margin it cannot hold (TestGuideScriptFloatSeconds).

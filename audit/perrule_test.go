@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"github.com/rlcheck/rlcheck/internal/testrun"
 	"os"
 	"strings"
 	"testing"
@@ -76,30 +77,41 @@ func TestBurstOneCrowdIsSlow(t *testing.T) {
 // TestDefaultSaturationReachesAnalytic: at the settings users write, the
 // saturation workloads drive the minute rule of 10/s, 500/min, 10000/day
 // to within 5% of each design's analytic worst case (609 of 610 for the
-// chained x/time/rate limiters, 500 of the sliding logs' joint 510).
-// Chained fixed windows are left out: their bound (the last limiter's 2N)
-// needs a crowd of N callers held at a day's edge, which no workload of
-// the audit's size holds.
+// chained x/time/rate limiters, 500 of the sliding logs' joint 510, and
+// for chained fixed windows the daily limiter's 10,000 (chainWindowsWorst),
+// which the edge crowd reaches: 10,001 callers wait for the next day and
+// 10,000 of them go at its start, in one second with windows aligned to the
+// epoch, over one retry spacing of 8.64 s with ulule's).
 func TestDefaultSaturationReachesAnalytic(t *testing.T) {
 	opt := DefaultOptions(mustRules(t, "10/s,500/min,10000/day"))
 	opt.Seeds, opt.NoSearch = 1, true
 	opt.Strategies = []string{catalog.XRateChained, catalog.XRateReserveAll, catalog.UberRatelimit, catalog.ThrottledMem,
-		catalog.GuideScript, catalog.RedisClientTime}
-	if os.Getenv("RLCHECK_FULL") == "1" {
-		// A script per call in the embedded Redis: a second or so more.
-		opt.Strategies = append(opt.Strategies, catalog.RedisRate, catalog.ThrottledRedis)
+		catalog.GuideScript, catalog.RedisClientTime, catalog.FixedWindow}
+	if testrun.Full() {
+		// A script per call in the embedded Redis: a second or so more;
+		// ulule's crowd asks again every 8.64 s for 20 minutes: 15 s or so.
+		opt.Strategies = append(opt.Strategies, catalog.RedisRate, catalog.ThrottledRedis, catalog.UluleRedis)
 	}
 	rep, err := Run(opt)
 	require.NoError(t, err)
 	for _, sa := range rep.Strategies {
-		var most int64
+		var most, mostSecond int64
 		for _, o := range sa.Outcomes {
 			most = max(most, o.Rules[1].MaxInWindow)
+			mostSecond = max(mostSecond, o.Rules[0].MaxInWindow)
 		}
 		worst := sa.Bounds[1].Worst
 		assert.GreaterOrEqual(t, most*100, worst*95, "%s: %d of the analytic %d in one minute", sa.Name, most, worst)
-		if sa.Name == catalog.XRateChained {
+		assert.LessOrEqual(t, most, worst, "%s: never above the analytic worst case", sa.Name)
+		switch sa.Name {
+		case catalog.XRateChained:
 			assert.GreaterOrEqual(t, most, int64(580), "x/time/rate chained in one minute")
+		case catalog.FixedWindow:
+			assert.Equal(t, int64(10000), worst, "the daily limiter's N")
+			assert.Equal(t, int64(10000), mostSecond, "the crowd goes in one second")
+		case catalog.UluleRedis:
+			assert.Equal(t, int64(10000), worst, "the daily limiter's N")
+			assert.Less(t, mostSecond, int64(2000), "the crowd spreads over 8.64 s")
 		}
 	}
 }

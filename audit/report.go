@@ -70,6 +70,9 @@ func writeText(w io.Writer, r *Report) error {
 	case weighted(r.Rules):
 		sat = ""
 	}
+	if ranEdgeCrowd(r) {
+		sat += "; edge-crowd (chained fixed windows: one call, then 2N calls of the rule asked last at the pace of the others, ending before its first window closes, so N + 1 wait for its next window)"
+	}
 	units := ""
 	if weighted(r.Rules) {
 		units = " (for a cost rule, the most units)"
@@ -77,6 +80,18 @@ func writeText(w io.Writer, r *Report) error {
 	_, err := fmt.Fprintln(w, "\nworkloads: "+workloadDocs(r.Workloads)+sat+
 		"\nviolations are counted by the checker, per rule, summed over the seeds; the analytic worst case is the most sends the design can put in one window"+units+" (docs/audit.md)")
 	return err
+}
+
+// ranEdgeCrowd reports whether a design of r ran the edge-crowd workload.
+func ranEdgeCrowd(r *Report) bool {
+	for _, sa := range r.Strategies {
+		for _, o := range sa.Outcomes {
+			if o.Workload == edgeCrowdName {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // writeSafe writes the suggested settings: each rule's most sends in one
@@ -102,7 +117,7 @@ func writeSafe(w io.Writer, r *Report) error {
 			why := sa.design.Tuning().noSetting
 			switch {
 			case sa.design.Tuning().family == designWindows && len(r.Rules) > 1:
-				why = "chained windows: every caller that waited for a later rule's next window goes at its start, so nothing bounds the earlier rules"
+				why = "chained windows: every caller that waited for the last rule's next window goes at its start, so the earlier rules hold only that rule's N"
 			case sa.design.Tuning().family == designBuckets && len(rule.Units(r.Rules)) > 0 && len(rule.Units(r.Rules)) < len(unitsOrCalls(r.Rules)):
 				why = chainedUnits
 			case why != "":

@@ -215,7 +215,7 @@ func confirm(opt *Options, sa *StrategyAudit, c catalog.LibConfig, clean func(ca
 // runSaturation runs the saturation workload wl with cfg on seeds seeds,
 // or on the first only when it is over longSaturation calls.
 func runSaturation(opt *Options, wl Workload, d design, cfg catalog.LibConfig, seeds int, stopEarly bool) ([]Outcome, error) {
-	if wl.Callers > longSaturation {
+	if wl.calls() > longSaturation {
 		seeds = 1
 	}
 	return run(opt, []Workload{wl}, d, cfg, seeds, stopEarly)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rlcheck/rlcheck/internal/specimens/libs"
 	"github.com/rlcheck/rlcheck/rule"
 	"github.com/rlcheck/rlcheck/strategies/catalog"
 	"github.com/rlcheck/rlcheck/workload"
@@ -146,9 +147,8 @@ func saturationWorkloads(d design, cfg catalog.LibConfig, opt *Options) []Worklo
 		every := pace
 		a := b.Worst // within the limit for a safe setting; beyond it as configured
 		if a == Unbounded || (d.Tuning().family == designWindows && a > int64(r.Limit)) {
-			// Fixed windows reach theirs only with N callers at an edge,
-			// which chained windows hold back as a crowd retrying every
-			// W/N: the straddle shows it for the fastest rule.
+			// Chained fixed windows reach theirs only with a crowd of
+			// callers waiting at the last limiter's edge: edgeCrowd.
 			a = int64(r.Limit)
 		}
 		if a > 1 {
@@ -182,5 +182,66 @@ func saturationWorkloads(d design, cfg catalog.LibConfig, opt *Options) []Worklo
 			Callers:  calls,
 		})
 	}
+	if wl, ok := edgeCrowd(d, cfg, opt); ok {
+		out = append(out, wl)
+	}
 	return out
+}
+
+// calls is the number of calls wl makes.
+func (wl Workload) calls() int {
+	if wl.Arrivals.Kind == workload.Replay {
+		return len(wl.Arrivals.Times)
+	}
+	return wl.Callers
+}
+
+// edgeCrowdName names edgeCrowd's workload.
+const edgeCrowdName = "edge-crowd"
+
+// edgeCrowd is the workload that drives chained fixed windows to their
+// worst case (chainWindowsWorst): one call opens a window of the limiter
+// asked last, then 2·N of its calls at the earlier limiters' pace, the
+// last of them well before that window closes, so N fill it and N + 1
+// wait; at the next window they go together (within one retry spacing
+// for windows opened by their first call). ok is false for other designs,
+// a single rule, or a window too short to gather the crowd in.
+func edgeCrowd(d design, cfg catalog.LibConfig, opt *Options) (Workload, bool) {
+	m := d.Model(cfg, opt)
+	if len(m.windows) < 2 || weighted(opt.Rules) {
+		return Workload{}, false
+	}
+	last := m.windows[len(m.windows)-1]
+	var pace time.Duration
+	for _, w := range m.windows[:len(m.windows)-1] {
+		pace = max(pace, (w.per+time.Duration(w.n)-1)/time.Duration(w.n))
+	}
+	pace += pace/100 + 1 // the op costs and late wake-ups never make a call wait
+	calls := 2 * last.n
+	guard := 2*pace + time.Duration(len(opt.Rules)+1)*max(m.step, 0) + last.retry
+	stream := time.Duration(calls-1) * pace
+	if calls+1 > maxSaturation || stream+guard >= last.per {
+		return Workload{}, false
+	}
+	end := last.per - guard // the first window, opened by the call at 0
+	if !m.firstHit {
+		// Windows aligned to the Unix epoch: the first edge after the
+		// stream, which the libraries' instant 0 need not be.
+		p := int64(last.per)
+		off := libs.Epoch.UnixNano() % p
+		edge := p - off
+		for time.Duration(edge) < stream+guard {
+			edge += p
+		}
+		end = time.Duration(edge) - guard
+	}
+	times := []int64{0}
+	for i := range calls {
+		times = append(times, int64(end-time.Duration(calls-1-i)*pace))
+	}
+	return Workload{
+		Name:     edgeCrowdName,
+		Doc:      fmt.Sprintf("one call, then %d calls one every %v, ending before the %v window closes: %d wait for the next", calls, pace, last.per, last.n+1),
+		Arrivals: workload.Arrivals{Kind: workload.Replay, Times: times},
+	}, true
 }
