@@ -18,7 +18,7 @@ func Full() bool { return os.Getenv("RLCHECK_FULL") == "1" }
 
 // Seeds is everyday, or full in the long run. Tests draw seeds from 0, so
 // the everyday seeds are the first of the long run's.
-func Seeds[T ~int | ~uint64](everyday, full T) T {
+func Seeds[T ~int | ~int64 | ~uint64](everyday, full T) T {
 	if Full() {
 		return full
 	}
