@@ -80,13 +80,13 @@ func TestGroundTruthFromServe(t *testing.T) {
 		// Buckets fall short of the 95% asked (81 and 68 of 100 seeds), and
 		// the tolerance keeps no buckets, so the client's logs are not
 		// fitted: a regression net run with RLCHECK_FULL=1 (80 s of CPU).
-		{c: serveprobe.Case{Kind: rule.Bucket}, served: 0.80, full: true},
+		{c: serveprobe.Case{Kind: rule.Bucket}, served: 0.80, sent: 0.01},
 		{c: serveprobe.Case{Kind: rule.Sliding, Cost: true}, served: 0.95, sent: 0.90},
 		// Short of the 90% asked: 87 of 100 client's logs, where an exact
 		// fit with an extra rule (a window or a bucket explaining the few
 		// refusals the delay made) is reported before any tolerance.
 		{c: serveprobe.Case{Kind: rule.Fixed, Cost: true}, served: 0.95, sent: 0.85},
-		{c: serveprobe.Case{Kind: rule.Bucket, Cost: true}, served: 0.60, full: true},
+		{c: serveprobe.Case{Kind: rule.Bucket, Cost: true}, served: 0.60, sent: 0.01},
 	}
 	for _, row := range rows {
 		t.Run(row.c.String(), func(t *testing.T) {

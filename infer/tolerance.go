@@ -59,6 +59,7 @@ func tolerate(d *sends, windows []time.Duration, spreads []time.Duration) *Toler
 		tol.Spread = sp
 		ps := &spreadPasses{d: d, windows: windows, sp: int64(sp)}
 		ps.sliding = ps.candidates(rule.Sliding, 0)
+		ps.buckets = ps.bucketCandidates()
 		tol.ByReading = ps.fit()
 		a, b := tol.ByReading[RefusedCount], tol.ByReading[RefusedFree]
 		tol.Best, _ = best([2]Fit{a.Fit, b.Fit})
@@ -78,6 +79,7 @@ type spreadPasses struct {
 	windows []time.Duration
 	sp      int64
 	sliding [2][]Candidate
+	buckets [2][]Candidate // the same at every offset
 }
 
 // candidates makes each window's pass of kind k at offset o, and its
@@ -103,7 +105,10 @@ func (ps *spreadPasses) candidates(k rule.Kind, o int64) [2][]Candidate {
 // with finds the smallest contract under reading rd, the fixed windows
 // being those given.
 func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
-	cands := make([]*Candidate, 0, len(ps.sliding[rd])+len(fixed[rd]))
+	cands := make([]*Candidate, 0, len(ps.sliding[rd])+len(fixed[rd])+len(ps.buckets[rd]))
+	for i := range ps.buckets[rd] {
+		cands = append(cands, &ps.buckets[rd][i])
+	}
 	for i := range ps.sliding[rd] {
 		cands = append(cands, &ps.sliding[rd][i])
 	}
@@ -111,12 +116,24 @@ func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 		cands = append(cands, &fixed[rd][i])
 	}
 	f := fit(ps.d, cands, rd)
+	for range maxRefits {
+		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, ps.windows)
+		if len(empty) == 0 {
+			break
+		}
+		cands = slices.DeleteFunc(cands, func(c *Candidate) bool { return slices.Contains(empty, c) })
+		f = fit(ps.d, cands, rd)
+	}
 	f.settle(bucketProof{single: true, pairs: true})
 	if f.Smallest && len(f.Rules) > 1 {
-		f.Smallest, f.Unproved = false, unprovedTolerance // buckets are not tried here
+		f.Smallest, f.Unproved = false, unprovedTolerance
 	}
 	return f
 }
+
+// maxRefits bounds the covers tried again without a bucket that fits
+// only where the refusals the other rules explain take nothing from it.
+const maxRefits = 4
 
 // fit finds, under each reading, the smallest contract over the offsets
 // tried, and the range of offsets where it fits alike.
@@ -295,6 +312,10 @@ func (d *sends) absorbed(rules []Rule, o int64, rd Reading) int {
 	}
 	refuses := make([]bool, d.n())
 	for _, r := range rules {
+		if r.Kind == rule.Bucket {
+			d.bucketRefuses(slices.Index(d.units, r.Unit), uint64(r.perDay), int64(r.Burst), rd, refuses)
+			continue
+		}
 		// the weight before each call: calls, or the rule's unit's costs
 		all, acc := func(i int) int64 { return int64(i) }, func(i int) int64 { return int64(d.acc[i]) }
 		if u := slices.Index(d.units, r.Unit); r.Unit != "" && u >= 0 {

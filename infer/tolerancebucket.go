@@ -1,0 +1,332 @@
+package infer
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// A bucket within a spread sp: call i reached the provider at some a_i in
+// [s_i, s_i+sp] for its logged instant s_i (a clock offset shifts every
+// call alike, which a bucket does not see). No single arrival per call
+// decides the fit (two accepted calls logged at one instant fit a burst
+// of 1 when they arrived a refill apart, not when both arrived late), so
+// the bucket is judged, as the windows are, on what is certain for an
+// accepted call and what is possible for a refused one:
+//
+//   - the accepted calls logged from s_j to s_i all arrived within
+//     [s_j, s_i+sp], and a bucket gives out at most B + q·(s_i−s_j+sp) in
+//     that time: B must be at least each accepted call's need on the
+//     logged instants less q·sp (and its own cost);
+//   - a refused call r found the bucket short at a_r ≥ s_r. What it found
+//     taken is at most what the calls that may take (the accepted ones,
+//     and under "refused calls count" the refusals the bucket does not
+//     explain) took: those logged in [s_r−sp, s_r+sp] (all may have
+//     arrived just before r), plus the deficit on the logged instants
+//     just before s_r−sp. B must be less than that plus r's cost.
+//
+// Whatever the arrivals in the spread were, a bucket that kept them meets
+// both, so the region these bound holds every bucket that fits within the
+// spread: it may be wider than those that fit, never narrower.
+
+// spreadBucketPass fills wide with each refusal's most burst that
+// possibly explains it and returns the least burst the accepted calls
+// certainly need, for a bucket of unit u at q units a day within spread
+// sp; the refusals in drain (by rank; nil: none) may take from it too.
+func (d *sends) spreadBucketPass(u int, q uint64, sp int64, drain bitset, wide []int64) int64 {
+	grace := mul64(q, uint64(sp))
+	var acc, poss u128 // the deficits of the accepted calls and of those that may take
+	least := int64(1)
+	pi, pprev := 0, int64(0) // the calls taken into poss, and its instant
+	lo, hi := 0, 0           // the calls logged in [s_r-sp, s_r+sp]
+	var inWindow int64       // their cost, of those that may take
+	r, prev := 0, int64(0)
+	takes := func(k int) bool { return !d.refused[k] || drain != nil && drain.has(d.rankOf(k)) }
+	for i, t := range d.at {
+		if i > 0 && t > prev {
+			acc = refill(acc, q, t-prev)
+		}
+		prev = t
+		c := d.costOf(u, i)
+		if !d.refused[i] {
+			acc = acc.add(mul64(uint64(c), day))
+			need := u128{}
+			if grace.less(acc) {
+				need = acc.sub(grace)
+			}
+			least = max(least, c, need.ceilDay())
+			continue
+		}
+		for ; pi < len(d.at) && d.at[pi] < t-sp; pi++ {
+			if pi > 0 && d.at[pi] > pprev {
+				poss = refill(poss, q, d.at[pi]-pprev)
+			}
+			pprev = d.at[pi]
+			if takes(pi) {
+				poss = poss.add(mul64(uint64(d.costOf(u, pi)), day))
+			}
+		}
+		for ; hi < len(d.at) && d.at[hi] <= t+sp; hi++ {
+			if takes(hi) {
+				inWindow += d.costOf(u, hi)
+			}
+		}
+		for ; lo < hi && d.at[lo] < t-sp; lo++ {
+			if takes(lo) {
+				inWindow -= d.costOf(u, lo)
+			}
+		}
+		found := poss
+		if pi > 0 {
+			found = refill(poss, q, t-sp-pprev)
+		}
+		other := inWindow // less its own cost, when it may take
+		if takes(i) {
+			other -= c
+		}
+		wide[r] = found.add(mul64(uint64(other+c), day)).ceilDay() - 1
+		r++
+	}
+	return least
+}
+
+// rankOf is the rank among the refusals of refused call k.
+func (d *sends) rankOf(k int) int {
+	return int(k - int(d.acc[k]))
+}
+
+// spreadFit judges buckets of unit u within spread sp against targets
+// (the refusals the bucket must explain) under reading rd.
+type spreadFit struct {
+	d      *sends
+	u      int
+	sp     int64
+	target bitset
+	drain  bitset // the refusals that may take: under RefusedCount, the others
+	wide   []int64
+	steps  int64
+}
+
+func newSpreadFit(d *sends, u int, sp int64, rd Reading, target bitset) *spreadFit {
+	g := &spreadFit{d: d, u: u, sp: sp, target: target, wide: make([]int64, len(d.refIdx))}
+	if rd == RefusedCount {
+		g.drain = complement(len(d.refIdx), target)
+	}
+	return g
+}
+
+// drainAll lets every refusal but the one judged take from the bucket
+// under RefusedCount: a candidate does not yet know which refusals the
+// other rules explain.
+func (g *spreadFit) drainAll(rd Reading) *spreadFit {
+	g.drain = nil
+	if rd == RefusedCount {
+		g.drain = complement(len(g.d.refIdx), newBitset(len(g.d.refIdx)))
+	}
+	return g
+}
+
+// curve is the least burst the accepted calls certainly need at q, and
+// the most with possibly no room for any target (math.MaxInt64 without).
+func (g *spreadFit) curve(q uint64) (lower, upper int64) {
+	lower = g.d.spreadBucketPass(g.u, q, g.sp, g.drain, g.wide)
+	g.steps += 2 * int64(g.d.n())
+	upper = math.MaxInt64
+	for r, w := range g.wide {
+		if g.target.has(r) {
+			upper = min(upper, w)
+		}
+	}
+	return lower, upper
+}
+
+// maxSpreadJumps bounds the jumps toward the least and the most rate;
+// where they stop short the extent still holds every bucket that fits.
+const maxSpreadJumps = 48
+
+// region is the extent of the buckets within the spread: both curves fall
+// as the rate rises, so a rate q fits some burst when lower(q) ≤
+// upper(q). From a rate that does not, the least rate that does is at
+// least where lower falls to upper(q), and the most at most where upper
+// falls to lower(q): forced jumps, each exact.
+func (g *spreadFit) region() region {
+	qlo, qhi := uint64(1), maxRegionRate
+	exact := true
+	for jumps := 0; ; jumps++ {
+		l, u := g.curve(qlo)
+		if l <= u {
+			break
+		}
+		if jumps == maxSpreadJumps {
+			exact = false
+			break
+		}
+		if ll, _ := g.curve(maxRegionRate); ll > u {
+			return region{Empty: true}
+		}
+		qlo = bisectRate(qlo, maxRegionRate, func(q uint64) bool { l, _ := g.curve(q); return l <= u })
+	}
+	for jumps := 0; ; jumps++ {
+		l, u := g.curve(qhi)
+		if l <= u {
+			break
+		}
+		if jumps == maxSpreadJumps {
+			exact = false
+			break
+		}
+		if _, uu := g.curve(qlo); uu < l {
+			return region{Empty: true}
+		}
+		qhi = bisectRate(qlo, qhi, func(q uint64) bool { _, u := g.curve(q); return u < l }) - 1
+	}
+	if qlo > qhi {
+		return region{Empty: true}
+	}
+	_, top := g.curve(qlo)
+	bottom, _ := g.curve(qhi)
+	rg := region{RateMin: int64(qlo), RateMax: int64(qhi), BurstMin: clampInt(bottom), BurstMax: clampInt(top), Exact: exact}
+	rg.RateOpen = qhi == maxRegionRate
+	return rg
+}
+
+// spreadBuckets are the bucket candidates of one spread under reading
+// rd: per unit, the bucket that explains every refusal alone where one
+// does, and for bursts from the least up (every one up to allBursts, then
+// burstRatio apart) the least rate that keeps the accepted calls, at its
+// least burst. The refusals drain nothing here: refineSpreadBuckets lets
+// those the bucket does not explain take from it.
+func (d *sends) spreadBuckets(sp int64, rd Reading) []Candidate {
+	n := len(d.refIdx)
+	if n == 0 || d.n() < 2 {
+		return nil
+	}
+	var out []Candidate
+	for u := -1; u < len(d.units); u++ {
+		g := newSpreadFit(d, u, sp, RefusedFree, complement(n, newBitset(n)))
+		if rg := g.region(); !rg.Empty && rg.Exact {
+			out = append(out, g.candidate(uint64(rg.RateMin), rd))
+		}
+		g.drainAll(rd)
+		qlo, qhi := d.rateRange(u)
+		from, _ := g.curve(uint64(qhi))
+		to, _ := g.curve(uint64(qlo))
+		for b, k := from, 0; b <= to && k < maxSearched; k++ {
+			q := bisectRate(uint64(qlo), uint64(qhi), func(q uint64) bool { l, _ := g.curve(q); return l <= b })
+			out = append(out, g.candidate(q, rd))
+			if b++; b > allBursts {
+				b = max(b, int64(float64(b-1)*burstRatio))
+			}
+		}
+	}
+	return out
+}
+
+// candidate is the bucket at q units a day at its least burst, as a
+// candidate under rd whose pass holds the spread's bounds.
+func (g *spreadFit) candidate(q uint64, rd Reading) Candidate {
+	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
+	if g.u >= 0 {
+		p.unit = g.d.units[g.u]
+	}
+	lower, _ := g.curve(q)
+	for r := range p.wide {
+		p.wide[r] = append([]int64(nil), g.wide...)
+	}
+	p.lower[rd], p.steps = clampInt(lower), g.steps
+	c := newCandidate(g.d, p, 24*time.Hour, rule.Bucket, rd)
+	c.PerDay = int64(q)
+	return c
+}
+
+// refineSpreadBuckets bounds each bucket rule of f by its region within
+// spread sp, as refineBuckets does for an exact fit.
+func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp int64, windows []time.Duration) (empty []*Candidate) {
+	n := len(d.refIdx)
+	chosen := make([]*Candidate, len(f.Rules))
+	for k, r := range f.Rules {
+		chosen[k] = find(cands, r)
+	}
+	for k := range f.Rules {
+		r := &f.Rules[k]
+		if r.Kind != rule.Bucket {
+			continue
+		}
+		c, others := chosen[k], make([]*Candidate, 0, len(chosen))
+		for j := range chosen {
+			if j != k {
+				others = append(others, chosen[j])
+			}
+		}
+		g := newSpreadFit(d, slices.Index(d.units, r.Unit), sp, f.Reading, complement(n, union(n, others)))
+		rg := g.region()
+		if rg.Empty {
+			// With the refusals the others explain taking from it, no
+			// bucket explains the rest: the candidate does not fit here.
+			empty = append(empty, c)
+			continue
+		}
+		r.RateMin, r.RateMax, r.Min, r.Max = rg.RateMin, rg.RateMax, rg.BurstMin, rg.BurstMax
+		if rg.BurstMax == math.MaxInt {
+			r.Max = 0
+		}
+		r.RateOpen, r.Outer = rg.RateOpen, !rg.Exact
+		r.Confidence = bucketConfidence(rg)
+		r.Window, r.Rate = nameRate(r.RateMin, r.RateMax, c.PerDay, windows)
+		q := uint64(r.Rate) * (day / uint64(r.Window))
+		lower, upper := g.curve(q)
+		r.Burst = clampInt(max(lower, int64(r.Min)))
+		if int64(r.Burst) > upper {
+			r.Window, r.Rate, r.Burst, q = 24*time.Hour, clampInt(c.PerDay), c.AtLeast, uint64(c.PerDay)
+		}
+		r.perDay = int64(q)
+	}
+	return empty
+}
+
+
+// bucketCandidates are the spread's buckets under each reading, less
+// those another bucket or a sliding window outdoes.
+func (ps *spreadPasses) bucketCandidates() [2][]Candidate {
+	var out [2][]Candidate
+	for _, rd := range []Reading{RefusedCount, RefusedFree} {
+		bs := ps.d.spreadBuckets(ps.sp, rd)
+		all := make([]*Candidate, 0, len(bs)+len(ps.sliding[rd]))
+		for i := range bs {
+			all = append(all, &bs[i])
+		}
+		for i := range ps.sliding[rd] {
+			all = append(all, &ps.sliding[rd][i])
+		}
+		out[rd] = undominated(bs, all)
+	}
+	return out
+}
+
+// bucketRefuses marks the calls a bucket of q units a day and burst b
+// has no room for on the logged instants, the accepted calls taking from
+// it and under RefusedCount the refused ones it had room for.
+func (d *sends) bucketRefuses(u int, q uint64, b int64, rd Reading, refuses []bool) {
+	room := mul64(uint64(b), day)
+	var def u128
+	prev := int64(0)
+	for i, t := range d.at {
+		if i > 0 && t > prev {
+			def = refill(def, q, t-prev)
+		}
+		prev = t
+		need := def.add(mul64(uint64(d.costOf(u, i)), day))
+		if room.less(need) {
+			refuses[i] = true
+			if !d.refused[i] {
+				def = need // the log says it was taken
+			}
+			continue
+		}
+		if !d.refused[i] || rd == RefusedCount {
+			def = need
+		}
+	}
+}
