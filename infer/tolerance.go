@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -23,20 +24,25 @@ const offsetSteps = 2
 // each call reached the provider somewhere in [t+o, t+o+Spread] for its
 // logged instant t and a clock offset o.
 type Tolerance struct {
-	// Spread is the least spread on the ladder with which a contract fits
-	// under some reading; the largest tried when none does (Fits false).
+	// Spread is the spread of the fit reported (see ToleranceFit.Spread).
 	Spread time.Duration
 	Fits   bool
-	// ByReading is the fit found at Spread under each reading, Best the
-	// one reported (the fewest rules).
+	// ByReading is the fit found under each reading, Best the one
+	// reported (the fewest rules, then the least spread).
 	ByReading [2]ToleranceFit
 	Best      Reading
 	Calls     int
+	// Simpler: a contract fits exactly, and this one of fewer rules fits
+	// within the tolerance.
+	Simpler bool
 }
 
 // ToleranceFit is a reading's fit within a tolerance.
 type ToleranceFit struct {
 	Fit
+	// Spread is the least spread on the ladder with which the reading's
+	// fit of the fewest rules fits; the largest tried when none does.
+	Spread time.Duration
 	// Offset is the offset chosen for fixed windows, in the middle of the
 	// offsets tried that fit alike, OffsetMin to OffsetMax. Without a
 	// fixed rule among the fit's the offset does not matter (OffsetMatters
@@ -52,21 +58,57 @@ type ToleranceFit struct {
 // Used returns the fit reported.
 func (t *Tolerance) Used() ToleranceFit { return t.ByReading[t.Best] }
 
-// tolerate climbs the ladder of spreads until a contract fits.
-func tolerate(d *sends, windows []time.Duration, spreads []time.Duration) *Tolerance {
+// simplerSpread is how far the ladder is climbed past the first spread
+// that fits, for a contract of fewer rules: a delay of a few
+// milliseconds is common, and a rule that explains only the refusals it
+// made is a patchwork, not the provider's contract.
+const simplerSpread = 5 * time.Millisecond
+
+// tolerate climbs the ladder of spreads until a contract fits, and on up
+// to simplerSpread, keeping under each reading the fit of the fewest
+// rules at the least spread that gives it; a fit counts only with fewer
+// rules than fewer[rd]. Token buckets are tried only with buckets.
+func tolerate(d *sends, windows []time.Duration, spreads []time.Duration, fewer [2]int, buckets bool) *Tolerance {
 	tol := &Tolerance{Calls: d.n()}
+	var found [2]bool
 	for _, sp := range spreads {
-		tol.Spread = sp
-		ps := &spreadPasses{d: d, windows: windows, sp: int64(sp)}
+		// Past the first fit, climb only for fewer rules than one.
+		if found[0] || found[1] {
+			least := math.MaxInt
+			for rd := range found {
+				if found[rd] {
+					least = min(least, len(tol.ByReading[rd].Rules))
+				}
+			}
+			if sp > simplerSpread || least <= 1 {
+				break
+			}
+		}
+		ps := &spreadPasses{d: d, windows: windows, sp: int64(sp), regions: map[string]region{}}
 		ps.sliding = ps.candidates(rule.Sliding, 0)
-		ps.buckets = ps.bucketCandidates()
-		tol.ByReading = ps.fit()
-		a, b := tol.ByReading[RefusedCount], tol.ByReading[RefusedFree]
-		tol.Best, _ = best([2]Fit{a.Fit, b.Fit})
-		if tol.Fits = a.Fits || b.Fits; tol.Fits {
-			break
+		if buckets {
+			ps.buckets = ps.bucketCandidates()
+		}
+		for rd, f := range ps.fit() {
+			f.Spread = sp
+			switch {
+			case f.Fits && len(f.Rules) < fewer[rd] && (!found[rd] || len(f.Rules) < len(tol.ByReading[rd].Rules)):
+				tol.ByReading[rd], found[rd] = f, true
+			case !found[rd]:
+				tol.ByReading[rd] = f
+			}
 		}
 	}
+	for rd := range found {
+		tol.ByReading[rd].Fits = found[rd]
+	}
+	a, b := tol.ByReading[RefusedCount], tol.ByReading[RefusedFree]
+	tol.Best, _ = best([2]Fit{a.Fit, b.Fit})
+	if a.Fits && b.Fits && len(a.Rules) == len(b.Rules) && b.Spread < a.Spread {
+		tol.Best = RefusedFree
+	}
+	tol.Fits = a.Fits || b.Fits
+	tol.Spread = tol.ByReading[tol.Best].Spread
 	return tol
 }
 
@@ -80,6 +122,7 @@ type spreadPasses struct {
 	sp      int64
 	sliding [2][]Candidate
 	buckets [2][]Candidate // the same at every offset
+	regions map[string]region
 }
 
 // candidates makes each window's pass of kind k at offset o, and its
@@ -117,7 +160,7 @@ func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 	}
 	f := fit(ps.d, cands, rd)
 	for range maxRefits {
-		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, ps.windows)
+		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, ps.windows, ps.regions)
 		if len(empty) == 0 {
 			break
 		}

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -31,34 +32,42 @@ import (
 // both, so the region these bound holds every bucket that fits within the
 // spread: it may be wider than those that fit, never narrower.
 
-// spreadBucketPass fills wide with each refusal's most burst that
-// possibly explains it and returns the least burst the accepted calls
-// certainly need, for a bucket of unit u at q units a day within spread
-// sp; the refusals in drain (by rank; nil: none) may take from it too.
-func (d *sends) spreadBucketPass(u int, q uint64, sp int64, drain bitset, wide []int64) int64 {
+// spreadLeast is the least burst the accepted calls certainly need from
+// a bucket of unit u at q units a day within spread sp.
+func (d *sends) spreadLeast(u int, q uint64, sp int64) int64 {
 	grace := mul64(q, uint64(sp))
-	var acc, poss u128 // the deficits of the accepted calls and of those that may take
-	least := int64(1)
-	pi, pprev := 0, int64(0) // the calls taken into poss, and its instant
-	lo, hi := 0, 0           // the calls logged in [s_r-sp, s_r+sp]
-	var inWindow int64       // their cost, of those that may take
-	r, prev := 0, int64(0)
-	takes := func(k int) bool { return !d.refused[k] || drain != nil && drain.has(d.rankOf(k)) }
+	var acc u128 // the deficit the accepted calls leave on the logged instants
+	least, prev := int64(1), int64(0)
 	for i, t := range d.at {
-		if i > 0 && t > prev {
+		if d.refused[i] {
+			continue
+		}
+		if t > prev {
 			acc = refill(acc, q, t-prev)
 		}
 		prev = t
 		c := d.costOf(u, i)
-		if !d.refused[i] {
-			acc = acc.add(mul64(uint64(c), day))
-			need := u128{}
-			if grace.less(acc) {
-				need = acc.sub(grace)
-			}
-			least = max(least, c, need.ceilDay())
-			continue
+		acc = acc.add(mul64(uint64(c), day))
+		need := u128{}
+		if grace.less(acc) {
+			need = acc.sub(grace)
 		}
+		least = max(least, c, need.ceilDay())
+	}
+	return least
+}
+
+// spreadWide fills wide with each refusal's most burst that possibly
+// explains it, for a bucket of unit u at q units a day within spread sp;
+// the refusals in drain (by rank; nil: none) may take from it too.
+func (d *sends) spreadWide(u int, q uint64, sp int64, drain bitset, wide []int64) {
+	var poss u128            // the deficit of the calls that may take, on the logged instants
+	pi, pprev := 0, int64(0) // the calls taken into poss, and its instant
+	lo, hi := 0, 0           // the calls logged in [s_r-sp, s_r+sp]
+	var inWindow int64       // their cost, of those that may take
+	takes := func(k int) bool { return !d.refused[k] || drain != nil && drain.has(d.rankOf(k)) }
+	for r, k := range d.refIdx {
+		i, t := int(k), d.at[k]
 		for ; pi < len(d.at) && d.at[pi] < t-sp; pi++ {
 			if pi > 0 && d.at[pi] > pprev {
 				poss = refill(poss, q, d.at[pi]-pprev)
@@ -82,14 +91,13 @@ func (d *sends) spreadBucketPass(u int, q uint64, sp int64, drain bitset, wide [
 		if pi > 0 {
 			found = refill(poss, q, t-sp-pprev)
 		}
+		c := d.costOf(u, i)
 		other := inWindow // less its own cost, when it may take
 		if takes(i) {
 			other -= c
 		}
 		wide[r] = found.add(mul64(uint64(other+c), day)).ceilDay() - 1
-		r++
 	}
-	return least
 }
 
 // rankOf is the rank among the refusals of refused call k.
@@ -117,21 +125,12 @@ func newSpreadFit(d *sends, u int, sp int64, rd Reading, target bitset) *spreadF
 	return g
 }
 
-// drainAll lets every refusal but the one judged take from the bucket
-// under RefusedCount: a candidate does not yet know which refusals the
-// other rules explain.
-func (g *spreadFit) drainAll(rd Reading) *spreadFit {
-	g.drain = nil
-	if rd == RefusedCount {
-		g.drain = complement(len(g.d.refIdx), newBitset(len(g.d.refIdx)))
-	}
-	return g
-}
 
 // curve is the least burst the accepted calls certainly need at q, and
 // the most with possibly no room for any target (math.MaxInt64 without).
 func (g *spreadFit) curve(q uint64) (lower, upper int64) {
-	lower = g.d.spreadBucketPass(g.u, q, g.sp, g.drain, g.wide)
+	lower = g.d.spreadLeast(g.u, q, g.sp)
+	g.d.spreadWide(g.u, q, g.sp, g.drain, g.wide)
 	g.steps += 2 * int64(g.d.n())
 	upper = math.MaxInt64
 	for r, w := range g.wide {
@@ -192,32 +191,46 @@ func (g *spreadFit) region() region {
 	return rg
 }
 
-// spreadBuckets are the bucket candidates of one spread under reading
-// rd: per unit, the bucket that explains every refusal alone where one
-// does, and for bursts from the least up (every one up to allBursts, then
-// burstRatio apart) the least rate that keeps the accepted calls, at its
-// least burst. The refusals drain nothing here: refineSpreadBuckets lets
-// those the bucket does not explain take from it.
-func (d *sends) spreadBuckets(sp int64, rd Reading) []Candidate {
+// The bursts a spread's candidates are sampled at: every one up to
+// spreadAllBursts, then spreadBurstRatio apart, spreadSearched at most a
+// unit (the region of the buckets chosen is then found exactly).
+const (
+	spreadAllBursts  = 16
+	spreadBurstRatio = 1.06
+	spreadSearched   = 64
+)
+
+// spreadBuckets are the bucket candidates of one spread under each
+// reading: per unit, the bucket that explains every refusal alone where
+// one does, and for bursts from the least up (sampled as above) the least rate that keeps the
+// accepted calls, at its least burst. Under RefusedCount every other
+// refusal may take from it: a candidate does not yet know which the
+// other rules explain (refineSpreadBuckets does).
+func (d *sends) spreadBuckets(sp int64) (out [2][]Candidate) {
 	n := len(d.refIdx)
 	if n == 0 || d.n() < 2 {
-		return nil
+		return out
 	}
-	var out []Candidate
+	all := complement(n, newBitset(n))
 	for u := -1; u < len(d.units); u++ {
-		g := newSpreadFit(d, u, sp, RefusedFree, complement(n, newBitset(n)))
+		g := newSpreadFit(d, u, sp, RefusedFree, all)
 		if rg := g.region(); !rg.Empty && rg.Exact {
-			out = append(out, g.candidate(uint64(rg.RateMin), rd))
+			for _, rd := range []Reading{RefusedCount, RefusedFree} {
+				out[rd] = append(out[rd], g.candidate(uint64(rg.RateMin), rd))
+			}
 		}
-		g.drainAll(rd)
-		qlo, qhi := d.rateRange(u)
-		from, _ := g.curve(uint64(qhi))
-		to, _ := g.curve(uint64(qlo))
-		for b, k := from, 0; b <= to && k < maxSearched; k++ {
-			q := bisectRate(uint64(qlo), uint64(qhi), func(q uint64) bool { l, _ := g.curve(q); return l <= b })
-			out = append(out, g.candidate(q, rd))
-			if b++; b > allBursts {
-				b = max(b, int64(float64(b-1)*burstRatio))
+		lo, hi := d.rateRange(u)
+		qlo, q := uint64(lo), uint64(hi)
+		from, to := d.spreadLeast(u, q, sp), d.spreadLeast(u, qlo, sp)
+		for b, k := from, 0; b < to && k < spreadSearched; k++ {
+			// the least rate falls as the burst grows: the last one bounds it
+			q = bisectRate(qlo, q, func(q uint64) bool { g.steps += int64(d.n()); return d.spreadLeast(u, q, sp) <= b })
+			g.drain = nil
+			out[RefusedFree] = append(out[RefusedFree], g.candidate(q, RefusedFree))
+			g.drain = all
+			out[RefusedCount] = append(out[RefusedCount], g.candidate(q, RefusedCount))
+			if b++; b > spreadAllBursts {
+				b = max(b, int64(float64(b-1)*spreadBurstRatio))
 			}
 		}
 	}
@@ -233,7 +246,7 @@ func (g *spreadFit) candidate(q uint64, rd Reading) Candidate {
 	}
 	lower, _ := g.curve(q)
 	for r := range p.wide {
-		p.wide[r] = append([]int64(nil), g.wide...)
+		p.wide[r] = slices.Clone(g.wide)
 	}
 	p.lower[rd], p.steps = clampInt(lower), g.steps
 	c := newCandidate(g.d, p, 24*time.Hour, rule.Bucket, rd)
@@ -243,7 +256,7 @@ func (g *spreadFit) candidate(q uint64, rd Reading) Candidate {
 
 // refineSpreadBuckets bounds each bucket rule of f by its region within
 // spread sp, as refineBuckets does for an exact fit.
-func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp int64, windows []time.Duration) (empty []*Candidate) {
+func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp int64, windows []time.Duration, memo map[string]region) (empty []*Candidate) {
 	n := len(d.refIdx)
 	chosen := make([]*Candidate, len(f.Rules))
 	for k, r := range f.Rules {
@@ -261,7 +274,12 @@ func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp int64, windows
 			}
 		}
 		g := newSpreadFit(d, slices.Index(d.units, r.Unit), sp, f.Reading, complement(n, union(n, others)))
-		rg := g.region()
+		key := fmt.Sprint(r.Unit, f.Reading, g.target) // the same at every offset
+		rg, ok := memo[key]
+		if !ok {
+			rg = g.region()
+			memo[key] = rg
+		}
 		if rg.Empty {
 			// With the refusals the others explain taking from it, no
 			// bucket explains the rest: the candidate does not fit here.
@@ -286,13 +304,13 @@ func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp int64, windows
 	return empty
 }
 
-
 // bucketCandidates are the spread's buckets under each reading, less
 // those another bucket or a sliding window outdoes.
 func (ps *spreadPasses) bucketCandidates() [2][]Candidate {
 	var out [2][]Candidate
+	found := ps.d.spreadBuckets(ps.sp)
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
-		bs := ps.d.spreadBuckets(ps.sp, rd)
+		bs := found[rd]
 		all := make([]*Candidate, 0, len(bs)+len(ps.sliding[rd]))
 		for i := range bs {
 			all = append(all, &bs[i])
