@@ -125,7 +125,6 @@ func newSpreadFit(d *sends, u int, sp int64, rd Reading, target bitset) *spreadF
 	return g
 }
 
-
 // curve is the least burst the accepted calls certainly need at q, and
 // the most with possibly no room for any target (math.MaxInt64 without).
 func (g *spreadFit) curve(q uint64) (lower, upper int64) {
