@@ -2,6 +2,7 @@ package infer_test
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -164,4 +165,31 @@ func ranges(f infer.Fit) []string {
 		out = append(out, fmt.Sprintf("[%d,%d]", r.Min, r.Max))
 	}
 	return out
+}
+
+// TestSimplerWithinTolerance: a client's log of one bucket (17/1s burst
+// 32, calls reaching serve 0 to 5 ms late) that the exact search explains
+// with a bucket of its own for the refusals the delay made comes with
+// the hidden bucket alone within a tolerance, which the summary counts
+// against the log (exit status 1).
+func TestSimplerWithinTolerance(t *testing.T) {
+	const seed = 16
+	c := serveprobe.Case{Kind: rule.Bucket}
+	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), c)
+	require.Equal(t, "17/1s burst 32", rule.Rule.String(hidden[0]))
+	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: 600, MaxDelay: groundDelay})
+	require.NoError(t, err)
+	log := run.ClientLog()
+	res := infer.Infer(log, infer.Options{})
+	exact := res.Fits[res.Best]
+	require.True(t, exact.Fits)
+	assert.Len(t, exact.Rules, 2, "the exact fit needs a second bucket")
+	tol := res.Tolerance
+	require.NotNil(t, tol)
+	assert.True(t, tol.Simpler)
+	assert.LessOrEqual(t, tol.Spread, groundDelay)
+	assert.True(t, recovered(hidden, tol.Used().Fit), "found %s", infer.RulesText(tol.Used().Rules))
+	sum, err := infer.Stream(io.Discard, "text", "client.csv", &infer.Log{Keys: []string{""}, Sends: map[string][]infer.Send{"": log}}, infer.Options{}, false)
+	require.NoError(t, err)
+	assert.True(t, sum.Contradicted, "an exact fit that hides a simpler contract is not exit 0")
 }
