@@ -83,10 +83,7 @@ func TestGroundTruthFromServe(t *testing.T) {
 		// regression net run with RLCHECK_FULL=1 (2.5 minutes of CPU).
 		{c: serveprobe.Case{Kind: rule.Bucket}, served: 0.80, sent: 0.50, full: true},
 		{c: serveprobe.Case{Kind: rule.Sliding, Cost: true}, served: 0.95, sent: 0.90},
-		// Short of the 90% asked: 87 of 100 client's logs, where an exact
-		// fit with an extra window explaining the few refusals the delay
-		// made is reported before any tolerance.
-		{c: serveprobe.Case{Kind: rule.Fixed, Cost: true}, served: 0.95, sent: 0.85},
+		{c: serveprobe.Case{Kind: rule.Fixed, Cost: true}, served: 0.95, sent: 0.90},
 		{c: serveprobe.Case{Kind: rule.Bucket, Cost: true}, served: 0.60, sent: 0.45, full: true},
 	}
 	for _, row := range rows {
