@@ -256,24 +256,9 @@ func (g *spreadFit) candidate(q uint64, rd Reading) Candidate {
 // refineSpreadBuckets bounds each bucket rule of f by its region within
 // spread sp, as refineBuckets does for an exact fit.
 func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp int64, windows []time.Duration, memo map[string]region) (empty []*Candidate) {
-	n := len(d.refIdx)
-	chosen := make([]*Candidate, len(f.Rules))
-	for k, r := range f.Rules {
-		chosen[k] = find(cands, r)
-	}
-	for k := range f.Rules {
-		r := &f.Rules[k]
-		if r.Kind != rule.Bucket {
-			continue
-		}
-		c, others := chosen[k], make([]*Candidate, 0, len(chosen))
-		for j := range chosen {
-			if j != k {
-				others = append(others, chosen[j])
-			}
-		}
-		g := newSpreadFit(d, slices.Index(d.units, r.Unit), sp, f.Reading, complement(n, union(n, others)))
-		key := fmt.Sprint(r.Unit, f.Reading, g.target) // the same at every offset
+	eachBucket(d, f, cands, func(r *Rule, c *Candidate, target bitset) {
+		g := newSpreadFit(d, slices.Index(d.units, r.Unit), sp, f.Reading, target)
+		key := fmt.Sprint(r.Unit, f.Reading, target) // the same at every offset
 		rg, ok := memo[key]
 		if !ok {
 			rg = g.region()
@@ -283,23 +268,16 @@ func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp int64, windows
 			// With the refusals the others explain taking from it, no
 			// bucket explains the rest: the candidate does not fit here.
 			empty = append(empty, c)
-			continue
+			return
 		}
-		r.RateMin, r.RateMax, r.Min, r.Max = rg.RateMin, rg.RateMax, rg.BurstMin, rg.BurstMax
-		if rg.BurstMax == math.MaxInt {
-			r.Max = 0
-		}
-		r.RateOpen, r.Outer = rg.RateOpen, !rg.Exact
-		r.Confidence = bucketConfidence(rg)
-		r.Window, r.Rate = nameRate(r.RateMin, r.RateMax, c.PerDay, windows)
-		q := uint64(r.Rate) * (day / uint64(r.Window))
+		q := r.setExtent(rg, c.PerDay, windows)
 		lower, upper := g.curve(q)
 		r.Burst = clampInt(max(lower, int64(r.Min)))
 		if int64(r.Burst) > upper {
 			r.Window, r.Rate, r.Burst, q = 24*time.Hour, clampInt(c.PerDay), c.AtLeast, uint64(c.PerDay)
 		}
 		r.perDay = int64(q)
-	}
+	})
 	return empty
 }
 
