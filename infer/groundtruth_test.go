@@ -80,7 +80,7 @@ func TestGroundTruthFromServe(t *testing.T) {
 		{c: serveprobe.Case{Kind: rule.Fixed}, served: 0.95, sent: 0.90},
 		// Buckets fall short of the 95% asked: 81 and 67 of 100 seeds from
 		// serve's log, 53 and 49 from the client's within a tolerance; a
-		// regression net run with RLCHECK_FULL=1 (2.5 minutes of CPU).
+		// regression net run with RLCHECK_FULL=1 (about 40 s of CPU).
 		{c: serveprobe.Case{Kind: rule.Bucket}, served: 0.80, sent: 0.50, full: true},
 		{c: serveprobe.Case{Kind: rule.Sliding, Cost: true}, served: 0.95, sent: 0.90},
 		{c: serveprobe.Case{Kind: rule.Fixed, Cost: true}, served: 0.95, sent: 0.90},
