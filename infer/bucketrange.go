@@ -15,23 +15,7 @@ import (
 // the least burst there. It returns the steps it took.
 func refineBuckets(d *sends, f *Fit, cands []*Candidate, windows []time.Duration) int64 {
 	var steps int64
-	n := len(d.refIdx)
-	chosen := make([]*Candidate, len(f.Rules)) // before any rate is renamed
-	for k, r := range f.Rules {
-		chosen[k] = find(cands, r)
-	}
-	for k := range f.Rules {
-		r := &f.Rules[k]
-		if r.Kind != rule.Bucket {
-			continue
-		}
-		c, rest := chosen[k], union(n, slices.Delete(slices.Clone(chosen), k, k+1))
-		target := newBitset(n)
-		for i := range n {
-			if !rest.has(i) {
-				target.add(i)
-			}
-		}
+	eachBucket(d, f, cands, func(r *Rule, c *Candidate, target bitset) {
 		g := newRegionFit(d, slices.Index(d.units, r.Unit), f.Reading, target)
 		rg := g.region()
 		if rg.Empty {
@@ -39,14 +23,7 @@ func refineBuckets(d *sends, f *Fit, cands []*Candidate, windows []time.Duration
 			// the candidate's own point, which verify judges.
 			rg = region{RateMin: c.PerDay, RateMax: c.PerDay, BurstMin: c.AtLeast, BurstMax: c.AtLeast}
 		}
-		r.RateMin, r.RateMax, r.Min, r.Max = rg.RateMin, rg.RateMax, rg.BurstMin, rg.BurstMax
-		if rg.BurstMax == math.MaxInt {
-			r.Max = 0 // no upper bound, as for a window
-		}
-		r.RateOpen, r.Outer = rg.RateOpen, !rg.Exact
-		r.Confidence = bucketConfidence(rg)
-		r.Window, r.Rate = nameRate(r.RateMin, r.RateMax, c.PerDay, windows)
-		q := uint64(r.Rate) * (day / uint64(r.Window))
+		q := r.setExtent(rg, c.PerDay, windows)
 		lower, upper := g.curve(q)
 		r.Burst = clampInt(max(lower, int64(r.Min)))
 		if int64(r.Burst) > upper || !g.fits(q, int64(r.Burst)) {
@@ -56,8 +33,40 @@ func refineBuckets(d *sends, f *Fit, cands []*Candidate, windows []time.Duration
 		}
 		r.perDay = int64(q)
 		steps += g.steps
-	}
+	})
 	return steps
+}
+
+// eachBucket visits each bucket rule of f with its candidate and its
+// targets: the refusals no other rule of f explains (the others at their
+// least N, where they explain the most).
+func eachBucket(d *sends, f *Fit, cands []*Candidate, visit func(r *Rule, c *Candidate, target bitset)) {
+	n := len(d.refIdx)
+	chosen := make([]*Candidate, len(f.Rules)) // before any rate is renamed
+	for k, r := range f.Rules {
+		chosen[k] = find(cands, r)
+	}
+	for k := range f.Rules {
+		if f.Rules[k].Kind != rule.Bucket {
+			continue
+		}
+		rest := union(n, slices.Delete(slices.Clone(chosen), k, k+1))
+		visit(&f.Rules[k], chosen[k], complement(n, rest))
+	}
+}
+
+// setExtent sets a bucket rule's ranges to region rg's extent and names
+// its rate on the grid (see nameRate; near perDay), and returns that rate
+// in units a day.
+func (r *Rule) setExtent(rg region, perDay int64, windows []time.Duration) uint64 {
+	r.RateMin, r.RateMax, r.Min, r.Max = rg.RateMin, rg.RateMax, rg.BurstMin, rg.BurstMax
+	if rg.BurstMax == math.MaxInt {
+		r.Max = 0 // no upper bound, as for a window
+	}
+	r.RateOpen, r.Outer = rg.RateOpen, !rg.Exact
+	r.Confidence = bucketConfidence(rg)
+	r.Window, r.Rate = nameRate(r.RateMin, r.RateMax, perDay, windows)
+	return uint64(r.Rate) * (day / uint64(r.Window))
 }
 
 // bucketConfidence is the share of the region's extent the traffic

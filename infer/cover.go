@@ -118,7 +118,7 @@ const (
 	unprovedGreedy    = "the search was greedy: a smaller set may exist"
 	unprovedSingle    = "a single token bucket was not ruled out at every rate and burst (the search ran out of budget)"
 	unprovedPairs     = "a window beside one token bucket was not ruled out at every rate and burst (the search ran out of budget)"
-	unprovedTolerance = "within a tolerance only windows are searched: fewer rules with a token bucket may explain the refusals"
+	unprovedTolerance = "within a tolerance token buckets are searched on a sample of rates and bursts only: fewer rules off the sample may explain the refusals"
 	unprovedBuckets   = "sets of two token buckets or more are searched on a sample of rates and bursts only: fewer rules off the sample may explain the refusals"
 )
 

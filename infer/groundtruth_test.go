@@ -2,6 +2,7 @@ package infer_test
 
 import (
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -77,24 +78,23 @@ func TestGroundTruthFromServe(t *testing.T) {
 	rows := []groundRow{
 		{c: serveprobe.Case{Kind: rule.Sliding}, served: 0.95, sent: 0.90},
 		{c: serveprobe.Case{Kind: rule.Fixed}, served: 0.95, sent: 0.90},
-		// Buckets fall short of the 95% asked (81 and 68 of 100 seeds), and
-		// the tolerance keeps no buckets, so the client's logs are not
-		// fitted: a regression net run with RLCHECK_FULL=1 (80 s of CPU).
-		{c: serveprobe.Case{Kind: rule.Bucket}, served: 0.80, full: true},
+		// Buckets fall short of the 95% asked: 81 and 67 of 100 seeds from
+		// serve's log, 53 and 49 from the client's within a tolerance; a
+		// regression net run with RLCHECK_FULL=1 (about 40 s of CPU).
+		{c: serveprobe.Case{Kind: rule.Bucket}, served: 0.80, sent: 0.50, full: true},
 		{c: serveprobe.Case{Kind: rule.Sliding, Cost: true}, served: 0.95, sent: 0.90},
-		// Short of the 90% asked: 87 of 100 client's logs, where an exact
-		// fit with an extra rule (a window or a bucket explaining the few
-		// refusals the delay made) is reported before any tolerance.
-		{c: serveprobe.Case{Kind: rule.Fixed, Cost: true}, served: 0.95, sent: 0.85},
-		{c: serveprobe.Case{Kind: rule.Bucket, Cost: true}, served: 0.60, full: true},
+		{c: serveprobe.Case{Kind: rule.Fixed, Cost: true}, served: 0.95, sent: 0.90},
+		{c: serveprobe.Case{Kind: rule.Bucket, Cost: true}, served: 0.60, sent: 0.45, full: true},
 	}
 	for _, row := range rows {
 		t.Run(row.c.String(), func(t *testing.T) {
 			if row.full && os.Getenv("RLCHECK_FULL") != "1" {
-				t.Skip("buckets: 81% and 68% of seeds from serve's log, below the 95% asked; RLCHECK_FULL=1 runs them")
+				t.Skip("buckets: below the 95% asked from serve's log and from the client's; RLCHECK_FULL=1 runs them")
 			}
 			t.Parallel()
-			served, sent := groundTruth(t, row.c, row.sent > 0)
+			// Buckets come back on a share of seeds only: their per-seed
+			// checks would fail on the others.
+			served, sent := groundTruth(t, row.c, row.c.Kind != rule.Bucket)
 			t.Logf("%s: recovered from the server's log on %d of %d seeds, from the client's on %d", row.c, served, groundSeeds, sent)
 			if infertest.Full() {
 				assert.GreaterOrEqual(t, float64(served)/float64(groundSeeds), row.served, "from the server's log")
@@ -162,4 +162,31 @@ func ranges(f infer.Fit) []string {
 		out = append(out, fmt.Sprintf("[%d,%d]", r.Min, r.Max))
 	}
 	return out
+}
+
+// TestSimplerWithinTolerance: a client's log of one bucket (17/1s burst
+// 32, calls reaching serve 0 to 5 ms late) that the exact search explains
+// with a bucket of its own for the refusals the delay made comes with
+// the hidden bucket alone within a tolerance, which the summary counts
+// against the log (exit status 1).
+func TestSimplerWithinTolerance(t *testing.T) {
+	const seed = 16
+	c := serveprobe.Case{Kind: rule.Bucket}
+	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), c)
+	require.Equal(t, "17/1s burst 32", rule.Rule.String(hidden[0]))
+	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: 600, MaxDelay: groundDelay})
+	require.NoError(t, err)
+	log := run.ClientLog()
+	res := infer.Infer(log, infer.Options{})
+	exact := res.Fits[res.Best]
+	require.True(t, exact.Fits)
+	assert.Len(t, exact.Rules, 2, "the exact fit needs a second bucket")
+	tol := res.Tolerance
+	require.NotNil(t, tol)
+	assert.True(t, tol.Simpler)
+	assert.LessOrEqual(t, tol.Spread, groundDelay)
+	assert.True(t, recovered(hidden, tol.Used().Fit), "found %s", infer.RulesText(tol.Used().Rules))
+	sum, err := infer.Stream(io.Discard, "text", "client.csv", &infer.Log{Keys: []string{""}, Sends: map[string][]infer.Send{"": log}}, infer.Options{}, false)
+	require.NoError(t, err)
+	assert.True(t, sum.Contradicted, "an exact fit that hides a simpler contract is not exit 0")
 }

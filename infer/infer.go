@@ -251,15 +251,7 @@ func Infer(s []Send, opt Options) *Result {
 		res.Fits[rd].prune(s, opt.Units)
 	}
 	res.Best, res.BothFit = best(res.Fits)
-	if res.Refused > 0 && !res.Fits[res.Best].Fits {
-		spreads := opt.spreadGrid
-		if spreads == nil {
-			spreads = spreadGrid
-		}
-		if len(spreads) > 0 {
-			res.Tolerance = tolerate(d, windows, spreads)
-		}
-	}
+	res.tolerate(d, windows, opt.spreadGrid)
 	if hs != nil {
 		hs.judge(d, res.Best)
 		res.Headers = hs
@@ -268,6 +260,40 @@ func Infer(s []Send, opt Options) *Result {
 		res.Declared = declare(d, opt.Declared, opt.Closed, res.Best)
 	}
 	return res
+}
+
+// tolerate looks for a contract within a tolerance when no contract fits
+// exactly, and when the exact one needs two rules or more: a contract of
+// fewer rules within a spread up to simplerSpread is reported beside it
+// (Tolerance.Simpler) when the exact fit has a bucket: the exact search
+// can explain the refusals a delay made with a bucket of its own, which
+// hides the provider's contract.
+func (res *Result) tolerate(d *sends, windows, spreads []time.Duration) {
+	if spreads == nil {
+		spreads = spreadGrid
+	}
+	f := res.Fits[res.Best]
+	switch {
+	case res.Refused == 0 || len(spreads) == 0:
+	case !f.Fits:
+		res.Tolerance = tolerate(d, windows, spreads, [2]int{math.MaxInt, math.MaxInt}, true)
+	case len(f.Rules) > 1 && slices.ContainsFunc(f.Rules, func(r Rule) bool { return r.Kind == rule.Bucket }):
+		short := spreads[:0:0]
+		for _, sp := range spreads {
+			if sp <= simplerSpread {
+				short = append(short, sp)
+			}
+		}
+		k := len(f.Rules)
+		// A rule that fits within a spread fits within a wider one: the
+		// widest tried first finds most logs with no simpler contract.
+		if len(short) == 0 || !tolerate(d, windows, short[len(short)-1:], [2]int{k, k}, true).Fits {
+			return
+		}
+		if tol := tolerate(d, windows, short, [2]int{k, k}, true); tol.Fits {
+			tol.Simpler, res.Tolerance = true, tol
+		}
+	}
 }
 
 // bucketSearch tries buckets over a grid of rates and keeps those the

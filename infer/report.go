@@ -118,6 +118,7 @@ func writeFindings(b *strings.Builder, file string, res *Result, all bool) {
 	writeReadings(b, res)
 	writeRules(b, res.Fits[res.Best])
 	fmt.Fprintf(b, "\nrules: %s\n", RulesText(res.Fits[res.Best].Rules))
+	writeTolerance(b, res)
 	if all {
 		b.WriteString("\nEvery window and kind (least N, refusals it explains at that N, cost in pointer steps):\n\n")
 		writeBounds(b, res, true)

@@ -15,7 +15,7 @@ import (
 type Summary struct {
 	Keys         int
 	Calls        int
-	Contradicted bool    // some key's log no reading explains
+	Contradicted bool    // some key's log no reading explains, or explains only with more rules than a tolerance needs
 	Looser       bool    // some key's declared contract allows refused calls
 	Only         *Result // the result of the only key, when the log holds one
 }
@@ -33,7 +33,7 @@ func Stream(w io.Writer, format, file string, log *Log, opt Options, all bool) (
 	for i, k := range log.Keys {
 		res := Infer(log.Sends[k], opt)
 		sum.Calls += res.Sends
-		sum.Contradicted = sum.Contradicted || !res.Fits[res.Best].Holds()
+		sum.Contradicted = sum.Contradicted || !res.Fits[res.Best].Holds() || res.Tolerance != nil && res.Tolerance.Simpler
 		sum.Looser = sum.Looser || res.Declared != nil && res.Declared.Looser()
 		if len(log.Keys) == 1 {
 			sum.Only = res

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -23,20 +24,25 @@ const offsetSteps = 2
 // each call reached the provider somewhere in [t+o, t+o+Spread] for its
 // logged instant t and a clock offset o.
 type Tolerance struct {
-	// Spread is the least spread on the ladder with which a contract fits
-	// under some reading; the largest tried when none does (Fits false).
+	// Spread is the spread of the fit reported (see ToleranceFit.Spread).
 	Spread time.Duration
 	Fits   bool
-	// ByReading is the fit found at Spread under each reading, Best the
-	// one reported (the fewest rules).
+	// ByReading is the fit found under each reading, Best the one
+	// reported (the fewest rules, then the least spread).
 	ByReading [2]ToleranceFit
 	Best      Reading
 	Calls     int
+	// Simpler: a contract fits exactly, and this one of fewer rules fits
+	// within the tolerance.
+	Simpler bool
 }
 
 // ToleranceFit is a reading's fit within a tolerance.
 type ToleranceFit struct {
 	Fit
+	// Spread is the least spread on the ladder with which the reading's
+	// fit of the fewest rules fits; the largest tried when none does.
+	Spread time.Duration
 	// Offset is the offset chosen for fixed windows, in the middle of the
 	// offsets tried that fit alike, OffsetMin to OffsetMax. Without a
 	// fixed rule among the fit's the offset does not matter (OffsetMatters
@@ -52,20 +58,57 @@ type ToleranceFit struct {
 // Used returns the fit reported.
 func (t *Tolerance) Used() ToleranceFit { return t.ByReading[t.Best] }
 
-// tolerate climbs the ladder of spreads until a contract fits.
-func tolerate(d *sends, windows []time.Duration, spreads []time.Duration) *Tolerance {
+// simplerSpread is how far the ladder is climbed past the first spread
+// that fits, for a contract of fewer rules: a delay of a few
+// milliseconds is common, and a rule that explains only the refusals it
+// made is a patchwork, not the provider's contract.
+const simplerSpread = 5 * time.Millisecond
+
+// tolerate climbs the ladder of spreads until a contract fits, and on up
+// to simplerSpread, keeping under each reading the fit of the fewest
+// rules at the least spread that gives it; a fit counts only with fewer
+// rules than fewer[rd]. Token buckets are tried only with buckets.
+func tolerate(d *sends, windows []time.Duration, spreads []time.Duration, fewer [2]int, buckets bool) *Tolerance {
 	tol := &Tolerance{Calls: d.n()}
+	var found [2]bool
 	for _, sp := range spreads {
-		tol.Spread = sp
-		ps := &spreadPasses{d: d, windows: windows, sp: int64(sp)}
+		// Past the first fit, climb only for fewer rules than one.
+		if found[0] || found[1] {
+			least := math.MaxInt
+			for rd := range found {
+				if found[rd] {
+					least = min(least, len(tol.ByReading[rd].Rules))
+				}
+			}
+			if sp > simplerSpread || least <= 1 {
+				break
+			}
+		}
+		ps := &spreadPasses{d: d, windows: windows, sp: int64(sp), regions: map[string]region{}}
 		ps.sliding = ps.candidates(rule.Sliding, 0)
-		tol.ByReading = ps.fit()
-		a, b := tol.ByReading[RefusedCount], tol.ByReading[RefusedFree]
-		tol.Best, _ = best([2]Fit{a.Fit, b.Fit})
-		if tol.Fits = a.Fits || b.Fits; tol.Fits {
-			break
+		if buckets {
+			ps.buckets = ps.bucketCandidates()
+		}
+		for rd, f := range ps.fit() {
+			f.Spread = sp
+			switch {
+			case f.Fits && len(f.Rules) < fewer[rd] && (!found[rd] || len(f.Rules) < len(tol.ByReading[rd].Rules)):
+				tol.ByReading[rd], found[rd] = f, true
+			case !found[rd]:
+				tol.ByReading[rd] = f
+			}
 		}
 	}
+	for rd := range found {
+		tol.ByReading[rd].Fits = found[rd]
+	}
+	a, b := tol.ByReading[RefusedCount], tol.ByReading[RefusedFree]
+	tol.Best, _ = best([2]Fit{a.Fit, b.Fit})
+	if a.Fits && b.Fits && len(a.Rules) == len(b.Rules) && b.Spread < a.Spread {
+		tol.Best = RefusedFree
+	}
+	tol.Fits = a.Fits || b.Fits
+	tol.Spread = tol.ByReading[tol.Best].Spread
 	return tol
 }
 
@@ -78,6 +121,8 @@ type spreadPasses struct {
 	windows []time.Duration
 	sp      int64
 	sliding [2][]Candidate
+	buckets [2][]Candidate // the same at every offset
+	regions map[string]region
 }
 
 // candidates makes each window's pass of kind k at offset o, and its
@@ -103,7 +148,10 @@ func (ps *spreadPasses) candidates(k rule.Kind, o int64) [2][]Candidate {
 // with finds the smallest contract under reading rd, the fixed windows
 // being those given.
 func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
-	cands := make([]*Candidate, 0, len(ps.sliding[rd])+len(fixed[rd]))
+	cands := make([]*Candidate, 0, len(ps.sliding[rd])+len(fixed[rd])+len(ps.buckets[rd]))
+	for i := range ps.buckets[rd] {
+		cands = append(cands, &ps.buckets[rd][i])
+	}
 	for i := range ps.sliding[rd] {
 		cands = append(cands, &ps.sliding[rd][i])
 	}
@@ -111,12 +159,24 @@ func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 		cands = append(cands, &fixed[rd][i])
 	}
 	f := fit(ps.d, cands, rd)
+	for range maxRefits {
+		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, ps.windows, ps.regions)
+		if len(empty) == 0 {
+			break
+		}
+		cands = slices.DeleteFunc(cands, func(c *Candidate) bool { return slices.Contains(empty, c) })
+		f = fit(ps.d, cands, rd)
+	}
 	f.settle(bucketProof{single: true, pairs: true})
 	if f.Smallest && len(f.Rules) > 1 {
-		f.Smallest, f.Unproved = false, unprovedTolerance // buckets are not tried here
+		f.Smallest, f.Unproved = false, unprovedTolerance
 	}
 	return f
 }
+
+// maxRefits bounds the covers tried again without a bucket that fits
+// only where the refusals the other rules explain take nothing from it.
+const maxRefits = 4
 
 // fit finds, under each reading, the smallest contract over the offsets
 // tried, and the range of offsets where it fits alike.
@@ -295,6 +355,10 @@ func (d *sends) absorbed(rules []Rule, o int64, rd Reading) int {
 	}
 	refuses := make([]bool, d.n())
 	for _, r := range rules {
+		if r.Kind == rule.Bucket {
+			d.bucketRefuses(slices.Index(d.units, r.Unit), uint64(r.perDay), int64(r.Burst), rd, refuses)
+			continue
+		}
 		// the weight before each call: calls, or the rule's unit's costs
 		all, acc := func(i int) int64 { return int64(i) }, func(i int) int64 { return int64(d.acc[i]) }
 		if u := slices.Index(d.units, r.Unit); r.Unit != "" && u >= 0 {

@@ -18,6 +18,10 @@ func writeTolerance(b *strings.Builder, res *Result) {
 			t.Spread, u.Reading, plural(u.Unexplaineds, "refused call")+isAre(u.Unexplaineds), share(u.Unexplaineds, t.Calls), t.Calls)
 		return
 	}
+	if t.Simpler {
+		fmt.Fprintf(b, "\nSIMPLER WITHIN A TOLERANCE: %s fit%s, where the exact contract needs %s: the refusals the extra rules explain may be a delay's.\n",
+			plural(len(u.Rules), "rule"), map[bool]string{true: "s", false: ""}[len(u.Rules) == 1], plural(len(res.Fits[res.Best].Rules), "rule"))
+	}
 	fmt.Fprintf(b, "\nWITHIN A TOLERANCE: a contract fits if each call reached the provider up to %s after its logged instant%s.\n",
 		t.Spread, offsetText(u))
 	fmt.Fprintf(b, "%d of the %d calls (%s) are consistent only thanks to it: the contract judges them otherwise on the logged instants.\n",
@@ -26,16 +30,24 @@ func writeTolerance(b *strings.Builder, res *Result) {
 		f := t.ByReading[rd]
 		switch {
 		case !f.Fits:
-			fmt.Fprintf(b, "%s: no rule explains %s within it\n", rd, plural(f.Unexplaineds, "refusal"))
+			fmt.Fprintf(b, "%s: no rule explains %s within %s\n", rd, plural(f.Unexplaineds, "refusal"), within(f, t))
 		case rd == t.Best:
 			fmt.Fprintf(b, "%s: every refusal explained by %s within it (this reading fits best)\n", rd, plural(len(f.Rules), "rule"))
 		default:
-			fmt.Fprintf(b, "%s: every refusal explained by %s within it: %s\n", rd, plural(len(f.Rules), "rule"), RulesText(f.Rules))
+			fmt.Fprintf(b, "%s: every refusal explained by %s within %s: %s\n", rd, plural(len(f.Rules), "rule"), within(f, t), RulesText(f.Rules))
 		}
 	}
 	b.WriteString("\n")
 	writeRules(b, u.Fit)
 	fmt.Fprintf(b, "\nrules within a %s tolerance: %s\n", t.Spread, RulesText(u.Rules))
+}
+
+// within names a reading's spread: "it" when it is the one reported.
+func within(f ToleranceFit, t *Tolerance) string {
+	if f.Spread == t.Spread {
+		return "it"
+	}
+	return f.Spread.String()
 }
 
 // offsetText names the clock offset a fixed window's fit assumed.
@@ -74,6 +86,7 @@ type jsonTolerance struct {
 	Absorbed      int        `json:"absorbed_calls"`
 	Unexplained   int        `json:"unexplained_refusals"`
 	Calls         int        `json:"calls"`
+	Simpler       bool       `json:"simpler"`
 }
 
 // jsonToleranceOf is the tolerance in the JSON report; its contract's rules
@@ -89,6 +102,6 @@ func jsonToleranceOf(t *Tolerance) *jsonTolerance {
 		SpreadNs: int64(t.Spread), Fits: t.Fits, Reading: u.Reading.String(), Rules: RulesText(u.Rules),
 		Contract: jsonKey("", &Result{Fits: fits, Best: t.Best}).Contract, OffsetMatters: u.OffsetMatters, OffsetNs: int64(u.Offset),
 		OffsetMinNs: int64(u.OffsetMin), OffsetMaxNs: int64(u.OffsetMax),
-		Absorbed: u.Absorbed, Unexplained: u.Unexplaineds, Calls: t.Calls,
+		Absorbed: u.Absorbed, Unexplained: u.Unexplaineds, Calls: t.Calls, Simpler: t.Simpler,
 	}
 }

@@ -252,6 +252,7 @@ type docInfer struct {
 			Absorbed      int             `json:"absorbed_calls"`
 			Unexplained   int             `json:"unexplained_refusals"`
 			Calls         int             `json:"calls"`
+			Simpler       bool            `json:"simpler"`
 		} `json:"tolerance"`
 	} `json:"keys"`
 	MalformedHeaders []struct {

@@ -419,6 +419,7 @@ func TestJSONSchema(t *testing.T) {
 				tol := doc.Keys[0].Tolerance
 				require.NotNil(t, tol, "no contract fits the delayed log exactly")
 				assert.True(t, tol.Fits)
+				assert.False(t, tol.Simpler, "no contract fits exactly: the tolerance is not beside one")
 				assert.Equal(t, "7/1s,40/10s fixed", tol.Rules)
 			}},
 		{"audit", []string{"audit", "--rules", "5/1s", "--seeds", "1", "--verify", "1", "--margin", "2ms"},

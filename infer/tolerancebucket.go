@@ -1,0 +1,327 @@
+package infer
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// A bucket within a spread sp: call i reached the provider at some a_i in
+// [s_i, s_i+sp] for its logged instant s_i (a clock offset shifts every
+// call alike, which a bucket does not see). No single arrival per call
+// decides the fit (two accepted calls logged at one instant fit a burst
+// of 1 when they arrived a refill apart, not when both arrived late), so
+// the bucket is judged, as the windows are, on what is certain for an
+// accepted call and what is possible for a refused one:
+//
+//   - the accepted calls logged from s_j to s_i all arrived within
+//     [s_j, s_i+sp], and a bucket gives out at most B + q·(s_i−s_j+sp) in
+//     that time: B must be at least each accepted call's need on the
+//     logged instants less q·sp (and its own cost);
+//   - a refused call r found the bucket short at a_r ≥ s_r. What it found
+//     taken is at most what the calls that may take (the accepted ones,
+//     and under "refused calls count" the refusals the bucket does not
+//     explain) took: those logged in [s_r−sp, s_r+sp] (all may have
+//     arrived just before r), plus the deficit on the logged instants
+//     just before s_r−sp. B must be less than that plus r's cost.
+//
+// Whatever the arrivals in the spread were, a bucket that kept them meets
+// both, so the region these bound holds every bucket that fits within the
+// spread: it may be wider than those that fit, never narrower.
+
+// spreadLeast is the least burst the accepted calls certainly need from
+// a bucket of unit u at q units a day within spread sp.
+func (d *sends) spreadLeast(u int, q uint64, sp int64) int64 {
+	grace := mul64(q, uint64(sp))
+	var acc u128 // the deficit the accepted calls leave on the logged instants
+	least, prev := int64(1), int64(0)
+	for i, t := range d.at {
+		if d.refused[i] {
+			continue
+		}
+		if t > prev {
+			acc = refill(acc, q, t-prev)
+		}
+		prev = t
+		c := d.costOf(u, i)
+		acc = acc.add(mul64(uint64(c), day))
+		need := u128{}
+		if grace.less(acc) {
+			need = acc.sub(grace)
+		}
+		least = max(least, c, need.ceilDay())
+	}
+	return least
+}
+
+// spreadWide fills wide with each refusal's most burst that possibly
+// explains it, for a bucket of unit u at q units a day within spread sp;
+// the refusals in drain (by rank; nil: none) may take from it too.
+func (d *sends) spreadWide(u int, q uint64, sp int64, drain bitset, wide []int64) {
+	var poss u128            // the deficit of the calls that may take, on the logged instants
+	pi, pprev := 0, int64(0) // the calls taken into poss, and its instant
+	lo, hi := 0, 0           // the calls logged in [s_r-sp, s_r+sp]
+	var inWindow int64       // their cost, of those that may take
+	takes := func(k int) bool { return !d.refused[k] || drain != nil && drain.has(d.rankOf(k)) }
+	for r, k := range d.refIdx {
+		i, t := int(k), d.at[k]
+		for ; pi < len(d.at) && d.at[pi] < t-sp; pi++ {
+			if pi > 0 && d.at[pi] > pprev {
+				poss = refill(poss, q, d.at[pi]-pprev)
+			}
+			pprev = d.at[pi]
+			if takes(pi) {
+				poss = poss.add(mul64(uint64(d.costOf(u, pi)), day))
+			}
+		}
+		for ; hi < len(d.at) && d.at[hi] <= t+sp; hi++ {
+			if takes(hi) {
+				inWindow += d.costOf(u, hi)
+			}
+		}
+		for ; lo < hi && d.at[lo] < t-sp; lo++ {
+			if takes(lo) {
+				inWindow -= d.costOf(u, lo)
+			}
+		}
+		found := poss
+		if pi > 0 {
+			found = refill(poss, q, t-sp-pprev)
+		}
+		c := d.costOf(u, i)
+		other := inWindow // less its own cost, when it may take
+		if takes(i) {
+			other -= c
+		}
+		wide[r] = found.add(mul64(uint64(other+c), day)).ceilDay() - 1
+	}
+}
+
+// rankOf is the rank among the refusals of refused call k.
+func (d *sends) rankOf(k int) int {
+	return int(k - int(d.acc[k]))
+}
+
+// spreadFit judges buckets of unit u within spread sp against targets
+// (the refusals the bucket must explain) under reading rd.
+type spreadFit struct {
+	d      *sends
+	u      int
+	sp     int64
+	target bitset
+	drain  bitset // the refusals that may take: under RefusedCount, the others
+	wide   []int64
+	steps  int64
+}
+
+func newSpreadFit(d *sends, u int, sp int64, rd Reading, target bitset) *spreadFit {
+	g := &spreadFit{d: d, u: u, sp: sp, target: target, wide: make([]int64, len(d.refIdx))}
+	if rd == RefusedCount {
+		g.drain = complement(len(d.refIdx), target)
+	}
+	return g
+}
+
+// curve is the least burst the accepted calls certainly need at q, and
+// the most with possibly no room for any target (math.MaxInt64 without).
+func (g *spreadFit) curve(q uint64) (lower, upper int64) {
+	lower = g.d.spreadLeast(g.u, q, g.sp)
+	g.d.spreadWide(g.u, q, g.sp, g.drain, g.wide)
+	g.steps += 2 * int64(g.d.n())
+	upper = math.MaxInt64
+	for r, w := range g.wide {
+		if g.target.has(r) {
+			upper = min(upper, w)
+		}
+	}
+	return lower, upper
+}
+
+// maxSpreadJumps bounds the jumps toward the least and the most rate;
+// where they stop short the extent still holds every bucket that fits.
+const maxSpreadJumps = 48
+
+// region is the extent of the buckets within the spread: both curves fall
+// as the rate rises, so a rate q fits some burst when lower(q) ≤
+// upper(q). From a rate that does not, the least rate that does is at
+// least where lower falls to upper(q), and the most at most where upper
+// falls to lower(q): forced jumps, each exact.
+func (g *spreadFit) region() region {
+	qlo, qhi := uint64(1), maxRegionRate
+	exact := true
+	for jumps := 0; ; jumps++ {
+		l, u := g.curve(qlo)
+		if l <= u {
+			break
+		}
+		if jumps == maxSpreadJumps {
+			exact = false
+			break
+		}
+		if ll, _ := g.curve(maxRegionRate); ll > u {
+			return region{Empty: true}
+		}
+		qlo = bisectRate(qlo, maxRegionRate, func(q uint64) bool { l, _ := g.curve(q); return l <= u })
+	}
+	for jumps := 0; ; jumps++ {
+		l, u := g.curve(qhi)
+		if l <= u {
+			break
+		}
+		if jumps == maxSpreadJumps {
+			exact = false
+			break
+		}
+		if _, uu := g.curve(qlo); uu < l {
+			return region{Empty: true}
+		}
+		qhi = bisectRate(qlo, qhi, func(q uint64) bool { _, u := g.curve(q); return u < l }) - 1
+	}
+	if qlo > qhi {
+		return region{Empty: true}
+	}
+	_, top := g.curve(qlo)
+	bottom, _ := g.curve(qhi)
+	rg := region{RateMin: int64(qlo), RateMax: int64(qhi), BurstMin: clampInt(bottom), BurstMax: clampInt(top), Exact: exact}
+	rg.RateOpen = qhi == maxRegionRate
+	return rg
+}
+
+// The bursts a spread's candidates are sampled at: every one up to
+// spreadAllBursts, then spreadBurstRatio apart, spreadSearched at most a
+// unit (the region of the buckets chosen is then found exactly).
+const (
+	spreadAllBursts  = 16
+	spreadBurstRatio = 1.06
+	spreadSearched   = 64
+)
+
+// spreadBuckets are the bucket candidates of one spread under each
+// reading: per unit, the bucket that explains every refusal alone where
+// one does, and for bursts from the least up (sampled as above) the least rate that keeps the
+// accepted calls, at its least burst. Under RefusedCount every other
+// refusal may take from it: a candidate does not yet know which the
+// other rules explain (refineSpreadBuckets does).
+func (d *sends) spreadBuckets(sp int64) (out [2][]Candidate) {
+	n := len(d.refIdx)
+	if n == 0 || d.n() < 2 {
+		return out
+	}
+	all := complement(n, newBitset(n))
+	for u := -1; u < len(d.units); u++ {
+		g := newSpreadFit(d, u, sp, RefusedFree, all)
+		if rg := g.region(); !rg.Empty && rg.Exact {
+			for _, rd := range []Reading{RefusedCount, RefusedFree} {
+				out[rd] = append(out[rd], g.candidate(uint64(rg.RateMin), rd))
+			}
+		}
+		lo, hi := d.rateRange(u)
+		qlo, q := uint64(lo), uint64(hi)
+		from, to := d.spreadLeast(u, q, sp), d.spreadLeast(u, qlo, sp)
+		for b, k := from, 0; b < to && k < spreadSearched; k++ {
+			// the least rate falls as the burst grows: the last one bounds it
+			q = bisectRate(qlo, q, func(q uint64) bool { g.steps += int64(d.n()); return d.spreadLeast(u, q, sp) <= b })
+			g.drain = nil
+			out[RefusedFree] = append(out[RefusedFree], g.candidate(q, RefusedFree))
+			g.drain = all
+			out[RefusedCount] = append(out[RefusedCount], g.candidate(q, RefusedCount))
+			if b++; b > spreadAllBursts {
+				b = max(b, int64(float64(b-1)*spreadBurstRatio))
+			}
+		}
+	}
+	return out
+}
+
+// candidate is the bucket at q units a day at its least burst, as a
+// candidate under rd whose pass holds the spread's bounds.
+func (g *spreadFit) candidate(q uint64, rd Reading) Candidate {
+	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
+	if g.u >= 0 {
+		p.unit = g.d.units[g.u]
+	}
+	lower, _ := g.curve(q)
+	for r := range p.wide {
+		p.wide[r] = slices.Clone(g.wide)
+	}
+	p.lower[rd], p.steps = clampInt(lower), g.steps
+	c := newCandidate(g.d, p, 24*time.Hour, rule.Bucket, rd)
+	c.PerDay = int64(q)
+	return c
+}
+
+// refineSpreadBuckets bounds each bucket rule of f by its region within
+// spread sp, as refineBuckets does for an exact fit.
+func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp int64, windows []time.Duration, memo map[string]region) (empty []*Candidate) {
+	eachBucket(d, f, cands, func(r *Rule, c *Candidate, target bitset) {
+		g := newSpreadFit(d, slices.Index(d.units, r.Unit), sp, f.Reading, target)
+		key := fmt.Sprint(r.Unit, f.Reading, target) // the same at every offset
+		rg, ok := memo[key]
+		if !ok {
+			rg = g.region()
+			memo[key] = rg
+		}
+		if rg.Empty {
+			// With the refusals the others explain taking from it, no
+			// bucket explains the rest: the candidate does not fit here.
+			empty = append(empty, c)
+			return
+		}
+		q := r.setExtent(rg, c.PerDay, windows)
+		lower, upper := g.curve(q)
+		r.Burst = clampInt(max(lower, int64(r.Min)))
+		if int64(r.Burst) > upper {
+			r.Window, r.Rate, r.Burst, q = 24*time.Hour, clampInt(c.PerDay), c.AtLeast, uint64(c.PerDay)
+		}
+		r.perDay = int64(q)
+	})
+	return empty
+}
+
+// bucketCandidates are the spread's buckets under each reading, less
+// those another bucket or a sliding window outdoes.
+func (ps *spreadPasses) bucketCandidates() [2][]Candidate {
+	var out [2][]Candidate
+	found := ps.d.spreadBuckets(ps.sp)
+	for _, rd := range []Reading{RefusedCount, RefusedFree} {
+		bs := found[rd]
+		all := make([]*Candidate, 0, len(bs)+len(ps.sliding[rd]))
+		for i := range bs {
+			all = append(all, &bs[i])
+		}
+		for i := range ps.sliding[rd] {
+			all = append(all, &ps.sliding[rd][i])
+		}
+		out[rd] = undominated(bs, all)
+	}
+	return out
+}
+
+// bucketRefuses marks the calls a bucket of q units a day and burst b
+// has no room for on the logged instants, the accepted calls taking from
+// it and under RefusedCount the refused ones it had room for.
+func (d *sends) bucketRefuses(u int, q uint64, b int64, rd Reading, refuses []bool) {
+	room := mul64(uint64(b), day)
+	var def u128
+	prev := int64(0)
+	for i, t := range d.at {
+		if i > 0 && t > prev {
+			def = refill(def, q, t-prev)
+		}
+		prev = t
+		need := def.add(mul64(uint64(d.costOf(u, i)), day))
+		if room.less(need) {
+			refuses[i] = true
+			if !d.refused[i] {
+				def = need // the log says it was taken
+			}
+			continue
+		}
+		if !d.refused[i] || rd == RefusedCount {
+			def = need
+		}
+	}
+}

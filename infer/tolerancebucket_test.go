@@ -1,0 +1,146 @@
+package infer
+
+import (
+	"math/big"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// arrivalsFit replays calls arriving at the given instants (ties in log
+// order) through a bucket of q units a day and burst b, in exact
+// rationals, and reports whether it admits every accepted call and
+// refuses every refused one (a refused call takes nothing).
+func arrivalsFit(arrive []int64, refused []bool, q, b int64) bool {
+	order := make([]int, len(arrive))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return int(arrive[x] - arrive[y]) })
+	dayNs := big.NewRat(int64(24*time.Hour), 1)
+	burst := big.NewRat(b, 1)
+	tokens := new(big.Rat).Set(burst)
+	var prev int64
+	for k, i := range order {
+		if k > 0 {
+			refill := new(big.Rat).Quo(big.NewRat(q*(arrive[i]-prev), 1), dayNs)
+			if tokens.Add(tokens, refill); tokens.Cmp(burst) > 0 {
+				tokens.Set(burst)
+			}
+		}
+		prev = arrive[i]
+		room := tokens.Cmp(big.NewRat(1, 1)) >= 0
+		if room == refused[i] {
+			return false
+		}
+		if room {
+			tokens.Sub(tokens, big.NewRat(1, 1))
+		}
+	}
+	return true
+}
+
+// fitsSomehow reports whether some arrivals on a grid of step within
+// [s_i, s_i+sp] make the bucket judge every call as the log says.
+func fitsSomehow(at []int64, refused []bool, sp, step, q, b int64) bool {
+	arrive := slices.Clone(at)
+	var try func(i int) bool
+	try = func(i int) bool {
+		if i == len(at) {
+			return arrivalsFit(arrive, refused, q, b)
+		}
+		for a := at[i]; a <= at[i]+sp; a += step {
+			if arrive[i] = a; try(i + 1) {
+				return true
+			}
+		}
+		return false
+	}
+	return try(0)
+}
+
+// TestSpreadBucketHoldsEveryFit: every bucket that some arrivals within
+// the spread make fit (a brute force over a grid of arrivals, ties and
+// equal logged instants among them) lies inside the curves and the region
+// the spread pass finds: the tolerance may widen a bucket, never lose it.
+func TestSpreadBucketHoldsEveryFit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	const ms = int64(time.Millisecond)
+	sp, step := 4*ms, ms
+	rates := []int64{86400, 864000, 8640000, 86400000} // 1, 10, 100, 1000 a second
+	checked := 0
+	for range 100 {
+		n := 2 + rng.IntN(3)
+		s := make([]Send, n)
+		for i := range s {
+			s[i] = Send{At: int64(rng.IntN(12)) * ms, Refused: rng.IntN(3) == 0, Line: int64(i + 1)}
+		}
+		slices.SortStableFunc(s, func(a, b Send) int { return int(a.At - b.At) })
+		d := newSends(s)
+		if len(d.refIdx) == 0 {
+			continue
+		}
+		at, refused := d.at, d.refused
+		g := newSpreadFit(d, -1, sp, RefusedFree, complement(len(d.refIdx), newBitset(len(d.refIdx))))
+		rg := g.region()
+		for _, q := range rates {
+			lower, upper := g.curve(uint64(q))
+			for b := int64(1); b <= 4; b++ {
+				if !fitsSomehow(at, refused, sp, step, q, b) {
+					continue
+				}
+				checked++
+				require.False(t, rg.Empty, "log %v: bucket %d/day burst %d fits, region empty", s, q, b)
+				assert.True(t, lower <= b && b <= upper, "log %v: bucket %d/day burst %d fits, curves %d..%d", s, q, b, lower, upper)
+				assert.True(t, rg.RateMin <= q && q <= rg.RateMax && int64(rg.BurstMin) <= b && b <= int64(rg.BurstMax),
+					"log %v: bucket %d/day burst %d outside the region %+v", s, q, b, rg)
+			}
+		}
+	}
+	assert.Greater(t, checked, 50, "the brute force found few fitting buckets")
+}
+
+// TestNoExtremeArrivalDecides: two accepted calls logged at one instant
+// fit a burst of 1 when they arrived a refill apart within the spread,
+// and not when both arrived as late as allowed: no one extreme arrival
+// per call decides a bucket's fit, so the tolerance bounds it instead.
+func TestNoExtremeArrivalDecides(t *testing.T) {
+	const ms = int64(time.Millisecond)
+	at, refused := []int64{0, 0}, []bool{false, false}
+	q := int64(1000 * 86400) // one a millisecond
+	assert.False(t, arrivalsFit([]int64{4 * ms, 4 * ms}, refused, q, 1), "both late")
+	assert.False(t, arrivalsFit([]int64{0, 0}, refused, q, 1), "both early")
+	assert.True(t, fitsSomehow(at, refused, 4*ms, ms, q, 1), "a refill apart")
+	d := newSends([]Send{{At: 0}, {At: 0}})
+	lower := d.spreadLeast(-1, uint64(q), 4*ms)
+	assert.Equal(t, int64(1), lower, "the certain need lets the burst of 1 fit")
+}
+
+// TestSpreadCurvesFall: both curves fall as the rate rises (the region's
+// jumps rely on it), at the exact edges and extreme rates too.
+func TestSpreadCurvesFall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for range 50 {
+		var s []Send
+		for i := range 40 {
+			s = append(s, Send{At: int64(rng.IntN(2000)) * int64(time.Millisecond), Refused: rng.IntN(4) == 0, Line: int64(i + 1)})
+		}
+		slices.SortStableFunc(s, func(a, b Send) int { return int(a.At - b.At) })
+		d := newSends(s)
+		if len(d.refIdx) == 0 {
+			continue
+		}
+		g := newSpreadFit(d, -1, int64(2*time.Millisecond), RefusedCount, complement(len(d.refIdx), newBitset(len(d.refIdx))))
+		pl, pu := g.curve(1)
+		for _, q := range []uint64{2, 86400, 86401, 1 << 20, 1 << 40, maxRegionRate} {
+			l, u := g.curve(q)
+			assert.LessOrEqual(t, l, pl, "lower at %d", q)
+			assert.LessOrEqual(t, u, pu, "upper at %d", q)
+			pl, pu = l, u
+		}
+	}
+}
