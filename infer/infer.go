@@ -265,11 +265,9 @@ func Infer(s []Send, opt Options) *Result {
 // tolerate looks for a contract within a tolerance when no contract fits
 // exactly, and when the exact one needs two rules or more: a contract of
 // fewer rules within a spread up to simplerSpread is reported beside it
-// (Tolerance.Simpler) when the exact fit has two buckets or more: the
-// exact search can explain the refusals a delay made with a bucket of its
-// own, which hides the provider's bucket. (With one bucket beside windows
-// the check is not made: on a million calls it took 20 s, against under
-// 1 s for the rest of the search.)
+// (Tolerance.Simpler) when the exact fit has a bucket: the exact search
+// can explain the refusals a delay made with a bucket of its own, which
+// hides the provider's contract.
 func (res *Result) tolerate(d *sends, windows, spreads []time.Duration) {
 	if spreads == nil {
 		spreads = spreadGrid
@@ -279,7 +277,7 @@ func (res *Result) tolerate(d *sends, windows, spreads []time.Duration) {
 	case res.Refused == 0 || len(spreads) == 0:
 	case !f.Fits:
 		res.Tolerance = tolerate(d, windows, spreads, [2]int{math.MaxInt, math.MaxInt}, true)
-	case buckets(f.Rules) > 1:
+	case len(f.Rules) > 1 && slices.ContainsFunc(f.Rules, func(r Rule) bool { return r.Kind == rule.Bucket }):
 		short := spreads[:0:0]
 		for _, sp := range spreads {
 			if sp <= simplerSpread {
@@ -296,17 +294,6 @@ func (res *Result) tolerate(d *sends, windows, spreads []time.Duration) {
 			tol.Simpler, res.Tolerance = true, tol
 		}
 	}
-}
-
-// buckets counts the bucket rules among rs.
-func buckets(rs []Rule) int {
-	n := 0
-	for _, r := range rs {
-		if r.Kind == rule.Bucket {
-			n++
-		}
-	}
-	return n
 }
 
 // bucketSearch tries buckets over a grid of rates and keeps those the
