@@ -461,7 +461,11 @@ func TestEvictionWarning(t *testing.T) {
 // TestStateLost: the limiter's state vanishing from Redis while it holds
 // recent admissions is reported, and the limiter then refuses calls until
 // its window has passed since it found the loss: an admission on the
-// emptied windows could overfill them.
+// emptied windows could overfill them. The limiter idles three leases
+// before the fault: its calls are still in the window, so the loss is
+// found however long ago the keys' expiry was last refreshed (a limiter
+// once counted on its state for one lease after a refresh only, and an
+// emptied window then went unnoticed).
 func TestStateLost(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
@@ -483,6 +487,7 @@ func TestStateLost(t *testing.T) {
 			for range 3 {
 				require.NoError(t, l.Acquire(ctx))
 			}
+			time.Sleep(3 * 20 * time.Millisecond)
 			require.NoError(t, tc.fault(l))
 			// The hold starts when the script finds the loss, after this
 			// instant and before the reply reaches the client.

@@ -691,7 +691,7 @@ func (l *Limiter) tryLeased(ctx context.Context, member string, sweep bool, tail
 	case len(ints) == 2: // recorded at ints[0] µs, by this run or an earlier one
 		if refresh == "1" {
 			l.refreshed.Store(now)
-			storeMax(&l.expectUntil, now+int64(l.lease))
+			storeMax(&l.expectUntil, now+int64(l.expectFor))
 		}
 		l.saw(expected, ints[1])
 		l.stats.RecordAll()
