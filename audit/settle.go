@@ -1,0 +1,276 @@
+package audit
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rlcheck/rlcheck/rule"
+	"github.com/rlcheck/rlcheck/simulate"
+	"github.com/rlcheck/rlcheck/strategies/catalog"
+	"github.com/rlcheck/rlcheck/workload"
+)
+
+// Names of the designs whose calls' costs are known only after the call.
+const (
+	postCallName = catalog.PostCall
+	reserveName  = "reserve"
+)
+
+// Why the designs of reserved costs have no setting or no audit.
+const (
+	unseenInFlight = "charges a call only when its answer reports the cost: the calls in flight are unseen, and no margin or limit hides them"
+	needsCostRule  = "costs known only after the call: a contract of calls only has no cost to reserve or settle"
+	noCallRule     = "no call rule: nothing bounds the calls in flight, each charged nothing until its answer"
+)
+
+// settleDesign is a design for costs known only after the call
+// (docs/semantics.md, "Reserved costs"): the catalog's strategy of that
+// name, which the simulator drives by Reserve at each call's estimates and
+// Settle at its end with its actual costs. worst is the analytic worst
+// case of one cost rule's window (postCallWorst, reserveWorst).
+type settleDesign struct {
+	name, doc string
+	tune      tuning
+	worst     func(settleBound) int64
+}
+
+// settleDesigns are the designs of reserved costs audit knows, in table
+// order, after the Go designs.
+func settleDesigns() []design {
+	return []design{
+		&settleDesign{name: postCallName, tune: tuning{family: designLogs, noSetting: unseenInFlight}, worst: postCallWorst,
+			doc: "admit while every window has room for one more unit, charge the actual cost when the answer reports it"},
+		&settleDesign{name: reserveName, tune: tuning{family: designLogs}, worst: reserveWorst,
+			doc: "reserve the estimate at admission, settle it to the actual cost at the answer"},
+	}
+}
+
+func (s *settleDesign) Name() string      { return s.name }
+func (s *settleDesign) NoCosts() string   { return "" }
+func (s *settleDesign) CallsOnly() string { return needsCostRule }
+func (s *settleDesign) Tuning() tuning    { return s.tune }
+
+func (s *settleDesign) Code(cfg catalog.LibConfig, i int, r rule.Rule) string {
+	if s.name == reserveName && r.Unit != "" {
+		return perWindowCode(cfg, i, r) + ", reserved at the estimate"
+	}
+	return perWindowCode(cfg, i, r)
+}
+
+func (s *settleDesign) Validate(sc *workload.Scenario) error { return catalog.Validate(sc) }
+
+// Construct runs the catalog's strategy on the scenario with cfg's margin
+// and, where the workload gave none, the reserved costs settleCosts draws.
+func (s *settleDesign) Construct(cfg catalog.LibConfig) (runner, error) {
+	st, ok := catalog.Lookup(s.name)
+	if !ok || !st.Settles {
+		return nil, fmt.Errorf("audit: %q is not a strategy that settles", s.name)
+	}
+	run := strategyRunner(st)
+	return func(sc *workload.Scenario, seed uint64) (simulate.StrategyResult, error) {
+		c := *sc
+		c.Margin = cfg.Margin
+		if !c.Reserved() {
+			settleCosts(&c)
+		}
+		return run(&c, seed)
+	}, nil
+}
+
+// settleCosts makes sc's calls reserved ones: in each unit, whose costs
+// the workload draws from uniform(1, M), the estimate E is drawn from
+// uniform(⌈M/2⌉, M) and the actual cost A from uniform(1, ⌈M/2⌉), and
+// each call stays in flight uniform(W/60, W/6) of the shortest cost
+// rule's window before the provider settles it. A ≤ E always: a
+// provider's usage never exceeds the prompt plus max_tokens, the estimate
+// a gateway reserves, and A = E is drawn too (at ⌈M/2⌉). A > E is the
+// estimate of a gateway that leaves max_tokens out; the semantics allow
+// it and settleBound.over covers it, but these workloads do not draw it:
+// they measure the designs as written for the provider's own estimate.
+func settleCosts(sc *workload.Scenario) {
+	var w time.Duration
+	for _, r := range sc.Rules {
+		if r.Unit != "" && (w == 0 || r.Window < w) {
+			w = r.Window
+		}
+	}
+	costs := make([]workload.UnitCost, len(sc.Costs))
+	sc.Actual = make([]workload.UnitCost, len(sc.Costs))
+	for u, c := range sc.Costs {
+		m := c.Dist.B
+		half := (m + 1) / 2
+		costs[u] = workload.UnitCost{Unit: c.Unit, Dist: workload.Dist{Kind: workload.Uniform, A: half, B: m}}
+		sc.Actual[u] = workload.UnitCost{Unit: c.Unit, Dist: workload.Dist{Kind: workload.Uniform, A: 1, B: half}}
+	}
+	sc.Costs = costs
+	sc.CallDuration = workload.Dist{Kind: workload.Uniform, A: max(w/60, 1), B: max(w/6, 1)}
+}
+
+// Model: each rule's limiter bounds the windows of its own unit. The
+// decision and the send are one step of the caller (the runtime's op
+// costs fall between steps) and these in-memory designs make no round
+// trip, so no send slack widens the windows; a settlement reaches the
+// limiter after the provider applied it (the caller wakes late, or after
+// a send at the same instant), so settleBound.lag holds.
+func (s *settleDesign) Model(cfg catalog.LibConfig, opt *Options) analysis {
+	calls := logPieces(s, cfg, opt.Rules, "")
+	if len(calls) == 0 && s.name == postCallName {
+		return analysis{why: noCallRule}
+	}
+	a := analysis{curves: make([]curve, len(opt.Rules))}
+	for i, r := range opt.Rules {
+		n, per := int64(limiterAt(s, cfg, i, r).Limit), r.Window+cfg.Margin
+		if r.Unit == "" {
+			a.curves[i] = func(t time.Duration) int64 { return logWorst(n, per, t) }
+			continue
+		}
+		e := maxCost(opt.Rules, r.Unit)
+		a.curves[i] = func(t time.Duration) int64 {
+			kc, _ := logsWorst(calls, t)
+			return s.worst(settleBound{n: n, per: per, t: t, calls: kc, e: e, a: (e + 1) / 2, lag: true})
+		}
+	}
+	return a
+}
+
+// settleBound is what decides the analytic worst case of a cost rule's
+// window of t under a design of reserved costs.
+type settleBound struct {
+	n   int64         // the rule's limit as its limiter keeps it, per per
+	per time.Duration // the limiter's window (the rule's plus the margin)
+	t   time.Duration // the window judged
+	// calls is the most calls the call rules admit in a window of t
+	// (logsWorst), Unbounded without a call rule.
+	calls int64
+	e, a  int64 // the largest estimate and the largest actual cost
+	// lag: the limiter may learn a settlement after the provider applied
+	// it; over: a call's actual cost may exceed its estimate.
+	lag, over bool
+}
+
+// postCallWorst is the most units the post-call limiter (package
+// postcall) lets the provider count in one window of a cost rule, on
+// windows t ≤ per.
+//
+// Proof. Take a send s judged in (s−t, s]. The provider counts each
+// earlier send j of the window at E_j while it is unsettled at s, at A_j
+// once settled, and s at E_s. The limiter admitted s when the actual costs
+// it had charged at their settlements' instants, in (s−per, s], were at
+// most N − 1 (room for one more unit). Sort the other sends of the window:
+//   - settled at s, and charged by the limiter before s's decision: their
+//     settlements lie in (s−t, s] ⊆ (s−per, s], so their actual costs sum
+//     to at most N − 1, and to at most A each;
+//   - unsettled at s: E each at most;
+//   - settled at the provider but not yet charged (lag): A each at most.
+//
+// At most calls − 1 other sends lie in the window (the call rules). So
+// without lag the load is at most max over m settled sends of
+// min(N − 1, m·A) + (calls − m)·E, m ≤ calls − 1, and with lag (or when
+// A ≤ E, where settling gains nothing) E + (calls − 1)·max(E, A).
+// N enters only where A > E with no lag. It is reached: calls sends at
+// one instant, each of estimate E, held in flight past the window's end,
+// put calls·E in it, as the limiter charges none of them; with A > E and
+// no lag, m sends of actual A settle first (min(N − 1, m·A) charged, the
+// limiter still has room for one unit), then the others go
+// (TestSettleWorstBruteForce). Without a call rule it is unbounded.
+func postCallWorst(b settleBound) int64 {
+	if b.calls == Unbounded {
+		return Unbounded
+	}
+	if b.calls <= 0 {
+		return 0
+	}
+	if b.lag || b.a <= b.e {
+		return satAdd(b.e, mulClamp(b.calls-1, max(b.e, b.a)))
+	}
+	// Each settled send adds A until N − 1 is charged: the best m is the
+	// last whole one under the cap or the one that reaches it.
+	best := int64(0)
+	for _, m := range []int64{min(b.calls-1, (b.n-1)/b.a), min(b.calls-1, (b.n-1)/b.a+1)} {
+		best = max(best, satAdd(min(b.n-1, mulClamp(m, b.a)), mulClamp(b.calls-m, b.e)))
+	}
+	return best
+}
+
+// reserveWorst is the most units the reserve limiter (strategies.Reserver
+// over combined) lets the provider count in one window of a cost rule.
+//
+// Proof. The limiter admits s only when the costs it holds in (s−per, s]
+// plus E_s are at most N, each send held at E until the limiter learns its
+// settlement and at A from then on. The provider counts E until its own
+// settlement and A from then on. When no actual cost exceeds its estimate
+// (not over), the limiter's figure for each send is at least the
+// provider's whenever it learns later (lag) or at the same instant: the
+// provider's load at s is at most N for t ≤ per; for longer windows,
+// ⌈t/per⌉ pieces of per, each bounded at its last send (costs only fall
+// after it), give N·⌈t/per⌉. The window holds at most calls sends of E
+// each too. When over, a settlement the limiter has not learned adds
+// A − E ≤ A − 1 to the provider's count, for at most min(calls − 1, N − 1)
+// sends (each held at E ≥ 1 within N − E_s): N + that times (A − 1), on
+// t ≤ per; with no lag the two figures are equal at every decision and N
+// stands. It is reached: sends whose estimates sum to min(N, calls·E) at
+// one instant; with over and lag, N − 1 sends of estimate 1 and actual A
+// settle at the provider before one of estimate 1 is sent, the limiter
+// not yet told (TestSettleWorstBruteForce).
+func reserveWorst(b settleBound) int64 {
+	n := mulClamp(b.n, ceilDiv(int64(b.t), int64(b.per)))
+	if b.over && b.lag {
+		if b.t > b.per {
+			return Unbounded
+		}
+		k := min(b.n-1, b.calls-1)
+		if b.calls == Unbounded {
+			k = b.n - 1
+		}
+		return satAdd(b.n, mulClamp(max(k, 0), max(b.a-1, 0)))
+	}
+	if b.calls != Unbounded {
+		n = min(n, mulClamp(b.calls, b.e))
+	}
+	return n
+}
+
+// settleCrowdName names settleCrowd's workload.
+const settleCrowdName = "settle-crowd"
+
+// Saturation is the crowd that drives the design to its analytic worst
+// case on every cost rule: as many callers at one instant as the worst
+// case needs (the call rules' most for post-call, ⌈N/E⌉ + 1 for reserve),
+// each estimating E, the workloads' largest cost, settling to ⌈E/2⌉ after
+// a call as long as the longest window: no call is settled within a
+// window, so post-call charges none of them. It ends one window after it
+// starts for post-call; reserve's waiting callers take a window each per
+// N of estimates.
+func (s *settleDesign) Saturation(cfg catalog.LibConfig, opt *Options) []Workload {
+	bs := boundsOf(s, cfg, opt)
+	var w time.Duration
+	calls := int64(0)
+	for k, r := range opt.Rules {
+		w = max(w, r.Window)
+		if r.Unit == "" || bs[k].Worst == Unbounded {
+			continue
+		}
+		calls = max(calls, ceilDiv(bs[k].Worst, maxCost(opt.Rules, r.Unit))+1)
+	}
+	if kc, _ := logsWorst(logPieces(s, cfg, opt.Rules, ""), w); kc != Unbounded {
+		calls = min(calls, kc)
+	}
+	calls = min(calls, maxSaturation)
+	if calls < 1 {
+		return nil
+	}
+	var costs, actual []workload.UnitCost
+	for _, u := range rule.Units(opt.Rules) {
+		e := time.Duration(maxCost(opt.Rules, u))
+		costs = append(costs, workload.UnitCost{Unit: u, Dist: workload.Dist{Kind: workload.Fixed, A: e}})
+		actual = append(actual, workload.UnitCost{Unit: u, Dist: workload.Dist{Kind: workload.Fixed, A: (e + 1) / 2}})
+	}
+	return []Workload{{
+		Name:         settleCrowdName,
+		Doc:          fmt.Sprintf("%d callers at once, each estimating the largest cost, settled to half of it after %v", calls, w),
+		Arrivals:     workload.Arrivals{Kind: workload.Replay, Times: make([]int64, calls)},
+		Costs:        costs,
+		Actual:       actual,
+		CallDuration: workload.Dist{Kind: workload.Fixed, A: w},
+	}}
+}
