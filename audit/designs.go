@@ -73,10 +73,10 @@ type goDesign struct {
 // window.
 type limiterCurve func(burst, limit int64, per time.Duration) curve
 
-func (g *goDesign) Name() string    { return g.name }
-func (g *goDesign) NoCosts() string { return g.noCosts }
+func (g *goDesign) Name() string      { return g.name }
+func (g *goDesign) NoCosts() string   { return g.noCosts }
 func (g *goDesign) CallsOnly() string { return "" }
-func (g *goDesign) Tuning() tuning  { return g.tune }
+func (g *goDesign) Tuning() tuning    { return g.tune }
 
 func (g *goDesign) Construct(cfg catalog.LibConfig) (runner, error) {
 	st, ok := catalog.LibStrategy(g.name, cfg)
@@ -321,7 +321,7 @@ type execDesign struct {
 // no safe setting the search can prove.
 const noModel = "an adapter program has no analytic model: the search suggests only settings whose worst case it can prove"
 
-func (e *execDesign) Name() string    { return e.name }
+func (e *execDesign) Name() string      { return e.name }
 func (e *execDesign) NoCosts() string   { return "" } // its runs carry every call's costs
 func (e *execDesign) CallsOnly() string { return "" }
 

@@ -19,7 +19,7 @@ const (
 // Why the designs of reserved costs have no setting or no audit.
 const (
 	unseenInFlight = "charges a call only when its answer reports the cost: the calls in flight are unseen, and no margin or limit hides them"
-	needsCostRule  = "costs known only after the call: a contract of calls only has no cost to reserve or settle"
+	needsCostRule  = "no cost rule: nothing to reserve at admission or settle at the answer"
 	noCallRule     = "no call rule: nothing bounds the calls in flight, each charged nothing until its answer"
 )
 
@@ -149,30 +149,32 @@ type settleBound struct {
 }
 
 // postCallWorst is the most units the post-call limiter (package
-// postcall) lets the provider count in one window of a cost rule, on
-// windows t ≤ per.
+// postcall) lets the provider count in one window of t ≤ per of a cost
+// rule.
 //
-// Proof. Take a send s judged in (s−t, s]. The provider counts each
+// Proof. Take a send s and its window (s−t, s]. The provider counts each
 // earlier send j of the window at E_j while it is unsettled at s, at A_j
-// once settled, and s at E_s. The limiter admitted s when the actual costs
-// it had charged at their settlements' instants, in (s−per, s], were at
-// most N − 1 (room for one more unit). Sort the other sends of the window:
-//   - settled at s, and charged by the limiter before s's decision: their
-//     settlements lie in (s−t, s] ⊆ (s−per, s], so their actual costs sum
-//     to at most N − 1, and to at most A each;
+// once settled, and s at E_s ≤ E. The limiter admitted s when the actual
+// costs it had charged, each at the instant it learnt it, in (s−per, s],
+// were at most N − 1 (room for one more unit). Sort the other sends of
+// the window:
+//   - settled at s and charged before s's decision: their settlements lie
+//     in (s−t, s] ⊆ (s−per, s], so their actual costs sum to at most
+//     N − 1, and each is at most A;
 //   - unsettled at s: E each at most;
 //   - settled at the provider but not yet charged (lag): A each at most.
 //
-// At most calls − 1 other sends lie in the window (the call rules). So
-// without lag the load is at most max over m settled sends of
-// min(N − 1, m·A) + (calls − m)·E, m ≤ calls − 1, and with lag (or when
-// A ≤ E, where settling gains nothing) E + (calls − 1)·max(E, A).
-// N enters only where A > E with no lag. It is reached: calls sends at
-// one instant, each of estimate E, held in flight past the window's end,
-// put calls·E in it, as the limiter charges none of them; with A > E and
-// no lag, m sends of actual A settle first (min(N − 1, m·A) charged, the
-// limiter still has room for one unit), then the others go
-// (TestSettleWorstBruteForce). Without a call rule it is unbounded.
+// At most calls − 1 other sends lie in the window (the call rules). With
+// lag the load is at most E + (calls − 1)·max(E, A); without it, at most
+// the largest min(N − 1, m·A) + (calls − m)·E over m ≤ calls − 1 settled
+// sends. When no actual cost exceeds its estimate (not over), A counts as
+// at most E and both read calls·E: N does not enter. Each is reached
+// (TestSettleWorstBruteForce): calls sends of estimate E at one instant,
+// held in flight past the window's end, put calls·E in it, as the limiter
+// charges none of them; with A > E, calls − 1 sends of actual A settle
+// first and one more goes: with lag, before the limiter learns of them;
+// without, m of them charged min(N − 1, m·A), leaving room for one unit.
+// Without a call rule it is unbounded.
 func postCallWorst(b settleBound) int64 {
 	if b.calls == Unbounded {
 		return Unbounded
@@ -180,54 +182,92 @@ func postCallWorst(b settleBound) int64 {
 	if b.calls <= 0 {
 		return 0
 	}
-	if b.lag || b.a <= b.e {
-		return satAdd(b.e, mulClamp(b.calls-1, max(b.e, b.a)))
+	a := b.a
+	if !b.over {
+		a = min(a, b.e)
 	}
-	// Each settled send adds A until N − 1 is charged: the best m is the
-	// last whole one under the cap or the one that reaches it.
+	if b.lag || a <= b.e {
+		return satAdd(b.e, mulClamp(b.calls-1, max(b.e, a)))
+	}
+	// Each settled send adds A − E until N − 1 is charged: the best m is
+	// the last whole one under the cap or the one that reaches it.
 	best := int64(0)
-	for _, m := range []int64{min(b.calls-1, (b.n-1)/b.a), min(b.calls-1, (b.n-1)/b.a+1)} {
-		best = max(best, satAdd(min(b.n-1, mulClamp(m, b.a)), mulClamp(b.calls-m, b.e)))
+	for _, m := range []int64{min(b.calls-1, (b.n-1)/a), min(b.calls-1, (b.n-1)/a+1)} {
+		best = max(best, satAdd(min(b.n-1, mulClamp(m, a)), mulClamp(b.calls-m, b.e)))
 	}
 	return best
 }
 
 // reserveWorst is the most units the reserve limiter (strategies.Reserver
-// over combined) lets the provider count in one window of a cost rule.
+// over combined) lets the provider count in one window of t of a cost
+// rule.
 //
 // Proof. The limiter admits s only when the costs it holds in (s−per, s]
 // plus E_s are at most N, each send held at E until the limiter learns its
-// settlement and at A from then on. The provider counts E until its own
-// settlement and A from then on. When no actual cost exceeds its estimate
-// (not over), the limiter's figure for each send is at least the
-// provider's whenever it learns later (lag) or at the same instant: the
-// provider's load at s is at most N for t ≤ per; for longer windows,
-// ⌈t/per⌉ pieces of per, each bounded at its last send (costs only fall
-// after it), give N·⌈t/per⌉. The window holds at most calls sends of E
-// each too. When over, a settlement the limiter has not learned adds
-// A − E ≤ A − 1 to the provider's count, for at most min(calls − 1, N − 1)
-// sends (each held at E ≥ 1 within N − E_s): N + that times (A − 1), on
-// t ≤ per; with no lag the two figures are equal at every decision and N
-// stands. It is reached: sends whose estimates sum to min(N, calls·E) at
-// one instant; with over and lag, N − 1 sends of estimate 1 and actual A
-// settle at the provider before one of estimate 1 is sent, the limiter
-// not yet told (TestSettleWorstBruteForce).
+// settlement and at its actual cost from then on; the provider counts E
+// until its own settlement and the actual cost from then on. When no
+// actual cost exceeds its estimate (not over), the limiter's figure for
+// each send is at least the provider's, whether it learns later (lag) or
+// at the same instant: the provider's load at s is at most N for t ≤ per;
+// for longer windows, ⌈t/per⌉ pieces of per, each bounded at its last
+// send (costs only fall after it), give N·⌈t/per⌉. The window holds at
+// most calls sends of E each too (of max(E, A) but s when over, the
+// settled ones counted at their actual cost by both). When over and with lag, a settlement
+// the limiter has not learnt adds A_j − E_j ≤ A − 1 to the provider's
+// count: with k such sends (each held at E_j ≥ 1 by the limiter) the load
+// is at most k·A + min(N − k, (calls − 1 − k)·max(E, A) + E), the rest of
+// the limiter's N filled by the other sends; over the k ≤ min(calls, N) −
+// 1 this is the bound, on t ≤ per. Over with no lag, the two figures are
+// equal at every decision and N stands. Each is reached
+// (TestSettleWorstBruteForce): estimates summing to min(N, calls·E) at one
+// instant (over, sends settled to A > E before the last); with lag, k sends of estimate 1 and actual A settle at
+// the provider, unknown to the limiter, before the others fill its N.
 func reserveWorst(b settleBound) int64 {
-	n := mulClamp(b.n, ceilDiv(int64(b.t), int64(b.per)))
-	if b.over && b.lag {
-		if b.t > b.per {
-			return Unbounded
-		}
-		k := min(b.n-1, b.calls-1)
-		if b.calls == Unbounded {
-			k = b.n - 1
-		}
-		return satAdd(b.n, mulClamp(max(k, 0), max(b.a-1, 0)))
+	if b.calls == 0 {
+		return 0
 	}
+	pieces := ceilDiv(int64(b.t), int64(b.per))
+	if !b.over || !b.lag {
+		if b.over && pieces > 1 {
+			return Unbounded // costs rise after a piece's last send
+		}
+		n := mulClamp(b.n, pieces)
+		if b.calls != Unbounded {
+			// A settled send counts its actual cost at the limiter too.
+			a := b.e
+			if b.over {
+				a = max(a, b.a)
+			}
+			n = min(n, satAdd(b.e, mulClamp(b.calls-1, a)))
+		}
+		return n
+	}
+	if pieces > 1 {
+		return Unbounded
+	}
+	kmax := b.n - 1
 	if b.calls != Unbounded {
-		n = min(n, mulClamp(b.calls, b.e))
+		kmax = min(kmax, b.calls-1)
 	}
-	return n
+	load := func(k int64) int64 {
+		rest := b.n - k
+		if b.calls != Unbounded {
+			rest = min(rest, satAdd(mulClamp(b.calls-1-k, max(b.e, b.a)), b.e))
+		}
+		return satAdd(mulClamp(k, b.a), rest)
+	}
+	// The least of two lines in k: its largest is at an end or where
+	// they cross.
+	best := max(load(0), load(kmax))
+	if m := max(b.e, b.a); m > 1 && b.calls != Unbounded {
+		x := satAdd(mulClamp(b.calls-1, m), b.e) - b.n // the lines cross at k = x/(m−1)
+		for _, k := range []int64{x / (m - 1), x/(m-1) + 1} {
+			if k > 0 && k < kmax {
+				best = max(best, load(k))
+			}
+		}
+	}
+	return best
 }
 
 // settleCrowdName names settleCrowd's workload.
