@@ -128,7 +128,7 @@ func TestWeightedAgreesWithChecker(t *testing.T) {
 	for i, sa := range rep.Strategies {
 		names[i] = sa.Name
 	}
-	require.Equal(t, append(slices.Clone(costLibraries), postCallName, reserveName), names, "the strategies that meter costs")
+	require.Equal(t, append(slices.Clone(costLibraries), postCallName, reserveName, redisReserveName), names, "the strategies that meter costs")
 	require.NotEmpty(t, rep.Skipped)
 	opt.SearchDir = t.TempDir()
 	_, err = Run(opt)
@@ -151,7 +151,7 @@ func TestWeightedAgreesWithChecker(t *testing.T) {
 				assert.Equal(t, int64(Unbounded), sa.Bounds[0].Worst, "%s: the requests limiter before a tokens limiter", sa.Name)
 			}
 		}
-		if sa.Name != catalog.RedisClientTime && sa.Name != reserveName {
+		if sa.Name != catalog.RedisClientTime && sa.Name != reserveName && sa.Name != redisReserveName {
 			assert.Positive(t, tokens, "%s with burst N units: no violation of the tokens rule", sa.Name)
 		}
 	}

@@ -90,7 +90,7 @@ func writeText(w io.Writer, r *Report) error {
 }
 
 // settleText describes the reserved costs of the designs that settle.
-const settleText = "; post-call and reserve (costs known after the call) reserve each call's estimate, uniform(⌈M/2⌉, M) for M the largest cost above, and the provider settles it to an actual cost uniform(1, ⌈M/2⌉) after uniform(W/60, W/6) of the shortest cost rule's window; their settle-crowd is the callers their analytic worst case needs at one instant, each estimating M, in flight for the longest window"
+const settleText = "; post-call, reserve and redis-reserve (costs known after the call) reserve each call's estimate, uniform(⌈M/2⌉, M) for M the largest cost above, and the provider settles it to an actual cost uniform(1, ⌈M/2⌉) after uniform(W/60, W/6) of the shortest cost rule's window; their settle-crowd is the callers their analytic worst case needs at one instant, each estimating M, in flight for the longest window"
 
 // ran reports whether a design of r ran the workload name.
 func ran(r *Report, name string) bool {

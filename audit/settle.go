@@ -12,8 +12,9 @@ import (
 
 // Names of the designs whose calls' costs are known only after the call.
 const (
-	postCallName = catalog.PostCall
-	reserveName  = "reserve"
+	postCallName     = catalog.PostCall
+	reserveName      = "reserve"
+	redisReserveName = "redis-reserve"
 )
 
 // Why the designs of reserved costs have no setting or no audit.
@@ -42,6 +43,8 @@ func settleDesigns() []design {
 			doc: "admit while every window has room for one more unit, charge the actual cost when the answer reports it"},
 		&settleDesign{name: reserveName, tune: tuning{family: designLogs}, worst: reserveWorst,
 			doc: "reserve the estimate at admission, settle it to the actual cost at the answer"},
+		&settleDesign{name: redisReserveName, tune: tuning{family: designLogs}, worst: reserveWorst,
+			doc: "reserve in the project's Redis script, settle in a second run of it"},
 	}
 }
 
@@ -51,7 +54,7 @@ func (s *settleDesign) CallsOnly() string { return needsCostRule }
 func (s *settleDesign) Tuning() tuning    { return s.tune }
 
 func (s *settleDesign) Code(cfg catalog.LibConfig, i int, r rule.Rule) string {
-	if s.name == reserveName && r.Unit != "" {
+	if s.name != postCallName && r.Unit != "" {
 		return perWindowCode(cfg, i, r) + ", reserved at the estimate"
 	}
 	return perWindowCode(cfg, i, r)
@@ -108,8 +111,8 @@ func settleCosts(sc *workload.Scenario) {
 
 // Model: each rule's limiter bounds the windows of its own unit. The
 // decision and the send are one step of the caller (the runtime's op
-// costs fall between steps) and these in-memory designs make no round
-// trip, so no send slack widens the windows; a settlement reaches the
+// costs fall between steps) and the audit's scenarios give the Redis
+// script no round trip, so no send slack widens the windows; a settlement reaches the
 // limiter after the provider applied it (the caller wakes late, or after
 // a send at the same instant), so settleBound.lag holds.
 func (s *settleDesign) Model(cfg catalog.LibConfig, opt *Options) analysis {
@@ -198,8 +201,8 @@ func postCallWorst(b settleBound) int64 {
 	return best
 }
 
-// reserveWorst is the most units the reserve limiter (strategies.Reserver
-// over combined) lets the provider count in one window of t of a cost
+// reserveWorst is the most units the reserve limiters (strategies.Reserver
+// over combined, and the Redis script's reservation) let the provider count in one window of t of a cost
 // rule.
 //
 // Proof. The limiter admits s only when the costs it holds in (s−per, s]

@@ -237,15 +237,16 @@ func TestSettleWorstEdges(t *testing.T) {
 // TestPostCallSaturationReachesAnalytic: at 500/1m, 90000 tokens/1m the
 // settle-crowd workload puts in one window of the tokens rule what the
 // analysis says post-call lets through, 500 calls of 9000 tokens in
-// flight (within 5%: it is exact), and reserve's crowd reaches its limit;
-// with no cost rule both are left out, each saying why.
+// flight (within 5%: it is exact), and the crowds of reserve and
+// redis-reserve reach their limit; with no cost rule all three are left
+// out, each saying why.
 func TestPostCallSaturationReachesAnalytic(t *testing.T) {
 	opt := DefaultOptions(mustRules(t, "500/1m, 90000 tokens/1m"))
-	opt.Strategies, opt.Seeds, opt.NoSearch = []string{postCallName, reserveName}, 1, true
+	opt.Strategies, opt.Seeds, opt.NoSearch = []string{postCallName, reserveName, redisReserveName}, 1, true
 	rep, err := Run(opt)
 	require.NoError(t, err)
-	require.Len(t, rep.Strategies, 2)
-	want := map[string]int64{postCallName: 500 * 9000, reserveName: 90000}
+	require.Len(t, rep.Strategies, 3)
+	want := map[string]int64{postCallName: 500 * 9000, reserveName: 90000, redisReserveName: 90000}
 	for _, sa := range rep.Strategies {
 		bound := sa.Bounds[1].Worst
 		assert.Equal(t, want[sa.Name], bound, sa.Name)
@@ -267,5 +268,5 @@ func TestPostCallSaturationReachesAnalytic(t *testing.T) {
 	rep, err = Run(opt)
 	require.NoError(t, err)
 	assert.Empty(t, rep.Strategies)
-	assert.Equal(t, []Skipped{{postCallName, needsCostRule}, {reserveName, needsCostRule}}, rep.Skipped)
+	assert.Equal(t, []Skipped{{postCallName, needsCostRule}, {reserveName, needsCostRule}, {redisReserveName, needsCostRule}}, rep.Skipped)
 }
