@@ -30,21 +30,18 @@ const (
 // Settle at its end with its actual costs. worst is the analytic worst
 // case of one cost rule's window (postCallWorst, reserveWorst).
 type settleDesign struct {
-	name, doc string
-	tune      tuning
-	worst     func(settleBound) int64
+	name  string
+	tune  tuning
+	worst func(settleBound) int64
 }
 
 // settleDesigns are the designs of reserved costs audit knows, in table
 // order, after the Go designs.
 func settleDesigns() []design {
 	return []design{
-		&settleDesign{name: postCallName, tune: tuning{family: designLogs, noSetting: unseenInFlight}, worst: postCallWorst,
-			doc: "admit while every window has room for one more unit, charge the actual cost when the answer reports it"},
-		&settleDesign{name: reserveName, tune: tuning{family: designLogs}, worst: reserveWorst,
-			doc: "reserve the estimate at admission, settle it to the actual cost at the answer"},
-		&settleDesign{name: redisReserveName, tune: tuning{family: designLogs}, worst: reserveWorst,
-			doc: "reserve in the project's Redis script, settle in a second run of it"},
+		&settleDesign{name: postCallName, tune: tuning{family: designLogs, noSetting: unseenInFlight}, worst: postCallWorst},
+		&settleDesign{name: reserveName, tune: tuning{family: designLogs}, worst: reserveWorst},
+		&settleDesign{name: redisReserveName, tune: tuning{family: designLogs}, worst: reserveWorst},
 	}
 }
 
