@@ -326,10 +326,15 @@ func outcomeRules(opt *Options, sc *workload.Scenario, res *simulate.StrategyRes
 
 // Scenario is the simulated scenario of wl for strategy name under opt.
 func (wl Workload) Scenario(opt *Options, name string) *workload.Scenario {
+	costs := wl.Costs
+	if costs == nil {
+		costs = costDists(opt.Rules)
+	}
 	return &workload.Scenario{
 		Name: "audit-" + wl.Name, Rules: limiterRules(opt.Rules), Boundary: opt.Boundary, Strategies: []string{name},
 		Callers: wl.Callers, Workers: max(wl.Workers, 1), Skew: wl.Skew, Arrivals: wl.Arrivals,
-		Lateness: opt.Lateness, OpCost: opt.OpCost, Seed: opt.Seed, Costs: costDists(opt.Rules),
+		Lateness: opt.Lateness, OpCost: opt.OpCost, Seed: opt.Seed, Costs: costs,
+		Actual: wl.Actual, CallDuration: wl.CallDuration,
 	}
 }
 

@@ -64,15 +64,17 @@ type Skipped struct {
 }
 
 // costStrategies splits ds, for opt's rules, into those audited and
-// those left out because they meter no costs.
+// those left out: for a weighted contract, those that meter no costs; for
+// a contract of calls only, those whose costs are known after the call.
 func costStrategies(rules []rule.Rule, ds []design) ([]design, []Skipped) {
-	if !weighted(rules) {
-		return ds, nil
-	}
 	var keep []design
 	var skip []Skipped
 	for _, d := range ds {
-		if why := d.NoCosts(); why != "" {
+		why := d.CallsOnly()
+		if weighted(rules) {
+			why = d.NoCosts()
+		}
+		if why != "" {
 			skip = append(skip, Skipped{d.Name(), why})
 			continue
 		}

@@ -73,27 +73,35 @@ func TestBucketWorstUnitsBruteForce(t *testing.T) {
 	}
 }
 
-// weightedRuns re-runs every workload of rep for strategy sa with cfg on
+// weightedRuns re-runs every workload of rep (and its saturation ones)
+// for strategy sa with cfg on
 // seeds, and returns per workload the checker's violations and most units
-// (or sends) in one window, per rule, judged with ObserveCost, and the
-// calls refused.
+// (or sends) in one window, per rule, judged with ObserveCost (with
+// ObserveReserved for the designs whose costs are settled), and the calls
+// refused.
 func weightedRuns(t *testing.T, opt *Options, rep *Report, name string, cfg catalog.LibConfig, seeds int) ([]Outcome, int) {
 	t.Helper()
-	st, _ := catalog.LibStrategy(name, cfg)
+	d := mustDesign(t, name)
+	run, err := d.Construct(cfg)
+	require.NoError(t, err)
 	var out []Outcome
 	refused := 0
-	for _, wl := range rep.Workloads {
+	for _, wl := range append(slices.Clone(rep.Workloads), saturationWorkloads(d, cfg, opt)...) {
 		sc := wl.Scenario(opt, name)
 		o := Outcome{Workload: wl.Name, Rules: newRuleOutcomes(opt.Rules)}
 		for seed := opt.Seed; seed < opt.Seed+uint64(seeds); seed++ {
-			res, err := simulate.RunStrategy(sc, st, seed, simulate.Options{})
+			res, err := run(sc, seed)
 			require.NoError(t, err, "%s %s seed %d", name, wl.Name, seed)
 			refused += res.Refused
 			c := checker.New(checker.Config{Rules: opt.Rules})
 			nu := len(sc.Costs)
 			require.Len(t, res.SendCosts, nu*len(res.Sends), "%s %s: a cost per unit per send", name, wl.Name)
 			for i, at := range res.Sends {
-				require.NoError(t, c.ObserveCost(at, int64(i), res.SendCosts[i*nu:(i+1)*nu]))
+				var settle *checker.Settlement
+				if res.SendSettled != nil {
+					settle = &checker.Settlement{At: res.SendSettled[i], Actual: res.SendActuals[i*nu : (i+1)*nu]}
+				}
+				require.NoError(t, c.ObserveReserved(at, int64(i), res.SendCosts[i*nu:(i+1)*nu], settle))
 			}
 			for k, rr := range c.Report().Rules {
 				o.Rules[k].Violations += rr.Violations
@@ -120,7 +128,7 @@ func TestWeightedAgreesWithChecker(t *testing.T) {
 	for i, sa := range rep.Strategies {
 		names[i] = sa.Name
 	}
-	require.Equal(t, costLibraries, names, "the strategies that meter costs")
+	require.Equal(t, append(slices.Clone(costLibraries), postCallName, reserveName, redisReserveName), names, "the strategies that meter costs")
 	require.NotEmpty(t, rep.Skipped)
 	opt.SearchDir = t.TempDir()
 	_, err = Run(opt)
@@ -143,7 +151,7 @@ func TestWeightedAgreesWithChecker(t *testing.T) {
 				assert.Equal(t, int64(Unbounded), sa.Bounds[0].Worst, "%s: the requests limiter before a tokens limiter", sa.Name)
 			}
 		}
-		if sa.Name != catalog.RedisClientTime {
+		if sa.Name != catalog.RedisClientTime && sa.Name != reserveName && sa.Name != redisReserveName {
 			assert.Positive(t, tokens, "%s with burst N units: no violation of the tokens rule", sa.Name)
 		}
 	}

@@ -27,6 +27,9 @@ type design interface {
 	// NoCosts says why it is left out of the audit of a weighted contract
 	// ("" when it meters costs).
 	NoCosts() string
+	// CallsOnly says why it is left out of the audit of a contract of
+	// calls only ("" when it is audited there).
+	CallsOnly() string
 	// Tuning is the setting a search for a safe one may turn.
 	Tuning() tuning
 	// Code is the code a user writes for rule i with cfg.
@@ -70,9 +73,10 @@ type goDesign struct {
 // window.
 type limiterCurve func(burst, limit int64, per time.Duration) curve
 
-func (g *goDesign) Name() string    { return g.name }
-func (g *goDesign) NoCosts() string { return g.noCosts }
-func (g *goDesign) Tuning() tuning  { return g.tune }
+func (g *goDesign) Name() string      { return g.name }
+func (g *goDesign) NoCosts() string   { return g.noCosts }
+func (g *goDesign) CallsOnly() string { return "" }
+func (g *goDesign) Tuning() tuning    { return g.tune }
 
 func (g *goDesign) Construct(cfg catalog.LibConfig) (runner, error) {
 	st, ok := catalog.LibStrategy(g.name, cfg)
@@ -216,9 +220,22 @@ func uberModel(_ *analysis, cfg catalog.LibConfig) limiterCurve {
 	}
 }
 
-// lookupDesign returns the Go design name.
+// allDesigns are the designs audit knows, in table order: the Go designs,
+// then those of costs known only after the call.
+func allDesigns() []design { return append(goDesigns(), settleDesigns()...) }
+
+// designNames names allDesigns, for messages.
+func designNames() []string {
+	var out []string
+	for _, d := range allDesigns() {
+		out = append(out, d.Name())
+	}
+	return out
+}
+
+// lookupDesign returns the design name.
 func lookupDesign(name string) (design, bool) {
-	for _, d := range goDesigns() {
+	for _, d := range allDesigns() {
 		if d.Name() == name {
 			return d, true
 		}
@@ -231,12 +248,12 @@ func lookupDesign(name string) (design, bool) {
 func designsOf(opt *Options) ([]design, error) {
 	var out []design
 	if opt.Strategies == nil && opt.Exec == nil {
-		out = goDesigns()
+		out = allDesigns()
 	}
 	for _, name := range opt.Strategies {
 		d, ok := lookupDesign(name)
 		if !ok {
-			return nil, fmt.Errorf("audit: %q is not a library strategy (known: %v)", name, catalog.AuditStrategyNames())
+			return nil, fmt.Errorf("audit: %q is not a library strategy (known: %v)", name, designNames())
 		}
 		out = append(out, d)
 	}
@@ -304,8 +321,9 @@ type execDesign struct {
 // no safe setting the search can prove.
 const noModel = "an adapter program has no analytic model: the search suggests only settings whose worst case it can prove"
 
-func (e *execDesign) Name() string    { return e.name }
-func (e *execDesign) NoCosts() string { return "" } // its runs carry every call's costs
+func (e *execDesign) Name() string      { return e.name }
+func (e *execDesign) NoCosts() string   { return "" } // its runs carry every call's costs
+func (e *execDesign) CallsOnly() string { return "" }
 
 func (e *execDesign) Tuning() tuning { return tuning{family: designExec, noSetting: noModel} }
 

@@ -64,7 +64,15 @@ func asKind(rules []rule.Rule, k rule.Kind) []rule.Rule {
 
 // judge returns the checker's figures for a run's sends under rules.
 func judge(res *simulate.StrategyResult, units []string, rules []rule.Rule, b rule.Boundary) ([]RuleOutcome, error) {
-	rep, err := checker.CheckCosts(res.Sends, res.SendCosts, checker.Config{Rules: rules, Boundary: b, Units: units})
+	cfg := checker.Config{Rules: rules, Boundary: b, Units: units}
+	check := func() (checker.Report, error) { return checker.CheckCosts(res.Sends, res.SendCosts, cfg) }
+	if res.SendSettled != nil {
+		// Costs known after the call: the provider's reserved reading.
+		check = func() (checker.Report, error) {
+			return checker.CheckReserved(res.Sends, res.SendCosts, res.SendActuals, res.SendSettled, cfg)
+		}
+	}
+	rep, err := check()
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}

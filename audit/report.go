@@ -37,7 +37,11 @@ func writeText(w io.Writer, r *Report) error {
 		return err
 	}
 	if len(r.Skipped) > 0 {
-		fmt.Fprintln(w, "\nleft out (a weighted contract: they meter no costs):"+skippedText(r.Skipped))
+		why := "a weighted contract: they meter no costs"
+		if !weighted(r.Rules) {
+			why = "a contract of calls only: their costs are known after the call"
+		}
+		fmt.Fprintln(w, "\nleft out ("+why+"):"+skippedText(r.Skipped))
 	}
 	if !slidingOnly(r.Rules) {
 		fmt.Fprintln(w, "\nthe provider counts these rules as written; the libraries are set from their N/W (and unit) as users write them; analytic worst cases are for sliding rules only")
@@ -70,7 +74,10 @@ func writeText(w io.Writer, r *Report) error {
 	case weighted(r.Rules):
 		sat = ""
 	}
-	if ranEdgeCrowd(r) {
+	if ran(r, settleCrowdName) {
+		sat += settleText
+	}
+	if ran(r, edgeCrowdName) {
 		sat += "; edge-crowd (chained fixed windows: one call, then 2N calls of the rule asked last at the pace of the others, ending before its first window closes, so N + 1 wait for its next window)"
 	}
 	units := ""
@@ -82,11 +89,14 @@ func writeText(w io.Writer, r *Report) error {
 	return err
 }
 
-// ranEdgeCrowd reports whether a design of r ran the edge-crowd workload.
-func ranEdgeCrowd(r *Report) bool {
+// settleText describes the reserved costs of the designs that settle.
+const settleText = "; post-call, reserve and redis-reserve (costs known after the call) reserve each call's estimate, uniform(⌈M/2⌉, M) for M the largest cost above, and the provider settles it to an actual cost uniform(1, ⌈M/2⌉) after uniform(W/60, W/6) of the shortest cost rule's window; their settle-crowd is the callers their analytic worst case needs at one instant, each estimating M, in flight for the longest window"
+
+// ran reports whether a design of r ran the workload name.
+func ran(r *Report, name string) bool {
 	for _, sa := range r.Strategies {
 		for _, o := range sa.Outcomes {
-			if o.Workload == edgeCrowdName {
+			if o.Workload == name {
 				return true
 			}
 		}

@@ -28,6 +28,11 @@ type Workload struct {
 	Callers  int
 	Workers  int
 	Skew     []time.Duration
+	// Costs, Actual and CallDuration, when set, replace the audit's costs
+	// (costDists) with reserved ones: estimates, actual costs and the time
+	// in flight before the provider settles them (settleCrowd).
+	Costs, Actual []workload.UnitCost
+	CallDuration  workload.Dist
 }
 
 // workloadsFor returns the audit's traffic for rules: a burst after a long
@@ -134,6 +139,9 @@ const longSaturation = 2_000
 // quota) gets the calls faster, for those two windows only. Rules that
 // give the same calls share one workload.
 func saturationWorkloads(d design, cfg catalog.LibConfig, opt *Options) []Workload {
+	if s, ok := d.(*settleDesign); ok {
+		return s.Saturation(cfg, opt)
+	}
 	if weighted(opt.Rules) {
 		// Calls of random cost cannot be paced to fill a window exactly:
 		// a weighted contract's rules rest on the analysis.

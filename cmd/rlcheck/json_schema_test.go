@@ -282,7 +282,11 @@ type docAudit struct {
 	Lateness    string   `json:"lateness"`
 	OpCost      string   `json:"op_cost"`
 	KeptAs      []string `json:"kept_as"`
-	Strategies  []struct {
+	Skipped     []struct {
+		Name string `json:"name"`
+		Why  string `json:"why"`
+	} `json:"skipped"`
+	Strategies []struct {
 		Name          string             `json:"name"`
 		Setting       docAuditSetting    `json:"setting"`
 		Workloads     []docAuditWorkload `json:"workloads"`
