@@ -105,7 +105,9 @@ func startHelper(t *testing.T, dur, lat time.Duration) *helper {
 	t.Helper()
 	h := &helper{done: make(chan error, 1), stop: make(chan time.Time, 1), peak: make(chan int, 1)}
 	h.cmd = exec.Command(os.Args[0], "-test.run=^TestServeHelperProcess$", "-test.v")
-	h.cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%v %v", helperEnv, dur, lat))
+	// GOGC=100: the server's memory is measured as rlcheck serve runs, with
+	// the collector's default target, not the tests' (testrun.Main).
+	h.cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%v %v", helperEnv, dur, lat), "GOGC=100")
 	h.cmd.Stdout = &h.out
 	stderr, err := h.cmd.StderrPipe()
 	require.NoError(t, err)
