@@ -47,7 +47,7 @@ func TestGuideThroughPythonOnSeed(t *testing.T) {
 	prog, err := adapter.Open(adapter.Config{Command: py + " python/guide.py"})
 	require.NoError(t, err)
 	defer prog.Close()
-	n := seedsOr(200)
+	n := seedsOr(100)
 	res, err := simulate.RunSeeds(&sc.Scenario, n, simulate.Options{Strategies: []string{"sequential", "combined"}, Exec: prog})
 	require.NoError(t, err)
 	rows := map[string]simulate.StrategyRuns{}
