@@ -35,9 +35,17 @@ import (
 // spreadLeast is the least burst the accepted calls certainly need from
 // a bucket of unit u at q units a day within spread sp.
 func (d *sends) spreadLeast(u int, q uint64, sp int64) int64 {
+	return d.spreadLeastPast(u, q, sp, math.MaxInt64)
+}
+
+// spreadLeastPast is spreadLeast, but stops at the first accepted call
+// that needs more than limit: it then returns that call's need, which is
+// past limit and may be less than spreadLeast.
+func (d *sends) spreadLeastPast(u int, q uint64, sp int64, limit int64) int64 {
 	grace := mul64(q, uint64(sp))
 	var acc u128 // the deficit the accepted calls leave on the logged instants
 	least, prev := int64(1), int64(0)
+	bar := mul64(uint64(least), day) // least, times a day: a need past it raises least
 	for i, t := range d.at {
 		if d.refused[i] {
 			continue
@@ -48,11 +56,16 @@ func (d *sends) spreadLeast(u int, q uint64, sp int64) int64 {
 		prev = t
 		c := d.costOf(u, i)
 		acc = acc.add(mul64(uint64(c), day))
-		need := u128{}
-		if grace.less(acc) {
-			need = acc.sub(grace)
+		if c > least || grace.less(acc) && bar.less(acc.sub(grace)) {
+			least = max(least, c)
+			if grace.less(acc) {
+				least = max(least, acc.sub(grace).ceilDay())
+			}
+			if least > limit {
+				return least
+			}
+			bar = mul64(uint64(least), day)
 		}
-		least = max(least, c, need.ceilDay())
 	}
 	return least
 }
@@ -61,6 +74,12 @@ func (d *sends) spreadLeast(u int, q uint64, sp int64) int64 {
 // explains it, for a bucket of unit u at q units a day within spread sp;
 // the refusals in drain (by rank; nil: none) may take from it too.
 func (d *sends) spreadWide(u int, q uint64, sp int64, drain bitset, wide []int64) {
+	d.spreadWideEach(u, q, sp, drain, func(r int, w int64) bool { wide[r] = w; return true })
+}
+
+// spreadWideEach visits the refusals in order with the most burst that
+// possibly explains each (see spreadWide), until visit returns false.
+func (d *sends) spreadWideEach(u int, q uint64, sp int64, drain bitset, visit func(r int, w int64) bool) {
 	var poss u128            // the deficit of the calls that may take, on the logged instants
 	pi, pprev := 0, int64(0) // the calls taken into poss, and its instant
 	lo, hi := 0, 0           // the calls logged in [s_r-sp, s_r+sp]
@@ -96,7 +115,9 @@ func (d *sends) spreadWide(u int, q uint64, sp int64, drain bitset, wide []int64
 		if takes(i) {
 			other -= c
 		}
-		wide[r] = found.add(mul64(uint64(other+c), day)).ceilDay() - 1
+		if !visit(r, found.add(mul64(uint64(other+c), day)).ceilDay()-1) {
+			return
+		}
 	}
 }
 
@@ -140,6 +161,27 @@ func (g *spreadFit) curve(q uint64) (lower, upper int64) {
 	return lower, upper
 }
 
+// lowerPast is curve's lower at q, or, where it is past limit, a value
+// past limit: the accepted calls are walked only until one needs more.
+func (g *spreadFit) lowerPast(q uint64, limit int64) int64 {
+	g.steps += 2 * int64(g.d.n())
+	return g.d.spreadLeastPast(g.u, q, g.sp, limit)
+}
+
+// upperBelow is curve's upper at q, or, where it is below limit, a value
+// below limit: the refusals are walked only until a target's bound is.
+func (g *spreadFit) upperBelow(q uint64, limit int64) int64 {
+	g.steps += 2 * int64(g.d.n())
+	upper := int64(math.MaxInt64)
+	g.d.spreadWideEach(g.u, q, g.sp, g.drain, func(r int, w int64) bool {
+		if g.target.has(r) {
+			upper = min(upper, w)
+		}
+		return upper >= limit
+	})
+	return upper
+}
+
 // maxSpreadJumps bounds the jumps toward the least and the most rate;
 // where they stop short the extent still holds every bucket that fits.
 const maxSpreadJumps = 48
@@ -161,10 +203,10 @@ func (g *spreadFit) region() region {
 			exact = false
 			break
 		}
-		if ll, _ := g.curve(maxRegionRate); ll > u {
+		if g.lowerPast(maxRegionRate, u) > u {
 			return region{Empty: true}
 		}
-		qlo = bisectRate(qlo, maxRegionRate, func(q uint64) bool { l, _ := g.curve(q); return l <= u })
+		qlo = bisectRate(qlo, maxRegionRate, func(q uint64) bool { return g.lowerPast(q, u) <= u })
 	}
 	for jumps := 0; ; jumps++ {
 		l, u := g.curve(qhi)
@@ -175,10 +217,10 @@ func (g *spreadFit) region() region {
 			exact = false
 			break
 		}
-		if _, uu := g.curve(qlo); uu < l {
+		if g.upperBelow(qlo, l) < l {
 			return region{Empty: true}
 		}
-		qhi = bisectRate(qlo, qhi, func(q uint64) bool { _, u := g.curve(q); return u < l }) - 1
+		qhi = bisectRate(qlo, qhi, func(q uint64) bool { return g.upperBelow(q, l) < l }) - 1
 	}
 	if qlo > qhi {
 		return region{Empty: true}
@@ -223,7 +265,7 @@ func (d *sends) spreadBuckets(sp int64) (out [2][]Candidate) {
 		from, to := d.spreadLeast(u, q, sp), d.spreadLeast(u, qlo, sp)
 		for b, k := from, 0; b < to && k < spreadSearched; k++ {
 			// the least rate falls as the burst grows: the last one bounds it
-			q = bisectRate(qlo, q, func(q uint64) bool { g.steps += int64(d.n()); return d.spreadLeast(u, q, sp) <= b })
+			q = bisectRate(qlo, q, func(q uint64) bool { g.steps += int64(d.n()); return d.spreadLeastPast(u, q, sp, b) <= b })
 			g.drain = nil
 			out[RefusedFree] = append(out[RefusedFree], g.candidate(q, RefusedFree))
 			g.drain = all
@@ -244,9 +286,9 @@ func (g *spreadFit) candidate(q uint64, rd Reading) Candidate {
 		p.unit = g.d.units[g.u]
 	}
 	lower, _ := g.curve(q)
-	for r := range p.wide {
-		p.wide[r] = slices.Clone(g.wide)
-	}
+	// The bounds are the same under both readings, and no one writes them.
+	p.wide[RefusedCount] = slices.Clone(g.wide)
+	p.wide[RefusedFree] = p.wide[RefusedCount]
 	p.lower[rd], p.steps = clampInt(lower), g.steps
 	c := newCandidate(g.d, p, 24*time.Hour, rule.Bucket, rd)
 	c.PerDay = int64(q)
