@@ -74,12 +74,15 @@ func (d *sends) spreadLeastPast(u int, q uint64, sp int64, limit int64) int64 {
 // explains it, for a bucket of unit u at q units a day within spread sp;
 // the refusals in drain (by rank; nil: none) may take from it too.
 func (d *sends) spreadWide(u int, q uint64, sp int64, drain bitset, wide []int64) {
-	d.spreadWideEach(u, q, sp, drain, func(r int, w int64) bool { wide[r] = w; return true })
+	d.spreadUpper(u, q, sp, drain, wide, nil, math.MinInt64)
 }
 
-// spreadWideEach visits the refusals in order with the most burst that
-// possibly explains each (see spreadWide), until visit returns false.
-func (d *sends) spreadWideEach(u int, q uint64, sp int64, drain bitset, visit func(r int, w int64) bool) {
+// spreadUpper walks the refusals in order for the most burst that
+// possibly explains each (see spreadWide), filling wide unless nil, and
+// returns the least of those of the refusals in target (math.MaxInt64
+// without): at the first below limit, it stops there.
+func (d *sends) spreadUpper(u int, q uint64, sp int64, drain bitset, wide []int64, target bitset, limit int64) int64 {
+	upper := int64(math.MaxInt64)
 	var poss u128            // the deficit of the calls that may take, on the logged instants
 	pi, pprev := 0, int64(0) // the calls taken into poss, and its instant
 	lo, hi := 0, 0           // the calls logged in [s_r-sp, s_r+sp]
@@ -115,10 +118,17 @@ func (d *sends) spreadWideEach(u int, q uint64, sp int64, drain bitset, visit fu
 		if takes(i) {
 			other -= c
 		}
-		if !visit(r, found.add(mul64(uint64(other+c), day)).ceilDay()-1) {
-			return
+		w := found.add(mul64(uint64(other+c), day)).ceilDay() - 1
+		if wide != nil {
+			wide[r] = w
+		}
+		if target != nil && w < upper && target.has(r) {
+			if upper = w; upper < limit {
+				return upper
+			}
 		}
 	}
+	return upper
 }
 
 // rankOf is the rank among the refusals of refused call k.
@@ -136,6 +146,12 @@ type spreadFit struct {
 	drain  bitset // the refusals that may take: under RefusedCount, the others
 	wide   []int64
 	steps  int64
+	// the least burst at leastQ (spreadLeast's), when haveLeast: the rate
+	// found for a burst is the last one tested, and each candidate at it
+	// needs it again
+	leastQ    uint64
+	least     int64
+	haveLeast bool
 }
 
 func newSpreadFit(d *sends, u int, sp int64, rd Reading, target bitset) *spreadFit {
@@ -149,37 +165,40 @@ func newSpreadFit(d *sends, u int, sp int64, rd Reading, target bitset) *spreadF
 // curve is the least burst the accepted calls certainly need at q, and
 // the most with possibly no room for any target (math.MaxInt64 without).
 func (g *spreadFit) curve(q uint64) (lower, upper int64) {
-	lower = g.d.spreadLeast(g.u, q, g.sp)
-	g.d.spreadWide(g.u, q, g.sp, g.drain, g.wide)
-	g.steps += 2 * int64(g.d.n())
-	upper = math.MaxInt64
-	for r, w := range g.wide {
-		if g.target.has(r) {
-			upper = min(upper, w)
-		}
+	lower = g.leastPast(q, math.MaxInt64)
+	if g.wide == nil {
+		g.wide = make([]int64, len(g.d.refIdx))
 	}
+	upper = g.d.spreadUpper(g.u, q, g.sp, g.drain, g.wide, g.target, math.MinInt64)
+	g.steps += 2 * int64(g.d.n())
 	return lower, upper
+}
+
+// leastPast is spreadLeastPast for g's unit and spread, remembering the
+// last least burst found whole.
+func (g *spreadFit) leastPast(q uint64, limit int64) int64 {
+	if g.haveLeast && g.leastQ == q {
+		return g.least
+	}
+	l := g.d.spreadLeastPast(g.u, q, g.sp, limit)
+	if l <= limit {
+		g.leastQ, g.least, g.haveLeast = q, l, true
+	}
+	return l
 }
 
 // lowerPast is curve's lower at q, or, where it is past limit, a value
 // past limit: the accepted calls are walked only until one needs more.
 func (g *spreadFit) lowerPast(q uint64, limit int64) int64 {
 	g.steps += 2 * int64(g.d.n())
-	return g.d.spreadLeastPast(g.u, q, g.sp, limit)
+	return g.leastPast(q, limit)
 }
 
 // upperBelow is curve's upper at q, or, where it is below limit, a value
 // below limit: the refusals are walked only until a target's bound is.
 func (g *spreadFit) upperBelow(q uint64, limit int64) int64 {
 	g.steps += 2 * int64(g.d.n())
-	upper := int64(math.MaxInt64)
-	g.d.spreadWideEach(g.u, q, g.sp, g.drain, func(r int, w int64) bool {
-		if g.target.has(r) {
-			upper = min(upper, w)
-		}
-		return upper >= limit
-	})
-	return upper
+	return g.d.spreadUpper(g.u, q, g.sp, g.drain, nil, g.target, limit)
 }
 
 // maxSpreadJumps bounds the jumps toward the least and the most rate;
@@ -265,7 +284,7 @@ func (d *sends) spreadBuckets(sp int64) (out [2][]Candidate) {
 		from, to := d.spreadLeast(u, q, sp), d.spreadLeast(u, qlo, sp)
 		for b, k := from, 0; b < to && k < spreadSearched; k++ {
 			// the least rate falls as the burst grows: the last one bounds it
-			q = bisectRate(qlo, q, func(q uint64) bool { g.steps += int64(d.n()); return d.spreadLeastPast(u, q, sp, b) <= b })
+			q = bisectRate(qlo, q, func(q uint64) bool { g.steps += int64(d.n()); return g.leastPast(q, b) <= b })
 			g.drain = nil
 			out[RefusedFree] = append(out[RefusedFree], g.candidate(q, RefusedFree))
 			g.drain = all
@@ -286,9 +305,10 @@ func (g *spreadFit) candidate(q uint64, rd Reading) Candidate {
 		p.unit = g.d.units[g.u]
 	}
 	lower, _ := g.curve(q)
-	// The bounds are the same under both readings, and no one writes them.
-	p.wide[RefusedCount] = slices.Clone(g.wide)
-	p.wide[RefusedFree] = p.wide[RefusedCount]
+	// The bounds are the same under both readings, and no one writes
+	// them: the pass keeps g's, and g makes new ones when it needs them.
+	p.wide[RefusedCount], p.wide[RefusedFree] = g.wide, g.wide
+	g.wide = nil
 	p.lower[rd], p.steps = clampInt(lower), g.steps
 	c := newCandidate(g.d, p, 24*time.Hour, rule.Bucket, rd)
 	c.PerDay = int64(q)
