@@ -3,7 +3,9 @@ package infer
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -279,40 +281,89 @@ func (d *sends) spreadBuckets(sp int64) (out [2][]Candidate) {
 				out[rd] = append(out[rd], g.candidate(uint64(rg.RateMin), rd))
 			}
 		}
-		lo, hi := d.rateRange(u)
-		qlo, q := uint64(lo), uint64(hi)
-		from, to := d.spreadLeast(u, q, sp), d.spreadLeast(u, qlo, sp)
-		for b, k := from, 0; b < to && k < spreadSearched; k++ {
-			// the least rate falls as the burst grows: the last one bounds it
-			q = bisectRate(qlo, q, func(q uint64) bool { g.steps += int64(d.n()); return g.leastPast(q, b) <= b })
-			g.drain = nil
-			out[RefusedFree] = append(out[RefusedFree], g.candidate(q, RefusedFree))
-			g.drain = all
-			out[RefusedCount] = append(out[RefusedCount], g.candidate(q, RefusedCount))
-			if b++; b > spreadAllBursts {
-				b = max(b, int64(float64(b-1)*spreadBurstRatio))
-			}
+		made := g.sampled(all)
+		for i := range made {
+			out[made[i].Reading] = append(out[made[i].Reading], made[i])
 		}
 	}
 	return out
 }
 
+// sampled makes the candidates of g's unit for bursts from the least up
+// (see spreadBuckets), under RefusedFree then RefusedCount for each: the
+// least rate of each burst is found here, each candidate's bounds by
+// workers meanwhile (a walk over the calls each).
+func (g *spreadFit) sampled(all bitset) []Candidate {
+	d, u, sp := g.d, g.u, g.sp
+	made := make([]Candidate, 2*spreadSearched)
+	todo := make([]spreadJob, len(made)) // made[i] is todo[i]'s, sent as i
+	jobs := make(chan int, len(made))
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)-1) {
+		wg.Go(func() {
+			for i := range jobs {
+				made[i] = todo[i].candidate(d, u, sp)
+			}
+		})
+	}
+	count := 0
+	lo, hi := d.rateRange(u)
+	qlo, q := uint64(lo), uint64(hi)
+	from, to := d.spreadLeast(u, q, sp), d.spreadLeast(u, qlo, sp)
+	for b, k := from, 0; b < to && k < spreadSearched; k++ {
+		// the least rate falls as the burst grows: the last one bounds it
+		q = bisectRate(qlo, q, func(q uint64) bool { g.steps += int64(d.n()); return g.leastPast(q, b) <= b })
+		least := g.leastPast(q, math.MaxInt64)
+		for _, j := range []spreadJob{{q: q, least: least, rd: RefusedFree}, {q: q, least: least, drain: all, rd: RefusedCount}} {
+			g.steps += 2 * int64(d.n())
+			j.steps = g.steps
+			todo[count] = j
+			jobs <- count
+			count++
+		}
+		if b++; b > spreadAllBursts {
+			b = max(b, int64(float64(b-1)*spreadBurstRatio))
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return made[:count]
+}
+
+// spreadJob is a sampled bucket candidate to make: at q units a day and
+// its least burst, under rd with the refusals in drain taking from it,
+// and the steps its spreadFit had counted when it was made.
+type spreadJob struct {
+	q     uint64
+	least int64
+	drain bitset
+	rd    Reading
+	steps int64
+}
+
+// candidate is the job's bucket as a candidate whose pass holds the
+// spread's bounds.
+func (j spreadJob) candidate(d *sends, u int, sp int64) Candidate {
+	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
+	if u >= 0 {
+		p.unit = d.units[u]
+	}
+	wide := make([]int64, len(d.refIdx))
+	d.spreadWide(u, j.q, sp, j.drain, wide)
+	// The bounds are the same under both readings, and no one writes them.
+	p.wide[RefusedCount], p.wide[RefusedFree] = wide, wide
+	p.lower[j.rd], p.steps = clampInt(j.least), j.steps
+	c := newCandidate(d, p, 24*time.Hour, rule.Bucket, j.rd)
+	c.PerDay = int64(j.q)
+	return c
+}
+
 // candidate is the bucket at q units a day at its least burst, as a
 // candidate under rd whose pass holds the spread's bounds.
 func (g *spreadFit) candidate(q uint64, rd Reading) Candidate {
-	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
-	if g.u >= 0 {
-		p.unit = g.d.units[g.u]
-	}
-	lower, _ := g.curve(q)
-	// The bounds are the same under both readings, and no one writes
-	// them: the pass keeps g's, and g makes new ones when it needs them.
-	p.wide[RefusedCount], p.wide[RefusedFree] = g.wide, g.wide
-	g.wide = nil
-	p.lower[rd], p.steps = clampInt(lower), g.steps
-	c := newCandidate(g.d, p, 24*time.Hour, rule.Bucket, rd)
-	c.PerDay = int64(q)
-	return c
+	least := g.leastPast(q, math.MaxInt64)
+	g.steps += 2 * int64(g.d.n())
+	return spreadJob{q: q, least: least, drain: g.drain, rd: rd, steps: g.steps}.candidate(g.d, g.u, g.sp)
 }
 
 // refineSpreadBuckets bounds each bucket rule of f by its region within
