@@ -48,15 +48,16 @@ func (d *sends) spreadLeastPast(u int, q uint64, sp int64, limit int64) int64 {
 	var acc u128 // the deficit the accepted calls leave on the logged instants
 	least, prev := int64(1), int64(0)
 	bar := mul64(uint64(least), day) // least, times a day: a need past it raises least
-	for i, t := range d.at {
-		if d.refused[i] {
-			continue
-		}
+	at, cost := d.accepted(u)
+	for j, t := range at {
 		if t > prev {
 			acc = refill(acc, q, t-prev)
 		}
 		prev = t
-		c := d.costOf(u, i)
+		c := int64(1)
+		if cost != nil {
+			c = cost[j]
+		}
 		acc = acc.add(mul64(uint64(c), day))
 		if c > least || grace.less(acc) && bar.less(acc.sub(grace)) {
 			least = max(least, c)
