@@ -36,3 +36,20 @@ func BenchmarkInfer1MBucket(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkInfer1MDelayedBucket infers the client's log of a million calls
+// sent through 7/1s burst 20 and 40/10s, each reaching the provider up to
+// 5 ms after it was sent: no contract fits exactly, and the tolerance
+// climbs the ladder of spreads with the windows and the buckets.
+func BenchmarkInfer1MDelayedBucket(b *testing.B) {
+	hidden := []rule.Rule{{Limit: 7, Window: time.Second, Kind: rule.Bucket, Burst: 20}, {Limit: 40, Window: 10 * time.Second}}
+	log := delayedN(hidden, 1, 5*time.Millisecond, 1_000_000)
+	b.ResetTimer()
+	for range b.N {
+		res := Infer(log, Options{})
+		if b.N == 1 && res.Tolerance != nil {
+			u := res.Tolerance.Used()
+			b.Logf("exact fit %v; within %v: %s (fits %v)", res.Fits[res.Best].Fits, res.Tolerance.Spread, RulesText(u.Rules), res.Tolerance.Fits)
+		}
+	}
+}

@@ -42,6 +42,34 @@ type sends struct {
 	units            []string
 	costAll, costAcc [][]int64
 	spare            [2][]int64 // a bucket pass's bounds, to use again
+	// accAt holds the accepted calls' instants, and accCost[u+1] their
+	// costs in units[u] (nil for calls: 1 each), made when first needed
+	accAt   []int64
+	accCost [][]int64
+}
+
+// accepted returns the accepted calls' instants and their costs in unit
+// u (nil for calls, u < 0: 1 each).
+func (d *sends) accepted(u int) (at, cost []int64) {
+	if d.accCost == nil {
+		d.accAt = make([]int64, 0, d.acc[len(d.at)])
+		for i, t := range d.at {
+			if !d.refused[i] {
+				d.accAt = append(d.accAt, t)
+			}
+		}
+		d.accCost = make([][]int64, len(d.units)+1)
+	}
+	if u >= 0 && d.accCost[u+1] == nil {
+		cs := make([]int64, 0, len(d.accAt))
+		for i := range d.at {
+			if !d.refused[i] {
+				cs = append(cs, d.costOf(u, i))
+			}
+		}
+		d.accCost[u+1] = cs
+	}
+	return d.accAt, d.accCost[u+1]
 }
 
 func newSends(s []Send) *sends {

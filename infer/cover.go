@@ -162,11 +162,11 @@ func exhaustive(n int, reps []*Candidate) [][]*Candidate {
 			idx[i] = i
 		}
 		for {
-			cv := make([]*Candidate, size)
-			for i, j := range idx {
-				cv[i] = reps[j]
-			}
-			if union(n, cv).count() == n {
+			if coversAll(n, words, reps, idx) {
+				cv := make([]*Candidate, size)
+				for i, j := range idx {
+					cv[i] = reps[j]
+				}
 				covers = append(covers, cv)
 			}
 			if !nextCombo(idx, len(reps)) {
@@ -178,6 +178,25 @@ func exhaustive(n int, reps []*Candidate) [][]*Candidate {
 		}
 	}
 	return nil
+}
+
+// coversAll reports whether the candidates reps[idx] explain every one of
+// the n refusals (the union of their sets counts n), a word at a time: it
+// stops at the first word they leave short.
+func coversAll(n, words int, reps []*Candidate, idx []int) bool {
+	total := 0
+	for w := range words {
+		var u uint64
+		for _, j := range idx {
+			u |= reps[j].set[w]
+		}
+		c := bits.OnesCount64(u)
+		if c < min(64, n-64*w) {
+			return false
+		}
+		total += c
+	}
+	return total == n
 }
 
 // nextCombo advances idx to the next combination of len(idx) of m.

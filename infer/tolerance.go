@@ -2,7 +2,10 @@ package infer
 
 import (
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -126,23 +129,49 @@ type spreadPasses struct {
 }
 
 // candidates makes each window's pass of kind k at offset o, and its
-// candidate under each reading.
+// candidate under each reading. The passes are walked on every core, the
+// candidates made from them in order.
 func (ps *spreadPasses) candidates(k rule.Kind, o int64) [2][]Candidate {
-	var cs [2][]Candidate
-	add := func(p *pass, w time.Duration) {
-		for _, rd := range []Reading{RefusedCount, RefusedFree} {
-			cs[rd] = append(cs[rd], newCandidate(ps.d, p, w, k, rd))
+	type job struct {
+		u int // the cost unit; -1 counts calls
+		w time.Duration
+	}
+	var jobs []job
+	for u := -1; u < len(ps.d.units); u++ {
+		for _, w := range ps.windows {
+			jobs = append(jobs, job{u, w})
 		}
 	}
-	for _, w := range ps.windows {
-		add(ps.d.spreadPass(int64(w), k, ps.sp, o), w)
-	}
-	for u := range ps.d.units {
-		for _, w := range ps.windows {
-			add(ps.d.spreadCostPass(u, int64(w), k, ps.sp, o), w)
+	passes := make([]*pass, len(jobs))
+	eachOnCores(len(jobs), func(i int) {
+		if j := jobs[i]; j.u < 0 {
+			passes[i] = ps.d.spreadPass(int64(j.w), k, ps.sp, o)
+		} else {
+			passes[i] = ps.d.spreadCostPass(j.u, int64(j.w), k, ps.sp, o)
+		}
+	})
+	var cs [2][]Candidate
+	for i, p := range passes {
+		for _, rd := range []Reading{RefusedCount, RefusedFree} {
+			cs[rd] = append(cs[rd], newCandidate(ps.d, p, jobs[i].w, k, rd))
 		}
 	}
 	return cs
+}
+
+// eachOnCores calls f(i) for each i below n, on as many goroutines as
+// there are cores (at most n), and returns when every call has.
+func eachOnCores(n int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // with finds the smallest contract under reading rd, the fixed windows

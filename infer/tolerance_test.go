@@ -93,8 +93,13 @@ func TestSpreadPassMatchesBruteForce(t *testing.T) {
 // delayed replays hidden rules on arrivals up to maxDelay after each
 // traffic instant, and returns the log of the instants sent.
 func delayed(hidden []rule.Rule, seed uint64, maxDelay time.Duration) []Send {
+	return delayedN(hidden, seed, maxDelay, 1500)
+}
+
+// delayedN is delayed on n calls of traffic.
+func delayedN(hidden []rule.Rule, seed uint64, maxDelay time.Duration, n int) []Send {
 	rng := rand.New(rand.NewPCG(seed, 9))
-	ms := infertest.Traffic(rng, hidden[0], 1500)
+	ms := infertest.Traffic(rng, hidden[0], n)
 	type call struct{ sent, arrived int64 }
 	calls := make([]call, len(ms))
 	for i, m := range ms {

@@ -3,7 +3,9 @@ package infer
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -35,24 +37,38 @@ import (
 // spreadLeast is the least burst the accepted calls certainly need from
 // a bucket of unit u at q units a day within spread sp.
 func (d *sends) spreadLeast(u int, q uint64, sp int64) int64 {
+	return d.spreadLeastPast(u, q, sp, math.MaxInt64)
+}
+
+// spreadLeastPast is spreadLeast, but stops at the first accepted call
+// that needs more than limit: it then returns that call's need, which is
+// past limit and may be less than spreadLeast.
+func (d *sends) spreadLeastPast(u int, q uint64, sp int64, limit int64) int64 {
 	grace := mul64(q, uint64(sp))
 	var acc u128 // the deficit the accepted calls leave on the logged instants
 	least, prev := int64(1), int64(0)
-	for i, t := range d.at {
-		if d.refused[i] {
-			continue
-		}
+	bar := mul64(uint64(least), day) // least, times a day: a need past it raises least
+	at, cost := d.accepted(u)
+	for j, t := range at {
 		if t > prev {
 			acc = refill(acc, q, t-prev)
 		}
 		prev = t
-		c := d.costOf(u, i)
-		acc = acc.add(mul64(uint64(c), day))
-		need := u128{}
-		if grace.less(acc) {
-			need = acc.sub(grace)
+		c := int64(1)
+		if cost != nil {
+			c = cost[j]
 		}
-		least = max(least, c, need.ceilDay())
+		acc = acc.add(mul64(uint64(c), day))
+		if c > least || grace.less(acc) && bar.less(acc.sub(grace)) {
+			least = max(least, c)
+			if grace.less(acc) {
+				least = max(least, acc.sub(grace).ceilDay())
+			}
+			if least > limit {
+				return least
+			}
+			bar = mul64(uint64(least), day)
+		}
 	}
 	return least
 }
@@ -61,6 +77,15 @@ func (d *sends) spreadLeast(u int, q uint64, sp int64) int64 {
 // explains it, for a bucket of unit u at q units a day within spread sp;
 // the refusals in drain (by rank; nil: none) may take from it too.
 func (d *sends) spreadWide(u int, q uint64, sp int64, drain bitset, wide []int64) {
+	d.spreadUpper(u, q, sp, drain, wide, nil, math.MinInt64)
+}
+
+// spreadUpper walks the refusals in order for the most burst that
+// possibly explains each (see spreadWide), filling wide unless nil, and
+// returns the least of those of the refusals in target (math.MaxInt64
+// without): at the first below limit, it stops there.
+func (d *sends) spreadUpper(u int, q uint64, sp int64, drain bitset, wide []int64, target bitset, limit int64) int64 {
+	upper := int64(math.MaxInt64)
 	var poss u128            // the deficit of the calls that may take, on the logged instants
 	pi, pprev := 0, int64(0) // the calls taken into poss, and its instant
 	lo, hi := 0, 0           // the calls logged in [s_r-sp, s_r+sp]
@@ -96,8 +121,17 @@ func (d *sends) spreadWide(u int, q uint64, sp int64, drain bitset, wide []int64
 		if takes(i) {
 			other -= c
 		}
-		wide[r] = found.add(mul64(uint64(other+c), day)).ceilDay() - 1
+		w := found.add(mul64(uint64(other+c), day)).ceilDay() - 1
+		if wide != nil {
+			wide[r] = w
+		}
+		if target != nil && w < upper && target.has(r) {
+			if upper = w; upper < limit {
+				return upper
+			}
+		}
 	}
+	return upper
 }
 
 // rankOf is the rank among the refusals of refused call k.
@@ -115,6 +149,12 @@ type spreadFit struct {
 	drain  bitset // the refusals that may take: under RefusedCount, the others
 	wide   []int64
 	steps  int64
+	// the least burst at leastQ (spreadLeast's), when haveLeast: the rate
+	// found for a burst is the last one tested, and each candidate at it
+	// needs it again
+	leastQ    uint64
+	least     int64
+	haveLeast bool
 }
 
 func newSpreadFit(d *sends, u int, sp int64, rd Reading, target bitset) *spreadFit {
@@ -128,16 +168,40 @@ func newSpreadFit(d *sends, u int, sp int64, rd Reading, target bitset) *spreadF
 // curve is the least burst the accepted calls certainly need at q, and
 // the most with possibly no room for any target (math.MaxInt64 without).
 func (g *spreadFit) curve(q uint64) (lower, upper int64) {
-	lower = g.d.spreadLeast(g.u, q, g.sp)
-	g.d.spreadWide(g.u, q, g.sp, g.drain, g.wide)
-	g.steps += 2 * int64(g.d.n())
-	upper = math.MaxInt64
-	for r, w := range g.wide {
-		if g.target.has(r) {
-			upper = min(upper, w)
-		}
+	lower = g.leastPast(q, math.MaxInt64)
+	if g.wide == nil {
+		g.wide = make([]int64, len(g.d.refIdx))
 	}
+	upper = g.d.spreadUpper(g.u, q, g.sp, g.drain, g.wide, g.target, math.MinInt64)
+	g.steps += 2 * int64(g.d.n())
 	return lower, upper
+}
+
+// leastPast is spreadLeastPast for g's unit and spread, remembering the
+// last least burst found whole.
+func (g *spreadFit) leastPast(q uint64, limit int64) int64 {
+	if g.haveLeast && g.leastQ == q {
+		return g.least
+	}
+	l := g.d.spreadLeastPast(g.u, q, g.sp, limit)
+	if l <= limit {
+		g.leastQ, g.least, g.haveLeast = q, l, true
+	}
+	return l
+}
+
+// lowerPast is curve's lower at q, or, where it is past limit, a value
+// past limit: the accepted calls are walked only until one needs more.
+func (g *spreadFit) lowerPast(q uint64, limit int64) int64 {
+	g.steps += 2 * int64(g.d.n())
+	return g.leastPast(q, limit)
+}
+
+// upperBelow is curve's upper at q, or, where it is below limit, a value
+// below limit: the refusals are walked only until a target's bound is.
+func (g *spreadFit) upperBelow(q uint64, limit int64) int64 {
+	g.steps += 2 * int64(g.d.n())
+	return g.d.spreadUpper(g.u, q, g.sp, g.drain, nil, g.target, limit)
 }
 
 // maxSpreadJumps bounds the jumps toward the least and the most rate;
@@ -161,10 +225,10 @@ func (g *spreadFit) region() region {
 			exact = false
 			break
 		}
-		if ll, _ := g.curve(maxRegionRate); ll > u {
+		if g.lowerPast(maxRegionRate, u) > u {
 			return region{Empty: true}
 		}
-		qlo = bisectRate(qlo, maxRegionRate, func(q uint64) bool { l, _ := g.curve(q); return l <= u })
+		qlo = bisectRate(qlo, maxRegionRate, func(q uint64) bool { return g.lowerPast(q, u) <= u })
 	}
 	for jumps := 0; ; jumps++ {
 		l, u := g.curve(qhi)
@@ -175,10 +239,10 @@ func (g *spreadFit) region() region {
 			exact = false
 			break
 		}
-		if _, uu := g.curve(qlo); uu < l {
+		if g.upperBelow(qlo, l) < l {
 			return region{Empty: true}
 		}
-		qhi = bisectRate(qlo, qhi, func(q uint64) bool { _, u := g.curve(q); return u < l }) - 1
+		qhi = bisectRate(qlo, qhi, func(q uint64) bool { return g.upperBelow(q, l) < l }) - 1
 	}
 	if qlo > qhi {
 		return region{Empty: true}
@@ -218,39 +282,89 @@ func (d *sends) spreadBuckets(sp int64) (out [2][]Candidate) {
 				out[rd] = append(out[rd], g.candidate(uint64(rg.RateMin), rd))
 			}
 		}
-		lo, hi := d.rateRange(u)
-		qlo, q := uint64(lo), uint64(hi)
-		from, to := d.spreadLeast(u, q, sp), d.spreadLeast(u, qlo, sp)
-		for b, k := from, 0; b < to && k < spreadSearched; k++ {
-			// the least rate falls as the burst grows: the last one bounds it
-			q = bisectRate(qlo, q, func(q uint64) bool { g.steps += int64(d.n()); return d.spreadLeast(u, q, sp) <= b })
-			g.drain = nil
-			out[RefusedFree] = append(out[RefusedFree], g.candidate(q, RefusedFree))
-			g.drain = all
-			out[RefusedCount] = append(out[RefusedCount], g.candidate(q, RefusedCount))
-			if b++; b > spreadAllBursts {
-				b = max(b, int64(float64(b-1)*spreadBurstRatio))
-			}
+		made := g.sampled(all)
+		for i := range made {
+			out[made[i].Reading] = append(out[made[i].Reading], made[i])
 		}
 	}
 	return out
 }
 
+// sampled makes the candidates of g's unit for bursts from the least up
+// (see spreadBuckets), under RefusedFree then RefusedCount for each: the
+// least rate of each burst is found here, each candidate's bounds by
+// workers meanwhile (a walk over the calls each).
+func (g *spreadFit) sampled(all bitset) []Candidate {
+	d, u, sp := g.d, g.u, g.sp
+	made := make([]Candidate, 2*spreadSearched)
+	todo := make([]spreadJob, len(made)) // made[i] is todo[i]'s, sent as i
+	jobs := make(chan int, len(made))
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)-1) {
+		wg.Go(func() {
+			for i := range jobs {
+				made[i] = todo[i].candidate(d, u, sp)
+			}
+		})
+	}
+	count := 0
+	lo, hi := d.rateRange(u)
+	qlo, q := uint64(lo), uint64(hi)
+	from, to := d.spreadLeast(u, q, sp), d.spreadLeast(u, qlo, sp)
+	for b, k := from, 0; b < to && k < spreadSearched; k++ {
+		// the least rate falls as the burst grows: the last one bounds it
+		q = bisectRate(qlo, q, func(q uint64) bool { g.steps += int64(d.n()); return g.leastPast(q, b) <= b })
+		least := g.leastPast(q, math.MaxInt64)
+		for _, j := range []spreadJob{{q: q, least: least, rd: RefusedFree}, {q: q, least: least, drain: all, rd: RefusedCount}} {
+			g.steps += 2 * int64(d.n())
+			j.steps = g.steps
+			todo[count] = j
+			jobs <- count
+			count++
+		}
+		if b++; b > spreadAllBursts {
+			b = max(b, int64(float64(b-1)*spreadBurstRatio))
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	return made[:count]
+}
+
+// spreadJob is a sampled bucket candidate to make: at q units a day and
+// its least burst, under rd with the refusals in drain taking from it,
+// and the steps its spreadFit had counted when it was made.
+type spreadJob struct {
+	q     uint64
+	least int64
+	drain bitset
+	rd    Reading
+	steps int64
+}
+
+// candidate is the job's bucket as a candidate whose pass holds the
+// spread's bounds.
+func (j spreadJob) candidate(d *sends, u int, sp int64) Candidate {
+	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
+	if u >= 0 {
+		p.unit = d.units[u]
+	}
+	wide := make([]int64, len(d.refIdx))
+	d.spreadWide(u, j.q, sp, j.drain, wide)
+	// The bounds are the same under both readings, and no one writes them.
+	p.wide[RefusedCount], p.wide[RefusedFree] = wide, wide
+	p.lower[j.rd], p.steps = clampInt(j.least), j.steps
+	c := newCandidate(d, p, 24*time.Hour, rule.Bucket, j.rd)
+	c.PerDay = int64(j.q)
+	return c
+}
+
 // candidate is the bucket at q units a day at its least burst, as a
 // candidate under rd whose pass holds the spread's bounds.
 func (g *spreadFit) candidate(q uint64, rd Reading) Candidate {
-	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
-	if g.u >= 0 {
-		p.unit = g.d.units[g.u]
-	}
-	lower, _ := g.curve(q)
-	for r := range p.wide {
-		p.wide[r] = slices.Clone(g.wide)
-	}
-	p.lower[rd], p.steps = clampInt(lower), g.steps
-	c := newCandidate(g.d, p, 24*time.Hour, rule.Bucket, rd)
-	c.PerDay = int64(q)
-	return c
+	least := g.leastPast(q, math.MaxInt64)
+	g.steps += 2 * int64(g.d.n())
+	return spreadJob{q: q, least: least, drain: g.drain, rd: rd, steps: g.steps}.candidate(g.d, g.u, g.sp)
 }
 
 // refineSpreadBuckets bounds each bucket rule of f by its region within

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"slices"
@@ -143,4 +144,82 @@ func TestSpreadCurvesFall(t *testing.T) {
 			pl, pu = l, u
 		}
 	}
+}
+
+// naiveSpreadLeast is the least burst the accepted calls certainly need
+// within spread sp at q calls a day, from the definition: over every run
+// of accepted calls j..i, their count less what q refills from s_j to
+// s_i+sp, rounded up; at least 1.
+func naiveSpreadLeast(at []int64, refused []bool, q, sp int64) int64 {
+	least := int64(1)
+	for i := range at {
+		if refused[i] {
+			continue
+		}
+		var calls int64
+		for j := i; j >= 0; j-- {
+			if refused[j] {
+				continue
+			}
+			calls++
+			if need := calls*int64(day) - q*(at[i]-at[j]+sp); need > 0 {
+				least = max(least, (need+int64(day)-1)/int64(day))
+			}
+		}
+	}
+	return least
+}
+
+// TestSpreadWalksStopAlike: the walks that stop early (the least burst
+// past a limit, the upper bound below one) answer the comparison as the
+// whole walk does, and the least burst, where within its limit, is the
+// definition's.
+func TestSpreadWalksStopAlike(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 17))
+	const ms = int64(time.Millisecond)
+	checked := 0
+	for range 200 {
+		var s []Send
+		for i := range 2 + rng.IntN(30) {
+			s = append(s, Send{At: int64(rng.IntN(500)) * ms, Refused: rng.IntN(3) == 0, Line: int64(i + 1)})
+		}
+		slices.SortStableFunc(s, func(a, b Send) int { return int(a.At - b.At) })
+		d := newSends(s)
+		if len(d.refIdx) == 0 {
+			continue
+		}
+		sp := int64(rng.IntN(6)) * ms
+		target := newBitset(len(d.refIdx))
+		for r := range d.refIdx {
+			if rng.IntN(2) == 0 {
+				target.add(r)
+			}
+		}
+		for _, q := range []int64{1, 86400, 864000, 8640000, 86400000, 864000000} {
+			full := d.spreadLeast(-1, uint64(q), sp)
+			require.Equal(t, naiveSpreadLeast(d.at, d.refused, q, sp), full, "log %v, q %d, spread %d", s, q, sp)
+			wide := make([]int64, len(d.refIdx))
+			d.spreadWide(-1, uint64(q), sp, target, wide)
+			upper := int64(math.MaxInt64)
+			for r, w := range wide {
+				if target.has(r) {
+					upper = min(upper, w)
+				}
+			}
+			for _, limit := range []int64{math.MinInt64, 0, 1, full - 1, full, full + 1, upper - 1, upper, upper + 1, math.MaxInt64} {
+				checked++
+				past := d.spreadLeastPast(-1, uint64(q), sp, limit)
+				assert.Equal(t, full <= limit, past <= limit, "least past %d", limit)
+				if full <= limit {
+					assert.Equal(t, full, past)
+				}
+				below := d.spreadUpper(-1, uint64(q), sp, target, nil, target, limit)
+				assert.Equal(t, upper < limit, below < limit, "upper below %d", limit)
+				if upper >= limit {
+					assert.Equal(t, upper, below)
+				}
+			}
+		}
+	}
+	assert.Greater(t, checked, 1000)
 }
