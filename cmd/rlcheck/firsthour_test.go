@@ -42,13 +42,18 @@ func TestReadmeInstallsFromAClone(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("builds the command")
 	}
-	t.Chdir("../..")
-	readme, err := os.ReadFile("README.md")
+	// In parallel with the rest: the build is another process's work. So
+	// the clone's root is the command's directory, not the test's.
+	t.Parallel()
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	require.NoError(t, err)
 	const install = "go install ./cmd/rlcheck"
 	require.Contains(t, string(readme), "```sh\n"+install+"\n```", "the README's install command")
 	bin := t.TempDir()
 	cmd := exec.Command("go", strings.Fields(install)[1:]...)
+	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOBIN="+bin)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, string(out))
@@ -58,6 +63,7 @@ func TestReadmeInstallsFromAClone(t *testing.T) {
 	args, err := shlex.Split(first.cmd)
 	require.NoError(t, err)
 	run := exec.Command(filepath.Join(bin, "rlcheck"), args[1:]...)
+	run.Dir = root
 	var stdout, stderr bytes.Buffer
 	run.Stdout, run.Stderr = &stdout, &stderr
 	_ = run.Run()
