@@ -34,18 +34,27 @@ func TestDocsWithPython(t *testing.T) {
 	md = strings.ReplaceAll(md, "```console python3\n", "```console\n")
 	exs := docExamples(md)
 	require.NotEmpty(t, exs)
+	// The examples run side by side, as TestDocs runs its own: each waits
+	// on its Python program.
 	for i := range exs {
 		ex := &exs[i]
-		ex.got, _ = runDocCommand(ex.cmd)
-		ex.ran = true
-		if !*update {
-			assert.Equal(t, ex.want, ex.got, "%s shows the expected output for\n$ %s", adapterPage, ex.cmd)
-		}
+		t.Run(ex.cmd, func(t *testing.T) {
+			t.Parallel()
+			ex.got, _ = runDocCommand(ex.cmd)
+			ex.ran = true
+			if !*update {
+				assert.Equal(t, ex.want, ex.got, "%s shows the expected output for\n$ %s", adapterPage, ex.cmd)
+			}
+		})
 	}
 	if *update {
-		out := strings.ReplaceAll(rewriteDocs(md, exs), "```console\n", "```console python3\n")
-		out = strings.ReplaceAll(out, "```console-elsewhere\n", "```console\n")
-		require.NoError(t, os.WriteFile(adapterPage, []byte(out), 0o644))
+		// After the parallel examples are done, before the directory is
+		// restored.
+		t.Cleanup(func() {
+			out := strings.ReplaceAll(rewriteDocs(md, exs), "```console\n", "```console python3\n")
+			out = strings.ReplaceAll(out, "```console-elsewhere\n", "```console\n")
+			assert.NoError(t, os.WriteFile(adapterPage, []byte(out), 0o644))
+		})
 	}
 }
 
@@ -128,10 +137,12 @@ func TestSimulateExecRefusesWithExit2(t *testing.T) {
 // limiter keeps every window.
 func TestAuditExec(t *testing.T) {
 	needPython(t)
-	t.Chdir("../..")
+	t.Parallel()
+	guide, err := filepath.Abs("../../adapters/python/guide.py")
+	require.NoError(t, err)
 	var stdout, stderr bytes.Buffer
 	code := Execute([]string{"audit", "--rules", "5/1s,12/3s", "--seeds", "2", "--no-search", "--strategies", "xrate-chained",
-		"--exec", "python3 adapters/python/guide.py"}, nil, &stdout, &stderr)
+		"--exec", "python3 '" + guide + "'"}, nil, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	out := stdout.String()
 	rows := regexp.MustCompile(`(?m)^(\S+)\s+\S.*?\s(burst-after-idle)\s`).FindAllStringSubmatch(out, -1)
