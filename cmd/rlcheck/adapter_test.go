@@ -66,12 +66,16 @@ var exchangeBlock = regexp.MustCompile("(?s)(Interleaved, [^\n]*\n[^\n]*\n\n```t
 // both sides of the program, and compares it with the page.
 func TestAdapterDocsExchange(t *testing.T) {
 	needPython(t)
-	t.Chdir("../..")
+	if !*update { // with -update, TestDocsWithPython rewrites the same page
+		t.Parallel()
+	}
+	root, err := filepath.Abs("../..")
+	require.NoError(t, err)
 	dir := t.TempDir()
 	in, out := filepath.Join(dir, "in"), filepath.Join(dir, "out")
 	var stdout, stderr bytes.Buffer
-	code := Execute([]string{"simulate", "docs/examples/adapter.yaml", "--exec",
-		"tee '" + in + "' | python3 adapters/python/guide.py | tee '" + out + "'"}, nil, &stdout, &stderr)
+	code := Execute([]string{"simulate", filepath.Join(root, "docs/examples/adapter.yaml"), "--exec",
+		"tee '" + in + "' | python3 '" + filepath.Join(root, "adapters/python/guide.py") + "' | tee '" + out + "'"}, nil, &stdout, &stderr)
 	require.Equal(t, 0, code, stderr.String())
 	sent, err := os.ReadFile(in)
 	require.NoError(t, err)
@@ -92,13 +96,14 @@ func TestAdapterDocsExchange(t *testing.T) {
 			}
 		}
 	}
-	data, err := os.ReadFile(adapterPage)
+	page := filepath.Join(root, adapterPage)
+	data, err := os.ReadFile(page)
 	require.NoError(t, err)
 	m := exchangeBlock.FindSubmatchIndex(data)
 	require.NotNil(t, m, "the worked exchange's block on %s", adapterPage)
 	if *update {
 		data = append(append(append([]byte{}, data[:m[4]]...), b.String()...), data[m[5]:]...)
-		require.NoError(t, os.WriteFile(adapterPage, data, 0o644))
+		require.NoError(t, os.WriteFile(page, data, 0o644))
 		return
 	}
 	assert.Equal(t, string(data[m[4]:m[5]]), b.String())
