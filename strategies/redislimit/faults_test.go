@@ -213,7 +213,6 @@ func TestDialTimeouts(t *testing.T) {
 // recorded twice, and the records keep every rule.
 func TestRetryAfterPause(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
 	rules := []rule.Rule{{Limit: 10, Window: 100 * time.Millisecond}, {Limit: 1000, Window: time.Minute}}
 	cases := []struct {
 		name   string
@@ -228,6 +227,10 @@ func TestRetryAfterPause(t *testing.T) {
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			// Each case pauses a server of its own, so the cases run side
+			// by side.
+			t.Parallel()
+			s := redistest.Start(t)
 			// Idle pooled connections to retry on: a new connection would
 			// stall in its handshake, which go-redis does not retry.
 			c := redis.NewClient(&redis.Options{Addr: s.Addr, ReadTimeout: 200 * time.Millisecond,
