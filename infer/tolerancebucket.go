@@ -155,6 +155,7 @@ type spreadFit struct {
 	leastQ    uint64
 	least     int64
 	haveLeast bool
+	pairs     []spreadPair // the runs of calls that missed a rate (spreadRate's)
 }
 
 func newSpreadFit(d *sends, u int, sp int64, rd Reading, target bitset) *spreadFit {
@@ -313,7 +314,7 @@ func (g *spreadFit) sampled(all bitset) []Candidate {
 	from, to := d.spreadLeast(u, q, sp), d.spreadLeast(u, qlo, sp)
 	for b, k := from, 0; b < to && k < spreadSearched; k++ {
 		// the least rate falls as the burst grows: the last one bounds it
-		q = bisectRate(qlo, q, func(q uint64) bool { g.steps += int64(d.n()); return g.leastPast(q, b) <= b })
+		q = g.leastRate(qlo, q, b)
 		least := g.leastPast(q, math.MaxInt64)
 		for _, j := range []spreadJob{{q: q, least: least, rd: RefusedFree}, {q: q, least: least, drain: all, rd: RefusedCount}} {
 			g.steps += 2 * int64(d.n())
@@ -327,8 +328,26 @@ func (g *spreadFit) sampled(all bitset) []Candidate {
 		}
 	}
 	close(jobs)
+	for i := range jobs { // the searches are done: help with the bounds
+		made[i] = todo[i].candidate(d, u, sp)
+	}
 	wg.Wait()
 	return made[:count]
+}
+
+// leastRate is the least rate in (lo, hi) that keeps the accepted calls
+// within burst b, or hi (see spreadRate); it counts the steps of the
+// bisection that finds it walk by walk, which it replays.
+func (g *spreadFit) leastRate(lo, hi uint64, b int64) uint64 {
+	if hi < lo { // a bracket past the rates: the bisection's own answer
+		return bisectRate(lo, hi, func(q uint64) bool { g.steps += int64(g.d.n()); return g.leastPast(q, b) <= b })
+	}
+	q, least, walked := g.d.spreadRate(g.u, lo, hi, g.sp, b, &g.pairs)
+	if walked {
+		g.leastQ, g.least, g.haveLeast = q, least, true
+	}
+	bisectRate(lo, hi, func(r uint64) bool { g.steps += int64(g.d.n()); return r >= q })
+	return q
 }
 
 // spreadJob is a sampled bucket candidate to make: at q units a day and
