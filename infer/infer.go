@@ -231,9 +231,12 @@ func Infer(s []Send, opt Options) *Result {
 	res.Candidates = append(res.Candidates, costCandidates(d, windows)...)
 	// A cover of one or two rules from the windows and the exact buckets
 	// leaves the sampled search nothing smaller to find (two buckets would
-	// tie, and fewer buckets win), under the reading that fits best.
+	// tie, and fewer buckets win), under the reading that fits best. Beside
+	// the buckets the sampled search picks, the exact region of what each
+	// leaves may hold a second.
 	if covered := res.exactBuckets(d); min(covered[RefusedCount], covered[RefusedFree]) > 2 {
 		res.bucketSearch(d)
+		res.pairBuckets(d)
 	}
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
 		var cands []*Candidate

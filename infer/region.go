@@ -284,10 +284,12 @@ func (g *regionFit) extent() region {
 		// hi(b) < l: a rate h at or above the most rate below l at which
 		// b has no room for any target (there is one: b <= upper(1)), to
 		// within a part in 128; no burst below lower(h) fits. hi falls as
-		// b grows: the last h bounds it.
+		// b grows: the last h bounds it. Burst b itself fits at no rate:
+		// where h, near as it is, lies too close to l for lower(h) to pass
+		// b, the walk goes on from b+1.
 		h := nearDown(min(l, below), func(q uint64) bool { _, u := g.curve(q); return u < b })
-		b, _ = g.curve(h)
-		below = h
+		next, _ := g.curve(h)
+		b, below = max(next, b+1), h
 	}
 	rg.RateOpen = uint64(rg.RateMax) == maxRegionRate
 	return rg
