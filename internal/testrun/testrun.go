@@ -35,8 +35,9 @@ func Seeds[T ~int | ~int64 | ~uint64](everyday, full T) T {
 // Main also sets the collector's target to 400% unless GOGC is set, as
 // simulate and audit do for themselves: the tests allocate fast over a
 // small live heap, and collecting at 5x rather than 2x that heap cut
-// infer's tests from 25.1 and 24.0 s of CPU to 17.1 and 16.6 s (alternated
-// runs of one test binary, GOGC=100 and 400, load 6 to 8). A test that
+// scenarios' tests from 9.0 and 9.4 s of CPU to 6.6 and 6.9 s, infer's
+// from 12.4 and 12.3 s to 11.0 and 11.1 s (one test binary each, GOGC=100
+// and 400 alternated, a quiet 2-core machine at load 1.2 to 1.8). A test that
 // measures the heap calls runtime.GC first and is not affected; a run of
 // benchmarks keeps the default, so that they measure the program as it
 // runs.
