@@ -52,7 +52,7 @@ func TestCostsRefused(t *testing.T) {
 	_, _, err := readAll("a.csv", "ts_ms,tokens\n1000,5\n1001\n", Options{Costs: tokens})
 	assert.ErrorContains(t, err, "a.csv:3: no column 2 (the tokens cost)")
 	_, _, err = readAll("a.jsonl", `{"ts_ms":1000}`+"\n", Options{Costs: tokens})
-	assert.ErrorContains(t, err, `a.jsonl:1: no field "tokens"`)
+	assert.ErrorContains(t, err, `a.jsonl:1: sendlog.Options.Costs tokens=tokens: no field "tokens"`)
 	_, _, err = readAll("a.txt", "1000\n", Options{Format: FormatPlain, Costs: tokens})
 	assert.ErrorContains(t, err, "a plain log carries no tokens cost")
 	_, _, err = readAll("a.csv", "ts_ms,x\n1000,5\n", Options{Costs: tokens})

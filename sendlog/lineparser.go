@@ -521,6 +521,10 @@ func (p *lineParser) parseJSON(b []byte) (Record, error) {
 		if (s == slotSettled || s >= slotActual) && (f == nil || f.Type() == fastjson.TypeNull) {
 			continue // never settled, or settled without it: settlement says which
 		}
+		if f == nil && s >= slotCost && s < slotActual {
+			unit := p.costUnits[s-slotCost]
+			return Record{}, costFixError("sendlog.Options.Costs "+unit+"="+name, fmt.Sprintf("no field %q", name), unit, name, numericPaths(v))
+		}
 		if f == nil {
 			return Record{}, fmt.Errorf("no field %q", name)
 		}

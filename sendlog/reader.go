@@ -613,6 +613,7 @@ func (r *Reader) chooseColumns(line []byte) error {
 	lp.cols[slotSettled], errs[slotSettled] = find(opt("SettledCol", r.opt.SettledCol), r.opt.SettledCol, nil)
 	for i, c := range r.opt.Costs {
 		lp.cols[slotCost+i], errs[slotCost+i] = find(opt("Costs", c.Unit+"="+c.Col), c.Col, nil)
+		errs[slotCost+i] = withCostFix(errs[slotCost+i], c.Unit, c.Col, rec)
 		lp.cols[slotActual+i], errs[slotActual+i] = find(opt("Costs", c.Unit+" actual "+c.ActualCol), c.ActualCol, nil)
 	}
 	for _, e := range errs {

@@ -9,11 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestCheckInputHints pins down the messages of issue items 34.2-34.4 as
-// the command prints them: the flag that would read the input is named by
-// the CLI (the library names none), the column and unit taken from a
-// header name are said on stderr, and an access-log error quotes the
-// line once.
+// TestCheckInputHints pins down input errors' messages as the command
+// prints them: the flag that would read the input is named by the CLI
+// (the library names none), a cost's missing column or field names the
+// one that likely holds it, the column and unit taken from a header name
+// are said on stderr, and an access-log error quotes the line once.
 func TestCheckInputHints(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -25,6 +25,8 @@ func TestCheckInputHints(t *testing.T) {
 	spaced := write("spaced.csv", "user id,sent at\na,1700000000000\n")
 	ms := write("ms.csv", "ts,key\n1700000000000,a\n")
 	named := write("named.csv", "key,sent_at_ms\na,1700000000000\nb,1700000000500\n")
+	usage := write("usage.jsonl", `{"ts":1700000000,"usage":{"prompt_tokens":30,"completion_tokens":10,"total_tokens":40}}`+"\n")
+	totals := write("totals.csv", "ts,total_tokens\n1700000000,40\n")
 	for _, tt := range []struct {
 		args []string
 		want []string
@@ -33,6 +35,9 @@ func TestCheckInputHints(t *testing.T) {
 		{[]string{spaced}, []string{`(try --time-col "sent at")`}},
 		{[]string{"--unit", "s", ms}, []string{ms + ":2: timestamp out of range: 1700000000000 read in s is beyond the year 2262; as a 13-digit epoch in ms it is 2023-11-14T22:13:20Z", "(try --unit ms)\n"}},
 		{[]string{"--input-format", "nginx", ms}, []string{ms + `:1: nginx $time_local: no [time] after the client address (the line looks like CSV, not an nginx access log): "ts,key"` + "\n"}},
+		{[]string{"--rules", "5/1s, 100 tokens/1m", usage}, []string{usage + `:1: --cost tokens=tokens: no field "tokens"; "usage.total_tokens" may hold the tokens cost`, "(try --cost tokens=usage.total_tokens)\n"}},
+		{[]string{"--rules", "5/1s, 100 tokens/1m", "--cost", "tokens=prompt_tokens", usage}, []string{"(try --cost tokens=usage.prompt_tokens)\n"}},
+		{[]string{"--rules", "5/1s, 100 tokens/1m", totals}, []string{totals + `:1: --cost tokens=tokens: no column named "tokens" in the header; "total_tokens" may hold the tokens cost`, "(try --cost tokens=total_tokens)\n"}},
 	} {
 		out, errOut, code := run(t, "", append([]string{"check", "--rules", "5/1s"}, tt.args...)...)
 		assert.Equal(t, exitUsage, code, "%v: %s", tt.args, errOut)

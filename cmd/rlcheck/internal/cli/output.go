@@ -126,7 +126,7 @@ func WordSkips(files []report.FileInfo) {
 }
 
 // fixFlags are the flags for the reading options a sendlog.Fix names.
-var fixFlags = map[string]string{"TimeCol": "--time-col", "TimeField": "--time-field", "Unit": "--unit"}
+var fixFlags = map[string]string{"TimeCol": "--time-col", "TimeField": "--time-field", "Unit": "--unit", "Costs": "--cost"}
 
 // FixHint words the fix an input error suggests as its flag
 // (" (try --unit ms)"), or is "".
@@ -136,7 +136,7 @@ func FixHint(err error) string {
 		return ""
 	}
 	v := ie.Fix.Value
-	if strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != "" || v == "" {
+	if strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.=-") != "" || v == "" {
 		v = strconv.Quote(v)
 	}
 	return fmt.Sprintf(" (try %s %s)", fixFlags[ie.Fix.Option], v)
