@@ -88,24 +88,12 @@ func costFixError(setting, what, unit, want string, names []string) error {
 // objects included down to a few levels, sorted.
 func numericPaths(v *fastjson.Value) []string {
 	var out []string
-	var walk func(prefix string, o *fastjson.Object, depth int)
-	walk = func(prefix string, o *fastjson.Object, depth int) {
-		o.Visit(func(k []byte, f *fastjson.Value) {
-			path := prefix + string(k)
-			switch f.Type() {
-			case fastjson.TypeNumber:
-				out = append(out, path)
-			case fastjson.TypeObject:
-				if depth < 4 {
-					sub, _ := f.Object()
-					walk(path+".", sub, depth+1)
-				}
-			}
-		})
-	}
-	if o, err := v.Object(); err == nil {
-		walk("", o, 1)
-	}
+	visitLeaves(v, func(path string, f *fastjson.Value) bool {
+		if f.Type() == fastjson.TypeNumber {
+			out = append(out, path)
+		}
+		return true
+	})
 	sort.Strings(out)
 	return out
 }

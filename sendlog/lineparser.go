@@ -509,7 +509,7 @@ func (p *lineParser) parseJSON(b []byte) (Record, error) {
 		return Record{}, fmt.Errorf("bad JSON: %v", err)
 	}
 	if p.paths[slotTime] == nil {
-		return Record{}, errors.New("no time field (ts, time or timestamp); set sendlog.Options.TimeField")
+		return Record{}, p.noTimeField(v)
 	}
 	var texts [nSlots][]byte
 	for s, path := range p.paths {

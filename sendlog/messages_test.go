@@ -39,6 +39,8 @@ func TestTimeColumnByName(t *testing.T) {
 		{"ts,key", "1700000000,a", Options{}, 1700000000e9, ""},
 		{"key,sent_at_ms", "a,1700000000", Options{Unit: UnitSeconds}, 1700000000e9, `time from column 2 "sent_at_ms" (by its name)`},
 		{"key,x_ns", "a,1700000000", Options{TimeCol: "x_ns"}, 1700000000, `time in ns (by the suffix of "x_ns")`},
+		{"created,key", "1700000000,a", Options{}, 1700000000e9, ""}, // the first column, not a name taken
+		{"created_ms,key", "1700000000,a", Options{}, 1700000000e6, `time in ms (by the suffix of "created_ms")`},
 	}
 	for _, tt := range tests {
 		recs, r, err := readAll("a.csv", tt.header+"\n"+tt.row+"\n", tt.opt)
@@ -111,5 +113,29 @@ func TestCostColumnIsNamedAsGiven(t *testing.T) {
 		_, _, err := readAll("c.csv", "ts_ns,tokens\n0,10\n", Options{Costs: []CostSource{{Unit: "tokens", Col: col}}})
 		require.Error(t, err, col)
 		assert.Contains(t, err.Error(), want, col)
+	}
+}
+
+// TestJSONTimeFieldHint: a JSON record with none of the default time
+// fields is an error listing them, whose Fix names the first field that
+// holds a time from 2000 on (nested ones included), and none where no
+// field does: a status code or a count is not offered.
+func TestJSONTimeFieldHint(t *testing.T) {
+	for _, tt := range []struct{ text, fix string }{
+		{`{"id":"x","created":1700000000,"usage":{"total_tokens":40}}`, "created"},
+		{`{"status":200,"n":946684799,"meta":{"at":"2026-01-05T09:00:00Z"}}`, "meta.at"},
+		{`{"status":200,"usage":{"total_tokens":40},"id":"2026"}`, ""},
+		{`{"when_ms":1700000000000}`, "when_ms"},
+	} {
+		_, _, err := readAll("a.jsonl", tt.text+"\n", Options{})
+		var ie *InputError
+		require.ErrorAs(t, err, &ie, tt.text)
+		assert.Contains(t, ie.Msg, "no time field (ts, time, timestamp, sent_at or created_at, each maybe ending in _ms, _us, _ns or _s)", tt.text)
+		if tt.fix == "" {
+			assert.Nil(t, ie.Fix, tt.text)
+			continue
+		}
+		require.NotNil(t, ie.Fix, tt.text)
+		assert.Equal(t, Fix{Option: "TimeField", Value: tt.fix}, *ie.Fix, tt.text)
 	}
 }

@@ -632,7 +632,7 @@ func (r *Reader) chooseColumns(line []byte) error {
 	r.headers++
 	lp.header = rec
 	if c := lp.cols[slotTime]; c < len(rec) {
-		r.unitFromName(rec[c], r.opt.TimeCol == "")
+		r.unitFromName(rec[c], r.opt.TimeCol == "" && !r.lp.timeFallback)
 	}
 	for range r.headBreaks {
 		if err := r.consumeLine(); err != nil {

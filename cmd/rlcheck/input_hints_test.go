@@ -27,6 +27,7 @@ func TestCheckInputHints(t *testing.T) {
 	named := write("named.csv", "key,sent_at_ms\na,1700000000000\nb,1700000000500\n")
 	usage := write("usage.jsonl", `{"ts":1700000000,"usage":{"prompt_tokens":30,"completion_tokens":10,"total_tokens":40}}`+"\n")
 	totals := write("totals.csv", "ts,total_tokens\n1700000000,40\n")
+	created := write("created.jsonl", `{"id":"x","status":200,"created":1700000000}`+"\n")
 	for _, tt := range []struct {
 		args []string
 		want []string
@@ -37,6 +38,7 @@ func TestCheckInputHints(t *testing.T) {
 		{[]string{"--input-format", "nginx", ms}, []string{ms + `:1: nginx $time_local: no [time] after the client address (the line looks like CSV, not an nginx access log): "ts,key"` + "\n"}},
 		{[]string{"--rules", "5/1s, 100 tokens/1m", usage}, []string{usage + `:1: --cost tokens=tokens: no field "tokens"; "usage.total_tokens" may hold the tokens cost`, "(try --cost tokens=usage.total_tokens)\n"}},
 		{[]string{"--rules", "5/1s, 100 tokens/1m", "--cost", "tokens=prompt_tokens", usage}, []string{"(try --cost tokens=usage.prompt_tokens)\n"}},
+		{[]string{created}, []string{created + `:1: no time field (ts, time, timestamp, sent_at or created_at, each maybe ending in _ms, _us, _ns or _s); set --time-field; field "created" holds a time`, "(try --time-field created)\n"}},
 		{[]string{"--rules", "5/1s, 100 tokens/1m", totals}, []string{totals + `:1: --cost tokens=tokens: no column named "tokens" in the header; "total_tokens" may hold the tokens cost`, "(try --cost tokens=total_tokens)\n"}},
 	} {
 		out, errOut, code := run(t, "", append([]string{"check", "--rules", "5/1s"}, tt.args...)...)
