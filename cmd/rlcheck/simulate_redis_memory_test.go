@@ -16,20 +16,21 @@ import (
 )
 
 // TestSimulateRedisKeysStayBounded: `rlcheck simulate` with the
-// redis strategy, rules 10/s, 500/min, 10000/day and 12,000 callers
-// (past the day's limit; 20,000 with RLCHECK_FULL=1), at
-// saturation and spaced 8.65 s apart, on a real redis-server: the
-// limiter's keys (rule keys, expiry marker and sentinel, MEMORY USAGE
-// SAMPLES 0 summed) hold at most 4 KB and no rule is broken. The exact
-// sets of the same rules (redis-exact) held over 2 MB.
+// redis strategy past the day's limit, at saturation and spaced just
+// under the day's pace, on a real redis-server: the limiter's keys (rule
+// keys, expiry marker and sentinel, MEMORY USAGE SAMPLES 0 summed) hold
+// at most 4 KB and no rule is broken. Every day the rules are 10/s,
+// 500/min, 1000/day with 1,200 callers spaced 86.5 s apart; with
+// RLCHECK_FULL=1, 10000/day with 20,000 callers spaced 8.65 s. The exact
+// sets of the same rules (redis-exact) hold 129 KB and over 2 MB.
 func TestSimulateRedisKeysStayBounded(t *testing.T) {
 	if testing.Short() || raceEnabled {
-		t.Skip("two simulations of 12,000 callers")
+		t.Skip("two simulations past the day's limit")
 	}
 	t.Parallel()
-	callers := "12000"
+	day, callers, every := "1000/day", "1200", "86.5s"
 	if testrun.Full() {
-		callers = "20000"
+		day, callers, every = "10000/day", "20000", "8.65s"
 	}
 	s := redistest.Start(t)
 	c := redis.NewClient(&redis.Options{Addr: s.Addr})
@@ -37,11 +38,11 @@ func TestSimulateRedisKeysStayBounded(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct{ name, arrivals string }{
 		{"saturated", "  pattern: all-at-once\n"},
-		{"spaced", "  pattern: interval\n  every: 8.65s\n"},
+		{"spaced", "  pattern: interval\n  every: " + every + "\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := filepath.Join(dir, tc.name+".yaml")
-			require.NoError(t, os.WriteFile(file, []byte("name: mem-"+tc.name+"\nrules: [10/s, 500/min, 10000/day]\n"+
+			require.NoError(t, os.WriteFile(file, []byte("name: mem-"+tc.name+"\nrules: [10/s, 500/min, "+day+"]\n"+
 				"strategies: [redis]\ncallers: "+callers+"\narrivals:\n"+tc.arrivals+"seed: 1\n"), 0o644))
 			out, errOut, code := run(t, "", "simulate", file, "--redis-url", "redis://"+s.Addr+"/0")
 			require.Equal(t, exitOK, code, "stderr %q\n%s", errOut, out)
