@@ -148,7 +148,6 @@ type spreadFit struct {
 	target bitset
 	drain  bitset // the refusals that may take: under RefusedCount, the others
 	steps  int64
-	bufs   *wideBuffers // sampled's bounds, lent while each candidate is made
 	// the least burst at leastQ (spreadLeast's), when haveLeast: the rate
 	// found for a burst is the last one tested, and each candidate at it
 	// needs it again
@@ -266,9 +265,9 @@ const (
 // one does, and for bursts from the least up (sampled as above) the least rate that keeps the
 // accepted calls, at its least burst. Under RefusedCount every other
 // refusal may take from it: a candidate does not yet know which the
-// other rules explain (refineSpreadBuckets does). The candidates' passes
-// hold no bounds: bounds says how to make each pass's again
-// (spreadBounds), for the few candidates kept.
+// other rules explain (refineSpreadBuckets does). Only the sampled
+// RefusedCount candidates' passes keep their bounds: bounds says how to
+// make each pass's (spreadBounds), for the candidates kept.
 func (d *sends) spreadBuckets(sp int64) (out [2][]Candidate, bounds map[*pass]spreadBound) {
 	n := len(d.refIdx)
 	bounds = map[*pass]spreadBound{}
@@ -276,20 +275,18 @@ func (d *sends) spreadBuckets(sp int64) (out [2][]Candidate, bounds map[*pass]sp
 		return out, bounds
 	}
 	all := complement(n, newBitset(n))
-	bufs := &wideBuffers{n: n}
 	for u := -1; u < len(d.units); u++ {
 		g := newSpreadFit(d, u, sp, RefusedFree, all)
-		g.bufs = bufs
 		if rg := g.region(); !rg.Empty && rg.Exact {
 			q := uint64(rg.RateMin)
-			wide := bufs.get()
+			wide := lendWide(n)
 			d.spreadWide(u, q, sp, g.drain, wide)
 			for _, rd := range []Reading{RefusedCount, RefusedFree} {
-				c := g.candidate(q, rd, wide)
+				c := g.candidate(q, rd, wide, false)
 				bounds[c.pass] = spreadBound{u: u, q: q, count: g.drain != nil}
 				out[rd] = append(out[rd], c)
 			}
-			bufs.put(wide)
+			giveWide(wide)
 		}
 		made := g.sampled(all)
 		for i := range made {
@@ -324,7 +321,7 @@ func (d *sends) spreadBounds(sp int64, cands []*Candidate, bounds map[*pass]spre
 		if b.count {
 			drain = all
 		}
-		wide := make([]int64, n)
+		wide := lendWide(n)
 		d.spreadWide(b.u, b.q, sp, drain, wide)
 		// The bounds are the same under both readings, and no one writes them.
 		p.wide[RefusedCount], p.wide[RefusedFree] = wide, wide
@@ -337,17 +334,13 @@ func (d *sends) spreadBounds(sp int64, cands []*Candidate, bounds map[*pass]spre
 // workers meanwhile (one walk over the calls for both readings' bounds).
 func (g *spreadFit) sampled(all bitset) []Candidate {
 	d, u, sp := g.d, g.u, g.sp
-	if g.bufs == nil {
-		g.bufs = &wideBuffers{n: len(d.refIdx)}
-	}
 	made := make([]Candidate, 2*spreadSearched)
 	todo := make([]spreadJob, spreadSearched) // made[2i], made[2i+1] are todo[i]'s, sent as i
 	jobs := make(chan int, len(todo))
 	work := func(i int) {
-		free, count := g.bufs.get(), g.bufs.get()
-		made[2*i], made[2*i+1] = todo[i].candidates(d, u, sp, free, count)
-		g.bufs.put(free)
-		g.bufs.put(count)
+		free := lendWide(len(d.refIdx))
+		made[2*i], made[2*i+1] = todo[i].candidates(d, u, sp, free, lendWide(len(d.refIdx)))
+		giveWide(free)
 	}
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)-1) {
@@ -408,17 +401,18 @@ type spreadJob struct {
 
 // candidates are the job's bucket under RefusedFree (no refusal taking
 // from it) and under RefusedCount (every one taking), their bounds made
-// in free and count in one walk.
+// in free and count in one walk. The RefusedCount one keeps its bounds:
+// most such candidates are not outdone; most RefusedFree ones are.
 func (j spreadJob) candidates(d *sends, u int, sp int64, free, count []int64) (Candidate, Candidate) {
 	d.spreadWideBoth(u, j.q, sp, free, count)
 	steps := j.steps + 2*int64(d.n())
-	return spreadCandidate(d, u, j.q, j.least, j.steps, RefusedFree, free), spreadCandidate(d, u, j.q, j.least, steps, RefusedCount, count)
+	return spreadCandidate(d, u, j.q, j.least, j.steps, RefusedFree, free, false), spreadCandidate(d, u, j.q, j.least, steps, RefusedCount, count, true)
 }
 
 // spreadCandidate is the bucket at q units a day and burst least as a
 // candidate under rd, its set made on the bounds in wide, which its pass
-// does not keep (spreadBounds makes them again).
-func spreadCandidate(d *sends, u int, q uint64, least, steps int64, rd Reading, wide []int64) Candidate {
+// keeps only if keep (else spreadBounds makes them again).
+func spreadCandidate(d *sends, u int, q uint64, least, steps int64, rd Reading, wide []int64, keep bool) Candidate {
 	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
 	if u >= 0 {
 		p.unit = d.units[u]
@@ -427,16 +421,18 @@ func spreadCandidate(d *sends, u int, q uint64, least, steps int64, rd Reading, 
 	p.lower[rd], p.steps = clampInt(least), steps
 	c := newCandidate(d, p, 24*time.Hour, rule.Bucket, rd)
 	c.PerDay = int64(q)
-	p.wide = [2][]int64{}
+	if !keep {
+		p.wide = [2][]int64{}
+	}
 	return c
 }
 
 // candidate is the bucket at q units a day at its least burst, as a
 // candidate under rd whose set is made on the spread's bounds in wide.
-func (g *spreadFit) candidate(q uint64, rd Reading, wide []int64) Candidate {
+func (g *spreadFit) candidate(q uint64, rd Reading, wide []int64, keep bool) Candidate {
 	least := g.leastPast(q, math.MaxInt64)
 	g.steps += 2 * int64(g.d.n())
-	return spreadCandidate(g.d, g.u, q, least, g.steps, rd, wide)
+	return spreadCandidate(g.d, g.u, q, least, g.steps, rd, wide, keep)
 }
 
 // refineSpreadBuckets bounds each bucket rule of f by its region within
@@ -488,7 +484,24 @@ func (ps *spreadPasses) bucketCandidates() [2][]Candidate {
 		}
 	}
 	ps.d.spreadBounds(ps.sp, kept, bounds)
+	giveOutdone(found, kept)
 	return out
+}
+
+// giveOutdone hands back the bounds of the candidates found that are not
+// kept.
+func giveOutdone(found [2][]Candidate, kept []*Candidate) {
+	keep := map[*pass]bool{}
+	for _, c := range kept {
+		keep[c.pass] = true
+	}
+	for rd := range found {
+		for _, c := range found[rd] {
+			if w := c.pass.wide[RefusedFree]; w != nil && !keep[c.pass] {
+				giveWide(w)
+			}
+		}
+	}
 }
 
 // bucketRefuses marks the calls a bucket of q units a day and burst b

@@ -57,20 +57,18 @@ func drained(def, fill u128) u128 {
 	return def.sub(fill)
 }
 
-// wideBuffers lends the bounds a sampled candidate is judged on while its
-// set is made: a spread's search makes about a hundred candidates a unit,
-// each of a bound per refusal, and keeps only the few that are not
-// outdone (whose bounds are made again).
-type wideBuffers struct {
-	n    int
-	pool sync.Pool
-}
+// spreadWides holds bounds a spread's bucket candidates no longer need:
+// a spread's search makes about a hundred candidates a unit, each of a
+// bound per refusal, and keeps only those not outdone.
+var spreadWides sync.Pool // of *[]int64
 
-func (w *wideBuffers) get() []int64 {
-	if b, ok := w.pool.Get().(*[]int64); ok {
-		return *b
+// lendWide is room for n bounds, every one to be written.
+func lendWide(n int) []int64 {
+	if b, ok := spreadWides.Get().(*[]int64); ok && cap(*b) >= n {
+		return (*b)[:n]
 	}
-	return make([]int64, w.n)
+	return make([]int64, n)
 }
 
-func (w *wideBuffers) put(b []int64) { w.pool.Put(&b) }
+// giveWide hands back bounds no one reads any more.
+func giveWide(b []int64) { spreadWides.Put(&b) }
