@@ -275,38 +275,53 @@ func sameRules(a, b []Rule) bool {
 // call reached the provider within [t+o, t+o+sp] for its logged instant t:
 // each accepted call i with the calls [lo, hi) certainly before it in its
 // window, each refused one with those [lo, hi) possibly in its window, its
-// own included. Each bound only grows with the call, so a cursor per bound
-// walks the calls once: the walk is O(n); so is the fixed window's start,
-// found anew only when a call passes its end.
+// own included (see spreadCursor).
 func (d *sends) spreadWalk(w int64, k rule.Kind, sp, o int64, visit func(i, lo, hi int)) {
-	var refLo, refHi, accLo, accHi cursor
-	start, end := int64(0), int64(0) // the fixed window [start, end) of t+o, less o
-	for i, t := range d.at {
-		if k == rule.Fixed && (i == 0 || t >= end) {
-			start = rule.FloorDiv(t+o, w)*w - o
-			end = start + w
-		}
-		var lo, hi int
-		if d.refused[i] {
-			if k == rule.Fixed {
-				lo = refLo.from(d.at, start-sp)
-			} else {
-				lo = refLo.after(d.at, t-w-sp)
-			}
-			visit(i, lo, refHi.from(d.at, t+sp))
-			continue
-		}
-		hi = accHi.from(d.at, t-sp)
-		switch {
-		case k == rule.Sliding:
-			lo = accLo.after(d.at, t-w+sp)
-		case t+sp >= end:
-			lo = hi // it may be in either window: none certain
-		default:
-			lo = accLo.from(d.at, start)
-		}
-		visit(i, min(lo, hi), hi)
+	c := spreadCursor{d: d, w: w, k: k, sp: sp, o: o}
+	for i := range d.at {
+		lo, hi := c.bounds(i)
+		visit(i, lo, hi)
 	}
+}
+
+// spreadCursor gives, call by call in order, spreadWalk's [lo, hi) for
+// window w of kind k within spread sp and offset o. Each bound only grows
+// with the call, so a cursor per bound walks the calls once: the walk is
+// O(n); so is the fixed window's start, found anew only when a call
+// passes its end.
+type spreadCursor struct {
+	d                          *sends
+	w, sp, o                   int64
+	k                          rule.Kind
+	refLo, refHi, accLo, accHi cursor
+	start, end                 int64 // the fixed window [start, end) of t+o, less o
+}
+
+// bounds is call i's [lo, hi), for i from 0 up, one call after another.
+func (c *spreadCursor) bounds(i int) (lo, hi int) {
+	at, t, sp, w := c.d.at, c.d.at[i], c.sp, c.w
+	if c.k == rule.Fixed && (i == 0 || t >= c.end) {
+		c.start = rule.FloorDiv(t+c.o, w)*w - c.o
+		c.end = c.start + w
+	}
+	if c.d.refused[i] {
+		if c.k == rule.Fixed {
+			lo = c.refLo.from(at, c.start-sp)
+		} else {
+			lo = c.refLo.after(at, t-w-sp)
+		}
+		return lo, c.refHi.from(at, t+sp)
+	}
+	hi = c.accHi.from(at, t-sp)
+	switch {
+	case c.k == rule.Sliding:
+		lo = c.accLo.after(at, t-w+sp)
+	case t+sp >= c.end:
+		lo = hi // it may be in either window: none certain
+	default:
+		lo = c.accLo.from(at, c.start)
+	}
+	return min(lo, hi), hi
 }
 
 // spreadPass counts, for window w of kind k within spread sp and offset o
@@ -316,19 +331,22 @@ func (d *sends) spreadWalk(w int64, k rule.Kind, sp, o int64, visit func(i, lo, 
 // different ones.
 func (d *sends) spreadPass(w int64, k rule.Kind, sp, o int64) *pass {
 	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
-	p.before[RefusedCount] = make([]int32, 0, len(d.refIdx))
-	p.before[RefusedFree] = make([]int32, 0, len(d.refIdx))
-	d.spreadWalk(w, k, sp, o, func(i, lo, hi int) {
-		p.steps++
+	all := make([]int32, 0, len(d.refIdx))
+	free := make([]int32, 0, len(d.refIdx))
+	c := spreadCursor{d: d, w: w, k: k, sp: sp, o: o}
+	for i := range d.at {
+		lo, hi := c.bounds(i)
 		if d.refused[i] {
 			// a refused call counts itself only when refused calls count
-			p.before[RefusedCount] = append(p.before[RefusedCount], int32(hi-lo-1))
-			p.before[RefusedFree] = append(p.before[RefusedFree], d.acc[hi]-d.acc[lo])
-			return
+			all = append(all, int32(hi-lo-1))
+			free = append(free, d.acc[hi]-d.acc[lo])
+			continue
 		}
 		p.accept(RefusedCount, hi-lo+1, i)
 		p.accept(RefusedFree, int(d.acc[hi]-d.acc[lo])+1, i)
-	})
+	}
+	p.before[RefusedCount], p.before[RefusedFree] = all, free
+	p.steps = int64(d.n())
 	return p
 }
 

@@ -147,7 +147,6 @@ type spreadFit struct {
 	sp     int64
 	target bitset
 	drain  bitset // the refusals that may take: under RefusedCount, the others
-	wide   []int64
 	steps  int64
 	// the least burst at leastQ (spreadLeast's), when haveLeast: the rate
 	// found for a burst is the last one tested, and each candidate at it
@@ -159,7 +158,7 @@ type spreadFit struct {
 }
 
 func newSpreadFit(d *sends, u int, sp int64, rd Reading, target bitset) *spreadFit {
-	g := &spreadFit{d: d, u: u, sp: sp, target: target, wide: make([]int64, len(d.refIdx))}
+	g := &spreadFit{d: d, u: u, sp: sp, target: target}
 	if rd == RefusedCount {
 		g.drain = complement(len(d.refIdx), target)
 	}
@@ -170,10 +169,7 @@ func newSpreadFit(d *sends, u int, sp int64, rd Reading, target bitset) *spreadF
 // the most with possibly no room for any target (math.MaxInt64 without).
 func (g *spreadFit) curve(q uint64) (lower, upper int64) {
 	lower = g.leastPast(q, math.MaxInt64)
-	if g.wide == nil {
-		g.wide = make([]int64, len(g.d.refIdx))
-	}
-	upper = g.d.spreadUpper(g.u, q, g.sp, g.drain, g.wide, g.target, math.MinInt64)
+	upper = g.d.spreadUpper(g.u, q, g.sp, g.drain, nil, g.target, math.MinInt64)
 	g.steps += 2 * int64(g.d.n())
 	return lower, upper
 }
@@ -269,42 +265,88 @@ const (
 // one does, and for bursts from the least up (sampled as above) the least rate that keeps the
 // accepted calls, at its least burst. Under RefusedCount every other
 // refusal may take from it: a candidate does not yet know which the
-// other rules explain (refineSpreadBuckets does).
-func (d *sends) spreadBuckets(sp int64) (out [2][]Candidate) {
+// other rules explain (refineSpreadBuckets does). Only the sampled
+// RefusedCount candidates' passes keep their bounds: bounds says how to
+// make each pass's (spreadBounds), for the candidates kept.
+func (d *sends) spreadBuckets(sp int64) (out [2][]Candidate, bounds map[*pass]spreadBound) {
 	n := len(d.refIdx)
+	bounds = map[*pass]spreadBound{}
 	if n == 0 || d.n() < 2 {
-		return out
+		return out, bounds
 	}
 	all := complement(n, newBitset(n))
 	for u := -1; u < len(d.units); u++ {
 		g := newSpreadFit(d, u, sp, RefusedFree, all)
 		if rg := g.region(); !rg.Empty && rg.Exact {
+			q := uint64(rg.RateMin)
+			wide := lendWide(n)
+			d.spreadWide(u, q, sp, g.drain, wide)
 			for _, rd := range []Reading{RefusedCount, RefusedFree} {
-				out[rd] = append(out[rd], g.candidate(uint64(rg.RateMin), rd))
+				c := g.candidate(q, rd, wide, false)
+				bounds[c.pass] = spreadBound{u: u, q: q, count: g.drain != nil}
+				out[rd] = append(out[rd], c)
 			}
+			giveWide(wide)
 		}
 		made := g.sampled(all)
 		for i := range made {
+			bounds[made[i].pass] = spreadBound{u: u, q: uint64(made[i].PerDay), count: made[i].Reading == RefusedCount}
 			out[made[i].Reading] = append(out[made[i].Reading], made[i])
 		}
 	}
-	return out
+	return out, bounds
+}
+
+// spreadBound is how a spread bucket candidate's bounds are made: for
+// unit u at q units a day, with every refusal taking from the bucket
+// (count) or none.
+type spreadBound struct {
+	u     int
+	q     uint64
+	count bool
+}
+
+// spreadBounds makes again, within spread sp, the bounds of the passes of
+// cands that bounds names: spreadWide's, as the candidates were made on.
+func (d *sends) spreadBounds(sp int64, cands []*Candidate, bounds map[*pass]spreadBound) {
+	n := len(d.refIdx)
+	all := complement(n, newBitset(n))
+	eachOnCores(len(cands), func(i int) {
+		p := cands[i].pass
+		b, ok := bounds[p]
+		if !ok || p.wide[RefusedFree] != nil {
+			return
+		}
+		var drain bitset
+		if b.count {
+			drain = all
+		}
+		wide := lendWide(n)
+		d.spreadWide(b.u, b.q, sp, drain, wide)
+		// The bounds are the same under both readings, and no one writes them.
+		p.wide[RefusedCount], p.wide[RefusedFree] = wide, wide
+	})
 }
 
 // sampled makes the candidates of g's unit for bursts from the least up
 // (see spreadBuckets), under RefusedFree then RefusedCount for each: the
-// least rate of each burst is found here, each candidate's bounds by
-// workers meanwhile (a walk over the calls each).
+// least rate of each burst is found here, each burst's candidates by
+// workers meanwhile (one walk over the calls for both readings' bounds).
 func (g *spreadFit) sampled(all bitset) []Candidate {
 	d, u, sp := g.d, g.u, g.sp
 	made := make([]Candidate, 2*spreadSearched)
-	todo := make([]spreadJob, len(made)) // made[i] is todo[i]'s, sent as i
-	jobs := make(chan int, len(made))
+	todo := make([]spreadJob, spreadSearched) // made[2i], made[2i+1] are todo[i]'s, sent as i
+	jobs := make(chan int, len(todo))
+	work := func(i int) {
+		free := lendWide(len(d.refIdx))
+		made[2*i], made[2*i+1] = todo[i].candidates(d, u, sp, free, lendWide(len(d.refIdx)))
+		giveWide(free)
+	}
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)-1) {
 		wg.Go(func() {
 			for i := range jobs {
-				made[i] = todo[i].candidate(d, u, sp)
+				work(i)
 			}
 		})
 	}
@@ -316,23 +358,20 @@ func (g *spreadFit) sampled(all bitset) []Candidate {
 		// the least rate falls as the burst grows: the last one bounds it
 		q = g.leastRate(qlo, q, b)
 		least := g.leastPast(q, math.MaxInt64)
-		for _, j := range []spreadJob{{q: q, least: least, rd: RefusedFree}, {q: q, least: least, drain: all, rd: RefusedCount}} {
-			g.steps += 2 * int64(d.n())
-			j.steps = g.steps
-			todo[count] = j
-			jobs <- count
-			count++
-		}
+		todo[count] = spreadJob{q: q, least: least, steps: g.steps + 2*int64(d.n())}
+		g.steps += 4 * int64(d.n())
+		jobs <- count
+		count++
 		if b++; b > spreadAllBursts {
 			b = max(b, int64(float64(b-1)*spreadBurstRatio))
 		}
 	}
 	close(jobs)
 	for i := range jobs { // the searches are done: help with the bounds
-		made[i] = todo[i].candidate(d, u, sp)
+		work(i)
 	}
 	wg.Wait()
-	return made[:count]
+	return made[:2*count]
 }
 
 // leastRate is the least rate in (lo, hi) that keeps the accepted calls
@@ -350,40 +389,50 @@ func (g *spreadFit) leastRate(lo, hi uint64, b int64) uint64 {
 	return q
 }
 
-// spreadJob is a sampled bucket candidate to make: at q units a day and
-// its least burst, under rd with the refusals in drain taking from it,
-// and the steps its spreadFit had counted when it was made.
+// spreadJob is a sampled burst's pair of bucket candidates to make: at q
+// units a day and its least burst, and the steps its spreadFit had
+// counted when the first (RefusedFree) was made; the second
+// (RefusedCount) counts one walk more.
 type spreadJob struct {
 	q     uint64
 	least int64
-	drain bitset
-	rd    Reading
 	steps int64
 }
 
-// candidate is the job's bucket as a candidate whose pass holds the
-// spread's bounds.
-func (j spreadJob) candidate(d *sends, u int, sp int64) Candidate {
+// candidates are the job's bucket under RefusedFree (no refusal taking
+// from it) and under RefusedCount (every one taking), their bounds made
+// in free and count in one walk. The RefusedCount one keeps its bounds:
+// most such candidates are not outdone; most RefusedFree ones are.
+func (j spreadJob) candidates(d *sends, u int, sp int64, free, count []int64) (Candidate, Candidate) {
+	d.spreadWideBoth(u, j.q, sp, free, count)
+	steps := j.steps + 2*int64(d.n())
+	return spreadCandidate(d, u, j.q, j.least, j.steps, RefusedFree, free, false), spreadCandidate(d, u, j.q, j.least, steps, RefusedCount, count, true)
+}
+
+// spreadCandidate is the bucket at q units a day and burst least as a
+// candidate under rd, its set made on the bounds in wide, which its pass
+// keeps only if keep (else spreadBounds makes them again).
+func spreadCandidate(d *sends, u int, q uint64, least, steps int64, rd Reading, wide []int64, keep bool) Candidate {
 	p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
 	if u >= 0 {
 		p.unit = d.units[u]
 	}
-	wide := make([]int64, len(d.refIdx))
-	d.spreadWide(u, j.q, sp, j.drain, wide)
-	// The bounds are the same under both readings, and no one writes them.
 	p.wide[RefusedCount], p.wide[RefusedFree] = wide, wide
-	p.lower[j.rd], p.steps = clampInt(j.least), j.steps
-	c := newCandidate(d, p, 24*time.Hour, rule.Bucket, j.rd)
-	c.PerDay = int64(j.q)
+	p.lower[rd], p.steps = clampInt(least), steps
+	c := newCandidate(d, p, 24*time.Hour, rule.Bucket, rd)
+	c.PerDay = int64(q)
+	if !keep {
+		p.wide = [2][]int64{}
+	}
 	return c
 }
 
 // candidate is the bucket at q units a day at its least burst, as a
-// candidate under rd whose pass holds the spread's bounds.
-func (g *spreadFit) candidate(q uint64, rd Reading) Candidate {
+// candidate under rd whose set is made on the spread's bounds in wide.
+func (g *spreadFit) candidate(q uint64, rd Reading, wide []int64, keep bool) Candidate {
 	least := g.leastPast(q, math.MaxInt64)
 	g.steps += 2 * int64(g.d.n())
-	return spreadJob{q: q, least: least, drain: g.drain, rd: rd, steps: g.steps}.candidate(g.d, g.u, g.sp)
+	return spreadCandidate(g.d, g.u, q, least, g.steps, rd, wide, keep)
 }
 
 // refineSpreadBuckets bounds each bucket rule of f by its region within
@@ -418,7 +467,8 @@ func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp int64, windows
 // those another bucket or a sliding window outdoes.
 func (ps *spreadPasses) bucketCandidates() [2][]Candidate {
 	var out [2][]Candidate
-	found := ps.d.spreadBuckets(ps.sp)
+	found, bounds := ps.d.spreadBuckets(ps.sp)
+	var kept []*Candidate
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
 		bs := found[rd]
 		all := make([]*Candidate, 0, len(bs)+len(ps.sliding[rd]))
@@ -429,8 +479,29 @@ func (ps *spreadPasses) bucketCandidates() [2][]Candidate {
 			all = append(all, &ps.sliding[rd][i])
 		}
 		out[rd] = undominated(bs, all)
+		for i := range out[rd] {
+			kept = append(kept, &out[rd][i])
+		}
 	}
+	ps.d.spreadBounds(ps.sp, kept, bounds)
+	giveOutdone(found, kept)
 	return out
+}
+
+// giveOutdone hands back the bounds of the candidates found that are not
+// kept.
+func giveOutdone(found [2][]Candidate, kept []*Candidate) {
+	keep := map[*pass]bool{}
+	for _, c := range kept {
+		keep[c.pass] = true
+	}
+	for rd := range found {
+		for _, c := range found[rd] {
+			if w := c.pass.wide[RefusedFree]; w != nil && !keep[c.pass] {
+				giveWide(w)
+			}
+		}
+	}
 }
 
 // bucketRefuses marks the calls a bucket of q units a day and burst b
