@@ -1,6 +1,9 @@
 package infer
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // pairBuckets adds, per reading, beside each bucket the sampled search
 // picks (those that explain the most of what the others leave), the
@@ -44,6 +47,70 @@ func (g *regionFit) point() (q uint64, b int, ok bool) {
 		return uint64(rg.RateMin), rg.BurstMax, true
 	case g.fits(uint64(rg.RateMax), int64(rg.BurstMin)):
 		return uint64(rg.RateMax), rg.BurstMin, true
+	case !g.drain:
+		return 0, 0, false
+	}
+	if q, b, ok := g.settled(uint64(rg.RateMin), int64(rg.BurstMax)); ok {
+		return q, b, true
+	}
+	return g.settled(uint64(rg.RateMax), int64(rg.BurstMin))
+}
+
+// maxSettles bounds the rounds of settled.
+const maxSettles = 4
+
+// settled looks inside an extent bounded from outside (under "refused
+// calls count" beside other rules) for a bucket that fits, from the
+// point (q, b): the refusals that drain a bucket there fix the log's
+// admissions, under which the region is found exactly; its corners are
+// judged, and from one that does not fit the drains are taken again.
+func (g *regionFit) settled(q uint64, b int64) (uint64, int, bool) {
+	for range maxSettles {
+		drains := g.drainsAt(q, b)
+		h := &regionFit{d: g.d, u: g.u, rd: g.rd, target: g.target, drain: true, certain: drains, possible: slices.Clone(drains)}
+		rg := h.extent()
+		g.steps += h.steps
+		if rg.Empty || rg.BurstMax == math.MaxInt {
+			return 0, 0, false
+		}
+		for _, c := range [][2]int64{{rg.RateMin, int64(rg.BurstMax)}, {rg.RateMax, int64(rg.BurstMin)}} {
+			if g.fits(uint64(c[0]), c[1]) {
+				return uint64(c[0]), int(c[1]), true
+			}
+		}
+		q, b = uint64(rg.RateMin), int64(rg.BurstMax)
 	}
 	return 0, 0, false
+}
+
+// drainsAt are the refusals outside the targets (by rank) that a bucket
+// of q units a day and burst b has room for: those that drain it under
+// "refused calls count".
+func (g *regionFit) drainsAt(q uint64, b int64) bitset {
+	d := g.d
+	out := newBitset(len(d.refIdx))
+	room := mul64(uint64(b), day)
+	var def u128
+	prev, r := int64(0), 0
+	for i, t := range d.at {
+		if i > 0 && t > prev {
+			def = refill(def, q, t-prev)
+		}
+		prev = t
+		need := def.add(mul64(uint64(d.costOf(g.u, i)), day))
+		switch {
+		case !d.refused[i]:
+			def = need
+		case g.target.has(r):
+			r++
+		default:
+			if !room.less(need) {
+				def = need
+				out.add(r)
+			}
+			r++
+		}
+	}
+	g.steps += int64(len(d.at))
+	return out
 }

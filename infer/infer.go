@@ -229,12 +229,14 @@ func Infer(s []Send, opt Options) *Result {
 		}
 	}
 	res.Candidates = append(res.Candidates, costCandidates(d, windows)...)
-	// A cover of one or two rules from the windows and the exact buckets
-	// leaves the sampled search nothing smaller to find (two buckets would
-	// tie, and fewer buckets win), under the reading that fits best. Beside
-	// the buckets the sampled search picks, the exact region of what each
+	// Under a reading that a cover of one or two rules from the windows
+	// and the exact buckets explains, the sampled search has nothing
+	// smaller to find. Under the other, two buckets may fit as well: both
+	// readings are searched alike before the answer picks one, so that a
+	// reading found first does not hide one that ties with it. Beside the
+	// buckets the sampled search picks, the exact region of what each
 	// leaves may hold a second.
-	if covered := res.exactBuckets(d); min(covered[RefusedCount], covered[RefusedFree]) > 2 {
+	if covered := res.exactBuckets(d); max(covered[RefusedCount], covered[RefusedFree]) > 2 {
 		res.bucketSearch(d)
 		res.pairBuckets(d)
 	}
