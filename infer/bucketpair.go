@@ -12,18 +12,34 @@ import (
 // buckets, whose rates and bursts it samples.
 func (res *Result) pairBuckets(d *sends) {
 	n := len(d.refIdx)
-	budget := max(maxRegionSteps, 40*int64(d.n()))
-	var spent int64
 	var none [2]bitset
 	for rd := range none {
 		none[rd] = newBitset(n)
 	}
 	picks, _ := greedyPicks(n, res.Buckets, none)
+	res.pairWith(d, picks)
+}
+
+// pairWith adds beside each bucket of picks, under its reading, the
+// bucket of each unit that explains every refusal it leaves, where the
+// exact region finds one; a bucket paired before is not paired again.
+// Beside a bucket the exact search found next to a window, this is the
+// second bucket that fits in the window's place: another shape, listed
+// with the window (Rule.AlsoFits).
+func (res *Result) pairWith(d *sends, picks []Candidate) {
+	n := len(d.refIdx)
+	budget := max(maxRegionSteps, 40*int64(d.n()))
+	var spent int64
+	if res.paired == nil {
+		res.paired = map[pairKey]bool{}
+	}
 	for _, p := range picks {
 		target := complement(n, p.set)
-		if target.count() == 0 {
+		k := pairKey{p.Unit, p.PerDay, p.AtLeast, p.Reading}
+		if target.count() == 0 || res.paired[k] {
 			continue
 		}
+		res.paired[k] = true
 		for u := -1; u < len(d.units) && spent <= budget; u++ {
 			g := newRegionFit(d, u, p.Reading, target)
 			if q, b, ok := g.point(); ok {
@@ -33,6 +49,15 @@ func (res *Result) pairBuckets(d *sends) {
 		}
 	}
 	res.BucketSteps += spent
+}
+
+// pairKey names a bucket pairWith paired: its unit, rate, burst and
+// reading.
+type pairKey struct {
+	unit    string
+	perDay  int64
+	burst   int
+	reading Reading
 }
 
 // point is a bucket that fits g, where its region's extent has one at
