@@ -445,3 +445,52 @@ func TestTwoTokenBucketsFromServe(t *testing.T) {
 	s := score(hidden, hidden, f)
 	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f), s.why)
 }
+
+// TestTwoBucketsListedBesideWindow: serve's log of two buckets (18/5s
+// burst 22 and 36/15s burst 69), where a window beside the first bucket
+// fits with as few rules as two buckets do. The window is reported (a
+// cover with fewer buckets is kept), and a bucket is listed among what it
+// could also be, its confidence below 1.
+func TestTwoBucketsListedBesideWindow(t *testing.T) {
+	const seed = 31
+	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), serveprobe.Case{Kind: rule.Bucket})
+	want, err := rule.ParseList("18/5s burst 22,36/15s burst 69")
+	require.NoError(t, err)
+	require.Equal(t, want, hidden)
+	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
+	require.NoError(t, err)
+	log, err := run.ServedLog()
+	require.NoError(t, err)
+	f := infer.Infer(log, infer.Options{Units: run.Units()}).Fits[infer.RefusedCount]
+	require.Len(t, f.Rules, 2, "found %s", infer.RulesText(f.Rules))
+	i := slices.IndexFunc(f.Rules, func(r infer.Rule) bool { return r.Kind != rule.Bucket })
+	require.GreaterOrEqual(t, i, 0, "found %s", infer.RulesText(f.Rules))
+	w := f.Rules[i]
+	assert.True(t, slices.ContainsFunc(w.AlsoFits, func(r rule.Rule) bool { return r.Kind == rule.Bucket }), "%s could also be %v", infer.RulesText([]infer.Rule{w}), w.AlsoFits)
+	assert.Less(t, w.Confidence, 1.0)
+}
+
+// TestBothReadingsSearched: serve's log of two token buckets (40
+// tokens/1s burst 49 and 411 tokens/30s burst 614) that a window beside
+// a bucket explains under "refused calls do not count", and only two
+// buckets under "refused calls count": both readings are searched alike,
+// both fit with two rules, and the report says the log cannot tell them
+// apart.
+func TestBothReadingsSearched(t *testing.T) {
+	const seed = 80
+	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), serveprobe.Case{Kind: rule.Bucket, Cost: true})
+	want, err := rule.ParseList("40 tokens/1s burst 49,411 tokens/30s burst 614")
+	require.NoError(t, err)
+	require.Equal(t, want, hidden)
+	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
+	require.NoError(t, err)
+	log, err := run.ServedLog()
+	require.NoError(t, err)
+	res := infer.Infer(log, infer.Options{Units: run.Units()})
+	for _, rd := range []infer.Reading{infer.RefusedCount, infer.RefusedFree} {
+		f := res.Fits[rd]
+		assert.True(t, f.Fits, "%v", rd)
+		assert.Len(t, f.Rules, 2, "%v: found %s", rd, infer.RulesText(f.Rules))
+	}
+	assert.True(t, res.BothFit)
+}
