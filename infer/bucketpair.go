@@ -107,35 +107,3 @@ func (g *regionFit) settled(q uint64, b int64) (uint64, int, bool) {
 	}
 	return 0, 0, false
 }
-
-// drainsAt are the refusals outside the targets (by rank) that a bucket
-// of q units a day and burst b has room for: those that drain it under
-// "refused calls count".
-func (g *regionFit) drainsAt(q uint64, b int64) bitset {
-	d := g.d
-	out := newBitset(len(d.refIdx))
-	room := mul64(uint64(b), day)
-	var def u128
-	prev, r := int64(0), 0
-	for i, t := range d.at {
-		if i > 0 && t > prev {
-			def = refill(def, q, t-prev)
-		}
-		prev = t
-		need := def.add(mul64(uint64(d.costOf(g.u, i)), day))
-		switch {
-		case !d.refused[i]:
-			def = need
-		case g.target.has(r):
-			r++
-		default:
-			if !room.less(need) {
-				def = need
-				out.add(r)
-			}
-			r++
-		}
-	}
-	g.steps += int64(len(d.at))
-	return out
-}

@@ -432,16 +432,8 @@ func TestOneTokenBucketFromServe(t *testing.T) {
 // search finds a bucket near the first and none beside it: the exact
 // region of what that bucket leaves gives the second, and the cover both.
 func TestTwoTokenBucketsFromServe(t *testing.T) {
-	const seed = 51
-	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), serveprobe.Case{Kind: rule.Bucket, Cost: true})
-	want, err := rule.ParseList("50 tokens/2s burst 84,163 tokens/10s burst 325")
-	require.NoError(t, err)
-	require.Equal(t, want, hidden)
-	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
-	require.NoError(t, err)
-	log, err := run.ServedLog()
-	require.NoError(t, err)
-	f := infer.Infer(log, infer.Options{Units: run.Units()}).Fits[infer.RefusedCount]
+	hidden, log, units := servedContract(t, 51, serveprobe.Case{Kind: rule.Bucket, Cost: true}, "50 tokens/2s burst 84,163 tokens/10s burst 325")
+	f := infer.Infer(log, infer.Options{Units: units}).Fits[infer.RefusedCount]
 	s := score(hidden, hidden, f)
 	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f), s.why)
 }
@@ -452,16 +444,8 @@ func TestTwoTokenBucketsFromServe(t *testing.T) {
 // cover with fewer buckets is kept), and a bucket is listed among what it
 // could also be, its confidence below 1.
 func TestTwoBucketsListedBesideWindow(t *testing.T) {
-	const seed = 31
-	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), serveprobe.Case{Kind: rule.Bucket})
-	want, err := rule.ParseList("18/5s burst 22,36/15s burst 69")
-	require.NoError(t, err)
-	require.Equal(t, want, hidden)
-	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
-	require.NoError(t, err)
-	log, err := run.ServedLog()
-	require.NoError(t, err)
-	f := infer.Infer(log, infer.Options{Units: run.Units()}).Fits[infer.RefusedCount]
+	_, log, units := servedContract(t, 31, serveprobe.Case{Kind: rule.Bucket}, "18/5s burst 22,36/15s burst 69")
+	f := infer.Infer(log, infer.Options{Units: units}).Fits[infer.RefusedCount]
 	require.Len(t, f.Rules, 2, "found %s", infer.RulesText(f.Rules))
 	i := slices.IndexFunc(f.Rules, func(r infer.Rule) bool { return r.Kind != rule.Bucket })
 	require.GreaterOrEqual(t, i, 0, "found %s", infer.RulesText(f.Rules))
@@ -477,20 +461,26 @@ func TestTwoBucketsListedBesideWindow(t *testing.T) {
 // both fit with two rules, and the report says the log cannot tell them
 // apart.
 func TestBothReadingsSearched(t *testing.T) {
-	const seed = 80
-	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), serveprobe.Case{Kind: rule.Bucket, Cost: true})
-	want, err := rule.ParseList("40 tokens/1s burst 49,411 tokens/30s burst 614")
-	require.NoError(t, err)
-	require.Equal(t, want, hidden)
-	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
-	require.NoError(t, err)
-	log, err := run.ServedLog()
-	require.NoError(t, err)
-	res := infer.Infer(log, infer.Options{Units: run.Units()})
+	_, log, units := servedContract(t, 80, serveprobe.Case{Kind: rule.Bucket, Cost: true}, "40 tokens/1s burst 49,411 tokens/30s burst 614")
+	res := infer.Infer(log, infer.Options{Units: units})
 	for _, rd := range []infer.Reading{infer.RefusedCount, infer.RefusedFree} {
 		f := res.Fits[rd]
 		assert.True(t, f.Fits, "%v", rd)
 		assert.Len(t, f.Rules, 2, "%v: found %s", rd, infer.RulesText(f.Rules))
 	}
 	assert.True(t, res.BothFit)
+}
+
+// servedContract draws case c's hidden contract for seed, requires it to
+// be want, and probes it through serve: serve's log and its units.
+func servedContract(t *testing.T, seed uint64, c serveprobe.Case, want string) ([]rule.Rule, []infer.Send, []string) {
+	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), c)
+	rules, err := rule.ParseList(want)
+	require.NoError(t, err)
+	require.Equal(t, rules, hidden)
+	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
+	require.NoError(t, err)
+	log, err := run.ServedLog()
+	require.NoError(t, err)
+	return hidden, log, run.Units()
 }
