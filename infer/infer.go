@@ -192,7 +192,8 @@ type Result struct {
 	// contract fits exactly; nil when one does.
 	Tolerance *Tolerance
 
-	proof [2]bucketProof // what the exact bucket search proved, per reading
+	proof  [2]bucketProof   // what the exact bucket search proved, per reading
+	paired map[pairKey]bool // the buckets pairWith paired
 }
 
 // maxUnexplained bounds the unexplained refusals a Fit lists.
@@ -229,12 +230,17 @@ func Infer(s []Send, opt Options) *Result {
 		}
 	}
 	res.Candidates = append(res.Candidates, costCandidates(d, windows)...)
-	// A cover of one or two rules from the windows and the exact buckets
-	// leaves the sampled search nothing smaller to find (two buckets would
-	// tie, and fewer buckets win), under the reading that fits best. Beside
-	// the buckets the sampled search picks, the exact region of what each
-	// leaves may hold a second.
-	if covered := res.exactBuckets(d); min(covered[RefusedCount], covered[RefusedFree]) > 2 {
+	// Under a reading that a cover of one or two rules from the windows
+	// and the exact buckets explains, the sampled search has nothing
+	// smaller to find. Under the other, two buckets may fit as well: both
+	// readings are searched alike before the answer picks one, so that a
+	// reading found first does not hide one that ties with it. Beside each
+	// bucket the exact search found next to a window, and each the sampled
+	// search picks, the exact region of what it leaves may hold a second:
+	// beside a window, another shape that fits in the window's place.
+	covered := res.exactBuckets(d)
+	res.pairWith(d, slices.Clone(res.Buckets))
+	if max(covered[RefusedCount], covered[RefusedFree]) > 2 {
 		res.bucketSearch(d)
 		res.pairBuckets(d)
 	}

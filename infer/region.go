@@ -402,10 +402,28 @@ func (d *sends) roomPass(u int, b int64, q uint64, drained bitset) (next uint64,
 // every accepted call, none for a target, and under RefusedCount the
 // other refusals draining it when it had room.
 func (g *regionFit) fits(q uint64, b int64) bool {
+	return g.replay(q, b, nil)
+}
+
+// drainsAt are the refusals outside the targets (by rank) that a bucket
+// of q units a day and burst b has room for: those that drain it under
+// "refused calls count".
+func (g *regionFit) drainsAt(q uint64, b int64) bitset {
+	drains := newBitset(len(g.d.refIdx))
+	g.replay(q, b, drains)
+	return drains
+}
+
+// replay runs a bucket of q units a day and burst b over the log and
+// reports whether it fits (see fits). With drains nil it stops at the
+// first call that does not; else it runs to the end, every refusal
+// outside the targets that has room draining it, and marks those in
+// drains.
+func (g *regionFit) replay(q uint64, b int64, drains bitset) bool {
 	d := g.d
 	room := mul64(uint64(b), day)
 	var def u128
-	prev, r := int64(0), 0
+	prev, r, ok := int64(0), 0, true
 	for i, t := range d.at {
 		if i > 0 && t > prev {
 			def = refill(def, q, t-prev)
@@ -414,24 +432,26 @@ func (g *regionFit) fits(q uint64, b int64) bool {
 		need := def.add(mul64(uint64(d.costOf(g.u, i)), day))
 		switch {
 		case !d.refused[i]:
-			if room.less(need) {
-				return false
-			}
+			ok = ok && !room.less(need)
 			def = need
 		case g.target.has(r):
-			if !room.less(need) {
-				return false
-			}
+			ok = ok && room.less(need)
 			r++
 		default:
-			if g.rd == RefusedCount && !room.less(need) {
+			if (g.rd == RefusedCount || drains != nil) && !room.less(need) {
 				def = need
+				if drains != nil {
+					drains.add(r)
+				}
 			}
 			r++
 		}
+		if !ok && drains == nil {
+			return false
+		}
 	}
 	g.steps += int64(len(d.at))
-	return true
+	return ok
 }
 
 // exactBuckets adds, per reading and unit, the bucket that explains every

@@ -1,0 +1,63 @@
+package infer
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/rlcheck/rlcheck/infer/infertest"
+)
+
+// TestSettledPointFits: inside regions bounded from outside (under
+// "refused calls count", some refusals left to other rules), every
+// bucket settled returns fits as the oracle's plain replay judges it, and
+// so does every point pairBuckets takes from a region; over the seeds,
+// settled finds some where neither corner of the extent fits.
+func TestSettledPointFits(t *testing.T) {
+	var outer, settled, missed int
+	defer func() {
+		t.Logf("%d regions bounded from outside with no corner that fits: a bucket settled in %d, none in %d", outer, settled, missed)
+		assert.Positive(t, settled, "settled finds buckets the corners miss")
+	}()
+	rates, bursts := regionGrid()
+	for seed := range uint64(infertest.Seeds(300, 1500)) {
+		rng := rand.New(rand.NewPCG(seed, 47))
+		s := regionLog(rng, RefusedCount, seed%3 == 1)
+		d, u := regionSends(s)
+		n := len(d.refIdx)
+		target := newBitset(n)
+		for r := range n {
+			if rng.IntN(3) > 0 {
+				target.add(r)
+			}
+		}
+		g := newRegionFit(d, u, RefusedCount, target)
+		// The oracle's replay multiplies the rate by a gap in int64: rates
+		// near maxRegionRate (an open rate) are past it.
+		if q, b, ok := g.point(); ok && q < 1<<40 {
+			assert.True(t, oracleFits(s, int64(q), int64(b), RefusedCount, target.has), "seed %d: the point %d a day burst %d", seed, q, b)
+		}
+		rg := g.region()
+		if !g.drain || rg.Empty || rg.BurstMax > 1<<20 || g.fits(uint64(rg.RateMin), int64(rg.BurstMax)) || g.fits(uint64(rg.RateMax), int64(rg.BurstMin)) {
+			continue
+		}
+		outer++
+		q, b, ok := g.settled(uint64(rg.RateMin), int64(rg.BurstMax))
+		if ok {
+			settled++
+			assert.True(t, oracleFits(s, int64(q), int64(b), RefusedCount, target.has), "seed %d: settled %d a day burst %d", seed, q, b)
+			continue
+		}
+		for _, b := range bursts {
+			for _, q := range rates {
+				if oracleFits(s, q, b, RefusedCount, target.has) {
+					missed++
+					t.Logf("seed %d: %d a day burst %d fits, settled found none", seed, q, b)
+					goto next
+				}
+			}
+		}
+	next:
+	}
+}
