@@ -63,6 +63,9 @@ func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
 	if errors.Is(err, ErrNoRules) && fs.Changed("max-in-flight") && cfg.MaxInFlight > 0 {
 		err = nil // serve's own --max-in-flight is a contract: a recording proxy needs no rule
 	}
+	if errors.Is(err, ErrNoRules) && f.provider != "" {
+		return cfg, presetNoRules(f.provider)
+	}
 	if err != nil {
 		return cfg, err
 	}
@@ -104,6 +107,17 @@ func (f *ServeFlags) Config(fs *pflag.FlagSet) (serve.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// presetNoRules is the error for a preset given without rules: a preset
+// answers in the provider's dialect, and the limits are the account's,
+// which no preset can know.
+func presetNoRules(provider string) error {
+	example := `--rules "500/1m, 30000 tokens/1m"`
+	if p, err := serve.ParseProvider(provider); err == nil && p == serve.Anthropic {
+		example = `--rules "50/1m, 30000 input_tokens/1m, 8000 output_tokens/1m"`
+	}
+	return fmt.Errorf("no rules: --provider %s answers in its dialect, the limits are your account's (its limits page lists them); give them, such as %s, or --contract FILE", provider, example)
 }
 
 // dialect reads --provider and --completion-share.

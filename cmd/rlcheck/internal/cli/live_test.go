@@ -114,6 +114,8 @@ func TestServeProviderFlags(t *testing.T) {
 		{[]string{"--rules", "5/1s", "--provider", "openai", "--completion-share", "0"}, "from 0.001 to 10"},
 		{[]string{"--rules", "5/1s", "--provider", "openai", "--completion-share", "11"}, "from 0.001 to 10"},
 		{[]string{"--rules", "10 tokens/1s", "--provider", "openai", "--cost", "tokens=X"}, "--cost with --provider openai"},
+		{[]string{"--provider", "openai"}, `no rules: --provider openai answers in its dialect, the limits are your account's (its limits page lists them); give them, such as --rules "500/1m, 30000 tokens/1m", or --contract FILE`},
+		{[]string{"--provider", "anthropic"}, `such as --rules "50/1m, 30000 input_tokens/1m, 8000 output_tokens/1m"`},
 	} {
 		_, _, err := serveConfig(t, tc.args...)
 		assert.ErrorContains(t, err, tc.err, "%v", tc.args)
