@@ -302,7 +302,7 @@ func groundTruth(t *testing.T, c serveprobe.Case, tolerated bool) (counts [numMe
 					assertAdvice(t, seed, f)
 				}
 				if !s.narrow {
-					t.Logf("seed %d, %s: hidden %v (showable %v), found %s %v: %s", seed, []string{"serve's log", "client's log"}[i], hidden, shows, infer.RulesText(f.Rules), ranges(f), s.why)
+					t.Logf("seed %d, %s: hidden %v (showable %v), found %s %v: %s", seed, []string{"serve's log", fmt.Sprintf("client's log (spread %v)", spread)}[i], hidden, shows, infer.RulesText(f.Rules), ranges(f), s.why)
 				}
 			}
 		}()

@@ -67,6 +67,13 @@ func (t *Tolerance) Used() ToleranceFit { return t.ByReading[t.Best] }
 // made is a patchwork, not the provider's contract.
 const simplerSpread = 5 * time.Millisecond
 
+// bucketSpread is the least spread a bucket's ranges within a tolerance
+// hold every bucket of: a fit found within a narrower spread fits within
+// this one too, and a bucket's region is thin (its rate often within a
+// part in a thousand), so the region of the least spread that fits would
+// miss the provider's bucket when the calls' delays spread wider.
+const bucketSpread = simplerSpread
+
 // tolerate climbs the ladder of spreads until a contract fits, and on up
 // to simplerSpread, keeping under each reading the fit of the fewest
 // rules at the least spread that gives it; a fit counts only with fewer
@@ -189,7 +196,7 @@ func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 	}
 	f := fit(ps.d, cands, rd)
 	for range maxRefits {
-		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, ps.windows, ps.regions)
+		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, int64(bucketSpread), ps.windows, ps.regions)
 		if len(empty) == 0 {
 			break
 		}
