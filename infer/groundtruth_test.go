@@ -484,3 +484,23 @@ func servedContract(t *testing.T, seed uint64, c serveprobe.Case, want string) (
 	require.NoError(t, err)
 	return hidden, log, run.Units()
 }
+
+// TestBucketRangesHoldTheDelay: a client's log of one bucket (6/1s burst
+// 9, calls reaching serve 0 to 5 ms late) fits within a spread of less
+// than the delay, where the bucket's region is a sliver beside the
+// hidden one: the ranges reported are those within 5 ms, which hold it.
+func TestBucketRangesHoldTheDelay(t *testing.T) {
+	const seed = 4
+	c := serveprobe.Case{Kind: rule.Bucket}
+	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), c)
+	require.Equal(t, "6/1s burst 9", rule.Rule.String(hidden[0]))
+	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
+	require.NoError(t, err)
+	res := infer.Infer(run.ClientLog(), infer.Options{})
+	tol := res.Tolerance
+	require.NotNil(t, tol)
+	f := tol.ByReading[infer.RefusedCount]
+	assert.Less(t, f.Spread, groundDelay)
+	s := score(hidden, hidden, f.Fit)
+	assert.True(t, s.narrow, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+}
