@@ -503,4 +503,8 @@ func TestBucketRangesHoldTheDelay(t *testing.T) {
 	assert.Less(t, f.Spread, groundDelay)
 	s := score(hidden, hidden, f.Fit)
 	assert.True(t, s.narrow, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+	var out strings.Builder
+	_, err = infer.Stream(&out, "text", "client.csv", &infer.Log{Keys: []string{""}, Sends: map[string][]infer.Send{"": run.ClientLog()}}, infer.Options{}, false)
+	require.NoError(t, err)
+	assert.Contains(t, out.String(), "The buckets' ranges are those within 5ms")
 }
