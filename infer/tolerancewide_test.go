@@ -2,7 +2,6 @@ package infer
 
 import (
 	"math"
-	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -117,66 +116,6 @@ func TestSpreadBucketsKeepTheirBounds(t *testing.T) {
 	assert.Greater(t, compared, 300)
 }
 
-// arrivalsFitTarget replays calls arriving at the given instants (ties
-// in log order) through a bucket of q units a day and burst b, in exact
-// rationals, and reports whether it admits every accepted call and
-// refuses every refused one of target (by rank); the other refused calls
-// are another rule's: the bucket is not asked about them, and no refused
-// call takes from it.
-func arrivalsFitTarget(arrive []int64, refused []bool, target []bool, q, b int64) bool {
-	order := make([]int, len(arrive))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(x, y int) int { return int(arrive[x] - arrive[y]) })
-	rank := make([]int, len(arrive))
-	for i, r := 0, 0; i < len(arrive); i++ {
-		if rank[i] = r; refused[i] {
-			r++
-		}
-	}
-	dayNs := big.NewRat(int64(24*time.Hour), 1)
-	burst := big.NewRat(b, 1)
-	tokens := new(big.Rat).Set(burst)
-	var prev int64
-	for k, i := range order {
-		if k > 0 {
-			refill := new(big.Rat).Quo(big.NewRat(q*(arrive[i]-prev), 1), dayNs)
-			if tokens.Add(tokens, refill); tokens.Cmp(burst) > 0 {
-				tokens.Set(burst)
-			}
-		}
-		prev = arrive[i]
-		room := tokens.Cmp(big.NewRat(1, 1)) >= 0
-		switch {
-		case !refused[i] && !room, refused[i] && target[rank[i]] && room:
-			return false
-		case !refused[i]:
-			tokens.Sub(tokens, big.NewRat(1, 1))
-		}
-	}
-	return true
-}
-
-// someArrivalsFitTarget reports whether some arrivals on a grid of step
-// within [s_i, s_i+sp] make arrivalsFitTarget hold.
-func someArrivalsFitTarget(at []int64, refused, target []bool, sp, step, q, b int64) bool {
-	arrive := slices.Clone(at)
-	var try func(i int) bool
-	try = func(i int) bool {
-		if i == len(at) {
-			return arrivalsFitTarget(arrive, refused, target, q, b)
-		}
-		for a := at[i]; a <= at[i]+sp; a += step {
-			if arrive[i] = a; try(i + 1) {
-				return true
-			}
-		}
-		return false
-	}
-	return try(0)
-}
-
 // TestSpreadPointFindsEveryFit: on small logs with random targets (ties
 // and equal logged instants among them), wherever some bucket fits the
 // targets within the spread for some arrivals on a grid (a brute force
@@ -185,18 +124,10 @@ func someArrivalsFitTarget(at []int64, refused, target []bool, sp, step, q, b in
 // spread loses no bucket the region holds.
 func TestSpreadPointFindsEveryFit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 4))
-	const ms = int64(time.Millisecond)
-	sp, step := 4*ms, ms
-	rates := []int64{86400, 864000, 8640000, 86400000} // 1, 10, 100, 1000 a second
+	sp, step, rates := smallSpread()
 	checked := 0
 	for range 150 {
-		n := 2 + rng.IntN(3)
-		s := make([]Send, n)
-		for i := range s {
-			s[i] = Send{At: int64(rng.IntN(12)) * ms, Refused: rng.IntN(3) == 0, Line: int64(i + 1)}
-		}
-		slices.SortStableFunc(s, func(a, b Send) int { return int(a.At - b.At) })
-		d := newSends(s)
+		s, d := smallSpreadLog(rng)
 		nr := len(d.refIdx)
 		if nr == 0 {
 			continue
