@@ -67,6 +67,13 @@ func (t *Tolerance) Used() ToleranceFit { return t.ByReading[t.Best] }
 // made is a patchwork, not the provider's contract.
 const simplerSpread = 5 * time.Millisecond
 
+// bucketSpread is the least spread a bucket's ranges within a tolerance
+// hold every bucket of: a fit found within a narrower spread fits within
+// this one too, and a bucket's region is thin (its rate often within a
+// part in a thousand), so the region of the least spread that fits would
+// miss the provider's bucket when the calls' delays spread wider.
+const bucketSpread = simplerSpread
+
 // tolerate climbs the ladder of spreads until a contract fits, and on up
 // to simplerSpread, keeping under each reading the fit of the fewest
 // rules at the least spread that gives it; a fit counts only with fewer
@@ -126,6 +133,7 @@ type spreadPasses struct {
 	sliding [2][]Candidate
 	buckets [2][]Candidate // the same at every offset
 	regions map[string]region
+	paired  [2]bool // pairSpread has paired the reading's buckets
 }
 
 // candidates makes each window's pass of kind k at offset o, and its
@@ -177,19 +185,16 @@ func eachOnCores(n int, f func(i int)) {
 // with finds the smallest contract under reading rd, the fixed windows
 // being those given.
 func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
-	cands := make([]*Candidate, 0, len(ps.sliding[rd])+len(fixed[rd])+len(ps.buckets[rd]))
-	for i := range ps.buckets[rd] {
-		cands = append(cands, &ps.buckets[rd][i])
-	}
-	for i := range ps.sliding[rd] {
-		cands = append(cands, &ps.sliding[rd][i])
-	}
-	for i := range fixed[rd] {
-		cands = append(cands, &fixed[rd][i])
-	}
+	cands := ps.cands(fixed, rd)
 	f := fit(ps.d, cands, rd)
+	// Pairing walks regions: it is tried from the spread a bucket's
+	// ranges are taken at up, the narrower ones having been tried first.
+	if !f.Fits && ps.sp >= int64(bucketSpread) && ps.buckets[rd] != nil && ps.pairSpread(rd) {
+		cands = ps.cands(fixed, rd)
+		f = fit(ps.d, cands, rd)
+	}
 	for range maxRefits {
-		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, ps.windows, ps.regions)
+		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, int64(bucketSpread), ps.windows, ps.regions)
 		if len(empty) == 0 {
 			break
 		}
@@ -201,6 +206,22 @@ func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 		f.Smallest, f.Unproved = false, unprovedTolerance
 	}
 	return f
+}
+
+// cands are the spread's candidates under reading rd, the fixed windows
+// being those given.
+func (ps *spreadPasses) cands(fixed [2][]Candidate, rd Reading) []*Candidate {
+	cands := make([]*Candidate, 0, len(ps.sliding[rd])+len(fixed[rd])+len(ps.buckets[rd]))
+	for i := range ps.buckets[rd] {
+		cands = append(cands, &ps.buckets[rd][i])
+	}
+	for i := range ps.sliding[rd] {
+		cands = append(cands, &ps.sliding[rd][i])
+	}
+	for i := range fixed[rd] {
+		cands = append(cands, &fixed[rd][i])
+	}
+	return cands
 }
 
 // maxRefits bounds the covers tried again without a bucket that fits

@@ -435,22 +435,33 @@ func (g *spreadFit) candidate(q uint64, rd Reading, wide []int64, keep bool) Can
 	return spreadCandidate(g.d, g.u, q, least, g.steps, rd, wide, keep)
 }
 
-// refineSpreadBuckets bounds each bucket rule of f by its region within
-// spread sp, as refineBuckets does for an exact fit.
-func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp int64, windows []time.Duration, memo map[string]region) (empty []*Candidate) {
+// refineSpreadBuckets bounds each bucket rule of f by its region, as
+// refineBuckets does for an exact fit: a bucket fits within spread sp
+// where its region there is not empty, and its ranges are those of its
+// region within spread wide, when wider (see bucketSpread).
+func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp, wide int64, windows []time.Duration, memo map[string]region) (empty []*Candidate) {
 	eachBucket(d, f, cands, func(r *Rule, c *Candidate, target bitset) {
-		g := newSpreadFit(d, slices.Index(d.units, r.Unit), sp, f.Reading, target)
-		key := fmt.Sprint(r.Unit, f.Reading, target) // the same at every offset
-		rg, ok := memo[key]
-		if !ok {
-			rg = g.region()
-			memo[key] = rg
+		u := slices.Index(d.units, r.Unit)
+		regionAt := func(s int64) (*spreadFit, region) {
+			g := newSpreadFit(d, u, s, f.Reading, target)
+			key := fmt.Sprint(s, r.Unit, f.Reading, target) // the same at every offset
+			rg, ok := memo[key]
+			if !ok {
+				rg = g.region()
+				memo[key] = rg
+			}
+			return g, rg
 		}
+		g, rg := regionAt(sp)
 		if rg.Empty {
 			// With the refusals the others explain taking from it, no
 			// bucket explains the rest: the candidate does not fit here.
 			empty = append(empty, c)
 			return
+		}
+		if wide > sp {
+			// a wider spread's region holds the narrower's
+			g, rg = regionAt(wide)
 		}
 		q := r.setExtent(rg, c.PerDay, windows)
 		lower, upper := g.curve(q)

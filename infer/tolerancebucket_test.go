@@ -12,16 +12,24 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// arrivalsFit replays calls arriving at the given instants (ties in log
-// order) through a bucket of q units a day and burst b, in exact
+// arrivalsFitTarget replays calls arriving at the given instants (ties
+// in log order) through a bucket of q units a day and burst b, in exact
 // rationals, and reports whether it admits every accepted call and
-// refuses every refused one (a refused call takes nothing).
-func arrivalsFit(arrive []int64, refused []bool, q, b int64) bool {
+// refuses every refused one of target (by rank); the other refused calls
+// are another rule's: the bucket is not asked about them, and no refused
+// call takes from it.
+func arrivalsFitTarget(arrive []int64, refused []bool, target []bool, q, b int64) bool {
 	order := make([]int, len(arrive))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(x, y int) int { return int(arrive[x] - arrive[y]) })
+	rank := make([]int, len(arrive))
+	for i, r := 0, 0; i < len(arrive); i++ {
+		if rank[i] = r; refused[i] {
+			r++
+		}
+	}
 	dayNs := big.NewRat(int64(24*time.Hour), 1)
 	burst := big.NewRat(b, 1)
 	tokens := new(big.Rat).Set(burst)
@@ -35,24 +43,24 @@ func arrivalsFit(arrive []int64, refused []bool, q, b int64) bool {
 		}
 		prev = arrive[i]
 		room := tokens.Cmp(big.NewRat(1, 1)) >= 0
-		if room == refused[i] {
+		switch {
+		case !refused[i] && !room, refused[i] && target[rank[i]] && room:
 			return false
-		}
-		if room {
+		case !refused[i]:
 			tokens.Sub(tokens, big.NewRat(1, 1))
 		}
 	}
 	return true
 }
 
-// fitsSomehow reports whether some arrivals on a grid of step within
-// [s_i, s_i+sp] make the bucket judge every call as the log says.
-func fitsSomehow(at []int64, refused []bool, sp, step, q, b int64) bool {
+// someArrivalsFitTarget reports whether some arrivals on a grid of step
+// within [s_i, s_i+sp] make arrivalsFitTarget hold.
+func someArrivalsFitTarget(at []int64, refused, target []bool, sp, step, q, b int64) bool {
 	arrive := slices.Clone(at)
 	var try func(i int) bool
 	try = func(i int) bool {
 		if i == len(at) {
-			return arrivalsFit(arrive, refused, q, b)
+			return arrivalsFitTarget(arrive, refused, target, q, b)
 		}
 		for a := at[i]; a <= at[i]+sp; a += step {
 			if arrive[i] = a; try(i + 1) {
@@ -64,24 +72,56 @@ func fitsSomehow(at []int64, refused []bool, sp, step, q, b int64) bool {
 	return try(0)
 }
 
+// arrivalsFit is arrivalsFitTarget with every refusal a target.
+func arrivalsFit(arrive []int64, refused []bool, q, b int64) bool {
+	return arrivalsFitTarget(arrive, refused, everyTarget(refused), q, b)
+}
+
+// fitsSomehow is someArrivalsFitTarget with every refusal a target.
+func fitsSomehow(at []int64, refused []bool, sp, step, q, b int64) bool {
+	return someArrivalsFitTarget(at, refused, everyTarget(refused), sp, step, q, b)
+}
+
+// everyTarget marks each refusal of the log a target, by rank.
+func everyTarget(refused []bool) []bool {
+	var out []bool
+	for _, r := range refused {
+		if r {
+			out = append(out, true)
+		}
+	}
+	return out
+}
+
+// smallSpread is the spread of the brute-force checks, the step of
+// their grid of arrivals, and the rates they try (1, 10, 100 and 1000 a
+// second).
+func smallSpread() (sp, step int64, rates []int64) {
+	const ms = int64(time.Millisecond)
+	return 4 * ms, ms, []int64{86400, 864000, 8640000, 86400000}
+}
+
+// smallSpreadLog is a log of 2 to 4 calls within 12 ms, a third of them
+// refused, ties and equal instants among them.
+func smallSpreadLog(rng *rand.Rand) ([]Send, *sends) {
+	s := make([]Send, 2+rng.IntN(3))
+	for i := range s {
+		s[i] = Send{At: int64(rng.IntN(12)) * int64(time.Millisecond), Refused: rng.IntN(3) == 0, Line: int64(i + 1)}
+	}
+	slices.SortStableFunc(s, func(a, b Send) int { return int(a.At - b.At) })
+	return s, newSends(s)
+}
+
 // TestSpreadBucketHoldsEveryFit: every bucket that some arrivals within
 // the spread make fit (a brute force over a grid of arrivals, ties and
 // equal logged instants among them) lies inside the curves and the region
 // the spread pass finds: the tolerance may widen a bucket, never lose it.
 func TestSpreadBucketHoldsEveryFit(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	const ms = int64(time.Millisecond)
-	sp, step := 4*ms, ms
-	rates := []int64{86400, 864000, 8640000, 86400000} // 1, 10, 100, 1000 a second
+	sp, step, rates := smallSpread()
 	checked := 0
 	for range 100 {
-		n := 2 + rng.IntN(3)
-		s := make([]Send, n)
-		for i := range s {
-			s[i] = Send{At: int64(rng.IntN(12)) * ms, Refused: rng.IntN(3) == 0, Line: int64(i + 1)}
-		}
-		slices.SortStableFunc(s, func(a, b Send) int { return int(a.At - b.At) })
-		d := newSends(s)
+		s, d := smallSpreadLog(rng)
 		if len(d.refIdx) == 0 {
 			continue
 		}

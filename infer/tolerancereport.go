@@ -2,7 +2,10 @@ package infer
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/rlcheck/rlcheck/rule"
 )
 
 // writeTolerance says what it takes to fit a log no contract fits
@@ -36,6 +39,9 @@ func writeTolerance(b *strings.Builder, res *Result) {
 		default:
 			fmt.Fprintf(b, "%s: every refusal explained by %s within %s: %s\n", rd, plural(len(f.Rules), "rule"), within(f, t), RulesText(f.Rules))
 		}
+	}
+	if u.Spread < bucketSpread && slices.ContainsFunc(u.Rules, func(r Rule) bool { return r.Kind == rule.Bucket }) {
+		fmt.Fprintf(b, "The buckets' ranges are those within %s, a delay as common: they hold every bucket that fits within it.\n", bucketSpread)
 	}
 	b.WriteString("\n")
 	writeRules(b, u.Fit)

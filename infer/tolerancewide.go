@@ -72,3 +72,66 @@ func lendWide(n int) []int64 {
 
 // giveWide hands back bounds no one reads any more.
 func giveWide(b []int64) { spreadWides.Put(&b) }
+
+// pairSpread adds to the spread's buckets under reading rd, beside each
+// bucket the greedy picks among them (those that explain the most of
+// what the others leave), the bucket of each unit that explains every
+// refusal it leaves within the spread, where the spread's region has
+// one: the sampled bursts can miss the second of two buckets. It pairs
+// once a reading, within a budget of passes as the exact search's, and
+// reports whether it added a bucket.
+func (ps *spreadPasses) pairSpread(rd Reading) bool {
+	if ps.paired[rd] {
+		return false
+	}
+	ps.paired[rd] = true
+	d := ps.d
+	n := len(d.refIdx)
+	var none [2]bitset
+	for k := range none {
+		none[k] = newBitset(n)
+	}
+	picks, _ := greedyPicks(n, ps.buckets[rd], none)
+	budget := max(maxRegionSteps, 40*int64(d.n()))
+	var spent int64
+	added := false
+	for _, p := range picks {
+		target := complement(n, p.set)
+		for u := -1; u < len(d.units) && target.count() > 0 && spent <= budget; u++ {
+			c, ok := spreadPoint(d, u, ps.sp, rd, target, &spent)
+			if ok {
+				ps.buckets[rd] = append(ps.buckets[rd], c)
+				added = true
+			}
+		}
+	}
+	return added
+}
+
+// spreadPoint is a bucket of unit u that explains every refusal of
+// target within spread sp under reading rd (the others that may taking
+// from it), as a candidate: at the least rate of the spread's region and
+// the least burst the accepted calls need there, where that burst leaves
+// no room for any target. It adds the passes it walked to spent.
+func spreadPoint(d *sends, u int, sp int64, rd Reading, target bitset, spent *int64) (Candidate, bool) {
+	g := newSpreadFit(d, u, sp, rd, target)
+	defer func() { *spent += g.steps }()
+	rg := g.region()
+	if rg.Empty {
+		return Candidate{}, false
+	}
+	q := uint64(rg.RateMin)
+	lower, upper := g.curve(q)
+	if lower > upper {
+		return Candidate{}, false
+	}
+	// its bounds as the sampled candidates' of rd: every refusal taking
+	// under RefusedCount, none under RefusedFree
+	var drain bitset
+	if rd == RefusedCount {
+		drain = complement(len(d.refIdx), newBitset(len(d.refIdx)))
+	}
+	wide := make([]int64, len(d.refIdx))
+	d.spreadWide(u, q, sp, drain, wide)
+	return spreadCandidate(d, u, q, lower, g.steps, rd, wide, true), true
+}

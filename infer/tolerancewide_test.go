@@ -115,3 +115,46 @@ func TestSpreadBucketsKeepTheirBounds(t *testing.T) {
 	}
 	assert.Greater(t, compared, 300)
 }
+
+// TestSpreadPointFindsEveryFit: on small logs with random targets (ties
+// and equal logged instants among them), wherever some bucket fits the
+// targets within the spread for some arrivals on a grid (a brute force
+// in exact rationals), spreadPoint finds a bucket, and the bucket it
+// gives explains every target with its least burst: pairing within a
+// spread loses no bucket the region holds.
+func TestSpreadPointFindsEveryFit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 4))
+	sp, step, rates := smallSpread()
+	checked := 0
+	for range 150 {
+		s, d := smallSpreadLog(rng)
+		nr := len(d.refIdx)
+		if nr == 0 {
+			continue
+		}
+		target, in := newBitset(nr), make([]bool, nr)
+		for r := range nr {
+			if r == 0 || rng.IntN(2) == 0 {
+				target.add(r)
+				in[r] = true
+			}
+		}
+		fits := false
+		for _, q := range rates {
+			for b := int64(1); b <= 4 && !fits; b++ {
+				fits = someArrivalsFitTarget(d.at, d.refused, in, sp, step, q, b)
+			}
+		}
+		var spent int64
+		c, ok := spreadPoint(d, -1, sp, RefusedFree, target, &spent)
+		if !fits {
+			continue
+		}
+		checked++
+		require.True(t, ok, "log %v, targets %v: a bucket fits, none paired", s, in)
+		assert.Positive(t, spent)
+		assert.True(t, subset(target, c.set), "log %v, targets %v: the bucket %d/day burst %d leaves some", s, in, c.PerDay, c.AtLeast)
+		assert.Equal(t, d.spreadLeast(-1, uint64(c.PerDay), sp), int64(c.AtLeast), "log %v: its least burst", s)
+	}
+	assert.Greater(t, checked, 40, "the brute force found few fitting buckets")
+}
