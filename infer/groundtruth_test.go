@@ -507,4 +507,8 @@ func TestBucketRangesHoldTheDelay(t *testing.T) {
 	_, err = infer.Stream(&out, "text", "client.csv", &infer.Log{Keys: []string{""}, Sends: map[string][]infer.Send{"": run.ClientLog()}}, infer.Options{}, false)
 	require.NoError(t, err)
 	assert.Contains(t, out.String(), "The buckets' ranges are those within 5ms")
+	out.Reset()
+	_, err = infer.Stream(&out, "json", "client.csv", &infer.Log{Keys: []string{""}, Sends: map[string][]infer.Send{"": run.ClientLog()}}, infer.Options{}, false)
+	require.NoError(t, err)
+	assert.Contains(t, out.String(), `"bucket_ranges_spread_ns": 5000000`)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
 )
@@ -40,8 +41,8 @@ func writeTolerance(b *strings.Builder, res *Result) {
 			fmt.Fprintf(b, "%s: every refusal explained by %s within %s: %s\n", rd, plural(len(f.Rules), "rule"), within(f, t), RulesText(f.Rules))
 		}
 	}
-	if u.Spread < bucketSpread && slices.ContainsFunc(u.Rules, func(r Rule) bool { return r.Kind == rule.Bucket }) {
-		fmt.Fprintf(b, "The buckets' ranges are those within %s, a delay as common: they hold every bucket that fits within it.\n", bucketSpread)
+	if bs := bucketRangesSpread(u); bs > u.Spread {
+		fmt.Fprintf(b, "The buckets' ranges are those within %s, a delay as common: they hold every bucket that fits within it.\n", bs)
 	}
 	b.WriteString("\n")
 	writeRules(b, u.Fit)
@@ -93,6 +94,10 @@ type jsonTolerance struct {
 	Unexplained   int        `json:"unexplained_refusals"`
 	Calls         int        `json:"calls"`
 	Simpler       bool       `json:"simpler"`
+	// BucketsNs is the spread within which the contract's buckets'
+	// ranges hold every bucket that fits: the fit's, or bucketSpread
+	// where that is wider; 0 without a bucket.
+	BucketsNs int64 `json:"bucket_ranges_spread_ns"`
 }
 
 // jsonToleranceOf is the tolerance in the JSON report; its contract's rules
@@ -109,5 +114,16 @@ func jsonToleranceOf(t *Tolerance) *jsonTolerance {
 		Contract: jsonKey("", &Result{Fits: fits, Best: t.Best}).Contract, OffsetMatters: u.OffsetMatters, OffsetNs: int64(u.Offset),
 		OffsetMinNs: int64(u.OffsetMin), OffsetMaxNs: int64(u.OffsetMax),
 		Absorbed: u.Absorbed, Unexplained: u.Unexplaineds, Calls: t.Calls, Simpler: t.Simpler,
+		BucketsNs: int64(bucketRangesSpread(u)),
 	}
+}
+
+// bucketRangesSpread is the spread within which u's buckets' ranges hold
+// every bucket that fits (bucketSpread where u's own is narrower), or 0
+// when u has no bucket.
+func bucketRangesSpread(u ToleranceFit) time.Duration {
+	if !slices.ContainsFunc(u.Rules, func(r Rule) bool { return r.Kind == rule.Bucket }) {
+		return 0
+	}
+	return max(u.Spread, bucketSpread)
 }

@@ -253,6 +253,7 @@ type docInfer struct {
 			Unexplained   int             `json:"unexplained_refusals"`
 			Calls         int             `json:"calls"`
 			Simpler       bool            `json:"simpler"`
+			BucketsNs     int64           `json:"bucket_ranges_spread_ns"`
 		} `json:"tolerance"`
 	} `json:"keys"`
 	MalformedHeaders []struct {

@@ -425,6 +425,7 @@ func TestJSONSchema(t *testing.T) {
 				assert.True(t, tol.Fits)
 				assert.False(t, tol.Simpler, "no contract fits exactly: the tolerance is not beside one")
 				assert.Equal(t, "7/1s,40/10s fixed", tol.Rules)
+				assert.Zero(t, tol.BucketsNs, "no bucket: no buckets' ranges")
 			}},
 		{"audit", []string{"audit", "--rules", "5/1s", "--seeds", "1", "--verify", "1", "--margin", "2ms"},
 			func() any { return &docAudit{} }, func(t *testing.T, d any) {
