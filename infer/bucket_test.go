@@ -126,7 +126,7 @@ func TestRecoversHiddenBucket(t *testing.T) {
 	t.Parallel()
 	for _, tokens := range []bool{false, true} {
 		t.Run(fmt.Sprint("tokens=", tokens), func(t *testing.T) {
-			seeds := infertest.Seeds(30, 100)
+			seeds := infertest.Seeds(12, 100)
 			recovered, narrow, trials := 0, 0, 0
 			for seed := range uint64(seeds) {
 				rng := rand.New(rand.NewPCG(seed, 13))

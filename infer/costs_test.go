@@ -116,7 +116,7 @@ func TestCostRuleEdges(t *testing.T) {
 // range at most 10% wide, and no other rule.
 func TestRecoversHiddenCostContract(t *testing.T) {
 	t.Parallel()
-	seeds := infertest.Seeds(30, 100)
+	seeds := infertest.Seeds(12, 100)
 	recovered, trials := 0, 0
 	for seed := range uint64(seeds) {
 		rng := rand.New(rand.NewPCG(seed, 11))
