@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rlcheck/rlcheck/rule"
 )
@@ -27,34 +28,62 @@ type Declared struct {
 // DeclaredRule is one declared rule beside the log.
 type DeclaredRule struct {
 	Rule rule.Rule
-	// AtLeast is the least N the accepted calls allow in the rule's window
-	// and kind: the provider took that many, so a limit below it leaves
-	// AtLeast-Limit calls a window unused.
+	// AtLeast is the least limit the accepted calls allow in the rule's
+	// window, kind and unit: for a window, the most calls (or units of the
+	// rule's cost) the provider took in one window, each call's own
+	// included; for a bucket, the least burst that admits every accepted
+	// call at the declared rate under the reading. A limit below it leaves
+	// AtLeast-Limit (or AtLeast-Burst) unused.
 	AtLeast int
 	// Refused counts the accepted calls this rule refuses.
 	Refused int
 }
 
+// Declared reports the declared limit AtLeast is set against: the burst
+// of a bucket, the limit of a window.
+func (r DeclaredRule) Declared() int {
+	if r.Rule.Kind == rule.Bucket {
+		return r.Rule.Burst
+	}
+	return r.Rule.Limit
+}
+
+// Unused is how much of AtLeast the declared limit leaves unused, 0 when
+// it allows as much or more.
+func (r DeclaredRule) Unused() int { return max(0, r.AtLeast-r.Declared()) }
+
 // Looser reports whether the contract allows calls the provider refused.
 func (d *Declared) Looser() bool { return d.Allowed > 0 }
 
+// UnitError is the error of a declared cost rule whose unit the log does
+// not carry.
+type UnitError struct{ Rule rule.Rule }
+
+func (e *UnitError) Error() string {
+	return fmt.Sprintf("rule %s: the log carries no %s costs", e.Rule, e.Rule.Unit)
+}
+
 // CheckDeclared returns an error naming the first rule infer cannot set
-// beside a log: it counts calls (no cost rules) in sliding windows and in
-// fixed windows aligned to the epoch.
-func CheckDeclared(rules []rule.Rule) error {
+// beside a log whose costs are in units: it compares sliding windows,
+// fixed windows aligned to the epoch and token buckets, on calls or on a
+// unit the log carries (a *UnitError when it does not).
+func CheckDeclared(rules []rule.Rule, units []string) error {
 	for _, r := range rules {
 		switch {
-		case r.Unit != "":
-			return fmt.Errorf("rule %s: infer reads no costs yet; compare call rules", r)
-		case r.Kind != rule.Sliding && r.Kind != rule.Fixed, r.Offset != 0, r.Zone != "":
-			return fmt.Errorf("rule %s: infer compares sliding rules and fixed rules aligned to the epoch only", r)
+		case r.Kind != rule.Sliding && r.Kind != rule.Fixed && r.Kind != rule.Bucket:
+			return fmt.Errorf("rule %s: infer compares sliding, fixed and bucket rules only", r)
+		case r.Offset != 0, r.Zone != "":
+			return fmt.Errorf("rule %s: infer compares fixed rules aligned to the epoch only", r)
+		case r.Unit != "" && !slices.Contains(units, r.Unit):
+			return &UnitError{Rule: r}
 		}
 	}
 	return nil
 }
 
 // declare judges every call of d by the declared rules (which passed
-// CheckDeclared) under reading rd; closed widens sliding windows by 1 ns.
+// CheckDeclared with d's units) under reading rd; closed widens sliding
+// windows by 1 ns (a bucket has no window edge to close).
 func declare(d *sends, rules []rule.Rule, closed bool, rd Reading) *Declared {
 	out := &Declared{Reading: rd}
 	// admits[i]: every rule so far admits call i; refusedBy[i]: some
@@ -65,27 +94,21 @@ func declare(d *sends, rules []rule.Rule, closed bool, rd Reading) *Declared {
 	}
 	refusedBy := make([]bool, len(d.at))
 	for _, r := range rules {
-		w := int64(r.Window)
-		if closed && r.Kind == rule.Sliding {
-			w++
-		}
-		dr := DeclaredRule{Rule: r, AtLeast: 1}
-		d.walk(w, r.Kind, func(i, lo int) {
-			before := i - lo
-			if rd == RefusedFree {
-				before = int(d.acc[i] - d.acc[lo])
-			}
-			if before >= r.Limit {
+		dr := DeclaredRule{Rule: r}
+		limit := int64(dr.Declared())
+		most := d.declaredNeeds(r, closed, rd, limit, func(i int, need int64) {
+			if need > limit {
 				admits[i] = false
-			}
-			if !d.refused[i] {
-				dr.AtLeast = max(dr.AtLeast, before+1)
-				if before >= r.Limit {
+				if !d.refused[i] {
 					dr.Refused++
 					refusedBy[i] = true
 				}
 			}
 		})
+		if r.Kind == rule.Bucket && rd == RefusedCount {
+			most = d.leastBurst(r)
+		}
+		dr.AtLeast = clampInt(max(most, 1))
 		out.Rules = append(out.Rules, dr)
 	}
 	for i := range d.at {
@@ -101,4 +124,60 @@ func declare(d *sends, rules []rule.Rule, closed bool, rd Reading) *Declared {
 		}
 	}
 	return out
+}
+
+// declaredNeeds visits every call i with the limit rule r needs to admit
+// it under reading rd (a bucket's burst; under RefusedCount, a refused
+// call drains a bucket of burst limit that has room for it), and returns
+// the most an accepted call needs.
+func (d *sends) declaredNeeds(r rule.Rule, closed bool, rd Reading, limit int64, visit func(i int, need int64)) int64 {
+	u := slices.Index(d.units, r.Unit)
+	most := int64(0)
+	see := func(i int, need int64) {
+		if !d.refused[i] {
+			most = max(most, need)
+		}
+		visit(i, need)
+	}
+	if r.Kind == rule.Bucket {
+		d.bucketNeeds(u, r, rd, limit, see)
+		return most
+	}
+	w := int64(r.Window)
+	if closed && r.Kind == rule.Sliding {
+		w++
+	}
+	d.walk(w, r.Kind, func(i, lo int) {
+		before := int64(i - lo)
+		if rd == RefusedFree {
+			before = int64(d.acc[i] - d.acc[lo])
+		}
+		if u >= 0 {
+			before = d.costAll[u][i] - d.costAll[u][lo]
+			if rd == RefusedFree {
+				before = d.costAcc[u][i] - d.costAcc[u][lo]
+			}
+		}
+		see(i, before+d.costOf(u, i))
+	})
+	return most
+}
+
+// leastBurst is the least burst at r's rate that admits every accepted
+// call under RefusedCount: from the least under RefusedFree (where no
+// refused call drains, and the bucket's level does not depend on its
+// burst), raised to the most an accepted call needs until the accepted
+// calls fit. On calls, where more drains only deepen the bucket, that is
+// the least; on costs, a burst that admits them all (a smaller one may:
+// a refused call that drains at one burst may leave more room than one
+// that drains at another).
+func (d *sends) leastBurst(r rule.Rule) int64 {
+	b := int64(0)
+	for rd := RefusedFree; ; rd = RefusedCount {
+		most := d.declaredNeeds(r, false, rd, b, func(int, int64) {})
+		if rd == RefusedCount && most <= b {
+			return b
+		}
+		b = max(most, 1, b)
+	}
 }

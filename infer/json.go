@@ -53,7 +53,9 @@ type jsonDecl struct {
 
 type jsonDeclRule struct {
 	Rule    string `json:"rule"`
-	Took    int    `json:"provider_allows_at_least"`
+	Kind    string `json:"kind"`
+	Unit    string `json:"unit,omitempty"`
+	Took    int    `json:"provider_allows_at_least"` // a bucket's burst
 	Unused  int    `json:"left_unused"`
 	Refuses int    `json:"accepted_calls_it_refuses"`
 }
@@ -167,7 +169,8 @@ func jsonDeclared(res *Result) *jsonDecl {
 	var rs []string
 	for _, r := range d.Rules {
 		rs = append(rs, r.Rule.String())
-		out.PerRule = append(out.PerRule, jsonDeclRule{Rule: r.Rule.String(), Took: r.AtLeast, Unused: max(0, r.AtLeast-r.Rule.Limit), Refuses: r.Refused})
+		out.PerRule = append(out.PerRule, jsonDeclRule{Rule: r.Rule.String(), Kind: r.Rule.Kind.String(), Unit: r.Rule.Unit,
+			Took: r.AtLeast, Unused: r.Unused(), Refuses: r.Refused})
 	}
 	out.Rules = strings.Join(rs, ",")
 	if f := res.Fits[res.Best]; f.Fits && res.Refused > 0 {

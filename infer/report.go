@@ -146,7 +146,7 @@ func writeDeclared(b *strings.Builder, res *Result) {
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "RULE\tPROVIDER ALLOWS AT LEAST\tLEFT UNUSED\tACCEPTED CALLS IT REFUSES")
 	for _, r := range d.Rules {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", r.Rule, r.AtLeast, max(0, r.AtLeast-r.Rule.Limit), r.Refused)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\n", r.Rule, declaredAmount(r.Rule, r.AtLeast), declaredAmount(r.Rule, r.Unused()), r.Refused)
 	}
 	tw.Flush()
 	if f := res.Fits[res.Best]; f.Fits && res.Refused > 0 {
@@ -311,4 +311,17 @@ func writeContradiction(b *strings.Builder, res *Result) {
 // WriteJSON writes the report as one JSON document (docs/infer.md).
 func (rep *Report) WriteJSON(w io.Writer) error {
 	return rep.write(newKeyWriter(w, "json", rep.File, rep.Log, false))
+}
+
+// declaredAmount names n in a declared rule's terms: units of its cost
+// ("1200 tokens"), and for a bucket a burst ("burst 9").
+func declaredAmount(r rule.Rule, n int) string {
+	s := strconv.Itoa(n)
+	if r.Unit != "" {
+		s += " " + r.Unit
+	}
+	if r.Kind == rule.Bucket {
+		s = "burst " + s
+	}
+	return s
 }

@@ -239,6 +239,25 @@ type docInfer struct {
 				FirstLine int64  `json:"first_line"`
 			} `json:"accepted_past_limit"`
 		} `json:"headers"`
+		Declared *struct {
+			Rules           string `json:"rules"`
+			Reading         string `json:"reading"`
+			Looser          bool   `json:"looser"`
+			Allowed         int    `json:"refused_calls_it_allows"`
+			AllowedLine     int64  `json:"first_refused_call_it_allows_line"`
+			Stricter        bool   `json:"stricter"`
+			Refused         int    `json:"accepted_calls_it_refuses"`
+			RefusedLine     int64  `json:"first_accepted_call_it_refuses_line"`
+			ConsistentRules string `json:"consistent_rules"`
+			PerRule         []struct {
+				Rule    string `json:"rule"`
+				Kind    string `json:"kind"`
+				Unit    string `json:"unit"`
+				AtLeast int    `json:"provider_allows_at_least"`
+				Unused  int    `json:"left_unused"`
+				Refuses int    `json:"accepted_calls_it_refuses"`
+			} `json:"per_rule"`
+		} `json:"declared"`
 		Tolerance *struct {
 			SpreadNs      int64           `json:"spread_ns"`
 			Fits          bool            `json:"fits"`
@@ -356,4 +375,44 @@ func TestInferWritesContract(t *testing.T) {
 	_, stderr, code = run(t, "", "infer", "--write-contract", path, "../../testdata/infer/quiet.csv")
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "no contract to write")
+}
+
+// TestInferDeclaredCostsAndBuckets: a declared cost rule and a declared
+// token bucket are set beside the log as call windows are: exit 1 when the
+// contract allows calls the provider refused, 0 when it is only stricter,
+// 2 naming the rule and --cost when the log carries no costs in its unit.
+func TestInferDeclaredCostsAndBuckets(t *testing.T) {
+	costs, bucket := "../../testdata/infer/costs.csv", "../../testdata/infer/bucket.csv"
+	out, stderr, code := run(t, "", "infer", "--cost", "tokens", "--rules", "6/1s,1200 tokens/10s", costs)
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, out, "LOOSER than the provider's")
+	assert.Regexp(t, `1200 tokens/10s +1000 tokens +0 tokens +0\n`, out)
+	out, stderr, code = run(t, "", "infer", "--cost", "tokens", "--rules", "6/1s,800 tokens/10s", costs)
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "stricter than needed")
+	assert.Regexp(t, `800 tokens/10s +1000 tokens +200 tokens +[1-9]`, out)
+	_, stderr, code = run(t, "", "infer", "--rules", "1000 tokens/10s", costs)
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "rule 1000 tokens/10s: the log carries no tokens costs")
+	assert.Contains(t, stderr, "--cost tokens")
+
+	out, stderr, code = run(t, "", "infer", "--rules", "4/1s burst 10", bucket)
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, out, "LOOSER than the provider's")
+	out, stderr, code = run(t, "", "infer", "--rules", "4/1s burst 6", "--format", "json", bucket)
+	assert.Equal(t, 0, code, stderr)
+	var rep docInfer
+	decodeStrict(t, out, &rep)
+	require.Len(t, rep.Keys, 1)
+	d := rep.Keys[0].Declared
+	require.NotNil(t, d)
+	assert.False(t, d.Looser)
+	assert.True(t, d.Stricter)
+	require.Len(t, d.PerRule, 1)
+	r := d.PerRule[0]
+	assert.Equal(t, "4/1s burst 6", r.Rule)
+	assert.Equal(t, "bucket", r.Kind)
+	assert.Equal(t, 8, r.AtLeast, "the log was replayed through 4/1s burst 8")
+	assert.Equal(t, 2, r.Unused)
+	assert.Positive(t, r.Refuses)
 }

@@ -416,6 +416,18 @@ func TestJSONSchema(t *testing.T) {
 				assert.Equal(t, "7/1s,40/10s", doc.Keys[0].Rules)
 				assert.Len(t, doc.Keys[0].Windows, 68, "17 windows, 2 kinds, 2 readings")
 			}},
+		{"infer declared", []string{"infer", "--cost", "tokens", "--rules", "6/1s,1200 tokens/10s,20 tokens/1s burst 40", "../../testdata/infer/costs.csv"},
+			func() any { return &docInfer{} }, func(t *testing.T, d any) {
+				doc := d.(*docInfer)
+				require.Len(t, doc.Keys, 1)
+				decl := doc.Keys[0].Declared
+				require.NotNil(t, decl)
+				require.Len(t, decl.PerRule, 3)
+				assert.Equal(t, "tokens", decl.PerRule[1].Unit)
+				assert.Equal(t, "bucket", decl.PerRule[2].Kind)
+				assert.True(t, decl.Stricter, "a burst of 40 tokens refuses calls the provider took")
+				assert.Greater(t, decl.PerRule[2].AtLeast, 40)
+			}},
 		{"infer tolerance", []string{"infer", "../../testdata/infer/delayed.csv"},
 			func() any { return &docInfer{} }, func(t *testing.T, d any) {
 				doc := d.(*docInfer)

@@ -87,7 +87,11 @@ func (o *InferFlags) Log(path string, stdin io.Reader) (string, *infer.Log, infe
 		if err != nil {
 			return "", nil, iopt, err
 		}
-		if err := infer.CheckDeclared(c.Rules); err != nil {
+		if err := infer.CheckDeclared(c.Rules, log.Units); err != nil {
+			var ue *infer.UnitError
+			if errors.As(err, &ue) {
+				err = fmt.Errorf("%w: read them with --cost %s (or --cost %s=COLUMN)", err, ue.Rule.Unit, ue.Rule.Unit)
+			}
 			return "", nil, iopt, err
 		}
 		iopt.Declared, iopt.Closed = c.Rules, c.Boundary == rule.Closed
