@@ -164,20 +164,46 @@ func (d *sends) declaredNeeds(r rule.Rule, closed bool, rd Reading, limit int64,
 }
 
 // leastBurst is the least burst at r's rate that admits every accepted
-// call under RefusedCount: from the least under RefusedFree (where no
-// refused call drains, and the bucket's level does not depend on its
-// burst), raised to the most an accepted call needs until the accepted
-// calls fit. On calls, where more drains only deepen the bucket, that is
-// the least; on costs, a burst that admits them all (a smaller one may:
-// a refused call that drains at one burst may leave more room than one
-// that drains at another).
+// call under RefusedCount. The least under RefusedFree, where no refused
+// call drains and the bucket's level does not depend on its burst, is a
+// lower bound (a drain only deepens the bucket). Raising a burst to the
+// most an accepted call needs at it until the accepted calls fit gives an
+// upper bound, which on calls is the least: a refused call that drains a
+// burst one larger leaves the bucket as empty as one that did not drain.
+// On costs a refused call that drains at one burst may leave more room
+// than one that drains at a smaller, so the bursts between the bounds are
+// tried in turn, at most maxBurstScan of them; past that, the first not
+// tried is returned: every smaller one was ruled out, so the provider
+// allows at least that, a bound rather than the least.
 func (d *sends) leastBurst(r rule.Rule) int64 {
-	b := int64(0)
-	for rd := RefusedFree; ; rd = RefusedCount {
-		most := d.declaredNeeds(r, false, rd, b, func(int, int64) {})
-		if rd == RefusedCount && most <= b {
+	u := slices.Index(d.units, r.Unit)
+	fits := func(b int64) (bool, int64) {
+		most := d.declaredNeeds(r, false, RefusedCount, b, func(int, int64) {})
+		return most <= b, most
+	}
+	lo := max(d.declaredNeeds(r, false, RefusedFree, 0, func(int, int64) {}), 1)
+	hi := lo
+	for {
+		ok, most := fits(hi)
+		if ok {
+			break
+		}
+		hi = max(most, hi+1)
+	}
+	if u < 0 {
+		return hi
+	}
+	for b := lo; b < hi; b++ {
+		if b-lo >= maxBurstScan {
 			return b
 		}
-		b = max(most, 1, b)
+		if ok, _ := fits(b); ok {
+			return b
+		}
 	}
+	return hi
 }
+
+// maxBurstScan bounds the bursts leastBurst tries between its bounds on
+// a bucket of costs, each one walk over the log.
+const maxBurstScan = 256
