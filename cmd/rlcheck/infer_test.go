@@ -379,8 +379,9 @@ func TestInferWritesContract(t *testing.T) {
 
 // TestInferDeclaredCostsAndBuckets: a declared cost rule and a declared
 // token bucket are set beside the log as call windows are: exit 1 when the
-// contract allows calls the provider refused, 0 when it is only stricter,
-// 2 naming the rule and --cost when the log carries no costs in its unit.
+// contract allows calls the provider refused, 0 when it is only stricter;
+// the costs of a declared rule's unit are read from the column named as the
+// unit without --cost, and a log without it is an error naming --cost (2).
 func TestInferDeclaredCostsAndBuckets(t *testing.T) {
 	costs, bucket := "../../testdata/infer/costs.csv", "../../testdata/infer/bucket.csv"
 	out, stderr, code := run(t, "", "infer", "--cost", "tokens", "--rules", "6/1s,1200 tokens/10s", costs)
@@ -391,10 +392,12 @@ func TestInferDeclaredCostsAndBuckets(t *testing.T) {
 	assert.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "stricter than needed")
 	assert.Regexp(t, `800 tokens/10s +1000 tokens +200 tokens +[1-9]`, out)
-	_, stderr, code = run(t, "", "infer", "--rules", "1000 tokens/10s", costs)
+	out, stderr, code = run(t, "", "infer", "--rules", "6/1s,1200 tokens/10s", costs)
+	assert.Equal(t, 1, code, stderr)
+	assert.Regexp(t, `1200 tokens/10s +1000 tokens +0 tokens +0\n`, out, "the declared unit read from its column without --cost")
+	_, stderr, code = run(t, "", "infer", "--rules", "1000 tokens/10s", "../../testdata/infer/calls.csv")
 	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, "rule 1000 tokens/10s: the log carries no tokens costs")
-	assert.Contains(t, stderr, "--cost tokens")
+	assert.Contains(t, stderr, `calls.csv:1: --cost tokens=tokens: no column named "tokens" in the header`)
 
 	out, stderr, code = run(t, "", "infer", "--rules", "4/1s burst 10", bucket)
 	assert.Equal(t, 1, code, stderr)

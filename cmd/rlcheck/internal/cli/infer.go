@@ -58,6 +58,13 @@ func (o *InferFlags) Log(path string, stdin io.Reader) (string, *infer.Log, infe
 	if opt.Costs, err = inferCosts(o.costs); err != nil {
 		return "", nil, iopt, err
 	}
+	var declared contract.Contract
+	if o.declared.given() {
+		if declared, err = o.declared.Load(); err != nil {
+			return "", nil, iopt, err
+		}
+		opt.Costs = withDeclaredUnits(opt.Costs, declared.Rules)
+	}
 	open := func() (io.Reader, error) { return os.Open(path) }
 	if path == "-" {
 		// Read twice (the calls, then their rate-limit headers), so held in memory.
@@ -83,10 +90,7 @@ func (o *InferFlags) Log(path string, stdin io.Reader) (string, *infer.Log, infe
 		return "", nil, iopt, err
 	}
 	if o.declared.given() {
-		c, err := o.declared.Load()
-		if err != nil {
-			return "", nil, iopt, err
-		}
+		c := declared
 		if err := infer.CheckDeclared(c.Rules, log.Units); err != nil {
 			var ue *infer.UnitError
 			if errors.As(err, &ue) {
@@ -97,6 +101,18 @@ func (o *InferFlags) Log(path string, stdin io.Reader) (string, *infer.Log, infe
 		iopt.Declared, iopt.Closed = c.Rules, c.Boundary == rule.Closed
 	}
 	return path, log, iopt, nil
+}
+
+// withDeclaredUnits adds to costs, for each unit a declared rule meters
+// that no --cost names, the column or field named as the unit, as check
+// reads it: a declared cost rule needs the calls' costs.
+func withDeclaredUnits(costs []sendlog.CostSource, rules []rule.Rule) []sendlog.CostSource {
+	for _, u := range rule.Units(rules) {
+		if !slices.ContainsFunc(costs, func(c sendlog.CostSource) bool { return c.Unit == u }) && len(costs) < sendlog.MaxCosts {
+			costs = append(costs, sendlog.CostSource{Unit: u, Col: u, Field: u})
+		}
+	}
+	return costs
 }
 
 // inferCosts reads --cost: the units whose cost rules infer bounds, each
