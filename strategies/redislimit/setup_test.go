@@ -16,16 +16,6 @@ import (
 	"github.com/rlcheck/rlcheck/rule"
 )
 
-// closedPort returns a loopback address nobody listens on.
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
 // silentPeer returns a loopback address that accepts connections and
 // never answers.
 func silentPeer(t *testing.T) string {
