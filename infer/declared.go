@@ -174,7 +174,8 @@ func (d *sends) declaredNeeds(r rule.Rule, closed bool, rd Reading, limit int64,
 // than one that drains at a smaller, so the bursts between the bounds are
 // tried in turn, at most maxBurstScan of them; past that, the first not
 // tried is returned: every smaller one was ruled out, so the provider
-// allows at least that, a bound rather than the least.
+// allows at least that, a bound rather than the least. Each try and each
+// raise is a walk over the log, and both are bounded.
 func (d *sends) leastBurst(r rule.Rule) int64 {
 	u := slices.Index(d.units, r.Unit)
 	fits := func(b int64) (bool, int64) {
@@ -183,7 +184,7 @@ func (d *sends) leastBurst(r rule.Rule) int64 {
 	}
 	lo := max(d.declaredNeeds(r, false, RefusedFree, 0, func(int, int64) {}), 1)
 	hi := lo
-	for {
+	for raises := 0; raises < maxBurstRaises; raises++ {
 		ok, most := fits(hi)
 		if ok {
 			break
@@ -205,5 +206,12 @@ func (d *sends) leastBurst(r rule.Rule) int64 {
 }
 
 // maxBurstScan bounds the bursts leastBurst tries between its bounds on
-// a bucket of costs, each one walk over the log.
-const maxBurstScan = 256
+// a bucket of costs, each one walk over the log; maxBurstRaises bounds its
+// raises (each a walk: a raise may gain a single unit, one refused call
+// more draining), past which the burst reached is still a bound on calls,
+// no smaller one fitting, and on costs the scan from the lower bound
+// decides.
+const (
+	maxBurstScan   = 256
+	maxBurstRaises = 64
+)
