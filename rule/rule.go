@@ -279,6 +279,23 @@ func parseCount(s string) (int, error) {
 	return v * scale, nil
 }
 
+// runTogether splits a limit written with its unit and no space between
+// them ("90000tokens", "90ktokens") into the number and the unit, where
+// the number reads as a limit and the rest as a unit.
+func runTogether(s string) (num, unit string, ok bool) {
+	i := strings.IndexFunc(s, func(c rune) bool { return c < '0' || c > '9' })
+	if i <= 0 {
+		return "", "", false
+	}
+	if _, err := parseCount(s[:i+1]); err == nil && i+1 < len(s) && validUnit(s[i+1:]) {
+		i++ // a scale suffix: "90ktokens"
+	}
+	if _, err := parseCount(s[:i]); err != nil || !validUnit(s[i:]) {
+		return "", "", false
+	}
+	return s[:i], s[i:], true
+}
+
 // parseLimit reads "LIMIT" or "LIMIT UNIT".
 func parseLimit(s string) (Rule, error) {
 	f := strings.Fields(s)
@@ -287,6 +304,9 @@ func parseLimit(s string) (Rule, error) {
 	}
 	limit, err := parseCount(f[0])
 	if err != nil {
+		if n, u, ok := runTogether(f[0]); ok && len(f) == 1 {
+			return Rule{}, fmt.Errorf("limit %q is not a whole number: a unit goes after a space (%s %s)", s, n, u)
+		}
 		return Rule{}, fmt.Errorf("limit %q is not a whole number", s)
 	}
 	if limit <= 0 {

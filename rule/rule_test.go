@@ -188,6 +188,9 @@ func TestParseKindErrors(t *testing.T) {
 		{"5 tokens extra/1s", "limit"},
 		{"5 fixed/1s", "unit"},
 		{"5/1s per key", Forms},
+		{"90000tokens/1m", "a unit goes after a space (90000 tokens)"},
+		{"90ktokens/1m", "a unit goes after a space (90k tokens)"},
+		{"90000Tokens/1m", `limit "90000Tokens" is not a whole number`},
 	}
 	for _, tt := range tests {
 		r, err := Parse(tt.in)
