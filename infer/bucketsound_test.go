@@ -1,7 +1,6 @@
 package infer
 
 import (
-	"math/big"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -18,30 +17,12 @@ import (
 // RefusedCount, does a refusal it has room for.
 func oracleExplained(s []Send, q, b int64, rd Reading) map[int]bool {
 	out := map[int]bool{}
-	level, full := big.NewRat(b, 1), big.NewRat(b, 1)
-	r := 0
-	for i, c := range s {
-		if i > 0 {
-			level.Add(level, big.NewRat(q*(c.At-s[i-1].At)/int64(time.Millisecond), int64(day/uint64(time.Millisecond))))
-			if level.Cmp(full) > 0 {
-				level.Set(full)
-			}
-		}
-		cost := big.NewRat(1, 1)
-		if c.Cost != nil {
-			cost = big.NewRat(c.Cost[0], 1)
-		}
-		room := level.Cmp(cost) >= 0
+	oracleReplay(s, q, b, func(c Send, r int, room bool) (take, ok bool) {
 		if c.Refused && !room {
 			out[r] = true
 		}
-		if room && (!c.Refused || rd == RefusedCount) {
-			level.Sub(level, cost)
-		}
-		if c.Refused {
-			r++
-		}
-	}
+		return room && (!c.Refused || rd == RefusedCount), true
+	})
 	return out
 }
 
@@ -57,21 +38,7 @@ func twoBucketLog(rng *rand.Rand, tokens bool) []Send {
 	if tokens {
 		hidden[0].Unit, hidden[1].Unit = infertest.Tokens, infertest.Tokens
 	}
-	p := infertest.NewProvider(hidden, true)
-	var s []Send
-	at := int64(1_700_000_000_000) * int64(time.Millisecond)
-	for i := range 30 + rng.IntN(40) {
-		at += int64(rng.IntN(3)*rng.IntN(250)) * int64(time.Millisecond)
-		c := Send{At: at, Line: int64(i + 2)}
-		cost := int64(1)
-		if tokens {
-			cost = rng.Int64N(4)
-			c.Cost = []int64{cost}
-		}
-		c.Refused = p.CallCost(at, cost)
-		s = append(s, c)
-	}
-	return s
+	return replayTraffic(rng, infertest.NewProvider(hidden, true), tokens, 30+rng.IntN(40), 3, 250)
 }
 
 // TestBucketRangesHoldEveryFitBesideTheOthers: over small logs of two
