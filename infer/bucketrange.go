@@ -10,31 +10,105 @@ import (
 
 // refineBuckets bounds each bucket rule of f by its region (region.go):
 // the rates and bursts at which it keeps every accepted call and explains
-// the refusals no other rule of f explains, the others at their least N
-// (where they explain the most). It names the rate on the grid and gives
+// the refusals no other rule of f explains, the windows at their least N
+// (where they explain the most) and the other buckets at the rate and
+// burst reported. The first round takes the other buckets at their
+// candidates' points; each round after takes them where the round before
+// named them, until no bucket moves: a bucket's region is then the one
+// beside the others as reported. It names the rate on the grid and gives
 // the least burst there. It returns the steps it took.
 func refineBuckets(d *sends, f *Fit, cands []*Candidate, windows []time.Duration) int64 {
+	n := len(d.refIdx)
+	chosen := make([]*Candidate, len(f.Rules)) // before any rate is renamed
+	sets := make([]bitset, len(f.Rules))       // what each rule explains
+	for k, r := range f.Rules {
+		chosen[k] = find(cands, r)
+		sets[k] = chosen[k].set
+	}
 	var steps int64
-	eachBucket(d, f, cands, func(r *Rule, c *Candidate, target bitset) {
-		g := newRegionFit(d, slices.Index(d.units, r.Unit), f.Reading, target)
-		rg := g.region()
-		if rg.Empty {
-			// Not one bucket here explains what the others leave: keep
-			// the candidate's own point, which verify judges.
-			rg = region{RateMin: c.PerDay, RateMax: c.PerDay, BurstMin: c.AtLeast, BurstMax: c.AtLeast}
+	targets := make([]bitset, len(f.Rules))
+	for round := range maxRefines {
+		moved := false
+		next := slices.Clone(sets)
+		for k := range f.Rules {
+			r := &f.Rules[k]
+			if r.Kind != rule.Bucket {
+				continue
+			}
+			target := complement(n, unionSets(n, slices.Concat(sets[:k], sets[k+1:])))
+			if round > 0 && slices.Equal(target, targets[k]) {
+				continue
+			}
+			targets[k] = target
+			was := [2]int64{r.perDay, int64(r.Burst)}
+			steps += refineBucket(d, f.Reading, r, chosen[k], target, windows, round == 0)
+			if round == 0 || was != [2]int64{r.perDay, int64(r.Burst)} {
+				u := slices.Index(d.units, r.Unit)
+				next[k] = d.explainedAt(u, uint64(r.perDay), int64(r.Burst), f.Reading)
+				steps += int64(d.n())
+				moved = moved || !slices.Equal(next[k], sets[k])
+			}
 		}
-		q := r.setExtent(rg, c.PerDay, windows)
-		lower, upper := g.curve(q)
-		r.Burst = clampInt(max(lower, int64(r.Min)))
-		if int64(r.Burst) > upper || !g.fits(q, int64(r.Burst)) {
-			// A hole of the region, or an outer bound: the candidate's
-			// own point fits.
-			r.Window, r.Rate, r.Burst, q = 24*time.Hour, clampInt(c.PerDay), c.AtLeast, uint64(c.PerDay)
+		sets = next
+		if !moved {
+			break
 		}
-		r.perDay = int64(q)
-		steps += g.steps
-	})
+	}
 	return steps
+}
+
+// unionSets is the union of sets of n refusals.
+func unionSets(n int, sets []bitset) bitset {
+	u := newBitset(n)
+	for _, s := range sets {
+		for i, w := range s {
+			u[i] |= w
+		}
+	}
+	return u
+}
+
+// maxRefines bounds refineBuckets' rounds.
+const maxRefines = 4
+
+// refineBucket bounds bucket rule r (candidate c) by its region of the
+// targets and returns the steps it took. Where the region is empty, the
+// first round keeps the candidate's own point (which verify judges) and
+// a later one leaves the rule as it was.
+func refineBucket(d *sends, rd Reading, r *Rule, c *Candidate, target bitset, windows []time.Duration, first bool) int64 {
+	g := newRegionFit(d, slices.Index(d.units, r.Unit), rd, target)
+	rg := g.region()
+	if rg.Empty && !first {
+		return g.steps
+	}
+	if rg.Empty {
+		// Not one bucket here explains what the others leave: keep
+		// the candidate's own point, which verify judges.
+		rg = region{RateMin: c.PerDay, RateMax: c.PerDay, BurstMin: c.AtLeast, BurstMax: c.AtLeast}
+	}
+	q := r.setExtent(rg, c.PerDay, windows)
+	lower, upper := g.curve(q)
+	r.Burst = clampInt(max(lower, int64(r.Min)))
+	if int64(r.Burst) > upper || !g.fits(q, int64(r.Burst)) {
+		// A hole of the region, or an outer bound: a corner of the
+		// extent that fits, else the candidate's own point.
+		q, r.Burst = cornerOr(g, rg, uint64(c.PerDay), c.AtLeast)
+		r.Window, r.Rate = 24*time.Hour, clampInt(int64(q))
+	}
+	r.perDay = int64(q)
+	return g.steps
+}
+
+// cornerOr is a corner of extent rg that fits g, judged exactly (the
+// least rate at the most burst, then the most rate at the least), else
+// the point (q, b).
+func cornerOr(g *regionFit, rg region, q uint64, b int) (uint64, int) {
+	for _, c := range [][2]int64{{rg.RateMin, int64(rg.BurstMax)}, {rg.RateMax, int64(rg.BurstMin)}} {
+		if !rg.Empty && c[0] > 0 && c[1] < math.MaxInt && g.fits(uint64(c[0]), c[1]) {
+			return uint64(c[0]), int(c[1])
+		}
+	}
+	return q, b
 }
 
 // eachBucket visits each bucket rule of f with its candidate and its

@@ -454,6 +454,34 @@ func (g *regionFit) replay(q uint64, b int64, drains bitset) bool {
 	return ok
 }
 
+// explainedAt are the refusals (by rank) that a bucket of unit u at q
+// units a day and burst b has no room for under reading rd: a refusal it
+// has room for takes its cost under RefusedCount.
+func (d *sends) explainedAt(u int, q uint64, b int64, rd Reading) bitset {
+	set := newBitset(len(d.refIdx))
+	room := mul64(uint64(b), day)
+	var def u128
+	prev, r := int64(0), 0
+	for i, t := range d.at {
+		if i > 0 && t > prev {
+			def = refill(def, q, t-prev)
+		}
+		prev = t
+		need := def.add(mul64(uint64(d.costOf(u, i)), day))
+		switch {
+		case !d.refused[i]:
+			def = need
+			continue
+		case room.less(need):
+			set.add(r)
+		case rd == RefusedCount:
+			def = need
+		}
+		r++
+	}
+	return set
+}
+
 // exactBuckets adds, per reading and unit, the bucket that explains every
 // refusal alone, where one does, and for each window that explains the
 // most of some refusals (no window explains more of them), the bucket that

@@ -21,6 +21,23 @@ import (
 // when it is accepted, or, under RefusedCount, when it is a refusal the
 // bucket had room for.
 func oracleFits(s []Send, q, b int64, rd Reading, target func(r int) bool) bool {
+	return oracleReplay(s, q, b, func(c Send, r int, room bool) (take, ok bool) {
+		switch {
+		case !c.Refused:
+			return true, room
+		case target(r):
+			return false, !room
+		}
+		return room && rd == RefusedCount, true
+	})
+}
+
+// oracleReplay is a plain replay of a bucket of q units a day and burst b
+// over the calls, the level an exact fraction: step judges each call (r
+// its rank among the refusals), given whether the bucket has room, and
+// says whether it takes its cost and whether the replay goes on. It
+// reports whether it went to the end.
+func oracleReplay(s []Send, q, b int64, step func(c Send, r int, room bool) (take, ok bool)) bool {
 	level := big.NewRat(b, 1)
 	full := big.NewRat(b, 1)
 	r := 0
@@ -35,15 +52,11 @@ func oracleFits(s []Send, q, b int64, rd Reading, target func(r int) bool) bool 
 		if c.Cost != nil {
 			cost = big.NewRat(c.Cost[0], 1)
 		}
-		room := level.Cmp(cost) >= 0
-		switch {
-		case !c.Refused && !room:
+		take, ok := step(c, r, level.Cmp(cost) >= 0)
+		if !ok {
 			return false
-		case !c.Refused:
-			level.Sub(level, cost)
-		case target(r) && room:
-			return false
-		case !target(r) && room && rd == RefusedCount:
+		}
+		if take {
 			level.Sub(level, cost)
 		}
 		if c.Refused {
@@ -64,11 +77,17 @@ func regionLog(rng *rand.Rand, rd Reading, tokens bool) []Send {
 	if rng.IntN(2) == 0 {
 		hidden = append(hidden, rule.Rule{Kind: rule.Sliding, Limit: 2 + rng.IntN(4), Window: 2 * time.Second})
 	}
-	p := infertest.NewProvider(hidden, rd == RefusedCount)
+	return replayTraffic(rng, infertest.NewProvider(hidden, rd == RefusedCount), tokens, 16+rng.IntN(30), 4, 300)
+}
+
+// replayTraffic replays calls through provider p on a millisecond grid,
+// each gap the product of a draw below steps and one below ms; with
+// tokens, each call costs 0 to 3 of them.
+func replayTraffic(rng *rand.Rand, p *infertest.Provider, tokens bool, calls, steps, ms int) []Send {
 	var s []Send
 	at := int64(1_700_000_000_000) * int64(time.Millisecond)
-	for i := range 16 + rng.IntN(30) {
-		at += int64(rng.IntN(4)*rng.IntN(300)) * int64(time.Millisecond)
+	for i := range calls {
+		at += int64(rng.IntN(steps)*rng.IntN(ms)) * int64(time.Millisecond)
 		c := Send{At: at, Line: int64(i + 2)}
 		cost := int64(1)
 		if tokens {
