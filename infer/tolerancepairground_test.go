@@ -1,0 +1,40 @@
+package infer_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rlcheck/rlcheck/infer"
+	"github.com/rlcheck/rlcheck/infer/infertest/serveprobe"
+	"github.com/rlcheck/rlcheck/rule"
+)
+
+// TestTwoTokenBucketsWithinTheDelay: a client's log of two token buckets
+// (60 tokens/1s burst 88 and 310 tokens/10s burst 578, calls reaching
+// serve 0 to 5 ms late), where every refusal taking from the first
+// bucket lets it alone explain them all and the sampled bursts miss the
+// second: paired on what the first explains with no refusal taking from
+// it, a contract of two buckets fits within the delay, the first among
+// them.
+func TestTwoTokenBucketsWithinTheDelay(t *testing.T) {
+	const seed = 82
+	c := serveprobe.Case{Kind: rule.Bucket, Cost: true}
+	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), c)
+	want, err := rule.ParseList("60 tokens/1s burst 88,310 tokens/10s burst 578")
+	require.NoError(t, err)
+	require.Equal(t, want, hidden)
+	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
+	require.NoError(t, err)
+	res := infer.Infer(run.ClientLog(), infer.Options{Units: run.Units()})
+	tol := res.Tolerance
+	require.NotNil(t, tol)
+	f := tol.ByReading[infer.RefusedCount]
+	require.True(t, f.Fits)
+	assert.LessOrEqual(t, f.Spread, groundDelay)
+	assert.Len(t, f.Rules, 2, "found %s", infer.RulesText(f.Rules))
+	s := score(hidden, hidden[:1], infer.Fit{Fits: true, Rules: f.Rules[:1]})
+	assert.True(t, s.narrow, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+}
