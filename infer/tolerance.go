@@ -202,17 +202,21 @@ func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 // refit finds the smallest cover of cands under reading rd, its buckets
 // bounded by their regions, covered again without a bucket that fits
 // only where the refusals the other rules explain take nothing from it.
+// A cover whose buckets are still unbounded when the refits run out is
+// no fit: it explains nothing the regions bear out.
 func (ps *spreadPasses) refit(cands []*Candidate, rd Reading) Fit {
 	f := fit(ps.d, cands, rd)
-	for range maxRefits {
+	for k := 0; ; k++ {
 		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, int64(bucketSpread), ps.windows, ps.regions)
-		if len(empty) == 0 {
-			break
+		switch {
+		case len(empty) == 0:
+			return f
+		case k == maxRefits:
+			return Fit{Reading: rd, Unexplaineds: len(ps.d.refIdx)}
 		}
 		cands = slices.DeleteFunc(cands, func(c *Candidate) bool { return slices.Contains(empty, c) })
 		f = fit(ps.d, cands, rd)
 	}
-	return f
 }
 
 // cands are the spread's candidates under reading rd, the fixed windows

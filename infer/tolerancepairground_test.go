@@ -38,3 +38,28 @@ func TestTwoTokenBucketsWithinTheDelay(t *testing.T) {
 	s := score(hidden, hidden[:1], infer.Fit{Fits: true, Rules: f.Rules[:1]})
 	assert.True(t, s.narrow, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
 }
+
+// TestToleranceBucketsAreBounded: a client's log of two token buckets
+// (180 tokens/5s burst 226 and 371 tokens/15s burst 705) whose covers
+// within 5 ms keep losing a bucket that fits nowhere once bounded: a
+// cover is reported only with each bucket's ranges its region's, never
+// one the refits ran out on.
+func TestToleranceBucketsAreBounded(t *testing.T) {
+	const seed = 31
+	c := serveprobe.Case{Kind: rule.Bucket, Cost: true}
+	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), c)
+	want, err := rule.ParseList("180 tokens/5s burst 226,371 tokens/15s burst 705")
+	require.NoError(t, err)
+	require.Equal(t, want, hidden)
+	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
+	require.NoError(t, err)
+	res := infer.Infer(run.ClientLog(), infer.Options{Units: run.Units()})
+	require.NotNil(t, res.Tolerance)
+	for _, f := range res.Tolerance.ByReading {
+		for _, r := range f.Rules {
+			if r.Kind == rule.Bucket {
+				assert.True(t, r.Rate > 0 && r.RateMin > 0 && r.RateMin <= r.RateMax && r.Min > 0, "%v: %s %v", f.Reading, infer.RulesText([]infer.Rule{r}), ranges(f.Fit))
+			}
+		}
+	}
+}
