@@ -141,8 +141,14 @@ func (ps *spreadPasses) pairFree(p Candidate, spent *int64) []Candidate {
 	if target.count() == 0 || c.set.count() == 0 {
 		return nil
 	}
+	// the partner in the bucket's own unit first, in another only where
+	// none in its own is found
+	u := slices.Index(d.units, p.Unit)
 	out := []Candidate{c}
-	for v := -1; v < len(d.units); v++ {
+	for _, v := range append([]int{u}, otherUnits(u, len(d.units))...) {
+		if len(out) > 1 {
+			break
+		}
 		if b, ok := spreadPoint(d, v, ps.sp, RefusedCount, target, spent); ok {
 			out = append(out, b)
 		}
@@ -188,4 +194,15 @@ func (d *sends) freeCandidate(u int, q uint64, b, sp, steps int64) Candidate {
 	wide := make([]int64, len(d.refIdx))
 	d.spreadWide(u, q, sp, nil, wide)
 	return spreadCandidate(d, u, q, b, steps, RefusedCount, wide, true)
+}
+
+// otherUnits are the units from -1 (calls) below n but u.
+func otherUnits(u, n int) []int {
+	var out []int
+	for v := -1; v < n; v++ {
+		if v != u {
+			out = append(out, v)
+		}
+	}
+	return out
 }
