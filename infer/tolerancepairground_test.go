@@ -21,15 +21,7 @@ import (
 // bucket inside the ranges of one (the second's are wide: the refusals
 // the first explains may take from it or not).
 func TestTwoTokenBucketsWithinTheDelay(t *testing.T) {
-	const seed = 82
-	c := serveprobe.Case{Kind: rule.Bucket, Cost: true}
-	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), c)
-	want, err := rule.ParseList("60 tokens/1s burst 88,310 tokens/10s burst 578")
-	require.NoError(t, err)
-	require.Equal(t, want, hidden)
-	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
-	require.NoError(t, err)
-	res := infer.Infer(run.ClientLog(), infer.Options{Units: run.Units()})
+	hidden, res := clientTokenBuckets(t, 82, "60 tokens/1s burst 88,310 tokens/10s burst 578")
 	tol := res.Tolerance
 	require.NotNil(t, tol)
 	f := tol.ByReading[infer.RefusedCount]
@@ -46,15 +38,7 @@ func TestTwoTokenBucketsWithinTheDelay(t *testing.T) {
 // cover is reported only with each bucket's ranges its region's, never
 // one the refits ran out on.
 func TestToleranceBucketsAreBounded(t *testing.T) {
-	const seed = 31
-	c := serveprobe.Case{Kind: rule.Bucket, Cost: true}
-	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), c)
-	want, err := rule.ParseList("180 tokens/5s burst 226,371 tokens/15s burst 705")
-	require.NoError(t, err)
-	require.Equal(t, want, hidden)
-	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
-	require.NoError(t, err)
-	res := infer.Infer(run.ClientLog(), infer.Options{Units: run.Units()})
+	_, res := clientTokenBuckets(t, 31, "180 tokens/5s burst 226,371 tokens/15s burst 705")
 	require.NotNil(t, res.Tolerance)
 	for _, f := range res.Tolerance.ByReading {
 		for _, r := range f.Rules {
@@ -63,4 +47,17 @@ func TestToleranceBucketsAreBounded(t *testing.T) {
 			}
 		}
 	}
+}
+
+// clientTokenBuckets draws the token-bucket case's hidden contract for
+// seed, requires it to be want, probes it through serve and infers it
+// back from the client's log (calls 0 to groundDelay late).
+func clientTokenBuckets(t *testing.T, seed uint64, want string) ([]rule.Rule, *infer.Result) {
+	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), serveprobe.Case{Kind: rule.Bucket, Cost: true})
+	rules, err := rule.ParseList(want)
+	require.NoError(t, err)
+	require.Equal(t, rules, hidden)
+	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
+	require.NoError(t, err)
+	return hidden, infer.Infer(run.ClientLog(), infer.Options{Units: run.Units()})
 }
