@@ -185,27 +185,38 @@ func eachOnCores(n int, f func(i int)) {
 // with finds the smallest contract under reading rd, the fixed windows
 // being those given.
 func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
-	cands := ps.cands(fixed, rd)
-	f := fit(ps.d, cands, rd)
+	f := ps.refit(ps.cands(fixed, rd), rd)
 	// Pairing walks regions: it is tried from the spread a bucket's
-	// ranges are taken at up, the narrower ones having been tried first.
+	// ranges are taken at up, the narrower ones having been tried first,
+	// where no cover fits, or none does once its buckets are bounded.
 	if !f.Fits && ps.sp >= int64(bucketSpread) && ps.buckets[rd] != nil && ps.pairSpread(rd) {
-		cands = ps.cands(fixed, rd)
-		f = fit(ps.d, cands, rd)
-	}
-	for range maxRefits {
-		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, int64(bucketSpread), ps.windows, ps.regions)
-		if len(empty) == 0 {
-			break
-		}
-		cands = slices.DeleteFunc(cands, func(c *Candidate) bool { return slices.Contains(empty, c) })
-		f = fit(ps.d, cands, rd)
+		f = ps.refit(ps.cands(fixed, rd), rd)
 	}
 	f.settle(bucketProof{single: true, pairs: true})
 	if f.Smallest && len(f.Rules) > 1 {
 		f.Smallest, f.Unproved = false, unprovedTolerance
 	}
 	return f
+}
+
+// refit finds the smallest cover of cands under reading rd, its buckets
+// bounded by their regions, covered again without a bucket that fits
+// only where the refusals the other rules explain take nothing from it.
+// A cover whose buckets are still unbounded when the refits run out is
+// no fit: it explains nothing the regions bear out.
+func (ps *spreadPasses) refit(cands []*Candidate, rd Reading) Fit {
+	f := fit(ps.d, cands, rd)
+	for k := 0; ; k++ {
+		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, int64(bucketSpread), ps.windows, ps.regions)
+		switch {
+		case len(empty) == 0:
+			return f
+		case k == maxRefits:
+			return Fit{Reading: rd, Unexplaineds: len(ps.d.refIdx)}
+		}
+		cands = slices.DeleteFunc(cands, func(c *Candidate) bool { return slices.Contains(empty, c) })
+		f = fit(ps.d, cands, rd)
+	}
 }
 
 // cands are the spread's candidates under reading rd, the fixed windows

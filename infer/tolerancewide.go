@@ -1,6 +1,11 @@
 package infer
 
-import "sync"
+import (
+	"slices"
+	"sync"
+
+	"github.com/rlcheck/rlcheck/rule"
+)
 
 // spreadWideBoth is spreadWide under both drains a spread's sampled
 // buckets are judged with, in one walk over the calls: free as with no
@@ -77,9 +82,11 @@ func giveWide(b []int64) { spreadWides.Put(&b) }
 // bucket the greedy picks among them (those that explain the most of
 // what the others leave), the bucket of each unit that explains every
 // refusal it leaves within the spread, where the spread's region has
-// one: the sampled bursts can miss the second of two buckets. It pairs
-// once a reading, within a budget of passes as the exact search's, and
-// reports whether it added a bucket.
+// one: the sampled bursts can miss the second of two buckets. Under
+// "refused calls count" each pick, and each bucket so found, is paired
+// again on what it explains with no refusal taking from it (see
+// pairFree). It pairs once a reading, within a budget of passes as the
+// exact search's, and reports whether it added a bucket.
 func (ps *spreadPasses) pairSpread(rd Reading) bool {
 	if ps.paired[rd] {
 		return false
@@ -94,18 +101,62 @@ func (ps *spreadPasses) pairSpread(rd Reading) bool {
 	picks, _ := greedyPicks(n, ps.buckets[rd], none)
 	budget := max(maxRegionSteps, 40*int64(d.n()))
 	var spent int64
-	added := false
+	before := len(ps.buckets[rd])
 	for _, p := range picks {
 		target := complement(n, p.set)
 		for u := -1; u < len(d.units) && target.count() > 0 && spent <= budget; u++ {
-			c, ok := spreadPoint(d, u, ps.sp, rd, target, &spent)
-			if ok {
+			if c, ok := spreadPoint(d, u, ps.sp, rd, target, &spent); ok {
 				ps.buckets[rd] = append(ps.buckets[rd], c)
-				added = true
 			}
 		}
 	}
-	return added
+	if rd == RefusedCount {
+		found := ps.buckets[rd][before:]
+		for _, p := range append(picks, found...) {
+			if spent > budget {
+				break
+			}
+			ps.buckets[rd] = append(ps.buckets[rd], ps.pairFree(p, &spent)...)
+		}
+	}
+	return len(ps.buckets[rd]) > before
+}
+
+// pairFree pairs bucket p under "refused calls count" on what it
+// explains with no refusal taking from it: that bucket, its set so
+// bounded, and beside it the bucket of each unit that explains every
+// refusal it leaves. Its set drawn with every refusal taking can hold
+// refusals only the other bucket's refusals, taking from it, explain,
+// and a cover on it then leaves the other bucket nothing to explain;
+// a set drawn with none taking holds only refusals it explains whatever
+// the others take. It adds the passes it walked to spent.
+func (ps *spreadPasses) pairFree(p Candidate, spent *int64) []Candidate {
+	d := ps.d
+	if p.Kind != rule.Bucket || p.Reading != RefusedCount {
+		return nil
+	}
+	c := d.freeCandidate(slices.Index(d.units, p.Unit), uint64(p.PerDay), int64(p.AtLeast), ps.sp, p.Steps)
+	*spent += 2 * int64(d.n())
+	target := complement(len(d.refIdx), c.set)
+	if target.count() == 0 || c.set.count() == 0 {
+		return nil
+	}
+	// the partner in the bucket's own unit first, in another only where
+	// none in its own is found
+	u := slices.Index(d.units, p.Unit)
+	out := []Candidate{c}
+	for _, v := range append([]int{u}, otherUnits(u, len(d.units))...) {
+		if len(out) > 1 {
+			break
+		}
+		if b, ok := spreadPoint(d, v, ps.sp, RefusedCount, target, spent); ok {
+			out = append(out, b)
+		}
+	}
+	if len(out) == 1 {
+		return nil
+	}
+	return out
 }
 
 // spreadPoint is a bucket of unit u that explains every refusal of
@@ -134,4 +185,24 @@ func spreadPoint(d *sends, u int, sp int64, rd Reading, target bitset, spent *in
 	wide := make([]int64, len(d.refIdx))
 	d.spreadWide(u, q, sp, drain, wide)
 	return spreadCandidate(d, u, q, lower, g.steps, rd, wide, true), true
+}
+
+// freeCandidate is the bucket of unit u at q units a day and burst b as
+// a candidate under "refused calls count" whose set is what it possibly
+// explains within spread sp with no refusal taking from it.
+func (d *sends) freeCandidate(u int, q uint64, b, sp, steps int64) Candidate {
+	wide := make([]int64, len(d.refIdx))
+	d.spreadWide(u, q, sp, nil, wide)
+	return spreadCandidate(d, u, q, b, steps, RefusedCount, wide, true)
+}
+
+// otherUnits are the units from -1 (calls) below n but u.
+func otherUnits(u, n int) []int {
+	var out []int
+	for v := -1; v < n; v++ {
+		if v != u {
+			out = append(out, v)
+		}
+	}
+	return out
 }
