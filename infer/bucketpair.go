@@ -85,22 +85,21 @@ func (g *regionFit) point() (q uint64, b int, ok bool) {
 	return g.climbBursts(rg)
 }
 
-// maxClimbBursts bounds the bursts climbBursts tries, and maxClimbs the
-// rounds of each climb.
+// maxClimbs bounds the rounds of a climb, and maxClimbSteps the steps
+// climbBursts spends on an extent (passes of a call each).
 const (
-	maxClimbBursts = 64
-	maxClimbs      = 16
+	maxClimbs     = 16
+	maxClimbSteps = maxRegionSteps / 8
 )
 
 // climbBursts looks for a bucket that fits g in an extent bounded from
-// outside, a burst at a time from the most down (spread evenly over at
-// most maxClimbBursts of them), each climbing from the extent's least
-// rate: the corners and the points settled from them can miss a region
-// that is a sliver, a rate or two wide at one burst.
+// outside, a burst at a time from the most down, each climbing from the
+// extent's least rate, within maxClimbSteps: the corners and the points
+// settled from them can miss a region that is a sliver, a rate or two
+// wide at one burst.
 func (g *regionFit) climbBursts(rg region) (uint64, int, bool) {
-	span := int64(rg.BurstMax - rg.BurstMin)
-	step := max(1, (span+maxClimbBursts-1)/maxClimbBursts)
-	for b := int64(rg.BurstMax); b >= int64(rg.BurstMin); b -= step {
+	from := g.steps
+	for b := int64(rg.BurstMax); b >= int64(rg.BurstMin) && g.steps-from <= maxClimbSteps; b-- {
 		if q, ok := g.climb(uint64(rg.RateMin), b); ok {
 			return q, int(b), true
 		}

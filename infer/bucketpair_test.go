@@ -61,3 +61,36 @@ func TestSettledPointFits(t *testing.T) {
 	next:
 	}
 }
+
+// TestClimbedPointFits: inside regions bounded from outside whose corners
+// do not fit, every bucket climbBursts returns fits as the oracle's plain
+// replay judges it, and over the seeds it finds some.
+func TestClimbedPointFits(t *testing.T) {
+	var outer, climbed int
+	defer func() {
+		t.Logf("%d regions bounded from outside with no corner that fits: a bucket climbed to in %d", outer, climbed)
+		assert.Positive(t, climbed, "climbBursts finds buckets")
+	}()
+	for seed := range uint64(infertest.Seeds(300, 1500)) {
+		rng := rand.New(rand.NewPCG(seed, 47))
+		s := regionLog(rng, RefusedCount, seed%3 == 1)
+		d, u := regionSends(s)
+		n := len(d.refIdx)
+		target := newBitset(n)
+		for r := range n {
+			if rng.IntN(3) > 0 {
+				target.add(r)
+			}
+		}
+		g := newRegionFit(d, u, RefusedCount, target)
+		rg := g.region()
+		if !g.drain || rg.Empty || rg.BurstMax > 1<<20 || g.fits(uint64(rg.RateMin), int64(rg.BurstMax)) || g.fits(uint64(rg.RateMax), int64(rg.BurstMin)) {
+			continue
+		}
+		outer++
+		if q, b, ok := g.climbBursts(rg); ok {
+			climbed++
+			assert.True(t, oracleFits(s, int64(q), int64(b), RefusedCount, target.has), "seed %d: climbed to %d a day burst %d", seed, q, b)
+		}
+	}
+}

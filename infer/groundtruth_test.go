@@ -438,6 +438,18 @@ func TestTwoTokenBucketsFromServe(t *testing.T) {
 	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f), s.why)
 }
 
+// TestSecondBucketInASliver: serve's log of two token buckets (90
+// tokens/10s burst 136 and 184 tokens/30s burst 291), where beside the
+// first the second fits only in a sliver (529920 to 529921 tokens a day
+// at burst 291) whose outer bound's corners do not fit: climbing each
+// burst from the least rate finds it, and both are recovered.
+func TestSecondBucketInASliver(t *testing.T) {
+	hidden, log, units := servedContract(t, 1, serveprobe.Case{Kind: rule.Bucket, Cost: true}, "90 tokens/10s burst 136,184 tokens/30s burst 291")
+	f := infer.Infer(log, infer.Options{Units: units}).Fits[infer.RefusedCount]
+	s := score(hidden, hidden, f)
+	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f), s.why)
+}
+
 // TestSecondBucketBesideTheFirstAsReported: serve's log of two token
 // buckets (110 tokens/1s burst 200 and 367 tokens/1m burst 529), where
 // the sampled search's candidate for the second has more burst than the
