@@ -186,6 +186,7 @@ func (g *regionFit) drainRate(q uint64, b int64) uint64 {
 	g.steps += int64(len(d.at))
 	return 0
 }
+
 // maxSettles bounds the rounds of settled.
 const maxSettles = 4
 
