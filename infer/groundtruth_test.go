@@ -200,18 +200,18 @@ func TestGroundTruthFromServe(t *testing.T) {
 		{c: serveprobe.Case{Kind: rule.Sliding}},
 		{c: serveprobe.Case{Kind: rule.Fixed}},
 		// Buckets run with RLCHECK_FULL=1 only (about 40 s of CPU). Known
-		// short, as measured over the 100 seeds: 95% recovered and 84% narrow from serve's
-		// log, 89% recovered and 69% narrow from the client's.
-		{c: serveprobe.Case{Kind: rule.Bucket}, full: true, short: [numMeasures]float64{mServedRecovered: 0.95,
-			mServedNarrow: 0.84, mSentRecovered: 0.89, mSentNarrow: 0.69}},
+		// short, as measured over the 100 seeds: 96% recovered and 84% narrow from serve's
+		// log, 88% recovered and 69% narrow from the client's.
+		{c: serveprobe.Case{Kind: rule.Bucket}, full: true, short: [numMeasures]float64{mServedRecovered: 0.96,
+			mServedNarrow: 0.84, mSentRecovered: 0.88, mSentNarrow: 0.69}},
 		{c: serveprobe.Case{Kind: rule.Sliding, Cost: true}},
 		// Known short: recovered from serve's log on 97% of the 100 seeds
 		// (a rule on calls reported where the hidden one meters tokens).
 		{c: serveprobe.Case{Kind: rule.Fixed, Cost: true}, short: [numMeasures]float64{mServedRecovered: 0.97}},
-		// Known short, as measured: 88% recovered and 84% narrow from
+		// Known short, as measured: 90% recovered and 85% narrow from
 		// serve's log, 75% and 67% from the client's.
 		{c: serveprobe.Case{Kind: rule.Bucket, Cost: true}, full: true, short: [numMeasures]float64{
-			mServedRecovered: 0.88, mServedNarrow: 0.84, mSentRecovered: 0.75, mSentNarrow: 0.67}},
+			mServedRecovered: 0.90, mServedNarrow: 0.85, mSentRecovered: 0.75, mSentNarrow: 0.67}},
 	}
 	for _, row := range rows {
 		t.Run(row.c.String(), func(t *testing.T) {
