@@ -2,7 +2,6 @@ package infer
 
 import (
 	"math"
-	"math/bits"
 	"slices"
 )
 
@@ -168,17 +167,11 @@ func (g *regionFit) drainRate(q uint64, b int64) uint64 {
 		case !room.less(need):
 			def, taken = need, taken+c
 		default:
-			if dt := uint64(t - d.at[start]); dt > 0 && taken+c > uint64(b) {
-				over := mul64(taken+c-uint64(b), day)
-				if over.hi < dt {
-					next, rem := bits.Div64(over.hi, over.lo, dt)
-					if rem != 0 {
-						next++
-					}
-					if next > q && (least == 0 || next < least) {
-						least = next
-					}
-				}
+			if taken+c <= uint64(b) {
+				break
+			}
+			if next, ok := lineRate(taken+c-uint64(b), uint64(t-d.at[start])); ok && next > q && (least == 0 || next < least) {
+				least = next
 			}
 		}
 		r++
