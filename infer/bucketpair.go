@@ -78,7 +78,106 @@ func (g *regionFit) point() (q uint64, b int, ok bool) {
 	if q, b, ok := g.settled(uint64(rg.RateMin), int64(rg.BurstMax)); ok {
 		return q, b, true
 	}
-	return g.settled(uint64(rg.RateMax), int64(rg.BurstMin))
+	if q, b, ok := g.settled(uint64(rg.RateMax), int64(rg.BurstMin)); ok {
+		return q, b, true
+	}
+	return g.climbBursts(rg)
+}
+
+// maxClimbs bounds the rounds of a climb, and maxClimbSteps the steps
+// climbBursts spends on an extent (passes of a call each).
+const (
+	maxClimbs     = 16
+	maxClimbSteps = maxRegionSteps / 8
+)
+
+// climbBursts looks for a bucket that fits g in an extent bounded from
+// outside, a burst at a time from the most down, each climbing from the
+// extent's least rate, within maxClimbSteps: the corners and the points
+// settled from them can miss a region that is a sliver, a rate or two
+// wide at one burst.
+func (g *regionFit) climbBursts(rg region) (uint64, int, bool) {
+	from := g.steps
+	for b := int64(rg.BurstMax); b >= int64(rg.BurstMin) && g.steps-from <= maxClimbSteps; b-- {
+		if q, ok := g.climb(uint64(rg.RateMin), b); ok {
+			return q, int(b), true
+		}
+	}
+	return 0, 0, false
+}
+
+// climb looks for a rate from q up at which burst b fits g: the
+// refusals outside the targets that drain a bucket at q fix the log's
+// admissions, and the least rate from q at which every accepted call has
+// room with those drains (leastRoom) is the next q. Where every accepted
+// call has room but a target has too, more drains before it may take
+// that room: the next q is the least at which a refusal before it that
+// does not drain may (drainRate). It stops at a rate that fits, one past
+// which nothing is found, or after maxClimbs rounds.
+func (g *regionFit) climb(q uint64, b int64) (uint64, bool) {
+	for range maxClimbs {
+		drains := g.drainsAt(q, b)
+		next, steps := g.d.leastRoom(g.u, b, q, drains)
+		g.steps += steps
+		if next == q {
+			if g.fits(q, b) {
+				return q, true
+			}
+			next = g.drainRate(q, b)
+		}
+		if next <= q {
+			return 0, false
+		}
+		q = next
+	}
+	return 0, false
+}
+
+// drainRate is, for a bucket of q units a day and burst b that has room
+// for the first target it meets, the least rate above q at which a
+// refusal before that target, outside the targets, that has no room at q
+// may have room: where the units taken since the bucket was last full
+// come within b. It is 0 where there is none.
+func (g *regionFit) drainRate(q uint64, b int64) uint64 {
+	d := g.d
+	room := mul64(uint64(b), day)
+	var def u128
+	var taken uint64
+	start, prev, r := 0, int64(0), 0
+	least := uint64(0)
+	for i, t := range d.at {
+		if i > 0 && t > prev {
+			def = refill(def, q, t-prev)
+		}
+		prev = t
+		if def == (u128{}) {
+			start, taken = i, 0
+		}
+		c := uint64(d.costOf(g.u, i))
+		need := def.add(mul64(c, day))
+		switch {
+		case !d.refused[i]:
+			def, taken = need, taken+c
+			continue
+		case g.target.has(r):
+			if !room.less(need) {
+				g.steps += int64(i + 1)
+				return least
+			}
+		case !room.less(need):
+			def, taken = need, taken+c
+		default:
+			if taken+c <= uint64(b) {
+				break
+			}
+			if next, ok := lineRate(taken+c-uint64(b), uint64(t-d.at[start])); ok && next > q && (least == 0 || next < least) {
+				least = next
+			}
+		}
+		r++
+	}
+	g.steps += int64(len(d.at))
+	return 0
 }
 
 // maxSettles bounds the rounds of settled.

@@ -22,17 +22,7 @@ func TestSettledPointFits(t *testing.T) {
 	}()
 	rates, bursts := regionGrid()
 	for seed := range uint64(infertest.Seeds(300, 1500)) {
-		rng := rand.New(rand.NewPCG(seed, 47))
-		s := regionLog(rng, RefusedCount, seed%3 == 1)
-		d, u := regionSends(s)
-		n := len(d.refIdx)
-		target := newBitset(n)
-		for r := range n {
-			if rng.IntN(3) > 0 {
-				target.add(r)
-			}
-		}
-		g := newRegionFit(d, u, RefusedCount, target)
+		s, g, target := targetedRegion(seed)
 		// The oracle's replay multiplies the rate by a gap in int64: rates
 		// near maxRegionRate (an open rate) are past it.
 		if q, b, ok := g.point(); ok && q < 1<<40 {
@@ -59,5 +49,44 @@ func TestSettledPointFits(t *testing.T) {
 			}
 		}
 	next:
+	}
+}
+
+// targetedRegion is seed's small log under "refused calls count", with
+// about two refusals in three as the targets, and its region fit.
+func targetedRegion(seed uint64) ([]Send, *regionFit, bitset) {
+	rng := rand.New(rand.NewPCG(seed, 47))
+	s := regionLog(rng, RefusedCount, seed%3 == 1)
+	d, u := regionSends(s)
+	n := len(d.refIdx)
+	target := newBitset(n)
+	for r := range n {
+		if rng.IntN(3) > 0 {
+			target.add(r)
+		}
+	}
+	return s, newRegionFit(d, u, RefusedCount, target), target
+}
+
+// TestClimbedPointFits: inside regions bounded from outside whose corners
+// do not fit, every bucket climbBursts returns fits as the oracle's plain
+// replay judges it, and over the seeds it finds some.
+func TestClimbedPointFits(t *testing.T) {
+	var outer, climbed int
+	defer func() {
+		t.Logf("%d regions bounded from outside with no corner that fits: a bucket climbed to in %d", outer, climbed)
+		assert.Positive(t, climbed, "climbBursts finds buckets")
+	}()
+	for seed := range uint64(infertest.Seeds(300, 1500)) {
+		s, g, target := targetedRegion(seed)
+		rg := g.region()
+		if !g.drain || rg.Empty || rg.BurstMax > 1<<20 || g.fits(uint64(rg.RateMin), int64(rg.BurstMax)) || g.fits(uint64(rg.RateMax), int64(rg.BurstMin)) {
+			continue
+		}
+		outer++
+		if q, b, ok := g.climbBursts(rg); ok {
+			climbed++
+			assert.True(t, oracleFits(s, int64(q), int64(b), RefusedCount, target.has), "seed %d: climbed to %d a day burst %d", seed, q, b)
+		}
 	}
 }

@@ -200,18 +200,18 @@ func TestGroundTruthFromServe(t *testing.T) {
 		{c: serveprobe.Case{Kind: rule.Sliding}},
 		{c: serveprobe.Case{Kind: rule.Fixed}},
 		// Buckets run with RLCHECK_FULL=1 only (about 40 s of CPU). Known
-		// short, as measured over the 100 seeds: 95% recovered and 84% narrow from serve's
+		// short, as measured over the 100 seeds: 96% recovered and 84% narrow from serve's
 		// log, 91% recovered and 69% narrow from the client's.
-		{c: serveprobe.Case{Kind: rule.Bucket}, full: true, short: [numMeasures]float64{mServedRecovered: 0.95,
+		{c: serveprobe.Case{Kind: rule.Bucket}, full: true, short: [numMeasures]float64{mServedRecovered: 0.96,
 			mServedNarrow: 0.84, mSentRecovered: 0.91, mSentNarrow: 0.69}},
 		{c: serveprobe.Case{Kind: rule.Sliding, Cost: true}},
 		// Known short: recovered from serve's log on 97% of the 100 seeds
 		// (a rule on calls reported where the hidden one meters tokens).
 		{c: serveprobe.Case{Kind: rule.Fixed, Cost: true}, short: [numMeasures]float64{mServedRecovered: 0.97}},
-		// Known short, as measured: 88% recovered and 84% narrow from
+		// Known short, as measured: 90% recovered and 85% narrow from
 		// serve's log, 82% and 67% from the client's.
 		{c: serveprobe.Case{Kind: rule.Bucket, Cost: true}, full: true, short: [numMeasures]float64{
-			mServedRecovered: 0.88, mServedNarrow: 0.84, mSentRecovered: 0.82, mSentNarrow: 0.67}},
+			mServedRecovered: 0.90, mServedNarrow: 0.85, mSentRecovered: 0.82, mSentNarrow: 0.67}},
 	}
 	for _, row := range rows {
 		t.Run(row.c.String(), func(t *testing.T) {
@@ -433,6 +433,18 @@ func TestOneTokenBucketFromServe(t *testing.T) {
 // region of what that bucket leaves gives the second, and the cover both.
 func TestTwoTokenBucketsFromServe(t *testing.T) {
 	hidden, log, units := servedContract(t, 51, serveprobe.Case{Kind: rule.Bucket, Cost: true}, "50 tokens/2s burst 84,163 tokens/10s burst 325")
+	f := infer.Infer(log, infer.Options{Units: units}).Fits[infer.RefusedCount]
+	s := score(hidden, hidden, f)
+	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f), s.why)
+}
+
+// TestSecondBucketInASliver: serve's log of two token buckets (90
+// tokens/10s burst 136 and 184 tokens/30s burst 291), where beside the
+// first the second fits only in a sliver (529920 to 529921 tokens a day
+// at burst 291) whose outer bound's corners do not fit: climbing each
+// burst from the least rate finds it, and both are recovered.
+func TestSecondBucketInASliver(t *testing.T) {
+	hidden, log, units := servedContract(t, 1, serveprobe.Case{Kind: rule.Bucket, Cost: true}, "90 tokens/10s burst 136,184 tokens/30s burst 291")
 	f := infer.Infer(log, infer.Options{Units: units}).Fits[infer.RefusedCount]
 	s := score(hidden, hidden, f)
 	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f), s.why)

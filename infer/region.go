@@ -351,6 +351,21 @@ func (d *sends) leastRoom(u int, b int64, q uint64, drained bitset) (uint64, int
 	return bisectRate(q, maxRegionRate, ok), steps
 }
 
+// lineRate is the least rate (units a day) that refills over units in
+// dt ns, and whether there is one: none where dt is 0 or it
+// would pass 2^64 units a day.
+func lineRate(over, dt uint64) (uint64, bool) {
+	o := mul64(over, day)
+	if dt == 0 || o.hi >= dt {
+		return 0, false
+	}
+	q, rem := bits.Div64(o.hi, o.lo, dt)
+	if rem != 0 {
+		q++
+	}
+	return q, true
+}
+
 // maxRoomJumps bounds leastRoom's jumps.
 const maxRoomJumps = 48
 
@@ -384,14 +399,9 @@ func (d *sends) roomPass(u int, b int64, q uint64, drained bitset) (next uint64,
 			continue
 		}
 		ok = false
-		dt := uint64(t - d.at[start])
-		over := mul64(taken-uint64(b), day)
-		if dt == 0 || over.hi >= dt {
+		need, some := lineRate(taken-uint64(b), uint64(t-d.at[start]))
+		if !some {
 			return 0, false
-		}
-		need, rem := bits.Div64(over.hi, over.lo, dt)
-		if rem != 0 {
-			need++
 		}
 		next = max(next, need)
 	}
