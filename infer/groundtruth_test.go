@@ -279,7 +279,8 @@ func groundTruth(t *testing.T, c serveprobe.Case, tolerated bool) (counts [numMe
 			opt := infer.Options{Units: run.Units()}
 			exact := infer.Infer(log, opt)
 			a := exact.Fits[infer.RefusedCount]
-			res := infer.Infer(run.ClientLog(), opt)
+			// A user who logged on the client knows it, and the delay's bound.
+			res := infer.Infer(run.ClientLog(), infer.Options{Units: run.Units(), Delay: groundDelay})
 			b := res.Fits[infer.RefusedCount]
 			var spread time.Duration
 			if tol := res.Tolerance; tol != nil {
