@@ -43,9 +43,14 @@ type Options struct {
 	// (the clock offset tried as Tolerance does): the contract reported is
 	// the one that fits within a spread of Delay, whether or not one fits
 	// exactly, and every range holds every value that fits within it.
-	// Where none does, the ladder is climbed above Delay.
+	// Where none does, the ladder is climbed above Delay. A delay beyond
+	// MaxDelay is taken as MaxDelay.
 	Delay time.Duration
 }
+
+// MaxDelay is the longest Options.Delay: a day, far past any network's
+// delay, and short enough that no instant of a log plus it overflows.
+const MaxDelay = 24 * time.Hour
 
 // Candidate is one window and kind under one reading: the least limit the
 // accepted calls allow, and the refusals that limit explains.
@@ -267,7 +272,7 @@ func Infer(s []Send, opt Options) *Result {
 		res.Fits[rd].prune(s, opt.Units)
 	}
 	res.Best, res.BothFit = best(res.Fits)
-	res.tolerate(d, windows, opt.spreadGrid, opt.Delay)
+	res.tolerate(d, windows, opt.spreadGrid, min(opt.Delay, MaxDelay))
 	if hs != nil {
 		hs.judge(d, res.Best)
 		res.Headers = hs

@@ -450,7 +450,8 @@ func TestInferDelay(t *testing.T) {
 	for _, bad := range []struct{ value, says string }{
 		{"soon", `invalid argument "soon" for "--delay" flag`},
 		{"5", `invalid argument "5" for "--delay" flag`},
-		{"-2ms", "--delay -2ms: a delay cannot be negative"},
+		{"-2ms", "--delay -2ms: want a delay from 0 to 24h0m0s"},
+		{"25h", "--delay 25h0m0s: want a delay from 0 to 24h0m0s"},
 	} {
 		_, stderr, code := run(t, "", "infer", "--delay", bad.value, log)
 		assert.Equal(t, 2, code, bad.value)

@@ -54,8 +54,8 @@ func (o *InferFlags) Log(path string, stdin io.Reader) (string, *infer.Log, infe
 	if _, err := o.Format.Resolve(); err != nil {
 		return "", nil, iopt, err
 	}
-	if o.delay < 0 {
-		return "", nil, iopt, fmt.Errorf("--delay %s: a delay cannot be negative", o.delay)
+	if o.delay < 0 || o.delay > infer.MaxDelay {
+		return "", nil, iopt, fmt.Errorf("--delay %s: want a delay from 0 to %s", o.delay, infer.MaxDelay)
 	}
 	iopt.Delay = o.delay
 	opt, err := o.read.Options()
