@@ -257,8 +257,8 @@ func assertShares(t *testing.T, row groundRow, counts [numMeasures]int) {
 
 // groundTruth probes groundSeeds hidden contracts of case c and counts
 // the seeds of each measure. The server's log always fits exactly; the
-// client's fits exactly or within a spread no wider than the delay's,
-// which is then reported; where tolerated is false (buckets), neither is
+// client's, told groundDelay (Options.Delay), fits within it, which is
+// then reported; where tolerated is false (buckets), neither is
 // asserted. On every recovered seed, each range more than 10% wide or
 // open carries advice saying what would bound it.
 func groundTruth(t *testing.T, c serveprobe.Case, tolerated bool) (counts [numMeasures]int) {
