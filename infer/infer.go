@@ -38,7 +38,19 @@ type Options struct {
 	// Units name the cost units of each Send.Cost: for each, cost rules
 	// "N UNIT/W" are inferred beside the call rules.
 	Units []string
+	// Delay, when positive, says the log's instants are the client's and
+	// each call reached the provider up to Delay after its logged instant
+	// (the clock offset tried as Tolerance does): the contract reported is
+	// the one that fits within a spread of Delay, whether or not one fits
+	// exactly, and every range holds every value that fits within it.
+	// Where none does, the ladder is climbed above Delay. A delay beyond
+	// MaxDelay is taken as MaxDelay.
+	Delay time.Duration
 }
+
+// MaxDelay is the longest Options.Delay: a day, far past any network's
+// delay, and short enough that no instant of a log plus it overflows.
+const MaxDelay = 24 * time.Hour
 
 // Candidate is one window and kind under one reading: the least limit the
 // accepted calls allow, and the refusals that limit explains.
@@ -260,7 +272,7 @@ func Infer(s []Send, opt Options) *Result {
 		res.Fits[rd].prune(s, opt.Units)
 	}
 	res.Best, res.BothFit = best(res.Fits)
-	res.tolerate(d, windows, opt.spreadGrid)
+	res.tolerate(d, windows, opt.spreadGrid, min(opt.Delay, MaxDelay))
 	if hs != nil {
 		hs.judge(d, res.Best)
 		res.Headers = hs
@@ -276,16 +288,21 @@ func Infer(s []Send, opt Options) *Result {
 // fewer rules within a spread up to simplerSpread is reported beside it
 // (Tolerance.Simpler) when the exact fit has a bucket: the exact search
 // can explain the refusals a delay made with a bucket of its own, which
-// hides the provider's contract.
-func (res *Result) tolerate(d *sends, windows, spreads []time.Duration) {
+// hides the provider's contract. With a delay given, the fit within it
+// is the answer (see Options.Delay).
+func (res *Result) tolerate(d *sends, windows, spreads []time.Duration, delay time.Duration) {
 	if spreads == nil {
 		spreads = spreadGrid
 	}
 	f := res.Fits[res.Best]
+	all := [2]int{math.MaxInt, math.MaxInt}
 	switch {
-	case res.Refused == 0 || len(spreads) == 0:
+	case res.Refused == 0:
+	case delay > 0:
+		res.Tolerance = tolerateDelay(d, windows, spreads, delay)
+	case len(spreads) == 0:
 	case !f.Fits:
-		res.Tolerance = tolerate(d, windows, spreads, [2]int{math.MaxInt, math.MaxInt}, true)
+		res.Tolerance = tolerate(d, windows, spreads, all, true, bucketSpread)
 	case len(f.Rules) > 1 && slices.ContainsFunc(f.Rules, func(r Rule) bool { return r.Kind == rule.Bucket }):
 		short := spreads[:0:0]
 		for _, sp := range spreads {
@@ -296,13 +313,26 @@ func (res *Result) tolerate(d *sends, windows, spreads []time.Duration) {
 		k := len(f.Rules)
 		// A rule that fits within a spread fits within a wider one: the
 		// widest tried first finds most logs with no simpler contract.
-		if len(short) == 0 || !tolerate(d, windows, short[len(short)-1:], [2]int{k, k}, true).Fits {
+		if len(short) == 0 || !tolerate(d, windows, short[len(short)-1:], [2]int{k, k}, true, bucketSpread).Fits {
 			return
 		}
-		if tol := tolerate(d, windows, short, [2]int{k, k}, true); tol.Fits {
+		if tol := tolerate(d, windows, short, [2]int{k, k}, true, bucketSpread); tol.Fits {
 			tol.Simpler, res.Tolerance = true, tol
 		}
 	}
+}
+
+// tolerateDelay fits the log within a spread of delay, and where nothing
+// does, climbs the spreads of the ladder above it as tolerate does. The
+// buckets' ranges are those within delay, or the spread that fits.
+func tolerateDelay(d *sends, windows, spreads []time.Duration, delay time.Duration) *Tolerance {
+	all := [2]int{math.MaxInt, math.MaxInt}
+	tol := tolerate(d, windows, []time.Duration{delay}, all, true, delay)
+	if above := slices.DeleteFunc(slices.Clone(spreads), func(sp time.Duration) bool { return sp <= delay }); !tol.Fits && len(above) > 0 {
+		tol = tolerate(d, windows, above, all, true, delay)
+	}
+	tol.Delay = delay
+	return tol
 }
 
 // bucketSearch tries buckets over a grid of rates and keeps those the

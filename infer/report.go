@@ -37,7 +37,7 @@ func Run(file string, log *Log, opt Options) *Report {
 // Contradicted reports whether some key's log no reading explains.
 func (rep *Report) Contradicted() bool {
 	for _, r := range rep.Keys {
-		if !r.Fits[r.Best].Holds() {
+		if r.contradicted() {
 			return true
 		}
 	}
@@ -110,15 +110,19 @@ func writeFindings(b *strings.Builder, file string, res *Result, all bool) {
 		b.WriteString("No call was refused: the log gives lower bounds only. The provider allowed at least:\n\n")
 		writeBounds(b, res, false)
 		return
+	case res.Tolerance.WithinDelay():
+		// the answer is the fit within the delay given, not the exact one
+		writeTolerance(b, res)
 	case !res.Fits[res.Best].Fits:
 		writeContradiction(b, res)
 		writeTolerance(b, res)
 		return
+	default:
+		writeReadings(b, res)
+		writeRules(b, res.Fits[res.Best])
+		fmt.Fprintf(b, "\nrules: %s\n", RulesText(res.Fits[res.Best].Rules))
+		writeTolerance(b, res)
 	}
-	writeReadings(b, res)
-	writeRules(b, res.Fits[res.Best])
-	fmt.Fprintf(b, "\nrules: %s\n", RulesText(res.Fits[res.Best].Rules))
-	writeTolerance(b, res)
 	if all {
 		b.WriteString("\nEvery window and kind (least N, refusals it explains at that N, cost in pointer steps):\n\n")
 		writeBounds(b, res, true)

@@ -33,7 +33,7 @@ func Stream(w io.Writer, format, file string, log *Log, opt Options, all bool) (
 	for i, k := range log.Keys {
 		res := Infer(log.Sends[k], opt)
 		sum.Calls += res.Sends
-		sum.Contradicted = sum.Contradicted || !res.Fits[res.Best].Holds() || res.Tolerance != nil && res.Tolerance.Simpler
+		sum.Contradicted = sum.Contradicted || res.contradicted()
 		sum.Looser = sum.Looser || res.Declared != nil && res.Declared.Looser()
 		if len(log.Keys) == 1 {
 			sum.Only = res

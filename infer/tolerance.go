@@ -38,6 +38,28 @@ type Tolerance struct {
 	// Simpler: a contract fits exactly, and this one of fewer rules fits
 	// within the tolerance.
 	Simpler bool
+	// Delay is Options.Delay: the most the user says a call reached the
+	// provider after its logged instant; 0 when not given.
+	Delay time.Duration
+	// wide is the spread within which the buckets' ranges hold every
+	// bucket that fits: Delay when given, else bucketSpread.
+	wide time.Duration
+}
+
+// contradicted reports whether no reading explains the log, or one
+// explains it only with more rules than a tolerance needs; a log that
+// fits within the delay the user gave is no contradiction.
+func (res *Result) contradicted() bool {
+	if res.Tolerance.WithinDelay() {
+		return false
+	}
+	return !res.Fits[res.Best].Holds() || res.Tolerance != nil && res.Tolerance.Simpler
+}
+
+// WithinDelay reports whether a contract fits within the delay the
+// user gave (Options.Delay): the log then fits, late as it is.
+func (t *Tolerance) WithinDelay() bool {
+	return t != nil && t.Delay > 0 && t.Fits && t.Spread <= t.Delay
 }
 
 // ToleranceFit is a reading's fit within a tolerance.
@@ -77,9 +99,10 @@ const bucketSpread = simplerSpread
 // tolerate climbs the ladder of spreads until a contract fits, and on up
 // to simplerSpread, keeping under each reading the fit of the fewest
 // rules at the least spread that gives it; a fit counts only with fewer
-// rules than fewer[rd]. Token buckets are tried only with buckets.
-func tolerate(d *sends, windows []time.Duration, spreads []time.Duration, fewer [2]int, buckets bool) *Tolerance {
-	tol := &Tolerance{Calls: d.n()}
+// rules than fewer[rd]. Token buckets are tried only with buckets; their
+// ranges are those within spread wide where the fit's is narrower.
+func tolerate(d *sends, windows []time.Duration, spreads []time.Duration, fewer [2]int, buckets bool, wide time.Duration) *Tolerance {
+	tol := &Tolerance{Calls: d.n(), wide: wide}
 	var found [2]bool
 	for _, sp := range spreads {
 		// Past the first fit, climb only for fewer rules than one.
@@ -94,7 +117,7 @@ func tolerate(d *sends, windows []time.Duration, spreads []time.Duration, fewer 
 				break
 			}
 		}
-		ps := &spreadPasses{d: d, windows: windows, sp: int64(sp), regions: map[string]region{}}
+		ps := &spreadPasses{d: d, windows: windows, sp: int64(sp), wide: int64(wide), regions: map[string]region{}}
 		ps.sliding = ps.candidates(rule.Sliding, 0)
 		if buckets {
 			ps.buckets = ps.bucketCandidates()
@@ -130,6 +153,7 @@ type spreadPasses struct {
 	d       *sends
 	windows []time.Duration
 	sp      int64
+	wide    int64 // the spread of the buckets' ranges (see tolerate)
 	sliding [2][]Candidate
 	buckets [2][]Candidate // the same at every offset
 	regions map[string]region
@@ -189,7 +213,7 @@ func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 	// Pairing walks regions: it is tried from the spread a bucket's
 	// ranges are taken at up, the narrower ones having been tried first,
 	// where no cover fits, or none does once its buckets are bounded.
-	if !f.Fits && ps.sp >= int64(bucketSpread) && ps.buckets[rd] != nil && ps.pairSpread(rd) {
+	if !f.Fits && ps.sp >= ps.wide && ps.buckets[rd] != nil && ps.pairSpread(rd) {
 		f = ps.refit(ps.cands(fixed, rd), rd)
 	}
 	f.settle(bucketProof{single: true, pairs: true})
@@ -207,7 +231,7 @@ func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 func (ps *spreadPasses) refit(cands []*Candidate, rd Reading) Fit {
 	f := fit(ps.d, cands, rd)
 	for k := 0; ; k++ {
-		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, int64(bucketSpread), ps.windows, ps.regions)
+		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, ps.wide, ps.windows, ps.regions)
 		switch {
 		case len(empty) == 0:
 			return f

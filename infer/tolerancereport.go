@@ -18,6 +18,9 @@ func writeTolerance(b *strings.Builder, res *Result) {
 	}
 	u := t.Used()
 	if !t.Fits {
+		if t.Delay > 0 {
+			fmt.Fprintf(b, "\nNo contract fits within the %s delay given.", t.Delay)
+		}
 		fmt.Fprintf(b, "\nNo tolerance up to a spread of %s fits either: under the reading \"%s\", %s unexplained, %s of the %d calls.\n",
 			t.Spread, u.Reading, plural(u.Unexplaineds, "refused call")+isAre(u.Unexplaineds), share(u.Unexplaineds, t.Calls), t.Calls)
 		return
@@ -26,8 +29,15 @@ func writeTolerance(b *strings.Builder, res *Result) {
 		fmt.Fprintf(b, "\nSIMPLER WITHIN A TOLERANCE: %s fit%s, where the exact contract needs %s: the refusals the extra rules explain may be a delay's.\n",
 			plural(len(u.Rules), "rule"), map[bool]string{true: "s", false: ""}[len(u.Rules) == 1], plural(len(res.Fits[res.Best].Rules), "rule"))
 	}
-	fmt.Fprintf(b, "\nWITHIN A TOLERANCE: a contract fits if each call reached the provider up to %s after its logged instant%s.\n",
-		t.Spread, offsetText(u))
+	head := "WITHIN A TOLERANCE"
+	if t.WithinDelay() {
+		head = fmt.Sprintf("WITHIN THE %s DELAY GIVEN", t.Delay)
+	}
+	fmt.Fprintf(b, "\n%s: a contract fits if each call reached the provider up to %s after its logged instant%s.\n",
+		head, t.Spread, offsetText(u))
+	if t.Delay > 0 && !t.WithinDelay() {
+		fmt.Fprintf(b, "That is more than the %s delay given: no contract fits within it.\n", t.Delay)
+	}
 	fmt.Fprintf(b, "%d of the %d calls (%s) are consistent only thanks to it: the contract judges them otherwise on the logged instants.\n",
 		u.Absorbed, t.Calls, share(u.Absorbed, t.Calls))
 	for _, rd := range []Reading{t.Best, 1 - t.Best} {
@@ -41,7 +51,7 @@ func writeTolerance(b *strings.Builder, res *Result) {
 			fmt.Fprintf(b, "%s: every refusal explained by %s within %s: %s\n", rd, plural(len(f.Rules), "rule"), within(f, t), RulesText(f.Rules))
 		}
 	}
-	if bs := bucketRangesSpread(u); bs > u.Spread {
+	if bs := bucketRangesSpread(t); bs > u.Spread {
 		fmt.Fprintf(b, "The buckets' ranges are those within %s, a delay as common: they hold every bucket that fits within it.\n", bs)
 	}
 	b.WriteString("\n")
@@ -98,6 +108,8 @@ type jsonTolerance struct {
 	// ranges hold every bucket that fits: the fit's, or bucketSpread
 	// where that is wider; 0 without a bucket.
 	BucketsNs int64 `json:"bucket_ranges_spread_ns"`
+	// DelayNs is the delay the user gave (Options.Delay); absent without.
+	DelayNs int64 `json:"delay_ns,omitempty"`
 }
 
 // jsonToleranceOf is the tolerance in the JSON report; its contract's rules
@@ -114,16 +126,18 @@ func jsonToleranceOf(t *Tolerance) *jsonTolerance {
 		Contract: jsonKey("", &Result{Fits: fits, Best: t.Best}).Contract, OffsetMatters: u.OffsetMatters, OffsetNs: int64(u.Offset),
 		OffsetMinNs: int64(u.OffsetMin), OffsetMaxNs: int64(u.OffsetMax),
 		Absorbed: u.Absorbed, Unexplained: u.Unexplaineds, Calls: t.Calls, Simpler: t.Simpler,
-		BucketsNs: int64(bucketRangesSpread(u)),
+		BucketsNs: int64(bucketRangesSpread(t)), DelayNs: int64(t.Delay),
 	}
 }
 
-// bucketRangesSpread is the spread within which u's buckets' ranges hold
-// every bucket that fits (bucketSpread where u's own is narrower), or 0
-// when u has no bucket.
-func bucketRangesSpread(u ToleranceFit) time.Duration {
+// bucketRangesSpread is the spread within which the buckets' ranges of
+// the fit reported hold every bucket that fits (the delay given, or else
+// bucketSpread, where the fit's own is narrower), or 0 when it has no
+// bucket.
+func bucketRangesSpread(t *Tolerance) time.Duration {
+	u := t.Used()
 	if !slices.ContainsFunc(u.Rules, func(r Rule) bool { return r.Kind == rule.Bucket }) {
 		return 0
 	}
-	return max(u.Spread, bucketSpread)
+	return max(u.Spread, t.wide)
 }

@@ -273,6 +273,7 @@ type docInfer struct {
 			Calls         int             `json:"calls"`
 			Simpler       bool            `json:"simpler"`
 			BucketsNs     int64           `json:"bucket_ranges_spread_ns"`
+			DelayNs       int64           `json:"delay_ns"`
 		} `json:"tolerance"`
 	} `json:"keys"`
 	MalformedHeaders []struct {
@@ -418,4 +419,42 @@ func TestInferDeclaredCostsAndBuckets(t *testing.T) {
 	assert.Equal(t, 8, r.AtLeast, "the log was replayed through 4/1s burst 8")
 	assert.Equal(t, 2, r.Unused)
 	assert.Positive(t, r.Refuses)
+}
+
+// TestInferDelay: --delay reports the contract that fits within the
+// delay given, exit 0, and writes it with --write-contract; a bad or
+// negative delay is refused with exit 2, naming the flag.
+func TestInferDelay(t *testing.T) {
+	const log = "../../testdata/infer/delayed.csv"
+	_, _, code := run(t, "", "infer", log)
+	assert.Equal(t, 1, code, "no delay given: a contradiction")
+
+	out, stderr, code := run(t, "", "infer", "--delay", "5ms", log)
+	require.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "WITHIN THE 5ms DELAY GIVEN")
+	assert.Contains(t, out, "rules within a 5ms tolerance: 7/1s,40/10s fixed")
+	assert.NotContains(t, out, "CONTRADICTION")
+
+	out, _, code = run(t, "", "infer", "--delay", "1ms", log)
+	assert.Equal(t, 1, code, "more than the delay given is a contradiction")
+	assert.Contains(t, out, "more than the 1ms delay given")
+
+	path := filepath.Join(t.TempDir(), "c.yaml")
+	_, stderr, code = run(t, "", "infer", "--delay", "5ms", "--write-contract", path, log)
+	require.Equal(t, 0, code, stderr)
+	written, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(written), "within a 5ms delay")
+	assert.Contains(t, string(written), "40/10s fixed")
+
+	for _, bad := range []struct{ value, says string }{
+		{"soon", `invalid argument "soon" for "--delay" flag`},
+		{"5", `invalid argument "5" for "--delay" flag`},
+		{"-2ms", "--delay -2ms: want a delay from 0 to 24h0m0s"},
+		{"25h", "--delay 25h0m0s: want a delay from 0 to 24h0m0s"},
+	} {
+		_, stderr, code := run(t, "", "infer", "--delay", bad.value, log)
+		assert.Equal(t, 2, code, bad.value)
+		assert.Contains(t, stderr, bad.says, bad.value)
+	}
 }

@@ -438,6 +438,18 @@ func TestJSONSchema(t *testing.T) {
 				assert.False(t, tol.Simpler, "no contract fits exactly: the tolerance is not beside one")
 				assert.Equal(t, "7/1s,40/10s fixed", tol.Rules)
 				assert.Zero(t, tol.BucketsNs, "no bucket: no buckets' ranges")
+				assert.Zero(t, tol.DelayNs, "no delay given")
+			}},
+		{"infer delay", []string{"infer", "--delay", "5ms", "../../testdata/infer/delayed.csv"},
+			func() any { return &docInfer{} }, func(t *testing.T, d any) {
+				doc := d.(*docInfer)
+				require.Len(t, doc.Keys, 1)
+				tol := doc.Keys[0].Tolerance
+				require.NotNil(t, tol, "a delay given: the fit within it")
+				assert.Equal(t, int64(5e6), tol.DelayNs)
+				assert.True(t, tol.Fits)
+				assert.LessOrEqual(t, tol.SpreadNs, tol.DelayNs)
+				assert.Equal(t, "7/1s,40/10s fixed", tol.Rules)
 			}},
 		{"audit", []string{"audit", "--rules", "5/1s", "--seeds", "1", "--verify", "1", "--margin", "2ms"},
 			func() any { return &docAudit{} }, func(t *testing.T, d any) {

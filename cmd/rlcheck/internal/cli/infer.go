@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -27,6 +28,7 @@ type InferFlags struct {
 	declared                 RuleFlags
 	writeContract            string
 	costs                    []string
+	delay                    time.Duration
 }
 
 // Add registers the flags on fs.
@@ -40,6 +42,7 @@ func (o *InferFlags) Add(f *pflag.FlagSet) {
 	o.Format.Register(f, "text", "", "text", "json")
 	f.BoolVar(&o.All, "all", false, "also show every window and kind: its least N, the refusals it explains and its cost")
 	o.declared.Add(f)
+	f.DurationVar(&o.delay, "delay", 0, "the log's instants are the client's: each call reached the provider up to this long after (e.g. 5ms); report the contract that fits within it, with every range that does")
 	f.StringVar(&o.writeContract, "write-contract", "", "write the inferred contract to this contract file (YAML), for --contract")
 	o.read.durationUnit = "s"
 }
@@ -51,6 +54,10 @@ func (o *InferFlags) Log(path string, stdin io.Reader) (string, *infer.Log, infe
 	if _, err := o.Format.Resolve(); err != nil {
 		return "", nil, iopt, err
 	}
+	if o.delay < 0 || o.delay > infer.MaxDelay {
+		return "", nil, iopt, fmt.Errorf("--delay %s: want a delay from 0 to %s", o.delay, infer.MaxDelay)
+	}
+	iopt.Delay = o.delay
 	opt, err := o.read.Options()
 	if err != nil {
 		return "", nil, iopt, err
@@ -162,7 +169,11 @@ func (o *InferFlags) WriteContract(file string, sum *infer.Summary) error {
 		return fmt.Errorf("--write-contract: the log holds %d keys, each with its contract; infer one key at a time", sum.Keys)
 	}
 	res := sum.Only
-	f := res.Fits[res.Best]
+	f, best, name := res.Fits[res.Best], res.Best, "inferred from "+file
+	if t := res.Tolerance; t.WithinDelay() {
+		// the answer within the delay given, not the exact fit
+		f, best, name = t.Used().Fit, t.Best, fmt.Sprintf("inferred from %s within a %s delay", file, t.Delay)
+	}
 	if f.Fits && f.Broken > 0 {
 		return fmt.Errorf("--write-contract: no contract to write (the rules found break %d accepted calls, the first on line %d)", f.Broken, f.BrokenLine)
 	}
@@ -170,8 +181,8 @@ func (o *InferFlags) WriteContract(file string, sum *infer.Summary) error {
 		return fmt.Errorf("--write-contract: no contract to write (the log %s)", map[bool]string{true: "has no 429", false: "contradicts every contract on the grid"}[res.Refused == 0])
 	}
 	read := o.reading()
-	read.Refused = res.Best.Word()
-	c := contract.Contract{Name: "inferred from " + file, Read: read}
+	read.Refused = best.Word()
+	c := contract.Contract{Name: name, Read: read}
 	for _, r := range f.Rules {
 		c.Rules = append(c.Rules, r.Exact())
 	}
