@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rlcheck/rlcheck/infer/infertest"
 	"github.com/rlcheck/rlcheck/rule"
 )
 
@@ -127,4 +128,41 @@ func checkDelayBucket(t *testing.T, s []Send, r Rule, delay int64) {
 				s, q, b, time.Duration(delay), r.RateMin, r.RateMax, r.RateOpen, r.Min, r.Max)
 		}
 	}
+}
+
+// TestDelayKeepsEveryExactFit: a contract that fits a log exactly fits
+// within every delay (each call arriving at its logged instant), so with
+// a delay given, every reading an exact contract fits also fits within
+// it, with no more rules: over small logs of two hidden buckets (on calls
+// or tokens), where the sampled search within the delay alone can miss
+// the pair.
+func TestDelayKeepsEveryExactFit(t *testing.T) {
+	var exact int
+	for seed := range uint64(infertest.Seeds(40, 400)) {
+		rng := rand.New(rand.NewPCG(seed, 59))
+		s := twoBucketLog(rng, seed%2 == 1)
+		units := []string(nil)
+		if seed%2 == 1 {
+			units = []string{infertest.Tokens}
+		}
+		res := Infer(s, Options{Units: units, Delay: 5 * time.Millisecond})
+		if res.Refused == 0 {
+			continue
+		}
+		require.NotNil(t, res.Tolerance, "seed %d", seed)
+		for _, rd := range []Reading{RefusedCount, RefusedFree} {
+			f := res.Fits[rd]
+			if !f.Fits || slices.ContainsFunc(f.Rules, func(r Rule) bool { return r.Outer }) {
+				continue // a region bounded from outside names no bucket that fits
+			}
+			exact++
+			within := res.Tolerance.ByReading[rd]
+			if assert.True(t, within.Fits, "seed %d, %v: fits exactly with %s, not within the delay", seed, rd, RulesText(f.Rules)) {
+				assert.LessOrEqual(t, within.Spread, 5*time.Millisecond, "seed %d, %v", seed, rd)
+				assert.LessOrEqual(t, len(within.Rules), len(f.Rules), "seed %d, %v: %s within the delay, %s exactly", seed, rd, RulesText(within.Rules), RulesText(f.Rules))
+			}
+		}
+	}
+	t.Logf("%d exact fits kept within the delay", exact)
+	assert.Greater(t, exact, 20, "few logs fit exactly")
 }

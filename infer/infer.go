@@ -299,10 +299,10 @@ func (res *Result) tolerate(d *sends, windows, spreads []time.Duration, delay ti
 	switch {
 	case res.Refused == 0:
 	case delay > 0:
-		res.Tolerance = tolerateDelay(d, windows, spreads, delay)
+		res.Tolerance = tolerateDelay(d, windows, spreads, delay, exactSeeds(d, res))
 	case len(spreads) == 0:
 	case !f.Fits:
-		res.Tolerance = tolerate(d, windows, spreads, all, true, bucketSpread)
+		res.Tolerance = tolerate(d, windows, spreads, all, [2][]seedBucket{}, bucketSpread)
 	case len(f.Rules) > 1 && slices.ContainsFunc(f.Rules, func(r Rule) bool { return r.Kind == rule.Bucket }):
 		short := spreads[:0:0]
 		for _, sp := range spreads {
@@ -313,10 +313,10 @@ func (res *Result) tolerate(d *sends, windows, spreads []time.Duration, delay ti
 		k := len(f.Rules)
 		// A rule that fits within a spread fits within a wider one: the
 		// widest tried first finds most logs with no simpler contract.
-		if len(short) == 0 || !tolerate(d, windows, short[len(short)-1:], [2]int{k, k}, true, bucketSpread).Fits {
+		if len(short) == 0 || !tolerate(d, windows, short[len(short)-1:], [2]int{k, k}, [2][]seedBucket{}, bucketSpread).Fits {
 			return
 		}
-		if tol := tolerate(d, windows, short, [2]int{k, k}, true, bucketSpread); tol.Fits {
+		if tol := tolerate(d, windows, short, [2]int{k, k}, [2][]seedBucket{}, bucketSpread); tol.Fits {
 			tol.Simpler, res.Tolerance = true, tol
 		}
 	}
@@ -324,12 +324,14 @@ func (res *Result) tolerate(d *sends, windows, spreads []time.Duration, delay ti
 
 // tolerateDelay fits the log within a spread of delay, and where nothing
 // does, climbs the spreads of the ladder above it as tolerate does. The
-// buckets' ranges are those within delay, or the spread that fits.
-func tolerateDelay(d *sends, windows, spreads []time.Duration, delay time.Duration) *Tolerance {
+// buckets' ranges are those within delay, or the spread that fits. The
+// buckets of the exact fits are tried beside the sampled ones: an exact
+// fit is one within every spread, which the sampled search can miss.
+func tolerateDelay(d *sends, windows, spreads []time.Duration, delay time.Duration, seeds [2][]seedBucket) *Tolerance {
 	all := [2]int{math.MaxInt, math.MaxInt}
-	tol := tolerate(d, windows, []time.Duration{delay}, all, true, delay)
+	tol := tolerate(d, windows, []time.Duration{delay}, all, seeds, delay)
 	if above := slices.DeleteFunc(slices.Clone(spreads), func(sp time.Duration) bool { return sp <= delay }); !tol.Fits && len(above) > 0 {
-		tol = tolerate(d, windows, above, all, true, delay)
+		tol = tolerate(d, windows, above, all, seeds, delay)
 	}
 	tol.Delay = delay
 	return tol

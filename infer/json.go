@@ -19,7 +19,7 @@ type jsonKeyOut struct {
 	Refused      int            `json:"refused"`
 	FirstNs      int64          `json:"first_ns"`
 	LastNs       int64          `json:"last_ns"`
-	Verdict      string         `json:"verdict"` // "fits", "lower bounds only" or "contradiction"
+	Verdict      string         `json:"verdict"` // "fits", "fits within the delay", "lower bounds only", "contradiction" or "breaks accepted calls"
 	Reading      string         `json:"reading"`
 	BothFit      bool           `json:"both_readings_fit"`
 	Rules        string         `json:"rules"` // for --rules
@@ -122,6 +122,8 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 	switch {
 	case res.Refused == 0:
 		out.Verdict = "lower bounds only"
+	case res.Tolerance.WithinDelay():
+		out.Verdict = "fits within the delay"
 	case !f.Fits:
 		out.Verdict = "contradiction"
 	case f.Broken > 0:

@@ -99,9 +99,10 @@ const bucketSpread = simplerSpread
 // tolerate climbs the ladder of spreads until a contract fits, and on up
 // to simplerSpread, keeping under each reading the fit of the fewest
 // rules at the least spread that gives it; a fit counts only with fewer
-// rules than fewer[rd]. Token buckets are tried only with buckets; their
-// ranges are those within spread wide where the fit's is narrower.
-func tolerate(d *sends, windows []time.Duration, spreads []time.Duration, fewer [2]int, buckets bool, wide time.Duration) *Tolerance {
+// rules than fewer[rd]. The buckets' ranges are those within spread wide
+// where the fit's is narrower. Beside the buckets sampled, each reading
+// tries those of seeds[rd] (an exact fit's: see exactSeeds).
+func tolerate(d *sends, windows []time.Duration, spreads []time.Duration, fewer [2]int, seeds [2][]seedBucket, wide time.Duration) *Tolerance {
 	tol := &Tolerance{Calls: d.n(), wide: wide}
 	var found [2]bool
 	for _, sp := range spreads {
@@ -119,9 +120,8 @@ func tolerate(d *sends, windows []time.Duration, spreads []time.Duration, fewer 
 		}
 		ps := &spreadPasses{d: d, windows: windows, sp: int64(sp), wide: int64(wide), regions: map[string]region{}}
 		ps.sliding = ps.candidates(rule.Sliding, 0)
-		if buckets {
-			ps.buckets = ps.bucketCandidates()
-		}
+		ps.buckets = ps.bucketCandidates()
+		ps.seedBuckets(seeds)
 		for rd, f := range ps.fit() {
 			f.Spread = sp
 			switch {
@@ -156,6 +156,7 @@ type spreadPasses struct {
 	wide    int64 // the spread of the buckets' ranges (see tolerate)
 	sliding [2][]Candidate
 	buckets [2][]Candidate // the same at every offset
+	seeded  [2][]Candidate // an exact fit's buckets (seedBuckets)
 	regions map[string]region
 	paired  [2]bool // pairSpread has paired the reading's buckets
 }
@@ -216,6 +217,12 @@ func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 	if !f.Fits && ps.sp >= ps.wide && ps.buckets[rd] != nil && ps.pairSpread(rd) {
 		f = ps.refit(ps.cands(fixed, rd), rd)
 	}
+	// An exact fit fits within every spread: beside the windows, its
+	// buckets alone give a cover where the sampled ones led the refits
+	// astray.
+	if !f.Fits && len(ps.seeded[rd]) > 0 {
+		f = ps.refit(ps.seededCands(fixed, rd), rd)
+	}
 	f.settle(bucketProof{single: true, pairs: true})
 	if f.Smallest && len(f.Rules) > 1 {
 		f.Smallest, f.Unproved = false, unprovedTolerance
@@ -246,10 +253,29 @@ func (ps *spreadPasses) refit(cands []*Candidate, rd Reading) Fit {
 // cands are the spread's candidates under reading rd, the fixed windows
 // being those given.
 func (ps *spreadPasses) cands(fixed [2][]Candidate, rd Reading) []*Candidate {
-	cands := make([]*Candidate, 0, len(ps.sliding[rd])+len(fixed[rd])+len(ps.buckets[rd]))
+	cands := make([]*Candidate, 0, len(ps.sliding[rd])+len(fixed[rd])+len(ps.buckets[rd])+len(ps.seeded[rd]))
 	for i := range ps.buckets[rd] {
 		cands = append(cands, &ps.buckets[rd][i])
 	}
+	for i := range ps.seeded[rd] {
+		cands = append(cands, &ps.seeded[rd][i])
+	}
+	return ps.windowCands(cands, fixed, rd)
+}
+
+// seededCands are the spread's windows under reading rd, the fixed ones
+// being those given, and the buckets at the exact fit's rates.
+func (ps *spreadPasses) seededCands(fixed [2][]Candidate, rd Reading) []*Candidate {
+	var cands []*Candidate
+	for i := range ps.seeded[rd] {
+		cands = append(cands, &ps.seeded[rd][i])
+	}
+	return ps.windowCands(cands, fixed, rd)
+}
+
+// windowCands appends to cands the spread's windows under reading rd,
+// the fixed ones being those given.
+func (ps *spreadPasses) windowCands(cands []*Candidate, fixed [2][]Candidate, rd Reading) []*Candidate {
 	for i := range ps.sliding[rd] {
 		cands = append(cands, &ps.sliding[rd][i])
 	}

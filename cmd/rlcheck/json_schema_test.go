@@ -447,6 +447,7 @@ func TestJSONSchema(t *testing.T) {
 				tol := doc.Keys[0].Tolerance
 				require.NotNil(t, tol, "a delay given: the fit within it")
 				assert.Equal(t, int64(5e6), tol.DelayNs)
+				assert.Equal(t, "fits within the delay", doc.Keys[0].Verdict, "the verdict agrees with the exit status")
 				assert.True(t, tol.Fits)
 				assert.LessOrEqual(t, tol.SpreadNs, tol.DelayNs)
 				assert.Equal(t, "7/1s,40/10s fixed", tol.Rules)
