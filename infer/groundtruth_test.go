@@ -538,3 +538,24 @@ func TestBucketRangesHoldTheDelay(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, out.String(), `"bucket_ranges_spread_ns": 5000000`)
 }
+
+// TestSecondBucketInTheUnitOfTheFirst: serve's logs of two token buckets
+// (180 tokens/5s burst 226 and 371 tokens/15s burst 705; 40 tokens/1s
+// burst 49 and 411 tokens/30s burst 614), where beside the first a
+// bucket on calls explains what it leaves as well as one on tokens does:
+// the cover in fewer units is reported, and both hidden buckets are
+// recovered.
+func TestSecondBucketInTheUnitOfTheFirst(t *testing.T) {
+	for _, c := range []struct {
+		seed uint64
+		want string
+	}{
+		{31, "180 tokens/5s burst 226,371 tokens/15s burst 705"},
+		{80, "40 tokens/1s burst 49,411 tokens/30s burst 614"},
+	} {
+		hidden, log, units := servedContract(t, c.seed, serveprobe.Case{Kind: rule.Bucket, Cost: true}, c.want)
+		f := infer.Infer(log, infer.Options{Units: units}).Fits[infer.RefusedCount]
+		s := score(hidden, hidden, f)
+		assert.True(t, s.recovered, "seed %d: found %s %v: %s", c.seed, infer.RulesText(f.Rules), ranges(f), s.why)
+	}
+}
