@@ -205,13 +205,11 @@ func TestGroundTruthFromServe(t *testing.T) {
 		{c: serveprobe.Case{Kind: rule.Bucket}, full: true, short: [numMeasures]float64{mServedRecovered: 0.96,
 			mServedNarrow: 0.84, mSentRecovered: 0.91, mSentNarrow: 0.69}},
 		{c: serveprobe.Case{Kind: rule.Sliding, Cost: true}},
-		// Known short: recovered from serve's log on 97% of the 100 seeds
-		// (a rule on calls reported where the hidden one meters tokens).
-		{c: serveprobe.Case{Kind: rule.Fixed, Cost: true}, short: [numMeasures]float64{mServedRecovered: 0.97}},
-		// Known short, as measured: 90% recovered and 85% narrow from
+		{c: serveprobe.Case{Kind: rule.Fixed, Cost: true}},
+		// Known short, as measured: 92% recovered and 85% narrow from
 		// serve's log, 82% and 67% from the client's.
 		{c: serveprobe.Case{Kind: rule.Bucket, Cost: true}, full: true, short: [numMeasures]float64{
-			mServedRecovered: 0.90, mServedNarrow: 0.85, mSentRecovered: 0.82, mSentNarrow: 0.67}},
+			mServedRecovered: 0.92, mServedNarrow: 0.85, mSentRecovered: 0.82, mSentNarrow: 0.67}},
 	}
 	for _, row := range rows {
 		t.Run(row.c.String(), func(t *testing.T) {
