@@ -557,3 +557,16 @@ func TestSecondBucketInTheUnitOfTheFirst(t *testing.T) {
 		assert.True(t, s.recovered, "seed %d: found %s %v: %s", c.seed, infer.RulesText(f.Rules), ranges(f), s.why)
 	}
 }
+
+// TestSecondBucketFarDownItsExtent: serve's log of two token buckets (60
+// tokens/1s burst 88 and 310 tokens/10s burst 578), where beside the
+// first the second's extent spans bursts 88 to 831 and the bucket fits
+// only in a sliver near burst 575: the bursts climbed spread over the
+// extent reach it within the budget that a walk down from 831 spends
+// before, and both are recovered.
+func TestSecondBucketFarDownItsExtent(t *testing.T) {
+	hidden, log, units := servedContract(t, 82, serveprobe.Case{Kind: rule.Bucket, Cost: true}, "60 tokens/1s burst 88,310 tokens/10s burst 578")
+	f := infer.Infer(log, infer.Options{Units: units}).Fits[infer.RefusedCount]
+	s := score(hidden, hidden, f)
+	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f), s.why)
+}
