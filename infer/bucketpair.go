@@ -92,18 +92,54 @@ const (
 )
 
 // climbBursts looks for a bucket that fits g in an extent bounded from
-// outside, a burst at a time from the most down, each climbing from the
-// extent's least rate, within maxClimbSteps: the corners and the points
-// settled from them can miss a region that is a sliver, a rate or two
-// wide at one burst.
+// outside, a burst at a time, each climbing from the extent's least rate,
+// within maxClimbSteps: the corners and the points settled from them can
+// miss a region that is a sliver, a rate or two wide at one burst. The
+// bursts are taken spread over the extent (spreadBursts), so that a
+// budget spent before the last leaves no end of it untried.
 func (g *regionFit) climbBursts(rg region) (uint64, int, bool) {
 	from := g.steps
-	for b := int64(rg.BurstMax); b >= int64(rg.BurstMin) && g.steps-from <= maxClimbSteps; b-- {
-		if q, ok := g.climb(uint64(rg.RateMin), b); ok {
-			return q, int(b), true
+	found := false
+	var q uint64
+	var b int64
+	spreadBursts(int64(rg.BurstMin), int64(rg.BurstMax), func(burst int64) bool {
+		if g.steps-from > maxClimbSteps {
+			return false
+		}
+		q, found = g.climb(uint64(rg.RateMin), burst)
+		b = burst
+		return !found
+	})
+	if !found {
+		return 0, 0, false
+	}
+	return q, int(b), true
+}
+
+// spreadBursts visits each burst from lo to hi once, the most first, then
+// halving strides: hi, hi-s, hi-2s, ... for the largest power of two s
+// below the extent's width, then the bursts midway between those, and so
+// on down to every burst. It stops where visit returns false.
+func spreadBursts(lo, hi int64, visit func(b int64) bool) {
+	if hi < lo {
+		return
+	}
+	s := int64(1)
+	for s*2 <= hi-lo {
+		s *= 2
+	}
+	for b := hi; b >= lo; b -= s {
+		if !visit(b) {
+			return
 		}
 	}
-	return 0, 0, false
+	for ; s > 1; s /= 2 {
+		for b := hi - s/2; b >= lo; b -= s {
+			if !visit(b) {
+				return
+			}
+		}
+	}
 }
 
 // climb looks for a rate from q up at which burst b fits g: the

@@ -64,25 +64,87 @@ func fit(d *sends, cands []*Candidate, rd Reading) Fit {
 		f.Smallest, f.Unproved = false, unprovedGreedy
 		covers = [][]*Candidate{greedy(n, reps)}
 	}
-	// Windows first: a cover with fewer buckets wins, then the best score.
-	bestScore, bestBuckets := -1.0, 0
+	// Windows first: a cover with fewer buckets wins, then one that
+	// meters fewer units, then the best score.
+	bestScore, best := -1.0, [2]int{}
+	same := alike(reps, useful)
 	for _, cv := range covers {
-		nb := 0
-		for _, c := range cv {
-			if c.Kind == rule.Bucket {
-				nb++
-			}
-		}
-		if bestScore >= 0 && nb > bestBuckets {
+		cv = inFewerUnits(cv, same)
+		key := coverKey(cv)
+		if bestScore >= 0 && slices.Compare(key[:], best[:]) > 0 {
 			continue
 		}
 		rules, score := ranges(d, cv, rd)
-		if score > bestScore || nb < bestBuckets {
-			f.Rules, bestScore, bestBuckets = rules, score, nb
+		if score > bestScore || slices.Compare(key[:], best[:]) < 0 {
+			f.Rules, bestScore, best = rules, score, key
 		}
 	}
 	alsoFits(n, f.Rules, useful)
 	return f
+}
+
+// coverKey orders covers of one size, the least first: by the buckets
+// they hold, then by the units they meter (a contract in fewer units is
+// the simpler one: a provider that meters tokens is not taken to meter
+// calls too where a bucket or window on tokens fits as well).
+func coverKey(cv []*Candidate) [2]int {
+	nb := 0
+	var units []string
+	for _, c := range cv {
+		if c.Kind == rule.Bucket {
+			nb++
+		}
+		if !slices.Contains(units, c.Unit) {
+			units = append(units, c.Unit)
+		}
+	}
+	return [2]int{nb, len(units)}
+}
+
+// alike maps each of reps to the candidates of useful that explain the
+// same refusals (distinct keeps one of them).
+func alike(reps, useful []*Candidate) map[*Candidate][]*Candidate {
+	same := map[*Candidate][]*Candidate{}
+	for _, r := range reps {
+		for _, c := range useful {
+			if c != r && slices.Equal(c.set, r.set) {
+				same[r] = append(same[r], c)
+			}
+		}
+	}
+	return same
+}
+
+// inFewerUnits is cv in as few units as its rules and those that explain
+// the same refusals as one of them allow: for each unit, every rule that
+// has a rule of that unit and of its kind (bucket or window) alike is
+// replaced by it, and the rewrite in the fewest units is kept (cv where
+// none meters fewer).
+func inFewerUnits(cv []*Candidate, same map[*Candidate][]*Candidate) []*Candidate {
+	var units []string
+	for _, c := range cv {
+		for _, o := range append([]*Candidate{c}, same[c]...) {
+			if !slices.Contains(units, o.Unit) {
+				units = append(units, o.Unit)
+			}
+		}
+	}
+	best := cv
+	for _, u := range units {
+		out := slices.Clone(cv)
+		for k, c := range cv {
+			i := slices.IndexFunc(same[c], func(o *Candidate) bool {
+				return o.Unit == u && (o.Kind == rule.Bucket) == (c.Kind == rule.Bucket)
+			})
+			if c.Unit != u && i >= 0 {
+				out[k] = same[c][i]
+			}
+		}
+		if k, b := coverKey(out), coverKey(best); slices.Compare(k[:], b[:]) < 0 {
+			best = out
+		}
+	}
+	return best
 }
 
 // settle makes a fit's rules, once their ranges are final, the contract it
