@@ -31,15 +31,7 @@ func TestNarrowHoldsEveryFittingBucket(t *testing.T) {
 		} else {
 			s = regionLog(rng, RefusedCount, seed%3 == 1)
 		}
-		d, u := regionSends(s)
-		n := len(d.refIdx)
-		target := newBitset(n)
-		for r := range n {
-			if rng.IntN(3) > 0 {
-				target.add(r)
-			}
-		}
-		g := newRegionFit(d, u, RefusedCount, target)
+		g, target := targetedFit(rng, s)
 		rg := g.region()
 		if rg.Empty || rg.Exact {
 			continue
