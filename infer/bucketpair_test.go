@@ -57,6 +57,13 @@ func TestSettledPointFits(t *testing.T) {
 func targetedRegion(seed uint64) ([]Send, *regionFit, bitset) {
 	rng := rand.New(rand.NewPCG(seed, 47))
 	s := regionLog(rng, RefusedCount, seed%3 == 1)
+	g, target := targetedFit(rng, s)
+	return s, g, target
+}
+
+// targetedFit is the region fit of log s under "refused calls count",
+// with about two refusals in three (drawn from rng) as the targets.
+func targetedFit(rng *rand.Rand, s []Send) (*regionFit, bitset) {
 	d, u := regionSends(s)
 	n := len(d.refIdx)
 	target := newBitset(n)
@@ -65,7 +72,7 @@ func targetedRegion(seed uint64) ([]Send, *regionFit, bitset) {
 			target.add(r)
 		}
 	}
-	return s, newRegionFit(d, u, RefusedCount, target), target
+	return newRegionFit(d, u, RefusedCount, target), target
 }
 
 // TestClimbedPointFits: inside regions bounded from outside whose corners

@@ -77,7 +77,7 @@ const maxRefines = 4
 // a later one leaves the rule as it was.
 func refineBucket(d *sends, rd Reading, r *Rule, c *Candidate, target bitset, windows []time.Duration, first bool) int64 {
 	g := newRegionFit(d, slices.Index(d.units, r.Unit), rd, target)
-	rg := g.region()
+	rg := g.narrow(g.region(), max(2*maxRegionSteps, 40*int64(d.n())))
 	if rg.Empty && !first {
 		return g.steps
 	}

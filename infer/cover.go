@@ -379,9 +379,12 @@ func alsoFits(n int, rules []Rule, cands []*Candidate) {
 	}
 }
 
+// find is the candidate rule r was made from: a bucket by its unit, rate
+// and burst (two buckets at one rate may differ in burst), a window by its
+// kind, unit and window.
 func find(cands []*Candidate, r Rule) *Candidate {
 	for _, c := range cands {
-		if c.Kind == r.Kind && c.Unit == r.Unit && (c.Kind == rule.Bucket && c.PerDay == r.perDay || c.Kind != rule.Bucket && c.Window == r.Window) {
+		if c.Kind == r.Kind && c.Unit == r.Unit && (c.Kind == rule.Bucket && c.PerDay == r.perDay && c.AtLeast == r.Min || c.Kind != rule.Bucket && c.Window == r.Window) {
 			return c
 		}
 	}

@@ -178,6 +178,10 @@ type Fit struct {
 	// first on BrokenLine; see Holds.
 	Broken     int
 	BrokenLine int64
+	// Missed counts the refusals the rules, as Rule.Exact writes them,
+	// leave unexplained, the first on MissedLine; see Holds.
+	Missed     int
+	MissedLine int64
 }
 
 // Result is the inference over one log (or one key of it).

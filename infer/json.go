@@ -19,7 +19,7 @@ type jsonKeyOut struct {
 	Refused      int            `json:"refused"`
 	FirstNs      int64          `json:"first_ns"`
 	LastNs       int64          `json:"last_ns"`
-	Verdict      string         `json:"verdict"` // "fits", "fits within the delay", "lower bounds only", "contradiction" or "breaks accepted calls"
+	Verdict      string         `json:"verdict"` // "fits", "fits within the delay", "lower bounds only", "contradiction" "breaks accepted calls" or "leaves refusals unexplained"
 	Reading      string         `json:"reading"`
 	BothFit      bool           `json:"both_readings_fit"`
 	Rules        string         `json:"rules"` // for --rules
@@ -27,6 +27,8 @@ type jsonKeyOut struct {
 	Unproved     string         `json:"smallest_unproved,omitempty"`
 	Broken       int            `json:"accepted_calls_broken,omitempty"`
 	BrokenLine   int64          `json:"first_accepted_call_broken_line,omitempty"`
+	Missed       int            `json:"refusals_left_unexplained,omitempty"`
+	MissedLine   int64          `json:"first_refusal_left_unexplained_line,omitempty"`
 	Contract     []jsonRule     `json:"contract"`
 	OtherReading jsonReading    `json:"other_reading"`
 	Unexplained  []jsonUnexpl   `json:"unexplained,omitempty"`
@@ -117,7 +119,7 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 		Verdict: "fits", Reading: f.Reading.String(), BothFit: res.BothFit, Rules: RulesText(f.Rules), Smallest: f.Smallest, Unproved: f.Unproved,
 		OtherReading: jsonReading{Reading: o.Reading.String(), Fits: o.Fits, Rules: RulesText(o.Rules)},
 		Contract:     []jsonRule{}, UnexplainedN: f.Unexplaineds, BucketSteps: res.BucketSteps,
-		Broken: f.Broken, BrokenLine: f.BrokenLine,
+		Broken: f.Broken, BrokenLine: f.BrokenLine, Missed: f.Missed, MissedLine: f.MissedLine,
 	}
 	switch {
 	case res.Refused == 0:
@@ -128,6 +130,8 @@ func jsonKey(key string, res *Result) jsonKeyOut {
 		out.Verdict = "contradiction"
 	case f.Broken > 0:
 		out.Verdict = "breaks accepted calls"
+	case f.Missed > 0:
+		out.Verdict = "leaves refusals unexplained"
 	}
 	for _, r := range f.Rules {
 		jr := jsonRule{

@@ -178,6 +178,10 @@ func writeReadings(b *strings.Builder, res *Result) {
 		fmt.Fprintf(b, "but these rules break %s, the first on line %d: the bucket search samples rates and bursts, and missed the exact ones here\n",
 			plural(f.Broken, "accepted call"), f.BrokenLine)
 	}
+	if f := res.Fits[res.Best]; f.Fits && f.Missed > 0 {
+		fmt.Fprintf(b, "but these rules, as named, leave %s unexplained, the first on line %d: a bucket's ranges bound it from outside, and no point inside them that explains every refusal was found\n",
+			plural(f.Missed, "refusal"), f.MissedLine)
+	}
 	if f := res.Fits[res.Best]; !f.Smallest && f.Unproved != "" {
 		fmt.Fprintf(b, "(the smallest found, not proved: %s)\n", f.Unproved)
 	}
