@@ -3,6 +3,7 @@ package infer
 import (
 	"math/big"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -147,4 +148,27 @@ func TestTwoBucketsAtOneRate(t *testing.T) {
 	require.Len(t, f.Rules, 2, RulesText(f.Rules))
 	assert.Equal(t, rule.Bucket, f.Rules[0].Kind)
 	assert.True(t, oracleBuckets(s, f.Rules, RefusedCount), RulesText(f.Rules))
+}
+
+// TestMissedIsNoFit: a fit whose rules, as named, leave a refusal
+// unexplained is reported as such in text and JSON and counts as a
+// contradiction (exit status 1), never as a fit.
+func TestMissedIsNoFit(t *testing.T) {
+	var s []Send
+	for i := range 6 {
+		s = append(s, Send{At: int64(i) * int64(100*time.Millisecond), Line: int64(i + 2), Refused: i >= 4})
+	}
+	log := &Log{Keys: []string{""}, Sends: map[string][]Send{"": s}}
+	rep := Run("x.csv", log, Options{})
+	res := rep.Keys[0]
+	require.True(t, res.Fits[res.Best].Holds(), "the log fits: %s", RulesText(res.Fits[res.Best].Rules))
+	assert.False(t, rep.Contradicted())
+	res.Fits[res.Best].Missed, res.Fits[res.Best].MissedLine = 1, 7
+	assert.True(t, rep.Contradicted(), "a refusal the rules leave unexplained")
+	var text, js strings.Builder
+	require.NoError(t, rep.WriteText(&text, false))
+	assert.Contains(t, text.String(), "leave 1 refusal unexplained, the first on line 7")
+	require.NoError(t, rep.WriteJSON(&js))
+	assert.Contains(t, js.String(), `"verdict": "leaves refusals unexplained"`)
+	assert.Contains(t, js.String(), `"refusals_left_unexplained": 1`)
 }

@@ -177,6 +177,9 @@ func (o *InferFlags) WriteContract(file string, sum *infer.Summary) error {
 	if f.Fits && f.Broken > 0 {
 		return fmt.Errorf("--write-contract: no contract to write (the rules found break %d accepted calls, the first on line %d)", f.Broken, f.BrokenLine)
 	}
+	if f.Fits && f.Missed > 0 {
+		return fmt.Errorf("--write-contract: no contract to write (the rules found, as named, leave %d refused calls unexplained, the first on line %d)", f.Missed, f.MissedLine)
+	}
 	if res.Refused == 0 || !f.Fits {
 		return fmt.Errorf("--write-contract: no contract to write (the log %s)", map[bool]string{true: "has no 429", false: "contradicts every contract on the grid"}[res.Refused == 0])
 	}
