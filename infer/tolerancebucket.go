@@ -155,6 +155,9 @@ type spreadFit struct {
 	least     int64
 	haveLeast bool
 	pairs     []spreadPair // the runs of calls that missed a rate (spreadRate's)
+	// sure, when not nil, is by rank the most burst at which each drain
+	// may have found no room (spreadSure's): past it, it certainly took
+	sure []int64
 }
 
 func newSpreadFit(d *sends, u int, sp int64, rd Reading, target bitset) *spreadFit {
@@ -180,7 +183,12 @@ func (g *spreadFit) leastPast(q uint64, limit int64) int64 {
 	if g.haveLeast && g.leastQ == q {
 		return g.least
 	}
-	l := g.d.spreadLeastPast(g.u, q, g.sp, limit)
+	var l int64
+	if g.sure != nil {
+		l = g.d.spreadLeastSure(g.u, q, g.sp, limit, g.sure)
+	} else {
+		l = g.d.spreadLeastPast(g.u, q, g.sp, limit)
+	}
 	if l <= limit {
 		g.leastQ, g.least, g.haveLeast = q, l, true
 	}
@@ -211,7 +219,12 @@ const maxSpreadJumps = 48
 // least where lower falls to upper(q), and the most at most where upper
 // falls to lower(q): forced jumps, each exact.
 func (g *spreadFit) region() region {
-	qlo, qhi := uint64(1), maxRegionRate
+	return g.regionIn(1, maxRegionRate)
+}
+
+// regionIn is region, of the rates from qlo to qhi: those outside hold no
+// bucket that fits.
+func (g *spreadFit) regionIn(qlo, qhi uint64) region {
 	exact := true
 	for jumps := 0; ; jumps++ {
 		l, u := g.curve(qlo)
@@ -442,26 +455,35 @@ func (g *spreadFit) candidate(q uint64, rd Reading, wide []int64, keep bool) Can
 func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp, wide int64, windows []time.Duration, memo map[string]region) (empty []*Candidate) {
 	eachBucket(d, f, cands, func(r *Rule, c *Candidate, target bitset) {
 		u := slices.Index(d.units, r.Unit)
-		regionAt := func(s int64) (*spreadFit, region) {
+		regionAt := func(s int64, narrow bool) (*spreadFit, region) {
 			g := newSpreadFit(d, u, s, f.Reading, target)
-			key := fmt.Sprint(s, r.Unit, f.Reading, target) // the same at every offset
+			key := fmt.Sprint(s, r.Unit, f.Reading, target, narrow) // the same at every offset
 			rg, ok := memo[key]
-			if !ok {
+			switch {
+			case !ok && narrow:
+				var base uint64
+				rg, base = g.narrowed()
+				memo[key], memo[key+" sure"] = rg, region{RateMin: int64(base)}
+			case !ok:
 				rg = g.region()
 				memo[key] = rg
+			case narrow && memo[key+" sure"].RateMin > 0:
+				g.sureAt(uint64(memo[key+" sure"].RateMin)) // as narrowed left g
 			}
 			return g, rg
 		}
-		g, rg := regionAt(sp)
+		_, rg := regionAt(sp, false)
 		if rg.Empty {
 			// With the refusals the others explain taking from it, no
 			// bucket explains the rest: the candidate does not fit here.
 			empty = append(empty, c)
 			return
 		}
-		if wide > sp {
-			// a wider spread's region holds the narrower's
-			g, rg = regionAt(wide)
+		// a wider spread's region holds the narrower's; the drains
+		// certain to take narrow it (see spreadLeastSure)
+		g, rg := regionAt(max(sp, wide), true)
+		if rg.Empty {
+			g, rg = regionAt(max(sp, wide), false)
 		}
 		q := r.setExtent(rg, c.PerDay, windows)
 		lower, upper := g.curve(q)
