@@ -457,19 +457,23 @@ func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp, wide int64, w
 		u := slices.Index(d.units, r.Unit)
 		regionAt := func(s int64, narrow bool) (*spreadFit, region) {
 			g := newSpreadFit(d, u, s, f.Reading, target)
-			key := fmt.Sprint(s, r.Unit, f.Reading, target, narrow) // the same at every offset
+			key := fmt.Sprint(s, r.Unit, f.Reading, target) // the same at every offset
 			rg, ok := memo[key]
-			switch {
-			case !ok && narrow:
-				var base uint64
-				rg, base = g.narrowed()
-				memo[key], memo[key+" sure"] = rg, region{RateMin: int64(base)}
-			case !ok:
+			if !ok {
 				rg = g.region()
 				memo[key] = rg
-			case narrow && memo[key+" sure"].RateMin > 0:
-				g.sureAt(uint64(memo[key+" sure"].RateMin)) // as narrowed left g
 			}
+			if !narrow {
+				return g, rg
+			}
+			if nr, ok := memo[key+" sure"]; ok {
+				if nr.RateMin > 0 { // the rate narrowed left g's bounds at
+					g.sureAt(uint64(nr.RateMin))
+				}
+				return g, memo[key+" narrowed"]
+			}
+			rg, base := g.narrowed(rg)
+			memo[key+" narrowed"], memo[key+" sure"] = rg, region{RateMin: int64(base)}
 			return g, rg
 		}
 		_, rg := regionAt(sp, false)

@@ -91,14 +91,13 @@ func (g *spreadFit) sureAt(q uint64) {
 // the least rate of the last: each round's bounds are those at it.
 const maxSureRounds = 4
 
-// narrowed is region, its burst then bounded from below by the drains
-// certain to take from the bucket (see above) and its extent found again
-// within the last, the sure bounds made at its least rate, until that
-// rate stays. It returns the rate whose sure bounds g keeps, that the
-// region was found with (0: none, the region is region's: without
-// drains, or without a bucket that fits).
-func (g *spreadFit) narrowed() (region, uint64) {
-	rg := g.region()
+// narrowed is rg, g's region, its burst then bounded from below by the
+// drains certain to take from the bucket (see above) and its extent found
+// again within the last, the sure bounds made at its least rate, until
+// that rate stays. It returns the rate whose sure bounds g keeps, that
+// the region was found with (0: none, the region is rg: without drains,
+// or without a bucket that fits).
+func (g *spreadFit) narrowed(rg region) (region, uint64) {
 	if rg.Empty || g.drain == nil || g.drain.count() == 0 {
 		return rg, 0
 	}

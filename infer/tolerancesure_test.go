@@ -109,7 +109,7 @@ func TestSureDrainsHoldEveryFit(t *testing.T) {
 		}
 		wide := newSpreadFit(d, -1, sp, RefusedCount, set).region()
 		g := newSpreadFit(d, -1, sp, RefusedCount, set)
-		rg, _ := g.narrowed()
+		rg, _ := g.narrowed(g.region())
 		if !rg.Empty && !wide.Empty && rg != wide {
 			narrower++
 		}
