@@ -44,10 +44,9 @@ func (d *sends) spreadLeast(u int, q uint64, sp int64) int64 {
 // that needs more than limit: it then returns that call's need, which is
 // past limit and may be less than spreadLeast.
 func (d *sends) spreadLeastPast(u int, q uint64, sp int64, limit int64) int64 {
-	grace := mul64(q, uint64(sp))
+	nd := newNeed(q, sp, 1)
 	var acc u128 // the deficit the accepted calls leave on the logged instants
-	least, prev := int64(1), int64(0)
-	bar := mul64(uint64(least), day) // least, times a day: a need past it raises least
+	prev := int64(0)
 	at, cost := d.accepted(u)
 	for j, t := range at {
 		if t > prev {
@@ -59,18 +58,41 @@ func (d *sends) spreadLeastPast(u int, q uint64, sp int64, limit int64) int64 {
 			c = cost[j]
 		}
 		acc = acc.add(mul64(uint64(c), day))
-		if c > least || grace.less(acc) && bar.less(acc.sub(grace)) {
-			least = max(least, c)
-			if grace.less(acc) {
-				least = max(least, acc.sub(grace).ceilDay())
-			}
-			if least > limit {
-				return least
-			}
-			bar = mul64(uint64(least), day)
+		if nd.past(acc, c) && nd.raise(acc, c) > limit {
+			return nd.least
 		}
 	}
-	return least
+	return nd.least
+}
+
+// need is the least burst a walk of the calls certain to take has found
+// so far, within spread sp at q units a day.
+type need struct {
+	grace u128 // q·sp
+	least int64
+	top   u128 // least, times a day, plus grace: a deficit past it raises least
+}
+
+func newNeed(q uint64, sp, least int64) need {
+	grace := mul64(q, uint64(sp))
+	return need{grace: grace, least: least, top: grace.add(mul64(uint64(least), day))}
+}
+
+// past reports whether a call of cost c that leaves deficit acc needs
+// more than the least burst so far.
+func (n *need) past(acc u128, c int64) bool {
+	return c > n.least || n.top.less(acc)
+}
+
+// raise takes a call of cost c that leaves deficit acc, needing more
+// than the least burst so far (past), and returns the least burst now.
+func (n *need) raise(acc u128, c int64) int64 {
+	n.least = max(n.least, c)
+	if n.grace.less(acc) {
+		n.least = max(n.least, acc.sub(n.grace).ceilDay())
+	}
+	n.top = n.grace.add(mul64(uint64(n.least), day))
+	return n.least
 }
 
 // spreadWide fills wide with each refusal's most burst that possibly

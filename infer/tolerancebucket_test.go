@@ -56,11 +56,17 @@ func arrivalsFitTarget(arrive []int64, refused []bool, target []bool, q, b int64
 // someArrivalsFitTarget reports whether some arrivals on a grid of step
 // within [s_i, s_i+sp] make arrivalsFitTarget hold.
 func someArrivalsFitTarget(at []int64, refused, target []bool, sp, step, q, b int64) bool {
+	return someArrivals(at, sp, step, func(arrive []int64) bool { return arrivalsFitTarget(arrive, refused, target, q, b) })
+}
+
+// someArrivals reports whether some arrivals on a grid of step within
+// [s_i, s_i+sp] make fits hold.
+func someArrivals(at []int64, sp, step int64, fits func(arrive []int64) bool) bool {
 	arrive := slices.Clone(at)
 	var try func(i int) bool
 	try = func(i int) bool {
 		if i == len(at) {
-			return arrivalsFitTarget(arrive, refused, target, q, b)
+			return fits(arrive)
 		}
 		for a := at[i]; a <= at[i]+sp; a += step {
 			if arrive[i] = a; try(i + 1) {

@@ -45,12 +45,11 @@ func (d *sends) spreadLeastSure(u int, q uint64, sp, limit int64, sure []int64) 
 // calls taken are the accepted ones and the refusals whose sure bound is
 // below the least so far.
 func (d *sends) sureWalk(u int, q uint64, sp, limit int64, sure []int64, from int64) int64 {
-	grace := mul64(q, uint64(sp))
+	nd := newNeed(q, sp, from)
 	var acc u128
-	least, prev := from, int64(0)
-	bar := mul64(uint64(least), day)
+	prev := int64(0)
 	for i, t := range d.at {
-		if d.refused[i] && sure[d.rankOf(i)] >= least {
+		if d.refused[i] && sure[d.rankOf(i)] >= nd.least {
 			continue
 		}
 		if t > prev {
@@ -59,18 +58,11 @@ func (d *sends) sureWalk(u int, q uint64, sp, limit int64, sure []int64, from in
 		prev = t
 		c := d.costOf(u, i)
 		acc = acc.add(mul64(uint64(c), day))
-		if c > least || grace.less(acc) && bar.less(acc.sub(grace)) {
-			least = max(least, c)
-			if grace.less(acc) {
-				least = max(least, acc.sub(grace).ceilDay())
-			}
-			if least > limit {
-				return least
-			}
-			bar = mul64(uint64(least), day)
+		if nd.past(acc, c) && nd.raise(acc, c) > limit {
+			return nd.least
 		}
 	}
-	return least
+	return nd.least
 }
 
 // sureAt makes g's sure bounds at q, the least rate a bucket fits at:

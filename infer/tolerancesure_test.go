@@ -55,20 +55,7 @@ func arrivalsFitDrained(arrive []int64, refused, target []bool, q, b int64) bool
 // someArrivalsFitDrained reports whether some arrivals on a grid of step
 // within [s_i, s_i+sp] make arrivalsFitDrained hold.
 func someArrivalsFitDrained(at []int64, refused, target []bool, sp, step, q, b int64) bool {
-	arrive := slices.Clone(at)
-	var try func(i int) bool
-	try = func(i int) bool {
-		if i == len(at) {
-			return arrivalsFitDrained(arrive, refused, target, q, b)
-		}
-		for a := at[i]; a <= at[i]+sp; a += step {
-			if arrive[i] = a; try(i + 1) {
-				return true
-			}
-		}
-		return false
-	}
-	return try(0)
+	return someArrivals(at, sp, step, func(arrive []int64) bool { return arrivalsFitDrained(arrive, refused, target, q, b) })
 }
 
 // drainedLog is a log of 4 to 6 calls within 30 ms, half of them refused,
