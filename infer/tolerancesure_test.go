@@ -20,17 +20,7 @@ import (
 // rank). The other refused calls are another rule's: the bucket is not
 // asked about them, but each took from it when it had room.
 func arrivalsFitDrained(arrive []int64, refused, target []bool, q, b int64) bool {
-	order := make([]int, len(arrive))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(x, y int) int { return int(arrive[x] - arrive[y]) })
-	rank := make([]int, len(arrive))
-	for i, r := 0, 0; i < len(arrive); i++ {
-		if rank[i] = r; refused[i] {
-			r++
-		}
-	}
+	order, rank := arrivalOrder(arrive, refused)
 	one, burst := big.NewRat(1, 1), big.NewRat(b, 1)
 	tokens := new(big.Rat).Set(burst)
 	for k, i := range order {
