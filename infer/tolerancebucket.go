@@ -44,10 +44,9 @@ func (d *sends) spreadLeast(u int, q uint64, sp int64) int64 {
 // that needs more than limit: it then returns that call's need, which is
 // past limit and may be less than spreadLeast.
 func (d *sends) spreadLeastPast(u int, q uint64, sp int64, limit int64) int64 {
-	grace := mul64(q, uint64(sp))
+	nd := newNeed(q, sp, 1)
 	var acc u128 // the deficit the accepted calls leave on the logged instants
-	least, prev := int64(1), int64(0)
-	bar := mul64(uint64(least), day) // least, times a day: a need past it raises least
+	prev := int64(0)
 	at, cost := d.accepted(u)
 	for j, t := range at {
 		if t > prev {
@@ -59,18 +58,41 @@ func (d *sends) spreadLeastPast(u int, q uint64, sp int64, limit int64) int64 {
 			c = cost[j]
 		}
 		acc = acc.add(mul64(uint64(c), day))
-		if c > least || grace.less(acc) && bar.less(acc.sub(grace)) {
-			least = max(least, c)
-			if grace.less(acc) {
-				least = max(least, acc.sub(grace).ceilDay())
-			}
-			if least > limit {
-				return least
-			}
-			bar = mul64(uint64(least), day)
+		if nd.past(acc, c) && nd.raise(acc, c) > limit {
+			return nd.least
 		}
 	}
-	return least
+	return nd.least
+}
+
+// need is the least burst a walk of the calls certain to take has found
+// so far, within spread sp at q units a day.
+type need struct {
+	grace u128 // q·sp
+	least int64
+	top   u128 // least, times a day, plus grace: a deficit past it raises least
+}
+
+func newNeed(q uint64, sp, least int64) need {
+	grace := mul64(q, uint64(sp))
+	return need{grace: grace, least: least, top: grace.add(mul64(uint64(least), day))}
+}
+
+// past reports whether a call of cost c that leaves deficit acc needs
+// more than the least burst so far.
+func (n *need) past(acc u128, c int64) bool {
+	return c > n.least || n.top.less(acc)
+}
+
+// raise takes a call of cost c that leaves deficit acc, needing more
+// than the least burst so far (past), and returns the least burst now.
+func (n *need) raise(acc u128, c int64) int64 {
+	n.least = max(n.least, c)
+	if n.grace.less(acc) {
+		n.least = max(n.least, acc.sub(n.grace).ceilDay())
+	}
+	n.top = n.grace.add(mul64(uint64(n.least), day))
+	return n.least
 }
 
 // spreadWide fills wide with each refusal's most burst that possibly
@@ -155,6 +177,9 @@ type spreadFit struct {
 	least     int64
 	haveLeast bool
 	pairs     []spreadPair // the runs of calls that missed a rate (spreadRate's)
+	// sure, when not nil, is by rank the most burst at which each drain
+	// may have found no room (spreadSure's): past it, it certainly took
+	sure []int64
 }
 
 func newSpreadFit(d *sends, u int, sp int64, rd Reading, target bitset) *spreadFit {
@@ -180,7 +205,12 @@ func (g *spreadFit) leastPast(q uint64, limit int64) int64 {
 	if g.haveLeast && g.leastQ == q {
 		return g.least
 	}
-	l := g.d.spreadLeastPast(g.u, q, g.sp, limit)
+	var l int64
+	if g.sure != nil {
+		l = g.d.spreadLeastSure(g.u, q, g.sp, limit, g.sure)
+	} else {
+		l = g.d.spreadLeastPast(g.u, q, g.sp, limit)
+	}
 	if l <= limit {
 		g.leastQ, g.least, g.haveLeast = q, l, true
 	}
@@ -211,7 +241,12 @@ const maxSpreadJumps = 48
 // least where lower falls to upper(q), and the most at most where upper
 // falls to lower(q): forced jumps, each exact.
 func (g *spreadFit) region() region {
-	qlo, qhi := uint64(1), maxRegionRate
+	return g.regionIn(1, maxRegionRate)
+}
+
+// regionIn is region, of the rates from qlo to qhi: those outside hold no
+// bucket that fits.
+func (g *spreadFit) regionIn(qlo, qhi uint64) region {
 	exact := true
 	for jumps := 0; ; jumps++ {
 		l, u := g.curve(qlo)
@@ -442,7 +477,7 @@ func (g *spreadFit) candidate(q uint64, rd Reading, wide []int64, keep bool) Can
 func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp, wide int64, windows []time.Duration, memo map[string]region) (empty []*Candidate) {
 	eachBucket(d, f, cands, func(r *Rule, c *Candidate, target bitset) {
 		u := slices.Index(d.units, r.Unit)
-		regionAt := func(s int64) (*spreadFit, region) {
+		regionAt := func(s int64, narrow bool) (*spreadFit, region) {
 			g := newSpreadFit(d, u, s, f.Reading, target)
 			key := fmt.Sprint(s, r.Unit, f.Reading, target) // the same at every offset
 			rg, ok := memo[key]
@@ -450,18 +485,31 @@ func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp, wide int64, w
 				rg = g.region()
 				memo[key] = rg
 			}
+			if !narrow {
+				return g, rg
+			}
+			if nr, ok := memo[key+" sure"]; ok {
+				if nr.RateMin > 0 { // the rate narrowed left g's bounds at
+					g.sureAt(uint64(nr.RateMin))
+				}
+				return g, memo[key+" narrowed"]
+			}
+			rg, base := g.narrowed(rg)
+			memo[key+" narrowed"], memo[key+" sure"] = rg, region{RateMin: int64(base)}
 			return g, rg
 		}
-		g, rg := regionAt(sp)
+		_, rg := regionAt(sp, false)
 		if rg.Empty {
 			// With the refusals the others explain taking from it, no
 			// bucket explains the rest: the candidate does not fit here.
 			empty = append(empty, c)
 			return
 		}
-		if wide > sp {
-			// a wider spread's region holds the narrower's
-			g, rg = regionAt(wide)
+		// a wider spread's region holds the narrower's; the drains
+		// certain to take narrow it (see spreadLeastSure)
+		g, rg := regionAt(max(sp, wide), true)
+		if rg.Empty {
+			g, rg = regionAt(max(sp, wide), false)
 		}
 		q := r.setExtent(rg, c.PerDay, windows)
 		lower, upper := g.curve(q)

@@ -19,17 +19,7 @@ import (
 // are another rule's: the bucket is not asked about them, and no refused
 // call takes from it.
 func arrivalsFitTarget(arrive []int64, refused []bool, target []bool, q, b int64) bool {
-	order := make([]int, len(arrive))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(x, y int) int { return int(arrive[x] - arrive[y]) })
-	rank := make([]int, len(arrive))
-	for i, r := 0, 0; i < len(arrive); i++ {
-		if rank[i] = r; refused[i] {
-			r++
-		}
-	}
+	order, rank := arrivalOrder(arrive, refused)
 	dayNs := big.NewRat(int64(24*time.Hour), 1)
 	burst := big.NewRat(b, 1)
 	tokens := new(big.Rat).Set(burst)
@@ -53,14 +43,37 @@ func arrivalsFitTarget(arrive []int64, refused []bool, target []bool, q, b int64
 	return true
 }
 
+// arrivalOrder is the calls in order of arrival (ties in log order), and
+// each refused call's rank among the refusals.
+func arrivalOrder(arrive []int64, refused []bool) (order, rank []int) {
+	order = make([]int, len(arrive))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return int(arrive[x] - arrive[y]) })
+	rank = make([]int, len(arrive))
+	for i, r := 0, 0; i < len(arrive); i++ {
+		if rank[i] = r; refused[i] {
+			r++
+		}
+	}
+	return order, rank
+}
+
 // someArrivalsFitTarget reports whether some arrivals on a grid of step
 // within [s_i, s_i+sp] make arrivalsFitTarget hold.
 func someArrivalsFitTarget(at []int64, refused, target []bool, sp, step, q, b int64) bool {
+	return someArrivals(at, sp, step, func(arrive []int64) bool { return arrivalsFitTarget(arrive, refused, target, q, b) })
+}
+
+// someArrivals reports whether some arrivals on a grid of step within
+// [s_i, s_i+sp] make fits hold.
+func someArrivals(at []int64, sp, step int64, fits func(arrive []int64) bool) bool {
 	arrive := slices.Clone(at)
 	var try func(i int) bool
 	try = func(i int) bool {
 		if i == len(at) {
-			return arrivalsFitTarget(arrive, refused, target, q, b)
+			return fits(arrive)
 		}
 		for a := at[i]; a <= at[i]+sp; a += step {
 			if arrive[i] = a; try(i + 1) {
