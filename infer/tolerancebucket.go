@@ -515,11 +515,29 @@ func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp, wide int64, w
 		lower, upper := g.curve(q)
 		r.Burst = clampInt(max(lower, int64(r.Min)))
 		if int64(r.Burst) > upper {
-			r.Window, r.Rate, r.Burst, q = 24*time.Hour, clampInt(c.PerDay), c.AtLeast, uint64(c.PerDay)
+			q = r.nameLeast(g, windows)
 		}
 		r.perDay = int64(q)
 	})
 	return empty
+}
+
+// nameLeast names r, a bucket whose named rate keeps no burst in its
+// range, at the least rate of its ranges and the least burst the curves
+// give there, held within its burst range: never a point outside its own
+// ranges (it was named at its candidate's own point, which can lie
+// outside them). The region begins where the lower curve meets the upper
+// one, so when it is exact that burst is within both curves there.
+func (r *Rule) nameLeast(g *spreadFit, windows []time.Duration) uint64 {
+	q := uint64(r.RateMin)
+	r.Window, r.Rate = nameRate(r.RateMin, r.RateMin, r.RateMin, windows)
+	lower, _ := g.curve(q)
+	b := max(lower, int64(r.Min))
+	if r.Max > 0 {
+		b = min(b, int64(r.Max))
+	}
+	r.Burst = clampInt(b)
+	return q
 }
 
 // bucketCandidates are the spread's buckets under each reading, less
