@@ -13,9 +13,13 @@ import (
 // the refusals no other rule of f explains, the windows at their least N
 // (where they explain the most) and the other buckets at the rate and
 // burst reported. The first round takes the other buckets at their
-// candidates' points; each round after takes them where the round before
-// named them, until no bucket moves: a bucket's region is then the one
-// beside the others as reported. It names the rate on the grid and gives
+// candidates' points, each bucket after the first taking those before it
+// where this round named them; each round after takes every other bucket
+// where it was last named, until no bucket moves: a bucket's region is
+// then the one beside the others as reported. Taking each bucket where it
+// was last named, not where the round before left it, keeps two buckets
+// that may explain the same refusals from both moving onto them in one
+// round and both off them in the next. It names the rate on the grid and gives
 // the least burst there. It returns the steps it took.
 func refineBuckets(d *sends, f *Fit, cands []*Candidate, windows []time.Duration) int64 {
 	n := len(d.refIdx)
@@ -35,7 +39,7 @@ func refineBuckets(d *sends, f *Fit, cands []*Candidate, windows []time.Duration
 			if r.Kind != rule.Bucket {
 				continue
 			}
-			target := complement(n, unionSets(n, slices.Concat(sets[:k], sets[k+1:])))
+			target := complement(n, unionSets(n, slices.Concat(next[:k], next[k+1:])))
 			if round > 0 && slices.Equal(target, targets[k]) {
 				continue
 			}
