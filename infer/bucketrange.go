@@ -13,10 +13,17 @@ import (
 // the refusals no other rule of f explains, the windows at their least N
 // (where they explain the most) and the other buckets at the rate and
 // burst reported. The first round takes the other buckets at their
-// candidates' points; each round after takes them where the round before
-// named them, until no bucket moves: a bucket's region is then the one
-// beside the others as reported. It names the rate on the grid and gives
-// the least burst there. It returns the steps it took.
+// candidates' points, each bucket after the first taking those before it
+// where this round named them; each round after takes every other bucket
+// where it was last named, until no bucket moves: a bucket's region is
+// then the one beside the others as reported. Taking each bucket where it
+// was last named, not where the round before left it, keeps two buckets
+// that may explain the same refusals from both moving onto them in one
+// round and both off them in the next. Where the rounds run out with a
+// bucket still moving, each bucket bounded beside a point of another that
+// moved since is bounded again beside it, its ranges widened to hold that
+// region and its point kept. It names the rate on the grid and gives the
+// least burst there. It returns the steps it took.
 func refineBuckets(d *sends, f *Fit, cands []*Candidate, windows []time.Duration) int64 {
 	n := len(d.refIdx)
 	chosen := make([]*Candidate, len(f.Rules)) // before any rate is renamed
@@ -35,7 +42,7 @@ func refineBuckets(d *sends, f *Fit, cands []*Candidate, windows []time.Duration
 			if r.Kind != rule.Bucket {
 				continue
 			}
-			target := complement(n, unionSets(n, slices.Concat(sets[:k], sets[k+1:])))
+			target := complement(n, unionSets(n, slices.Concat(next[:k], next[k+1:])))
 			if round > 0 && slices.Equal(target, targets[k]) {
 				continue
 			}
@@ -51,10 +58,42 @@ func refineBuckets(d *sends, f *Fit, cands []*Candidate, windows []time.Duration
 		}
 		sets = next
 		if !moved {
-			break
+			return steps
+		}
+	}
+	// Past the rounds, a bucket bounded beside others that moved since
+	// is bounded again beside them as reported, its point kept.
+	for k, r := range f.Rules {
+		if r.Kind != rule.Bucket {
+			continue
+		}
+		target := complement(n, unionSets(n, slices.Concat(sets[:k], sets[k+1:])))
+		if !slices.Equal(target, targets[k]) {
+			steps += reboundBucket(d, f.Reading, &f.Rules[k], target)
 		}
 	}
 	return steps
+}
+
+// reboundBucket widens bucket rule r's ranges to its region of the
+// targets (narrowed as refineBucket does), its named point kept, and
+// returns the steps it took.
+func reboundBucket(d *sends, rd Reading, r *Rule, target bitset) int64 {
+	g := newRegionFit(d, slices.Index(d.units, r.Unit), rd, target)
+	rg := g.narrow(g.region(), max(2*maxRegionSteps, 40*int64(d.n())))
+	if rg.Empty {
+		return g.steps // no bucket fits beside the others: none to hold
+	}
+	r.RateMin, r.RateMax = min(r.RateMin, rg.RateMin), max(r.RateMax, rg.RateMax)
+	r.Min = min(r.Min, rg.BurstMin)
+	if rg.BurstMax == math.MaxInt || r.Max == 0 {
+		r.Max = 0
+	} else {
+		r.Max = max(r.Max, rg.BurstMax)
+	}
+	r.RateOpen, r.Outer = r.RateOpen || rg.RateOpen, r.Outer || !rg.Exact
+	r.Confidence = min(r.Confidence, bucketConfidence(rg))
+	return g.steps
 }
 
 // unionSets is the union of sets of n refusals.
