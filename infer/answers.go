@@ -17,13 +17,6 @@ type BadHeaders struct {
 	Err  string
 }
 
-// headerSource is where each header is read: a CSV column (-1: none) or a
-// JSON-lines path (nil: none).
-type headerSource struct {
-	cols  [NumHeaders]int
-	paths [NumHeaders][]string
-}
-
 // headerSources are where each rate-limit header is read: its default
 // column or field (Header.Col), or the one opt names ("": none), in
 // Header order.

@@ -17,7 +17,6 @@ type costTable struct {
 	// settlement instant (sendlog.NotSettled for none).
 	settled bool
 	files   []costQueue // by input
-	buf     []int64     // pop's copy of costs a compaction moves
 	cols    [][]int64   // takeRun's columns
 }
 

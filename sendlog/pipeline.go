@@ -128,7 +128,6 @@ type pipeline struct {
 	wg      sync.WaitGroup
 	pending map[int]*batch
 	want    int
-	open    int // chunks sent and not yet received back
 	eof     chan int
 	total   int // chunks the producer made, once eof has been read
 	// Chunk buffers and batches are reused through free lists as long as

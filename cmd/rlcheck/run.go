@@ -27,8 +27,7 @@ type runOptions struct {
 	html      string
 
 	// Filled by complete.
-	scn   *workload.Scenario
-	names []string
+	scn *workload.Scenario
 }
 
 func newRunCmd(s streams) *cobra.Command {
