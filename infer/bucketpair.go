@@ -51,6 +51,68 @@ func (res *Result) pairWith(d *sends, picks []Candidate) {
 	res.BucketSteps += spent
 }
 
+// thirdBuckets adds, under each reading where the candidates found so far
+// leave more than two rules to cover the refusals, beside each two
+// buckets the sampled search picks, the bucket of each unit that explains
+// every refusal both leave, where the exact region finds one: a third
+// bucket explains few refusals of its own, which the sampled search, led
+// by what a bucket explains, rarely samples near.
+func (res *Result) thirdBuckets(d *sends) {
+	n := len(d.refIdx)
+	var none [2]bitset
+	for rd := range none {
+		none[rd] = newBitset(n)
+	}
+	picks, _ := greedyPicks(n, res.Buckets, none)
+	budget := max(maxRegionSteps, 40*int64(d.n()))
+	var spent int64
+	need := [2]bool{res.needsThird(d, RefusedCount), res.needsThird(d, RefusedFree)}
+	for i, a := range picks {
+		for _, b := range picks[i+1:] {
+			rd := a.Reading
+			if b.Reading != rd || spent > budget || !need[rd] {
+				continue
+			}
+			target := complement(n, unionSets(n, []bitset{a.set, b.set}))
+			for u := -1; u < len(d.units) && target.count() > 0 && spent <= budget; u++ {
+				g := newRegionFit(d, u, rd, target)
+				if q, b, ok := g.point(); ok {
+					res.Buckets = append(res.Buckets, d.bucketPoint(u, q, b, rd))
+					need[rd] = res.needsThird(d, rd)
+				}
+				spent += g.steps
+			}
+		}
+	}
+	res.BucketSteps += spent
+}
+
+// needsThird reports whether no two candidates of reading rd explain
+// every refusal together.
+func (res *Result) needsThird(d *sends, rd Reading) bool {
+	n := len(d.refIdx)
+	var cs []*Candidate
+	for _, all := range [][]Candidate{res.Candidates, res.Buckets} {
+		for i := range all {
+			if all[i].Reading == rd && all[i].Explains > 0 {
+				cs = append(cs, &all[i])
+			}
+		}
+	}
+	cs = distinct(cs)
+	for i, a := range cs {
+		if a.Explains == n {
+			return false
+		}
+		for _, b := range cs[i+1:] {
+			if union(n, []*Candidate{a, b}).count() == n {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // pairKey names a bucket pairWith paired: its unit, rate, burst and
 // reading.
 type pairKey struct {

@@ -200,9 +200,9 @@ func TestGroundTruthFromServe(t *testing.T) {
 		{c: serveprobe.Case{Kind: rule.Sliding}},
 		{c: serveprobe.Case{Kind: rule.Fixed}},
 		// Buckets run with RLCHECK_FULL=1 only (about 40 s of CPU). Known
-		// short, as measured over the 100 seeds: 97% recovered (95% narrow) from serve's
-		// log, 93% recovered and 83% narrow from the client's (told its 5 ms delay).
-		{c: serveprobe.Case{Kind: rule.Bucket}, full: true, short: [numMeasures]float64{mServedRecovered: 0.97,
+		// short, as measured over the 100 seeds: 93% recovered and 83%
+		// narrow from the client's log (told its 5 ms delay).
+		{c: serveprobe.Case{Kind: rule.Bucket}, full: true, short: [numMeasures]float64{
 			mSentRecovered: 0.93, mSentNarrow: 0.83}},
 		{c: serveprobe.Case{Kind: rule.Sliding, Cost: true}},
 		{c: serveprobe.Case{Kind: rule.Fixed, Cost: true}},
@@ -444,6 +444,18 @@ func TestTwoTokenBucketsFromServe(t *testing.T) {
 // burst from the least rate finds it, and both are recovered.
 func TestSecondBucketInASliver(t *testing.T) {
 	hidden, log, units := servedContract(t, 1, serveprobe.Case{Kind: rule.Bucket, Cost: true}, "90 tokens/10s burst 136,184 tokens/30s burst 291")
+	f := infer.Infer(log, infer.Options{Units: units}).Fits[infer.RefusedCount]
+	s := score(hidden, hidden, f)
+	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f), s.why)
+}
+
+// TestThirdBucketBesideAPair: serve's log of three buckets (2/1s burst
+// 4, 7/5s burst 7 and 52/1m burst 100), where the third refuses few
+// calls of its own and the sampled search never samples near it: beside
+// the two buckets it picks, the exact region of the refusals both leave
+// holds the third, and all three are recovered.
+func TestThirdBucketBesideAPair(t *testing.T) {
+	hidden, log, units := servedContract(t, 64, serveprobe.Case{Kind: rule.Bucket}, "2/1s burst 4,7/5s burst 7,52/1m burst 100")
 	f := infer.Infer(log, infer.Options{Units: units}).Fits[infer.RefusedCount]
 	s := score(hidden, hidden, f)
 	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f), s.why)

@@ -259,6 +259,7 @@ func Infer(s []Send, opt Options) *Result {
 	if max(covered[RefusedCount], covered[RefusedFree]) > 2 {
 		res.bucketSearch(d)
 		res.pairBuckets(d)
+		res.thirdBuckets(d)
 	}
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
 		var cands []*Candidate
