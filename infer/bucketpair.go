@@ -9,15 +9,39 @@ import (
 // picks (those that explain the most of what the others leave), the
 // bucket of each unit that explains every refusal it leaves, where the
 // exact region finds one: the sampled search can miss the second of two
-// buckets, whose rates and bursts it samples.
-func (res *Result) pairBuckets(d *sends) {
+// buckets, whose rates and bursts it samples. It spends at most about
+// budget steps, and returns those it spent.
+func (res *Result) pairBuckets(d *sends, budget int64) (spent int64) {
 	n := len(d.refIdx)
 	var none [2]bitset
 	for rd := range none {
 		none[rd] = newBitset(n)
 	}
 	picks, _ := greedyPicks(n, res.Buckets, none)
-	res.pairWith(d, picks)
+	spent = res.pairWith(d, picks, budget)
+	if !res.needsThird(d, RefusedCount) && !res.needsThird(d, RefusedFree) {
+		return spent
+	}
+	// The sampled search can pick a bucket near a hidden one under one
+	// reading only: its point, taken under the other, is tried there too,
+	// within what the budget has left.
+	twins := make([]Candidate, 0, len(picks))
+	for _, p := range picks {
+		twins = append(twins, d.bucketPoint(slices.Index(d.units, p.Unit), uint64(p.PerDay), p.AtLeast, otherReading(p.Reading)))
+	}
+	return spent + res.pairWith(d, twins, budget-spent)
+}
+
+// pairBudget is the steps a pairing search may spend on d: 40 passes
+// over a long log, maxRegionSteps over a short one.
+func pairBudget(d *sends) int64 { return max(maxRegionSteps, 40*int64(d.n())) }
+
+// otherReading is the reading that is not rd.
+func otherReading(rd Reading) Reading {
+	if rd == RefusedFree {
+		return RefusedCount
+	}
+	return RefusedFree
 }
 
 // pairWith adds beside each bucket of picks, under its reading, the
@@ -26,10 +50,8 @@ func (res *Result) pairBuckets(d *sends) {
 // Beside a bucket the exact search found next to a window, this is the
 // second bucket that fits in the window's place: another shape, listed
 // with the window (Rule.AlsoFits).
-func (res *Result) pairWith(d *sends, picks []Candidate) {
+func (res *Result) pairWith(d *sends, picks []Candidate, budget int64) (spent int64) {
 	n := len(d.refIdx)
-	budget := max(maxRegionSteps, 40*int64(d.n()))
-	var spent int64
 	if res.paired == nil {
 		res.paired = map[pairKey]bool{}
 	}
@@ -40,15 +62,67 @@ func (res *Result) pairWith(d *sends, picks []Candidate) {
 			continue
 		}
 		res.paired[k] = true
+		found := false
 		for u := -1; u < len(d.units) && spent <= budget; u++ {
 			g := newRegionFit(d, u, p.Reading, target)
 			if q, b, ok := g.point(); ok {
 				res.Buckets = append(res.Buckets, d.bucketPoint(u, q, b, p.Reading))
+				found = true
 			}
 			spent += g.steps
 		}
+		if !found && spent <= budget {
+			spent += res.pairNear(d, p)
+		}
 	}
 	res.BucketSteps += spent
+	return spent
+}
+
+// The rates pairNear takes p's refusals at: nearRates of them, up to
+// nearSpan above p's own.
+const (
+	nearRates = 10
+	nearSpan  = 0.001
+)
+
+// pairNear is pairWith's second try beside p, where no bucket explains
+// every refusal p leaves, and returns its steps. p is a point the sampled
+// search picked, its rate the least its burst allows, a little off the
+// hidden bucket's: under "refused calls count" such a bucket can leave
+// a refusal the hidden one explains (a refusal it had no room for takes
+// nothing, and leaves room for a later one). The refusals p explains at
+// rates up to nearSpan above its own, and at one burst more, are taken as
+// explained (the second bucket need not explain them); beside each
+// second bucket found, p's own unit's bucket is sought again, and both
+// are added.
+func (res *Result) pairNear(d *sends, p Candidate) (steps int64) {
+	n := len(d.refIdx)
+	pu := slices.Index(d.units, p.Unit)
+	sets := []bitset{p.set}
+	for i := range nearRates + 1 {
+		q := uint64(p.PerDay) + uint64(float64(p.PerDay)*nearSpan*float64(i)/nearRates)
+		for _, b := range []int64{int64(p.AtLeast), int64(p.AtLeast) + 1} {
+			sets = append(sets, d.explainedAt(pu, q, b, p.Reading))
+		}
+	}
+	steps += int64(len(sets)-1) * int64(d.n())
+	target := complement(n, unionSets(n, sets))
+	for u := -1; u < len(d.units) && target.count() > 0; u++ {
+		g := newRegionFit(d, u, p.Reading, target)
+		q, b, ok := g.point()
+		steps += g.steps
+		if !ok {
+			continue
+		}
+		h := newRegionFit(d, pu, p.Reading, complement(n, d.explainedAt(u, q, int64(b), p.Reading)))
+		qa, ba, ok := h.point()
+		steps += h.steps + int64(d.n())
+		if ok {
+			res.Buckets = append(res.Buckets, d.bucketPoint(u, q, b, p.Reading), d.bucketPoint(pu, qa, ba, p.Reading))
+		}
+	}
+	return steps
 }
 
 // thirdBuckets adds, under each reading where the candidates found so far
@@ -56,15 +130,15 @@ func (res *Result) pairWith(d *sends, picks []Candidate) {
 // buckets the sampled search picks, the bucket of each unit that explains
 // every refusal both leave, where the exact region finds one: a third
 // bucket explains few refusals of its own, which the sampled search, led
-// by what a bucket explains, rarely samples near.
-func (res *Result) thirdBuckets(d *sends) {
+// by what a bucket explains, rarely samples near. It spends at most
+// about budget steps.
+func (res *Result) thirdBuckets(d *sends, budget int64) {
 	n := len(d.refIdx)
 	var none [2]bitset
 	for rd := range none {
 		none[rd] = newBitset(n)
 	}
 	picks, _ := greedyPicks(n, res.Buckets, none)
-	budget := max(maxRegionSteps, 40*int64(d.n()))
 	var spent int64
 	need := [2]bool{res.needsThird(d, RefusedCount), res.needsThird(d, RefusedFree)}
 	for i, a := range picks {
@@ -100,12 +174,12 @@ func (res *Result) needsThird(d *sends, rd Reading) bool {
 		}
 	}
 	cs = distinct(cs)
-	for i, a := range cs {
-		if a.Explains == n {
-			return false
-		}
-		for _, b := range cs[i+1:] {
-			if union(n, []*Candidate{a, b}).count() == n {
+	words := (n + 63) / 64
+	idx := []int{0, 0}
+	for i := range cs {
+		for j := i; j < len(cs); j++ {
+			idx[0], idx[1] = i, j
+			if coversAll(n, words, cs, idx) {
 				return false
 			}
 		}
@@ -143,7 +217,10 @@ func (g *regionFit) point() (q uint64, b int, ok bool) {
 	if q, b, ok := g.settled(uint64(rg.RateMax), int64(rg.BurstMin)); ok {
 		return q, b, true
 	}
-	return g.climbBursts(rg)
+	if q, b, ok := g.climbBursts(rg); ok {
+		return q, b, true
+	}
+	return g.seekPoint(rg, maxClimbSteps)
 }
 
 // maxClimbs bounds the rounds of a climb, and maxClimbSteps the steps

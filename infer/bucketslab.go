@@ -66,17 +66,25 @@ func key(box region, k int) int64 {
 // steps reach stop, and returns the lead's side; false where no box with
 // a point is left.
 func (g *regionFit) edge(rg region, k int, stop int64, certain, possible bitset) (int64, bool) {
+	lead, _, ok := g.seek(rg, k, stop, certain, possible)
+	return signed(key(lead, k), k), ok
+}
+
+// seek is edge's search: it returns the box that leads the queue, found
+// where it is a point that fits, and false where no box with a point is
+// left.
+func (g *regionFit) seek(rg region, k int, stop int64, certain, possible bitset) (lead region, found, ok bool) {
 	q := &boxQueue{k: k}
 	heap.Push(q, sortedBox{box: rg, certain: certain, possible: possible})
 	for q.Len() > 0 {
 		top := q.boxes[0]
 		if top.shrunk && g.steps >= stop {
-			return signed(key(top.box, k), k), true
+			return top.box, false, true
 		}
 		heap.Pop(q)
 		if top.shrunk && point(top.box) {
 			if g.fits(uint64(top.box.RateMin), int64(top.box.BurstMin)) {
-				return signed(key(top.box, k), k), true
+				return top.box, true, true
 			}
 			continue
 		}
@@ -91,7 +99,24 @@ func (g *regionFit) edge(rg region, k int, stop int64, certain, possible bitset)
 			heap.Push(q, sortedBox{box: half, certain: top.certain, possible: top.possible})
 		}
 	}
-	return 0, false
+	return region{}, false, false
+}
+
+// seekPoint looks for a point that fits in an extent rg bounded from
+// outside, best first from its least burst and then from its most (see
+// seek), within budget steps shared between them: where a region is a
+// sliver, its boxes are clipped away around it far faster than a climb
+// tries its bursts one by one.
+func (g *regionFit) seekPoint(rg region, budget int64) (uint64, int, bool) {
+	certain, possible := g.certain, g.possible
+	defer func() { g.certain, g.possible = certain, possible }()
+	for _, k := range []int{sideBurstMin, sideBurstMax} {
+		box, found, _ := g.seek(rg, k, g.steps+budget/2, certain, possible)
+		if found {
+			return uint64(box.RateMin), box.BurstMin, true
+		}
+	}
+	return 0, 0, false
 }
 
 // signed undoes key's sign on the sides sought from above.

@@ -255,11 +255,11 @@ func Infer(s []Send, opt Options) *Result {
 	// search picks, the exact region of what it leaves may hold a second:
 	// beside a window, another shape that fits in the window's place.
 	covered := res.exactBuckets(d)
-	res.pairWith(d, slices.Clone(res.Buckets))
+	res.pairWith(d, slices.Clone(res.Buckets), pairBudget(d))
 	if max(covered[RefusedCount], covered[RefusedFree]) > 2 {
 		res.bucketSearch(d)
-		res.pairBuckets(d)
-		res.thirdBuckets(d)
+		budget := pairBudget(d)
+		res.thirdBuckets(d, budget-res.pairBuckets(d, budget))
 	}
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
 		var cands []*Candidate
