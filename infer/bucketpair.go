@@ -99,15 +99,8 @@ const (
 func (res *Result) pairNear(d *sends, p Candidate) (steps int64) {
 	n := len(d.refIdx)
 	pu := slices.Index(d.units, p.Unit)
-	sets := []bitset{p.set}
-	for i := range nearRates + 1 {
-		q := uint64(p.PerDay) + uint64(float64(p.PerDay)*nearSpan*float64(i)/nearRates)
-		for _, b := range []int64{int64(p.AtLeast), int64(p.AtLeast) + 1} {
-			sets = append(sets, d.explainedAt(pu, q, b, p.Reading))
-		}
-	}
-	steps += int64(len(sets)-1) * int64(d.n())
-	target := complement(n, unionSets(n, sets))
+	near, steps := d.nearSet(p)
+	target := complement(n, near)
 	for u := -1; u < len(d.units) && target.count() > 0; u++ {
 		g := newRegionFit(d, u, p.Reading, target)
 		q, b, ok := g.point()
@@ -125,66 +118,20 @@ func (res *Result) pairNear(d *sends, p Candidate) (steps int64) {
 	return steps
 }
 
-// thirdBuckets adds, under each reading where the candidates found so far
-// leave more than two rules to cover the refusals, beside each two
-// buckets the sampled search picks, the bucket of each unit that explains
-// every refusal both leave, where the exact region finds one: a third
-// bucket explains few refusals of its own, which the sampled search, led
-// by what a bucket explains, rarely samples near. It spends at most
-// about budget steps.
-func (res *Result) thirdBuckets(d *sends, budget int64) {
-	n := len(d.refIdx)
-	var none [2]bitset
-	for rd := range none {
-		none[rd] = newBitset(n)
-	}
-	picks, _ := greedyPicks(n, res.Buckets, none)
-	var spent int64
-	need := [2]bool{res.needsThird(d, RefusedCount), res.needsThird(d, RefusedFree)}
-	for i, a := range picks {
-		for _, b := range picks[i+1:] {
-			rd := a.Reading
-			if b.Reading != rd || spent > budget || !need[rd] {
-				continue
-			}
-			target := complement(n, unionSets(n, []bitset{a.set, b.set}))
-			for u := -1; u < len(d.units) && target.count() > 0 && spent <= budget; u++ {
-				g := newRegionFit(d, u, rd, target)
-				if q, b, ok := g.point(); ok {
-					res.Buckets = append(res.Buckets, d.bucketPoint(u, q, b, rd))
-					need[rd] = res.needsThird(d, rd)
-				}
-				spent += g.steps
-			}
+// nearSet is the refusals bucket p explains at nearRates rates from its
+// own up to nearSpan above it, at its burst and one more, and the steps
+// it took: where p's rate is a little below a hidden bucket's, what the
+// hidden one explains.
+func (d *sends) nearSet(p Candidate) (bitset, int64) {
+	pu := slices.Index(d.units, p.Unit)
+	sets := []bitset{p.set}
+	for i := range nearRates + 1 {
+		q := uint64(p.PerDay) + uint64(float64(p.PerDay)*nearSpan*float64(i)/nearRates)
+		for _, b := range []int64{int64(p.AtLeast), int64(p.AtLeast) + 1} {
+			sets = append(sets, d.explainedAt(pu, q, b, p.Reading))
 		}
 	}
-	res.BucketSteps += spent
-}
-
-// needsThird reports whether no two candidates of reading rd explain
-// every refusal together.
-func (res *Result) needsThird(d *sends, rd Reading) bool {
-	n := len(d.refIdx)
-	var cs []*Candidate
-	for _, all := range [][]Candidate{res.Candidates, res.Buckets} {
-		for i := range all {
-			if all[i].Reading == rd && all[i].Explains > 0 {
-				cs = append(cs, &all[i])
-			}
-		}
-	}
-	cs = distinct(cs)
-	words := (n + 63) / 64
-	idx := []int{0, 0}
-	for i := range cs {
-		for j := i; j < len(cs); j++ {
-			idx[0], idx[1] = i, j
-			if coversAll(n, words, cs, idx) {
-				return false
-			}
-		}
-	}
-	return true
+	return unionSets(len(d.refIdx), sets), int64(len(sets)-1) * int64(d.n())
 }
 
 // pairKey names a bucket pairWith paired: its unit, rate, burst and

@@ -455,6 +455,18 @@ func TestThirdBucketBesideAPair(t *testing.T) {
 	assert.True(t, s.recovered, "%s: %s", found, s.why)
 }
 
+// TestThirdBucketBesideANearPair: serve's log of three token buckets (90
+// tokens/2s burst 139, 310 tokens/15s burst 526 and 772 tokens/1m burst
+// 1078), where the second bucket picked is off the hidden one and no
+// third fits beside the two as picked: taking what each explains at
+// rates just above its own as explained, the third is found, the second
+// sought again beside it and the first, and all three are recovered
+// within 10%.
+func TestThirdBucketBesideANearPair(t *testing.T) {
+	s, found := servedFit(t, 52, serveprobe.Case{Kind: rule.Bucket, Cost: true}, "90 tokens/2s burst 139,310 tokens/15s burst 526,772 tokens/1m burst 1078")
+	assert.True(t, s.narrow, "%s: %s", found, s.why)
+}
+
 // TestSecondBucketSoughtFromBothEnds: serve's logs of two token buckets
 // where, beside the first, the second fits only in a sliver of an extent
 // bounded from outside, which a climb over its bursts does not reach
