@@ -159,6 +159,8 @@ type spreadPasses struct {
 	seeded  [2][]Candidate // an exact fit's buckets (seedBuckets)
 	regions map[string]region
 	paired  [2]bool // pairSpread has paired the reading's buckets
+	// pairPast has sampled the reading's buckets past spreadBuckets' bursts
+	pastPaired [2]bool
 }
 
 // candidates makes each window's pass of kind k at offset o, and its
@@ -215,6 +217,9 @@ func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 	// ranges are taken at up, the narrower ones having been tried first,
 	// where no cover fits, or none does once its buckets are bounded.
 	if !f.Fits && ps.sp >= ps.wide && ps.buckets[rd] != nil && ps.pairSpread(rd) {
+		f = ps.refit(ps.cands(fixed, rd), rd)
+	}
+	if !f.Fits && ps.sp >= ps.wide && ps.buckets[rd] != nil && ps.pairPast(rd) {
 		f = ps.refit(ps.cands(fixed, rd), rd)
 	}
 	// An exact fit fits within every spread: beside the windows, its
