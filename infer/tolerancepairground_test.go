@@ -118,3 +118,16 @@ func TestSecondBucketAtTheOtherEnd(t *testing.T) {
 	s := score(hidden, hidden, f.Fit)
 	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
 }
+
+// TestTwoBucketsWhereThreeRulesFit: a client's log of two token buckets
+// (50 tokens/2s burst 90 and 162 tokens/30s burst 301, calls 0 to 5 ms
+// late) where the sampled buckets and the windows give a cover of three
+// rules within 5 ms (a window on calls among them): paired there too, the
+// two hidden buckets fit, and the fewer rules are reported.
+func TestTwoBucketsWhereThreeRulesFit(t *testing.T) {
+	hidden, res := clientTokenBucketsWithin(t, 53, "50 tokens/2s burst 90,162 tokens/30s burst 301")
+	f := res.Tolerance.ByReading[infer.RefusedCount]
+	require.True(t, f.Fits)
+	s := score(hidden, hidden, f.Fit)
+	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+}
