@@ -161,6 +161,8 @@ type spreadPasses struct {
 	paired  [2]bool // pairSpread has paired the reading's buckets
 	// pairPast has sampled the reading's buckets past spreadBuckets' bursts
 	pastPaired [2]bool
+	// pairThird has sought a third bucket beside the reading's picks
+	thirdPaired [2]bool
 }
 
 // candidates makes each window's pass of kind k at offset o, and its
@@ -226,6 +228,9 @@ func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 		}
 	}
 	if !f.Fits && ps.sp >= ps.wide && ps.buckets[rd] != nil && ps.pairPast(rd) {
+		f = ps.refit(ps.cands(fixed, rd), rd)
+	}
+	if !f.Fits && ps.sp >= ps.wide && ps.buckets[rd] != nil && ps.pairThird(rd) {
 		f = ps.refit(ps.cands(fixed, rd), rd)
 	}
 	// An exact fit fits within every spread: beside the windows, its

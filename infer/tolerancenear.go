@@ -185,3 +185,39 @@ func (ps *spreadPasses) addSampledPast(rd Reading, spent *int64) {
 	}
 	ps.buckets[rd] = append(ps.buckets[rd], undominated(past, all)...)
 }
+
+// pairThird is with's try after pairPast under reading rd where still
+// nothing fits: beside each two buckets the greedy picks, the bucket of
+// each unit that explains every refusal both leave within the spread,
+// where the spread's region has one, as thirdBuckets does for an exact
+// fit: a third bucket explains few refusals of its own, which the
+// sampled search, led by what a bucket explains, rarely samples near.
+// It is tried once a reading, within pairSpread's budget, and reports
+// whether it added a bucket.
+func (ps *spreadPasses) pairThird(rd Reading) bool {
+	if ps.thirdPaired[rd] {
+		return false
+	}
+	ps.thirdPaired[rd] = true
+	d := ps.d
+	n := len(d.refIdx)
+	var none [2]bitset
+	for k := range none {
+		none[k] = newBitset(n)
+	}
+	picks, _ := greedyPicks(n, ps.buckets[rd], none)
+	budget := max(maxRegionSteps, 40*int64(d.n()))
+	var spent int64
+	before := len(ps.buckets[rd])
+	for i, a := range picks {
+		for _, b := range picks[i+1:] {
+			target := complement(n, unionSets(n, []bitset{a.set, b.set}))
+			for u := -1; u < len(d.units) && target.count() > 0 && spent <= budget; u++ {
+				if c, ok := spreadPoint(d, u, ps.sp, rd, target, &spent); ok {
+					ps.buckets[rd] = append(ps.buckets[rd], c)
+				}
+			}
+		}
+	}
+	return len(ps.buckets[rd]) > before
+}

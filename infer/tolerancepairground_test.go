@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/infer"
+	"github.com/rlcheck/rlcheck/infer/infertest"
 	"github.com/rlcheck/rlcheck/infer/infertest/serveprobe"
 	"github.com/rlcheck/rlcheck/rule"
 )
@@ -126,6 +127,24 @@ func TestSecondBucketAtTheOtherEnd(t *testing.T) {
 // two hidden buckets fit, and the fewer rules are reported.
 func TestTwoBucketsWhereThreeRulesFit(t *testing.T) {
 	hidden, res := clientTokenBucketsWithin(t, 53, "50 tokens/2s burst 90,162 tokens/30s burst 301")
+	f := res.Tolerance.ByReading[infer.RefusedCount]
+	require.True(t, f.Fits)
+	s := score(hidden, hidden, f.Fit)
+	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+}
+
+// TestThirdBucketBesideTwoPicks: a client's log of three token buckets
+// (20 tokens/1s burst 34, 43 tokens/5s burst 48 and 323 tokens/1m burst
+// 621, calls 0 to 5 ms late) that no cover of the sampled and paired
+// buckets fits: beside each two picked, the bucket that explains every
+// refusal both leave is sought, and all three are recovered (within
+// 50 ms; within 5 ms nothing fits still). It runs in full only (about
+// 1.5 s).
+func TestThirdBucketBesideTwoPicks(t *testing.T) {
+	if !infertest.Full() {
+		t.Skip("RLCHECK_FULL=1")
+	}
+	hidden, res := clientTokenBucketsWithin(t, 64, "20 tokens/1s burst 34,43 tokens/5s burst 48,323 tokens/1m burst 621")
 	f := res.Tolerance.ByReading[infer.RefusedCount]
 	require.True(t, f.Fits)
 	s := score(hidden, hidden, f.Fit)
