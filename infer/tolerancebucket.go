@@ -397,9 +397,7 @@ func (g *spreadFit) sampled(all bitset) []Candidate {
 		g.steps += 4 * int64(d.n())
 		jobs <- count
 		count++
-		if b++; b > spreadAllBursts {
-			b = max(b, int64(float64(b-1)*spreadBurstRatio))
-		}
+		b = nextBurst(b)
 	}
 	close(jobs)
 	for i := range jobs { // the searches are done: help with the bounds

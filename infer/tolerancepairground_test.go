@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rlcheck/rlcheck/infer"
+	"github.com/rlcheck/rlcheck/infer/infertest"
 	"github.com/rlcheck/rlcheck/infer/infertest/serveprobe"
 	"github.com/rlcheck/rlcheck/rule"
 )
@@ -60,4 +61,92 @@ func clientTokenBuckets(t *testing.T, seed uint64, want string) ([]rule.Rule, *i
 	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
 	require.NoError(t, err)
 	return hidden, infer.Infer(run.ClientLog(), infer.Options{Units: run.Units()})
+}
+
+// TestSecondBucketBesideANearPick: a client's log of two token buckets
+// (110 tokens/5s burst 134 and 413 tokens/30s burst 541, calls 0 to 5 ms
+// late), where the bucket sampled nearest the first sits two bursts
+// above it at a lower rate and, every refusal taking from it, leaves
+// refusals only the first explains: beside it nothing fits. Taking what
+// the first's unit explains at the bursts just below as explained, the
+// second is found, the first again beside it, and both are recovered.
+func TestSecondBucketBesideANearPick(t *testing.T) {
+	hidden, res := clientTokenBucketsWithin(t, 6, "110 tokens/5s burst 134,413 tokens/30s burst 541")
+	f := res.Tolerance.ByReading[infer.RefusedCount]
+	require.True(t, f.Fits)
+	s := score(hidden, hidden, f.Fit)
+	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+}
+
+// TestBucketsPastTheSampledBursts: a client's log of two token buckets
+// (170 tokens/1s burst 318 and 812 tokens/30s burst 1315, calls 0 to
+// 5 ms late) whose bursts lie past the 64 the sampled search tries (up
+// to about 260 tokens): sampled on past them where nothing fits, both
+// are recovered.
+func TestBucketsPastTheSampledBursts(t *testing.T) {
+	hidden, res := clientTokenBucketsWithin(t, 28, "170 tokens/1s burst 318,812 tokens/30s burst 1315")
+	f := res.Tolerance.ByReading[infer.RefusedCount]
+	require.True(t, f.Fits)
+	s := score(hidden, hidden, f.Fit)
+	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+}
+
+// clientTokenBucketsWithin is clientTokenBuckets inferred as a user who
+// logged on the client does: told the delay's bound (Options.Delay).
+func clientTokenBucketsWithin(t *testing.T, seed uint64, want string) ([]rule.Rule, *infer.Result) {
+	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), serveprobe.Case{Kind: rule.Bucket, Cost: true})
+	rules, err := rule.ParseList(want)
+	require.NoError(t, err)
+	require.Equal(t, rules, hidden)
+	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
+	require.NoError(t, err)
+	res := infer.Infer(run.ClientLog(), infer.Options{Units: run.Units(), Delay: groundDelay})
+	require.NotNil(t, res.Tolerance)
+	return hidden, res
+}
+
+// TestSecondBucketAtTheOtherEnd: a client's log of two token buckets
+// (40 tokens/1s burst 61 and 206 tokens/10s burst 351, calls 0 to 5 ms
+// late) where, beside the bucket sampled nearest the first, the second
+// taken at the least rate of its region explains too little for the
+// first to fit beside it: taken at its most rate, it does, and both are
+// recovered within the delay.
+func TestSecondBucketAtTheOtherEnd(t *testing.T) {
+	hidden, res := clientTokenBucketsWithin(t, 76, "40 tokens/1s burst 61,206 tokens/10s burst 351")
+	f := res.Tolerance.ByReading[infer.RefusedCount]
+	require.True(t, f.Fits)
+	assert.LessOrEqual(t, f.Spread, groundDelay)
+	s := score(hidden, hidden, f.Fit)
+	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+}
+
+// TestTwoBucketsWhereThreeRulesFit: a client's log of two token buckets
+// (50 tokens/2s burst 90 and 162 tokens/30s burst 301, calls 0 to 5 ms
+// late) where the sampled buckets and the windows give a cover of three
+// rules within 5 ms (a window on calls among them): paired there too, the
+// two hidden buckets fit, and the fewer rules are reported.
+func TestTwoBucketsWhereThreeRulesFit(t *testing.T) {
+	hidden, res := clientTokenBucketsWithin(t, 53, "50 tokens/2s burst 90,162 tokens/30s burst 301")
+	f := res.Tolerance.ByReading[infer.RefusedCount]
+	require.True(t, f.Fits)
+	s := score(hidden, hidden, f.Fit)
+	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+}
+
+// TestThirdBucketBesideTwoPicks: a client's log of three token buckets
+// (20 tokens/1s burst 34, 43 tokens/5s burst 48 and 323 tokens/1m burst
+// 621, calls 0 to 5 ms late) that no cover of the sampled and paired
+// buckets fits: beside each two picked, the bucket that explains every
+// refusal both leave is sought, and all three are recovered (within
+// 50 ms; within 5 ms nothing fits still). It runs in full only (about
+// 1.5 s).
+func TestThirdBucketBesideTwoPicks(t *testing.T) {
+	if !infertest.Full() {
+		t.Skip("RLCHECK_FULL=1")
+	}
+	hidden, res := clientTokenBucketsWithin(t, 64, "20 tokens/1s burst 34,43 tokens/5s burst 48,323 tokens/1m burst 621")
+	f := res.Tolerance.ByReading[infer.RefusedCount]
+	require.True(t, f.Fits)
+	s := score(hidden, hidden, f.Fit)
+	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
 }

@@ -92,22 +92,33 @@ func (ps *spreadPasses) pairSpread(rd Reading) bool {
 		return false
 	}
 	ps.paired[rd] = true
+	return ps.pairPicks(rd, 0)
+}
+
+// pairPicks is pairSpread's pairing of the greedy picks under reading
+// rd, spent passes having been walked before it; it reports whether it
+// added a bucket.
+func (ps *spreadPasses) pairPicks(rd Reading, spent int64) bool {
 	d := ps.d
 	n := len(d.refIdx)
 	var none [2]bitset
 	for k := range none {
 		none[k] = newBitset(n)
 	}
-	picks, _ := greedyPicks(n, ps.buckets[rd], none)
 	budget := max(maxRegionSteps, 40*int64(d.n()))
-	var spent int64
 	before := len(ps.buckets[rd])
+	picks, _ := greedyPicks(n, ps.buckets[rd], none)
 	for _, p := range picks {
 		target := complement(n, p.set)
+		found := false
 		for u := -1; u < len(d.units) && target.count() > 0 && spent <= budget; u++ {
 			if c, ok := spreadPoint(d, u, ps.sp, rd, target, &spent); ok {
 				ps.buckets[rd] = append(ps.buckets[rd], c)
+				found = true
 			}
+		}
+		if !found && target.count() > 0 && spent <= budget && p.Kind == rule.Bucket {
+			ps.buckets[rd] = append(ps.buckets[rd], ps.pairNearSpread(p, rd, &spent)...)
 		}
 	}
 	if rd == RefusedCount {
@@ -171,7 +182,14 @@ func spreadPoint(d *sends, u int, sp int64, rd Reading, target bitset, spent *in
 	if rg.Empty {
 		return Candidate{}, false
 	}
-	q := uint64(rg.RateMin)
+	return g.pointAt(uint64(rg.RateMin), rd)
+}
+
+// pointAt is g's bucket at q units a day and the least burst the
+// accepted calls need there, as a candidate under rd, where that burst
+// leaves no room for any target.
+func (g *spreadFit) pointAt(q uint64, rd Reading) (Candidate, bool) {
+	d := g.d
 	lower, upper := g.curve(q)
 	if lower > upper {
 		return Candidate{}, false
@@ -183,8 +201,8 @@ func spreadPoint(d *sends, u int, sp int64, rd Reading, target bitset, spent *in
 		drain = complement(len(d.refIdx), newBitset(len(d.refIdx)))
 	}
 	wide := make([]int64, len(d.refIdx))
-	d.spreadWide(u, q, sp, drain, wide)
-	return spreadCandidate(d, u, q, lower, g.steps, rd, wide, true), true
+	d.spreadWide(g.u, q, g.sp, drain, wide)
+	return spreadCandidate(d, g.u, q, lower, g.steps, rd, wide, true), true
 }
 
 // freeCandidate is the bucket of unit u at q units a day and burst b as

@@ -1,0 +1,223 @@
+package infer
+
+import "slices"
+
+// nearBursts bounds the bursts pairNearSpread takes a pick's refusals at.
+const nearBursts = 12
+
+// pairNearSpread is pairSpread's second try beside p, a sampled bucket of
+// reading rd beside which no bucket of any unit explains every refusal
+// it leaves within the spread, and returns the buckets it found. The
+// sampled bursts grow by spreadBurstRatio past spreadAllBursts, and the
+// bucket sampled nearest a hidden one can sit a burst or two above it at
+// a lower rate: under "refused calls count" it then leaves a refusal the
+// hidden bucket explains, and nothing fits beside it. The refusals p's
+// unit explains at the least rate of each burst from the sampled one
+// below p's up to one above p's (nearBursts of them at most) are taken
+// as explained; beside each second bucket found, p's unit's bucket is
+// sought again, and both are returned. It adds the passes it walked to
+// spent.
+func (ps *spreadPasses) pairNearSpread(p Candidate, rd Reading, spent *int64) []Candidate {
+	d := ps.d
+	n := len(d.refIdx)
+	pu := slices.Index(d.units, p.Unit)
+	target := complement(n, unionSets(n, append(ps.nearSets(pu, int64(p.AtLeast), rd, spent), p.set)))
+	var out []Candidate
+	for u := -1; u < len(d.units) && target.count() > 0; u++ {
+		g := newSpreadFit(d, u, ps.sp, rd, target)
+		rg := g.region()
+		*spent += g.steps
+		if rg.Empty {
+			continue
+		}
+		for _, q := range nearCorners(rg) {
+			g.steps = 0
+			b, ok := g.pointAt(q, rd)
+			*spent += g.steps + int64(d.n()) // and its bounds' walk
+			if !ok {
+				continue
+			}
+			if a, ok := spreadPoint(d, pu, ps.sp, rd, complement(n, b.set), spent); ok {
+				out = append(out, b, a)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// nearCorners are the rates pairNearSpread takes a second bucket at in its
+// region rg, one after another until the first is found beside it: its
+// least, its most and the one midway. What a bucket explains with every
+// refusal taking from it shifts along the region, and beside the second
+// at one end the first can leave a refusal only the second at the other
+// end explains.
+func nearCorners(rg region) []uint64 {
+	lo, hi := uint64(rg.RateMin), uint64(rg.RateMax)
+	if hi <= lo {
+		return []uint64{lo}
+	}
+	return []uint64{lo, hi, lo + (hi-lo)/2}
+}
+
+// nearSets are the refusals unit u's bucket explains within the spread
+// under reading rd at the least rate of each burst from the one sampled
+// below b (b over spreadBurstRatio) up to b+1, at most nearBursts of
+// them, spaced evenly. It adds the passes it walked to spent.
+func (ps *spreadPasses) nearSets(u int, b int64, rd Reading, spent *int64) []bitset {
+	d := ps.d
+	n := len(d.refIdx)
+	lo := b - 1
+	if b > spreadAllBursts {
+		lo = int64(float64(b) / spreadBurstRatio)
+	}
+	lo = max(lo, 1)
+	step := max(1, (b+1-lo+nearBursts-1)/nearBursts)
+	g := newSpreadFit(d, u, ps.sp, rd, complement(n, newBitset(n)))
+	qlo, qhi := d.rateRange(u)
+	var drain bitset
+	if rd == RefusedCount {
+		drain = complement(n, newBitset(n))
+	}
+	var sets []bitset
+	for burst := b + 1; burst >= lo; burst -= step {
+		q := g.leastRate(uint64(qlo), uint64(qhi), burst)
+		if q >= uint64(qhi) {
+			continue // no rate keeps the accepted calls within burst
+		}
+		wide := make([]int64, n)
+		d.spreadWide(u, q, ps.sp, drain, wide)
+		g.steps += int64(d.n())
+		sets = append(sets, spreadCandidate(d, u, q, burst, 0, rd, wide, false).set)
+	}
+	*spent += g.steps
+	return sets
+}
+
+// sampledPast are unit u's bucket candidates under reading rd at the
+// bursts past those spreadBuckets samples, where it stopped at
+// spreadSearched short of the least burst at the least rate: the same
+// bursts on (spreadBurstRatio apart), spreadSearched more at most. A
+// unit of tokens can range over thousands of bursts, and its samples
+// then stop near 16·1.06⁴⁸ (about 260) where a provider's burst is a few
+// hundred or more: with every refusal taking from it, a bucket at a
+// burst far from the hidden one's explains fewer refusals, and the cover
+// then finds no partner for it. It adds the passes it walked to spent.
+func (ps *spreadPasses) sampledPast(u int, rd Reading, spent *int64) []Candidate {
+	d := ps.d
+	n := len(d.refIdx)
+	lo, hi := d.rateRange(u)
+	qlo, q := uint64(lo), uint64(hi)
+	from, to := d.spreadLeast(u, q, ps.sp), d.spreadLeast(u, qlo, ps.sp)
+	*spent += 2 * int64(d.n())
+	b := from
+	for range spreadSearched {
+		b = nextBurst(b)
+	}
+	if b >= to {
+		return nil
+	}
+	g := newSpreadFit(d, u, ps.sp, rd, complement(n, newBitset(n)))
+	var drain bitset // as the sampled candidates': every refusal taking under RefusedCount
+	if rd == RefusedCount {
+		drain = complement(n, newBitset(n))
+	}
+	var out []Candidate
+	for k := 0; b < to && k < spreadSearched; k++ {
+		q = g.leastRate(qlo, q, b)
+		wide := make([]int64, n)
+		d.spreadWide(u, q, ps.sp, drain, wide)
+		g.steps += int64(d.n())
+		out = append(out, g.candidate(q, rd, wide, true))
+		b = nextBurst(b)
+	}
+	*spent += g.steps
+	return out
+}
+
+// nextBurst is the burst spreadBuckets samples after b: the next one up
+// to spreadAllBursts, then spreadBurstRatio above.
+func nextBurst(b int64) int64 {
+	if b++; b > spreadAllBursts {
+		b = max(b, int64(float64(b-1)*spreadBurstRatio))
+	}
+	return b
+}
+
+// pairPast is with's last try under reading rd where nothing fits even
+// once paired (pairSpread): each unit's buckets sampled past the bursts
+// spreadBuckets tries (sampledPast) are added, and the picks paired
+// again. It is tried once a reading, and only then: a candidate more
+// can lead the cover search to a bucket whose region beside the others
+// proves empty, and the refits run out before a cover that fits. Tried
+// alongside pairSpread, it cost the token buckets' ground truth a seed
+// that fit within 5 ms without it (180 tokens/5s burst 226 and 371
+// tokens/15s burst 705 then fit nowhere). It reports whether it added a
+// bucket.
+func (ps *spreadPasses) pairPast(rd Reading) bool {
+	if ps.pastPaired[rd] {
+		return false
+	}
+	ps.pastPaired[rd] = true
+	var spent int64
+	before := len(ps.buckets[rd])
+	ps.addSampledPast(rd, &spent)
+	if len(ps.buckets[rd]) == before {
+		return false
+	}
+	ps.pairPicks(rd, spent)
+	return true
+}
+
+// addSampledPast adds to the spread's buckets under reading rd each
+// unit's sampledPast candidates that no bucket or sliding window
+// outdoes, and adds the passes it walked to spent.
+func (ps *spreadPasses) addSampledPast(rd Reading, spent *int64) {
+	var past []Candidate
+	for u := -1; u < len(ps.d.units); u++ {
+		past = append(past, ps.sampledPast(u, rd, spent)...)
+	}
+	all := make([]*Candidate, 0, len(past)+len(ps.buckets[rd])+len(ps.sliding[rd]))
+	for _, cs := range [][]Candidate{past, ps.buckets[rd], ps.sliding[rd]} {
+		for i := range cs {
+			all = append(all, &cs[i])
+		}
+	}
+	ps.buckets[rd] = append(ps.buckets[rd], undominated(past, all)...)
+}
+
+// pairThird is with's try after pairPast under reading rd where still
+// nothing fits: beside each two buckets the greedy picks, the bucket of
+// each unit that explains every refusal both leave within the spread,
+// where the spread's region has one, as thirdBuckets does for an exact
+// fit: a third bucket explains few refusals of its own, which the
+// sampled search, led by what a bucket explains, rarely samples near.
+// It is tried once a reading, within pairSpread's budget, and reports
+// whether it added a bucket.
+func (ps *spreadPasses) pairThird(rd Reading) bool {
+	if ps.thirdPaired[rd] {
+		return false
+	}
+	ps.thirdPaired[rd] = true
+	d := ps.d
+	n := len(d.refIdx)
+	var none [2]bitset
+	for k := range none {
+		none[k] = newBitset(n)
+	}
+	picks, _ := greedyPicks(n, ps.buckets[rd], none)
+	budget := max(maxRegionSteps, 40*int64(d.n()))
+	var spent int64
+	before := len(ps.buckets[rd])
+	for i, a := range picks {
+		for _, b := range picks[i+1:] {
+			target := complement(n, unionSets(n, []bitset{a.set, b.set}))
+			for u := -1; u < len(d.units) && target.count() > 0 && spent <= budget; u++ {
+				if c, ok := spreadPoint(d, u, ps.sp, rd, target, &spent); ok {
+					ps.buckets[rd] = append(ps.buckets[rd], c)
+				}
+			}
+		}
+	}
+	return len(ps.buckets[rd]) > before
+}
