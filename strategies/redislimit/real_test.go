@@ -99,7 +99,13 @@ func fleet(t *testing.T, c redis.Scripter) {
 	}
 	assert.Zero(t, rep.Violations(), "violations among the recorded sends")
 	assert.Equal(t, int64(10), rep.Rules[0].MaxInWindow, "the 10/100ms windows fill")
-	assert.Equal(t, int64(50), rep.Rules[1].MaxInWindow, "the 50/500ms windows fill")
+	// A 500 ms window fills only where no worker's wake-up is late: on a
+	// quiet machine every run fills it to 50, but under a full CI's load
+	// (every core busy) runs reached 46 and 49. The 100 ms windows, which
+	// the same script fills, stay asserted exact; this one is asserted
+	// within a tenth, so that a limiter that gives away part of its
+	// allowance still fails.
+	assert.GreaterOrEqual(t, rep.Rules[1].MaxInWindow, int64(45), "the 50/500ms windows fill")
 	// The callers' own clock adds a few µs of reply latency to each send,
 	// which can land a send just inside a window the server saw it leave;
 	// logged, not asserted, so that scheduling noise cannot fail the test.
