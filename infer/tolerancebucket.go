@@ -494,7 +494,7 @@ func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp, wide int64, w
 				}
 				return g, memo[key+" narrowed"]
 			}
-			rg, base := g.narrowed(rg)
+			rg, base := g.sliced(g.narrowed(rg))
 			memo[key+" narrowed"], memo[key+" sure"] = rg, region{RateMin: int64(base)}
 			return g, rg
 		}

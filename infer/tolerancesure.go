@@ -1,5 +1,7 @@
 package infer
 
+import "math"
+
 // The refusals that certainly took. Under "refused calls count" a refusal
 // r that another rule explains (a drain) took from the bucket when the
 // bucket had room for it when it arrived. Within spread sp the room at
@@ -108,4 +110,63 @@ func (g *spreadFit) narrowed(rg region) (region, uint64) {
 	}
 	rg.Exact = rg.Exact && exact
 	return rg, base
+}
+
+// sureSlices is how many slices of its rates sliced finds a region again
+// in, each slice's bounds made at its own least rate.
+const sureSlices = 8
+
+// sliced is rg, a region narrowed (see narrowed), found again slice by
+// slice of its rates: a drain's sure bound falls as the rate rises, so
+// the bounds made at a slice's least rate hold at each of its rates and
+// count more drains certain to take than those at the region's least.
+// Every bucket that fits lies in the slice of its rate, so in the union
+// of the slices' regions. It returns that union and the rate g's sure
+// bounds are left at (its least); rg and base where no slice holds one.
+func (g *spreadFit) sliced(rg region, base uint64) (region, uint64) {
+	if rg.Empty || rg.RateOpen || base == 0 || rg.RateMax <= rg.RateMin {
+		return rg, base
+	}
+	var out region
+	out.Empty = true
+	for _, s := range rateSlices(uint64(rg.RateMin), uint64(rg.RateMax), sureSlices) {
+		g.sureAt(s[0])
+		next := g.regionIn(s[0], s[1])
+		if next.Empty {
+			continue
+		}
+		if out.Empty {
+			out = next
+			continue
+		}
+		out = region{RateMin: min(out.RateMin, next.RateMin), RateMax: max(out.RateMax, next.RateMax),
+			BurstMin: min(out.BurstMin, next.BurstMin), BurstMax: max(out.BurstMax, next.BurstMax), Exact: out.Exact && next.Exact}
+	}
+	if out.Empty {
+		g.sureAt(base)
+		return rg, base
+	}
+	out.Exact = out.Exact && rg.Exact
+	g.sureAt(uint64(out.RateMin))
+	return out, uint64(out.RateMin)
+}
+
+// rateSlices splits the rates from lo to hi in n slices a like ratio
+// apart, each from its least rate to its most, together every rate.
+func rateSlices(lo, hi uint64, n int) [][2]uint64 {
+	var out [][2]uint64
+	ratio := math.Pow(float64(hi)/float64(lo), 1/float64(n))
+	from := lo
+	for k := 1; k <= n && from <= hi; k++ {
+		to := uint64(float64(lo) * math.Pow(ratio, float64(k)))
+		if k == n || to > hi {
+			to = hi
+		}
+		if to < from {
+			continue
+		}
+		out = append(out, [2]uint64{from, to})
+		from = to + 1
+	}
+	return out
 }
