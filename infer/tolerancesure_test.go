@@ -159,7 +159,8 @@ func TestSlicedHoldsEveryFit(t *testing.T) {
 }
 
 // slicedLog is a client's log of 14 to 16 calls arriving within 200 ms
-// at a bucket of 1 to 4 calls a 10 to 30 ms, burst 1 to 4, under
+// (each at its own millisecond) at a bucket of 1 to 4 calls a 10 to
+// 30 ms, burst 1 to 4, under
 // "refused calls count": a quarter of the calls it has room for are
 // another rule's refusals (taking from it), the bucket's refusals its
 // target. Each call is logged at its arrival or spread sp before it, so
@@ -170,8 +171,8 @@ func slicedLog(rng *rand.Rand, sp int64) (d *sends, target []bool, set bitset, q
 	const one = int64(24 * time.Hour)
 	q, b = (1+rng.Int64N(4))*one/((10+rng.Int64N(21))*ms), 1+rng.Int64N(4)
 	arrive := make([]int64, 14+rng.IntN(3))
-	for i := range arrive {
-		arrive[i] = rng.Int64N(200) * ms
+	for i, a := range rng.Perm(200)[:len(arrive)] { // no two at once: the replay's ties are in log order
+		arrive[i] = int64(a) * ms
 	}
 	slices.Sort(arrive)
 	s, explains := make([]Send, len(arrive)), make([]bool, len(arrive))
