@@ -253,3 +253,23 @@ func replayDrainedInt(arrive []int64, order, rank []int, refused, target []bool,
 	}
 	return true
 }
+
+// TestSlicedKeepsNarrowRegion: a region within 1% in rate and burst is
+// kept as it is, with no walk over the log (a million calls' narrow
+// regions took more passes to slice than the rest of their search);
+// a wider one is sliced.
+func TestSlicedKeepsNarrowRegion(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 41))
+	const sp = 2 * int64(time.Millisecond)
+	d, _, set, _, _ := slicedLog(rng, sp)
+	g := newSpreadFit(d, -1, sp, RefusedCount, set)
+	narrow := region{RateMin: 1_000_000, RateMax: 1_009_000, BurstMin: 200, BurstMax: 201}
+	got, base := g.sliced(narrow, 1_000_000)
+	assert.Equal(t, narrow, got)
+	assert.Equal(t, uint64(1_000_000), base)
+	assert.Zero(t, g.steps, "no walk for a narrow region")
+	wide := narrow
+	wide.RateMax = 1_100_000
+	g.sliced(wide, 1_000_000)
+	assert.Positive(t, g.steps, "a wider region is sliced")
+}
