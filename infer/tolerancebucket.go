@@ -245,7 +245,7 @@ func (g *spreadFit) region() region {
 }
 
 // regionIn is region, of the rates from qlo to qhi: those outside hold no
-// bucket that fits.
+// bucket that fits, and the jumps seek none past qhi.
 func (g *spreadFit) regionIn(qlo, qhi uint64) region {
 	exact := true
 	for jumps := 0; ; jumps++ {
@@ -257,10 +257,10 @@ func (g *spreadFit) regionIn(qlo, qhi uint64) region {
 			exact = false
 			break
 		}
-		if g.lowerPast(maxRegionRate, u) > u {
+		if g.lowerPast(qhi, u) > u {
 			return region{Empty: true}
 		}
-		qlo = bisectRate(qlo, maxRegionRate, func(q uint64) bool { return g.lowerPast(q, u) <= u })
+		qlo = bisectRate(qlo, qhi, func(q uint64) bool { return g.lowerPast(q, u) <= u })
 	}
 	for jumps := 0; ; jumps++ {
 		l, u := g.curve(qhi)
@@ -492,7 +492,7 @@ func refineSpreadBuckets(d *sends, f *Fit, cands []*Candidate, sp, wide int64, w
 				}
 				return g, memo[key+" narrowed"]
 			}
-			rg, base := g.narrowed(rg)
+			rg, base := g.sliced(g.narrowed(rg))
 			memo[key+" narrowed"], memo[key+" sure"] = rg, region{RateMin: int64(base)}
 			return g, rg
 		}

@@ -1,5 +1,7 @@
 package infer
 
+import "math"
+
 // The refusals that certainly took. Under "refused calls count" a refusal
 // r that another rule explains (a drain) took from the bucket when the
 // bucket had room for it when it arrived. Within spread sp the room at
@@ -108,4 +110,99 @@ func (g *spreadFit) narrowed(rg region) (region, uint64) {
 	}
 	rg.Exact = rg.Exact && exact
 	return rg, base
+}
+
+// sureSlices is how many slices of its rates sliced finds a region again
+// in, each slice's bounds made at its own least rate and its least rate
+// found again as narrowed does. In one run of the ground truth, 8 slices
+// made 1 seed more narrow from the client's log (calls, 84%), and 16
+// slices 1 more (tokens, 82%).
+const sureSlices = 16
+
+// slicedWithin is the part of its least rate and burst within which a
+// region's rates and bursts are kept unsliced: on the million delayed
+// calls of BenchmarkInfer1MDelayedBucket, whose bucket's region spans
+// 0.1% of its rate and one burst, slicing took 145 passes over the log
+// beside the 229 of the whole bucket search, and narrowed nothing.
+const slicedWithin = 0.01
+
+// withinPart reports whether rg's rates and bursts each span at most
+// part of their least.
+func withinPart(rg region, part float64) bool {
+	return float64(rg.RateMax-rg.RateMin) <= part*float64(rg.RateMin) &&
+		float64(rg.BurstMax-rg.BurstMin) <= part*float64(rg.BurstMin)
+}
+
+// sliced is rg, a region narrowed (see narrowed), found again slice by
+// slice of its rates: a drain's sure bound falls as the rate rises, so
+// the bounds made at a slice's least rate hold at each of its rates and
+// count more drains certain to take than those at the region's least.
+// Every bucket that fits lies in the slice of its rate, so in the union
+// of the slices' regions. It returns that union and the rate g's sure
+// bounds are left at (its least); rg and base where no slice holds one.
+func (g *spreadFit) sliced(rg region, base uint64) (region, uint64) {
+	if rg.Empty || base == 0 || rg.RateOpen || rg.RateMax <= rg.RateMin || withinPart(rg, slicedWithin) {
+		return rg, base
+	}
+	if next, ok := g.slicedOnce(rg); ok {
+		next.Exact = next.Exact && rg.Exact
+		rg, base = next, uint64(next.RateMin)
+	}
+	g.sureAt(base)
+	return rg, base
+}
+
+// slicedOnce is sliced's union of the regions of rg's rate slices, and
+// false where none holds one.
+func (g *spreadFit) slicedOnce(rg region) (region, bool) {
+	var out region
+	out.Empty = true
+	for _, s := range rateSlices(uint64(rg.RateMin), uint64(rg.RateMax), sureSlices) {
+		next := g.sliceRegion(s[0], s[1])
+		if next.Empty {
+			continue
+		}
+		if out.Empty {
+			out = next
+			continue
+		}
+		out = region{RateMin: min(out.RateMin, next.RateMin), RateMax: max(out.RateMax, next.RateMax),
+			BurstMin: min(out.BurstMin, next.BurstMin), BurstMax: max(out.BurstMax, next.BurstMax), Exact: out.Exact && next.Exact}
+	}
+	return out, !out.Empty
+}
+
+// rateSlices splits the rates from lo to hi in n slices a like ratio
+// apart, each from its least rate to its most, together every rate.
+func rateSlices(lo, hi uint64, n int) [][2]uint64 {
+	var out [][2]uint64
+	ratio := math.Pow(float64(hi)/float64(lo), 1/float64(n))
+	from := lo
+	for k := 1; k <= n && from <= hi; k++ {
+		to := uint64(float64(lo) * math.Pow(ratio, float64(k)))
+		if k == n || to > hi {
+			to = hi
+		}
+		if to < from {
+			continue
+		}
+		out = append(out, [2]uint64{from, to})
+		from = to + 1
+	}
+	return out
+}
+
+// sliceRegion is the region of the rates from lo to hi, found with the
+// sure bounds made at lo, then again from its least rate with those made
+// there (as narrowed does) until that rate stays.
+func (g *spreadFit) sliceRegion(lo, hi uint64) region {
+	base := lo
+	var rg region
+	for round := 1; ; round++ {
+		g.sureAt(base)
+		if rg = g.regionIn(base, hi); rg.Empty || uint64(rg.RateMin) == base || round == maxSureRounds {
+			return rg
+		}
+		base = uint64(rg.RateMin)
+	}
 }

@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"math"
 	"math/big"
 	"math/rand/v2"
 	"slices"
@@ -107,4 +108,168 @@ func TestSureDrainsHoldEveryFit(t *testing.T) {
 	t.Logf("%d fitting buckets checked; %d regions narrower", checked, narrower)
 	assert.Greater(t, checked, 300, "the brute force found few fitting buckets")
 	assert.Positive(t, narrower, "no region narrowed")
+}
+
+// TestSlicedHoldsEveryFit: under "refused calls count", on client's logs
+// of a bucket beside another rule's refusals (14 to 16 calls within
+// 200 ms, each logged at its arrival or the spread before it), where the
+// region found again slice by slice of its rates is narrower than
+// narrowed's, the hidden bucket lies inside it, and no bucket it leaves
+// out (on a grid of rates and bursts over narrowed's region) fits any
+// arrivals the log allows on that grid (a brute force over every call
+// at its logged instant or the spread past it, those refusals taking
+// from it where it had room); and the slices are no empty promise: some
+// regions come out narrower.
+func TestSlicedHoldsEveryFit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 31))
+	const sp = 2 * int64(time.Millisecond)
+	var narrower, left int
+	for range infertest.Seeds(300, 1500) {
+		d, target, set, hq, hb := slicedLog(rng, sp)
+		if set.count() == 0 || set.count() == len(d.refIdx) {
+			continue
+		}
+		g := newSpreadFit(d, -1, sp, RefusedCount, set)
+		before, base := g.narrowed(g.region())
+		rg, _ := g.sliced(before, base)
+		if rg == before {
+			continue
+		}
+		narrower++
+		require.False(t, rg.Empty, "log %v refused %v, target %v: bucket %d/day burst %d fits, region empty", d.at, d.refused, target, hq, hb)
+		inside := func(q, b int64) bool {
+			return rg.RateMin <= q && q <= rg.RateMax && int64(rg.BurstMin) <= b && b <= int64(rg.BurstMax)
+		}
+		require.True(t, fitsLateOrNot(d.at, d.refused, target, sp, hq, hb), "the brute force misses the hidden bucket")
+		assert.True(t, inside(hq, hb), "log %v refused %v, target %v: bucket %d/day burst %d outside the region %+v", d.at, d.refused, target, hq, hb, rg)
+		for _, q := range gridRates(before.RateMin, before.RateMax, 12) {
+			for b := int64(before.BurstMin); b <= min(int64(before.BurstMax), int64(before.BurstMin)+6); b++ {
+				if inside(q, b) {
+					continue
+				}
+				left++
+				assert.False(t, fitsLateOrNot(d.at, d.refused, target, sp, q, b),
+					"log %v refused %v, target %v: bucket %d/day burst %d fits, outside the region %+v (narrowed %+v)", d.at, d.refused, target, q, b, rg, before)
+			}
+		}
+	}
+	t.Logf("%d regions narrower by slices; %d buckets they leave out checked", narrower, left)
+	assert.Positive(t, narrower, "no region narrowed by slices")
+	assert.Positive(t, left, "no bucket left out to check")
+}
+
+// slicedLog is a client's log of 14 to 16 calls arriving within 200 ms
+// (each at its own millisecond) at a bucket of 1 to 4 calls a 10 to
+// 30 ms, burst 1 to 4, under
+// "refused calls count": a quarter of the calls it has room for are
+// another rule's refusals (taking from it), the bucket's refusals its
+// target. Each call is logged at its arrival or spread sp before it, so
+// the bucket fits the log within sp: it returns the log, the target (by
+// rank, and as a set), the bucket's rate and burst.
+func slicedLog(rng *rand.Rand, sp int64) (d *sends, target []bool, set bitset, q, b int64) {
+	const ms = int64(time.Millisecond)
+	const one = int64(24 * time.Hour)
+	q, b = (1+rng.Int64N(4))*one/((10+rng.Int64N(21))*ms), 1+rng.Int64N(4)
+	arrive := make([]int64, 14+rng.IntN(3))
+	for i, a := range rng.Perm(200)[:len(arrive)] { // no two at once: the replay's ties are in log order
+		arrive[i] = int64(a) * ms
+	}
+	slices.Sort(arrive)
+	s, explains := make([]Send, len(arrive)), make([]bool, len(arrive))
+	tokens, prev := b*one, int64(0)
+	for i, a := range arrive {
+		tokens, prev = min(b*one, tokens+q*(a-prev)), a
+		explains[i] = tokens < one
+		s[i] = Send{At: a - sp*rng.Int64N(2), Refused: explains[i] || rng.IntN(4) == 0, Line: int64(i)}
+		if !explains[i] {
+			tokens -= one
+		}
+	}
+	slices.SortStableFunc(s, func(x, y Send) int { return int(x.At - y.At) })
+	d = newSends(s)
+	set = newBitset(len(d.refIdx))
+	for _, c := range s {
+		if c.Refused {
+			if target = append(target, explains[c.Line]); explains[c.Line] {
+				set.add(len(target) - 1)
+			}
+		}
+	}
+	return d, target, set, q, b
+}
+
+// gridRates are n+1 rates from lo to hi, a like ratio apart, both ends
+// among them.
+func gridRates(lo, hi int64, n int) []int64 {
+	out := []int64{lo}
+	for k := 1; k < n; k++ {
+		out = append(out, int64(float64(lo)*math.Pow(float64(hi)/float64(lo), float64(k)/float64(n))))
+	}
+	return append(out, hi)
+}
+
+// fitsLateOrNot reports whether some arrivals, each call at its logged
+// instant or sp past it, make a bucket of q units a day and burst b fit
+// under "refused calls count" (as arrivalsFitDrained, in integers:
+// tokens counted in parts of a day's nanoseconds, exact while q times a
+// gap stays within int64).
+func fitsLateOrNot(at []int64, refused, target []bool, sp, q, b int64) bool {
+	const one = int64(24 * time.Hour)
+	n := len(at)
+	_, rank := arrivalOrder(at, refused)
+	arrive, order := make([]int64, n), make([]int, n)
+	for mask := 0; mask < 1<<n; mask++ {
+		for i := range n {
+			arrive[i] = at[i] + sp*int64(mask>>i&1)
+			k := i // insertion, stable: ties in log order
+			for ; k > 0 && arrive[order[k-1]] > arrive[i]; k-- {
+				order[k] = order[k-1]
+			}
+			order[k] = i
+		}
+		if replayDrainedInt(arrive, order, rank, refused, target, q, b*one) {
+			return true
+		}
+	}
+	return false
+}
+
+// replayDrainedInt is arrivalsFitDrained's replay in integers, the calls
+// in the order given, burst already in parts of a day's nanoseconds.
+func replayDrainedInt(arrive []int64, order, rank []int, refused, target []bool, q, burst int64) bool {
+	const one = int64(24 * time.Hour)
+	tokens := burst
+	for k, i := range order {
+		if k > 0 {
+			tokens = min(burst, tokens+q*(arrive[i]-arrive[order[k-1]]))
+		}
+		room := tokens >= one
+		switch {
+		case !refused[i] && !room, refused[i] && target[rank[i]] && room:
+			return false
+		case room:
+			tokens -= one
+		}
+	}
+	return true
+}
+
+// TestSlicedKeepsNarrowRegion: a region within 1% in rate and burst is
+// kept as it is, with no walk over the log (a million calls' narrow
+// regions took more passes to slice than the rest of their search);
+// a wider one is sliced.
+func TestSlicedKeepsNarrowRegion(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 41))
+	const sp = 2 * int64(time.Millisecond)
+	d, _, set, _, _ := slicedLog(rng, sp)
+	g := newSpreadFit(d, -1, sp, RefusedCount, set)
+	narrow := region{RateMin: 1_000_000, RateMax: 1_009_000, BurstMin: 200, BurstMax: 201}
+	got, base := g.sliced(narrow, 1_000_000)
+	assert.Equal(t, narrow, got)
+	assert.Equal(t, uint64(1_000_000), base)
+	assert.Zero(t, g.steps, "no walk for a narrow region")
+	wide := narrow
+	wide.RateMax = 1_100_000
+	g.sliced(wide, 1_000_000)
+	assert.Positive(t, g.steps, "a wider region is sliced")
 }
