@@ -150,3 +150,43 @@ func TestThirdBucketBesideTwoPicks(t *testing.T) {
 	s := score(hidden, hidden, f.Fit)
 	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
 }
+
+// TestThirdBucketOnCallsBesideTwoThatClaimAll: a client's log of three
+// buckets on calls (5/1s burst 10, 13/5s burst 19 and 37/1m burst 56,
+// calls 0 to 5 ms late) where the two buckets picked, every refusal
+// taking from each, claim every refusal, yet fit nowhere together: the
+// third is sought beside what each explains with only the other's
+// refusals taking from it, the two sought again beside it, each three
+// covered alone, and all three are recovered within the delay.
+func TestThirdBucketOnCallsBesideTwoThatClaimAll(t *testing.T) {
+	clientCallBucketsRecovered(t, 20, "5/1s burst 10,13/5s burst 19,37/1m burst 56")
+}
+
+// TestThirdBucketOnCallsTheSecondSoughtFirst: a client's log of three
+// buckets on calls (7/1s burst 7, 45/15s burst 81 and 97/1m burst 187,
+// calls 0 to 5 ms late) where, beside the third found, the first bucket
+// picked sought again last fits nowhere: sought again first, beside the
+// third and the second, all three are recovered within the delay.
+func TestThirdBucketOnCallsTheSecondSoughtFirst(t *testing.T) {
+	clientCallBucketsRecovered(t, 89, "7/1s burst 7,45/15s burst 81,97/1m burst 187")
+}
+
+// clientCallBucketsRecovered draws the calls' bucket case's hidden
+// contract for seed, requires it to be want, probes it through serve,
+// infers it back from the client's log told its delay, and asserts it
+// fits within the delay and is recovered.
+func clientCallBucketsRecovered(t *testing.T, seed uint64, want string) {
+	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), serveprobe.Case{Kind: rule.Bucket})
+	rules, err := rule.ParseList(want)
+	require.NoError(t, err)
+	require.Equal(t, rules, hidden)
+	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
+	require.NoError(t, err)
+	res := infer.Infer(run.ClientLog(), infer.Options{Units: run.Units(), Delay: groundDelay})
+	require.NotNil(t, res.Tolerance)
+	f := res.Tolerance.ByReading[infer.RefusedCount]
+	require.True(t, f.Fits)
+	assert.LessOrEqual(t, f.Spread, groundDelay)
+	s := score(hidden, hidden, f.Fit)
+	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+}
