@@ -329,6 +329,17 @@ func greedyPicks(n int, cands []Candidate, rest [2]bitset) ([]Candidate, bool) {
 	return picks, false
 }
 
+// allPicks are greedyPicks over every refusal: per reading, the
+// candidates that explain the most of what those picked before leave.
+func allPicks(n int, cands []Candidate) []Candidate {
+	var none [2]bitset
+	for rd := range none {
+		none[rd] = newBitset(n)
+	}
+	picks, _ := greedyPicks(n, cands, none)
+	return picks
+}
+
 // common counts the refusals in both sets.
 func common(a, b bitset) int {
 	k := 0

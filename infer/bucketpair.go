@@ -13,11 +13,7 @@ import (
 // budget steps, and returns those it spent.
 func (res *Result) pairBuckets(d *sends, budget int64) (spent int64) {
 	n := len(d.refIdx)
-	var none [2]bitset
-	for rd := range none {
-		none[rd] = newBitset(n)
-	}
-	picks, _ := greedyPicks(n, res.Buckets, none)
+	picks := allPicks(n, res.Buckets)
 	spent = res.pairWith(d, picks, budget)
 	if !res.needsThird(d, RefusedCount) && !res.needsThird(d, RefusedFree) {
 		return spent
@@ -32,8 +28,8 @@ func (res *Result) pairBuckets(d *sends, budget int64) (spent int64) {
 	return spent + res.pairWith(d, twins, budget-spent)
 }
 
-// pairBudget is the steps a pairing search may spend on d: 40 passes
-// over a long log, maxRegionSteps over a short one.
+// pairBudget is the steps an exact or pairing search of regions may spend
+// on d: 40 passes over a long log, maxRegionSteps over a short one.
 func pairBudget(d *sends) int64 { return max(maxRegionSteps, 40*int64(d.n())) }
 
 // otherReading is the reading that is not rd.

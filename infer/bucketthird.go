@@ -12,11 +12,7 @@ import "slices"
 // about budget steps.
 func (res *Result) thirdBuckets(d *sends, budget int64) {
 	n := len(d.refIdx)
-	var none [2]bitset
-	for rd := range none {
-		none[rd] = newBitset(n)
-	}
-	picks, _ := greedyPicks(n, res.Buckets, none)
+	picks := allPicks(n, res.Buckets)
 	var spent int64
 	need := [2]bool{res.needsThird(d, RefusedCount), res.needsThird(d, RefusedFree)}
 	for i, a := range picks {

@@ -567,15 +567,22 @@ func servedFit(t *testing.T, seed uint64, c serveprobe.Case, want string) (groun
 // servedContract draws case c's hidden contract for seed, requires it to
 // be want, and probes it through serve: serve's log and its units.
 func servedContract(t *testing.T, seed uint64, c serveprobe.Case, want string) ([]rule.Rule, []infer.Send, []string) {
+	hidden, run := probed(t, seed, c, want)
+	log, err := run.ServedLog()
+	require.NoError(t, err)
+	return hidden, log, run.Units()
+}
+
+// probed draws case c's hidden contract for seed, requires it to be
+// want, and probes it through serve as the ground truth does.
+func probed(t *testing.T, seed uint64, c serveprobe.Case, want string) ([]rule.Rule, *serveprobe.Run) {
 	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), c)
 	rules, err := rule.ParseList(want)
 	require.NoError(t, err)
 	require.Equal(t, rules, hidden)
 	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
 	require.NoError(t, err)
-	log, err := run.ServedLog()
-	require.NoError(t, err)
-	return hidden, log, run.Units()
+	return hidden, run
 }
 
 // TestBucketRangesHoldTheDelay: a client's log of one bucket (6/1s burst

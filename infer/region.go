@@ -506,7 +506,7 @@ func (res *Result) exactBuckets(d *sends) (covered [2]int) {
 	if n == 0 || d.n() < 2 {
 		return [2]int{1, 1}
 	}
-	budget := max(maxRegionSteps, 40*int64(d.n()))
+	budget := pairBudget(d)
 	var spent int64
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
 		covered[rd] = windowCover(n, res.Candidates, rd)

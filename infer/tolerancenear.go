@@ -28,26 +28,36 @@ func (ps *spreadPasses) pairNearSpread(p Candidate, rd Reading, spent *int64) []
 	target := complement(n, unionSets(n, append(ps.nearSets(pu, int64(p.AtLeast), rd, spent), p.set)))
 	var out []Candidate
 	for u := -1; u < len(d.units) && target.count() > 0; u++ {
-		g := newSpreadFit(d, u, ps.sp, rd, target)
-		rg := g.region()
-		*spent += g.steps
-		if rg.Empty {
-			continue
-		}
-		for _, q := range nearCorners(rg) {
-			g.steps = 0
-			b, ok := g.pointAt(q, rd)
-			*spent += g.steps + int64(d.n()) // and its bounds' walk
-			if !ok {
-				continue
-			}
-			if a, ok := spreadPoint(d, pu, ps.sp, rd, complement(n, b.set), spent); ok {
+		ps.eachCorner(u, target, rd, spent, func(b Candidate) bool {
+			a, ok := spreadPoint(d, pu, ps.sp, rd, complement(n, b.set), spent)
+			if ok {
 				out = append(out, b, a)
-				break
 			}
-		}
+			return ok
+		})
 	}
 	return out
+}
+
+// eachCorner visits unit u's buckets under reading rd that explain every
+// refusal of target within the spread, taken at the corners of their
+// region (see nearCorners), until visit returns true. It adds the passes
+// it walked to spent.
+func (ps *spreadPasses) eachCorner(u int, target bitset, rd Reading, spent *int64, visit func(Candidate) bool) {
+	g := newSpreadFit(ps.d, u, ps.sp, rd, target)
+	rg := g.region()
+	*spent += g.steps
+	if rg.Empty {
+		return
+	}
+	for _, q := range nearCorners(rg) {
+		g.steps = 0
+		c, ok := g.pointAt(q, rd)
+		*spent += g.steps + int64(ps.d.n()) // and its bounds' walk
+		if ok && visit(c) {
+			return
+		}
+	}
 }
 
 // nearCorners are the rates pairNearSpread takes a second bucket at in its
@@ -214,12 +224,8 @@ func (ps *spreadPasses) pairThird(rd Reading) bool {
 	ps.thirdPaired[rd] = true
 	d := ps.d
 	n := len(d.refIdx)
-	var none [2]bitset
-	for k := range none {
-		none[k] = newBitset(n)
-	}
-	picks, _ := greedyPicks(n, ps.buckets[rd], none)
-	budget := max(maxRegionSteps, 40*int64(d.n()))
+	picks := allPicks(n, ps.buckets[rd])
+	budget := pairBudget(d)
 	var spent int64
 	before := len(ps.buckets[rd])
 	for i, a := range picks {
@@ -317,23 +323,12 @@ func (ps *spreadPasses) thirdFor(au, bu int, na, nb, target bitset, rd Reading, 
 	d := ps.d
 	var out []triple
 	for u := -1; u < len(d.units) && target.count() > 0; u++ {
-		g := newSpreadFit(d, u, ps.sp, rd, target)
-		rg := g.region()
-		*spent += g.steps
-		if rg.Empty {
-			continue
-		}
-		for _, q := range nearCorners(rg) {
-			g.steps = 0
-			third, ok := g.pointAt(q, rd)
-			*spent += g.steps + int64(d.n())
-			if !ok {
-				continue
-			}
+		ps.eachCorner(u, target, rd, spent, func(third Candidate) bool {
 			if b, a, ok := ps.besideThird(au, bu, na, target, rd, spent); ok {
 				out = append(out, triple{t: third, b: b, a: a, na: na, nb: nb, target: target})
 			}
-		}
+			return false
+		})
 	}
 	return out
 }

@@ -71,11 +71,7 @@ func clientTokenBuckets(t *testing.T, seed uint64, want string) ([]rule.Rule, *i
 // the first's unit explains at the bursts just below as explained, the
 // second is found, the first again beside it, and both are recovered.
 func TestSecondBucketBesideANearPick(t *testing.T) {
-	hidden, res := clientTokenBucketsWithin(t, 6, "110 tokens/5s burst 134,413 tokens/30s burst 541")
-	f := res.Tolerance.ByReading[infer.RefusedCount]
-	require.True(t, f.Fits)
-	s := score(hidden, hidden, f.Fit)
-	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+	clientRecovered(t, 6, serveprobe.Case{Kind: rule.Bucket, Cost: true}, "110 tokens/5s burst 134,413 tokens/30s burst 541")
 }
 
 // TestBucketsPastTheSampledBursts: a client's log of two token buckets
@@ -84,25 +80,7 @@ func TestSecondBucketBesideANearPick(t *testing.T) {
 // to about 260 tokens): sampled on past them where nothing fits, both
 // are recovered.
 func TestBucketsPastTheSampledBursts(t *testing.T) {
-	hidden, res := clientTokenBucketsWithin(t, 28, "170 tokens/1s burst 318,812 tokens/30s burst 1315")
-	f := res.Tolerance.ByReading[infer.RefusedCount]
-	require.True(t, f.Fits)
-	s := score(hidden, hidden, f.Fit)
-	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
-}
-
-// clientTokenBucketsWithin is clientTokenBuckets inferred as a user who
-// logged on the client does: told the delay's bound (Options.Delay).
-func clientTokenBucketsWithin(t *testing.T, seed uint64, want string) ([]rule.Rule, *infer.Result) {
-	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), serveprobe.Case{Kind: rule.Bucket, Cost: true})
-	rules, err := rule.ParseList(want)
-	require.NoError(t, err)
-	require.Equal(t, rules, hidden)
-	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
-	require.NoError(t, err)
-	res := infer.Infer(run.ClientLog(), infer.Options{Units: run.Units(), Delay: groundDelay})
-	require.NotNil(t, res.Tolerance)
-	return hidden, res
+	clientRecovered(t, 28, serveprobe.Case{Kind: rule.Bucket, Cost: true}, "170 tokens/1s burst 318,812 tokens/30s burst 1315")
 }
 
 // TestSecondBucketAtTheOtherEnd: a client's log of two token buckets
@@ -112,12 +90,8 @@ func clientTokenBucketsWithin(t *testing.T, seed uint64, want string) ([]rule.Ru
 // first to fit beside it: taken at its most rate, it does, and both are
 // recovered within the delay.
 func TestSecondBucketAtTheOtherEnd(t *testing.T) {
-	hidden, res := clientTokenBucketsWithin(t, 76, "40 tokens/1s burst 61,206 tokens/10s burst 351")
-	f := res.Tolerance.ByReading[infer.RefusedCount]
-	require.True(t, f.Fits)
+	f := clientRecovered(t, 76, serveprobe.Case{Kind: rule.Bucket, Cost: true}, "40 tokens/1s burst 61,206 tokens/10s burst 351")
 	assert.LessOrEqual(t, f.Spread, groundDelay)
-	s := score(hidden, hidden, f.Fit)
-	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
 }
 
 // TestTwoBucketsWhereThreeRulesFit: a client's log of two token buckets
@@ -126,11 +100,7 @@ func TestSecondBucketAtTheOtherEnd(t *testing.T) {
 // rules within 5 ms (a window on calls among them): paired there too, the
 // two hidden buckets fit, and the fewer rules are reported.
 func TestTwoBucketsWhereThreeRulesFit(t *testing.T) {
-	hidden, res := clientTokenBucketsWithin(t, 53, "50 tokens/2s burst 90,162 tokens/30s burst 301")
-	f := res.Tolerance.ByReading[infer.RefusedCount]
-	require.True(t, f.Fits)
-	s := score(hidden, hidden, f.Fit)
-	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+	clientRecovered(t, 53, serveprobe.Case{Kind: rule.Bucket, Cost: true}, "50 tokens/2s burst 90,162 tokens/30s burst 301")
 }
 
 // TestThirdBucketBesideTwoPicks: a client's log of three token buckets
@@ -144,11 +114,7 @@ func TestThirdBucketBesideTwoPicks(t *testing.T) {
 	if !infertest.Full() {
 		t.Skip("RLCHECK_FULL=1")
 	}
-	hidden, res := clientTokenBucketsWithin(t, 64, "20 tokens/1s burst 34,43 tokens/5s burst 48,323 tokens/1m burst 621")
-	f := res.Tolerance.ByReading[infer.RefusedCount]
-	require.True(t, f.Fits)
-	s := score(hidden, hidden, f.Fit)
-	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+	clientRecovered(t, 64, serveprobe.Case{Kind: rule.Bucket, Cost: true}, "20 tokens/1s burst 34,43 tokens/5s burst 48,323 tokens/1m burst 621")
 }
 
 // TestThirdBucketOnCallsBesideTwoThatClaimAll: a client's log of three
@@ -159,7 +125,8 @@ func TestThirdBucketBesideTwoPicks(t *testing.T) {
 // refusals taking from it, the two sought again beside it, each three
 // covered alone, and all three are recovered within the delay.
 func TestThirdBucketOnCallsBesideTwoThatClaimAll(t *testing.T) {
-	clientCallBucketsRecovered(t, 20, "5/1s burst 10,13/5s burst 19,37/1m burst 56")
+	f := clientRecovered(t, 20, serveprobe.Case{Kind: rule.Bucket}, "5/1s burst 10,13/5s burst 19,37/1m burst 56")
+	assert.LessOrEqual(t, f.Spread, groundDelay)
 }
 
 // TestThirdBucketOnCallsTheSecondSoughtFirst: a client's log of three
@@ -168,25 +135,22 @@ func TestThirdBucketOnCallsBesideTwoThatClaimAll(t *testing.T) {
 // picked sought again last fits nowhere: sought again first, beside the
 // third and the second, all three are recovered within the delay.
 func TestThirdBucketOnCallsTheSecondSoughtFirst(t *testing.T) {
-	clientCallBucketsRecovered(t, 89, "7/1s burst 7,45/15s burst 81,97/1m burst 187")
+	f := clientRecovered(t, 89, serveprobe.Case{Kind: rule.Bucket}, "7/1s burst 7,45/15s burst 81,97/1m burst 187")
+	assert.LessOrEqual(t, f.Spread, groundDelay)
 }
 
-// clientCallBucketsRecovered draws the calls' bucket case's hidden
-// contract for seed, requires it to be want, probes it through serve,
-// infers it back from the client's log told its delay, and asserts it
-// fits within the delay and is recovered.
-func clientCallBucketsRecovered(t *testing.T, seed uint64, want string) {
-	hidden := serveprobe.Contract(rand.New(rand.NewPCG(seed, 30)), serveprobe.Case{Kind: rule.Bucket})
-	rules, err := rule.ParseList(want)
-	require.NoError(t, err)
-	require.Equal(t, rules, hidden)
-	run, err := serveprobe.Probe(hidden, serveprobe.Options{Seed: seed, Budget: groundBudget, MaxDelay: groundDelay})
-	require.NoError(t, err)
+// clientRecovered draws case c's hidden contract for seed, requires it
+// to be want, probes it through serve, infers it back from the client's
+// log as a user who logged there does, told the delay's bound
+// (Options.Delay), asserts it fits and is recovered under "refused calls
+// count", and returns that fit.
+func clientRecovered(t *testing.T, seed uint64, c serveprobe.Case, want string) infer.ToleranceFit {
+	hidden, run := probed(t, seed, c, want)
 	res := infer.Infer(run.ClientLog(), infer.Options{Units: run.Units(), Delay: groundDelay})
 	require.NotNil(t, res.Tolerance)
 	f := res.Tolerance.ByReading[infer.RefusedCount]
 	require.True(t, f.Fits)
-	assert.LessOrEqual(t, f.Spread, groundDelay)
 	s := score(hidden, hidden, f.Fit)
-	assert.True(t, s.recovered, "found %s %v: %s", infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+	assert.True(t, s.recovered, "seed %d: found %s %v: %s", seed, infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+	return f
 }

@@ -101,13 +101,9 @@ func (ps *spreadPasses) pairSpread(rd Reading) bool {
 func (ps *spreadPasses) pairPicks(rd Reading, spent int64) bool {
 	d := ps.d
 	n := len(d.refIdx)
-	var none [2]bitset
-	for k := range none {
-		none[k] = newBitset(n)
-	}
-	budget := max(maxRegionSteps, 40*int64(d.n()))
+	budget := pairBudget(d)
 	before := len(ps.buckets[rd])
-	picks, _ := greedyPicks(n, ps.buckets[rd], none)
+	picks := allPicks(n, ps.buckets[rd])
 	for _, p := range picks {
 		target := complement(n, p.set)
 		found := false
