@@ -476,16 +476,10 @@ func TestThirdBucketBesideANearPair(t *testing.T) {
 // clipped and halved best first from its least burst and from its most,
 // find it, and both are recovered.
 func TestSecondBucketSoughtFromBothEnds(t *testing.T) {
-	for _, c := range []struct {
-		seed uint64
-		want string
-	}{
+	servedTokenBucketsRecovered(t, []seedWant{
 		{40, "100 tokens/10s burst 111,406 tokens/1m burst 615"},
 		{17, "70 tokens/5s burst 91,140 tokens/15s burst 186"},
-	} {
-		s, found := servedFit(t, c.seed, serveprobe.Case{Kind: rule.Bucket, Cost: true}, c.want)
-		assert.True(t, s.recovered, "%s: %s", found, s.why)
-	}
+	})
 }
 
 // TestSecondBucketBesideANearFirst: serve's log of two token buckets (20
@@ -555,6 +549,21 @@ func TestBothReadingsSearched(t *testing.T) {
 	assert.True(t, res.BothFit)
 }
 
+// seedWant is a ground-truth seed and the contract it draws.
+type seedWant struct {
+	seed uint64
+	want string
+}
+
+// servedTokenBucketsRecovered asserts, for each seed of the token
+// buckets' case, that serve's log of its contract (want) is recovered.
+func servedTokenBucketsRecovered(t *testing.T, cases []seedWant) {
+	for _, c := range cases {
+		s, found := servedFit(t, c.seed, serveprobe.Case{Kind: rule.Bucket, Cost: true}, c.want)
+		assert.True(t, s.recovered, "%s: %s", found, s.why)
+	}
+}
+
 // servedFit infers serve's log of case c's contract for seed (which must
 // be want) under "refused calls count", and scores it: the score, and
 // what was found for a failure's message.
@@ -620,16 +629,10 @@ func TestBucketRangesHoldTheDelay(t *testing.T) {
 // the cover in fewer units is reported, and both hidden buckets are
 // recovered.
 func TestSecondBucketInTheUnitOfTheFirst(t *testing.T) {
-	for _, c := range []struct {
-		seed uint64
-		want string
-	}{
+	servedTokenBucketsRecovered(t, []seedWant{
 		{31, "180 tokens/5s burst 226,371 tokens/15s burst 705"},
 		{80, "40 tokens/1s burst 49,411 tokens/30s burst 614"},
-	} {
-		s, found := servedFit(t, c.seed, serveprobe.Case{Kind: rule.Bucket, Cost: true}, c.want)
-		assert.True(t, s.recovered, "%s: %s", found, s.why)
-	}
+	})
 }
 
 // TestSecondBucketFarDownItsExtent: serve's log of two token buckets (60
