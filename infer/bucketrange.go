@@ -150,24 +150,6 @@ func cornerOr(g *regionFit, rg region, q uint64, b int) (uint64, int) {
 	return q, b
 }
 
-// eachBucket visits each bucket rule of f with its candidate and its
-// targets: the refusals no other rule of f explains (the others at their
-// least N, where they explain the most).
-func eachBucket(d *sends, f *Fit, cands []*Candidate, visit func(r *Rule, c *Candidate, target bitset)) {
-	n := len(d.refIdx)
-	chosen := make([]*Candidate, len(f.Rules)) // before any rate is renamed
-	for k, r := range f.Rules {
-		chosen[k] = find(cands, r)
-	}
-	for k := range f.Rules {
-		if f.Rules[k].Kind != rule.Bucket {
-			continue
-		}
-		rest := union(n, slices.Delete(slices.Clone(chosen), k, k+1))
-		visit(&f.Rules[k], chosen[k], complement(n, rest))
-	}
-}
-
 // setExtent sets a bucket rule's ranges to region rg's extent and names
 // its rate on the grid (see nameRate; near perDay), and returns that rate
 // in units a day.

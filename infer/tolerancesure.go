@@ -47,11 +47,19 @@ func (d *sends) spreadLeastSure(u int, q uint64, sp, limit int64, sure []int64) 
 // calls taken are the accepted ones and the refusals whose sure bound is
 // below the least so far.
 func (d *sends) sureWalk(u int, q uint64, sp, limit int64, sure []int64, from int64) int64 {
+	return d.needWalk(u, q, sp, from, limit, func(r int, least int64) bool { return sure[r] < least })
+}
+
+// needWalk is the least burst, from from up, that the calls certain to
+// take need from a bucket of unit u at q units a day within spread sp:
+// the accepted ones, and the refusals (by rank) takes says take at the
+// least burst so far. Past limit it stops, returning a value past it.
+func (d *sends) needWalk(u int, q uint64, sp, from, limit int64, takes func(r int, least int64) bool) int64 {
 	nd := newNeed(q, sp, from)
 	var acc u128
 	prev := int64(0)
 	for i, t := range d.at {
-		if d.refused[i] && sure[d.rankOf(i)] >= nd.least {
+		if d.refused[i] && !takes(d.rankOf(i), nd.least) {
 			continue
 		}
 		if t > prev {

@@ -136,26 +136,38 @@ func TestSlicedHoldsEveryFit(t *testing.T) {
 			continue
 		}
 		narrower++
-		require.False(t, rg.Empty, "log %v refused %v, target %v: bucket %d/day burst %d fits, region empty", d.at, d.refused, target, hq, hb)
-		inside := func(q, b int64) bool {
-			return rg.RateMin <= q && q <= rg.RateMax && int64(rg.BurstMin) <= b && b <= int64(rg.BurstMax)
-		}
-		require.True(t, fitsLateOrNot(d.at, d.refused, target, sp, hq, hb), "the brute force misses the hidden bucket")
-		assert.True(t, inside(hq, hb), "log %v refused %v, target %v: bucket %d/day burst %d outside the region %+v", d.at, d.refused, target, hq, hb, rg)
-		for _, q := range gridRates(before.RateMin, before.RateMax, 12) {
-			for b := int64(before.BurstMin); b <= min(int64(before.BurstMax), int64(before.BurstMin)+6); b++ {
-				if inside(q, b) {
-					continue
-				}
-				left++
-				assert.False(t, fitsLateOrNot(d.at, d.refused, target, sp, q, b),
-					"log %v refused %v, target %v: bucket %d/day burst %d fits, outside the region %+v (narrowed %+v)", d.at, d.refused, target, q, b, rg, before)
-			}
-		}
+		left += assertNarrowerHolds(t, d, target, sp, hq, hb, rg, before)
 	}
 	t.Logf("%d regions narrower by slices; %d buckets they leave out checked", narrower, left)
 	assert.Positive(t, narrower, "no region narrowed by slices")
 	assert.Positive(t, left, "no bucket left out to check")
+}
+
+// assertNarrowerHolds asserts that rg, a region narrower than before,
+// holds the hidden bucket of hq units a day and burst hb, and that no
+// bucket it leaves out, on a grid of rates and bursts over before, fits
+// any arrivals of d at the logged instants or sp past them beside the
+// other rule's refusals (those not in target); it returns how many it
+// left out.
+func assertNarrowerHolds(t *testing.T, d *sends, target []bool, sp, hq, hb int64, rg, before region) (left int) {
+	t.Helper()
+	require.False(t, rg.Empty, "log %v refused %v, target %v: bucket %d/day burst %d fits, region empty", d.at, d.refused, target, hq, hb)
+	inside := func(q, b int64) bool {
+		return rg.RateMin <= q && q <= rg.RateMax && int64(rg.BurstMin) <= b && b <= int64(rg.BurstMax)
+	}
+	require.True(t, fitsLateOrNot(d.at, d.refused, target, sp, hq, hb), "the brute force misses the hidden bucket")
+	require.True(t, inside(hq, hb), "log %v refused %v, target %v: bucket %d/day burst %d outside the region %+v (before %+v)", d.at, d.refused, target, hq, hb, rg, before)
+	for _, q := range gridRates(before.RateMin, before.RateMax, 12) {
+		for b := int64(before.BurstMin); b <= min(int64(before.BurstMax), int64(before.BurstMin)+6); b++ {
+			if inside(q, b) {
+				continue
+			}
+			left++
+			assert.False(t, fitsLateOrNot(d.at, d.refused, target, sp, q, b),
+				"log %v refused %v, target %v: bucket %d/day burst %d fits, outside the region %+v (before %+v)", d.at, d.refused, target, q, b, rg, before)
+		}
+	}
+	return left
 }
 
 // slicedLog is a client's log of 14 to 16 calls arriving within 200 ms
@@ -167,11 +179,16 @@ func TestSlicedHoldsEveryFit(t *testing.T) {
 // the bucket fits the log within sp: it returns the log, the target (by
 // rank, and as a set), the bucket's rate and burst.
 func slicedLog(rng *rand.Rand, sp int64) (d *sends, target []bool, set bitset, q, b int64) {
+	return bucketLog(rng, sp, 14, 200)
+}
+
+// bucketLog is slicedLog's log of n to n+2 calls within span ms.
+func bucketLog(rng *rand.Rand, sp int64, n, span int) (d *sends, target []bool, set bitset, q, b int64) {
 	const ms = int64(time.Millisecond)
 	const one = int64(24 * time.Hour)
 	q, b = (1+rng.Int64N(4))*one/((10+rng.Int64N(21))*ms), 1+rng.Int64N(4)
-	arrive := make([]int64, 14+rng.IntN(3))
-	for i, a := range rng.Perm(200)[:len(arrive)] { // no two at once: the replay's ties are in log order
+	arrive := make([]int64, n+rng.IntN(3))
+	for i, a := range rng.Perm(span)[:len(arrive)] { // no two at once: the replay's ties are in log order
 		arrive[i] = int64(a) * ms
 	}
 	slices.Sort(arrive)
