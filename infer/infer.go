@@ -318,7 +318,7 @@ func (res *Result) tolerate(d *sends, windows, spreads []time.Duration, delay ti
 		k := len(f.Rules)
 		// A rule that fits within a spread fits within a wider one: the
 		// widest tried first finds most logs with no simpler contract.
-		if len(short) == 0 || !tolerate(d, windows, short[len(short)-1:], [2]int{k, k}, [2][]seedBucket{}, bucketSpread).Fits {
+		if len(short) == 0 || !tolerateAs(d, windows, short[len(short)-1:], [2]int{k, k}, [2][]seedBucket{}, bucketSpread, k <= 2).Fits {
 			return
 		}
 		if tol := tolerate(d, windows, short, [2]int{k, k}, [2][]seedBucket{}, bucketSpread); tol.Fits {

@@ -103,6 +103,14 @@ const bucketSpread = simplerSpread
 // where the fit's is narrower. Beside the buckets sampled, each reading
 // tries those of seeds[rd] (an exact fit's: see exactSeeds).
 func tolerate(d *sends, windows []time.Duration, spreads []time.Duration, fewer [2]int, seeds [2][]seedBucket, wide time.Duration) *Tolerance {
+	return tolerateAs(d, windows, spreads, fewer, seeds, wide, false)
+}
+
+// tolerateAs is tolerate; single says that only whether a single rule
+// fits is asked (fewer is at most 2 and only the answer's Fits is read):
+// the searches that pair, sample or add buckets for covers of two rules
+// or more are then left out (see spreadPasses.single).
+func tolerateAs(d *sends, windows []time.Duration, spreads []time.Duration, fewer [2]int, seeds [2][]seedBucket, wide time.Duration, single bool) *Tolerance {
 	tol := &Tolerance{Calls: d.n(), wide: wide}
 	var found [2]bool
 	for _, sp := range spreads {
@@ -118,7 +126,7 @@ func tolerate(d *sends, windows []time.Duration, spreads []time.Duration, fewer 
 				break
 			}
 		}
-		ps := &spreadPasses{d: d, windows: windows, sp: int64(sp), wide: int64(wide), regions: map[string]region{}}
+		ps := &spreadPasses{d: d, windows: windows, sp: int64(sp), wide: int64(wide), regions: map[string]region{}, single: single}
 		ps.sliding = ps.candidates(rule.Sliding, 0)
 		ps.buckets = ps.bucketCandidates()
 		ps.seedBuckets(seeds)
@@ -165,6 +173,12 @@ type spreadPasses struct {
 	thirdPaired [2]bool
 	// the buckets thirdNearSpread found, three by three
 	triples [2][][]Candidate
+	// single: only whether one rule alone fits is asked. A bucket that
+	// explains every refusal alone lies in the region of those targets,
+	// which spreadBuckets makes first: where that region is exact, the
+	// sampled buckets and the searches for covers of two or more add no
+	// single rule that fits.
+	single bool
 }
 
 // candidates makes each window's pass of kind k at offset o, and its
@@ -217,6 +231,9 @@ func eachOnCores(n int, f func(i int)) {
 // being those given.
 func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 	f := ps.refit(ps.cands(fixed, rd), rd)
+	if ps.single {
+		return f
+	}
 	// Pairing walks regions: it is tried from the spread a bucket's
 	// ranges are taken at up, the narrower ones having been tried first,
 	// where no cover fits, or none does once its buckets are bounded; and

@@ -217,3 +217,33 @@ func TestSpreadCostPassMatchesBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// TestSingleAskedAlike: asked only whether a single rule fits within
+// 5 ms (the check for a simpler contract beside an exact fit of two
+// rules), the search that leaves out the sampled buckets and the covers
+// of two or more answers as the whole search does, on delayed logs of
+// buckets alone and beside windows, where one rule fits and where none
+// does.
+func TestSingleAskedAlike(t *testing.T) {
+	contracts := []string{"6/1s burst 9", "7/1s burst 20,40/10s", "3/1s burst 5,20/10s fixed", "12/2s burst 4"}
+	var fits, not int
+	for _, c := range contracts {
+		hidden, err := rule.ParseList(c)
+		require.NoError(t, err)
+		for seed := range uint64(infertest.Seeds(3, 12)) {
+			d := newSends(delayedN(hidden, seed, 3*time.Millisecond, 400))
+			spreads := []time.Duration{simplerSpread}
+			whole := tolerateAs(d, windowGrid, spreads, [2]int{2, 2}, [2][]seedBucket{}, bucketSpread, false)
+			single := tolerateAs(d, windowGrid, spreads, [2]int{2, 2}, [2][]seedBucket{}, bucketSpread, true)
+			require.Equal(t, whole.Fits, single.Fits, "%s, seed %d", c, seed)
+			if whole.Fits {
+				fits++
+			} else {
+				not++
+			}
+		}
+	}
+	t.Logf("one rule fits on %d logs, none on %d", fits, not)
+	assert.Positive(t, fits)
+	assert.Positive(t, not)
+}

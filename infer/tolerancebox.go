@@ -15,8 +15,9 @@ import (
 // [b1, b2] many drains are sorted for every point of the box at once:
 //
 //   - a drain certainly took when even the most deficit it can have found
-//     (spreadWide's bound, with the drains that may take, at q1) leaves
-//     room at b1: b1 is past its bound;
+//     (spreadWide's bound, with the drains that may take, at q1, held to
+//     b2 call by call: a bucket's deficit never passes its burst, as a
+//     call it has no room for takes nothing) leaves room at b1;
 //   - a drain certainly took nothing when even the least deficit it can
 //     have found leaves no room at b2: the calls logged before s_r−sp
 //     all arrived before it, and those certain to take left, on their

@@ -317,7 +317,7 @@ const (
 // other rules explain (refineSpreadBuckets does). Only the sampled
 // RefusedCount candidates' passes keep their bounds: bounds says how to
 // make each pass's (spreadBounds), for the candidates kept.
-func (d *sends) spreadBuckets(sp int64) (out [2][]Candidate, bounds map[*pass]spreadBound) {
+func (d *sends) spreadBuckets(sp int64, single bool) (out [2][]Candidate, bounds map[*pass]spreadBound) {
 	n := len(d.refIdx)
 	bounds = map[*pass]spreadBound{}
 	if n == 0 || d.n() < 2 {
@@ -326,7 +326,8 @@ func (d *sends) spreadBuckets(sp int64) (out [2][]Candidate, bounds map[*pass]sp
 	all := complement(n, newBitset(n))
 	for u := -1; u < len(d.units); u++ {
 		g := newSpreadFit(d, u, sp, RefusedFree, all)
-		if rg := g.region(); !rg.Empty && rg.Exact {
+		rg := g.region()
+		if !rg.Empty && rg.Exact {
 			q := uint64(rg.RateMin)
 			wide := lendWide(n)
 			d.spreadWide(u, q, sp, g.drain, wide)
@@ -336,6 +337,9 @@ func (d *sends) spreadBuckets(sp int64) (out [2][]Candidate, bounds map[*pass]sp
 				out[rd] = append(out[rd], c)
 			}
 			giveWide(wide)
+		}
+		if single && rg.Exact {
+			continue // no sampled bucket explains every refusal alone
 		}
 		made := g.sampled(all)
 		for i := range made {
@@ -646,7 +650,7 @@ func (r *Rule) nameLeast(g *spreadFit, windows []time.Duration) uint64 {
 // those another bucket or a sliding window outdoes.
 func (ps *spreadPasses) bucketCandidates() [2][]Candidate {
 	var out [2][]Candidate
-	found, bounds := ps.d.spreadBuckets(ps.sp)
+	found, bounds := ps.d.spreadBuckets(ps.sp, ps.single)
 	var kept []*Candidate
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
 		bs := found[rd]

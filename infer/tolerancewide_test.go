@@ -82,7 +82,7 @@ func TestSpreadBucketsKeepTheirBounds(t *testing.T) {
 		d := wideLog(rng, round%4 == 3)
 		n := len(d.refIdx)
 		sp := int64(rng.IntN(6)) * int64(time.Millisecond)
-		found, bounds := d.spreadBuckets(sp)
+		found, bounds := d.spreadBuckets(sp, false)
 		var cands []*Candidate
 		for rd := range found {
 			for i := range found[rd] {
