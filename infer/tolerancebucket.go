@@ -565,7 +565,7 @@ func (g *spreadFit) mayExplain(rg region) bitset {
 	n := len(g.d.refIdx)
 	drain := g.drain
 	if drain != nil {
-		if sb, ok := g.shrinkBox(spreadBox{box: rg, certain: newBitset(n), possible: slices.Clone(drain)}, math.MaxInt64); ok {
+		if sb, ok := g.shrinkBox(spreadBox{box: rg, certain: newBitset(n), possible: slices.Clone(drain)}, g.steps+pairBudget(g.d)); ok {
 			drain = sb.possible
 		}
 	}
