@@ -322,8 +322,8 @@ func (ps *spreadPasses) seededCands(fixed [2][]Candidate, rd Reading) []*Candida
 // that pins its buckets the most is kept: on seed 20 the hidden three
 // came back within 0.6%, 2.4% and 0.02% of their rates at their bursts
 // exactly, and the other three that fit, two buckets in the place of
-// 13/5s burst 19 and none in that of 5/1s burst 10, within 45% and
-// 57%. It is tried where nothing else fits, at every offset, the
+// 13/5s burst 19 and none in that of 5/1s burst 10, far wider. It is
+// tried where nothing else fits, at every offset, the
 // regions it walks kept (ps.regions).
 func (ps *spreadPasses) refitTriples(f Fit, rd Reading) Fit {
 	best, narrowest := f, math.Inf(1)

@@ -152,5 +152,6 @@ func clientRecovered(t *testing.T, seed uint64, c serveprobe.Case, want string) 
 	require.True(t, f.Fits)
 	s := score(hidden, hidden, f.Fit)
 	assert.True(t, s.recovered, "seed %d: found %s %v: %s", seed, infer.RulesText(f.Rules), ranges(f.Fit), s.why)
+	t.Logf("seed %d: found %s %v", seed, infer.RulesText(f.Rules), ranges(f.Fit))
 	return f
 }
