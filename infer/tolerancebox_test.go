@@ -65,22 +65,5 @@ func TestBoxedHoldsEveryFit(t *testing.T) {
 // arrivals at the logged instants or the spread past them; and the
 // boxes are no empty promise: some regions come out narrower.
 func TestBoxedKeepsTheHiddenBucket(t *testing.T) {
-	rng := rand.New(rand.NewPCG(47, 53))
-	const sp = 2 * int64(time.Millisecond)
-	var narrower, left int
-	for range infertest.Seeds(150, 1500) {
-		d, target, set, hq, hb := slicedLog(rng, sp)
-		if set.count() == 0 || set.count() == len(d.refIdx) {
-			continue
-		}
-		rg, before := boxed(newSpreadFit(d, -1, sp, RefusedCount, set))
-		if rg == before {
-			continue
-		}
-		narrower++
-		left += assertNarrowerHolds(t, d, target, sp, hq, hb, rg, before)
-	}
-	t.Logf("%d regions narrower by boxes; %d buckets they leave out checked", narrower, left)
-	assert.Positive(t, narrower, "no region narrowed by boxes")
-	assert.Positive(t, left, "no bucket left out to check")
+	narrowerHoldsEveryFit(t, rand.New(rand.NewPCG(47, 53)), infertest.Seeds(150, 1500), "boxes", boxed)
 }

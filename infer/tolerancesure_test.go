@@ -121,25 +121,34 @@ func TestSureDrainsHoldEveryFit(t *testing.T) {
 // from it where it had room); and the slices are no empty promise: some
 // regions come out narrower.
 func TestSlicedHoldsEveryFit(t *testing.T) {
-	rng := rand.New(rand.NewPCG(29, 31))
+	narrowerHoldsEveryFit(t, rand.New(rand.NewPCG(29, 31)), infertest.Seeds(300, 1500), "slices", func(g *spreadFit) (rg, before region) {
+		before, base := g.narrowed(g.region())
+		rg, _ = g.sliced(before, base)
+		return rg, before
+	})
+}
+
+// narrowerHoldsEveryFit draws seeds slicedLog logs (spread 2 ms) and,
+// where narrow (named by what) makes a bucket's region narrower than the
+// one before it, asserts assertNarrowerHolds; and that some regions come
+// out narrower and leave buckets out to check.
+func narrowerHoldsEveryFit(t *testing.T, rng *rand.Rand, seeds int, what string, narrow func(g *spreadFit) (rg, before region)) {
 	const sp = 2 * int64(time.Millisecond)
 	var narrower, left int
-	for range infertest.Seeds(300, 1500) {
+	for range seeds {
 		d, target, set, hq, hb := slicedLog(rng, sp)
 		if set.count() == 0 || set.count() == len(d.refIdx) {
 			continue
 		}
-		g := newSpreadFit(d, -1, sp, RefusedCount, set)
-		before, base := g.narrowed(g.region())
-		rg, _ := g.sliced(before, base)
+		rg, before := narrow(newSpreadFit(d, -1, sp, RefusedCount, set))
 		if rg == before {
 			continue
 		}
 		narrower++
 		left += assertNarrowerHolds(t, d, target, sp, hq, hb, rg, before)
 	}
-	t.Logf("%d regions narrower by slices; %d buckets they leave out checked", narrower, left)
-	assert.Positive(t, narrower, "no region narrowed by slices")
+	t.Logf("%d regions narrower by %s; %d buckets they leave out checked", narrower, what, left)
+	assert.Positive(t, narrower, "no region narrowed by %s", what)
 	assert.Positive(t, left, "no bucket left out to check")
 }
 
