@@ -131,14 +131,12 @@ func (d *sends) bucketAt(u int, q uint64, both bool, from int) *pass {
 		p.unit = d.units[u]
 	}
 	for rd := range p.wide {
-		if p.wide[rd] = d.spare[rd]; p.wide[rd] == nil {
-			p.wide[rd] = make([]int64, len(d.refIdx))
-		}
-		d.spare[rd] = nil
+		p.wide[rd] = lendWide(len(d.refIdx))
 	}
 	p.steps = d.bucketFill(p, u, q, RefusedFree, 0)
 	if !both {
-		d.spare[RefusedCount], p.wide[RefusedCount] = p.wide[RefusedCount], nil
+		giveWide(p.wide[RefusedCount])
+		p.wide[RefusedCount] = nil
 		return p
 	}
 	// More drains only deepen the deficit: start from the free reading's
@@ -223,13 +221,8 @@ func bucketCandidates(d *sends, rest [2]bitset) (out []Candidate, steps int64) {
 	}
 	n := len(d.refIdx)
 	for u := -1; u < len(d.units); u++ {
-		var coarse []Candidate
-		lo, hi := d.rateRange(u)
-		for r := lo; r <= hi; r *= coarseRatio {
-			p := d.bucketAt(u, uint64(r), false, 0)
-			steps += p.steps
-			coarse = append(coarse, bucketCandidate(d, p, uint64(r), RefusedFree))
-		}
+		coarse, st := d.coarseBuckets(u)
+		steps += st
 		out = append(out, coarse...)
 		var spent int64
 		budget := min(maxBucketSteps, maxBucketPasses*int64(len(d.at)))
@@ -453,9 +446,7 @@ func (d *sends) leastRate(u, b int, coarse []Candidate) ([]Candidate, int64) {
 		p.unit = d.units[u]
 	}
 	for rd := range p.wide {
-		if p.wide[rd] = d.spare[rd]; p.wide[rd] == nil {
-			p.wide[rd] = make([]int64, len(d.refIdx))
-		}
+		p.wide[rd] = lendWide(len(d.refIdx))
 	}
 	var steps int64
 	fits := func(q uint64, rd Reading) bool {
@@ -501,7 +492,9 @@ func (d *sends) leastRate(u, b int, coarse []Candidate) ([]Candidate, int64) {
 			out = append(out, c)
 		}
 	}
-	d.spare = p.wide
+	for _, w := range p.wide {
+		giveWide(w)
+	}
 	return out, steps
 }
 
@@ -625,16 +618,35 @@ func bisectRate(lo, hi uint64, fits func(uint64) bool) uint64 {
 	return hi
 }
 
-// bucketCandidate is the bucket of pass p (at q units a day) under rd,
-// without the pass, which passOf makes again if needed.
-func bucketCandidate(d *sends, p *pass, q uint64, rd Reading) Candidate {
-	c := newCandidate(d, p, 24*time.Hour, rule.Bucket, rd)
-	c.PerDay, c.pass = int64(q), nil
-	if rd == RefusedFree {
-		// The last candidate of the pass: its bounds serve the next one.
-		d.spare = p.wide
+// coarseBuckets makes unit u's bucket at each coarse rate of its range
+// under RefusedFree, the rates a part in coarseRatio apart from the least
+// up, and returns them with the steps spent. The rates are walked on
+// every core, each into its own place and with bounds of its own.
+func (d *sends) coarseBuckets(u int) ([]Candidate, int64) {
+	var rates []uint64
+	lo, hi := d.rateRange(u)
+	for r := lo; r <= hi; r *= coarseRatio {
+		rates = append(rates, uint64(r))
 	}
-	return c
+	out := make([]Candidate, len(rates))
+	steps := make([]int64, len(rates))
+	eachOnCores(len(rates), func(i int) {
+		p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
+		if u >= 0 {
+			p.unit = d.units[u]
+		}
+		p.wide[RefusedFree] = lendWide(len(d.refIdx))
+		p.steps = d.bucketFill(p, u, rates[i], RefusedFree, 0)
+		steps[i] = p.steps
+		out[i] = newCandidate(d, p, 24*time.Hour, rule.Bucket, RefusedFree)
+		out[i].PerDay, out[i].pass = int64(rates[i]), nil
+		giveWide(p.wide[RefusedFree])
+	})
+	var spent int64
+	for _, st := range steps {
+		spent += st
+	}
+	return out, spent
 }
 
 // undominated drops the bucket candidates whose refusals another

@@ -255,11 +255,7 @@ func TestLeastRateUnderRefusedCount(t *testing.T) {
 		}
 		d := newSends(s)
 		d.addCosts(s, nil)
-		var coarse []Candidate
-		lo, hi := d.rateRange(-1)
-		for r := lo; r <= hi; r *= coarseRatio {
-			coarse = append(coarse, bucketCandidate(d, d.bucketAt(-1, uint64(r), false, 0), uint64(r), RefusedFree))
-		}
+		coarse, _ := d.coarseBuckets(-1)
 		for k, h := range hidden {
 			if p.Alone[k] == 0 {
 				continue

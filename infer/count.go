@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"sync"
 	"time"
 
 	"github.com/rlcheck/rlcheck/rule"
@@ -41,16 +42,18 @@ type sends struct {
 	// costs in units[u] of all and of the accepted calls among the first i.
 	units            []string
 	costAll, costAcc [][]int64
-	spare            [2][]int64 // a bucket pass's bounds, to use again
 	// accAt holds the accepted calls' instants, and accCost[u+1] their
 	// costs in units[u] (nil for calls: 1 each), made when first needed
 	accAt   []int64
 	accCost [][]int64
+	accMu   sync.Mutex // accAt and accCost are made by whoever needs them first
 }
 
 // accepted returns the accepted calls' instants and their costs in unit
 // u (nil for calls, u < 0: 1 each).
 func (d *sends) accepted(u int) (at, cost []int64) {
+	d.accMu.Lock()
+	defer d.accMu.Unlock()
 	if d.accCost == nil {
 		d.accAt = make([]int64, 0, d.acc[len(d.at)])
 		for i, t := range d.at {

@@ -237,14 +237,7 @@ func Infer(s []Send, opt Options) *Result {
 	if len(s) > 0 {
 		res.First, res.Last = s[0].At, s[len(s)-1].At
 	}
-	for _, w := range windows {
-		for _, k := range windowKinds {
-			p := d.count(int64(w), k)
-			for _, rd := range []Reading{RefusedCount, RefusedFree} {
-				res.Candidates = append(res.Candidates, newCandidate(d, p, w, k, rd))
-			}
-		}
-	}
+	res.Candidates = windowCandidates(d, windows)
 	res.Candidates = append(res.Candidates, costCandidates(d, windows)...)
 	// Under a reading that a cover of one or two rules from the windows
 	// and the exact buckets explains, the sampled search has nothing
@@ -365,6 +358,23 @@ func (res *Result) bucketSearch(d *sends) {
 	}
 	res.Buckets = append(res.Buckets, undominated(buckets, all)...)
 	res.BucketSteps += steps
+}
+
+// windowCandidates makes each window's pass of each kind, and its
+// candidate under each reading, in that order: the passes are walked on
+// every core, each into its own place.
+func windowCandidates(d *sends, windows []time.Duration) []Candidate {
+	readings := []Reading{RefusedCount, RefusedFree}
+	per := len(windowKinds) * len(readings)
+	out := make([]Candidate, len(windows)*per)
+	eachOnCores(len(windows)*len(windowKinds), func(j int) {
+		w, k := windows[j/len(windowKinds)], windowKinds[j%len(windowKinds)]
+		p := d.count(int64(w), k)
+		for r, rd := range readings {
+			out[j*len(readings)+r] = newCandidate(d, p, w, k, rd)
+		}
+	})
+	return out
 }
 
 func newCandidate(d *sends, p *pass, w time.Duration, k rule.Kind, rd Reading) Candidate {

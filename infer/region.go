@@ -502,49 +502,110 @@ func (d *sends) explainedAt(u int, q uint64, b int64, rd Reading) bitset {
 // more than two). Where the windows alone give one of a rule, nothing is
 // searched; of two rules, only a bucket alone.
 func (res *Result) exactBuckets(d *sends) (covered [2]int) {
+	return res.exactWithin(d, pairBudget(d))
+}
+
+// exactWithin is exactBuckets within a budget of steps for both readings.
+func (res *Result) exactWithin(d *sends, budget int64) (covered [2]int) {
 	n := len(d.refIdx)
 	if n == 0 || d.n() < 2 {
 		return [2]int{1, 1}
 	}
-	budget := pairBudget(d)
+	// Each reading's regions are walked on a core of its own as if it
+	// had the whole budget; then the readings are taken in turn on the
+	// budget they share, each region looked up. A region the shared
+	// budget reaches is one the reading's own walk found (it had spent
+	// no more before it), so the answer is the one walking both in turn
+	// gives.
+	var walked [2]map[[2]int]walkedRegion
+	walk := func(u int, rd Reading, target bitset) walkedRegion {
+		g := newRegionFit(d, u, rd, target)
+		return walkedRegion{g.region(), g.steps}
+	}
+	eachOnCores(len(walked), func(rd int) {
+		walked[rd] = map[[2]int]walkedRegion{}
+		var own int64
+		exactReading(d, res.Candidates, Reading(rd), budget, &own, func(k, u int, target bitset) walkedRegion {
+			w := walk(u, Reading(rd), target)
+			walked[rd][[2]int{k, u}] = w
+			return w
+		})
+	})
 	var spent int64
 	for _, rd := range []Reading{RefusedCount, RefusedFree} {
-		covered[rd] = windowCover(n, res.Candidates, rd)
-		res.proof[rd] = bucketProof{single: covered[rd] == 1, pairs: covered[rd] <= 2}
-		if covered[rd] == 1 {
-			continue
-		}
-		targets := []bitset{complement(n, newBitset(n))}
-		if covered[rd] > 2 {
-			for _, w := range maximalWindows(res.Candidates, rd) {
-				targets = append(targets, complement(n, w.set))
+		ex := exactReading(d, res.Candidates, rd, budget, &spent, func(k, u int, target bitset) walkedRegion {
+			if w, ok := walked[rd][[2]int{k, u}]; ok {
+				return w
 			}
-		}
-		res.proof[rd] = bucketProof{single: true, pairs: true}
-		for k, target := range targets {
-			for u := -1; u < len(d.units) && covered[rd] > 1; u++ {
-				rg := region{}
-				if spent <= budget {
-					g := newRegionFit(d, u, rd, target)
-					rg = g.region()
-					spent += g.steps
-				}
-				switch {
-				case spent <= budget && rg.Empty:
-				case spent <= budget && rg.Exact:
-					res.Buckets = append(res.Buckets, d.bucketPoint(u, uint64(rg.RateMin), rg.BurstMax, rd))
-					covered[rd] = min(covered[rd], k+1, 2)
-				default:
-					// Past the budget, or an outer bound that is not
-					// empty: a bucket may fit there, and none was found.
-					res.proof[rd].pairs = res.proof[rd].pairs && k == 0 && covered[rd] > 2
-					res.proof[rd].single = res.proof[rd].single && k > 0
-				}
-			}
+			return walk(u, rd, target)
+		})
+		covered[rd], res.proof[rd] = ex.covered, ex.proof
+		for _, pt := range ex.points {
+			res.Buckets = append(res.Buckets, d.bucketPoint(pt.u, pt.q, pt.b, rd))
 		}
 	}
 	res.BucketSteps += spent
 	return covered
+}
+
+// walkedRegion is a region and the steps its walk took.
+type walkedRegion struct {
+	rg    region
+	steps int64
+}
+
+// exactFound is what exactReading finds under one reading: the size of
+// the least cover (see exactBuckets), what is proved, and the buckets.
+type exactFound struct {
+	covered int
+	proof   bucketProof
+	points  []exactPoint
+}
+
+// exactPoint is a bucket of unit u at q units a day and burst b.
+type exactPoint struct {
+	u, b int
+	q    uint64
+}
+
+// exactReading is exactBuckets under reading rd, the windows being
+// cands: the k-th target's region for unit u is regionOf(k, u, target),
+// asked while spent is within budget, its steps added to spent.
+func exactReading(d *sends, cands []Candidate, rd Reading, budget int64, spent *int64, regionOf func(k, u int, target bitset) walkedRegion) exactFound {
+	n := len(d.refIdx)
+	ex := exactFound{covered: windowCover(n, cands, rd)}
+	ex.proof = bucketProof{single: ex.covered == 1, pairs: ex.covered <= 2}
+	if ex.covered == 1 {
+		return ex
+	}
+	targets := []bitset{complement(n, newBitset(n))}
+	if ex.covered > 2 {
+		for _, w := range maximalWindows(cands, rd) {
+			targets = append(targets, complement(n, w.set))
+		}
+	}
+	ex.proof = bucketProof{single: true, pairs: true}
+	for k, target := range targets {
+		for u := -1; u < len(d.units) && ex.covered > 1; u++ {
+			rg := region{}
+			if *spent <= budget {
+				w := regionOf(k, u, target)
+				rg, *spent = w.rg, *spent+w.steps
+			}
+			switch {
+			case *spent <= budget && rg.Empty:
+			case *spent <= budget && rg.Exact:
+				ex.points = append(ex.points, exactPoint{u: u, q: uint64(rg.RateMin), b: rg.BurstMax})
+				ex.covered = min(ex.covered, k+1, 2)
+			default:
+				// Past the budget, or an outer bound that is not
+				// empty: a bucket may fit there, and none was found.
+				ex.proof.pairs = ex.proof.pairs && k == 0 && ex.covered > 2
+				ex.proof.single = ex.proof.single && k > 0
+			}
+		}
+	}
+	return ex
 }
 
 // windowCover is the size of the least cover of the n refusals by the

@@ -126,7 +126,7 @@ func tolerateAs(d *sends, windows []time.Duration, spreads []time.Duration, fewe
 				break
 			}
 		}
-		ps := &spreadPasses{d: d, windows: windows, sp: int64(sp), wide: int64(wide), regions: map[string]region{}, single: single}
+		ps := &spreadPasses{d: d, windows: windows, sp: int64(sp), wide: int64(wide), regions: [2]map[string]region{{}, {}}, single: single}
 		ps.sliding = ps.candidates(rule.Sliding, 0)
 		ps.buckets = ps.bucketCandidates()
 		ps.seedBuckets(seeds)
@@ -163,10 +163,10 @@ type spreadPasses struct {
 	sp      int64
 	wide    int64 // the spread of the buckets' ranges (see tolerate)
 	sliding [2][]Candidate
-	buckets [2][]Candidate // the same at every offset
-	seeded  [2][]Candidate // an exact fit's buckets (seedBuckets)
-	regions map[string]region
-	paired  [2]bool // pairSpread has paired the reading's buckets
+	buckets [2][]Candidate       // the same at every offset
+	seeded  [2][]Candidate       // an exact fit's buckets (seedBuckets)
+	regions [2]map[string]region // by reading: the readings are fitted side by side
+	paired  [2]bool              // pairSpread has paired the reading's buckets
 	// pairPast has sampled the reading's buckets past spreadBuckets' bursts
 	pastPaired [2]bool
 	// pairThird has sought a third bucket beside the reading's picks
@@ -182,8 +182,9 @@ type spreadPasses struct {
 }
 
 // candidates makes each window's pass of kind k at offset o, and its
-// candidate under each reading. The passes are walked on every core, the
-// candidates made from them in order.
+// candidate under each reading. Each window's pass and candidates are
+// made on every core, each in its own place, so that the order is the
+// windows' whatever core made them.
 func (ps *spreadPasses) candidates(k rule.Kind, o int64) [2][]Candidate {
 	type job struct {
 		u int // the cost unit; -1 counts calls
@@ -195,20 +196,21 @@ func (ps *spreadPasses) candidates(k rule.Kind, o int64) [2][]Candidate {
 			jobs = append(jobs, job{u, w})
 		}
 	}
-	passes := make([]*pass, len(jobs))
+	var cs [2][]Candidate
+	for rd := range cs {
+		cs[rd] = make([]Candidate, len(jobs))
+	}
 	eachOnCores(len(jobs), func(i int) {
+		var p *pass
 		if j := jobs[i]; j.u < 0 {
-			passes[i] = ps.d.spreadPass(int64(j.w), k, ps.sp, o)
+			p = ps.d.spreadPass(int64(j.w), k, ps.sp, o)
 		} else {
-			passes[i] = ps.d.spreadCostPass(j.u, int64(j.w), k, ps.sp, o)
+			p = ps.d.spreadCostPass(j.u, int64(j.w), k, ps.sp, o)
+		}
+		for rd := range cs {
+			cs[rd][i] = newCandidate(ps.d, p, jobs[i].w, k, Reading(rd))
 		}
 	})
-	var cs [2][]Candidate
-	for i, p := range passes {
-		for _, rd := range []Reading{RefusedCount, RefusedFree} {
-			cs[rd] = append(cs[rd], newCandidate(ps.d, p, jobs[i].w, k, rd))
-		}
-	}
 	return cs
 }
 
@@ -276,7 +278,7 @@ func (ps *spreadPasses) with(fixed [2][]Candidate, rd Reading) Fit {
 func (ps *spreadPasses) refit(cands []*Candidate, rd Reading) Fit {
 	f := fit(ps.d, cands, rd)
 	for k := 0; ; k++ {
-		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, ps.wide, ps.windows, ps.regions)
+		empty := refineSpreadBuckets(ps.d, &f, cands, ps.sp, ps.wide, ps.windows, ps.regions[rd])
 		switch {
 		case len(empty) == 0:
 			return f
@@ -383,8 +385,12 @@ func (ps *spreadPasses) fit() [2]ToleranceFit {
 	for k := -offsetSteps; k <= offsetSteps; k++ {
 		o := int64(k) * ps.sp / 2
 		fixed := ps.candidates(rule.Fixed, o)
+		// The readings share no state but the log's: each is fitted on
+		// its own core.
+		var fs [2]Fit
+		eachOnCores(len(fs), func(rd int) { fs[rd] = ps.with(fixed, Reading(rd)) })
 		for _, rd := range []Reading{RefusedCount, RefusedFree} {
-			f := ps.with(fixed, rd)
+			f := fs[rd]
 			switch {
 			case found[rd] != nil && f.Fits && found[rd].Fits && sameRules(f.Rules, found[rd].Rules):
 				fitting[rd] = append(fitting[rd], o)
