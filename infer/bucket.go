@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
 	"time"
 
@@ -228,8 +229,9 @@ func bucketCandidates(d *sends, rest [2]bitset) (out []Candidate, steps int64) {
 		budget := min(maxBucketSteps, maxBucketPasses*int64(len(d.at)))
 		searched := map[int]bool{}
 		done := false
+		var ahead map[int]rated // the least rates of the bursts next in turn
 		search := func(bursts []int, most int) {
-			for _, b := range bursts {
+			for j, b := range bursts {
 				if done || spent > budget || len(searched) >= most {
 					return
 				}
@@ -237,7 +239,10 @@ func bucketCandidates(d *sends, rest [2]bitset) (out []Candidate, steps int64) {
 					continue
 				}
 				searched[b] = true
-				cs, st := d.leastRate(u, b, coarse)
+				if _, ok := ahead[b]; !ok {
+					ahead = d.leastRates(u, nextUnsearched(bursts[j:], searched, b), coarse)
+				}
+				cs, st := ahead[b].cands, ahead[b].steps
 				out = append(out, cs...)
 				spent += st
 				done = slices.ContainsFunc(cs, func(c Candidate) bool {
@@ -276,6 +281,42 @@ func bucketCandidates(d *sends, rest [2]bitset) (out []Candidate, steps int64) {
 		steps += spent
 	}
 	return out, steps
+}
+
+// rated is the least rate leastRate finds for a burst, and its steps.
+type rated struct {
+	cands []Candidate
+	steps int64
+}
+
+// leastRates is leastRate of each burst of bs, on every core: the search
+// takes them in turn, and one that ends the search leaves those after it
+// unread.
+func (d *sends) leastRates(u int, bs []int, coarse []Candidate) map[int]rated {
+	found := make([]rated, len(bs))
+	eachOnCores(len(bs), func(i int) {
+		found[i].cands, found[i].steps = d.leastRate(u, bs[i], coarse)
+	})
+	out := make(map[int]rated, len(bs))
+	for i, b := range bs {
+		out[b] = found[i]
+	}
+	return out
+}
+
+// nextUnsearched is first and the bursts after it in bursts that are not
+// searched yet, each once, as many as there are cores.
+func nextUnsearched(bursts []int, searched map[int]bool, first int) []int {
+	bs := []int{first}
+	for _, b := range bursts {
+		if len(bs) == runtime.GOMAXPROCS(0) {
+			break
+		}
+		if !searched[b] && !slices.Contains(bs, b) {
+			bs = append(bs, b)
+		}
+	}
+	return bs
 }
 
 // maxRounds bounds the rounds of the search for several buckets; a
