@@ -672,12 +672,7 @@ func (d *sends) coarseBuckets(u int) ([]Candidate, int64) {
 	out := make([]Candidate, len(rates))
 	steps := make([]int64, len(rates))
 	eachOnCores(len(rates), func(i int) {
-		p := &pass{lower: [2]int{1, 1}, tightest: [2]int{-1, -1}}
-		if u >= 0 {
-			p.unit = d.units[u]
-		}
-		p.wide[RefusedFree] = lendWide(len(d.refIdx))
-		p.steps = d.bucketFill(p, u, rates[i], RefusedFree, 0)
+		p := d.bucketAt(u, rates[i], false, 0)
 		steps[i] = p.steps
 		out[i] = newCandidate(d, p, 24*time.Hour, rule.Bucket, RefusedFree)
 		out[i].PerDay, out[i].pass = int64(rates[i]), nil

@@ -537,6 +537,8 @@ func (res *Result) exactWithin(d *sends, budget int64) (covered [2]int) {
 			if w, ok := walked[rd][[2]int{k, u}]; ok {
 				return w
 			}
+			// Not reached while the reasoning above holds: a miss would
+			// cost a walk, never a wrong region.
 			return walk(u, rd, target)
 		})
 		covered[rd], res.proof[rd] = ex.covered, ex.proof
